@@ -1,0 +1,75 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { pathPrefix } from './config.js';
+import type { AppContext, Environment } from './context.js';
+import { installErrorHandlers } from './lib/error-handler.js';
+import { loggerOptions } from './lib/logger.js';
+import { buildOpenApiOptions } from './lib/openapi.js';
+import { ErrorSchema } from './lib/schemas.js';
+import { validatorCompiler } from './lib/validation.js';
+import { operatorAuth } from './modules/admin/operator-auth.js';
+import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
+import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
+
+/** Options for building the HTTP app; `logger: false` silences request logs (tests may pass a stream). */
+export interface BuildOptions {
+  logger?: boolean | { stream: NodeJS.WritableStream };
+}
+
+/**
+ * Builds the Fastify app from plugins (fastify/demo style): the integrator API at the live and test
+ * prefixes, test helpers, the admin API, browser routes, OpenAPI at `<live prefix>/openapi.json` and `/docs`.
+ * Does not listen; `server.ts` does.
+ */
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
+  const app = Fastify({
+    logger,
+    genReqId: (req) => (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || `req_${randomUUID().replace(/-/g, '')}`,
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { allErrors: true } },
+    trustProxy: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // The API takes JSON only; browser plugins register form parsers in their own scope.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(ErrorSchema);
+  installErrorHandlers(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const livePrefix = pathPrefix(ctx.config.liveBaseUrl);
+  const testPrefix = pathPrefix(ctx.config.testBaseUrl);
+  await app.register(fastifySwagger, buildOpenApiOptions(ctx, livePrefix, testPrefix));
+
+  for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
+    await app.register(async (api) => {
+      api.addHook('onRequest', apiKeyAuth(ctx, environment));
+      for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
+      if (environment === 'test') {
+        for (const plugin of testHelperRoutes) await api.register(plugin, { ctx, environment, prefix: '/test_helpers' });
+      }
+    }, { prefix });
+  }
+
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', operatorAuth(ctx));
+    for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
+  }, { prefix: '/admin/v1' });
+
+  for (const plugin of webRoutes) await app.register(plugin, { ctx });
+
+  app.get(`${livePrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/healthz', { schema: { hide: true } }, async () => {
+    await ctx.pool.query('SELECT 1');
+    return { ok: true };
+  });
+  return app;
+}

@@ -1,0 +1,32 @@
+import { boot, type Booted } from '../boot.js';
+import { loadConfig } from '../config.js';
+
+/** Output helpers shared by CLI commands: `--json` prints machine-readable JSON, otherwise text lines. */
+export interface CliIo {
+  json: boolean;
+  print(value: unknown, text: () => string): void;
+}
+
+/** Builds the io for a command from its options. */
+export function io(opts: { json?: boolean }): CliIo {
+  return {
+    json: Boolean(opts.json),
+    print(value, text) {
+      process.stdout.write(`${opts.json ? JSON.stringify(value, null, 2) : text()}\n`);
+    },
+  };
+}
+
+/**
+ * Runs a CLI action with a booted context (same configuration and database as the server; the embedded
+ * database is shared when `npm start` is running). Closes everything afterwards.
+ */
+export async function withContext<T>(action: (booted: Booted) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+  const config = loadConfig();
+  const booted = await boot({ ...config, logLevel: process.env.LOG_LEVEL ?? 'warn' }, options);
+  try {
+    return await action(booted);
+  } finally {
+    await booted.close();
+  }
+}

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+const Int = Type.String({ pattern: '^[0-9]+$' });
+
+/** Environment variables the service reads; every one is optional and has a documented default. */
+const EnvSchema = Type.Object({
+  PORT: Type.Optional(Int),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
+  LIVE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TEST_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  DASHBOARD_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  CONSOLE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  ),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  STORAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  FILE_URL_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  EMAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  WEBHOOK_TIMEOUT_MS: Type.Optional(Int),
+  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(,[0-9]+)*$' })),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Int),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
+  WORKER_CONCURRENCY: Type.Optional(Int),
+  EMBEDDED_PG_PORT: Type.Optional(Int),
+});
+
+/** The validated, typed configuration. Durations carry their unit in the name. */
+export interface Config {
+  port: number;
+  host: string;
+  /** null: start the embedded PostgreSQL from node_modules with its data in `dataDir/pg`. */
+  databaseUrl: string | null;
+  /** null: generated on first start and kept in `dataDir/operator-token`. */
+  operatorToken: string | null;
+  liveBaseUrl: string;
+  testBaseUrl: string;
+  dashboardBaseUrl: string;
+  consoleBaseUrl: string;
+  logLevel: string;
+  dataDir: string;
+  storageDir: string;
+  /** null: generated once and kept in `dataDir/file-url-secret`. */
+  fileUrlSecret: string | null;
+  smtpUrl: string | null;
+  emailFrom: string;
+  webhookTimeoutMs: number;
+  /** Delay before each retry, in seconds (spec leaves retries open; ARCHITECTURE.md "Webhooks"). */
+  webhookRetryScheduleSeconds: number[];
+  webhookDisableAfterHours: number;
+  webhookAllowPrivateNetworks: boolean;
+  workerConcurrency: number;
+  embeddedPgPort: number;
+}
+
+/** A configuration problem found at boot, naming every bad variable. */
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/**
+ * Reads and validates the environment once. Throws ConfigError listing every invalid variable.
+ * @param env usually process.env; tests pass their own object.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw = Object.fromEntries(Object.keys(EnvSchema.properties).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  const problems = [...Value.Errors(EnvSchema, raw)].map((e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${JSON.stringify(e.value)})`);
+  if (problems.length) throw new ConfigError(problems);
+  const e = raw as Static<typeof EnvSchema>;
+  const port = Number(e.PORT ?? 3000);
+  const dataDir = path.resolve(e.DATA_DIR ?? '.data');
+  const liveBaseUrl = trimSlash(e.LIVE_BASE_URL ?? `http://localhost:${port}/v1`);
+  const testBaseUrl = trimSlash(e.TEST_BASE_URL ?? `http://localhost:${port}/test/v1`);
+  if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
+    throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
+  }
+  const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map(Number);
+  return {
+    port,
+    host: e.HOST ?? '0.0.0.0',
+    databaseUrl: e.DATABASE_URL ?? null,
+    operatorToken: e.OPERATOR_TOKEN ?? null,
+    liveBaseUrl,
+    testBaseUrl,
+    dashboardBaseUrl: trimSlash(e.DASHBOARD_BASE_URL ?? `http://localhost:${port}/dashboard`),
+    consoleBaseUrl: trimSlash(e.CONSOLE_BASE_URL ?? `http://localhost:${port}/console`),
+    logLevel: e.LOG_LEVEL ?? 'info',
+    dataDir,
+    storageDir: path.resolve(e.STORAGE_DIR ?? path.join(dataDir, 'files')),
+    fileUrlSecret: e.FILE_URL_SECRET ?? null,
+    smtpUrl: e.SMTP_URL ?? null,
+    emailFrom: e.EMAIL_FROM ?? 'Filing Compliance <no-reply@localhost>',
+    webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 15000),
+    webhookRetryScheduleSeconds: schedule,
+    webhookDisableAfterHours: Number(e.WEBHOOK_DISABLE_AFTER_HOURS ?? 120),
+    // Unset on the embedded default (a local sandbox): allowed, so webhooks may target localhost (issue 4 item 8).
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' : !e.DATABASE_URL,
+    workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
+    embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
+  };
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** Path prefix of a base address, e.g. `/test/v1` for `http://localhost:3000/test/v1`. */
+export function pathPrefix(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+}

@@ -1,0 +1,24 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+
+/**
+ * What every route plugin, service and task is handed: configuration, the database pool and a logger.
+ * Passed explicitly (no DI container, ARCHITECTURE.md "To avoid").
+ */
+export interface AppContext {
+  config: Config;
+  pool: pg.Pool;
+  log: Logger;
+  /** Secrets resolved at boot (generated and kept in DATA_DIR when not configured). */
+  secrets: { operatorToken: string; fileUrlSecret: string };
+}
+
+/** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */
+export type Environment = 'live' | 'test';
+
+/** The tenant a request acts for: every tenant-owned query filters on both fields. */
+export interface Tenant {
+  organizationId: string;
+  environment: Environment;
+}

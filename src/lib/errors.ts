@@ -1,0 +1,75 @@
+/**
+ * The closed list of error codes and their HTTP status (after unkey's error module).
+ * Every error the API returns has the body `{message, code, requestId}`, plus `errors` for validation
+ * failures and `minimumAmount` (dollars) for price-floor violations (spec "Errors").
+ */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  bad_request: 400,
+  price_below_floor: 400,
+  unauthorized: 401,
+  wrong_environment: 401,
+  insufficient_balance: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  ein_already_requested: 409,
+  qualification_already_paid: 409,
+  invalid_transition: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One invalid field: `field` is a dotted path into the request, e.g. `officers.0.title`. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An error meant for the API client. `extra` is merged into the body (e.g. `{minimumAmount: 50}`). */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+/** A 400 naming every bad field. The message summarises the first ones. */
+export class ValidationError extends AppError {
+  constructor(readonly errors: FieldError[]) {
+    super('validation_error', summarise(errors), { errors });
+  }
+}
+
+function summarise(errors: FieldError[]): string {
+  const parts = errors.slice(0, 3).map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+  const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : '';
+  return `Invalid request: ${parts.join('; ')}${more}`;
+}
+
+/** Collects field errors across several checks, then throws them together. */
+export class FieldErrors {
+  readonly list: FieldError[] = [];
+  add(field: string, message: string): this {
+    this.list.push({ field, message });
+    return this;
+  }
+  /** @throws ValidationError when any error was added. */
+  throwIfAny(): void {
+    if (this.list.length) throw new ValidationError(this.list);
+  }
+}
+
+export const notFound = (what: string, id: string): AppError => new AppError('not_found', `No such ${what}: '${id}'`);

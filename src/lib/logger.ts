@@ -1,0 +1,38 @@
+import pino, { type Logger } from 'pino';
+
+const SECRET_PATTERNS: Array<[RegExp, string]> = [
+  [/(sk_(?:live|test)_)[A-Za-z0-9_-]+/g, '$1[redacted]'],
+  [/(whsec_)[A-Za-z0-9_-]+/g, '$1[redacted]'],
+  [/(\/(?:magic|auth)\/)[A-Za-z0-9_-]{16,}/g, '$1[redacted]'],
+  [/([?&](?:token|signature|sig)=)[^&\s]+/g, '$1[redacted]'],
+];
+
+/** Removes API keys, webhook secrets and magic-link tokens from a string (issue 2 item 9, issue 5 item 1). */
+export function scrubSecrets(text: string): string {
+  return SECRET_PATTERNS.reduce((s, [re, rep]) => s.replace(re, rep), text);
+}
+
+/** Options for the JSON (pino) logger used by Fastify and the worker; headers carrying credentials are redacted. */
+export function loggerOptions(level: string): pino.LoggerOptions {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; id: string; headers?: Record<string, unknown> }) => ({
+        id: req.id,
+        method: req.method,
+        url: scrubSecrets(req.url),
+        host: req.headers?.host,
+      }),
+      err: (err: Error) => ({ ...pino.stdSerializers.err(err), message: scrubSecrets(err.message ?? '') }),
+    },
+  };
+}
+
+/** A standalone logger (CLI, worker, boot). */
+export function createLogger(level: string): Logger {
+  return pino(loggerOptions(level));
+}

@@ -1,0 +1,25 @@
+/**
+ * Money is integer cents inside the service and dollars (at most two decimals) at the API edge
+ * (ARCHITECTURE.md "Money"). These are the only conversions.
+ */
+export type Cents = number;
+
+/** 12.5 -> 1250. Throws RangeError for amounts with more than two decimals or outside the safe range. */
+export function dollarsToCents(dollars: number): Cents {
+  const cents = Math.round(dollars * 100);
+  if (!Number.isSafeInteger(cents) || Math.abs(cents - dollars * 100) > 1e-6) {
+    throw new RangeError(`${dollars} is not a dollar amount with at most two decimals`);
+  }
+  return cents;
+}
+
+/** 1250 -> 12.5 (a JSON number of dollars). Accepts bigint-as-string from PostgreSQL. */
+export function centsToDollars(cents: Cents | string | bigint): number {
+  return Number(cents) / 100;
+}
+
+/** A display string, e.g. 1250 -> "$12.50". */
+export function formatCents(cents: Cents): string {
+  const sign = cents < 0 ? '-' : '';
+  return `${sign}$${(Math.abs(cents) / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+}

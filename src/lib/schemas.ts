@@ -1,0 +1,60 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** The one error body, as documented in OpenAPI. */
+export const ErrorSchema = Type.Object(
+  {
+    message: Type.String({ description: 'Human-readable explanation naming the field or rule at fault.' }),
+    code: Type.String({ description: 'Stable machine-readable error code, e.g. validation_error, insufficient_balance.' }),
+    requestId: Type.String({ description: 'Id of this request; quote it to support.' }),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+        description: 'Validation failures only: every bad field, as a dotted path into the request.',
+      }),
+    ),
+    minimumAmount: Type.Optional(Type.Number({ description: 'Price-floor violations only: the floor in dollars.' })),
+  },
+  { $id: 'Error', title: 'Error', additionalProperties: true },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failure or a broken rule; `errors` names every bad field.',
+  401: 'Missing, unknown or revoked API key, or a key used at the other environment\'s base address.',
+  402: 'The prepaid balance cannot cover the request.',
+  404: 'No such resource in this tenant (ids of other organizations and environments answer 404 too).',
+  409: 'The request conflicts with the current state of the resource.',
+  413: 'The request body is too large.',
+  415: 'The request body is not JSON.',
+  422: 'The Idempotency-Key was already used with a different request body.',
+  429: 'Too many requests.',
+  500: 'Internal error; the body never carries internal details.',
+};
+
+/** Response schemas for the given error statuses, plus the ones every authenticated route can return. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const all = new Set([400, 401, 415, 500, ...statuses]);
+  return Object.fromEntries([...all].sort().map((s) => [s, Type.Ref('Error', { description: ERROR_DESCRIPTIONS[s] })]));
+}
+
+/** Cursor pagination query (Stripe style): `limit` 1-100 (default 20) and `startingAfter` an id from the previous page. */
+export const PageQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100.' })),
+    startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** A page of results, newest first. */
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
+  });
+}
+
+/** ISO 8601 timestamp string. */
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** Nullable helper for response fields. */
+export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);

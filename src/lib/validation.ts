@@ -1,0 +1,54 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { FieldError } from './errors.js';
+
+function buildAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const strictAjv = buildAjv(false);
+const coercingAjv = buildAjv(true);
+
+/**
+ * Bodies are validated strictly (a string is never turned into a number); query strings, params and
+ * headers are coerced because they arrive as text. All errors are collected, so every bad field is named.
+ */
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+  return ajv.compile(schema) as any;
+};
+
+/** Turns Ajv errors into `[{field, message}]` with dotted field paths (`officers.0.title`). */
+export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword === 'if') continue;
+    let field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      field = join(field, (e.params as { missingProperty: string }).missingProperty);
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      field = join(field, (e.params as { additionalProperty: string }).additionalProperty);
+      message = 'is not a known field';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    } else if (e.keyword === 'const') {
+      message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    }
+    if (!field) field = part === 'body' ? '' : part;
+    const key = `${field}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message });
+  }
+  return out.length ? out : [{ field: part, message: 'is invalid' }];
+}
+
+function join(a: string, b: string): string {
+  return a ? `${a}.${b}` : b;
+}

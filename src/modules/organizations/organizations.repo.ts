@@ -1,0 +1,82 @@
+import type { Db } from '../../lib/db.js';
+import { one, many } from '../../lib/db.js';
+import type { Environment } from '../../context.js';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  white_label_domain: string | null;
+  branding: { logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null };
+  email_notifications: boolean;
+  dashboard_billing: 'organization' | 'customer';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  redacted: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function insertOrganization(db: Db, id: string, name: string): Promise<OrganizationRow> {
+  const row = await one<OrganizationRow>(db, 'INSERT INTO organizations (id, name) VALUES ($1, $2) RETURNING *', [id, name]);
+  await db.query(`INSERT INTO balances (organization_id, environment) VALUES ($1, 'live'), ($1, 'test')`, [id]);
+  return row!;
+}
+
+export function findOrganization(db: Db, id: string): Promise<OrganizationRow | null> {
+  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE id = $1', [id]);
+}
+
+export function findOrganizationByDomain(db: Db, domain: string): Promise<OrganizationRow | null> {
+  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE white_label_domain = $1', [domain.toLowerCase()]);
+}
+
+export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
+  return many<OrganizationRow>(db, 'SELECT * FROM organizations ORDER BY created_at DESC');
+}
+
+export async function insertApiKey(db: Db, key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string }): Promise<ApiKeyRow> {
+  const row = await one<ApiKeyRow>(
+    db,
+    `INSERT INTO api_keys (id, organization_id, environment, key_hash, redacted) VALUES ($1, $2, $3, $4, $5)
+     RETURNING id, organization_id, environment, redacted, created_at, revoked_at`,
+    [key.id, key.organizationId, key.environment, key.keyHash, key.redacted],
+  );
+  return row!;
+}
+
+export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
+  return many<ApiKeyRow>(
+    db,
+    'SELECT id, organization_id, environment, redacted, created_at, revoked_at FROM api_keys WHERE organization_id = $1 ORDER BY created_at',
+    [organizationId],
+  );
+}
+
+/** Revokes a key at once; returns null when the organization has no such key. */
+export function revokeApiKey(db: Db, organizationId: string, keyId: string): Promise<ApiKeyRow | null> {
+  return one<ApiKeyRow>(
+    db,
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND organization_id = $2
+     RETURNING id, organization_id, environment, redacted, created_at, revoked_at`,
+    [keyId, organizationId],
+  );
+}
+
+/** The active key with this hash, or null (unknown or revoked). */
+export function findActiveKeyByHash(db: Db, keyHash: string): Promise<{ id: string; organization_id: string; environment: Environment } | null> {
+  return one(db, 'SELECT id, organization_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+}
+
+/** Cached balances of both environments, in cents. */
+export async function findBalances(db: Db, organizationId: string): Promise<Record<Environment, number>> {
+  const rows = await many<{ environment: Environment; balance_cents: number }>(db, 'SELECT environment, balance_cents FROM balances WHERE organization_id = $1', [organizationId]);
+  const out: Record<Environment, number> = { live: 0, test: 0 };
+  for (const r of rows) out[r.environment] = r.balance_cents;
+  return out;
+}

@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import type { Environment } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { randomToken, redact, sha256 } from '../../lib/secrets.js';
+import * as repo from './organizations.repo.js';
+
+/** A newly created API key. `key` is the secret itself, shown once and never stored. */
+export interface NewApiKey {
+  id: string;
+  environment: Environment;
+  key: string;
+  createdAt: string;
+}
+
+/**
+ * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) and stores only its sha256
+ * (issue 2 item 3; spec "Authentication" rule 1).
+ */
+export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+  const key = `sk_${environment}_${randomToken(32)}`;
+  const row = await repo.insertApiKey(db, { id: newId('apiKey'), organizationId, environment, keyHash: sha256(key), redacted: redact(key) });
+  return { id: row.id, environment, key, createdAt: row.created_at.toISOString() };
+}
+
+/** An organization with one live and one test key, created in one transaction. */
+export async function createOrganization(pool: pg.Pool, name: string): Promise<{ organization: repo.OrganizationRow; apiKeys: { live: NewApiKey; test: NewApiKey } }> {
+  return withTransaction(pool, async (tx) => {
+    const organization = await repo.insertOrganization(tx, newId('organization'), name);
+    const live = await createApiKey(tx, organization.id, 'live');
+    const test = await createApiKey(tx, organization.id, 'test');
+    return { organization, apiKeys: { live, test } };
+  });
+}
+
+/** @throws AppError not_found when there is no such organization. */
+export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.OrganizationRow> {
+  const org = await repo.findOrganization(db, id);
+  if (!org) throw notFound('organization', id);
+  return org;
+}
+
+/** Creates a key for an existing organization. @throws AppError not_found. */
+export async function addApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+  await getOrganizationOrThrow(db, organizationId);
+  return createApiKey(db, organizationId, environment);
+}
+
+/** Revokes a key at once (the next request with it gets 401). @throws AppError not_found. */
+export async function revokeKey(db: Db, organizationId: string, keyId: string): Promise<repo.ApiKeyRow> {
+  const row = await repo.revokeApiKey(db, organizationId, keyId);
+  if (!row) throw new AppError('not_found', `Organization '${organizationId}' has no API key '${keyId}'`);
+  return row;
+}
+
+/** An API key as listed to operators: never the key itself, only its redacted form. */
+export function serializeApiKey(k: repo.ApiKeyRow) {
+  return {
+    id: k.id,
+    environment: k.environment,
+    redactedKey: k.redacted,
+    createdAt: k.created_at.toISOString(),
+    revokedAt: k.revoked_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,7 @@
+import type pg from 'pg';
+
+/**
+ * Reference data every database needs (price catalogue, state fee schedule). Each seeder inserts only
+ * what is missing, so operator edits survive restarts. Modules add their seeder here.
+ */
+export const seeders: Array<(pool: pg.Pool) => Promise<void>> = [];

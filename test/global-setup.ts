@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { prepareDatabase, seed } from '../src/boot.js';
+import { createPool } from '../src/lib/db.js';
+import { startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+
+let embedded: EmbeddedDb | null = null;
+
+/**
+ * Starts PostgreSQL for the suite (DATABASE_URL when set, else an embedded server in .data/test-pg) and
+ * builds a migrated, seeded template database named after a hash of the migrations and seed data. Each
+ * test file clones it (CREATE DATABASE … TEMPLATE), which is fast and isolates files from each other.
+ */
+export async function setup(project: TestProject): Promise<void> {
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    embedded = await startEmbeddedDb(path.resolve('.data/test-pg'), 54330, 'postgres_main');
+    serverUrl = embedded.url;
+  }
+  const template = `fcs_tpl_${schemaHash()}`;
+  const admin = withDatabase(serverUrl, 'postgres');
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    if (!exists.rowCount) {
+      const building = `${template}_build_${process.pid}`;
+      await client.query(`DROP DATABASE IF EXISTS ${building}`);
+      await client.query(`CREATE DATABASE ${building}`);
+      const url = withDatabase(serverUrl, building);
+      await prepareDatabase(url);
+      const pool = createPool(url);
+      await seed(pool);
+      await pool.end();
+      await client.query(`ALTER DATABASE ${building} RENAME TO ${template}`).catch(async (err) => {
+        if ((err as { code?: string }).code !== '42P04') throw err; // another run built it meanwhile
+        await client.query(`DROP DATABASE ${building}`);
+      });
+    }
+    await dropStaleTestDatabases(client);
+  } finally {
+    await client.end();
+  }
+  project.provide('pgAdminUrl', admin);
+  project.provide('pgTemplate', template);
+}
+
+export async function teardown(): Promise<void> {
+  if (embedded) await embedded.stop();
+}
+
+/** The same server URL with another database name. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+function schemaHash(): string {
+  const h = createHash('sha256');
+  for (const dir of ['migrations', 'data', 'src']) hashDir(h, path.resolve(dir));
+  return h.digest('hex').slice(0, 12);
+}
+
+function hashDir(h: ReturnType<typeof createHash>, dir: string): void {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) hashDir(h, p);
+    else if (/\.(sql|json)$/.test(entry.name) || /seed/.test(entry.name)) h.update(entry.name).update(fs.readFileSync(p));
+  }
+}
+
+// Test databases (fcs_t_<pid>_…) left by crashed runs are dropped once their process is gone.
+async function dropStaleTestDatabases(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'fcs_t\\_%'`);
+  for (const { datname } of rows) {
+    const pid = Number(datname.split('_')[2]);
+    if (pid && isAlive(pid)) continue;
+    await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+  }
+}

@@ -1,0 +1,116 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { AppContext, Environment } from '../src/context.js';
+import { createPool } from '../src/lib/db.js';
+import { createLogger } from '../src/lib/logger.js';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+
+/** Test settings: fixed secrets, a temp data dir, private-network webhooks allowed unless overridden. */
+export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
+
+/** A running app on its own database cloned from the migrated template. */
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Every JSON log line the app wrote (for "logs never contain secrets" checks). */
+  logs: string[];
+  /** A fresh organization with a live and a test key. */
+  newTenant(name?: string): Promise<TestTenant>;
+  /** Operator admin API call with the operator token. */
+  admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A fresh tenant and helpers that call the integrator API with its keys. */
+export interface TestTenant {
+  organizationId: string;
+  keys: Record<Environment, string>;
+  keyIds: Record<Environment, string>;
+  /** Calls `/test/v1` (default) or `/v1` with this tenant's key for that environment. */
+  api(method: InjectOptions['method'], path: string, payload?: unknown, opts?: { env?: Environment; headers?: Record<string, string> }): Promise<Response>;
+}
+
+/** The parts of a light-my-request response the tests read. */
+export interface Response {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = any>(): T;
+}
+
+let counter = 0;
+
+/**
+ * Builds the app against a fresh database cloned from the template. Pass `env` to override configuration
+ * variables (e.g. WEBHOOK_RETRY_SCHEDULE). Close it in afterAll.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const adminUrl = inject('pgAdminUrl');
+  const template = inject('pgTemplate');
+  const dbName = `fcs_t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${template}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const config = loadConfig({
+    DATABASE_URL: url.toString(),
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    DATA_DIR: `.data/test-run/${dbName}`,
+    LOG_LEVEL: 'info',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...env,
+  });
+  const pool = createPool(config.databaseUrl!);
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const log = createLogger('silent');
+  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret! } };
+  const app = await buildApp(ctx, { logger: { stream } });
+  await app.ready();
+
+  const call = async (options: InjectOptions): Promise<Response> => {
+    const res = await app.inject(options);
+    return { statusCode: res.statusCode, headers: res.headers as Response['headers'], body: res.body, json: () => JSON.parse(res.body) };
+  };
+
+  return {
+    app,
+    ctx,
+    logs,
+    admin: (method, path, payload) => call({ method, url: `/admin/v1${path}`, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
+    async newTenant(name = 'Test Org') {
+      const { organization, apiKeys } = await createOrganization(pool, name);
+      const keys = { live: apiKeys.live.key, test: apiKeys.test.key };
+      return {
+        organizationId: organization.id,
+        keys,
+        keyIds: { live: apiKeys.live.id, test: apiKeys.test.id },
+        api: (method, path, payload, opts = {}) => {
+          const env = opts.env ?? 'test';
+          const prefix = env === 'live' ? '/v1' : '/test/v1';
+          return call({ method, url: `${prefix}${path}`, payload: payload as InjectOptions['payload'], headers: { 'x-api-key': keys[env], ...opts.headers } });
+        },
+      };
+    },
+    async close() {
+      await app.close();
+      await pool.end();
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+      await c.end();
+    },
+  };
+}
