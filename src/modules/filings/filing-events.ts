@@ -1,0 +1,44 @@
+import type { Tenant } from '../../context.js';
+import type { Db } from '../../lib/db.js';
+import { emitEvent, type EventEnvelope } from '../events/events.service.js';
+import { EXCEPTION_REASONS } from './exception-codes.js';
+
+/** The order fields a filing.status_changed event reports. Dates are 'YYYY-MM-DD'. */
+export interface OrderForEvent {
+  id: string;
+  company_id: string;
+  order_type: string;
+  filing_status: string;
+  filing_date: string | null;
+  filing_type: string | null;
+  subscription_status: string | null;
+  exception_code: string | null;
+  exception_message: string | null;
+}
+
+/**
+ * `filing.status_changed` data (spec "Events"; issue 4 item 5): orderId, companyId, orderType, filingStatus,
+ * filingDate, filingType, subscriptionStatus, and exceptionCode/exceptionReason/exceptionMessage when in exception.
+ */
+export function statusChangedData(order: OrderForEvent): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    orderId: order.id,
+    companyId: order.company_id,
+    orderType: order.order_type,
+    filingStatus: order.filing_status,
+    filingDate: order.filing_date,
+    filingType: order.filing_type,
+    subscriptionStatus: order.subscription_status,
+  };
+  if (order.filing_status === 'exception') {
+    data.exceptionCode = order.exception_code;
+    data.exceptionReason = order.exception_code ? EXCEPTION_REASONS[order.exception_code] ?? null : null;
+    data.exceptionMessage = order.exception_message;
+  }
+  return data;
+}
+
+/** Emits filing.status_changed for the order's current state, in the caller's transaction. */
+export function emitStatusChanged(tx: Db, tenant: Tenant, order: OrderForEvent): Promise<EventEnvelope> {
+  return emitEvent(tx, tenant, 'filing.status_changed', statusChangedData(order));
+}

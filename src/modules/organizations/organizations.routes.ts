@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Tenant } from '../../context.js';
+import type { ApiPluginOptions } from '../../routes.js';
+import { one, type Db } from '../../lib/db.js';
+import { centsToDollars } from '../../lib/money.js';
+import { errorResponses, Nullable, DateTime } from '../../lib/schemas.js';
+import { getOrganizationOrThrow } from './organizations.service.js';
+
+export const OrganizationSchema = Type.Object({
+  id: Type.String({ description: 'prefix org_' }),
+  name: Type.String(),
+  environment: Type.String({ description: 'live or test: the environment of the key used' }),
+  balance: Type.Number({ description: 'Prepaid balance of this environment, in dollars.' }),
+  whiteLabelDomain: Nullable(Type.String({ description: 'Host the dashboard and magic links use instead of the default address.' })),
+  branding: Type.Object({
+    logoUrl: Nullable(Type.String()),
+    primaryColor: Nullable(Type.String()),
+    accentColor: Nullable(Type.String()),
+  }),
+  emailNotifications: Type.Boolean({ description: 'Email company admins when documents arrive.' }),
+  dashboardBilling: Type.Union([Type.Literal('organization'), Type.Literal('customer')], {
+    description: 'Who pays for dashboard orders: organization (prepaid balance, wholesale) or customer (in-app checkout, retail).',
+  }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+}, { $id: 'Organization', title: 'Organization' });
+
+/** GET /organization: settings, branding and the balance of the key's environment (issue 3 item 8). */
+export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  app.get('/organization', {
+    schema: { tags: ['Organization'], summary: 'Retrieve your organization', response: { 200: OrganizationSchema, ...errorResponses() } },
+  }, async (request) => organizationView(ctx.pool, request.tenant));
+};
+
+/** The integrator's view of its organization for one environment. */
+export async function organizationView(db: Db, tenant: Tenant) {
+  const o = await getOrganizationOrThrow(db, tenant.organizationId);
+  const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);
+  return {
+    id: o.id,
+    name: o.name,
+    environment: tenant.environment,
+    balance: centsToDollars(bal?.balance_cents ?? 0),
+    whiteLabelDomain: o.white_label_domain,
+    branding: { logoUrl: o.branding.logoUrl ?? null, primaryColor: o.branding.primaryColor ?? null, accentColor: o.branding.accentColor ?? null },
+    emailNotifications: o.email_notifications,
+    dashboardBilling: o.dashboard_billing,
+    createdAt: o.created_at.toISOString(),
+    updatedAt: o.updated_at.toISOString(),
+  };
+}
