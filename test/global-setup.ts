@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -8,6 +10,7 @@ import { createPool } from '../src/lib/db.js';
 import { startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
 
 let embedded: EmbeddedDb | null = null;
+let embeddedDir: string | null = null;
 
 /**
  * Starts PostgreSQL for the suite (DATABASE_URL when set, else an embedded server in .data/test-pg) and
@@ -17,7 +20,10 @@ let embedded: EmbeddedDb | null = null;
 export async function setup(project: TestProject): Promise<void> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    embedded = await startEmbeddedDb(path.resolve('.data/test-pg'), 54330, 'postgres_main');
+    // A private cluster per run: concurrent runs never stop each other's server.
+    embeddedDir = path.join(os.tmpdir(), `fcs-test-pg-${process.pid}`);
+    removeStaleClusters();
+    embedded = await startEmbeddedDb(embeddedDir, await freePort(), 'postgres_main');
     serverUrl = embedded.url;
   }
   const template = `fcs_tpl_${schemaHash()}`;
@@ -49,7 +55,28 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
-  if (embedded) await embedded.stop();
+  if (!embedded) return;
+  await embedded.stop();
+  fs.rmSync(embeddedDir!, { recursive: true, force: true });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// Clusters of runs that were killed before teardown.
+function removeStaleClusters(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const m = /^fcs-test-pg-(\d+)$/.exec(name);
+    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  }
 }
 
 /** The same server URL with another database name. */
