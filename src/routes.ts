@@ -1,7 +1,24 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext, Environment } from './context.js';
+import { billingAdminRoutes } from './modules/billing/billing.admin-routes.js';
+import { billingRoutes, billingTestHelperRoutes } from './modules/billing/billing.routes.js';
 import { organizationsAdminRoutes } from './modules/organizations/organizations.admin-routes.js';
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
+import { userRoutes } from './modules/users/users.routes.js';
+import { companyRoutes } from './modules/companies/companies.routes.js';
+import { documentsAdminRoutes } from './modules/documents/documents.admin-routes.js';
+import { documentRoutes } from './modules/documents/documents.routes.js';
+import { documentTestHelperRoutes } from './modules/documents/documents.test-helpers.js';
+import { documentWebRoutes } from './modules/documents/documents.web-routes.js';
+import { eventRoutes } from './modules/events/events.routes.js';
+import { filingsAdminRoutes } from './modules/filings/filings.admin-routes.js';
+import { filingTestHelperRoutes } from './modules/filings/filings.test-helpers.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { magicLinkRoutes } from './modules/magic-links/magic-links.routes.js';
+import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
+import { consoleWebRoutes } from './modules/console/console.plugin.js';
+import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
+import { orderRoutes } from './modules/orders/orders.routes.js';
 
 /** Options every integrator route plugin receives: the context and the environment it is mounted for. */
 export interface ApiPluginOptions {
@@ -14,16 +31,37 @@ export interface ApiPluginOptions {
  * (/test/v1). Each module adds its plugin here.
  */
 export const integratorRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
+  // First: its hooks (Idempotency-Key on every POST) apply to all routes registered after it, test helpers included.
+  idempotencyPlugin,
   organizationRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  userRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  companyRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  billingRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  documentRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  eventRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  webhookRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  magicLinkRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  orderRoutes as FastifyPluginAsync<ApiPluginOptions>,
 ];
 
 /** Test-helper plugins: mounted under `<test prefix>/test_helpers` only, so they answer 404 in live. */
-export const testHelperRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [];
+export const testHelperRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
+  billingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  filingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  documentTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
+];
 
 /** Operator admin API plugins, mounted under /admin/v1 behind the operator token. */
 export const adminRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   organizationsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  billingAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  filingsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  documentsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
 ];
 
 /** Browser-facing plugins (dashboard, console, file downloads) that bring their own authentication. */
-export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [];
+export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
+  documentWebRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  dashboardWeb,
+  consoleWebRoutes,
+];

@@ -1,9 +1,13 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from './context.js';
+import { DELIVER_WEBHOOK_TASK } from './modules/events/events.service.js';
+import { deliverWebhookTask } from './modules/webhooks/deliver-webhook.task.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
  * (webhook deliveries, emails, subscription renewals). Jobs are added inside the caller's transaction
  * with `SELECT graphile_worker.add_job(...)`, so a rolled-back request leaves no job behind.
  */
-export const taskFactories: Record<string, (ctx: AppContext) => Task> = {};
+export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
+  [DELIVER_WEBHOOK_TASK]: deliverWebhookTask,
+};

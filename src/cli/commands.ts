@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
+import { registerBillingCommands } from './billing.cli.js';
 import { registerOrganizationCommands } from './organizations.cli.js';
+import { registerFilingCommands } from './filings.cli.js';
+import { registerOperatorCommands } from './console-operators.cli.js';
+import { registerConsoleOrgCommands } from './console-orgs.cli.js';
 
 /** Every CLI command group; each module adds its registrar here. */
-export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands];
+export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands, registerBillingCommands, registerFilingCommands,
+  // Last: they add to groups (org, webhooks) that other registrars may create first.
+  registerOperatorCommands, registerConsoleOrgCommands];

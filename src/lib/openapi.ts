@@ -49,6 +49,8 @@ export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPre
         { name: 'Test helpers', description: 'Only at the test base address; the live address answers 404.' },
       ],
     },
+    // Shared schemas keep their $id as the component name (#/components/schemas/Error, not def-0).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url }) => {
       const s = (schema ?? {}) as Record<string, unknown>;
       const helpers = `${testPrefix}/test_helpers`;

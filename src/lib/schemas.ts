@@ -20,6 +20,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure or a broken rule; `errors` names every bad field.',
   401: 'Missing, unknown or revoked API key, or a key used at the other environment\'s base address.',
   402: 'The prepaid balance cannot cover the request.',
+  403: 'The request is understood but not allowed (e.g. the user is not an admin of the company).',
   404: 'No such resource in this tenant (ids of other organizations and environments answer 404 too).',
   409: 'The request conflicts with the current state of the resource.',
   413: 'The request body is too large.',

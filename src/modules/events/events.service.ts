@@ -55,7 +55,13 @@ export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string,
   return id;
 }
 
-/** Queues a delivery attempt after `delaySeconds` (0: now; picked up within milliseconds via LISTEN/NOTIFY). */
+/**
+ * Queues a delivery attempt after `delaySeconds` (0: now; picked up within milliseconds via LISTEN/NOTIFY).
+ * The task schedules its own retries (WEBHOOK_RETRY_SCHEDULE) and throws only on database errors, so
+ * graphile-worker's own attempts matter in two cases only: a database error, and a worker that died mid-job.
+ * The job must stay runnable for the second (graphile-worker counts an attempt when it locks the job), hence
+ * max_attempts above 1.
+ */
 export async function queueDeliveryAttempt(tx: Db, deliveryId: string, delaySeconds: number): Promise<void> {
   await tx.query(
     `SELECT graphile_worker.add_job($1, json_build_object('deliveryId', $2::text), run_at := now() + make_interval(secs => $3), max_attempts := 1)`,

@@ -80,3 +80,21 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
   for (const r of rows) out[r.environment] = r.balance_cents;
   return out;
 }
+
+/** Changes an organization's settings; `branding` is merged into the stored object. Returns null when missing. */
+export function updateOrganizationSettings(db: Db, id: string, patch: {
+  name?: string; whiteLabelDomain?: string | null; branding?: Record<string, string | null>; emailNotifications?: boolean; dashboardBilling?: 'organization' | 'customer';
+}): Promise<OrganizationRow | null> {
+  return one<OrganizationRow>(
+    db,
+    `UPDATE organizations SET
+        name = COALESCE($2, name),
+        white_label_domain = CASE WHEN $3 THEN $4 ELSE white_label_domain END,
+        branding = branding || COALESCE($5::jsonb, '{}'::jsonb),
+        email_notifications = COALESCE($6, email_notifications),
+        dashboard_billing = COALESCE($7, dashboard_billing),
+        updated_at = now()
+      WHERE id = $1 RETURNING *`,
+    [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null],
+  );
+}

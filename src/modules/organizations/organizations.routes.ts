@@ -6,6 +6,8 @@ import { one, type Db } from '../../lib/db.js';
 import { centsToDollars } from '../../lib/money.js';
 import { errorResponses, Nullable, DateTime } from '../../lib/schemas.js';
 import { getOrganizationOrThrow } from './organizations.service.js';
+import { updateOrganizationSettings } from './organization-settings.js';
+import { UpdateOrganizationBody } from './organizations.schemas.js';
 
 export const OrganizationSchema = Type.Object({
   id: Type.String({ description: 'prefix org_' }),
@@ -26,11 +28,28 @@ export const OrganizationSchema = Type.Object({
   updatedAt: DateTime,
 }, { $id: 'Organization', title: 'Organization' });
 
-/** GET /organization: settings, branding and the balance of the key's environment (issue 3 item 8). */
+/**
+ * GET /organization: settings, branding and the balance of the key's environment (issue 3 item 8).
+ * PATCH /organization: settings and branding (issue 5 item 6).
+ */
 export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/organization', {
     schema: { tags: ['Organization'], summary: 'Retrieve your organization', response: { 200: OrganizationSchema, ...errorResponses() } },
   }, async (request) => organizationView(ctx.pool, request.tenant));
+
+  app.patch('/organization', {
+    schema: {
+      tags: ['Organization'],
+      summary: 'Update your organization',
+      description: 'Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are shared by the live and test '
+        + 'environments. whiteLabelDomain must be a host name not used by another organization (409 conflict). Answers 200 with the organization.',
+      body: UpdateOrganizationBody,
+      response: { 200: OrganizationSchema, ...errorResponses(409) },
+    },
+  }, async (request) => {
+    await updateOrganizationSettings(ctx, request.tenant.organizationId, request.body);
+    return organizationView(ctx.pool, request.tenant);
+  });
 };
 
 /** The integrator's view of its organization for one environment. */

@@ -40,3 +40,32 @@ export const AdminOrganizationSchema = Type.Object({
 export const OrgIdParams = Type.Object({ id: Type.String() });
 export const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() });
 export const CreateKeyBody = Type.Object({ environment: EnvironmentSchema }, { additionalProperties: false });
+
+const HexColor = (what: string) => Type.Union([Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: `${what} as #rrggbb.` }), Type.Null()], { description: `${what} as #rrggbb; null resets to the default.` });
+
+/**
+ * Body of PATCH /organization (issue 5 item 6). Every field optional; only the fields sent change.
+ * `branding` fields merge into the stored branding (send null to clear one).
+ */
+export const UpdateOrganizationBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Shown to your customers in the dashboard and emails.' })),
+    whiteLabelDomain: Type.Optional(Type.Union([Type.String({ minLength: 3, maxLength: 253 }), Type.Null()], {
+      description: 'Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https. '
+        + 'Point its DNS at the service. Unique across organizations (409 when taken). null removes it.',
+    })),
+    branding: Type.Optional(Type.Object(
+      {
+        logoUrl: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { description: 'https URL of your logo (shown at most 36 px high); null removes it.' })),
+        primaryColor: Type.Optional(HexColor('Brand colour of the dashboard header and buttons')),
+        accentColor: Type.Optional(HexColor('Accent colour for highlights')),
+      },
+      { additionalProperties: false, description: 'Dashboard branding; fields sent replace the stored ones, others are kept. Text colours are chosen automatically for contrast.' },
+    )),
+    emailNotifications: Type.Optional(Type.Boolean({ description: 'Email the admins of a company when a document arrives for it.' })),
+    dashboardBilling: Type.Optional(Type.Union([Type.Literal('organization'), Type.Literal('customer')], {
+      description: 'Who pays for dashboard orders: organization (your prepaid balance at wholesale, like API orders) or customer (in-app card checkout at your retail prices plus state fees).',
+    })),
+  },
+  { additionalProperties: false, title: 'UpdateOrganization' },
+);

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import type { Command } from 'commander';
+import mime from 'mime-types';
+import type { Environment } from '../context.js';
+import { AppError } from '../lib/errors.js';
+import { storeDocument } from '../modules/documents/documents.service.js';
+import { getOrderDetail, listOrderQueue, transitionOrder } from '../modules/filings/filings.service.js';
+import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
+import { io, withContext } from './cli-context.js';
+
+const ACTOR = 'cli';
+
+const statusOption = (value: string): FilingStatus => {
+  if (!isFilingStatus(value)) throw new Error(`status must be one of ${FILING_STATUSES.join(', ')} (got '${value}')`);
+  return value;
+};
+const envOption = (value: string): Environment => {
+  if (value !== 'live' && value !== 'test') throw new Error(`--environment must be live or test (got '${value}')`);
+  return value;
+};
+const stateOption = (value: string): string => {
+  if (!/^[A-Za-z]{2}$/.test(value)) throw new Error(`--state must be a two-letter code (got '${value}')`);
+  return value.toUpperCase();
+};
+
+/**
+ * `orders transition|upload|list|advance`: the filing team's work from a terminal (issue 4 item 3).
+ * Adds to an existing `orders` group when another module created it.
+ */
+export function registerFilingCommands(program: Command): void {
+  const orders = program.commands.find((c) => c.name() === 'orders') ?? program.command('orders').description('Orders and their filings');
+
+  orders.command('transition <orderId>')
+    .requiredOption('--status <status>', `new filing status: ${FILING_STATUSES.join(', ')}`, statusOption)
+    .option('--exception-code <code>', 'exception code (460-499), required with --status exception')
+    .option('--message <text>', 'exception message shown to the integrator')
+    .option('--filing-date <YYYY-MM-DD>', 'with --status filed: the date the state accepted it (default today)')
+    .option('--ein <12-3456789>', 'with --status filed on an EIN order: the EIN the IRS assigned')
+    .option('--json', 'print JSON')
+    .description('Move one order to another filing status (emits filing.status_changed)')
+    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
+      await transitionOrder(ctx, null, orderId, {
+        filingStatus: opts.status, exceptionCode: opts.exceptionCode, exceptionMessage: opts.message, filingDate: opts.filingDate, ein: opts.ein,
+      }, ACTOR);
+      const order = await getOrderDetail(ctx, orderId);
+      io(opts).print(order, () => `${order.orderId} is now ${describeStatus(order)}`);
+    }));
+
+  orders.command('upload <orderId>')
+    .requiredOption('--file <path>', 'the document (PDF, PNG, JPEG or TIFF)')
+    .requiredOption('--type <documentType>', 'document type, e.g. articles_of_organization')
+    .option('--json', 'print JSON')
+    .description('Attach a document to an order (emits document.uploaded)')
+    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
+      const bytes = await fs.promises.readFile(opts.file);
+      const { document } = await storeDocument(ctx, null, {
+        orderId, documentType: opts.type, fileName: path.basename(opts.file), fileType: mime.lookup(opts.file) || undefined, bytes,
+      }, ACTOR);
+      io(opts).print(document, () => `Uploaded ${document.documentId} (${document.documentType}, ${document.fileName}) to ${orderId}`);
+    }));
+
+  orders.command('list')
+    .option('--status <status>', 'filing status', statusOption)
+    .option('--state <XX>', 'filing state', stateOption)
+    .option('--type <orderType>', 'order type, e.g. formation')
+    .option('--environment <env>', 'live or test', envOption)
+    .option('--org <organizationId>', 'only this organization')
+    .option('--limit <n>', 'at most this many (default 100)', (v) => Number.parseInt(v, 10))
+    .option('--json', 'print JSON')
+    .description('The filing queue, oldest first')
+    .action((opts) => withContext(async ({ ctx }) => {
+      const page = await listOrderQueue(ctx.pool, {
+        filingStatus: opts.status, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit: opts.limit,
+      });
+      io(opts).print(page, () => page.data.length
+        ? page.data.map((o) => `${o.orderId}  ${o.environment.padEnd(4)}  ${o.filingState}  ${o.orderType.padEnd(21)}  ${describeStatus(o).padEnd(16)}  ${o.companyLegalName ?? ''}  (${o.createdAt.slice(0, 10)})`).join('\n') + (page.hasMore ? '\n… more; raise --limit' : '')
+        : 'No orders match.');
+    }));
+
+  orders.command('advance')
+    .requiredOption('--from <status>', 'move orders in this status', statusOption)
+    .requiredOption('--to <status>', 'to this status', statusOption)
+    .option('--state <XX>', 'only orders filed in this state', stateOption)
+    .option('--type <orderType>', 'only this order type')
+    .option('--environment <env>', 'live or test', envOption)
+    .option('--org <organizationId>', 'only this organization')
+    .option('--exception-code <code>', 'with --to exception')
+    .option('--message <text>', 'with --to exception')
+    .option('--limit <n>', 'at most this many orders (default 500)', (v) => Number.parseInt(v, 10))
+    .option('--json', 'print JSON')
+    .description('Move every matching order (each in its own transaction); failures are reported and skipped')
+    .action((opts) => withContext(async ({ ctx }) => {
+      const page = await listOrderQueue(ctx.pool, {
+        filingStatus: opts.from, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit: opts.limit ?? 500,
+      });
+      const bar = opts.json ? null : new SingleBar({ format: 'Advancing {bar} {value}/{total} orders | {orderId}', hideCursor: true }, Presets.shades_classic);
+      bar?.start(page.data.length, 0, { orderId: '' });
+      const moved: string[] = [];
+      const failed: Array<{ orderId: string; code: string; message: string }> = [];
+      for (const o of page.data) {
+        try {
+          await transitionOrder(ctx, null, o.orderId, { filingStatus: opts.to, exceptionCode: opts.exceptionCode, exceptionMessage: opts.message }, ACTOR);
+          moved.push(o.orderId);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          failed.push({ orderId: o.orderId, code: err.code, message: err.message });
+        }
+        bar?.increment(1, { orderId: o.orderId });
+      }
+      bar?.stop();
+      const result = { from: opts.from, to: opts.to, moved, failed, hasMore: page.hasMore };
+      io(opts).print(result, () => [
+        `Moved ${moved.length} order(s) from ${opts.from} to ${opts.to}.`,
+        ...failed.map((f) => `  failed ${f.orderId}: ${f.message}`),
+        ...(page.hasMore ? ['More orders match; run again or raise --limit.'] : []),
+      ].join('\n'));
+      if (failed.length) process.exitCode = 1;
+    }));
+}
+
+function describeStatus(o: { filingStatus: string; exceptionCode: string | null; filingDate: string | null }): string {
+  if (o.filingStatus === 'exception') return `exception ${o.exceptionCode}`;
+  if (o.filingStatus === 'filed') return `filed ${o.filingDate}`;
+  return o.filingStatus;
+}

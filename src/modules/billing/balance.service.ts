@@ -1,0 +1,34 @@
+import type pg from 'pg';
+import type { Tenant } from '../../context.js';
+import type { Db } from '../../lib/db.js';
+import { AppError } from '../../lib/errors.js';
+import type { Page, PageParams } from '../../lib/pagination.js';
+import { toPage } from '../../lib/pagination.js';
+import { requestDollarsToCents } from './amounts.js';
+import * as repo from './billing.repo.js';
+import { creditBalance, serializeLedgerEntry } from './ledger.js';
+
+export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
+
+/**
+ * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (issue 3 item 8).
+ * @throws AppError not_found when `startingAfter` is not one of this tenant's entries.
+ */
+export async function listBalanceTransactions(db: Db, tenant: Tenant, page: PageParams): Promise<Page<BalanceTransaction>> {
+  const limit = page.limit ?? 20;
+  if (page.startingAfter && !(await repo.ledgerEntryExists(db, tenant, page.startingAfter))) {
+    throw new AppError('not_found', `No such balance transaction: '${page.startingAfter}'`);
+  }
+  const rows = await repo.listLedgerEntries(db, tenant, limit, page.startingAfter);
+  return toPage(rows, limit, serializeLedgerEntry);
+}
+
+/**
+ * Adds `amount` dollars (> 0, at most two decimals) to a tenant's balance: the operator's live/test credits
+ * (admin API, CLI) and the test helper. @returns the credit as a balance transaction.
+ * @throws ValidationError on field `amount`; AppError not_found for an unknown organization.
+ */
+export async function addCredit(pool: pg.Pool, tenant: Tenant, amount: number, note: string | undefined, createdBy: string): Promise<BalanceTransaction> {
+  const cents = requestDollarsToCents('amount', amount, { positive: true });
+  return serializeLedgerEntry(await creditBalance(pool, tenant, cents, note, createdBy));
+}

@@ -1,0 +1,152 @@
+import type { Environment, Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+import type { LedgerEntryRow } from './ledger.js';
+import type { ProductType, StateFeeRow } from './pricing.js';
+
+// Lock keys (pg_advisory_xact_lock). Operator floor changes take FLOOR_LOCK exclusively and tenant price
+// edits take it shared, so a retail price is never validated against a floor that is being raised
+// (billing rule 11) while tenant edits do not block one another.
+const FLOOR_LOCK = 7_300_011;
+
+/** Shared floor lock: held by PUT /organization/prices while it validates against the floor. */
+export async function lockFloorsShared(tx: Db): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock_shared($1)', [FLOOR_LOCK]);
+}
+
+/** Exclusive floor lock: held by operator wholesale changes until their rule 11 raise is written. */
+export async function lockFloorsExclusive(tx: Db): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [FLOOR_LOCK]);
+}
+
+/** Serializes price edits of one tenant (keeps "one formation tier stays enabled" true under concurrency). */
+export async function lockTenantPrices(tx: Db, tenant: Tenant): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`prices:${tenant.organizationId}:${tenant.environment}`]);
+}
+
+/** Writes the tenant's price row for `type` (retail cents or null, enabled). */
+export async function upsertTenantPrice(tx: Db, tenant: Tenant, type: ProductType, retailCents: number | null, enabled: boolean): Promise<void> {
+  await tx.query(
+    `INSERT INTO organization_prices (organization_id, environment, type, retail_amount_cents, enabled) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (organization_id, environment, type)
+     DO UPDATE SET retail_amount_cents = EXCLUDED.retail_amount_cents, enabled = EXCLUDED.enabled, updated_at = now()`,
+    [tenant.organizationId, tenant.environment, type, retailCents, enabled],
+  );
+}
+
+/** Removes the tenant's price row for `type`. */
+export async function deleteTenantPrice(tx: Db, tenant: Tenant, type: ProductType): Promise<void> {
+  await tx.query('DELETE FROM organization_prices WHERE organization_id = $1 AND environment = $2 AND type = $3', [tenant.organizationId, tenant.environment, type]);
+}
+
+/** A price_catalog row (cents). */
+export interface CatalogRow {
+  type: ProductType;
+  name: string;
+  description: string;
+  default_amount_cents: number;
+  wholesale_amount_cents: number;
+  sort_order: number;
+  updated_at: Date;
+}
+
+export function listCatalog(db: Db): Promise<CatalogRow[]> {
+  return many<CatalogRow>(db, 'SELECT * FROM price_catalog ORDER BY sort_order, type');
+}
+
+export function findCatalogForUpdate(tx: Db, type: ProductType): Promise<CatalogRow | null> {
+  return one<CatalogRow>(tx, 'SELECT * FROM price_catalog WHERE type = $1 FOR UPDATE', [type]);
+}
+
+export async function updateCatalog(tx: Db, type: ProductType, defaultCents: number, wholesaleCents: number): Promise<CatalogRow> {
+  const row = await one<CatalogRow>(
+    tx,
+    `UPDATE price_catalog SET default_amount_cents = $2, wholesale_amount_cents = $3, updated_at = now() WHERE type = $1 RETURNING *`,
+    [type, defaultCents, wholesaleCents],
+  );
+  return row!;
+}
+
+/** The organization's wholesale overrides, type -> cents. */
+export async function findWholesaleOverrides(db: Db, organizationId: string): Promise<Map<string, number>> {
+  const rows = await many<{ type: string; wholesale_amount_cents: number }>(
+    db, 'SELECT type, wholesale_amount_cents FROM organization_wholesale_prices WHERE organization_id = $1', [organizationId]);
+  return new Map(rows.map((r) => [r.type, r.wholesale_amount_cents]));
+}
+
+export async function upsertWholesaleOverride(tx: Db, organizationId: string, type: ProductType, cents: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO organization_wholesale_prices (organization_id, type, wholesale_amount_cents) VALUES ($1, $2, $3)
+     ON CONFLICT (organization_id, type) DO UPDATE SET wholesale_amount_cents = EXCLUDED.wholesale_amount_cents, updated_at = now()`,
+    [organizationId, type, cents],
+  );
+}
+
+/** Deletes an override; false when there was none. */
+export async function deleteWholesaleOverride(tx: Db, organizationId: string, type: ProductType): Promise<boolean> {
+  const res = await tx.query('DELETE FROM organization_wholesale_prices WHERE organization_id = $1 AND type = $2', [organizationId, type]);
+  return (res.rowCount ?? 0) > 0;
+}
+
+/**
+ * Billing rule 11: raises every retail price of `type` that is below its organization's floor (override,
+ * else catalogue wholesale) to that floor, for one organization or (null) all. One statement.
+ * @returns the raised rows (organization, environment, new retail cents).
+ */
+export function raiseRetailToFloor(tx: Db, type: ProductType, organizationId: string | null) {
+  return many<{ organization_id: string; environment: Environment; retail_amount_cents: number }>(
+    tx,
+    `UPDATE organization_prices p SET retail_amount_cents = f.floor_cents, updated_at = now()
+       FROM (SELECT p2.organization_id, p2.environment, COALESCE(w.wholesale_amount_cents, c.wholesale_amount_cents) AS floor_cents
+               FROM organization_prices p2
+               JOIN price_catalog c ON c.type = p2.type
+               LEFT JOIN organization_wholesale_prices w ON w.organization_id = p2.organization_id AND w.type = p2.type
+              WHERE p2.type = $1 AND ($2::text IS NULL OR p2.organization_id = $2)) f
+      WHERE p.type = $1 AND p.organization_id = f.organization_id AND p.environment = f.environment
+        AND p.retail_amount_cents < f.floor_cents
+      RETURNING p.organization_id, p.environment, p.retail_amount_cents`,
+    [type, organizationId],
+  );
+}
+
+export function listStateFees(db: Db): Promise<StateFeeRow[]> {
+  return many<StateFeeRow>(db, 'SELECT * FROM state_fees ORDER BY state');
+}
+
+export function findStateFeesForUpdate(tx: Db, state: string): Promise<StateFeeRow | null> {
+  return one<StateFeeRow>(tx, 'SELECT * FROM state_fees WHERE state = $1 FOR UPDATE', [state]);
+}
+
+/** Column values of a state_fees row an operator may change (cents). */
+export type StateFeeColumns = Pick<StateFeeRow, 'name' | 'llc_formation_cents' | 'corp_formation_cents' | 'llc_foreign_cents'
+  | 'corp_foreign_cents' | 'llc_annual_report_cents' | 'corp_annual_report_cents' | 'expedited_formation_cents'>;
+
+/** Writes new fee values, appends `historyEntry` to source.history and records who changed it. */
+export async function updateStateFees(tx: Db, state: string, v: StateFeeColumns, historyEntry: Record<string, unknown>, updatedBy: string): Promise<StateFeeRow> {
+  const row = await one<StateFeeRow>(
+    tx,
+    `UPDATE state_fees SET name = $2, llc_formation_cents = $3, corp_formation_cents = $4, llc_foreign_cents = $5, corp_foreign_cents = $6,
+            llc_annual_report_cents = $7, corp_annual_report_cents = $8, expedited_formation_cents = $9,
+            source = jsonb_set(source, '{history}', COALESCE(source->'history', '[]'::jsonb) || jsonb_build_array($10::jsonb)),
+            updated_by = $11, updated_at = now()
+      WHERE state = $1 RETURNING *`,
+    [state, v.name, v.llc_formation_cents, v.corp_formation_cents, v.llc_foreign_cents, v.corp_foreign_cents, v.llc_annual_report_cents,
+      v.corp_annual_report_cents, v.expedited_formation_cents, JSON.stringify(historyEntry), updatedBy],
+  );
+  return row!;
+}
+
+/** A page of the tenant's ledger, newest first (LIMIT limit + 1 for hasMore; ids are time-sortable). */
+export function listLedgerEntries(db: Db, tenant: Tenant, limit: number, startingAfter?: string): Promise<LedgerEntryRow[]> {
+  return many<LedgerEntryRow>(
+    db,
+    `SELECT * FROM ledger_entries
+      WHERE organization_id = $1 AND environment = $2 AND ($3::text IS NULL OR id < $3)
+      ORDER BY id DESC LIMIT $4`,
+    [tenant.organizationId, tenant.environment, startingAfter ?? null, limit + 1],
+  );
+}
+
+/** True when the tenant owns a ledger entry with this id. */
+export async function ledgerEntryExists(db: Db, tenant: Tenant, id: string): Promise<boolean> {
+  return Boolean(await one(db, 'SELECT 1 FROM ledger_entries WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]));
+}

@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable } from '../../lib/schemas.js';
+import { PRODUCT_TYPES } from './pricing.js';
+
+const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
+
+export const PriceRowSchema = Type.Object({
+  type: Type.String({ enum: [...PRODUCT_TYPES], description: 'Product type.' }),
+  name: Type.String(),
+  description: Type.String(),
+  defaultAmount: Dollars('List price, used at in-app checkout when no retailAmount is set.'),
+  retailAmount: Nullable(Dollars('Your custom price for in-app checkout (whole dollars); null until set.')),
+  wholesaleAmount: Dollars('What the service operator collects for this product: the debit of API orders and the floor for retailAmount.'),
+  enabled: Type.Boolean({ description: 'False removes a formation tier from dashboard checkout; API orders are never blocked.' }),
+}, { title: 'PriceRow' });
+
+export const PriceListSchema = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(PriceRowSchema, { description: 'All nine product types, always in catalogue order; not paginated.' }),
+  hasMore: Type.Boolean({ description: 'Always false: the price list is never paginated.' }),
+});
+
+export const PriceTypeParams = Type.Object({
+  type: Type.String({ description: `One of: ${PRODUCT_TYPES.join(', ')}. Any other value answers 404.` }),
+});
+
+export const UpdatePriceBody = Type.Object({
+  retailAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'false is accepted only for formation_tier_1/2/3, and one tier must stay enabled.' })),
+}, { additionalProperties: false, description: 'At least one of retailAmount and enabled.' });
+
+export const BalanceTransactionSchema = Type.Object({
+  id: Type.String({ description: 'prefix txn_' }),
+  object: Type.Literal('balance_transaction'),
+  type: Type.Union([Type.Literal('credit'), Type.Literal('debit'), Type.Literal('reversal')], {
+    description: 'credit: money added; debit: one priced line of an order; reversal: undoes one debit (order cancelled).',
+  }),
+  amount: Dollars('Signed: positive adds to the balance, negative (debits) takes from it.'),
+  balanceAfter: Dollars('The balance right after this entry.'),
+  lineType: Nullable(Type.String({ description: 'Debits and reversals: the product type of the line, or state_fee.' })),
+  description: Type.String(),
+  orderId: Nullable(Type.String({ description: 'The order item this line belongs to (prefix order_).' })),
+  reversesTransactionId: Nullable(Type.String({ description: 'Reversals only: the debit reversed.' })),
+  createdAt: DateTime,
+}, { title: 'BalanceTransaction' });
+
+export const BalanceTransactionListSchema = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(BalanceTransactionSchema),
+  hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
+});
+
+export const TestCreditBody = Type.Object({
+  amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Test dollars to add, > 0, at most two decimals.' }),
+}, { additionalProperties: false });
+
+// Operator (admin) schemas: not part of the integrator OpenAPI document.
+
+export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+
+export const AdminCreditBody = Type.Object({
+  environment: EnvironmentSchema,
+  amount: Type.Number({ exclusiveMinimum: 0, maximum: 10_000_000, description: 'Dollars to add, > 0, at most two decimals.' }),
+  note: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Shown as the description of the credit.' })),
+}, { additionalProperties: false });
+
+export const OrgIdParams = Type.Object({ id: Type.String() });
+export const OrgTypeParams = Type.Object({ id: Type.String(), type: Type.String() });
+export const StateParams = Type.Object({ state: Type.String({ minLength: 2, maxLength: 2 }) });
+
+export const CatalogPriceBody = Type.Object({
+  wholesaleAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars.' })),
+  defaultAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
+}, { additionalProperties: false });
+
+export const OrgWholesaleBody = Type.Object({
+  wholesaleAmount: Type.Number({ minimum: 0, description: 'Whole dollars.' }),
+}, { additionalProperties: false });
+
+const Fee = (d: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description: `${d}, dollars.` }));
+
+export const StateFeeBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  llcFormation: Fee('LLC formation fee'),
+  corpFormation: Fee('Corporation formation fee'),
+  llcForeignQualification: Fee('Foreign LLC qualification fee'),
+  corpForeignQualification: Fee('Foreign corporation qualification fee'),
+  llcAnnualReport: Fee('LLC annual report fee'),
+  corpAnnualReport: Fee('Corporation annual report fee'),
+  expeditedFormation: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'Expedited LLC formation fee (replaces the standard fee), dollars; null = not available.' }))),
+  note: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Why the fee changed; kept in source.operatorNotes.' })),
+}, { additionalProperties: false });

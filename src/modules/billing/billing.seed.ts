@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import type pg from 'pg';
+import { dollarsToCents } from '../../lib/money.js';
+import { PRODUCT_TYPES } from './pricing.js';
+
+const dataFile = (name: string) => new URL(`../../../data/${name}`, import.meta.url);
+const readJson = <T>(name: string): T => JSON.parse(fs.readFileSync(dataFile(name), 'utf8')) as T;
+
+/** data/price-catalog.json: our service prices in whole dollars. */
+export interface PriceCatalogFile {
+  products: Array<{ type: string; name: string; description: string; defaultAmount: number; wholesaleAmount: number }>;
+}
+
+/** data/state-fees.json (copied from ../shared/data): state government fees in dollars. */
+export interface StateFeesFile {
+  asOf: string;
+  states: Record<string, {
+    name: string;
+    llcFormation: number;
+    corpFormation: number;
+    llcForeignQualification: number;
+    corpForeignQualification: number;
+    llcAnnualReport: number;
+    corpAnnualReport: number;
+    [extra: string]: unknown;
+  }>;
+}
+
+/** data/expedited-formation-fees.json: spec formation rule 5, dollars per state (LLC only). */
+export interface ExpeditedFeesFile {
+  states: Record<string, number>;
+}
+
+export const loadPriceCatalogFile = (): PriceCatalogFile => readJson('price-catalog.json');
+export const loadStateFeesFile = (): StateFeesFile => readJson('state-fees.json');
+export const loadExpeditedFeesFile = (): ExpeditedFeesFile => readJson('expedited-formation-fees.json');
+
+/**
+ * Seeds the nine catalogue rows from data/price-catalog.json. Inserts only missing types, so the
+ * operator's changes survive restarts (src/seeds.ts contract).
+ */
+export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
+  const { products } = loadPriceCatalogFile();
+  for (const [i, p] of products.entries()) {
+    if (!(PRODUCT_TYPES as readonly string[]).includes(p.type)) throw new Error(`price-catalog.json: unknown product type '${p.type}'`);
+    await pool.query(
+      `INSERT INTO price_catalog (type, name, description, default_amount_cents, wholesale_amount_cents, sort_order)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (type) DO NOTHING`,
+      [p.type, p.name, p.description, dollarsToCents(p.defaultAmount), dollarsToCents(p.wholesaleAmount), i + 1],
+    );
+  }
+}
+
+/**
+ * Seeds the state fee schedule from data/state-fees.json (standard fees) and data/expedited-formation-fees.json
+ * (spec formation rule 5). Provenance (notes, sources, confidence, unverifiedFields, report frequencies,
+ * minimum taxes) is kept in `source`. Inserts only missing states; never overwrites operator edits.
+ */
+export async function seedStateFees(pool: pg.Pool): Promise<void> {
+  const { states, asOf } = loadStateFeesFile();
+  const expedited = loadExpeditedFeesFile().states;
+  for (const [state, s] of Object.entries(states)) {
+    const { name, llcFormation, corpFormation, llcForeignQualification, corpForeignQualification, llcAnnualReport, corpAnnualReport, ...provenance } = s;
+    await pool.query(
+      `INSERT INTO state_fees (state, name, llc_formation_cents, corp_formation_cents, llc_foreign_cents, corp_foreign_cents,
+                               llc_annual_report_cents, corp_annual_report_cents, expedited_formation_cents, source, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'seed') ON CONFLICT (state) DO NOTHING`,
+      [state, name, dollarsToCents(llcFormation), dollarsToCents(corpFormation), dollarsToCents(llcForeignQualification),
+        dollarsToCents(corpForeignQualification), dollarsToCents(llcAnnualReport), dollarsToCents(corpAnnualReport),
+        expedited[state] === undefined ? null : dollarsToCents(expedited[state]), { ...provenance, asOf }],
+    );
+  }
+}
+
+/** Both billing seeders, in dependency order. */
+export async function seedBilling(pool: pg.Pool): Promise<void> {
+  await seedPriceCatalog(pool);
+  await seedStateFees(pool);
+}

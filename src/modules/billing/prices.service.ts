@@ -1,0 +1,113 @@
+import type pg from 'pg';
+import type { Tenant } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+import { centsToDollars, formatCents } from '../../lib/money.js';
+import { requestDollarsToCents } from './amounts.js';
+import * as repo from './billing.repo.js';
+import { FORMATION_TIERS, isFormationTier, isProductType, loadTenantPrice, loadTenantPrices, PRODUCT_TYPES, type ProductType, type TenantPrice } from './pricing.js';
+
+/** The spec's Price row: dollars, retailAmount null until set. */
+export interface PriceRowView {
+  type: ProductType;
+  name: string;
+  description: string;
+  defaultAmount: number;
+  retailAmount: number | null;
+  wholesaleAmount: number;
+  enabled: boolean;
+}
+
+/** TenantPrice (cents) -> the API's Price row (dollars). */
+export function priceRowView(p: TenantPrice): PriceRowView {
+  return {
+    type: p.type,
+    name: p.name,
+    description: p.description,
+    defaultAmount: centsToDollars(p.defaultCents),
+    retailAmount: p.retailCents === null ? null : centsToDollars(p.retailCents),
+    wholesaleAmount: centsToDollars(p.wholesaleCents),
+    enabled: p.enabled,
+  };
+}
+
+/**
+ * Checks a product type from a path. Unknown types answer 404 like any unknown resource id (our choice;
+ * the spec only lists the nine). @throws AppError not_found.
+ */
+export function parseProductType(type: string): ProductType {
+  if (!isProductType(type)) throw new AppError('not_found', `No such product type: '${type}'. Types: ${PRODUCT_TYPES.join(', ')}`);
+  return type;
+}
+
+/** GET /organization/prices: all nine Price rows of the tenant, catalogue order. */
+export async function listPriceRows(db: Db, tenant: Tenant): Promise<PriceRowView[]> {
+  return (await loadTenantPrices(db, tenant)).map(priceRowView);
+}
+
+/** Body of PUT /organization/prices/{type}: whole dollars and/or enabled. */
+export interface PriceUpdate {
+  retailAmount?: number;
+  enabled?: boolean;
+}
+
+/**
+ * PUT /organization/prices/{type} (spec rules 1-5): sets the tenant's retail price and/or enabled flag.
+ * @returns the updated Price row.
+ * @throws ValidationError (no field given; retailAmount not whole dollars; enabled false on a non-tier;
+ * disabling the last enabled tier), AppError price_below_floor with `minimumAmount` (dollars), not_found.
+ */
+export async function updateTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string, body: PriceUpdate): Promise<PriceRowView> {
+  const type = parseProductType(rawType);
+  if (body.retailAmount === undefined && body.enabled === undefined) {
+    throw new ValidationError([{ field: 'retailAmount', message: 'give retailAmount, enabled, or both' }]);
+  }
+  const retailCents = body.retailAmount === undefined ? undefined : requestDollarsToCents('retailAmount', body.retailAmount, { whole: true });
+  return withTransaction(pool, async (tx) => {
+    await repo.lockFloorsShared(tx);
+    await repo.lockTenantPrices(tx, tenant);
+    const current = await loadTenantPrice(tx, tenant, type);
+    if (retailCents !== undefined) throwIfBelowFloor(current, retailCents);
+    if (body.enabled === false) await throwIfCannotDisable(tx, tenant, current);
+    await repo.upsertTenantPrice(tx, tenant, type, retailCents ?? current.retailCents, body.enabled ?? current.enabled);
+    return priceRowView(await loadTenantPrice(tx, tenant, type));
+  });
+}
+
+// Rule 1: the floor is the organization's wholesale override, else the default wholesale.
+function throwIfBelowFloor(price: TenantPrice, retailCents: number): void {
+  if (retailCents >= price.wholesaleCents) return;
+  throw new AppError(
+    'price_below_floor',
+    `retailAmount ${formatCents(retailCents)} is below the wholesale floor of ${formatCents(price.wholesaleCents)} for ${price.type}; the minimum is ${formatCents(price.wholesaleCents)}`,
+    { minimumAmount: centsToDollars(price.wholesaleCents) },
+  );
+}
+
+// Rules 3 and 4: only formation tiers may be disabled, and one tier must stay enabled.
+async function throwIfCannotDisable(tx: Db, tenant: Tenant, price: TenantPrice): Promise<void> {
+  if (!isFormationTier(price.type)) {
+    throw new ValidationError([{ field: 'enabled', message: `can be false only for the formation tiers (${FORMATION_TIERS.join(', ')}); ${price.type} is always enabled` }]);
+  }
+  const others = (await loadTenantPrices(tx, tenant)).filter((p) => isFormationTier(p.type) && p.type !== price.type && p.enabled);
+  if (!others.length) {
+    throw new ValidationError([{ field: 'enabled', message: `at least one formation tier must remain enabled; enable another tier before disabling ${price.type}` }]);
+  }
+}
+
+/**
+ * DELETE /organization/prices/{type}: reverts the product to the list price (removes retailAmount; an
+ * enabled=false flag of a tier is kept, it is not a price). @returns the resulting Price row.
+ * @throws AppError not_found when the type is unknown or no custom price is set (spec).
+ */
+export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string): Promise<PriceRowView> {
+  const type = parseProductType(rawType);
+  return withTransaction(pool, async (tx) => {
+    await repo.lockTenantPrices(tx, tenant);
+    const current = await loadTenantPrice(tx, tenant, type);
+    if (current.retailCents === null) throw new AppError('not_found', `No custom price is set for ${type}`);
+    if (current.enabled) await repo.deleteTenantPrice(tx, tenant, type);
+    else await repo.upsertTenantPrice(tx, tenant, type, null, false);
+    return priceRowView(await loadTenantPrice(tx, tenant, type));
+  });
+}

@@ -1,0 +1,213 @@
+import type { Tenant } from '../../context.js';
+import { one, many, type Db } from '../../lib/db.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+
+/** The nine product types of the spec ("Price row"), in catalogue order. */
+export const PRODUCT_TYPES = [
+  'ein',
+  'expedited_formation',
+  'formation_tier_1',
+  'formation_tier_2',
+  'formation_tier_3',
+  'annual_report',
+  'registered_agent',
+  'foreign_qualification',
+  'certificate_of_good_standing',
+] as const;
+export type ProductType = (typeof PRODUCT_TYPES)[number];
+
+/** The formation packages; only these may be disabled (spec "PUT /organization/prices/{type}" rules 3-4). */
+export const FORMATION_TIERS = ['formation_tier_1', 'formation_tier_2', 'formation_tier_3'] as const satisfies readonly ProductType[];
+
+/** Narrowing guard for path parameters and request data. */
+export function isProductType(value: string): value is ProductType {
+  return (PRODUCT_TYPES as readonly string[]).includes(value);
+}
+
+/** True for formation_tier_1/2/3. */
+export function isFormationTier(type: string): boolean {
+  return (FORMATION_TIERS as readonly string[]).includes(type);
+}
+
+/**
+ * One product's prices as seen by one tenant, all in integer cents.
+ * - `defaultCents`: the list price (catalogue), used at checkout when no retail price is set.
+ * - `catalogWholesaleCents`: the operator's default wholesale; `wholesaleOverrideCents` the organization's override or null.
+ * - `wholesaleCents`: what balance-billed orders are debited = override ?? catalogue (billing rules 1, 11).
+ * - `retailCents`: the tenant's custom price or null; `effectiveRetailCents` = max(retail ?? default, wholesale):
+ *   what in-app checkout charges (billing rules 8, 11).
+ * - `enabled`: false only for a formation tier the tenant switched off (dashboard checkout only).
+ */
+export interface TenantPrice {
+  type: ProductType;
+  name: string;
+  description: string;
+  sortOrder: number;
+  defaultCents: number;
+  catalogWholesaleCents: number;
+  wholesaleOverrideCents: number | null;
+  wholesaleCents: number;
+  retailCents: number | null;
+  effectiveRetailCents: number;
+  enabled: boolean;
+  /** True when the tenant has an organization_prices row (retail price or enabled flag set). */
+  customized: boolean;
+}
+
+interface PriceJoinRow {
+  type: ProductType;
+  name: string;
+  description: string;
+  sort_order: number;
+  default_amount_cents: number;
+  wholesale_amount_cents: number;
+  override_cents: number | null;
+  retail_amount_cents: number | null;
+  enabled: boolean | null;
+  customized: boolean;
+}
+
+const PRICE_SELECT = `
+  SELECT c.type, c.name, c.description, c.sort_order, c.default_amount_cents, c.wholesale_amount_cents,
+         w.wholesale_amount_cents AS override_cents, p.retail_amount_cents, p.enabled, (p.type IS NOT NULL) AS customized
+    FROM price_catalog c
+    LEFT JOIN organization_wholesale_prices w ON w.organization_id = $1 AND w.type = c.type
+    LEFT JOIN organization_prices p ON p.organization_id = $1 AND p.environment = $2 AND p.type = c.type`;
+
+function toTenantPrice(r: PriceJoinRow): TenantPrice {
+  return {
+    type: r.type,
+    name: r.name,
+    description: r.description,
+    sortOrder: r.sort_order,
+    defaultCents: r.default_amount_cents,
+    catalogWholesaleCents: r.wholesale_amount_cents,
+    wholesaleOverrideCents: r.override_cents,
+    wholesaleCents: r.override_cents ?? r.wholesale_amount_cents,
+    retailCents: r.retail_amount_cents,
+    // Checkout never sells below the organization's floor, even when an override exceeds the list price.
+    effectiveRetailCents: Math.max(r.retail_amount_cents ?? r.default_amount_cents, r.override_cents ?? r.wholesale_amount_cents),
+    enabled: r.enabled ?? true,
+    customized: r.customized,
+  };
+}
+
+/**
+ * Every product's prices for a tenant in ONE query, in catalogue order (used by GET /organization/prices
+ * and by the order quote, which needs several types at once).
+ */
+export async function loadTenantPrices(db: Db, tenant: Tenant): Promise<TenantPrice[]> {
+  const rows = await many<PriceJoinRow>(db, `${PRICE_SELECT} ORDER BY c.sort_order, c.type`, [tenant.organizationId, tenant.environment]);
+  return rows.map(toTenantPrice);
+}
+
+/** The same as {@link loadTenantPrices}, keyed by product type (one query). */
+export async function loadTenantPriceMap(db: Db, tenant: Tenant): Promise<Record<ProductType, TenantPrice>> {
+  const list = await loadTenantPrices(db, tenant);
+  return Object.fromEntries(list.map((p) => [p.type, p])) as Record<ProductType, TenantPrice>;
+}
+
+/** One product's prices for a tenant. @throws AppError not_found when the type is not in the catalogue. */
+export async function loadTenantPrice(db: Db, tenant: Tenant, type: ProductType): Promise<TenantPrice> {
+  const row = await one<PriceJoinRow>(db, `${PRICE_SELECT} WHERE c.type = $3`, [tenant.organizationId, tenant.environment, type]);
+  if (!row) throw new AppError('not_found', `No such product type: '${type}'`);
+  return toTenantPrice(row);
+}
+
+/**
+ * Wholesale price in cents that balance-billed orders of this organization are debited for `type`:
+ * the organization's override, else the catalogue default (billing rules 1 and 11). Wholesale is per
+ * organization, the same in live and test.
+ * @throws AppError not_found when the type is not in the catalogue.
+ */
+export async function wholesaleCents(db: Db, organizationId: string, type: ProductType): Promise<number> {
+  const row = await one<{ cents: number }>(
+    db,
+    `SELECT COALESCE(w.wholesale_amount_cents, c.wholesale_amount_cents) AS cents
+       FROM price_catalog c
+       LEFT JOIN organization_wholesale_prices w ON w.organization_id = $1 AND w.type = c.type
+      WHERE c.type = $2`,
+    [organizationId, type],
+  );
+  if (!row) throw new AppError('not_found', `No such product type: '${type}'`);
+  return row.cents;
+}
+
+/**
+ * Retail price in cents that in-app checkout charges for `type`: the tenant's custom retail price, else the
+ * catalogue list price (spec "Price row" defaultAmount; billing rule 8), never below the wholesale floor.
+ * @throws AppError not_found when the type is not in the catalogue.
+ */
+export async function retailCents(db: Db, tenant: Tenant, type: ProductType): Promise<number> {
+  return (await loadTenantPrice(db, tenant, type)).effectiveRetailCents;
+}
+
+/** Which state fee: formation, foreign qualification, annual report, or the expedited formation fee. */
+export type StateFeeKind = 'formation' | 'foreign_qualification' | 'annual_report' | 'expedited_formation';
+export type EntityType = 'LLC' | 'CORP';
+
+/** A row of the state fee schedule (table state_fees), all amounts in cents. */
+export interface StateFeeRow {
+  state: string;
+  name: string;
+  llc_formation_cents: number;
+  corp_formation_cents: number;
+  llc_foreign_cents: number;
+  corp_foreign_cents: number;
+  llc_annual_report_cents: number;
+  corp_annual_report_cents: number;
+  expedited_formation_cents: number | null;
+  source: Record<string, unknown>;
+  updated_at: Date;
+  updated_by: string | null;
+}
+
+/** The exact message of spec formation rule 5. */
+export const EXPEDITED_UNAVAILABLE_MESSAGE = 'Expedited formation is not available for the selected state and entity type';
+
+/** The 400 of spec formation rule 5: message exactly as the spec words it, field `formation.expedited`. */
+export function expeditedUnavailableError(): AppError {
+  return new AppError('validation_error', EXPEDITED_UNAVAILABLE_MESSAGE, {
+    errors: [{ field: 'formation.expedited', message: EXPEDITED_UNAVAILABLE_MESSAGE }],
+  });
+}
+
+/** The fee schedule row of a state (two-letter code), or null. */
+export function findStateFees(db: Db, state: string): Promise<StateFeeRow | null> {
+  return one<StateFeeRow>(db, 'SELECT * FROM state_fees WHERE state = $1', [state.toUpperCase()]);
+}
+
+/**
+ * Picks one fee from a loaded schedule row (pure; the quote loads the row once and calls this per line).
+ * `expedited_formation` is the expedited state fee that REPLACES the standard formation fee (spec formation
+ * rule 5); it exists only for LLCs in the states that have it.
+ * @returns cents. @throws the formation.expedited validation error when expedite is unavailable.
+ */
+export function pickStateFee(row: StateFeeRow, fee: StateFeeKind, entityType: EntityType): number {
+  const llc = entityType === 'LLC';
+  switch (fee) {
+    case 'formation':
+      return llc ? row.llc_formation_cents : row.corp_formation_cents;
+    case 'foreign_qualification':
+      return llc ? row.llc_foreign_cents : row.corp_foreign_cents;
+    case 'annual_report':
+      return llc ? row.llc_annual_report_cents : row.corp_annual_report_cents;
+    case 'expedited_formation':
+      if (!llc || row.expedited_formation_cents === null) throw expeditedUnavailableError();
+      return row.expedited_formation_cents;
+  }
+}
+
+/**
+ * State government fee in cents for `state` (two-letter code) from the operator-editable schedule
+ * (issue 3 item 4). @throws ValidationError on field `filingState` when the state has no schedule row;
+ * the formation.expedited validation error for unavailable expedite (spec formation rule 5).
+ */
+export async function stateFeeCents(db: Db, state: string, fee: StateFeeKind, entityType: EntityType): Promise<number> {
+  const row = await findStateFees(db, state);
+  if (!row) {
+    if (fee === 'expedited_formation') throw expeditedUnavailableError();
+    throw new ValidationError([{ field: 'filingState', message: `has no state fee schedule: '${state}'` }]);
+  }
+  return pickStateFee(row, fee, entityType);
+}

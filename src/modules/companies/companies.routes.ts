@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiPluginOptions } from '../../routes.js';
+import { errorResponses, ListOf } from '../../lib/schemas.js';
+import { attachedFieldErrors } from '../../lib/validation.js';
+import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody, type CreateCompanyInput, type UpdateCompanyInput } from './companies.schemas.js';
+import { createCompany, findCompanyOrThrow, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
+
+const RULES = `Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; \
+taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
+ISO 3166-1 alpha-2 code in upper case (XK included); a US address needs a two-letter state code and a five-digit postalCode \
+(ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
+firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; \
+LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never \
+returned. A 400 lists every bad field in \`errors\` as dotted paths (e.g. officers.1.title).`;
+
+/** POST/GET/PATCH /companies (issue 2 item 6; spec "Company", "POST /companies", "GET/PATCH /companies/{companyIdOrSlug}"). */
+export const companyRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  app.post('/companies', {
+    attachValidation: true,
+    schema: {
+      tags: ['Companies'],
+      summary: 'Create a company',
+      description: `Creates a company owned by userId, who becomes an admin of it. The company gets a readable slug unique in \
+this environment, derived from legalName (acme-holdings-llc, then acme-holdings-llc-2 …); it never changes. A userId that is \
+not a user of this environment is a 400 naming the field userId. ${RULES}`,
+      body: CreateCompanyBody,
+      response: { 201: CompanySchema, ...errorResponses() },
+    },
+  }, async (request, reply) => {
+    const row = await createCompany(ctx.pool, request.tenant, request.body as CreateCompanyInput, attachedFieldErrors(request));
+    return reply.status(201).send(serializeCompany(row));
+  });
+
+  app.get('/companies', {
+    schema: {
+      tags: ['Companies'],
+      summary: 'List companies',
+      description: 'Companies of this environment, newest first; with userId, only the companies that user is an admin of.',
+      querystring: ListCompaniesQuery,
+      response: { 200: ListOf(CompanySchema), ...errorResponses() },
+    },
+  }, async (request) => listCompanies(ctx.pool, request.tenant, request.query));
+
+  app.get('/companies/:companyIdOrSlug', {
+    schema: {
+      tags: ['Companies'],
+      summary: 'Retrieve a company by id or slug',
+      params: CompanyParams,
+      response: { 200: CompanySchema, ...errorResponses(404) },
+    },
+  }, async (request) => serializeCompany(await findCompanyOrThrow(ctx.pool, request.tenant, request.params.companyIdOrSlug)));
+
+  app.patch('/companies/:companyIdOrSlug', {
+    attachValidation: true,
+    schema: {
+      tags: ['Companies'],
+      summary: 'Update a company',
+      description: `Updatable: legalName, tradeName, ein, structureType, taxElection, fiscalEndMonth, formationDate, \
+formationState, principalAddress, mailingAddress, officers. Send only the fields to change; an address or officers sent \
+replaces the whole value (officers: the whole list). null clears tradeName, ein, formationDate or formationState. entityType \
+cannot change (sending the current value is accepted); the slug never changes, even when legalName does. The company that \
+results from the change is validated with the same rules as a new one, so e.g. a CORP cannot get a structureType. ${RULES}`,
+      params: CompanyParams,
+      body: UpdateCompanyBody,
+      response: { 200: CompanySchema, ...errorResponses(404) },
+    },
+  }, async (request) => {
+    const row = await updateCompany(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.body as UpdateCompanyInput, attachedFieldErrors(request));
+    return serializeCompany(row);
+  });
+};

@@ -1,0 +1,178 @@
+import type pg from 'pg';
+import type { Tenant } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
+import { notFound, ValidationError, type FieldError } from '../../lib/errors.js';
+import { isId, newId } from '../../lib/ids.js';
+import { toPage, type Page } from '../../lib/pagination.js';
+import { findUserById } from '../users/users.service.js';
+import * as repo from './companies.repo.js';
+import type { Company, CreateCompanyInput, ListCompaniesQuery, UpdateCompanyInput } from './companies.schemas.js';
+import { companyRuleErrors, DEFAULT_FISCAL_END_MONTH, type CompanyInput } from './company-rules.js';
+import { slugBase, nextFreeSlug } from './slug.js';
+
+export type { CompanyRow } from './companies.repo.js';
+
+/**
+ * Inserts a company, its slug and the admin link in the caller's transaction (or on the pool; prefer a
+ * transaction so the company and its admin row land together). The input is assumed already valid
+ * (schema + companyRuleErrors); fiscalEndMonth defaults to December (spec Company table).
+ * Slug: the legal name in kebab case (`acme-holdings-llc`), then `-2`, `-3`… when taken in the tenant;
+ * concurrent inserts of the same name are resolved by the unique constraint and a retry.
+ * @param adminUserId id of a user of the tenant (not checked here); becomes a company admin.
+ * @returns the inserted row.
+ */
+export async function insertCompany(tx: Db, tenant: Tenant, input: CompanyInput, adminUserId: string): Promise<repo.CompanyRow> {
+  const columns = toColumns(input);
+  const base = slugBase(input.legalName);
+  const id = newId('company');
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const slug = nextFreeSlug(base, await repo.slugsLike(tx, tenant, base));
+    const row = await repo.insertCompanyWithSlug(tx, tenant, id, slug, columns);
+    if (row) {
+      await repo.insertCompanyAdmin(tx, tenant, row.id, adminUserId);
+      return row;
+    }
+  }
+  throw new Error(`could not find a free slug for '${base}'`);
+}
+
+/**
+ * POST /companies (issue 2 item 6): checks the shape errors passed in, the cross-field rules and that userId
+ * is a user of the tenant, all reported together; then inserts the company and makes the user its admin
+ * in one transaction.
+ * @throws ValidationError (400) naming every bad field; an unknown userId is a 400 on field `userId`
+ * (Stripe answers a missing referenced object in a parameter with 400, keeping 404 for the path's resource).
+ */
+export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
+  const errors = [...schemaErrors, ...companyRuleErrors(body)];
+  if (typeof body?.userId === 'string' && body.userId.length > 0 && !(await findUserById(pool, tenant, body.userId))) {
+    errors.push({ field: 'userId', message: `no user '${body.userId}' exists in this environment` });
+  }
+  if (errors.length) throw new ValidationError(dedupe(errors));
+  const { userId, ...input } = body;
+  return withTransaction(pool, (tx) => insertCompany(tx, tenant, input, userId));
+}
+
+/**
+ * PATCH /companies/{companyIdOrSlug}: every field except entityType (immutable) and the slug can change;
+ * officers, when sent, replace the whole list; null clears tradeName, ein, formationDate, formationState.
+ * The MERGED company is checked with the same rules as a new one, so e.g. a CORP cannot get a
+ * structureType. Runs in one transaction with the row locked, so concurrent PATCHes do not lose updates.
+ * @throws AppError not_found (404); ValidationError (400) naming every bad field.
+ */
+export async function updateCompany(pool: pg.Pool, tenant: Tenant, idOrSlug: string, patch: UpdateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
+  return withTransaction(pool, async (tx) => {
+    const current = await findCompanyOrThrow(tx, tenant, idOrSlug, true);
+    const errors = [...schemaErrors];
+    if (patch?.entityType !== undefined && patch.entityType !== current.entity_type) {
+      errors.push({ field: 'entityType', message: `cannot be changed after creation (the company is ${current.entity_type})` });
+    }
+    const merged = mergePatch(current, patch ?? {});
+    errors.push(...companyRuleErrors(merged));
+    if (errors.length) throw new ValidationError(dedupe(errors));
+    return (await repo.updateCompany(tx, tenant, current.id, toColumns(merged)))!;
+  });
+}
+
+/**
+ * A company of the tenant by id (`comp_…`) or slug (case-insensitive). Companies of other organizations
+ * or of the other environment are not found. `forUpdate` locks the row (inside a transaction).
+ * @throws AppError not_found (404).
+ */
+export async function findCompanyOrThrow(db: Db, tenant: Tenant, idOrSlug: string, forUpdate = false): Promise<repo.CompanyRow> {
+  const row = isId('company', idOrSlug)
+    ? await repo.findCompanyById(db, tenant, idOrSlug, forUpdate)
+    : await repo.findCompanyBySlug(db, tenant, idOrSlug.toLowerCase(), forUpdate);
+  if (!row) throw notFound('company', idOrSlug);
+  return row;
+}
+
+/** True when `userId` is an admin of the company in this tenant (spec "Authentication" rule 4). */
+export function isCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<boolean> {
+  return repo.companyAdminExists(db, tenant, companyId, userId);
+}
+
+/** Makes a user of the tenant an admin of a company (idempotent; neither id is checked here). */
+export function addCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<void> {
+  return repo.insertCompanyAdmin(db, tenant, companyId, userId);
+}
+
+/**
+ * Filing pipeline hook: a filed formation sets formationDate ('YYYY-MM-DD'), a filed EIN order sets ein
+ * ('XX-XXXXXXX'). Absent fields are left as they are. Call inside the transaction that records the filing.
+ * @throws AppError not_found (404) when the company is not in the tenant.
+ */
+export async function setCompanyFiled(tx: Db, tenant: Tenant, companyId: string, fields: { formationDate?: string; ein?: string }): Promise<repo.CompanyRow> {
+  const row = await repo.setFiled(tx, tenant, companyId, fields);
+  if (!row) throw notFound('company', companyId);
+  return row;
+}
+
+/** One page of the tenant's companies, newest first; `userId` keeps those the user administers. */
+export async function listCompanies(db: Db, tenant: Tenant, q: ListCompaniesQuery): Promise<Page<Company>> {
+  const limit = q.limit ?? 20;
+  return toPage(await repo.listCompanies(db, tenant, { limit, startingAfter: q.startingAfter, userId: q.userId }), limit, serializeCompany);
+}
+
+/** The API view of a company: the spec's Company response fields plus slug; officers are never returned. */
+export function serializeCompany(row: repo.CompanyRow): Company {
+  return {
+    id: row.id,
+    slug: row.slug,
+    legalName: row.legal_name,
+    tradeName: row.trade_name,
+    ein: row.ein,
+    entityType: row.entity_type,
+    structureType: row.structure_type,
+    taxElection: row.tax_election,
+    fiscalEndMonth: row.fiscal_end_month,
+    formationDate: row.formation_date,
+    formationState: row.formation_state,
+    principalAddress: row.principal_address,
+    mailingAddress: row.mailing_address,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The stored company as request fields (nulls dropped), with the patch applied (null clears). */
+function mergePatch(row: repo.CompanyRow, patch: UpdateCompanyInput): CompanyInput {
+  const current: Record<string, unknown> = {
+    legalName: row.legal_name,
+    tradeName: row.trade_name,
+    ein: row.ein,
+    entityType: row.entity_type,
+    structureType: row.structure_type,
+    taxElection: row.tax_election,
+    fiscalEndMonth: row.fiscal_end_month,
+    formationDate: row.formation_date,
+    formationState: row.formation_state,
+    principalAddress: row.principal_address,
+    mailingAddress: row.mailing_address,
+    officers: row.officers,
+  };
+  const merged = { ...current, ...patch, entityType: row.entity_type };
+  return Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) as CompanyInput;
+}
+
+function toColumns(c: CompanyInput): repo.CompanyColumns {
+  return {
+    legal_name: c.legalName,
+    trade_name: c.tradeName ?? null,
+    ein: c.ein ?? null,
+    entity_type: c.entityType,
+    structure_type: c.structureType ?? null,
+    tax_election: c.taxElection ?? null,
+    fiscal_end_month: c.fiscalEndMonth ?? DEFAULT_FISCAL_END_MONTH,
+    formation_date: c.formationDate ?? null,
+    formation_state: c.formationState ?? null,
+    principal_address: c.principalAddress,
+    mailing_address: c.mailingAddress,
+    officers: c.officers,
+  };
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(`${e.field}|${e.message}`) && !!seen.add(`${e.field}|${e.message}`));
+}

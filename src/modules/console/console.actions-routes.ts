@@ -1,0 +1,155 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, notFound, ValidationError } from '../../lib/errors.js';
+import { storeDocument } from '../documents/documents.service.js';
+import { transitionOrder } from '../filings/filings.service.js';
+import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
+import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
+import * as q from './queue.repo.js';
+
+/** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
+export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
+export type OrderAction = (typeof ORDER_ACTIONS)[number];
+
+const ACTION_TITLES: Record<OrderAction, string> = {
+  pending: 'Send to pending',
+  filed: 'Mark filed',
+  exception: 'Raise an exception',
+  resolve: 'Resolve the exception',
+  cancel: 'Cancel the order',
+};
+
+/**
+ * Order actions, each in two steps: `review` checks the move with the pipeline's own guard (planTransition)
+ * and shows a confirmation page with what will happen; `transition` (with the confirm box ticked) calls
+ * `transitionOrder` with actor `operator:<id>`. Uploads take a confirm box on the form itself.
+ */
+export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.post('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params as { orderId: string };
+    const order = await loadOrder(ctx, orderId);
+    const action = parseAction(field(request.body, 'action'));
+    const transition = requestFor(action, request.body);
+    try {
+      const plan = planTransition(stateOf(order), transition, todayUtc());
+      return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
+    } catch (err) {
+      if (err instanceof AppError) return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+      throw err;
+    }
+  });
+
+  app.post('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params as { orderId: string };
+    const action = parseAction(field(request.body, 'action'));
+    const transition = requestFor(action, request.body);
+    if (field(request.body, 'confirm') !== 'yes') {
+      const order = await loadOrder(ctx, orderId);
+      const plan = planTransition(stateOf(order), transition, todayUtc());
+      return renderConfirm(ctx, request, reply.status(400), order, action, transition, plan, 'Tick the confirmation box to go ahead.');
+    }
+    try {
+      const result = await transitionOrder(ctx, null, orderId, transition, actorOf(request));
+      const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
+      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${(reversed / 100).toFixed(2)} dollars back on the balance` : '';
+      return redirectWith(ctx, request, reply, orderUrl(orderId), {
+        kind: 'ok',
+        text: `Order is now ${result.order.filing_status} (event ${result.event.id})${extra}.`,
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
+        return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+      }
+      throw err;
+    }
+  });
+
+  app.post('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params as { orderId: string };
+    const body = request.body as Record<string, unknown> | undefined;
+    const file = body?.file as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
+    if (field(body, 'confirm') !== 'yes') {
+      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Tick the confirmation box to upload the document.' });
+    }
+    if (!file || file.type !== 'file' || !file.toBuffer) {
+      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Choose a file to upload.' });
+    }
+    try {
+      const bytes = await file.toBuffer();
+      const { document, event } = await storeDocument(ctx, null, {
+        orderId, documentType: field(body, 'documentType'), fileName: file.filename ?? 'document', fileType: file.mimetype, bytes,
+      }, actorOf(request));
+      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'ok', text: `Uploaded ${document.fileName} as ${document.documentType} (event ${event.id}).` });
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
+        return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+      }
+      throw err;
+    }
+  });
+}
+
+function orderUrl(orderId: string): string {
+  return `${CONSOLE_PREFIX}/orders/${encodeURIComponent(orderId)}`;
+}
+
+async function loadOrder(ctx: AppContext, orderId: string): Promise<q.OrderDetailRow> {
+  const order = await q.findOrderDetail(ctx.pool, orderId);
+  if (!order) throw notFound('order', orderId);
+  return order;
+}
+
+function parseAction(value: string): OrderAction {
+  if ((ORDER_ACTIONS as readonly string[]).includes(value)) return value as OrderAction;
+  throw new ValidationError([{ field: 'action', message: `must be one of: ${ORDER_ACTIONS.join(', ')}` }]);
+}
+
+/** The transition request an action form describes (empty fields are left out, so the guard's defaults apply). */
+export function requestFor(action: OrderAction, body: unknown): TransitionRequest {
+  const opt = (name: string) => field(body, name) || undefined;
+  switch (action) {
+    case 'pending':
+      return { filingStatus: 'pending' };
+    case 'filed':
+      return { filingStatus: 'filed', filingDate: opt('filingDate'), ein: opt('ein') };
+    case 'exception':
+      return { filingStatus: 'exception', exceptionCode: opt('exceptionCode'), exceptionMessage: opt('exceptionMessage') };
+    case 'resolve': {
+      const to = field(body, 'resumeTo');
+      if (to !== 'submitted' && to !== 'pending') throw new ValidationError([{ field: 'resumeTo', message: 'must be submitted or pending' }]);
+      return { filingStatus: to };
+    }
+    case 'cancel':
+      return { filingStatus: 'cancelled' };
+  }
+}
+
+function stateOf(o: q.OrderDetailRow) {
+  if (!isFilingStatus(o.filing_status)) throw new AppError('internal_error', `order ${o.id} has an unknown status`);
+  return { id: o.id, orderType: o.order_type, environment: o.environment, filingStatus: o.filing_status, exceptionCode: o.exception_code, exceptionMessage: o.exception_message };
+}
+
+async function renderConfirm(
+  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, order: q.OrderDetailRow, action: OrderAction,
+  transition: TransitionRequest, plan: ReturnType<typeof planTransition>, error: string | null,
+) {
+  const reversal = action === 'cancel' ? await reversalPreview(ctx, order) : null;
+  return render(ctx, request, reply, 'confirm', {
+    title: ACTION_TITLES[action], section: 'queue', order, action, actionTitle: ACTION_TITLES[action], plan, reversal, error,
+    exceptionReason: plan.exceptionCode ? EXCEPTION_REASONS[plan.exceptionCode] : null,
+    hidden: Object.entries({ action, filingDate: transition.filingDate, ein: transition.ein, exceptionCode: transition.exceptionCode, exceptionMessage: transition.exceptionMessage, resumeTo: action === 'resolve' ? transition.filingStatus : undefined })
+      .filter(([, v]) => v != null && v !== ''),
+  });
+}
+
+/**
+ * What cancelling will give back: the order's debits not yet reversed (the same set the ledger's
+ * reverseOrderDebits reverses) and their total, in cents. Only balance-billed orders are reversed (rule 3).
+ */
+export async function reversalPreview(ctx: AppContext, order: Pick<q.OrderDetailRow, 'id' | 'billing'>) {
+  const ledger = await q.findOrderLedger(ctx.pool, order.id);
+  const reversed = new Set(ledger.map((e) => e.reverses_entry_id).filter(Boolean));
+  const debits = order.billing === 'balance' ? ledger.filter((e) => e.type === 'debit' && !reversed.has(e.id)) : [];
+  return { billing: order.billing, debits, totalCents: -debits.reduce((sum, d) => sum + d.amount_cents, 0) };
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { attemptLogin, LOGIN_LIMITS } from './login.service.js';
+import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
+import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
+
+/** Sign in and sign out (issue 6 item 1). */
+export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get('/login', { schema: { hide: true } }, async (request, reply) => {
+    const next = safeNext((request.query as Record<string, string>).next);
+    return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
+  });
+
+  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+    checkLoginCsrf(ctx, request);
+    const email = field(request.body, 'email');
+    const password = (request.body as Record<string, unknown> | undefined)?.password;
+    const next = safeNext(field(request.body, 'next'));
+    const again = (status: number, error: string) =>
+      render(ctx, request, reply.status(status), 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email, error });
+    if (!email || typeof password !== 'string' || !password) return again(400, 'Enter your e-mail address and password.');
+    const result = await attemptLogin(ctx.pool, { email, password, ip: request.ip });
+    if (!result.ok && result.reason === 'throttled') {
+      reply.header('retry-after', String(result.retryAfterSeconds));
+      const minutes = Math.ceil(result.retryAfterSeconds / 60);
+      return again(429, `Too many failed sign-in attempts (at most ${LOGIN_LIMITS.perEmail} per account and ${LOGIN_LIMITS.perIp} per network address in ${LOGIN_LIMITS.windowSeconds / 60} minutes). Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    }
+    if (!result.ok) return again(401, 'That e-mail address and password do not match an active operator account.');
+    reply.setCookie(COOKIES.session, result.sessionId, cookieOptions(ctx, request, SESSION_TTL_SECONDS));
+    reply.clearCookie(COOKIES.login, cookieOptions(ctx, request));
+    return reply.redirect(next, 303);
+  });
+
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    await revokeSession(ctx.pool, request.consoleSession!.idHash);
+    reply.clearCookie(COOKIES.session, cookieOptions(ctx, request));
+    return redirectWith(ctx, request, reply, `${CONSOLE_PREFIX}/login`, { kind: 'ok', text: 'You are signed out.' });
+  });
+}
+
+// Only paths inside the console (never another host: `//evil` or `/\evil` are refused) may follow sign-in.
+function safeNext(next: string | undefined): string {
+  if (next && next.startsWith(`${CONSOLE_PREFIX}/`) && !next.startsWith('//') && !next.includes('\\') && !next.startsWith(`${CONSOLE_PREFIX}/login`)) return next;
+  return `${CONSOLE_PREFIX}/queue`;
+}

@@ -1,0 +1,108 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext, Environment } from '../../context.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+import { addCredit } from '../billing/balance.service.js';
+import { addApiKey, createOrganization, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
+import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
+import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain } from './organizations.console.js';
+import { organizationWebhookHealth, webhookOverview } from './webhook-health.js';
+
+/** Organizations (create, balances, live credit, keys, white-label domain) and webhook health (issue 6 item 4). */
+export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get('/organizations', { schema: { hide: true } }, async (request, reply) =>
+    render(ctx, request, reply, 'organizations', { title: 'Organizations', section: 'organizations', organizations: await listOrganizationSummaries(ctx.pool) }));
+
+  app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
+    const name = field(request.body, 'name');
+    if (!name) return redirectWith(ctx, request, reply, `${CONSOLE_PREFIX}/organizations`, { kind: 'error', text: 'Give the organization a name.' });
+    const { organization, apiKeys } = await createOrganization(ctx.pool, name.slice(0, 200));
+    request.log.info({ organizationId: organization.id, operator: actorOf(request) }, 'organization created in the console');
+    return renderOrganization(ctx, request, reply.status(201), organization.id, [apiKeys.live, apiKeys.test]);
+  });
+
+  app.get('/organizations/:id', { schema: { hide: true } }, async (request, reply) =>
+    renderOrganization(ctx, request, reply, (request.params as { id: string }).id, []));
+
+  app.post('/organizations/:id/credit', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const back = orgUrl(id);
+    if (field(request.body, 'confirm') !== 'yes') return redirectWith(ctx, request, reply, back, { kind: 'error', text: 'Tick the confirmation box to credit the balance.' });
+    const note = field(request.body, 'note');
+    if (!note) return redirectWith(ctx, request, reply, back, { kind: 'error', text: 'A note is required: say why the balance is credited (e.g. wire received, reference).' });
+    return formAction(ctx, request, reply, back, async () => {
+      const txn = await addCredit(ctx.pool, { organizationId: id, environment: 'live' }, parseDollars(field(request.body, 'amount'), 'amount'), note, actorOf(request));
+      return `Credited $${txn.amount.toFixed(2)} to the live balance; it is now $${txn.balanceAfter.toFixed(2)} (${txn.id}).`;
+    });
+  });
+
+  app.post('/organizations/:id/keys', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const environment = field(request.body, 'environment') as Environment;
+    if (environment !== 'live' && environment !== 'test') throw new ValidationError([{ field: 'environment', message: 'must be live or test' }]);
+    const key = await addApiKey(ctx.pool, id, environment);
+    request.log.info({ organizationId: id, keyId: key.id, operator: actorOf(request) }, 'API key created in the console');
+    return renderOrganization(ctx, request, reply.status(201), id, [key]);
+  });
+
+  app.post('/organizations/:id/keys/:keyId/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const { id, keyId } = request.params as { id: string; keyId: string };
+    if (field(request.body, 'confirm') !== 'yes') return redirectWith(ctx, request, reply, orgUrl(id), { kind: 'error', text: 'Tick the confirmation box to revoke the key.' });
+    return formAction(ctx, request, reply, orgUrl(id), async () => {
+      const key = await revokeKey(ctx.pool, id, keyId);
+      request.log.info({ organizationId: id, keyId, operator: actorOf(request) }, 'API key revoked in the console');
+      return `Revoked ${key.id} (${key.redacted}). Requests with it now get 401.`;
+    });
+  });
+
+  app.post('/organizations/:id/domain', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    return formAction(ctx, request, reply, orgUrl(id), async () => {
+      const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null);
+      return org.whiteLabelDomain ? `White-label domain set to ${org.whiteLabelDomain}.` : 'White-label domain removed; links use the default dashboard address.';
+    });
+  });
+
+  app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const orgId = (request.query as Record<string, string | undefined>).organizationId;
+    if (orgId) return reply.redirect(`${CONSOLE_PREFIX}/webhooks/${encodeURIComponent(orgId)}`);
+    return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview: await webhookOverview(ctx.pool) });
+  });
+
+  app.get('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
+    const health = await organizationWebhookHealth(ctx.pool, (request.params as { id: string }).id);
+    return render(ctx, request, reply, 'webhook-health', { title: `Webhooks · ${health.organization.name}`, section: 'webhooks', health });
+  });
+}
+
+function orgUrl(id: string): string {
+  return `${CONSOLE_PREFIX}/organizations/${encodeURIComponent(id)}`;
+}
+
+/** Whole or cent dollar amount typed in a form, e.g. "1500" or "1,500.00". @throws ValidationError. */
+export function parseDollars(raw: string, name: string): number {
+  const cleaned = raw.replace(/[$,\s]/g, '');
+  if (!/^\d+(\.\d{1,2})?$/.test(cleaned)) throw new ValidationError([{ field: name, message: 'must be an amount in dollars, e.g. 1500 or 1500.00' }]);
+  return Number(cleaned);
+}
+
+/**
+ * Runs a business form's action and redirects back with its message, or with the refusal (4xx AppError)
+ * as an error message. 5xx errors go to the error page.
+ */
+export async function formAction(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, back: string, action: () => Promise<string>): Promise<FastifyReply> {
+  try {
+    return redirectWith(ctx, request, reply, back, { kind: 'ok', text: await action() });
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return redirectWith(ctx, request, reply, back, { kind: 'error', text: err.message });
+    if (err instanceof RangeError) return redirectWith(ctx, request, reply, back, { kind: 'error', text: err.message });
+    throw err;
+  }
+}
+
+async function renderOrganization(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, id: string, newKeys: NewApiKey[]) {
+  const org = await organizationDetail(ctx, id);
+  const [liveLedger, health] = await Promise.all([recentLedger(ctx.pool, id, 'live'), organizationWebhookHealth(ctx.pool, id, 0)]);
+  return render(ctx, request, reply, 'organization', {
+    title: org.name, section: 'organizations', org, newKeys, liveLedger, endpoints: health.endpoints,
+  });
+}

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext, Environment } from '../../context.js';
+import { notFound } from '../../lib/errors.js';
+import { DOCUMENT_TYPES } from '../documents/document-types.js';
+import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
+import { render } from './console.web.js';
+import { operatorNames } from './operators.repo.js';
+import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';
+import * as q from './queue.repo.js';
+
+/** Queue rows per page. */
+export const QUEUE_PAGE_SIZE = 50;
+
+/** The work queue and the order page (issue 6 item 2). */
+export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.query as Record<string, string | undefined>;
+    const filter = parseQueueFilter(query);
+    const page = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+    const [rows, counts, facets] = await Promise.all([
+      q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, (page - 1) * QUEUE_PAGE_SIZE),
+      q.countQueue(ctx.pool, filter),
+      q.queueFacets(ctx.pool, filter.environment),
+    ]);
+    const total = filter.status ? counts[filter.status] : counts.submitted + counts.pending + counts.exception;
+    return render(ctx, request, reply, 'queue', {
+      title: 'Work queue', section: 'queue', filter, counts, total, facets, page,
+      rows: rows.slice(0, QUEUE_PAGE_SIZE), hasMore: rows.length > QUEUE_PAGE_SIZE, pageSize: QUEUE_PAGE_SIZE,
+      statuses: q.QUEUE_STATUSES,
+    });
+  });
+
+  app.get('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params as { orderId: string };
+    return render(ctx, request, reply, 'order', await loadOrderPage(ctx, orderId));
+  });
+}
+
+/** Queue filters from the query string; unknown values are ignored. Live is the default environment. */
+export function parseQueueFilter(query: Record<string, string | undefined>): q.QueueFilter {
+  const environment: Environment = query.environment === 'test' ? 'test' : 'live';
+  const status = (q.QUEUE_STATUSES as readonly string[]).includes(query.status ?? '') ? (query.status as q.QueueStatus) : '';
+  const clean = (v: string | undefined, re: RegExp) => (v && re.test(v) ? v : '');
+  return {
+    environment,
+    status,
+    state: clean(query.state?.toUpperCase(), /^[A-Z]{2}$/),
+    orderType: clean(query.orderType, /^[a-z_]{2,40}$/),
+    organizationId: clean(query.organizationId, /^org_[a-z0-9]{10,40}$/),
+    q: (query.q ?? '').trim().slice(0, 100),
+  };
+}
+
+/**
+ * Everything the order page shows: the order, what the request carried (masked), the company record,
+ * status history with operator names, events with their webhook deliveries and attempts, ledger entries,
+ * documents, and which actions the transition table allows now.
+ * @throws AppError not_found.
+ */
+export async function loadOrderPage(ctx: AppContext, orderId: string) {
+  const order = await q.findOrderDetail(ctx.pool, orderId);
+  if (!order) throw notFound('order', orderId);
+  const [siblings, history, events, ledger, documents] = await Promise.all([
+    q.findSiblingOrders(ctx.pool, order.group_id, order.id),
+    q.findStatusHistory(ctx.pool, order.id),
+    q.findOrderEvents(ctx.pool, order),
+    q.findOrderLedger(ctx.pool, order.id),
+    q.findOrderDocuments(ctx.pool, order.id),
+  ]);
+  const deliveries = await q.findDeliveries(ctx.pool, events.map((e) => e.id));
+  const names = await operatorNames(ctx.pool, history.map((h) => h.actor).filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)));
+  const status = order.filing_status;
+  const can = (to: string) => isFilingStatus(status) && isFilingStatus(to) && canTransition(status, to);
+  return {
+    title: `Order ${order.id}`,
+    section: 'queue',
+    order,
+    siblings,
+    requestView: buildRequestView(order.details ?? {}),
+    companyView: buildCompanyView(order.company),
+    fullRequest: maskDeep(order.group_request),
+    history: history.map((h) => ({ ...h, actorLabel: actorLabel(h.actor, names) })),
+    events: events.map((e) => ({ ...e, deliveries: deliveries.filter((d) => d.event_id === e.id) })),
+    ledger,
+    documents,
+    documentTypes: DOCUMENT_TYPES,
+    exceptionCodes: EXCEPTION_REASONS,
+    today: todayUtc(),
+    actions: {
+      pending: status !== 'exception' && can('pending'),
+      filed: can('filed'),
+      exception: can('exception'),
+      resolve: status === 'exception',
+      cancel: can('cancelled'),
+      upload: true,
+    },
+  };
+}
+
+/** `operator:op_…` -> 'Ada Admin <ada@example.com>'; other actors (api, cli, test_helper) as they are. */
+export function actorLabel(actor: string, names: Map<string, string>): string {
+  if (!actor.startsWith('operator:')) return actor;
+  const name = names.get(actor.slice('operator:'.length));
+  return name ? `${name} (${actor})` : actor;
+}

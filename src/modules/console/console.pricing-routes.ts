@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../lib/errors.js';
+import { FEE_FIELDS, listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../billing/state-fees.service.js';
+import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, setOrgWholesale } from '../billing/wholesale.service.js';
+import { listOrganizations } from '../organizations/organizations.repo.js';
+import { formAction, parseDollars } from './console.business-routes.js';
+import { actorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
+
+/** Labels of the fee fields of the state fee schedule, in table order. */
+export const FEE_LABELS: Record<string, string> = {
+  llcFormation: 'LLC formation',
+  corpFormation: 'Corporation formation',
+  llcForeignQualification: 'Foreign LLC qualification',
+  corpForeignQualification: 'Foreign corporation qualification',
+  llcAnnualReport: 'LLC annual report',
+  corpAnnualReport: 'Corporation annual report',
+  expeditedFormation: 'Expedited LLC formation',
+};
+
+/**
+ * Wholesale prices (the catalogue default and per-organization overrides) and the state fee schedule
+ * (issue 6 item 4). Every change goes through the billing services, which also apply billing rule 11.
+ */
+export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  app.get('/prices', { schema: { hide: true } }, async (request, reply) => {
+    const orgId = (request.query as Record<string, string | undefined>).organizationId || '';
+    const [catalog, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
+    const orgPrices = orgId ? await listOrgWholesale(ctx.pool, orgId) : null;
+    const org = orgId ? organizations.find((o) => o.id === orgId) ?? null : null;
+    return render(ctx, request, reply, 'prices', { title: 'Wholesale prices', section: 'prices', catalog, organizations, orgPrices, org });
+  });
+
+  app.post('/prices/:type', { schema: { hide: true } }, async (request, reply) => {
+    const { type } = request.params as { type: string };
+    return formAction(ctx, request, reply, `${CONSOLE_PREFIX}/prices`, async () => {
+      const wholesale = field(request.body, 'wholesaleAmount');
+      const list = field(request.body, 'defaultAmount');
+      const result = await setCatalogPrice(ctx.pool, type, {
+        wholesaleAmount: wholesale ? parseDollars(wholesale, 'wholesaleAmount') : undefined,
+        defaultAmount: list ? parseDollars(list, 'defaultAmount') : undefined,
+      });
+      request.log.info({ type, operator: actorOf(request) }, 'catalogue price changed in the console');
+      return `${result.price.name}: wholesale $${result.price.wholesaleAmount}, list $${result.price.defaultAmount}.${raisedText(result.retailPricesRaised.length)}`;
+    });
+  });
+
+  app.post('/prices/organizations/:id/:type', { schema: { hide: true } }, async (request, reply) => {
+    const { id, type } = request.params as { id: string; type: string };
+    const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
+    return formAction(ctx, request, reply, back, async () => {
+      if (field(request.body, 'remove') === 'yes') {
+        const result = await removeOrgWholesale(ctx.pool, id, type);
+        return `${type}: override removed; the default wholesale $${result.wholesaleAmount} applies.${raisedText(result.retailPricesRaised.length)}`;
+      }
+      const result = await setOrgWholesale(ctx.pool, id, type, parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'));
+      request.log.info({ organizationId: id, type, operator: actorOf(request) }, 'organization wholesale price changed in the console');
+      return `${type}: this organization's wholesale price is $${result.wholesaleAmount}.${raisedText(result.retailPricesRaised.length)}`;
+    });
+  });
+
+  app.get('/fees', { schema: { hide: true } }, async (request, reply) =>
+    render(ctx, request, reply, 'fees', { title: 'State fee schedule', section: 'fees', fees: await listStateFeeViews(ctx.pool), feeFields: FEE_FIELDS, feeLabels: FEE_LABELS }));
+
+  app.get('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
+    const state = (request.params as { state: string }).state.toUpperCase();
+    const fee = (await listStateFeeViews(ctx.pool)).find((f) => f.state === state);
+    if (!fee) throw notFound('state fee schedule', state);
+    return render(ctx, request, reply, 'fee-edit', { title: `State fees · ${fee.name}`, section: 'fees', fee, feeFields: FEE_FIELDS, feeLabels: FEE_LABELS });
+  });
+
+  app.post('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
+    const state = (request.params as { state: string }).state.toUpperCase();
+    const back = `${CONSOLE_PREFIX}/fees/${encodeURIComponent(state)}`;
+    return formAction(ctx, request, reply, back, async () => {
+      const update: StateFeeUpdate = { note: field(request.body, 'note') || undefined };
+      for (const f of FEE_FIELDS) {
+        const raw = field(request.body, f);
+        if (f === 'expeditedFormation' && (raw === '' || raw.toLowerCase() === 'none')) update[f] = field(request.body, 'expeditedWas') ? null : undefined;
+        else if (raw !== '') update[f] = parseDollars(raw, f);
+      }
+      const row = await updateStateFee(ctx.pool, state, update, actorOf(request));
+      return `${row.name} fee schedule saved.`;
+    });
+  });
+}
+
+function raisedText(n: number): string {
+  return n ? ` ${n} retail price${n === 1 ? ' was' : 's were'} raised to the new floor (billing rule 11).` : '';
+}

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHmac } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../lib/errors.js';
+import { randomToken, safeEqual } from '../../lib/secrets.js';
+import type { ConsoleSession } from './sessions.js';
+import { viewHelpers } from './view-helpers.js';
+
+/** Cookie names of the console; all scoped to the /console path. */
+export const COOKIES = { session: 'fcs_console', login: 'fcs_console_login', flash: 'fcs_console_flash' } as const;
+export const CONSOLE_PREFIX = '/console';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in operator of a /console request; null only on the public pages (login, assets). */
+    consoleSession: ConsoleSession | null;
+  }
+}
+
+/** HttpOnly, SameSite=Lax, path /console; Secure when the console is reached over https (issue 6 item 1). */
+export function cookieOptions(ctx: AppContext, request: FastifyRequest, maxAgeSeconds?: number) {
+  const secure = request.protocol === 'https' || ctx.config.consoleBaseUrl.startsWith('https:');
+  return { path: CONSOLE_PREFIX, httpOnly: true, sameSite: 'lax' as const, secure, ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) };
+}
+
+/** A one-shot message shown on the next page (kept in a short-lived cookie, read and cleared on render). */
+export interface Flash {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+export function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
+  reply.setCookie(COOKIES.flash, Buffer.from(JSON.stringify(flash)).toString('base64url'), cookieOptions(ctx, request, 60));
+}
+
+function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Flash | null {
+  const raw = request.cookies[COOKIES.flash];
+  if (!raw) return null;
+  reply.clearCookie(COOKIES.flash, cookieOptions(ctx, request));
+  try {
+    const f = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Flash;
+    return (f.kind === 'ok' || f.kind === 'error') && typeof f.text === 'string' ? { kind: f.kind, text: f.text.slice(0, 500) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Redirects after a POST (303 so the browser follows with GET), optionally with a flash message. */
+export function redirectWith(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, to: string, flash?: Flash): FastifyReply {
+  if (flash) setFlash(ctx, request, reply, flash);
+  return reply.redirect(to, 303);
+}
+
+/**
+ * Renders a console page inside the layout with what every page needs: the operator, the CSRF token for
+ * its forms, the flash message, the current section for the navigation, and the formatting helpers.
+ */
+export function render(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>): FastifyReply {
+  const session = request.consoleSession;
+  reply.header('cache-control', 'no-store');
+  return reply.view(page, {
+    operator: session?.operator ?? null,
+    csrf: session?.csrfToken ?? '',
+    flash: takeFlash(ctx, request, reply),
+    section: '',
+    path: request.url,
+    h: viewHelpers,
+    ...data,
+  });
+}
+
+/**
+ * The CSRF token of a POST body: `_csrf` of a url-encoded form, or the `_csrf` field of a multipart form
+ * (with attachFieldsToBody its value sits in `{value}`).
+ */
+export function bodyCsrf(body: unknown): string {
+  const raw = (body as Record<string, unknown> | undefined)?._csrf;
+  if (typeof raw === 'string') return raw;
+  if (raw && typeof raw === 'object' && 'value' in raw) return String((raw as { value: unknown }).value);
+  return '';
+}
+
+/**
+ * Synchronizer-token check for every POST of a signed-in operator: the body's `_csrf` must equal the
+ * token stored with the session in PostgreSQL.
+ * @throws AppError forbidden (rendered as the "form expired" page).
+ */
+export function checkSessionCsrf(request: FastifyRequest): void {
+  const session = request.consoleSession;
+  const sent = bodyCsrf(request.body);
+  if (!session || !sent || !safeEqual(sent, session.csrfToken)) {
+    throw new AppError('forbidden', 'This form has expired or did not come from the console. Go back, reload the page and try again.');
+  }
+}
+
+/**
+ * Login-form CSRF (no session exists yet): a random nonce in an HttpOnly cookie and, in the form, its
+ * HMAC under a server secret. A cross-site page can neither read the cookie nor compute the HMAC.
+ */
+export function issueLoginCsrf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
+  let nonce = request.cookies[COOKIES.login];
+  if (!nonce || nonce.length < 20) {
+    nonce = randomToken(24);
+    reply.setCookie(COOKIES.login, nonce, cookieOptions(ctx, request, 60 * 60));
+  }
+  return loginToken(ctx, nonce);
+}
+
+/** @throws AppError forbidden when the login form's token does not match its cookie. */
+export function checkLoginCsrf(ctx: AppContext, request: FastifyRequest): void {
+  const nonce = request.cookies[COOKIES.login];
+  const sent = bodyCsrf(request.body);
+  if (!nonce || !sent || !safeEqual(sent, loginToken(ctx, nonce))) {
+    throw new AppError('forbidden', 'The sign-in form has expired. Reload the page and try again.');
+  }
+}
+
+function loginToken(ctx: AppContext, nonce: string): string {
+  return createHmac('sha256', `console-login-csrf:${ctx.secrets.fileUrlSecret}`).update(nonce).digest('base64url');
+}
+
+/** A form field as a trimmed string ('' when absent); multipart fields arrive as `{value}`. */
+export function field(body: unknown, name: string): string {
+  const raw = (body as Record<string, unknown> | undefined)?.[name];
+  const v = raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
+  return typeof v === 'string' ? v.trim() : Array.isArray(v) ? String(v[0] ?? '').trim() : '';
+}
+
+/** The operator actor recorded in status history and the ledger: `operator:<op id>` (issue 6 item 3). */
+export function actorOf(request: FastifyRequest): string {
+  return `operator:${request.consoleSession!.operator.id}`;
+}

@@ -1,0 +1,77 @@
+import type { AppContext, Environment } from '../../context.js';
+import { many, type Db } from '../../lib/db.js';
+import { centsToDollars } from '../../lib/money.js';
+import * as orgRepo from '../organizations/organizations.repo.js';
+import { getOrganizationOrThrow, serializeApiKey } from '../organizations/organizations.service.js';
+import { updateOrganizationSettings } from '../organizations/organization-settings.js';
+
+/** A row of the operator's organization list: balances per environment in cents. */
+export interface OrganizationSummary {
+  id: string;
+  name: string;
+  whiteLabelDomain: string | null;
+  liveBalanceCents: number;
+  testBalanceCents: number;
+  activeKeys: number;
+  openLiveOrders: number;
+  createdAt: Date;
+}
+
+/** Every organization with balances, active key count and open live orders, newest first (one query). */
+export async function listOrganizationSummaries(db: Db): Promise<OrganizationSummary[]> {
+  const rows = await many<{ id: string; name: string; white_label_domain: string | null; live: number; test: number; keys: number; open: number; created_at: Date }>(
+    db,
+    `SELECT o.id, o.name, o.white_label_domain, o.created_at,
+            COALESCE((SELECT balance_cents FROM balances b WHERE b.organization_id = o.id AND b.environment = 'live'), 0) AS live,
+            COALESCE((SELECT balance_cents FROM balances b WHERE b.organization_id = o.id AND b.environment = 'test'), 0) AS test,
+            (SELECT count(*)::int FROM api_keys k WHERE k.organization_id = o.id AND k.revoked_at IS NULL) AS keys,
+            (SELECT count(*)::int FROM orders r WHERE r.organization_id = o.id AND r.environment = 'live' AND r.filing_status IN ('submitted', 'pending', 'exception')) AS open
+       FROM organizations o ORDER BY o.created_at DESC`,
+  );
+  return rows.map((r) => ({
+    id: r.id, name: r.name, whiteLabelDomain: r.white_label_domain, liveBalanceCents: r.live, testBalanceCents: r.test,
+    activeKeys: r.keys, openLiveOrders: r.open, createdAt: r.created_at,
+  }));
+}
+
+/** The most recent ledger entries of one tenant, newest first (cents). */
+export function recentLedger(db: Db, organizationId: string, environment: Environment, limit = 15) {
+  return many<{ id: string; type: string; amount_cents: number; balance_after_cents: number; line_type: string | null; description: string; order_id: string | null; created_by: string | null; created_at: Date }>(
+    db,
+    `SELECT id, type, amount_cents, balance_after_cents, line_type, description, order_id, created_by, created_at
+       FROM ledger_entries WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
+    [organizationId, environment, limit],
+  );
+}
+
+/**
+ * The operator's full view of one organization (console page and `org show`): settings, balances in both
+ * units, redacted keys. @throws AppError not_found.
+ */
+export async function organizationDetail(ctx: AppContext, organizationId: string) {
+  const org = await getOrganizationOrThrow(ctx.pool, organizationId);
+  const [keys, balances] = await Promise.all([orgRepo.listApiKeys(ctx.pool, org.id), orgRepo.findBalances(ctx.pool, org.id)]);
+  return {
+    id: org.id,
+    name: org.name,
+    whiteLabelDomain: org.white_label_domain,
+    dashboardBilling: org.dashboard_billing,
+    emailNotifications: org.email_notifications,
+    balances: { live: centsToDollars(balances.live), test: centsToDollars(balances.test) },
+    balanceCents: balances,
+    apiKeys: keys.map(serializeApiKey),
+    createdAt: org.created_at.toISOString(),
+  };
+}
+
+export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;
+
+/**
+ * Sets or clears (empty/null) an organization's white-label domain through the organization settings rules
+ * (host name check, not one of ours, unique). @throws ValidationError, AppError conflict / not_found.
+ */
+export async function setWhiteLabelDomain(ctx: AppContext, organizationId: string, domain: string | null): Promise<OrganizationDetail> {
+  await getOrganizationOrThrow(ctx.pool, organizationId);
+  await updateOrganizationSettings(ctx, organizationId, { whiteLabelDomain: domain && domain.trim() ? domain.trim() : null });
+  return organizationDetail(ctx, organizationId);
+}

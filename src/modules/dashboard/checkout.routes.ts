@@ -1,0 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+
+export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async () => {};

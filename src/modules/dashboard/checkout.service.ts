@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext, Tenant } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
+import { AppError, type FieldError } from '../../lib/errors.js';
+import { validatorCompiler, toFieldErrors } from '../../lib/validation.js';
+import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billing/pricing.js';
+import type { OrganizationRow } from '../organizations/organizations.repo.js';
+import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
+import { OrderBody, type OrderBodyInput } from '../orders/orders.schemas.js';
+import { checkOrderFacts, orderRuleErrors, placeOrder, placeOrderInTx, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
+import { paymentProviderFor, recordPayment } from '../payments/payments.service.js';
+import { certificateLine, placeCertificateInTx } from './certificate-orders.js';
+import type { CompanyRow } from './dashboard.repo.js';
+import { readCard, type FormValues } from './checkout.forms.js';
+import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
+
+/*
+ * Dashboard checkout (issue 5 items 4-5; spec billing rules 8-10). Who pays is the organization's
+ * `dashboard_billing`: `organization` places the order exactly like an API order (prepaid balance, wholesale),
+ * `customer` charges the customer's card for retail + state fees through the payment provider, then places
+ * the order with billing 'checkout' (retail and margin recorded) and the payment row in ONE transaction.
+ * Either way the orders enter the same pipeline (status history, filing.status_changed webhooks).
+ */
+
+export type Billing = 'balance' | 'checkout';
+
+/** The billing mode of dashboard orders for an organization. */
+export function billingOf(organization: OrganizationRow): Billing {
+  return organization.dashboard_billing === 'customer' ? 'checkout' : 'balance';
+}
+
+/** Formation tiers enabled for the tenant's checkout, ascending (spec "PUT /organization/prices" rule 5). */
+export function enabledTiers(prices: Record<ProductType, TenantPrice>): Array<1 | 2 | 3> {
+  return ([1, 2, 3] as const).filter((t) => prices[`formation_tier_${t}`]?.enabled !== false);
+}
+
+export function loadPrices(db: Db, tenant: Tenant) {
+  return loadTenantPriceMap(db, tenant);
+}
+
+/**
+ * Why a product cannot be bought for this company right now, in words for the customer, or null.
+ * (The same rules are enforced again when the order is placed.)
+ */
+export async function unavailableReason(db: Db, tenant: Tenant, product: ProductKey, company: CompanyRow | null, o: CheckoutOptions): Promise<string | null> {
+  if (!company) return null;
+  if (product === 'ein' && (company.ein || (await findEinOrder(db, tenant, company.id)))) return 'This company already has an EIN, or one is on the way.';
+  if (product === 'foreign-qualification') {
+    if (!company.formation_state) return 'The company\'s state of formation is not on file yet, so it cannot qualify in another state.';
+    if (o.filingState === company.formation_state) return `The company was formed in ${o.filingState}; choose another state to qualify in.`;
+    if (await findPaidQualification(db, tenant, company.id, o.filingState)) return `The company is already qualified (or being qualified) in ${o.filingState}.`;
+  }
+  if (product === 'registered-agent' && !o.changeOfAgent && (await findActiveRegisteredAgent(db, tenant, company.id, o.filingState))) {
+    return `Registered agent service in ${o.filingState} is already active for this company.`;
+  }
+  return null;
+}
+
+/** True when the company has active registered agent service in the state (foreign qualification can use it). */
+export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow | null, state: string): Promise<boolean> {
+  return !!company && !!(await findActiveRegisteredAgent(db, tenant, company.id, state));
+}
+
+/**
+ * The priced lines the customer will be shown and charged (cents), computed by the same planner that
+ * places the order (formation tier + registered agent for tiers 2-3, state fees as their own lines: rule 9).
+ */
+export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, o: CheckoutOptions, company: CompanyRow | null, billing: Billing, activeAgent: boolean): Promise<PricedLine[]> {
+  if (product === 'certificate-of-good-standing') return [await certificateLine(db, tenant, o.filingState, billing)];
+  const { body, pricing } = buildOrderBody(product, o, {}, [], 'user_preview', company?.id ?? null, activeAgent);
+  if (product === 'ein') body.ein = {};
+  if (product === 'formation') {
+    body.formation = { company: { entityType: o.entityType } };
+    if (o.tier >= 2) body.ein = {};
+  }
+  if (product === 'foreign-qualification' && o.agent === 'supply') body.foreignQualification = { registeredAgent: {} };
+  const facts: OrderFacts = {
+    companyId: company?.id ?? null,
+    entityType: company?.entity_type ?? o.entityType,
+    formationState: company?.formation_state ?? o.filingState,
+    activeAgent: activeAgent && company ? await findActiveRegisteredAgent(db, tenant, company.id, o.filingState) : null,
+  };
+  const plan = await planOrder(db, tenant, body as unknown as OrderBodyInput, facts, { ...pricing, dbaName: 'preview', billing });
+  return plan.lines;
+}
+
+/** The outcome of a checkout submit: the placed group, or what to show the customer. */
+export type CheckoutOutcome =
+  | { ok: true; companyId: string; groupId: string }
+  | { ok: false; errors: FieldError[]; message: string | null };
+
+export interface CheckoutSubmit {
+  tenant: Tenant;
+  organization: OrganizationRow;
+  userId: string;
+  company: CompanyRow | null;
+  product: ProductKey;
+  options: CheckoutOptions;
+  form: FormValues;
+  activeAgent: boolean;
+}
+
+type PlaceFn = (tx: Db) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
+
+const validateOrderBody = validatorCompiler({ schema: OrderBody, httpPart: 'body', method: 'POST', url: '/orders' }) as ((b: unknown) => boolean) & { errors?: any[] };
+
+/**
+ * Validates the form, then places the order: from the balance (organization billing) or after charging the
+ * card (customer billing). A decline records a `declined` payment and places nothing; if the order fails
+ * after a successful charge, the charge is refunded and recorded as `refunded`.
+ */
+export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promise<CheckoutOutcome> {
+  const billing = billingOf(s.organization);
+  const errors: FieldError[] = [];
+  let body: OrderBodyInput | null = null;
+  let pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } = {};
+  if (s.product !== 'certificate-of-good-standing') {
+    const built = buildOrderBody(s.product, s.options, s.form, productSections(s.product, s.options, s.activeAgent), s.userId, s.company?.id ?? null, s.activeAgent);
+    body = built.body as unknown as OrderBodyInput;
+    pricing = built.pricing;
+    if (!validateOrderBody(body)) errors.push(...toFieldErrors(validateOrderBody.errors ?? []));
+    errors.push(...orderRuleErrors(body));
+    if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName) errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
+  }
+  const card = billing === 'checkout' ? readCard(s.form) : null;
+  if (card) errors.push(...card.errors);
+  if (errors.length) return { ok: false, errors: dedupe(errors), message: null };
+
+  const place: PlaceFn = (tx) => body
+    ? placeOrderInTx(tx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing })
+    : placeCertificateInTx(tx, s.tenant, { userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState }, billing);
+  try {
+    if (billing === 'balance') {
+      const placed = body
+        ? await placeOrder(ctx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing })
+        : await withTransaction(ctx.pool, place);
+      return placedOutcome(placed);
+    }
+    return await chargeAndPlace(ctx, s, card!.card!, body, pricing, place);
+  } catch (err) {
+    return refusal(err, s.organization);
+  }
+}
+
+async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNullable<ReturnType<typeof readCard>['card']>, body: OrderBodyInput | null, pricing: object, place: PlaceFn): Promise<CheckoutOutcome> {
+  const provider = paymentProviderFor(s.tenant.environment);
+  if (!provider) return { ok: false, errors: [], message: 'Card payment is not available yet. Please contact us to place this order.' };
+  const totalCents = body
+    ? (await planOrder(ctx.pool, s.tenant, body, await checkOrderFacts(ctx.pool, s.tenant, body), { ...pricing, billing: 'checkout' })).totalCents
+    : (await certificateLine(ctx.pool, s.tenant, s.options.filingState, 'checkout')).amountCents;
+  const charge = await provider.charge({ amountCents: totalCents, card, description: `${s.organization.name} order`, idempotencyKey: randomUUID() });
+  const payment = { provider: provider.name, amountCents: totalCents, cardLast4: charge.cardLast4, userId: s.userId, companyId: s.company?.id ?? null };
+  if (charge.status === 'declined') {
+    await recordPayment(ctx.pool, s.tenant, { ...payment, status: 'declined', failureMessage: charge.message });
+    return { ok: false, errors: [{ field: 'card.number', message: charge.message }], message: charge.message };
+  }
+  try {
+    return placedOutcome(await withTransaction(ctx.pool, async (tx) => {
+      const placed = await place(tx);
+      // Prices may change between the charge and the insert; never keep an order for a different amount.
+      if (placed.totalCents !== totalCents) throw new AppError('conflict', 'Prices changed while you were paying. You have not been charged; please review the new total and try again.');
+      await recordPayment(tx, s.tenant, { ...payment, status: 'succeeded', providerReference: charge.reference, groupId: placed.groupId, companyId: placed.companyId });
+      return placed;
+    }));
+  } catch (err) {
+    await provider.refund(charge.reference, totalCents);
+    await recordPayment(ctx.pool, s.tenant, { ...payment, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
+    throw err;
+  }
+}
+
+function placedOutcome(placed: { groupId: string | null; companyId: string }): CheckoutOutcome {
+  if (!placed.groupId) return { ok: false, errors: [], message: 'This service is already active for the company; nothing was ordered or charged.' };
+  return { ok: true, companyId: placed.companyId, groupId: placed.groupId };
+}
+
+// Rule failures found while placing become page messages; anything else is a real error.
+function refusal(err: unknown, organization: OrganizationRow): CheckoutOutcome {
+  if (!(err instanceof AppError)) throw err;
+  if (err.code === 'insufficient_balance') {
+    return { ok: false, errors: [], message: `This order cannot be placed right now. Please contact ${organization.name}.` };
+  }
+  const errors = (err.extra.errors as FieldError[] | undefined) ?? [];
+  return { ok: false, errors, message: errors.length ? null : err.message };
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(e.field + e.message) && seen.add(e.field + e.message));
+}

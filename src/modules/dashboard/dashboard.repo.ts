@@ -1,0 +1,138 @@
+import type { Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+
+/** Queries behind the dashboard pages. Every one filters on the tenant AND on the signed-in user's admin rights. */
+
+export interface CompanyRow {
+  id: string;
+  slug: string;
+  legal_name: string;
+  trade_name: string | null;
+  ein: string | null;
+  entity_type: 'LLC' | 'CORP';
+  structure_type: string | null;
+  tax_election: string | null;
+  fiscal_end_month: string;
+  formation_date: string | null;
+  formation_state: string | null;
+  principal_address: Record<string, string>;
+  mailing_address: Record<string, string>;
+  officers: Array<Record<string, unknown>>;
+  created_at: Date;
+}
+
+export interface CompanySummaryRow extends CompanyRow {
+  open_orders: number;
+  exceptions: number;
+}
+
+export interface OrderRow {
+  id: string;
+  group_id: string;
+  company_id: string;
+  company_name: string;
+  order_type: string;
+  filing_state: string;
+  filing_status: string;
+  filing_type: string | null;
+  filing_date: string | null;
+  subscription_status: string | null;
+  exception_code: string | null;
+  exception_message: string | null;
+  billing: 'balance' | 'checkout';
+  amount_cents: number;
+  created_at: Date;
+}
+
+export interface DocumentRow {
+  id: string;
+  company_id: string;
+  order_id: string | null;
+  document_type: string;
+  file_name: string;
+  file_type: string;
+  size_bytes: number;
+  created_at: Date;
+}
+
+const ADMIN_OF = `EXISTS (SELECT 1 FROM company_admins a WHERE a.company_id = c.id AND a.user_id = $3)`;
+
+export function findUser(db: Db, tenant: Tenant, userId: string): Promise<{ id: string; full_name: string; email: string } | null> {
+  return one(db, 'SELECT id, full_name, email FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [userId, tenant.organizationId, tenant.environment]);
+}
+
+/** The user's companies (those they administer), by name, with counts of open orders and exceptions. */
+export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string): Promise<CompanySummaryRow[]> {
+  return many<CompanySummaryRow>(
+    db,
+    `SELECT c.*,
+            (SELECT count(*) FROM orders o WHERE o.company_id = c.id AND o.filing_status IN ('submitted', 'pending', 'exception'))::int AS open_orders,
+            (SELECT count(*) FROM orders o WHERE o.company_id = c.id AND o.filing_status = 'exception')::int AS exceptions
+       FROM companies c
+      WHERE c.organization_id = $1 AND c.environment = $2 AND ${ADMIN_OF}
+      ORDER BY lower(c.legal_name), c.id`,
+    [tenant.organizationId, tenant.environment, userId],
+  );
+}
+
+/** One company of the tenant the user administers, or null (not theirs answers like not found). */
+export function findCompanyForUser(db: Db, tenant: Tenant, userId: string, companyId: string): Promise<CompanyRow | null> {
+  return one<CompanyRow>(
+    db,
+    `SELECT c.* FROM companies c WHERE c.id = $4 AND c.organization_id = $1 AND c.environment = $2 AND ${ADMIN_OF}`,
+    [tenant.organizationId, tenant.environment, userId, companyId],
+  );
+}
+
+const ORDER_SELECT = `SELECT o.id, o.group_id, o.company_id, c.legal_name AS company_name, o.order_type, o.filing_state, o.filing_status,
+       o.filing_type, o.filing_date, o.subscription_status, o.exception_code, o.exception_message, o.billing, o.amount_cents, o.created_at
+  FROM orders o JOIN companies c ON c.id = o.company_id`;
+
+/** A company's orders, newest first. */
+export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string): Promise<OrderRow[]> {
+  return many<OrderRow>(
+    db,
+    `${ORDER_SELECT} WHERE o.company_id = $1 AND o.organization_id = $2 AND o.environment = $3 ORDER BY o.created_at DESC, o.id DESC`,
+    [companyId, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** Orders of every company the user administers, newest first (at most `limit`). */
+export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, limit: number): Promise<OrderRow[]> {
+  return many<OrderRow>(
+    db,
+    `${ORDER_SELECT} WHERE o.organization_id = $1 AND o.environment = $2 AND ${ADMIN_OF}
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $4`,
+    [tenant.organizationId, tenant.environment, userId, limit],
+  );
+}
+
+/** The orders of one checkout (order group) of a company. */
+export function listOrdersOfGroup(db: Db, tenant: Tenant, companyId: string, groupId: string): Promise<OrderRow[]> {
+  return many<OrderRow>(
+    db,
+    `${ORDER_SELECT} WHERE o.group_id = $1 AND o.company_id = $2 AND o.organization_id = $3 AND o.environment = $4 ORDER BY o.id`,
+    [groupId, companyId, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** A company's documents, newest first. */
+export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: string): Promise<DocumentRow[]> {
+  return many<DocumentRow>(
+    db,
+    `SELECT id, company_id, order_id, document_type, file_name, file_type, size_bytes, created_at FROM documents
+      WHERE company_id = $1 AND organization_id = $2 AND environment = $3 ORDER BY created_at DESC, id DESC`,
+    [companyId, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** A document of a company the user administers, or null. */
+export function findDocumentForUser(db: Db, tenant: Tenant, userId: string, documentId: string): Promise<DocumentRow & { storage_key: string } | null> {
+  return one(
+    db,
+    `SELECT d.id, d.company_id, d.order_id, d.document_type, d.file_name, d.file_type, d.size_bytes, d.created_at, d.storage_key
+       FROM documents d JOIN companies c ON c.id = d.company_id
+      WHERE d.id = $4 AND d.organization_id = $1 AND d.environment = $2 AND ${ADMIN_OF}`,
+    [tenant.organizationId, tenant.environment, userId, documentId],
+  );
+}

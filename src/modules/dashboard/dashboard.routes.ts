@@ -1,0 +1,89 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { sha256 } from '../../lib/secrets.js';
+import { one } from '../../lib/db.js';
+import type { OrganizationRow } from '../organizations/organizations.repo.js';
+import * as repo from './dashboard.repo.js';
+import { signedFileUrl } from '../documents/file-urls.js';
+import { presentCompany, presentDocument, presentOrder } from './presenters.js';
+import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
+import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
+
+const ORDER_HISTORY_LIMIT = 200;
+/** Lifetime of the signed file URL a download click redirects to, in seconds. */
+const DOWNLOAD_URL_TTL_SECONDS = 300;
+
+/** Sign-in by magic link, sign-out, and the read-only pages: companies, company, order history, downloads. */
+export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const signedIn = { preHandler: requireSession(ctx) };
+
+  app.get<{ Params: { token: string } }>('/auth/:token', async (request, reply) => {
+    // The token must not leak through the Referer of anything this answer loads (logos are remote).
+    reply.header('referrer-policy', 'no-referrer');
+    const { basePath, hostOrganization } = request.dashboardSite;
+    const started = await startSessionFromLink(ctx.pool, request.params.token, hostOrganization?.id ?? null);
+    if (!started) {
+      const organization = hostOrganization ?? (await organizationOfToken(ctx, request.params.token));
+      return renderMessage(reply, request, 410, 'This link was used or has expired',
+        'Sign-in links work once and for 7 days. Ask for a new link to open your dashboard.', organization);
+    }
+    reply.setCookie(SESSION_COOKIE, started.sessionId, {
+      path: basePath || '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: SESSION_MAX_SECONDS,
+    });
+    return reply.redirect(started.companyId ? `${basePath}/companies/${encodeURIComponent(started.companyId)}` : `${basePath}/`, 303);
+  });
+
+  app.get('/', signedIn, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    const companies = await repo.listCompaniesForUser(ctx.pool, session.tenant, session.userId);
+    return renderPage(reply, 'companies', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+      companies: companies.map((c) => ({ ...presentCompany(c), openOrders: c.open_orders, exceptions: c.exceptions })),
+    });
+  });
+
+  app.get<{ Params: { companyId: string }; Querystring: { placed?: string } }>('/companies/:companyId', signedIn, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    const company = await repo.findCompanyForUser(ctx.pool, session.tenant, session.userId, request.params.companyId);
+    if (!company) return renderMessage(reply, request, 404, 'Company not found', 'This company does not exist or you are not one of its admins.');
+    const [orders, documents, placed] = await Promise.all([
+      repo.listOrdersForCompany(ctx.pool, session.tenant, company.id),
+      repo.listDocumentsForCompany(ctx.pool, session.tenant, company.id),
+      request.query.placed ? repo.listOrdersOfGroup(ctx.pool, session.tenant, company.id, String(request.query.placed)) : Promise.resolve([]),
+    ]);
+    return renderPage(reply, 'company', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+      company: presentCompany(company),
+      orders: orders.map(presentOrder),
+      documents: documents.map(presentDocument),
+      placed: placed.map(presentOrder),
+    });
+  });
+
+  app.get('/orders', signedIn, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    const orders = await repo.listOrdersForUser(ctx.pool, session.tenant, session.userId, ORDER_HISTORY_LIMIT);
+    return renderPage(reply, 'orders', chrome(request.dashboardSite, organization, request.signedIn, 'orders'), { orders: orders.map(presentOrder), limit: ORDER_HISTORY_LIMIT });
+  });
+
+  app.get<{ Params: { documentId: string } }>('/documents/:documentId/download', signedIn, async (request, reply) => {
+    const { session } = request.signedIn;
+    const doc = await repo.findDocumentForUser(ctx.pool, session.tenant, session.userId, request.params.documentId);
+    if (!doc) return renderMessage(reply, request, 404, 'Document not found', 'This document does not exist or belongs to a company you do not administer.');
+    // A short-lived signed URL made at click time, so no lasting file URL sits in the page.
+    return reply.header('cache-control', 'no-store').redirect(signedFileUrl(ctx, doc.id, { ttlSeconds: DOWNLOAD_URL_TTL_SECONDS }), 302);
+  });
+
+  app.post('/sign-out', { preHandler: [requireSession(ctx), requireCsrf] }, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    await revokeSession(ctx.pool, session.idHash);
+    reply.clearCookie(SESSION_COOKIE, { path: request.dashboardSite.basePath || '/' });
+    return renderPage(reply, 'message', chrome(request.dashboardSite, organization, null), {
+      title: 'You are signed out', message: 'To come back, open a new sign-in link.',
+    });
+  });
+};
+
+// Branding for the refusal page of a spent link: the organization that minted it, when the token is known.
+async function organizationOfToken(ctx: AppContext, token: string): Promise<OrganizationRow | null> {
+  if (!/^[A-Za-z0-9_-]{32,128}$/.test(token)) return null;
+  return one<OrganizationRow>(ctx.pool, 'SELECT o.* FROM magic_links l JOIN organizations o ON o.id = l.organization_id WHERE l.token_hash = $1', [sha256(token)]);
+}

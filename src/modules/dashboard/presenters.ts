@@ -1,0 +1,98 @@
+import { formatCents } from '../../lib/money.js';
+import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import type { CompanyRow, DocumentRow, OrderRow } from './dashboard.repo.js';
+
+/** Plain-word names of order types (spec "Product availability"). */
+export const ORDER_TYPE_LABELS: Record<string, string> = {
+  formation: 'Company formation',
+  ein: 'EIN (federal tax ID)',
+  annual_report: 'Annual report',
+  registered_agent: 'Registered agent service',
+  foreign_qualification: 'Foreign qualification',
+  certificate_of_good_standing: 'Certificate of good standing',
+  dba: 'DBA (trade name)',
+};
+
+/** Status names a customer understands, with a tone for the badge (spec "States and transitions"). */
+const STATUS: Record<string, { label: string; tone: string }> = {
+  submitted: { label: 'Submitted', tone: 'info' },
+  pending: { label: 'With the state', tone: 'info' },
+  filed: { label: 'Filed', tone: 'success' },
+  exception: { label: 'Needs attention', tone: 'warning' },
+  cancelled: { label: 'Cancelled', tone: 'muted' },
+};
+
+const DOCUMENT_TYPE_LABELS: Record<string, string> = {
+  company: 'Company document',
+  registered_agent: 'Registered agent mail',
+};
+
+const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** 'Mar 4, 2025' for a Date or a 'YYYY-MM-DD' string; '' for null. */
+export function formatDate(value: Date | string | null): string {
+  if (!value) return '';
+  return dateFormat.format(typeof value === 'string' ? new Date(`${value.slice(0, 10)}T00:00:00Z`) : value);
+}
+
+/** An order as the pages show it; the exception reason is the standard description of its code, in words. */
+export function presentOrder(o: OrderRow) {
+  const status = STATUS[o.filing_status] ?? { label: o.filing_status, tone: 'muted' };
+  return {
+    id: o.id,
+    companyId: o.company_id,
+    companyName: o.company_name,
+    product: ORDER_TYPE_LABELS[o.order_type] ?? o.order_type,
+    changeOfAgent: o.filing_type === 'change_of_agent',
+    state: o.filing_state,
+    status: status.label,
+    tone: status.tone,
+    placedOn: formatDate(o.created_at),
+    filedOn: formatDate(o.filing_date),
+    subscription: o.subscription_status,
+    exceptionReason: o.filing_status === 'exception' ? (o.exception_code ? EXCEPTION_REASONS[o.exception_code] ?? 'The filing needs attention' : 'The filing needs attention') : null,
+    exceptionMessage: o.filing_status === 'exception' ? o.exception_message : null,
+    paid: o.billing === 'checkout' ? formatCents(o.amount_cents) : null,
+  };
+}
+
+/** 'line1, line2, City, ST 12345, US' */
+export function formatAddress(a: Record<string, string> | null | undefined): string {
+  if (!a) return '';
+  const cityLine = [a.city, [a.state, a.postalCode].filter(Boolean).join(' ')].filter(Boolean).join(', ');
+  return [a.line1, a.line2, cityLine, a.country].filter(Boolean).join(', ');
+}
+
+/** A company with its officers of record, for the company page. */
+export function presentCompany(c: CompanyRow) {
+  return {
+    id: c.id,
+    legalName: c.legal_name,
+    tradeName: c.trade_name,
+    ein: c.ein,
+    entityType: c.entity_type === 'CORP' ? 'Corporation' : 'LLC',
+    structure: c.entity_type === 'LLC' ? (c.structure_type === 'MANAGER' ? 'Manager-managed' : c.structure_type === 'MEMBER' ? 'Member-managed' : null) : c.tax_election,
+    formationState: c.formation_state,
+    formationDate: formatDate(c.formation_date),
+    fiscalEndMonth: c.fiscal_end_month,
+    principalAddress: formatAddress(c.principal_address),
+    mailingAddress: formatAddress(c.mailing_address),
+    officers: (Array.isArray(c.officers) ? c.officers : []).map(presentOfficer),
+  };
+}
+
+function presentOfficer(o: Record<string, unknown>) {
+  const name = o.type === 'COMPANY' ? String(o.companyName ?? '') : [o.firstName, o.lastName].filter(Boolean).join(' ');
+  return { name, title: String(o.title ?? ''), isPrimary: o.isPrimary === true, address: formatAddress(o.address as Record<string, string>) };
+}
+
+/** A document row with a readable type and size. */
+export function presentDocument(d: DocumentRow) {
+  return {
+    id: d.id,
+    type: DOCUMENT_TYPE_LABELS[d.document_type] ?? d.document_type.replace(/_/g, ' ').replace(/^./, (ch) => ch.toUpperCase()),
+    fileName: d.file_name,
+    size: d.size_bytes >= 1024 * 1024 ? `${(d.size_bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(d.size_bytes / 1024))} KB`,
+    addedOn: formatDate(d.created_at),
+  };
+}

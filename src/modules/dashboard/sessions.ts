@@ -1,0 +1,72 @@
+import type pg from 'pg';
+import type { Environment, Tenant } from '../../context.js';
+import { one, withTransaction, type Db } from '../../lib/db.js';
+import { randomToken, sha256 } from '../../lib/secrets.js';
+import { consumeMagicLink } from '../magic-links/magic-links.repo.js';
+
+/** Name of the dashboard session cookie (HttpOnly, SameSite=Lax, Secure under https, path-scoped). */
+export const SESSION_COOKIE = 'fcs_dashboard';
+/** A session ends after this many seconds without a request (issue 5 item 2: "sessions expire"). */
+export const SESSION_IDLE_SECONDS = 12 * 3600;
+/** ...and at the latest this many seconds after sign-in, however active. */
+export const SESSION_MAX_SECONDS = 7 * 24 * 3600;
+
+/** A signed-in dashboard user. The session id itself lives only in the cookie; the database keeps its sha256. */
+export interface DashboardSession {
+  idHash: string;
+  tenant: Tenant;
+  userId: string;
+  /** Synchronizer token every state-changing form must echo as `_csrf`. */
+  csrfToken: string;
+}
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
+
+/**
+ * Spends a magic-link token and opens a session for its user, in one transaction. Concurrent opens of the
+ * same link race on one UPDATE; exactly one gets a session (spec "POST /auth/magic-link" rule 2).
+ * `hostOrganizationId`: on a white-label host only that organization's links are accepted.
+ * @returns the new session id (for the cookie) and the company the link lands on, or null when the token is
+ *          unknown, used, expired or belongs to another organization.
+ */
+export async function startSessionFromLink(pool: pg.Pool, token: string, hostOrganizationId: string | null): Promise<{ sessionId: string; session: DashboardSession; companyId: string | null } | null> {
+  if (!TOKEN_SHAPE.test(token)) return null;
+  return withTransaction(pool, async (tx) => {
+    const link = await consumeMagicLink(tx, sha256(token), hostOrganizationId);
+    if (!link) return null;
+    const sessionId = randomToken(32);
+    const csrfToken = randomToken(32);
+    const idHash = sha256(sessionId);
+    await tx.query(
+      `INSERT INTO dashboard_sessions (id_hash, organization_id, environment, user_id, magic_link_id, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+      [idHash, link.organization_id, link.environment, link.user_id, link.id, csrfToken, SESSION_MAX_SECONDS],
+    );
+    const session: DashboardSession = {
+      idHash, userId: link.user_id, csrfToken, tenant: { organizationId: link.organization_id, environment: link.environment },
+    };
+    return { sessionId, session, companyId: link.company_id };
+  });
+}
+
+/**
+ * The live session for a cookie value, touching its idle timer; null when unknown, signed out, idle for
+ * longer than SESSION_IDLE_SECONDS or past its absolute expiry.
+ */
+export async function findSession(db: Db, sessionId: string | undefined): Promise<DashboardSession | null> {
+  if (!sessionId || !TOKEN_SHAPE.test(sessionId)) return null;
+  const row = await one<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string }>(
+    db,
+    `UPDATE dashboard_sessions SET last_seen_at = now()
+      WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
+      RETURNING id_hash, organization_id, environment, user_id, csrf_token`,
+    [sha256(sessionId), SESSION_IDLE_SECONDS],
+  );
+  if (!row) return null;
+  return { idHash: row.id_hash, userId: row.user_id, csrfToken: row.csrf_token, tenant: { organizationId: row.organization_id, environment: row.environment } };
+}
+
+/** Signs a session out for good (the cookie is cleared by the caller). */
+export async function revokeSession(db: Db, idHash: string): Promise<void> {
+  await db.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [idHash]);
+}

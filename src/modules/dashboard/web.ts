@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { safeEqual } from '../../lib/secrets.js';
+import type { OrganizationRow } from '../organizations/organizations.repo.js';
+import { findOrganization } from '../organizations/organizations.repo.js';
+import { findUser } from './dashboard.repo.js';
+import { findSession, SESSION_COOKIE, type DashboardSession } from './sessions.js';
+import { brandTheme, type Theme } from './theme.js';
+
+/** Where a dashboard request arrived: the path prefix links use, and the organization owning the host (white-label only). */
+export interface DashboardSite {
+  /** '' on a white-label host (dashboard at the root), else the path of DASHBOARD_BASE_URL, e.g. '/dashboard'. */
+  basePath: string;
+  hostOrganization: OrganizationRow | null;
+}
+
+/** A signed-in request: the session, its organization (branding) and user. */
+export interface SignedIn {
+  session: DashboardSession;
+  organization: OrganizationRow;
+  user: { id: string; full_name: string; email: string };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboardSite: DashboardSite;
+    signedIn: SignedIn;
+  }
+}
+
+/** What every page template gets as `it.page` (layout: branding, navigation, CSRF token). */
+export interface PageChrome {
+  base: string;
+  orgName: string;
+  logoUrl: string | null;
+  theme: Theme;
+  testMode: boolean;
+  userName: string | null;
+  csrfToken: string | null;
+  nav: string | null;
+}
+
+/** Page chrome for an organization (or neutral chrome when none is known). */
+export function chrome(site: DashboardSite | null, organization: OrganizationRow | null, signedIn: SignedIn | null, nav: string | null = null): PageChrome {
+  const org = organization ?? site?.hostOrganization ?? null;
+  return {
+    base: site?.basePath ?? '',
+    orgName: org?.name ?? 'Customer dashboard',
+    logoUrl: org?.branding.logoUrl ?? null,
+    theme: brandTheme(org?.branding ?? {}),
+    testMode: signedIn?.session.tenant.environment === 'test',
+    userName: signedIn?.user.full_name ?? null,
+    csrfToken: signedIn?.session.csrfToken ?? null,
+    nav,
+  };
+}
+
+/** Renders a page inside the layout. Dashboard pages are private: never cached. */
+export function renderPage(reply: FastifyReply, view: string, page: PageChrome, data: Record<string, unknown> = {}, status = 200) {
+  return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').view(view, { page, ...data });
+}
+
+/** A friendly full-page message (link spent, session ended, not found) with a 4xx status. */
+export function renderMessage(reply: FastifyReply, request: FastifyRequest, status: number, title: string, message: string, organization: OrganizationRow | null = null) {
+  const signedIn = request.signedIn ?? null;
+  return renderPage(reply, 'message', chrome(request.dashboardSite, organization ?? signedIn?.organization ?? null, signedIn), { title, message }, status);
+}
+
+/**
+ * preHandler for signed-in pages: resolves the session cookie, touches its idle timer, and on a white-label
+ * host accepts only sessions of that host's organization. Otherwise answers a 401 page.
+ */
+export function requireSession(ctx: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await findSession(ctx.pool, request.cookies[SESSION_COOKIE]);
+    const host = request.dashboardSite.hostOrganization;
+    if (!session || (host && host.id !== session.tenant.organizationId)) {
+      return renderMessage(reply, request, 401, 'Please sign in again',
+        'Your session has ended. Open the newest sign-in link you received, or ask for a new one.');
+    }
+    const [organization, user] = await Promise.all([findOrganization(ctx.pool, session.tenant.organizationId), findUser(ctx.pool, session.tenant, session.userId)]);
+    if (!organization || !user) return renderMessage(reply, request, 401, 'Please sign in again', 'Your session is no longer valid.');
+    request.signedIn = { session, organization, user };
+  };
+}
+
+/**
+ * preHandler for state-changing forms: the `_csrf` field must equal the session's synchronizer token
+ * (issue 5 item 2). Runs after requireSession.
+ */
+export async function requireCsrf(request: FastifyRequest, reply: FastifyReply) {
+  const sent = (request.body as Record<string, unknown> | undefined)?._csrf;
+  if (typeof sent !== 'string' || !safeEqual(sent, request.signedIn.session.csrfToken)) {
+    return renderMessage(reply, request, 403, 'This form has expired', 'For your security the form could not be accepted. Go back, reload the page and try again.');
+  }
+}

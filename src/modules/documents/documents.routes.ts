@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiPluginOptions } from '../../routes.js';
+import { errorResponses } from '../../lib/schemas.js';
+import * as schemas from './documents.schemas.js';
+import * as service from './documents.service.js';
+
+/** Integrator routes: GET /documents/{documentId} (spec; issue 4 item 9) and GET /documents. */
+export const documentRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  app.get('/documents/:documentId', {
+    schema: {
+      tags: ['Documents'],
+      summary: 'Retrieve a document',
+      description: 'Returns the document with a fresh signed fileUrl (valid one hour). Documents of other organizations or environments answer 404.',
+      params: schemas.DocumentParams,
+      response: { 200: schemas.DocumentSchema, ...errorResponses(404) },
+    },
+  }, async (request) => service.getDocument(ctx, request.tenant, request.params.documentId));
+
+  app.get('/documents', {
+    schema: {
+      tags: ['Documents'],
+      summary: 'List documents',
+      description: 'Documents of this environment, newest first, optionally of one company, order or type. Each carries a fresh signed fileUrl (valid one hour). An unknown companyId gives an empty list.',
+      querystring: schemas.ListDocumentsQuery,
+      response: { 200: schemas.DocumentList, ...errorResponses() },
+    },
+  }, async (request) => service.listDocuments(ctx, request.tenant, request.query));
+};

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, ListOf, Nullable, PageQuery } from '../../lib/schemas.js';
+import { DOCUMENT_TYPES, DOCUMENT_TYPE_VALUES } from './document-types.js';
+import { FILE_URL_TTL_SECONDS } from './file-urls.js';
+
+const typeList = Object.entries(DOCUMENT_TYPES).map(([k, v]) => `- \`${k}\`: ${v}`).join('\n');
+
+export const DocumentTypeSchema = Type.Union(DOCUMENT_TYPE_VALUES.map((t) => Type.Literal(t)), {
+  description: `Kind of document. The complete list (the spec leaves it open; this is ours):\n${typeList}`,
+});
+
+export const DocumentSchema = Type.Object({
+  documentId: Type.String({ description: 'prefix doc_' }),
+  documentType: Type.String({ description: `One of: ${DOCUMENT_TYPE_VALUES.join(', ')}.` }),
+  fileName: Type.String(),
+  fileType: Type.String({ description: 'Content type of the file: application/pdf, image/png, image/jpeg or image/tiff.' }),
+  fileUrl: Type.String({
+    format: 'uri',
+    description: `Signed link to the file, served by this service; it works without an API key and expires ${FILE_URL_TTL_SECONDS / 60} minutes after this response (the link inside a document.uploaded event lasts 7 days). Fetch the document again for a fresh link.`,
+  }),
+  createdAt: DateTime,
+  orderId: Nullable(Type.String({ description: 'The order the document came from; null for mail received for the company.' })),
+  companyId: Type.String(),
+}, { title: 'Document' });
+
+export const DocumentParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
+
+export const ListDocumentsQuery = Type.Composite([
+  PageQuery,
+  Type.Object({
+    companyId: Type.Optional(Type.String({ minLength: 1, description: 'Only documents of this company.' })),
+    orderId: Type.Optional(Type.String({ minLength: 1, description: 'Only documents of this order.' })),
+    documentType: Type.Optional(DocumentTypeSchema),
+  }),
+], { additionalProperties: false });
+
+export const DocumentList = ListOf(DocumentSchema);
+
+export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
+
+export const SampleDocumentBody = Type.Object({ documentType: DocumentTypeSchema }, { additionalProperties: false });
+
+export const FileParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
+export const FileQuery = Type.Object({
+  expires: Type.Integer({ minimum: 0, description: 'Unix seconds after which the link is refused.' }),
+  signature: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),
+});

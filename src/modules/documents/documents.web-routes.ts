@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import * as repo from './documents.repo.js';
+import * as schemas from './documents.schemas.js';
+import { openStoredFile } from './file-storage.js';
+import { checkFileLink, FILES_PATH } from './file-urls.js';
+
+/**
+ * `GET /files/{documentId}?expires=…&signature=…`: streams a document's file to whoever holds a valid
+ * signed link (issue 4 item 9). The signature is checked before the database is read; a bad signature or
+ * an expired link answers 403, an unknown document 404, both in the one error body.
+ */
+export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.get(`${FILES_PATH}/:documentId`, {
+    schema: { hide: true, params: schemas.FileParams, querystring: schemas.FileQuery },
+  }, async (request, reply) => {
+    const { documentId } = request.params;
+    const check = checkFileLink(ctx.secrets.fileUrlSecret, documentId, request.query.expires, request.query.signature);
+    if (check === 'bad_signature') throw new AppError('forbidden', 'This file link is not valid; fetch the document again (GET /documents/{documentId}) for a fresh link');
+    if (check === 'expired') throw new AppError('forbidden', 'This file link has expired; fetch the document again (GET /documents/{documentId}) for a fresh link');
+    const doc = await repo.findDocument(ctx.pool, null, documentId);
+    const file = doc ? await openStoredFile(ctx.config, doc.storage_key) : null;
+    if (!doc || !file) {
+      if (doc) request.log.error({ documentId }, 'document file missing from storage');
+      throw notFound('document', documentId);
+    }
+    const maxAge = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));
+    return reply
+      .header('content-type', doc.file_type)
+      .header('content-length', String(file.size))
+      .header('content-disposition', `inline; filename="${asciiName(doc.file_name)}"; filename*=UTF-8''${encodeURIComponent(doc.file_name)}`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', `private, max-age=${maxAge}`)
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .send(file.stream);
+  });
+};
+
+function asciiName(name: string): string {
+  return name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+}

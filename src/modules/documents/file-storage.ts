@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../config.js';
+
+/**
+ * Document files live under STORAGE_DIR (config.storageDir) at a key the service makes itself
+ * (`<environment>/<documentId>`): no part of a path ever comes from a request, so an upload cannot
+ * write or read outside the directory (issue 4 item 9).
+ */
+export function storageKeyFor(environment: string, documentId: string): string {
+  if (!/^(live|test)$/.test(environment) || !/^doc_[0-9a-z]+$/.test(documentId)) throw new Error(`bad storage key parts: ${environment}/${documentId}`);
+  return `${environment}/${documentId}`;
+}
+
+/** Absolute path of a storage key; refuses keys that would leave the storage directory. */
+export function storagePath(config: Pick<Config, 'storageDir'>, key: string): string {
+  const root = path.resolve(config.storageDir);
+  const full = path.resolve(root, key);
+  if (!full.startsWith(root + path.sep)) throw new Error(`storage key escapes the storage directory: ${key}`);
+  return full;
+}
+
+/** Writes the bytes atomically (temp file + rename), creating directories as needed. */
+export async function writeStoredFile(config: Pick<Config, 'storageDir'>, key: string, bytes: Uint8Array): Promise<void> {
+  const full = storagePath(config, key);
+  await fs.promises.mkdir(path.dirname(full), { recursive: true });
+  const tmp = `${full}.${randomBytes(6).toString('hex')}.tmp`;
+  await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
+  await fs.promises.rename(tmp, full);
+}
+
+/** Removes a stored file; a missing file is not an error (used to undo a write whose transaction failed). */
+export async function removeStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<void> {
+  await fs.promises.rm(storagePath(config, key), { force: true });
+}
+
+/** A read stream of a stored file, or null when it is missing on disk. */
+export async function openStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<{ stream: fs.ReadStream; size: number } | null> {
+  const full = storagePath(config, key);
+  const stat = await fs.promises.stat(full).catch(() => null);
+  if (!stat?.isFile()) return null;
+  return { stream: fs.createReadStream(full), size: stat.size };
+}
+
+/** The file types a document may have, told apart by their first bytes (never by the client's word). */
+const SIGNATURES: Array<[string, number[][]]> = [
+  ['application/pdf', [[0x25, 0x50, 0x44, 0x46, 0x2d]]],
+  ['image/png', [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]]],
+  ['image/jpeg', [[0xff, 0xd8, 0xff]]],
+  ['image/tiff', [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]]],
+];
+
+export const ALLOWED_FILE_TYPES = SIGNATURES.map(([type]) => type);
+
+/** The content type of `bytes` by its signature, or null when it is none of ALLOWED_FILE_TYPES. */
+export function sniffFileType(bytes: Uint8Array): string | null {
+  for (const [type, signatures] of SIGNATURES) {
+    if (signatures.some((sig) => sig.every((b, i) => bytes[i] === b))) return type;
+  }
+  return null;
+}

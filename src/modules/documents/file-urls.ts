@@ -1,0 +1,44 @@
+import { createHmac } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import { safeEqual } from '../../lib/secrets.js';
+
+/** Lifetime of the fileUrl returned by GET /documents and GET /documents/{id}: one hour (issue 4 item 9). */
+export const FILE_URL_TTL_SECONDS = 3600;
+
+/**
+ * Lifetime of the fileUrl inside a `document.uploaded` event: 7 days, so the link still works when a
+ * delivery succeeds on its last retry (the default schedule spans about 28 hours) or is resent later.
+ * GET /documents/{id} always gives a fresh one-hour link.
+ */
+export const EVENT_FILE_URL_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Path of the file route (documents.web-routes.ts). */
+export const FILES_PATH = '/files';
+
+/**
+ * A link to the document's file served by this service: `<origin>/files/<id>?expires=<unix s>&signature=<hex>`,
+ * signature = HMAC-SHA256(`<documentId>.<expires>`) keyed with the instance's file-URL secret. Anyone with
+ * the link can fetch the file until it expires; nothing else grants access.
+ * @param options.ttlSeconds lifetime in seconds (default one hour; negative values make an expired link, for tests).
+ */
+export function signedFileUrl(ctx: AppContext, documentId: string, options: { ttlSeconds?: number; now?: Date } = {}): string {
+  const now = options.now ?? new Date();
+  const expires = Math.floor(now.getTime() / 1000) + (options.ttlSeconds ?? FILE_URL_TTL_SECONDS);
+  const url = new URL(`${FILES_PATH}/${encodeURIComponent(documentId)}`, new URL(ctx.config.liveBaseUrl).origin);
+  url.searchParams.set('expires', String(expires));
+  url.searchParams.set('signature', fileSignature(ctx.secrets.fileUrlSecret, documentId, expires));
+  return url.toString();
+}
+
+/** Why a file link is refused, or 'ok'. */
+export type FileLinkCheck = 'ok' | 'expired' | 'bad_signature';
+
+/** Checks a file link's signature (constant time) and expiry. `expires` is unix seconds as sent in the query. */
+export function checkFileLink(secret: string, documentId: string, expires: number, signature: string, now: Date = new Date()): FileLinkCheck {
+  if (!safeEqual(fileSignature(secret, documentId, expires), signature.toLowerCase())) return 'bad_signature';
+  return expires * 1000 <= now.getTime() ? 'expired' : 'ok';
+}
+
+function fileSignature(secret: string, documentId: string, expires: number): string {
+  return createHmac('sha256', secret).update(`${documentId}.${expires}`).digest('hex');
+}

@@ -1,0 +1,38 @@
+import type { Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+
+/** An events row. */
+export interface EventRow {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** Filters of GET /events. */
+export interface EventFilter {
+  type?: string;
+  orderId?: string;
+  startingAfter?: string;
+  limit: number;
+}
+
+/** The tenant's events, newest first (ids are time-sortable); fetches limit + 1 rows (see toPage). */
+export function listEvents(db: Db, tenant: Tenant, f: EventFilter): Promise<EventRow[]> {
+  const params: unknown[] = [tenant.organizationId, tenant.environment];
+  const where = ['organization_id = $1', 'environment = $2'];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.type) add('type = ?', f.type);
+  if (f.orderId) add(`data->>'orderId' = ?`, f.orderId);
+  if (f.startingAfter) add('id < ?', f.startingAfter);
+  params.push(f.limit + 1);
+  return many<EventRow>(db, `SELECT id, type, data, created_at FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
+}
+
+/** One event of the tenant, or null. */
+export function findEvent(db: Db, tenant: Tenant, id: string): Promise<EventRow | null> {
+  return one<EventRow>(db, 'SELECT id, type, data, created_at FROM events WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]);
+}

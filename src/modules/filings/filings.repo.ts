@@ -1,0 +1,133 @@
+import type { Environment, Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+import type { FilingStatus, PlannedTransition } from './transitions.js';
+
+/** An orders row as the filing pipeline reads it. Dates 'YYYY-MM-DD'; money in cents. */
+export interface OrderRow {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  group_id: string;
+  company_id: string;
+  user_id: string;
+  order_type: string;
+  filing_state: string;
+  filing_status: FilingStatus;
+  filing_type: string | null;
+  filing_date: string | null;
+  subscription_status: 'active' | 'canceled' | 'past_due' | null;
+  exception_code: string | null;
+  exception_message: string | null;
+  billing: 'balance' | 'checkout';
+  amount_cents: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An order_status_history row. */
+export interface StatusHistoryRow {
+  id: string;
+  from_status: string | null;
+  to_status: string;
+  exception_code: string | null;
+  exception_message: string | null;
+  filing_date: string | null;
+  actor: string;
+  created_at: Date;
+}
+
+const ORDER_COLUMNS = `id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
+  filing_type, filing_date, subscription_status, exception_code, exception_message, billing, amount_cents, created_at, updated_at`;
+
+/**
+ * Reads an order and locks its row until the transaction ends (SELECT … FOR UPDATE), so two transitions of
+ * one order serialize and the second sees the first's result. `tenant` null: any tenant (operators).
+ */
+export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
+  return one<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)} FOR UPDATE`, [orderId, ...tenantParams(tenant)]);
+}
+
+/** Reads an order without locking. `tenant` null: any tenant. */
+export function findOrder(db: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
+  return one<OrderRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [orderId, ...tenantParams(tenant)]);
+}
+
+/** Writes the planned status and its fields; leaving exception clears the exception fields. */
+export async function updateOrderStatus(tx: Db, orderId: string, plan: PlannedTransition, subscriptionStatus: string | null): Promise<OrderRow> {
+  const row = await one<OrderRow>(
+    tx,
+    `UPDATE orders SET filing_status = $2, exception_code = $3, exception_message = $4,
+            filing_date = COALESCE($5, filing_date), subscription_status = $6, updated_at = now()
+      WHERE id = $1 RETURNING ${ORDER_COLUMNS}`,
+    [orderId, plan.to, plan.exceptionCode, plan.exceptionMessage, plan.filingDate, subscriptionStatus],
+  );
+  return row!;
+}
+
+/** An order's status history, oldest first. */
+export function listStatusHistory(db: Db, orderId: string): Promise<StatusHistoryRow[]> {
+  return many<StatusHistoryRow>(
+    db,
+    `SELECT id, from_status, to_status, exception_code, exception_message, filing_date, actor, created_at
+       FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id`,
+    [orderId],
+  );
+}
+
+/** A filed formation dates the company (spec Company.formationDate: "date of initial filing"). */
+export async function setCompanyFormationDate(tx: Db, companyId: string, formationDate: string, formationState: string): Promise<void> {
+  await tx.query(
+    `UPDATE companies SET formation_date = $2, formation_state = COALESCE(formation_state, $3), updated_at = now() WHERE id = $1`,
+    [companyId, formationDate, formationState],
+  );
+}
+
+/** A filed EIN order gives the company its EIN. */
+export async function setCompanyEin(tx: Db, companyId: string, ein: string): Promise<void> {
+  await tx.query(`UPDATE companies SET ein = $2, updated_at = now() WHERE id = $1`, [companyId, ein]);
+}
+
+/** Filters of the operator's order queue. Every filter is optional. */
+export interface OrderQueueFilter {
+  filingStatus?: FilingStatus;
+  filingState?: string;
+  orderType?: string;
+  environment?: Environment;
+  organizationId?: string;
+  /** Cursor: orders after this id (the queue is oldest first). */
+  startingAfter?: string;
+  limit: number;
+}
+
+/** The operator's queue across tenants, oldest first (the order the filing team works in). Fetches limit + 1. */
+export function listOrdersForOperators(db: Db, f: OrderQueueFilter): Promise<Array<OrderRow & { company_legal_name: string; organization_name: string }>> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.filingStatus) add('o.filing_status = ?', f.filingStatus);
+  if (f.filingState) add('o.filing_state = ?', f.filingState);
+  if (f.orderType) add('o.order_type = ?', f.orderType);
+  if (f.environment) add('o.environment = ?', f.environment);
+  if (f.organizationId) add('o.organization_id = ?', f.organizationId);
+  if (f.startingAfter) add('o.id > ?', f.startingAfter);
+  params.push(f.limit + 1);
+  return many(
+    db,
+    `SELECT ${ORDER_COLUMNS.split(',').map((c) => `o.${c.trim()}`).join(', ')}, c.legal_name AS company_legal_name, g.name AS organization_name
+       FROM orders o JOIN companies c ON c.id = o.company_id JOIN organizations g ON g.id = o.organization_id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY o.id LIMIT $${params.length}`,
+    params,
+  );
+}
+
+function tenantFilter(tenant: Tenant | null, firstParam: number): string {
+  return tenant ? `AND organization_id = $${firstParam} AND environment = $${firstParam + 1}` : '';
+}
+
+function tenantParams(tenant: Tenant | null): string[] {
+  return tenant ? [tenant.organizationId, tenant.environment] : [];
+}

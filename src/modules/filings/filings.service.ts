@@ -1,0 +1,93 @@
+import type { AppContext, Tenant } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
+import { notFound } from '../../lib/errors.js';
+import { toPage } from '../../lib/pagination.js';
+import { reverseOrderDebits, type LedgerEntryRow } from '../billing/ledger.js';
+import { listOrderDocuments } from '../documents/documents.service.js';
+import type { EventEnvelope } from '../events/events.service.js';
+import { emitStatusChanged } from './filing-events.js';
+import * as repo from './filings.repo.js';
+import { adminOrderView, historyView } from './filings.views.js';
+import { insertStatusHistory } from './status-history.js';
+import { planTransition, todayUtc, type PlannedTransition, type TransitionRequest } from './transitions.js';
+
+/** What one transition did: the order after it, the event written and any ledger reversals (cents). */
+export interface TransitionResult {
+  order: repo.OrderRow;
+  plan: PlannedTransition;
+  event: EventEnvelope;
+  reversals: LedgerEntryRow[];
+}
+
+/**
+ * Moves an order to `request.filingStatus` (issue 4 items 1-3 and 5) in ONE transaction: lock the order
+ * row, guard (transitions.ts), update, status-history row, side effects, `filing.status_changed` event with
+ * its webhook deliveries. A failure anywhere leaves nothing behind (no history, no event, no reversal).
+ *
+ * Side effects: cancelled + balance billing -> every debit of the order is reversed (billing rule 3);
+ * cancelled subscription -> subscriptionStatus canceled; filed formation -> company formationDate =
+ * filingDate; filed EIN order -> company ein (see transitions.ts for the test-environment EIN).
+ *
+ * @param tenant the caller's tenant (an order of another tenant answers 404), or null for operators
+ *   (admin API, console, CLI) acting on any order.
+ * @param actor recorded in the history and on reversal entries: `test_helper`, `operator`, `operator:<id>`, `cli`.
+ * @throws AppError not_found (404), invalid_transition (409); ValidationError (400) for bad fields.
+ */
+export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, orderId: string, request: TransitionRequest, actor: string): Promise<TransitionResult> {
+  return withTransaction(ctx.pool, async (tx) => {
+    const current = await repo.lockOrder(tx, tenant, orderId);
+    if (!current) throw notFound('order', orderId);
+    const plan = planTransition(stateOf(current), request, todayUtc());
+    const orderTenant = tenantOf(current);
+    const order = await repo.updateOrderStatus(tx, current.id, plan, subscriptionStatusAfter(current, plan));
+    await insertStatusHistory(tx, orderTenant, {
+      orderId: order.id, fromStatus: plan.from, toStatus: plan.to, exceptionCode: plan.exceptionCode,
+      exceptionMessage: plan.exceptionMessage, filingDate: plan.filingDate, actor,
+    });
+    const reversals = await applySideEffects(tx, orderTenant, order, plan, actor);
+    const event = await emitStatusChanged(tx, orderTenant, order);
+    return { order, plan, event, reversals };
+  });
+}
+
+/**
+ * The operators' view of one order (GET /admin/v1/orders/{orderId}, console, CLI): the order, its status
+ * history (oldest first) and its documents with fresh one-hour links. @throws AppError not_found.
+ */
+export async function getOrderDetail(ctx: AppContext, orderId: string) {
+  const order = await repo.findOrder(ctx.pool, null, orderId);
+  if (!order) throw notFound('order', orderId);
+  const [history, documents] = await Promise.all([repo.listStatusHistory(ctx.pool, order.id), listOrderDocuments(ctx, ctx.pool, order.id)]);
+  return { ...adminOrderView(order), history: history.map(historyView), documents };
+}
+
+/** The operators' queue across tenants, oldest first (GET /admin/v1/orders, `orders list`). */
+export async function listOrderQueue(db: Db, filter: Omit<repo.OrderQueueFilter, 'limit'> & { limit?: number }) {
+  const limit = filter.limit ?? 100;
+  const rows = await repo.listOrdersForOperators(db, { ...filter, limit });
+  return toPage(rows, limit, adminOrderView);
+}
+
+/** The tenant an order belongs to. */
+export function tenantOf(order: Pick<repo.OrderRow, 'organization_id' | 'environment'>): Tenant {
+  return { organizationId: order.organization_id, environment: order.environment };
+}
+
+function stateOf(o: repo.OrderRow) {
+  return {
+    id: o.id, orderType: o.order_type, environment: o.environment, filingStatus: o.filing_status,
+    exceptionCode: o.exception_code, exceptionMessage: o.exception_message,
+  };
+}
+
+// A cancelled subscription (registered agent, annual report) stops; other statuses leave it as it is.
+function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition): string | null {
+  return plan.to === 'cancelled' && order.subscription_status ? 'canceled' : order.subscription_status;
+}
+
+async function applySideEffects(tx: Db, tenant: Tenant, order: repo.OrderRow, plan: PlannedTransition, actor: string): Promise<LedgerEntryRow[]> {
+  if (plan.to === 'cancelled' && order.billing === 'balance') return reverseOrderDebits(tx, tenant, order.id, actor);
+  if (plan.to === 'filed' && order.order_type === 'formation') await repo.setCompanyFormationDate(tx, order.company_id, plan.filingDate!, order.filing_state);
+  if (plan.to === 'filed' && plan.ein) await repo.setCompanyEin(tx, order.company_id, plan.ein);
+  return [];
+}

@@ -1,0 +1,61 @@
+import { centsToDollars } from '../../lib/money.js';
+import { EXCEPTION_REASONS } from './exception-codes.js';
+import type { OrderRow, StatusHistoryRow } from './filings.repo.js';
+
+/** The order as integrators see it after a test-helper move (OrderStatusSchema). */
+export function orderStatusView(o: OrderRow, eventId: string) {
+  return {
+    orderId: o.id,
+    companyId: o.company_id,
+    orderType: o.order_type,
+    filingStatus: o.filing_status,
+    filingDate: o.filing_date,
+    filingType: o.filing_type,
+    subscriptionStatus: o.subscription_status,
+    exceptionCode: o.exception_code,
+    exceptionReason: o.exception_code ? EXCEPTION_REASONS[o.exception_code] ?? null : null,
+    exceptionMessage: o.exception_message,
+    eventId,
+    createdAt: o.created_at.toISOString(),
+    updatedAt: o.updated_at.toISOString(),
+  };
+}
+
+/** A status-history row for operators (HistoryEntrySchema). */
+export function historyView(h: StatusHistoryRow) {
+  return {
+    fromStatus: h.from_status,
+    toStatus: h.to_status,
+    exceptionCode: h.exception_code,
+    exceptionMessage: h.exception_message,
+    filingDate: h.filing_date,
+    actor: h.actor,
+    createdAt: h.created_at.toISOString(),
+  };
+}
+
+/** The operators' view of an order (AdminOrderSchema); amount in dollars. */
+export function adminOrderView(o: OrderRow & { company_legal_name?: string; organization_name?: string }) {
+  return {
+    orderId: o.id,
+    organizationId: o.organization_id,
+    environment: o.environment,
+    companyId: o.company_id,
+    userId: o.user_id,
+    orderType: o.order_type,
+    filingState: o.filing_state,
+    filingStatus: o.filing_status,
+    filingType: o.filing_type,
+    filingDate: o.filing_date,
+    subscriptionStatus: o.subscription_status,
+    exceptionCode: o.exception_code,
+    exceptionReason: o.exception_code ? EXCEPTION_REASONS[o.exception_code] ?? null : null,
+    exceptionMessage: o.exception_message,
+    billing: o.billing,
+    amount: centsToDollars(o.amount_cents),
+    createdAt: o.created_at.toISOString(),
+    updatedAt: o.updated_at.toISOString(),
+    ...(o.company_legal_name !== undefined ? { companyLegalName: o.company_legal_name } : {}),
+    ...(o.organization_name !== undefined ? { organizationName: o.organization_name } : {}),
+  };
+}

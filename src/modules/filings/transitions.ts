@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
+import { EXCEPTION_REASONS } from './exception-codes.js';
+
+/**
+ * The filing state machine of the spec ("States and transitions"; issue 4 item 1) as one pure table plus
+ * guards. Nothing here touches the database: `planTransition` turns (current order, request, today) into
+ * the change to write, or throws.
+ *
+ * Decisions where the spec is silent ("Transitions between other states: not shown"):
+ * - submitted -> pending is the only forward move between non-terminal, non-exception states;
+ *   pending -> submitted (backwards) and X -> X no-ops are refused with 409 invalid_transition.
+ * - exception -> exception is allowed when the exception code or message changes (a second problem found
+ *   while the first is open, "any non-terminal -> exception"); re-reporting the identical exception is a
+ *   no-op and refused with 409 so a doubled CLI run cannot send a duplicate event.
+ * - Resuming from exception goes to submitted or pending (the caller names which).
+ * - filed needs a filingDate: the given one (YYYY-MM-DD, a real date, not after today in UTC: a US filing
+ *   date is never ahead of the UTC date) or today (UTC).
+ * - ein is accepted only when an EIN order moves to filed. In live it is required (the filing team reads
+ *   it off the IRS CP 575); in test, when omitted, a test EIN `00-NNNNNNN` is derived from the order id
+ *   (prefix 00 is assigned to no IRS campus, so a test EIN never equals a real one).
+ */
+
+export const FILING_STATUSES = ['submitted', 'pending', 'filed', 'exception', 'cancelled'] as const;
+export type FilingStatus = (typeof FILING_STATUSES)[number];
+
+/** filed and cancelled end an order's life (spec "States and transitions"). */
+export const TERMINAL_STATUSES: readonly FilingStatus[] = ['filed', 'cancelled'];
+
+/** The one transition table: from -> the statuses it may move to. Terminal statuses have none. */
+export const TRANSITIONS: Readonly<Record<FilingStatus, readonly FilingStatus[]>> = {
+  submitted: ['pending', 'exception', 'filed', 'cancelled'],
+  pending: ['exception', 'filed', 'cancelled'],
+  exception: ['submitted', 'pending', 'exception', 'filed', 'cancelled'],
+  filed: [],
+  cancelled: [],
+};
+
+/** Longest exceptionMessage accepted, in characters. */
+export const MAX_EXCEPTION_MESSAGE = 2000;
+
+/** EIN format of the spec's Company table: two digits, hyphen, seven digits. */
+export const EIN_PATTERN = /^\d{2}-\d{7}$/;
+
+/** What a caller asks for. Dates are 'YYYY-MM-DD'; exceptionCode is a code of the spec's table, e.g. "465". */
+export interface TransitionRequest {
+  filingStatus: string;
+  exceptionCode?: string | null;
+  exceptionMessage?: string | null;
+  filingDate?: string | null;
+  ein?: string | null;
+}
+
+/** The parts of an order the guards read. */
+export interface OrderState {
+  id: string;
+  orderType: string;
+  environment: 'live' | 'test';
+  filingStatus: FilingStatus;
+  exceptionCode: string | null;
+  exceptionMessage: string | null;
+}
+
+/** The change to write: the new status and the fields that go with it (null when they do not apply). */
+export interface PlannedTransition {
+  from: FilingStatus;
+  to: FilingStatus;
+  exceptionCode: string | null;
+  exceptionReason: string | null;
+  exceptionMessage: string | null;
+  filingDate: string | null;
+  /** Set only when an EIN order is filed. */
+  ein: string | null;
+}
+
+export function isFilingStatus(value: string): value is FilingStatus {
+  return (FILING_STATUSES as readonly string[]).includes(value);
+}
+
+export function isTerminal(status: FilingStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** True when the table allows from -> to (ignoring the fields that go with the move). */
+export function canTransition(from: FilingStatus, to: FilingStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/**
+ * Checks a requested transition against the table and its guards and returns the change to write.
+ * @param today 'YYYY-MM-DD' (UTC), the default filingDate and the latest one accepted.
+ * @throws ValidationError (400) for a malformed request: unknown status, missing/unknown exceptionCode,
+ *   bad filingDate or ein, a field that does not belong to the target status.
+ * @throws AppError invalid_transition (409) when the order is terminal or the table forbids the move.
+ */
+export function planTransition(order: OrderState, request: TransitionRequest, today: string): PlannedTransition {
+  throwIfRequestIsMalformed(request, today);
+  const to = request.filingStatus as FilingStatus;
+  throwIfOrderIsTerminal(order, to);
+  throwIfTableForbids(order, to);
+  throwIfExceptionIsUnchanged(order, request);
+  const ein = einFor(order, request, to);
+  return {
+    from: order.filingStatus,
+    to,
+    exceptionCode: to === 'exception' ? request.exceptionCode! : null,
+    exceptionReason: to === 'exception' ? EXCEPTION_REASONS[request.exceptionCode!] : null,
+    exceptionMessage: to === 'exception' ? request.exceptionMessage?.trim() || null : null,
+    filingDate: to === 'filed' ? request.filingDate ?? today : null,
+    ein,
+  };
+}
+
+/** Request-only checks (they do not depend on the order), all reported together. */
+export function throwIfRequestIsMalformed(request: TransitionRequest, today: string): void {
+  const errors = new FieldErrors();
+  const to = request.filingStatus;
+  if (!isFilingStatus(to)) {
+    errors.add('filingStatus', `must be one of: ${FILING_STATUSES.join(', ')}`);
+    errors.throwIfAny();
+  }
+  if (to === 'exception') {
+    if (!request.exceptionCode) errors.add('exceptionCode', 'is required when filingStatus is exception');
+    else if (!EXCEPTION_REASONS[request.exceptionCode]) errors.add('exceptionCode', `'${request.exceptionCode}' is not a filing exception code (460-499, see the spec's table)`);
+    if (request.exceptionMessage != null && request.exceptionMessage.length > MAX_EXCEPTION_MESSAGE) errors.add('exceptionMessage', `must be at most ${MAX_EXCEPTION_MESSAGE} characters`);
+  } else {
+    if (request.exceptionCode != null) errors.add('exceptionCode', 'is allowed only when filingStatus is exception');
+    if (request.exceptionMessage != null) errors.add('exceptionMessage', 'is allowed only when filingStatus is exception');
+  }
+  if (request.filingDate != null) {
+    if (to !== 'filed') errors.add('filingDate', 'is allowed only when filingStatus is filed');
+    else if (!isCalendarDate(request.filingDate)) errors.add('filingDate', 'must be a date in the form YYYY-MM-DD');
+    else if (request.filingDate > today) errors.add('filingDate', `cannot be in the future (today is ${today} UTC)`);
+  }
+  if (request.ein != null) {
+    if (to !== 'filed') errors.add('ein', 'is allowed only when filingStatus is filed');
+    else if (!EIN_PATTERN.test(request.ein)) errors.add('ein', 'must look like 12-3456789 (two digits, hyphen, seven digits)');
+  }
+  errors.throwIfAny();
+}
+
+/** filed and cancelled are terminal: any move out of them is a 409 naming the order and both statuses. */
+export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): void {
+  if (isTerminal(order.filingStatus)) {
+    throw new AppError('invalid_transition', `Order ${order.id} is ${order.filingStatus}, a terminal status; it cannot move to ${to}`, {
+      filingStatus: order.filingStatus,
+    });
+  }
+}
+
+/** A move the table does not list (backwards, or staying put): 409 naming what is allowed instead. */
+export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
+  if (canTransition(order.filingStatus, to)) return;
+  const why = order.filingStatus === to ? `it is already ${to}` : `${order.filingStatus} -> ${to} is not a filing transition`;
+  throw new AppError('invalid_transition', `Order ${order.id} cannot move from ${order.filingStatus} to ${to}: ${why}. Allowed from ${order.filingStatus}: ${TRANSITIONS[order.filingStatus].join(', ')}`, {
+    filingStatus: order.filingStatus,
+  });
+}
+
+/** exception -> exception must report something new (another code or message). */
+export function throwIfExceptionIsUnchanged(order: OrderState, request: TransitionRequest): void {
+  if (order.filingStatus !== 'exception' || request.filingStatus !== 'exception') return;
+  const sameCode = order.exceptionCode === request.exceptionCode;
+  const sameMessage = (order.exceptionMessage ?? null) === (request.exceptionMessage?.trim() || null);
+  if (sameCode && sameMessage) {
+    throw new AppError('invalid_transition', `Order ${order.id} is already in exception ${order.exceptionCode} with the same message; report a different code or message`, {
+      filingStatus: order.filingStatus,
+    });
+  }
+}
+
+/** The EIN to record when an EIN order is filed (see the module comment); null otherwise. */
+function einFor(order: OrderState, request: TransitionRequest, to: FilingStatus): string | null {
+  if (request.ein != null && order.orderType !== 'ein') {
+    throw new ValidationError([{ field: 'ein', message: `applies only to EIN orders; order ${order.id} is a ${order.orderType} order` }]);
+  }
+  if (to !== 'filed' || order.orderType !== 'ein') return null;
+  if (request.ein) return request.ein;
+  if (order.environment === 'test') return testEinFor(order.id);
+  throw new ValidationError([{ field: 'ein', message: `is required to file EIN order ${order.id}: enter the EIN the IRS assigned (12-3456789)` }]);
+}
+
+/** A stable, obviously fake EIN for a test-environment order: `00-` + 7 digits from the order id's hash. */
+export function testEinFor(orderId: string): string {
+  const n = createHash('sha256').update(orderId).digest().readUInt32BE(0) % 10_000_000;
+  return `00-${String(n).padStart(7, '0')}`;
+}
+
+/** Today's date in UTC, 'YYYY-MM-DD'. */
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}

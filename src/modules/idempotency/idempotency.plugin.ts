@@ -1,0 +1,126 @@
+import { Type, type TObject } from '@sinclair/typebox';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError } from '../../lib/errors.js';
+import { sha256 } from '../../lib/secrets.js';
+import type { ApiPluginOptions } from '../../routes.js';
+import * as repo from './idempotency.repo.js';
+
+/*
+ * Idempotency-Key for every integrator POST (issue 3 item 9; after Stripe and brandur's "Implementing Stripe-like
+ * Idempotency Keys in Postgres"): the first request with a key claims it (status running), runs, and its response
+ * is stored; a retry with the same key and body within 24 h gets that response again (status and body, header
+ * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
+ * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
+ * Requests refused by their schema before the handler runs are not stored either (nothing started).
+ *
+ * Known limit: the key is recorded outside the request's own transaction. If the process dies between the
+ * request's commit and storing its response, the key stays `running`; after 5 minutes a retry with the same
+ * body runs again (for POST /orders that could place the order twice).
+ */
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** The shared OpenAPI/validation schema of the header, added to every integrator POST route. */
+export const IdempotencyKeyHeader = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment.',
+});
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when this request claimed an Idempotency-Key; its response will be stored. */
+    idempotencyKey?: string;
+  }
+}
+
+/**
+ * Integrator-scope plugin (register it FIRST in `integratorRoutes`): it is not encapsulated (skip-override),
+ * so its hooks apply to every route registered after it under /v1 and /test/v1, test helpers included.
+ */
+export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.assign(
+  async (app: Parameters<FastifyPluginAsync<ApiPluginOptions>>[0], { ctx }: ApiPluginOptions) => {
+    app.addHook('onRoute', documentHeader);
+
+    app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+      const key = headerKey(request);
+      if (key === null || !request.tenant) return;
+      const hash = requestHash(request);
+      // Two rounds: a key released (5xx) between our failed claim and the read is simply claimed again.
+      for (let round = 0; round < 2; round++) {
+        if (await repo.claimKey(ctx.pool, request.tenant, key, hash)) {
+          request.idempotencyKey = key;
+          return;
+        }
+        const row = await repo.findKey(ctx.pool, request.tenant, key);
+        if (!row) continue;
+        if (row.request_hash !== hash) {
+          throw new AppError('idempotency_key_reused', `Idempotency-Key '${key}' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request`);
+        }
+        if (row.status === 'running') {
+          throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+        }
+        return reply
+          .status(row.response_status ?? 200)
+          .header('idempotent-replayed', 'true')
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(row.response_body));
+      }
+      throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+    });
+
+    app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const key = request.idempotencyKey;
+      if (!key) return payload;
+      request.idempotencyKey = undefined;
+      const body = parseJson(payload);
+      if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
+      else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, body);
+      return payload;
+    });
+  },
+  { [Symbol.for('skip-override')]: true },
+);
+
+/** Adds the header to the route's schema (validation and OpenAPI) of every POST route. */
+function documentHeader(route: RouteOptions): void {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.includes('POST')) return;
+  const schema = (route.schema ?? {}) as Record<string, unknown>;
+  const headers = schema.headers as TObject | undefined;
+  const properties = { ...(headers?.properties ?? {}), [IDEMPOTENCY_HEADER]: Type.Optional(IdempotencyKeyHeader) };
+  route.schema = { ...schema, headers: Type.Object(properties, { additionalProperties: true }) };
+}
+
+function headerKey(request: FastifyRequest): string | null {
+  if (request.method !== 'POST') return null;
+  const raw = request.headers[IDEMPOTENCY_HEADER];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined) return null;
+  if (key.length < 1 || key.length > 255) throw new AppError('validation_error', 'Idempotency-Key must be 1 to 255 characters', { errors: [{ field: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }] });
+  return key;
+}
+
+/** The request's identity: route, path parameters and the body in canonical form (key order ignored). */
+function requestHash(request: FastifyRequest): string {
+  return sha256(canonicalJson({ route: request.routeOptions.url, params: request.params ?? null, body: request.body ?? null }));
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function parseJson(payload: unknown): unknown {
+  if (typeof payload !== 'string') return payload === null || payload === undefined ? null : undefined;
+  if (!payload) return null;
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+}

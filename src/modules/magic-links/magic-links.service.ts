@@ -1,0 +1,56 @@
+import type { AppContext, Tenant } from '../../context.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { randomToken, sha256 } from '../../lib/secrets.js';
+import { getOrganizationOrThrow } from '../organizations/organizations.service.js';
+import * as repo from './magic-links.repo.js';
+
+/** Lifetime of a magic link, in seconds (spec "Limits": 7 days; single use). */
+export const MAGIC_LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Random bytes in a token (issue 5 item 1: at least 32). */
+const TOKEN_BYTES = 32;
+
+/** What POST /auth/magic-link answers: the URL (a live credential) and when it stops working (ISO 8601). */
+export interface MintedMagicLink {
+  magicLink: string;
+  expiresAt: string;
+}
+
+/**
+ * Mints a fresh single-use dashboard link for a user of the tenant (spec "POST /auth/magic-link" rules 1-5).
+ * The token is 32 random bytes (base64url); only its sha256 is stored. The URL is
+ * `https://<white-label domain>/auth/<token>` when the organization has one, else
+ * `<DASHBOARD_BASE_URL>/auth/<token>`; the `/auth/<token>` shape is one the logger scrubs.
+ * @throws AppError not_found (404) for a userId or companyId not in the tenant;
+ *         forbidden (403) when the user is not an admin of companyId (spec "Authentication" rule 4).
+ */
+export async function mintMagicLink(ctx: AppContext, tenant: Tenant, input: { userId: string; companyId?: string }): Promise<MintedMagicLink> {
+  const { userId, companyId = null } = input;
+  if (!(await repo.userExists(ctx.pool, tenant, userId))) throw notFound('user', userId);
+  if (companyId) await throwIfNotCompanyAdmin(ctx, tenant, companyId, userId);
+  const token = randomToken(TOKEN_BYTES);
+  const row = await repo.insertMagicLink(ctx.pool, tenant, {
+    id: newId('magicLink'), userId, companyId, tokenHash: sha256(token), ttlSeconds: MAGIC_LINK_TTL_SECONDS,
+  });
+  const organization = await getOrganizationOrThrow(ctx.pool, tenant.organizationId);
+  return { magicLink: `${dashboardOrigin(ctx, organization.white_label_domain)}/auth/${token}`, expiresAt: row!.expires_at.toISOString() };
+}
+
+/**
+ * Where an organization's dashboard lives: `https://<white-label domain>` (dashboard at the root) when set,
+ * else DASHBOARD_BASE_URL (spec "POST /auth/magic-link" rule 4). No trailing slash.
+ */
+export function dashboardOrigin(ctx: AppContext, whiteLabelDomain: string | null): string {
+  return whiteLabelDomain ? `https://${whiteLabelDomain}` : ctx.config.dashboardBaseUrl;
+}
+
+async function throwIfNotCompanyAdmin(ctx: AppContext, tenant: Tenant, companyId: string, userId: string): Promise<void> {
+  const company = await repo.findCompanyAdminship(ctx.pool, tenant, companyId, userId);
+  if (!company) throw notFound('company', companyId);
+  if (!company.is_admin) {
+    throw new AppError('forbidden', `User '${userId}' is not an admin of company '${companyId}'; a magic link with companyId needs an admin of that company`, {
+      errors: [{ field: 'companyId', message: `user '${userId}' is not an admin of this company` }],
+    });
+  }
+}

@@ -1,0 +1,139 @@
+import type { Tenant } from '../../context.js';
+import { one, type Db } from '../../lib/db.js';
+
+/** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
+export interface OrderRow {
+  id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  group_id: string;
+  company_id: string;
+  user_id: string;
+  order_type: string;
+  filing_state: string;
+  filing_status: string;
+  filing_type: string | null;
+  filing_date: string | null;
+  subscription_status: string | null;
+  exception_code: string | null;
+  exception_message: string | null;
+  details: Record<string, unknown>;
+  billing: 'balance' | 'checkout';
+  amount_cents: number;
+  retail_cents: number | null;
+  margin_cents: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The company fields the order rules read. */
+export interface OrderCompanyRow {
+  id: string;
+  entity_type: 'LLC' | 'CORP';
+  formation_state: string | null;
+  ein: string | null;
+}
+
+/**
+ * The tenant's company, or null. With `forUpdate` the row stays locked until the transaction ends, so two
+ * requests for one company (EIN, registered agent, qualification) are checked one after the other.
+ */
+export function findOrderCompany(db: Db, tenant: Tenant, companyId: string, forUpdate = false): Promise<OrderCompanyRow | null> {
+  return one<OrderCompanyRow>(
+    db,
+    `SELECT id, entity_type, formation_state, ein FROM companies
+      WHERE id = $1 AND organization_id = $2 AND environment = $3${forUpdate ? ' FOR UPDATE' : ''}`,
+    [companyId, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** The company's active registered agent service in `state` (registeredAgent rule 4), or null. */
+export function findActiveRegisteredAgent(db: Db, tenant: Tenant, companyId: string, state: string): Promise<OrderRow | null> {
+  return one<OrderRow>(
+    db,
+    `SELECT * FROM orders
+      WHERE organization_id = $1 AND environment = $2 AND company_id = $3 AND order_type = 'registered_agent'
+        AND filing_state = $4 AND filing_status <> 'cancelled' AND subscription_status = 'active'
+      ORDER BY created_at LIMIT 1`,
+    [tenant.organizationId, tenant.environment, companyId, state],
+  );
+}
+
+/** The company's non-cancelled EIN order (EIN rule: "has requested an EIN"), or null. */
+export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise<{ id: string } | null> {
+  return one(
+    db,
+    `SELECT id FROM orders
+      WHERE organization_id = $1 AND environment = $2 AND company_id = $3 AND order_type = 'ein' AND filing_status <> 'cancelled'
+      LIMIT 1`,
+    [tenant.organizationId, tenant.environment, companyId],
+  );
+}
+
+/**
+ * The company's PAID foreign qualification in `state` (foreignQualification rule 4), or null. Not paid:
+ * cancelled orders (their debit was reversed), orders stopped in exception 460/461 (payment required or
+ * failed), and checkout orders without a succeeded payment.
+ */
+export function findPaidQualification(db: Db, tenant: Tenant, companyId: string, state: string): Promise<{ id: string } | null> {
+  return one(
+    db,
+    `SELECT o.id FROM orders o
+      WHERE o.organization_id = $1 AND o.environment = $2 AND o.company_id = $3 AND o.order_type = 'foreign_qualification'
+        AND o.filing_state = $4 AND o.filing_status <> 'cancelled'
+        AND NOT (o.filing_status = 'exception' AND o.exception_code IN ('460', '461'))
+        AND (o.billing = 'balance'
+             OR EXISTS (SELECT 1 FROM payments p WHERE p.group_id = o.group_id AND p.status = 'succeeded'))
+      LIMIT 1`,
+    [tenant.organizationId, tenant.environment, companyId, state],
+  );
+}
+
+/** An order_groups row to insert (one per request). */
+export interface NewOrderGroup {
+  id: string;
+  userId: string;
+  companyId: string;
+  filingState: string;
+  source: 'api' | 'dashboard';
+  billing: 'balance' | 'checkout';
+  request: Record<string, unknown>;
+  totalCents: number;
+}
+
+export async function insertOrderGroup(tx: Db, tenant: Tenant, g: NewOrderGroup): Promise<void> {
+  await tx.query(
+    `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [g.id, tenant.organizationId, tenant.environment, g.userId, g.companyId, g.filingState, g.source, g.billing, g.request, g.totalCents],
+  );
+}
+
+/** An orders row to insert; filing_status starts at submitted (spec "States and transitions"). */
+export interface NewOrder {
+  id: string;
+  groupId: string;
+  companyId: string;
+  userId: string;
+  orderType: string;
+  filingState: string;
+  filingType: string | null;
+  subscriptionStatus: 'active' | null;
+  details: Record<string, unknown>;
+  billing: 'balance' | 'checkout';
+  amountCents: number;
+  retailCents: number | null;
+  marginCents: number | null;
+}
+
+export async function insertOrder(tx: Db, tenant: Tenant, o: NewOrder): Promise<OrderRow> {
+  const row = await one<OrderRow>(
+    tx,
+    `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
+                         filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'submitted', $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+    [o.id, tenant.organizationId, tenant.environment, o.groupId, o.companyId, o.userId, o.orderType, o.filingState,
+      o.filingType, o.subscriptionStatus, o.details, o.billing, o.amountCents, o.retailCents, o.marginCents],
+  );
+  return row!;
+}

@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiPluginOptions } from '../../routes.js';
+import { errorResponses } from '../../lib/schemas.js';
+import { attachedFieldErrors } from '../../lib/validation.js';
+import { OrderBody, OrderResultSchema, QuoteSchema, type OrderBodyInput } from './orders.schemas.js';
+import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
+
+const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; an unknown userId or
+companyId is a 400 on that field, as Stripe treats referenced objects in a body; expedited formation outside
+LLCs in AZ, DE, FL, NV, NY, WY has the message 'Expedited formation is not available for the selected state and
+entity type'); 403 forbidden when userId is not an admin of the existing company; 409 ein_already_requested
+(the company has an EIN or a non-cancelled EIN order) and 409 qualification_already_paid (a paid, non-cancelled
+foreign qualification in filingState; a cancelled or unpaid one does not block).`;
+
+/** POST /orders and POST /orders/quote (spec "POST /orders"; issue 3 items 1, 2, 5, 7, 9). No GET: the spec has no order-polling endpoint. */
+export const orderRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  app.post('/orders', {
+    attachValidation: true,
+    schema: {
+      tags: ['Orders'],
+      summary: 'Place orders',
+      description: `Places one order item per product object, all for one company in one filingState, and debits the prepaid
+balance of this environment at wholesale plus state fees, line by line (billing rules 1-7; see GET /balance-transactions).
+The whole request is placed or nothing is: when the balance cannot cover the total the answer is 402 insufficient_balance
+and nothing is written. A formation creates the company (the user becomes its admin). Items start at filingStatus
+submitted; progress is reported only by filing.status_changed webhooks (there is no order-polling endpoint).
+
+Answers 201 when at least one order was created. A request that is only registeredAgent for a company that already has
+active registered agent service in filingState is a no-op (registeredAgent rule 4): 200 with the existing item, nothing
+charged. Use POST /orders/quote to see the priced lines first. Send an Idempotency-Key to retry safely.
+
+${ERRORS_DOC}`,
+      body: OrderBody,
+      response: { 201: OrderResultSchema, 200: OrderResultSchema, ...errorResponses(402, 403, 409, 422) },
+    },
+  }, async (request, reply) => {
+    throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
+    const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, { source: 'api', billing: 'balance', actor: 'api' });
+    return reply.status(placed.created ? 201 : 200).send({ companyId: placed.companyId, items: placed.items });
+  });
+
+  app.post('/orders/quote', {
+    attachValidation: true,
+    schema: {
+      tags: ['Orders'],
+      summary: 'Quote orders',
+      description: `Takes the same body as POST /orders and returns the lines it would debit (wholesale service prices and state
+fees, dollars) and their total, without placing or writing anything. It runs the same rules, so it fails where the order
+would, except that it never answers 402: compare total with your balance (GET /organization).
+
+${ERRORS_DOC}`,
+      body: OrderBody,
+      response: { 200: QuoteSchema, ...errorResponses(403, 409, 422) },
+    },
+  }, async (request) => {
+    throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
+    return quoteOrder(ctx.pool, request.tenant, request.body as OrderBodyInput);
+  });
+};

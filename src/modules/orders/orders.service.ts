@@ -1,0 +1,10 @@
+/*
+ * The orders module's public interface (issue 3): place a request (POST /orders, dashboard checkout) and
+ * quote it (POST /orders/quote). The work is split by role: order-rules.ts (request rules, no database),
+ * order-checks.ts (database rules), order-pricing.ts (priced lines, quote), order-placement.ts (the one
+ * transaction that writes orders, debits, history and events).
+ */
+export { placeOrder, placeOrderInTx, toItemView, type OrderItemView, type PlacedOrder, type PlaceOrderOptions } from './order-placement.js';
+export { planOrder, quoteOrder, type OrderPlan, type PricedLine, type PricingOptions, type Quote } from './order-pricing.js';
+export { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
+export { checkOrderFacts, type OrderFacts } from './order-checks.js';

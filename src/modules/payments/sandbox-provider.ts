@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { ChargeRequest, ChargeResult, PaymentProvider } from './payment-provider.js';
+
+/** The success card of the sandbox (as in Stripe's test mode). */
+export const SANDBOX_SUCCESS_CARD = '4242424242424242';
+/** The decline card of the sandbox. */
+export const SANDBOX_DECLINE_CARD = '4000000000000002';
+/** What the customer reads when a card is declined. */
+export const CARD_DECLINED_MESSAGE = 'Your card was declined. Try another card.';
+
+/**
+ * Built-in provider of the test environment (issue 5 item 5): no money moves. 4242 4242 4242 4242 succeeds,
+ * 4000 0000 0000 0002 is declined ("Your card was declined"), any other number is declined as not a test card.
+ * References are derived from the idempotency key, so a repeated charge gives the same reference.
+ */
+export class SandboxPaymentProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+
+  async charge(request: ChargeRequest): Promise<ChargeResult> {
+    const cardLast4 = request.card.number.slice(-4);
+    if (request.card.number === SANDBOX_SUCCESS_CARD) {
+      return { status: 'succeeded', reference: `sbx_ch_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`, cardLast4 };
+    }
+    if (request.card.number === SANDBOX_DECLINE_CARD) return { status: 'declined', message: CARD_DECLINED_MESSAGE, cardLast4, declineCode: 'card_declined' };
+    return { status: 'declined', message: 'Your card was declined: in test mode use the test card 4242 4242 4242 4242.', cardLast4, declineCode: 'test_mode_live_card' };
+  }
+
+  async refund(): Promise<void> {
+    // Nothing moved, nothing to give back.
+  }
+}

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiPluginOptions } from '../../routes.js';
+import { errorResponses, ListOf, PageQuery } from '../../lib/schemas.js';
+import { attachedFieldErrors } from '../../lib/validation.js';
+import { CreateUserBody, UserParams, UserSchema, type CreateUserInput } from './users.schemas.js';
+import { createUser, findUserOrThrow, listUsers, serializeUser } from './users.service.js';
+
+/** POST /users, GET /users, GET /users/{userIdOrEmail} (issue 2 item 5; spec "User", "POST /users"). */
+export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  app.post('/users', {
+    attachValidation: true,
+    schema: {
+      tags: ['Users'],
+      summary: 'Create a user',
+      description: 'Creates a user of your organization in this environment. Emails are unique per environment, compared without regard to case: a second user with the same email answers 409. phoneNumber is E.164 (leading +) and must be a valid number.',
+      body: CreateUserBody,
+      response: { 201: UserSchema, ...errorResponses(409) },
+    },
+  }, async (request, reply) => {
+    const row = await createUser(ctx.pool, request.tenant, request.body as CreateUserInput, attachedFieldErrors(request));
+    return reply.status(201).send(serializeUser(row));
+  });
+
+  app.get('/users', {
+    schema: { tags: ['Users'], summary: 'List users', description: 'Users of this environment, newest first.', querystring: PageQuery, response: { 200: ListOf(UserSchema), ...errorResponses() } },
+  }, async (request) => listUsers(ctx.pool, request.tenant, request.query));
+
+  app.get('/users/:userIdOrEmail', {
+    schema: {
+      tags: ['Users'],
+      summary: 'Retrieve a user by id or email',
+      description: 'Pass a user id (user_…) or an email address (case-insensitive; URL-encode it).',
+      params: UserParams,
+      response: { 200: UserSchema, ...errorResponses(404) },
+    },
+  }, async (request) => serializeUser(await findUserOrThrow(ctx.pool, request.tenant, request.params.userIdOrEmail)));
+};

@@ -1,0 +1,101 @@
+import type { AppContext, Tenant } from '../../context.js';
+import { withTransaction } from '../../lib/db.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
+import { queueDeliveryAttempt } from '../events/events.service.js';
+import * as repo from './deliveries.repo.js';
+import { findEndpoint } from './webhooks.repo.js';
+
+/** A delivery as GET /webhook-deliveries shows it. Times are ISO 8601 strings. */
+export interface DeliveryView {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: repo.DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One HTTP try as the API shows it (`durationMs` in milliseconds, `responseBody` the first 4 KB). */
+export interface AttemptView {
+  id: string;
+  attemptNumber: number;
+  url: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseBody: string | null;
+  error: string | null;
+  createdAt: string;
+}
+
+export function deliveryView(r: repo.DeliveryRow): DeliveryView {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at?.toISOString() ?? null : null,
+    lastAttemptAt: r.last_attempt_at?.toISOString() ?? null,
+    failureReason: r.failure_reason,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+function attemptView(a: repo.AttemptRow): AttemptView {
+  return {
+    id: a.id,
+    attemptNumber: a.attempt_number,
+    url: a.url,
+    statusCode: a.status_code,
+    durationMs: a.duration_ms,
+    responseBody: a.response_body,
+    error: a.error,
+    createdAt: a.created_at.toISOString(),
+  };
+}
+
+/** Query of GET /webhook-deliveries (status already validated against pending, succeeded, failed). */
+export type DeliveryListParams = PageParams & repo.DeliveryFilters;
+
+/** GET /webhook-deliveries: newest first, filtered by endpointId, eventId and status (issue 4 item 7). */
+export async function listDeliveries(ctx: AppContext, tenant: Tenant, q: DeliveryListParams): Promise<Page<DeliveryView>> {
+  const limit = q.limit ?? 20;
+  const rows = await repo.listDeliveries(ctx.pool, tenant, { endpointId: q.endpointId, eventId: q.eventId, status: q.status }, limit, q.startingAfter);
+  return toPage(rows, limit, deliveryView);
+}
+
+/** GET /webhook-deliveries/{id}: the delivery with every attempt, first to last. @throws not_found (404). */
+export async function getDelivery(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
+  const row = await repo.findDelivery(ctx.pool, tenant, id);
+  if (!row) throw notFound('webhook delivery', id);
+  return { ...deliveryView(row), attempts: (await repo.listAttempts(ctx.pool, id)).map(attemptView) };
+}
+
+/**
+ * POST /webhook-deliveries/{id}/resend: one new attempt now, signed afresh, of a failed or succeeded delivery
+ * (a receiver that lost an event asks for it again). The delivery turns pending; a failed resend marks it
+ * failed again without automatic retries. Attempt numbers continue.
+ * @throws not_found (404); conflict (409) while the delivery is still pending (an attempt is already
+ *   scheduled) or when its endpoint is disabled or deleted.
+ */
+export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView> {
+  return withTransaction(ctx.pool, async (tx) => {
+    const row = await repo.findDelivery(tx, tenant, id, true);
+    if (!row) throw notFound('webhook delivery', id);
+    if (row.status === 'pending') throw new AppError('conflict', `Webhook delivery ${id} is still pending; its next attempt is already scheduled`);
+    const endpoint = await findEndpoint(tx, tenant, row.endpoint_id);
+    if (!endpoint) throw new AppError('conflict', `The endpoint of webhook delivery ${id} has been deleted`);
+    if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`);
+    await repo.reopenDelivery(tx, id);
+    await queueDeliveryAttempt(tx, id, 0);
+    return deliveryView((await repo.findDelivery(tx, tenant, id))!);
+  });
+}

@@ -1,0 +1,129 @@
+import type { Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+
+/** A webhook_endpoints row. `secret` never leaves the service except in create/rotate responses. */
+export interface EndpointRow {
+  id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  url: string;
+  description: string | null;
+  event_types: string[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  disabled: boolean;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export async function insertEndpoint(
+  db: Db,
+  tenant: Tenant,
+  e: { id: string; url: string; description: string | null; eventTypes: string[]; secret: string },
+): Promise<EndpointRow> {
+  const row = await one<EndpointRow>(
+    db,
+    `INSERT INTO webhook_endpoints (id, organization_id, environment, url, description, event_types, secret)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [e.id, tenant.organizationId, tenant.environment, e.url, e.description, e.eventTypes, e.secret],
+  );
+  return row!;
+}
+
+/** The tenant's endpoint (not deleted), optionally locked for update; null when absent. */
+export function findEndpoint(db: Db, tenant: Tenant, id: string, forUpdate = false): Promise<EndpointRow | null> {
+  return one<EndpointRow>(
+    db,
+    `SELECT * FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 AND environment = $3 AND deleted_at IS NULL
+     ${forUpdate ? 'FOR UPDATE' : ''}`,
+    [id, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** A page of the tenant's endpoints, newest first: `limit + 1` rows so the caller can tell `hasMore`. */
+export function listEndpoints(db: Db, tenant: Tenant, limit: number, startingAfter?: string): Promise<EndpointRow[]> {
+  return many<EndpointRow>(
+    db,
+    `SELECT * FROM webhook_endpoints
+      WHERE organization_id = $1 AND environment = $2 AND deleted_at IS NULL AND ($3::text IS NULL OR id < $3)
+      ORDER BY id DESC LIMIT $4`,
+    [tenant.organizationId, tenant.environment, startingAfter ?? null, limit + 1],
+  );
+}
+
+/** Fields PATCH may change; undefined leaves a column as it is. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: string[];
+  /** true disables with `disabledReason`; false re-enables and clears the failure clock. */
+  disabled?: boolean;
+  disabledReason?: string;
+}
+
+export async function updateEndpoint(db: Db, id: string, c: EndpointChanges): Promise<EndpointRow> {
+  const row = await one<EndpointRow>(
+    db,
+    `UPDATE webhook_endpoints SET
+       url = COALESCE($2, url),
+       description = CASE WHEN $3 THEN $4 ELSE description END,
+       event_types = COALESCE($5, event_types),
+       disabled = COALESCE($6, disabled),
+       disabled_reason = CASE WHEN $6 IS NULL THEN disabled_reason WHEN $6 THEN COALESCE($7, disabled_reason) ELSE NULL END,
+       failing_since = CASE WHEN $6 = false THEN NULL ELSE failing_since END,
+       updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [id, c.url ?? null, c.description !== undefined, c.description ?? null, c.eventTypes ?? null, c.disabled ?? null, c.disabledReason ?? null],
+  );
+  return row!;
+}
+
+export async function softDeleteEndpoint(db: Db, id: string): Promise<void> {
+  await db.query('UPDATE webhook_endpoints SET deleted_at = now(), updated_at = now() WHERE id = $1', [id]);
+}
+
+/** Moves the current secret to `previous_secret` for `graceHours` and installs `secret`. */
+export async function rotateEndpointSecret(db: Db, id: string, secret: string, graceHours: number): Promise<EndpointRow> {
+  const row = await one<EndpointRow>(
+    db,
+    `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(hours => $3),
+       secret = $2, updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [id, secret, graceHours],
+  );
+  return row!;
+}
+
+/** A successful (non-test) delivery ends the endpoint's failure streak. */
+export async function clearEndpointFailing(db: Db, id: string): Promise<void> {
+  await db.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [id]);
+}
+
+/**
+ * Starts the failure clock if it is not running, then disables the endpoint when it has been failing for at
+ * least `disableAfterHours` (WEBHOOK_DISABLE_AFTER_HOURS). @returns the disabled reason when this call disabled it.
+ */
+export async function markEndpointFailing(db: Db, id: string, disableAfterHours: number): Promise<string | null> {
+  await db.query('UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL', [id]);
+  const row = await one<{ disabled_reason: string }>(
+    db,
+    `UPDATE webhook_endpoints
+        SET disabled = true, updated_at = now(),
+            disabled_reason = 'Every delivery has failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                              || ' (' || $2::int::text || ' hours or more)'
+      WHERE id = $1 AND NOT disabled AND failing_since <= now() - make_interval(hours => $2::int)
+      RETURNING disabled_reason`,
+    [id, disableAfterHours],
+  );
+  return row?.disabled_reason ?? null;
+}
+
+/** Disables an endpoint at once (HTTP 410 Gone). @returns true when it was enabled before. */
+export async function disableEndpoint(db: Db, id: string, reason: string): Promise<boolean> {
+  const row = await one(db, `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id`, [id, reason]);
+  return row !== null;
+}

@@ -1,0 +1,156 @@
+import type { AppContext, Tenant } from '../../context.js';
+import { withTransaction } from '../../lib/db.js';
+import { AppError, notFound, ValidationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
+import { createDelivery } from '../events/events.service.js';
+import { disableAutoRetry, insertTestEvent } from './deliveries.repo.js';
+import { deliveryView, type DeliveryView } from './deliveries.service.js';
+import { findDelivery } from './deliveries.repo.js';
+import { newSigningSecret } from './signature.js';
+import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
+import * as repo from './webhooks.repo.js';
+
+/** Hours the replaced secret keeps signing beside the new one after a rotation (issue 4 item 6). */
+export const ROTATION_GRACE_HOURS = 24;
+
+/** The endpoint as the API shows it: never its secret. */
+export interface EndpointView {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  disabled: boolean;
+  disabledReason: string | null;
+  failingSince: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function endpointView(r: repo.EndpointRow): EndpointView {
+  const graceActive = r.previous_secret_expires_at && r.previous_secret_expires_at > new Date();
+  return {
+    id: r.id,
+    url: r.url,
+    description: r.description,
+    eventTypes: r.event_types,
+    disabled: r.disabled,
+    disabledReason: r.disabled_reason,
+    failingSince: r.failing_since?.toISOString() ?? null,
+    previousSecretExpiresAt: graceActive ? r.previous_secret_expires_at!.toISOString() : null,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+/** Input of POST /webhook-endpoints (already schema-validated: known event types, unique, non-empty). */
+export interface CreateEndpointInput {
+  url: string;
+  eventTypes: string[];
+  description?: string;
+}
+
+/**
+ * Registers an endpoint (spec "POST /webhook-endpoints"; issue 4 items 6, 8) with a fresh `whsec_` secret.
+ * @returns the endpoint plus `secret`, the only time the secret is shown.
+ * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
+ *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
+ */
+export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
+  await checkUrl(ctx, input.url);
+  const secret = newSigningSecret();
+  const row = await repo.insertEndpoint(ctx.pool, tenant, { id: newId('webhookEndpoint'), url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret });
+  return { ...endpointView(row), secret };
+}
+
+/** GET /webhook-endpoints: the tenant's endpoints, newest first, cursor-paginated. */
+export async function listEndpoints(ctx: AppContext, tenant: Tenant, page: PageParams): Promise<Page<EndpointView>> {
+  const limit = page.limit ?? 20;
+  return toPage(await repo.listEndpoints(ctx.pool, tenant, limit, page.startingAfter), limit, endpointView);
+}
+
+/** @throws AppError not_found (404) for unknown, deleted or other tenants' endpoints. */
+export async function getEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<EndpointView> {
+  return endpointView(await endpointOrThrow(ctx, tenant, id));
+}
+
+/** Input of PATCH /webhook-endpoints/{id}; absent fields stay as they are. */
+export interface UpdateEndpointInput {
+  url?: string;
+  eventTypes?: string[];
+  description?: string | null;
+  disabled?: boolean;
+}
+
+/**
+ * PATCH: url (checked like at creation), eventTypes, description, disabled. Re-enabling clears the disabled
+ * reason and the failure clock (failingSince), so the endpoint gets a full WEBHOOK_DISABLE_AFTER_HOURS again.
+ * Deliveries that failed while it was disabled are not resent by this (use resend).
+ * @throws not_found (404); ValidationError on `url`.
+ */
+export async function updateEndpoint(ctx: AppContext, tenant: Tenant, id: string, input: UpdateEndpointInput): Promise<EndpointView> {
+  await endpointOrThrow(ctx, tenant, id);
+  if (input.url !== undefined) await checkUrl(ctx, input.url);
+  return withTransaction(ctx.pool, async (tx) => {
+    const current = await repo.findEndpoint(tx, tenant, id, true);
+    if (!current) throw notFound('webhook endpoint', id);
+    const disabledReason = input.disabled && !current.disabled ? 'Disabled through the API' : undefined;
+    return endpointView(await repo.updateEndpoint(tx, id, { ...input, disabledReason }));
+  });
+}
+
+/**
+ * DELETE: soft-deletes (rows stay for the delivery history); the endpoint then answers 404 and its pending
+ * deliveries end as failed with reason "Endpoint deleted". @throws not_found (404).
+ */
+export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<{ id: string; deleted: true }> {
+  await endpointOrThrow(ctx, tenant, id);
+  await repo.softDeleteEndpoint(ctx.pool, id);
+  return { id, deleted: true };
+}
+
+/**
+ * Issues a new secret (issue 4 item 6). For 24 hours the replaced secret keeps signing beside it: each request
+ * then carries two `v1=` entries, the new one first. Rotating again within those hours replaces the
+ * older secret, so at most two are ever valid. @returns the endpoint plus the new `secret`, shown only now.
+ */
+export async function rotateSecret(ctx: AppContext, tenant: Tenant, id: string): Promise<EndpointView & { secret: string }> {
+  await endpointOrThrow(ctx, tenant, id);
+  const secret = newSigningSecret();
+  const row = await repo.rotateEndpointSecret(ctx.pool, id, secret, ROTATION_GRACE_HOURS);
+  return { ...endpointView(row), secret };
+}
+
+/**
+ * Sends a `webhook.test` event to this endpoint only. It is stored as an event row (so the delivery can be
+ * inspected and resent like any other) but no other endpoint receives it and it cannot be subscribed to.
+ * It gets one attempt, no retries, and never moves the endpoint's failure clock (a 410 still disables).
+ * @returns the queued delivery. @throws not_found (404); conflict (409) when the endpoint is disabled.
+ */
+export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView> {
+  return withTransaction(ctx.pool, async (tx) => {
+    const endpoint = await repo.findEndpoint(tx, tenant, id);
+    if (!endpoint) throw notFound('webhook endpoint', id);
+    if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${id} is disabled; enable it with PATCH {"disabled": false} before testing it`);
+    const event = await insertTestEvent(tx, tenant, { endpointId: id, message: 'A test event sent from POST /webhook-endpoints/{id}/test' });
+    const deliveryId = await createDelivery(tx, tenant, id, event.id);
+    await disableAutoRetry(tx, deliveryId);
+    return deliveryView((await findDelivery(tx, tenant, deliveryId))!);
+  });
+}
+
+async function endpointOrThrow(ctx: AppContext, tenant: Tenant, id: string): Promise<repo.EndpointRow> {
+  const row = await repo.findEndpoint(ctx.pool, tenant, id);
+  if (!row) throw notFound('webhook endpoint', id);
+  return row;
+}
+
+async function checkUrl(ctx: AppContext, url: string): Promise<void> {
+  try {
+    await vetWebhookUrl(url, ctx.config.webhookAllowPrivateNetworks);
+  } catch (err) {
+    if (err instanceof UnsafeWebhookUrlError) throw new ValidationError([{ field: 'url', message: err.message }]);
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type pg from 'pg';
+import { createOperator } from '../src/modules/console/operators.service.js';
+
+/** A browser-like client for the console over app.inject: keeps cookies, reads CSRF tokens from pages. */
+export interface ConsoleClient {
+  cookies: Map<string, string>;
+  get(url: string, headers?: Record<string, string>): Promise<InjectResult>;
+  /** POSTs a url-encoded form; `_csrf` is not added unless given. */
+  post(url: string, form: Record<string, string>, headers?: Record<string, string>): Promise<InjectResult>;
+  /** The CSRF token of the last page that had a form. */
+  csrf(): string;
+}
+
+export interface InjectResult {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export function consoleClient(app: FastifyInstance, defaults: Record<string, string> = {}): ConsoleClient {
+  const cookies = new Map<string, string>();
+  let lastCsrf = '';
+  const send = async (options: InjectOptions): Promise<InjectResult> => {
+    const cookieHeader = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await app.inject({ ...options, headers: { ...defaults, ...(cookieHeader ? { cookie: cookieHeader } : {}), ...(options.headers as Record<string, string>) } });
+    const setCookies = ([] as string[]).concat((res.headers['set-cookie'] as string | string[] | undefined) ?? []);
+    for (const c of setCookies) {
+      const [pair] = c.split(';');
+      const [name, ...rest] = pair.split('=');
+      const value = rest.join('=');
+      if (!value || /max-age=0|expires=thu, 01 jan 1970/i.test(c)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    const m = /name="_csrf" value="([^"]+)"/.exec(res.body);
+    if (m) lastCsrf = m[1];
+    return { statusCode: res.statusCode, headers: res.headers as InjectResult['headers'], body: res.body };
+  };
+  return {
+    cookies,
+    get: (url, headers) => send({ method: 'GET', url, headers }),
+    post: (url, form, headers) => send({ method: 'POST', url, payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }),
+    csrf: () => lastCsrf,
+  };
+}
+
+let n = 0;
+
+/** Creates an operator with a known password. */
+export async function newOperator(pool: pg.Pool, name = 'Olivia Operator') {
+  const email = `operator${Date.now().toString(36)}${n++}@example.com`;
+  const password = 'correct horse battery staple';
+  const { operator } = await createOperator(pool, { email, name, password });
+  return { ...operator, password };
+}
+
+/** Signs a client in (GET the form for its CSRF token, POST credentials). @returns the POST response. */
+export async function signIn(client: ConsoleClient, email: string, password: string): Promise<InjectResult> {
+  await client.get('/console/login');
+  return client.post('/console/login', { _csrf: client.csrf(), email, password, next: '/console/queue' });
+}

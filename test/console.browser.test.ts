@@ -1,0 +1,213 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Runner } from 'graphile-worker';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../src/worker.js';
+import { newOperator } from './console-helpers.js';
+import { createTestApp, type TestApp } from './harness.js';
+import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
+
+// Issue 6 item 6: an operator walks one LIVE formation through the console, from submitted to filed with an
+// exception on the way and a document upload; the integrator's receiver must get every event.
+const SHOTS = path.resolve('test-results');
+const CHROMIUM = '/usr/bin/chromium';
+
+let t: TestApp;
+let worker: Runner;
+let receiver: Receiver;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  t = await createTestApp();
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = t.app.server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  worker = await startWorker(t.ctx);
+  receiver = await startReceiver();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await receiver?.close();
+  await t?.close();
+});
+
+const address = { line1: '1209 Orange Street', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
+
+async function ok(res: { statusCode: number; body: string; json(): any }, status: number) {
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json();
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true });
+}
+
+/** Fills an order-page action form (scoped by its hidden action), goes to the confirmation page and confirms. */
+async function act(page: Page, action: string, fill: (form: ReturnType<Page['locator']>) => Promise<void>, shotName?: string) {
+  const form = page.locator(`form.action:has(input[name="action"][value="${action}"])`);
+  await fill(form);
+  await form.locator('button[type="submit"]').click();
+  await page.waitForURL(/\/review$/);
+  if (shotName) await shot(page, shotName);
+  await page.locator('input[name="confirm"]').check();
+  await page.locator('form[action$="/transition"] button[type="submit"]').click();
+  await page.waitForURL(/\/console\/orders\/order_[a-z0-9]+$/);
+  await expect(page.locator('.flash-ok')).toBeTruthy();
+}
+
+async function samplePdf(): Promise<string> {
+  const doc = await PDFDocument.create();
+  const pdfPage = doc.addPage([612, 792]);
+  pdfPage.drawText('Certificate of Formation - Harbor Light Ventures LLC', { x: 72, y: 700, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'console-')), 'certificate-of-formation.pdf');
+  fs.writeFileSync(file, await doc.save());
+  return file;
+}
+
+describe('console in a real browser', () => {
+  it('walks a live formation from submitted to filed, with an exception and an upload, and the receiver gets every event', async () => {
+    const operator = await newOperator(t.ctx.pool, 'Frances Filer');
+    const tenant = await t.newTenant('Harbor Platform');
+    await ok(await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 2500, note: 'Wire 2025-03 ref 4411' }), 201);
+    const endpoint = await ok(await tenant.api('POST', '/webhook-endpoints', { url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'] }, { env: 'live' }), 201);
+    const user = await ok(await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace@example.com' }, { env: 'live' }), 201);
+    const placed = await ok(await tenant.api('POST', '/orders', {
+      userId: user.id,
+      filingState: 'DE',
+      formation: {
+        company: {
+          legalName: 'Harbor Light Ventures LLC',
+          entityType: 'LLC',
+          structureType: 'MEMBER',
+          principalAddress: address,
+          mailingAddress: address,
+          officers: [{ type: 'PERSON', firstName: 'Grace', lastName: 'Hopper', title: 'Managing Member', address, isPrimary: true }],
+        },
+        alternativeNames: ['Harbor Light Holdings LLC', 'Harborlight Ventures LLC'],
+        registeredAgent: { type: 'COMPANY', companyName: 'Delaware Agents Inc', addressStreet: '8 The Green', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
+      },
+    }, { env: 'live' }), 201);
+    const orderId: string = placed.items[0].orderId;
+
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+
+    // Sign in: the queue sends us to the sign-in page and back.
+    await page.goto(`${base}/console/queue`);
+    await page.waitForURL(/\/console\/login/);
+    await shot(page, '01-login');
+    await page.fill('input[name="email"]', operator.email);
+    await page.fill('input[name="password"]', operator.password);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(/\/console\/queue$/);
+    const cookie = (await context.cookies()).find((c) => c.name === 'fcs_console')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/console' });
+
+    // The queue shows the live order, with its product, state and organization.
+    const row = page.locator('table.queue tbody tr', { has: page.locator(`a:text("${orderId}")`) });
+    await expect(row.textContent()).resolves.toMatch(/submitted[\s\S]*Formation[\s\S]*DE[\s\S]*Harbor Platform[\s\S]*Harbor Light Ventures LLC/);
+    await shot(page, '02-queue');
+
+    // The order page shows what the request carried.
+    await row.locator('a.mono').click();
+    await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
+    const body = await page.textContent('main');
+    for (const text of ['Harbor Light Ventures LLC', 'Grace Hopper', 'Managing Member', 'Delaware Agents Inc', '8 The Green, Dover, DE 19901', 'Harbor Light Holdings LLC', '1209 Orange Street, Wilmington, DE 19801, US']) {
+      expect(body, text).toContain(text);
+    }
+    await shot(page, '03-order-submitted');
+
+    // submitted -> pending
+    await act(page, 'pending', async () => undefined, '04-confirm-pending');
+    expect(await page.textContent('.flash-ok')).toContain('Order is now pending');
+
+    // pending -> exception 465 with a message; the confirmation shows the code's reason.
+    const message = 'Harbor Light Ventures LLC is taken in Delaware; please choose another name';
+    await act(page, 'exception', async (form) => {
+      await form.locator('select[name="exceptionCode"]').selectOption('465');
+      await form.locator('textarea[name="exceptionMessage"]').fill(message);
+    }, '05-confirm-exception');
+    expect(await page.textContent('.callout-exception')).toContain('465: Entity name not available');
+    await shot(page, '06-order-exception');
+
+    // exception -> resolved (back to pending)
+    await act(page, 'resolve', async (form) => {
+      await form.locator('select[name="resumeTo"]').selectOption('pending');
+    });
+    expect(await page.textContent('.flash-ok')).toContain('Order is now pending');
+
+    // pending -> filed with a filing date
+    const filingDate = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await act(page, 'filed', async (form) => {
+      await form.locator('input[name="filingDate"]').fill(filingDate);
+    }, '07-confirm-filed');
+    expect(await page.textContent('.flash-ok')).toContain('Order is now filed');
+
+    // Upload the filed certificate.
+    const upload = page.locator('form[action$="/documents"]');
+    await upload.locator('select[name="documentType"]').selectOption('articles_of_organization');
+    await upload.locator('input[name="file"]').setInputFiles(await samplePdf());
+    await upload.locator('input[name="confirm"]').check();
+    await upload.locator('button[type="submit"]').click();
+    await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
+    expect(await page.textContent('.flash-ok')).toContain('Uploaded certificate-of-formation.pdf as articles_of_organization');
+
+    // Every change names the operator who made it.
+    const { rows: history } = await t.ctx.pool.query('SELECT to_status, actor FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
+    expect(history.map((h) => h.to_status)).toEqual(['submitted', 'pending', 'exception', 'pending', 'filed']);
+    expect(history.slice(1).every((h) => h.actor === `operator:${operator.id}`)).toBe(true);
+    expect(await page.locator('#history .actor').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Frances Filer')]));
+
+    // The receiver got every event, signed, in order.
+    await waitFor('six events at the receiver', () => receiver.requests.length >= 6, 30_000);
+    await waitFor('every delivery to settle', async () => {
+      const { rows } = await t.ctx.pool.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]);
+      return rows.length === 6 && rows.every((r) => r.status === 'succeeded');
+    });
+    expect(receiver.requests).toHaveLength(6);
+    for (const req of receiver.requests) verifyWithStripe(req, endpoint.secret);
+    const received = receiver.requests.map((q) => q.event).sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(received.map((e) => [e.type, e.data.filingStatus ?? e.data.documentType])).toEqual([
+      ['filing.status_changed', 'submitted'],
+      ['filing.status_changed', 'pending'],
+      ['filing.status_changed', 'exception'],
+      ['filing.status_changed', 'pending'],
+      ['filing.status_changed', 'filed'],
+      ['document.uploaded', 'articles_of_organization'],
+    ]);
+    expect(received.every((e) => e.data.orderId === orderId)).toBe(true);
+    expect(received[2].data).toMatchObject({ exceptionCode: '465', exceptionReason: 'Entity name not available', exceptionMessage: message });
+    expect(received[4].data).toMatchObject({ filingDate });
+
+    // The order page now shows the deliveries with their 200 attempts.
+    await page.reload();
+    expect(await page.locator('#events .badge-d-succeeded').count()).toBe(6);
+    expect(await page.locator('#events .attempt-ok').count()).toBeGreaterThanOrEqual(6);
+    await shot(page, '08-order-filed');
+
+    // Business pages render for this organization.
+    for (const [url, name] of [
+      ['/console/organizations', '09-organizations'],
+      [`/console/organizations/${tenant.organizationId}`, '10-organization'],
+      [`/console/prices?organizationId=${tenant.organizationId}`, '11-prices'],
+      ['/console/fees', '12-fees'],
+      ['/console/fees/DE', '13-fee-edit'],
+      [`/console/webhooks/${tenant.organizationId}`, '14-webhook-health'],
+    ] as const) {
+      const res = await page.goto(`${base}${url}`);
+      expect(res?.status(), url).toBe(200);
+      await shot(page, name);
+    }
+    await page.goto(`${base}/console/queue?status=exception`);
+    await shot(page, '15-queue-empty');
+    await context.close();
+  }, 180_000);
+});

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { consoleClient, newOperator, signIn } from './console-helpers.js';
+import { createTestApp, type TestApp } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe('console authentication', () => {
+  it('sends visitors without a session to the sign-in page and back afterwards', async () => {
+    const c = consoleClient(t.app);
+    const res = await c.get('/console/queue?status=exception');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/console/login?next=%2Fconsole%2Fqueue%3Fstatus%3Dexception');
+    const post = await c.post('/console/organizations', { name: 'Nope' });
+    expect(post.statusCode).toBe(303);
+    expect(post.headers.location).toBe('/console/login');
+
+    const op = await newOperator(t.ctx.pool, 'Redirect Tester');
+    await c.get('/console/login?next=%2Fconsole%2Fqueue%3Fstatus%3Dexception');
+    const login = await c.post('/console/login', { _csrf: c.csrf(), email: op.email, password: op.password, next: '/console/queue?status=exception' });
+    expect(login.statusCode).toBe(303);
+    expect(login.headers.location).toBe('/console/queue?status=exception');
+    const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((s) => s.startsWith('fcs_console='))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\/console/i);
+    const page = await c.get('/console/queue?status=exception');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Redirect Tester');
+  });
+
+  it('stores only a hash of the session id and signs out for good', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app);
+    await signIn(c, op.email, op.password);
+    const sid = c.cookies.get('fcs_console')!;
+    const { rows } = await t.ctx.pool.query('SELECT id_hash FROM operator_sessions WHERE operator_id = $1', [op.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].id_hash).not.toBe(sid);
+
+    await c.get('/console/queue');
+    const out = await c.post('/console/logout', { _csrf: c.csrf() });
+    expect(out.statusCode).toBe(303);
+    const again = consoleClient(t.app);
+    again.cookies.set('fcs_console', sid);
+    expect((await again.get('/console/queue')).statusCode).toBe(303);
+  });
+
+  it('refuses unknown e-mails, wrong passwords and disabled operators alike', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app, { 'x-forwarded-for': '198.51.100.7' });
+    expect((await signIn(c, 'nobody@example.com', 'whatever password')).statusCode).toBe(401);
+    expect((await signIn(c, op.email, 'wrong password!!')).statusCode).toBe(401);
+    await t.ctx.pool.query('UPDATE operators SET disabled_at = now() WHERE id = $1', [op.id]);
+    const res = await signIn(c, op.email, op.password);
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain('do not match an active operator account');
+    expect(c.cookies.has('fcs_console')).toBe(false);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a sign-in without the form token', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app);
+    await c.get('/console/login');
+    const res = await c.post('/console/login', { email: op.email, password: op.password });
+    expect(res.statusCode).toBe(403);
+    expect(c.cookies.has('fcs_console')).toBe(false);
+    const forged = await c.post('/console/login', { _csrf: 'forged-token', email: op.email, password: op.password });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  it('refuses every signed-in POST without the session token and changes nothing', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app);
+    await signIn(c, op.email, op.password);
+    await c.get('/console/organizations');
+    const good = c.csrf();
+    const count = async () => Number((await t.ctx.pool.query(`SELECT count(*) FROM organizations WHERE name = 'CSRF Co'`)).rows[0].count);
+
+    const missing = await c.post('/console/organizations', { name: 'CSRF Co' });
+    expect(missing.statusCode).toBe(403);
+    expect(missing.body).toContain('Form expired');
+    expect((await c.post('/console/organizations', { name: 'CSRF Co', _csrf: `${good}x` })).statusCode).toBe(403);
+    // A token of another operator's session does not work either.
+    const other = consoleClient(t.app);
+    const op2 = await newOperator(t.ctx.pool);
+    await signIn(other, op2.email, op2.password);
+    await other.get('/console/organizations');
+    expect((await c.post('/console/organizations', { name: 'CSRF Co', _csrf: other.csrf() })).statusCode).toBe(403);
+    expect((await c.post('/console/logout', {})).statusCode).toBe(403);
+    expect(await count()).toBe(0);
+
+    const ok = await c.post('/console/organizations', { name: 'CSRF Co', _csrf: good });
+    expect(ok.statusCode).toBe(201);
+    expect(await count()).toBe(1);
+  });
+
+  it('puts a token in every form the console renders', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app);
+    await signIn(c, op.email, op.password);
+    const tenant = await t.newTenant('Forms Co');
+    for (const url of ['/console/queue', '/console/organizations', `/console/organizations/${tenant.organizationId}`, '/console/prices', `/console/prices?organizationId=${tenant.organizationId}`, '/console/fees', '/console/fees/DE', '/console/webhooks', `/console/webhooks/${tenant.organizationId}`]) {
+      const res = await c.get(url);
+      expect(res.statusCode, url).toBe(200);
+      const posts = res.body.match(/<form[^>]*method="post"[\s\S]*?<\/form>/g) ?? [];
+      expect(posts.length, url).toBeGreaterThan(0);
+      for (const form of posts) expect(form, url).toMatch(/name="_csrf" value="[^"]+"/);
+    }
+  });
+});
+
+describe('login rate limiting', () => {
+  it('locks an e-mail after 5 failures in 15 minutes, across app instances, even with the right password', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app, { 'x-forwarded-for': '203.0.113.10' });
+    for (let i = 0; i < 5; i++) expect((await signIn(c, op.email, `wrong-${i}-password`)).statusCode).toBe(401);
+
+    // A second server process on the same database sees the same counter (nothing is kept in memory).
+    const other = await buildApp(t.ctx, { logger: false });
+    try {
+      const c2 = consoleClient(other, { 'x-forwarded-for': '203.0.113.99' });
+      const res = await signIn(c2, op.email.toUpperCase(), op.password);
+      expect(res.statusCode).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(res.body).toContain('Too many failed sign-in attempts');
+      expect(c2.cookies.has('fcs_console')).toBe(false);
+    } finally {
+      await other.close();
+    }
+    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`, [`email:${op.email}`]);
+    expect(rows[0].n).toBe(5);
+
+    // Once the failures are older than the window, the operator gets in again.
+    await t.ctx.pool.query(`UPDATE login_attempts SET attempted_at = attempted_at - interval '16 minutes' WHERE key = $1`, [`email:${op.email}`]);
+    expect((await signIn(c, op.email, op.password)).statusCode).toBe(303);
+  });
+
+  it('a successful sign-in starts the e-mail count again', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app, { 'x-forwarded-for': '203.0.113.20' });
+    for (let i = 0; i < 4; i++) await signIn(c, op.email, 'wrong password here');
+    expect((await signIn(c, op.email, op.password)).statusCode).toBe(303);
+    for (let i = 0; i < 4; i++) expect((await signIn(c, op.email, 'wrong password here')).statusCode).toBe(401);
+    expect((await signIn(c, op.email, op.password)).statusCode).toBe(303);
+  });
+
+  it('locks a network address after 20 failures, whatever the e-mail', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app, { 'x-forwarded-for': '192.0.2.44' });
+    for (let i = 0; i < 20; i++) expect((await signIn(c, `guess${i}@example.com`, 'password guess')).statusCode).toBe(401);
+    expect((await signIn(c, op.email, op.password)).statusCode).toBe(429);
+    const elsewhere = consoleClient(t.app, { 'x-forwarded-for': '192.0.2.45' });
+    expect((await signIn(elsewhere, op.email, op.password)).statusCode).toBe(303);
+  });
+});

@@ -1,0 +1,58 @@
+import type { TestApp, TestTenant } from './harness.js';
+
+/** A magic link split into what `app.inject` needs: path and Host (and https when the link is https). */
+export function injectTarget(link: string): { url: string; headers: Record<string, string> } {
+  const u = new URL(link);
+  const headers: Record<string, string> = { host: u.host };
+  if (u.protocol === 'https:') headers['x-forwarded-proto'] = 'https';
+  return { url: u.pathname + u.search, headers };
+}
+
+/** Mints a link through the API (test environment unless `env`). */
+export async function mintLink(tenant: TestTenant, body: { userId: string; companyId?: string }, env: 'live' | 'test' = 'test'): Promise<string> {
+  const res = await tenant.api('POST', '/auth/magic-link', body, { env });
+  if (res.statusCode !== 201) throw new Error(`mintLink: ${res.statusCode} ${res.body}`);
+  return res.json().magicLink;
+}
+
+/** Opens a link like a browser would (no cookie yet). */
+export function openLink(t: TestApp, link: string, extraHeaders: Record<string, string> = {}) {
+  const { url, headers } = injectTarget(link);
+  return t.app.inject({ method: 'GET', url, headers: { ...headers, ...extraHeaders } });
+}
+
+/** The `name=value` of the session cookie a response sets, and its attributes. */
+export function sessionCookie(setCookie: string | string[] | undefined): { pair: string; attributes: string } {
+  const all = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  const line = all.find((c) => c.startsWith('fcs_dashboard='));
+  if (!line) throw new Error(`no session cookie in ${JSON.stringify(setCookie)}`);
+  const [pair, ...rest] = line.split(';');
+  return { pair: pair.trim(), attributes: rest.join(';') };
+}
+
+/** Signs in with a fresh link and returns a function that GETs/POSTs dashboard pages with the cookie. */
+export async function signIn(t: TestApp, tenant: TestTenant, body: { userId: string; companyId?: string }) {
+  const link = await mintLink(tenant, body);
+  const res = await openLink(t, link);
+  if (res.statusCode !== 303) throw new Error(`signIn: ${res.statusCode} ${res.body}`);
+  const { pair } = sessionCookie(res.headers['set-cookie']);
+  const { headers } = injectTarget(link);
+  const base = new URL(link).pathname.replace(/\/auth\/[^/]+$/, '');
+  return {
+    link,
+    base,
+    location: String(res.headers.location),
+    get: (path: string) => t.app.inject({ method: 'GET', url: base + path, headers: { ...headers, cookie: pair } }),
+    post: (path: string, form: Record<string, string>) => t.app.inject({
+      method: 'POST', url: base + path, headers: { ...headers, cookie: pair, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    }),
+  };
+}
+
+/** The CSRF token embedded in a page's forms. */
+export function csrfOf(html: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!m) throw new Error('no CSRF token in page');
+  return m[1];
+}

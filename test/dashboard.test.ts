@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany, createOrderRow, createUser } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-helpers.js';
+
+let t: TestApp;
+let tenant: TestTenant;
+beforeAll(async () => {
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+  tenant = await t.newTenant('Northwind Formations');
+});
+afterAll(() => t.close());
+
+const tenantOf = (x: TestTenant) => ({ organizationId: x.organizationId, environment: 'test' as const });
+
+describe('opening a magic link', () => {
+  it('redirects into the dashboard with an HttpOnly, SameSite=Lax, path-scoped session cookie', async () => {
+    const { user } = await createCompany(tenant);
+    const res = await openLink(t, await mintLink(tenant, { userId: user.id }));
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/');
+    const { attributes } = sessionCookie(res.headers['set-cookie']);
+    expect(attributes).toMatch(/HttpOnly/i);
+    expect(attributes).toMatch(/SameSite=Lax/i);
+    expect(attributes).toMatch(/Path=\/dashboard/);
+    expect(attributes).not.toMatch(/Secure/i);
+  });
+
+  it('marks the cookie Secure when the request came over https', async () => {
+    const user = await createUser(tenant);
+    const res = await openLink(t, await mintLink(tenant, { userId: user.id }), { 'x-forwarded-proto': 'https' });
+    expect(sessionCookie(res.headers['set-cookie']).attributes).toMatch(/Secure/i);
+  });
+
+  it('lands on the company page when the link names a company', async () => {
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id, companyId: company.id });
+    expect(s.location).toBe(`/dashboard/companies/${company.id}`);
+  });
+
+  it('shows the friendly refusal with a 4xx when opened a second time', async () => {
+    const user = await createUser(tenant);
+    const link = await mintLink(tenant, { userId: user.id });
+    expect((await openLink(t, link)).statusCode).toBe(303);
+    const again = await openLink(t, link);
+    expect(again.statusCode).toBe(410);
+    expect(again.body).toContain('This link was used or has expired');
+    expect(again.body).toContain('Northwind Formations');
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+});
+
+describe('dashboard pages', () => {
+  it('lists the user\'s companies and shows a company with officers, orders, plain-word exceptions and documents', async () => {
+    const { user, company } = await createCompany(tenant, 'test', { legalName: 'Blue Fern LLC' });
+    await createCompany(tenant, 'test', { legalName: 'Someone Else LLC' });
+    const filed = await createOrderRow(t.ctx, tenantOf(tenant), { companyId: company.id, userId: user.id, orderType: 'formation' });
+    const ein = await createOrderRow(t.ctx, tenantOf(tenant), { companyId: company.id, userId: user.id, orderType: 'ein' });
+    expect((await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/advance`, { filingStatus: 'filed', filingDate: '2025-01-15' })).statusCode).toBe(200);
+    const ex = await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, { filingStatus: 'exception', exceptionCode: '484', exceptionMessage: 'Name on SSN card differs.' });
+    expect(ex.statusCode, ex.body).toBe(200);
+    const doc = await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/documents`, { documentType: 'company' });
+    expect(doc.statusCode, doc.body).toBe(201);
+
+    const s = await signIn(t, tenant, { userId: user.id });
+    const list = await s.get('/');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('Blue Fern LLC');
+    expect(list.body).not.toContain('Someone Else LLC');
+    expect(list.body).toContain('1 needs attention');
+
+    const page = await s.get(`/companies/${company.id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.body).toContain('Ada Lovelace');
+    expect(page.body).toContain('Managing Member');
+    expect(page.body).toContain('Filed');
+    expect(page.body).toContain('Needs attention');
+    expect(page.body).toContain("EIN SSN does not match the person&#39;s name");
+    expect(page.body).toContain('Name on SSN card differs.');
+
+    const documentId = doc.json().documentId;
+    const download = await s.get(`/documents/${documentId}/download`);
+    expect(download.statusCode).toBe(302);
+    const file = new URL(String(download.headers.location));
+    const fetched = await t.app.inject({ method: 'GET', url: file.pathname + file.search });
+    expect(fetched.statusCode).toBe(200);
+    expect(fetched.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+
+    const history = await s.get('/orders');
+    expect(history.statusCode).toBe(200);
+    expect(history.body).toContain('Company formation');
+    expect(history.body).toContain('EIN (federal tax ID)');
+  });
+
+  it('answers 404 for a company or document the user does not administer', async () => {
+    const { user } = await createCompany(tenant);
+    const { company: other } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    expect((await s.get(`/companies/${other.id}`)).statusCode).toBe(404);
+    expect((await s.get('/documents/doc_nope/download')).statusCode).toBe(404);
+  });
+
+  it('asks to sign in again without a session, after sign-out, and after 12 hours idle', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/dashboard/', headers: { host: 'localhost:3000' } })).statusCode).toBe(401);
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const home = await s.get('/');
+    expect(home.statusCode).toBe(200);
+
+    const forged = await s.post('/sign-out', { _csrf: 'not-the-token' });
+    expect(forged.statusCode).toBe(403);
+    expect((await s.post('/sign-out', {})).statusCode).toBe(403);
+    expect((await s.get('/')).statusCode).toBe(200);
+
+    const out = await s.post('/sign-out', { _csrf: csrfOf(home.body) });
+    expect(out.statusCode).toBe(200);
+    expect(out.body).toContain('You are signed out');
+    expect((await s.get('/')).statusCode).toBe(401);
+
+    const s2 = await signIn(t, tenant, { userId: user.id });
+    expect((await s2.get('/')).statusCode).toBe(200);
+    await t.ctx.pool.query(`UPDATE dashboard_sessions SET last_seen_at = now() - interval '13 hours' WHERE user_id = $1`, [user.id]);
+    expect((await s2.get('/')).statusCode).toBe(401);
+  });
+
+  it('keeps the JSON API refusing form bodies with 415', async () => {
+    const res = await tenant.api('POST', '/auth/magic-link', 'userId=x', { headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.statusCode).toBe(415);
+  });
+});
+
+describe('white-label host', () => {
+  it('serves the dashboard at the root of the organization\'s domain, branded, and accepts only its own links', async () => {
+    const wl = await t.newTenant('Acme Legal');
+    await wl.api('PATCH', '/organization', { whiteLabelDomain: 'portal.acme-legal.test', branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } });
+    const { user, company } = await createCompany(wl, 'test', { legalName: 'Acme Client LLC' });
+    const link = await mintLink(wl, { userId: user.id, companyId: company.id });
+    expect(link.startsWith('https://portal.acme-legal.test/auth/')).toBe(true);
+
+    const res = await openLink(t, link);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`/companies/${company.id}`);
+    const { pair, attributes } = sessionCookie(res.headers['set-cookie']);
+    expect(attributes).toMatch(/Path=\/(;|$)/);
+    expect(attributes).toMatch(/Secure/i);
+    const page = await t.app.inject({ method: 'GET', url: `/companies/${company.id}`, headers: { host: 'portal.acme-legal.test', cookie: pair } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Acme Client LLC');
+    expect(page.body).toContain('https://cdn.acme-legal.test/logo.png');
+    expect(page.body).toContain('--brand:#ffcc00;--on-brand:#111827');
+
+    // Another organization's link is refused on this host (and stays usable on its own).
+    const otherUser = await createUser(tenant);
+    const foreign = await mintLink(tenant, { userId: otherUser.id });
+    const onWrongHost = await t.app.inject({ method: 'GET', url: new URL(foreign).pathname.replace('/dashboard', ''), headers: { host: 'portal.acme-legal.test' } });
+    expect(onWrongHost.statusCode).toBe(410);
+    expect((await openLink(t, foreign)).statusCode).toBe(303);
+
+    // The root of an unknown host is not the dashboard.
+    expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext, Environment, Tenant } from '../src/context.js';
+import { withTransaction } from '../src/lib/db.js';
+import { newId } from '../src/lib/ids.js';
+import { creditBalance, debitOrThrow } from '../src/modules/billing/ledger.js';
+import { insertStatusHistory } from '../src/modules/filings/status-history.js';
+import type { TestTenant } from './harness.js';
+
+/** A unique, valid email address. */
+export const uniqueEmail = (name = 'user') => `${name}.${randomBytes(5).toString('hex')}@example.com`;
+
+/** A valid US address (Delaware). */
+export const usAddress = (overrides: Record<string, unknown> = {}) => ({
+  line1: '251 Little Falls Drive',
+  city: 'Wilmington',
+  state: 'DE',
+  postalCode: '19808',
+  country: 'US',
+  ...overrides,
+});
+
+/** A valid PERSON officer. */
+export const personOfficer = (overrides: Record<string, unknown> = {}) => ({
+  type: 'PERSON',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  title: 'Managing Member',
+  address: usAddress(),
+  isPrimary: true,
+  ...overrides,
+});
+
+/** The company fields of a valid LLC (no userId): what POST /companies and formation.company take. */
+export const llcFields = (overrides: Record<string, unknown> = {}) => ({
+  legalName: 'Acme Holdings LLC',
+  entityType: 'LLC',
+  structureType: 'MEMBER',
+  formationDate: '2024-03-01',
+  formationState: 'DE',
+  principalAddress: usAddress(),
+  mailingAddress: usAddress(),
+  officers: [personOfficer()],
+  ...overrides,
+});
+
+/** The company fields of a valid CORP (no userId). */
+export const corpFields = (overrides: Record<string, unknown> = {}) => ({
+  legalName: 'Acme Corp',
+  entityType: 'CORP',
+  taxElection: 'C Corporation',
+  principalAddress: usAddress(),
+  mailingAddress: usAddress(),
+  officers: [personOfficer({ title: 'President' })],
+  ...overrides,
+});
+
+/** Creates a user through the API and returns the response body. */
+export async function createUser(tenant: TestTenant, env: Environment = 'test', overrides: Record<string, unknown> = {}) {
+  const res = await tenant.api('POST', '/users', { fullName: 'Ada Lovelace', email: uniqueEmail(), ...overrides }, { env });
+  if (res.statusCode !== 201) throw new Error(`createUser: ${res.statusCode} ${res.body}`);
+  return res.json<{ id: string; email: string; fullName: string; phoneNumber: string | null }>();
+}
+
+/** Creates a user and a company (an LLC, or a CORP when overrides.entityType is CORP) owned by that user; returns both bodies. */
+export async function createCompany(tenant: TestTenant, env: Environment = 'test', overrides: Record<string, unknown> = {}) {
+  const user = await createUser(tenant, env);
+  const base = overrides.entityType === 'CORP' ? corpFields() : llcFields();
+  const res = await tenant.api('POST', '/companies', { ...base, userId: user.id, ...overrides }, { env });
+  if (res.statusCode !== 201) throw new Error(`createCompany: ${res.statusCode} ${res.body}`);
+  return { user, company: res.json<{ id: string; slug: string; legalName: string } & Record<string, unknown>>() };
+}
+
+/** Options of {@link createOrderRow}; every field has a default. Money in cents. */
+export interface OrderRowOptions {
+  orderType?: string;
+  filingState?: string;
+  filingStatus?: 'submitted' | 'pending' | 'filed' | 'exception' | 'cancelled';
+  filingType?: string | null;
+  subscriptionStatus?: 'active' | 'canceled' | 'past_due' | null;
+  billing?: 'balance' | 'checkout';
+  /** Charged for the order. With balance billing the tenant is credited this much and then debited (one or more lines). */
+  debitLines?: Array<{ amountCents: number; lineType: string }>;
+  companyId?: string;
+  userId?: string;
+  legalName?: string;
+  entityType?: 'LLC' | 'CORP';
+  companyEin?: string | null;
+}
+
+/** What {@link createOrderRow} made. */
+export interface OrderRowResult {
+  orderId: string;
+  companyId: string;
+  userId: string;
+  groupId: string;
+  tenant: Tenant;
+}
+
+/**
+ * Inserts an order directly with SQL (organization must exist: use `t.newTenant()`), with a user, a company
+ * and an order group unless given, the `submitted` status-history row, and for balance billing the credit and
+ * debit ledger entries of `debitLines`. For tests of the filing pipeline that must not depend on POST /orders.
+ */
+export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRowOptions = {}): Promise<OrderRowResult> {
+  const orderType = o.orderType ?? 'formation';
+  const billing = o.billing ?? 'balance';
+  const lines = o.debitLines ?? [];
+  const total = lines.reduce((s, l) => s + l.amountCents, 0);
+  if (billing === 'balance' && total > 0) await creditBalance(ctx.pool, tenant, total, 'test factory credit', 'test');
+  return withTransaction(ctx.pool, async (tx) => {
+    const t = [tenant.organizationId, tenant.environment];
+    const userId = o.userId ?? newId('user');
+    if (!o.userId) {
+      const email = uniqueEmail();
+      await tx.query(`INSERT INTO users (id, organization_id, environment, full_name, email, email_normalized) VALUES ($1, $2, $3, 'Ada Lovelace', $4, $4)`, [userId, ...t, email]);
+    }
+    const companyId = o.companyId ?? newId('company');
+    if (!o.companyId) {
+      await tx.query(
+        `INSERT INTO companies (id, organization_id, environment, slug, legal_name, entity_type, structure_type, tax_election, ein, formation_state, principal_address, mailing_address)
+         VALUES ($1, $2, $3, $1, $4, $5, $6, $7, $8, $9, $10, $10)`,
+        [companyId, ...t, o.legalName ?? 'Acme Holdings LLC', o.entityType ?? 'LLC', (o.entityType ?? 'LLC') === 'LLC' ? 'MEMBER' : null,
+          o.entityType === 'CORP' ? 'C Corporation' : null, o.companyEin ?? null, o.filingState ?? 'DE', JSON.stringify(usAddress())],
+      );
+      await tx.query(`INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)`, [companyId, userId, ...t]);
+    }
+    const groupId = newId('orderGroup');
+    await tx.query(
+      `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents)
+       VALUES ($1, $2, $3, $4, $5, $6, 'api', $7, '{}', $8)`,
+      [groupId, ...t, userId, companyId, o.filingState ?? 'DE', billing, total],
+    );
+    const orderId = newId('order');
+    const subscription = o.subscriptionStatus !== undefined ? o.subscriptionStatus : ['registered_agent', 'annual_report'].includes(orderType) ? 'active' : null;
+    await tx.query(
+      `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status, filing_type, subscription_status, billing, amount_cents)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+      [orderId, ...t, groupId, companyId, userId, orderType, o.filingState ?? 'DE', o.filingStatus ?? 'submitted', o.filingType ?? null, subscription, billing, total],
+    );
+    await insertStatusHistory(tx, tenant, { orderId, fromStatus: null, toStatus: 'submitted', actor: 'api' });
+    if (billing === 'balance' && lines.length) {
+      await debitOrThrow(tx, tenant, lines.map((l) => ({ ...l, description: `${l.lineType} (${orderId})`, orderId })), 'api');
+    }
+    return { orderId, companyId, userId, groupId, tenant };
+  });
+}

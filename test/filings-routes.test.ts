@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrderRow } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
+
+describe('POST /test_helpers/orders/{orderId}/advance', () => {
+  it('moves a test order and reports it like the event does', async () => {
+    const tenant = await t.newTenant();
+    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant));
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Name taken' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({
+      orderId, companyId, orderType: 'formation', filingStatus: 'exception', filingDate: null,
+      exceptionCode: '465', exceptionReason: 'Entity name not available', exceptionMessage: 'Name taken', eventId: expect.stringMatching(/^evt_/),
+    });
+    const event = await tenant.api('GET', `/events/${body.eventId}`);
+    expect(event.json()).toMatchObject({ type: 'filing.status_changed', data: { orderId, filingStatus: 'exception', exceptionCode: '465' } });
+
+    const filed = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'filed' });
+    expect(filed.json()).toMatchObject({ filingStatus: 'filed', filingDate: new Date().toISOString().slice(0, 10), exceptionCode: null });
+  });
+
+  it('answers 409 with a clear message for a move out of a terminal status', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'filed' });
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'invalid_transition', message: `Order ${orderId} is filed, a terminal status; it cannot move to pending`, requestId: expect.any(String) });
+  });
+
+  it('validates the body, naming the fields', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([expect.objectContaining({ field: 'exceptionCode' })]);
+    const bad = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'approved', ein: '12-3456789' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['filingStatus', 'ein']));
+  });
+
+  it("answers 404 for another tenant's order", async () => {
+    const owner = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, env(owner));
+    const stranger = await t.newTenant();
+    const res = await stranger.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('does not exist at the live base address', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, env(tenant, 'live'));
+    for (const [path, body] of [[`/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' }], [`/test_helpers/orders/${orderId}/documents`, { documentType: 'company' }]] as const) {
+      const res = await tenant.api('POST', path, body, { env: 'live' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'not_found' });
+    }
+    const [row] = (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [orderId])).rows;
+    expect(row.filing_status).toBe('submitted');
+  });
+
+  it('is documented in OpenAPI as a test helper at the test server only', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const op = doc.paths['/test_helpers/orders/{orderId}/advance']?.post;
+    expect(op.tags).toEqual(['Test helpers']);
+    expect(op.servers).toEqual([{ url: t.ctx.config.testBaseUrl }]);
+    expect(doc.paths['/test_helpers/orders/{orderId}/documents']?.post.tags).toEqual(['Test helpers']);
+  });
+});
+
+describe('operator routes', () => {
+  it('refuses calls without the operator token', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/admin/v1/orders/order_x/transitions', payload: { filingStatus: 'pending' } });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('transitions any tenant\'s order and returns it with its history', async () => {
+    const tenant = await t.newTenant();
+    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant, 'live'), { orderType: 'ein' });
+    const missingEin = await t.admin('POST', `/orders/${orderId}/transitions`, { filingStatus: 'filed' });
+    expect(missingEin.statusCode).toBe(400);
+    expect(missingEin.json().errors[0].field).toBe('ein');
+
+    const res = await t.admin('POST', `/orders/${orderId}/transitions`, { filingStatus: 'filed', filingDate: '2025-02-03', ein: '84-7654321' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      orderId, companyId, environment: 'live', orderType: 'ein', filingStatus: 'filed', filingDate: '2025-02-03',
+      history: [{ toStatus: 'submitted', actor: 'api' }, { fromStatus: 'submitted', toStatus: 'filed', filingDate: '2025-02-03', actor: 'operator' }],
+    });
+    const company = await tenant.api('GET', `/companies/${companyId}`, undefined, { env: 'live' });
+    if (company.statusCode === 200) expect(company.json().ein).toBe('84-7654321');
+
+    expect((await t.admin('GET', `/orders/${orderId}`)).json().filingStatus).toBe('filed');
+    expect((await t.admin('GET', '/orders/order_missing')).statusCode).toBe(404);
+  });
+
+  it('lists the queue oldest first, filtered by status, state, type and environment', async () => {
+    const tenant = await t.newTenant();
+    const a = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'formation' });
+    const b = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'formation' });
+    const c = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'ein' });
+    await t.admin('POST', `/orders/${c.orderId}/transitions`, { filingStatus: 'pending' });
+    const res = await t.admin('GET', `/orders?status=submitted&state=NV&orderType=formation&environment=test&organizationId=${tenant.organizationId}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.map((o: { orderId: string }) => o.orderId)).toEqual([a.orderId, b.orderId]);
+    const page = await t.admin('GET', `/orders?organizationId=${tenant.organizationId}&limit=1&startingAfter=${a.orderId}`);
+    expect(page.json()).toMatchObject({ hasMore: true, data: [{ orderId: b.orderId }] });
+  });
+});

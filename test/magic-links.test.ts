@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../src/lib/secrets.js';
+import { createCompany, createUser } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { mintLink, openLink } from './dashboard-helpers.js';
+import { runSecuritySuite } from './security-suite.js';
+
+let t: TestApp;
+let tenant: TestTenant;
+beforeAll(async () => {
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+  tenant = await t.newTenant('Links Co');
+});
+afterAll(() => t.close());
+
+const tokenOf = (link: string) => link.split('/auth/')[1];
+
+describe('POST /auth/magic-link', () => {
+  it('mints a fresh 7-day link on the default dashboard address, storing only a hash of the token', async () => {
+    const user = await createUser(tenant);
+    const res = await tenant.api('POST', '/auth/magic-link', { userId: user.id });
+    expect(res.statusCode, res.body).toBe(201);
+    const { magicLink, expiresAt } = res.json();
+    expect(magicLink).toMatch(/^http:\/\/localhost:3000\/dashboard\/auth\/[A-Za-z0-9_-]{43,}$/);
+    const days = (Date.parse(expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7.001);
+
+    const token = tokenOf(magicLink);
+    expect(Buffer.from(token, 'base64url').length).toBeGreaterThanOrEqual(32);
+    const { rows } = await t.ctx.pool.query('SELECT * FROM magic_links WHERE user_id = $1', [user.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).toBe(sha256(token));
+    expect(JSON.stringify(rows)).not.toContain(token);
+
+    const again = await mintLink(tenant, { userId: user.id });
+    expect(again).not.toBe(magicLink);
+  });
+
+  it('points at the organization\'s white-label domain when one is set', async () => {
+    const wl = await t.newTenant('White Label Co');
+    const patch = await wl.api('PATCH', '/organization', { whiteLabelDomain: 'portal.links-co.test' });
+    expect(patch.statusCode, patch.body).toBe(200);
+    const user = await createUser(wl);
+    expect(await mintLink(wl, { userId: user.id })).toMatch(/^https:\/\/portal\.links-co\.test\/auth\/[A-Za-z0-9_-]{43,}$/);
+  });
+
+  it('answers 404 for a user of another organization or environment, and 400 without userId', async () => {
+    const other = await t.newTenant();
+    const foreign = await createUser(other);
+    const live = await createUser(tenant, 'live');
+    for (const userId of [foreign.id, live.id, 'user_nope']) {
+      const res = await tenant.api('POST', '/auth/magic-link', { userId });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().message).toContain(userId);
+    }
+    const missing = await tenant.api('POST', '/auth/magic-link', {});
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().errors).toContainEqual({ field: 'userId', message: 'is required' });
+  });
+
+  it('with companyId: admins only (403 naming companyId), other tenants\' companies 404', async () => {
+    const { user, company } = await createCompany(tenant);
+    const stranger = await createUser(tenant);
+    expect((await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: company.id })).statusCode).toBe(201);
+
+    const refused = await tenant.api('POST', '/auth/magic-link', { userId: stranger.id, companyId: company.id });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'forbidden', errors: [{ field: 'companyId' }] });
+    expect(refused.json().message).toContain(company.id);
+
+    const other = await t.newTenant();
+    const { company: foreignCompany } = await createCompany(other);
+    expect((await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: foreignCompany.id })).statusCode).toBe(404);
+  });
+
+  it('is single-use even when many browsers open it at the same moment: exactly one session', async () => {
+    const user = await createUser(tenant);
+    const link = await mintLink(tenant, { userId: user.id });
+    const results = await Promise.all(Array.from({ length: 12 }, () => openLink(t, link)));
+    const statuses = results.map((r) => r.statusCode).sort();
+    expect(statuses.filter((s) => s === 303)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 410)).toHaveLength(11);
+    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM dashboard_sessions WHERE user_id = $1', [user.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('refuses an expired link with the friendly page', async () => {
+    const user = await createUser(tenant);
+    const link = await mintLink(tenant, { userId: user.id });
+    await t.ctx.pool.query(`UPDATE magic_links SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(tokenOf(link))]);
+    const res = await openLink(t, link);
+    expect(res.statusCode).toBe(410);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('This link was used or has expired');
+  });
+
+  it('never writes a token to the logs, the events or an error body', async () => {
+    const { user, company } = await createCompany(tenant);
+    const links = [await mintLink(tenant, { userId: user.id }), await mintLink(tenant, { userId: user.id, companyId: company.id })];
+    for (const link of links) {
+      expect((await openLink(t, link)).statusCode).toBe(303);
+      const again = await openLink(t, link);
+      expect(again.statusCode).toBe(410);
+      expect(again.body).not.toContain(tokenOf(link));
+    }
+    const notFound = await t.app.inject({ method: 'GET', url: `/v1/auth/${tokenOf(links[0])}` });
+    expect(notFound.statusCode).toBe(404);
+    const logs = t.logs.join('');
+    expect(logs).toContain('/auth/[redacted]');
+    const events = await t.ctx.pool.query('SELECT data::text FROM events');
+    for (const link of links) {
+      expect(logs).not.toContain(tokenOf(link));
+      expect(JSON.stringify(events.rows)).not.toContain(tokenOf(link));
+    }
+  });
+});
+
+runSecuritySuite({
+  name: 'magic links',
+  app: () => t,
+  routes: [{ method: 'POST', path: '/auth/magic-link', body: { userId: 'user_x' } }],
+});

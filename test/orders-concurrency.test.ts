@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './harness.js';
+import { balanceCents, credit, formationBody, newUser, stateFee, wholesale } from './orders-fixtures.js';
+
+/*
+ * Issue 3 item 6: many simultaneous POST /orders against a balance that covers only some of them. The balance
+ * never goes negative, exactly as many succeed as it can pay for, and the ledger sums match the balance.
+ */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+it('races 24 formations at a balance that covers 7', async () => {
+  const tenant = await t.newTenant('Race Org');
+  const user = await newUser(tenant);
+  const price = wholesale('formation_tier_1') + stateFee('DE', 'Formation', 'LLC');
+  const affordable = 7;
+  const creditCents = price * affordable + price - 1; // one cent short of an eighth
+  await credit(tenant, creditCents / 100);
+
+  const results = await Promise.all(Array.from({ length: 24 }, () => tenant.api('POST', '/orders', formationBody(user.id, 'DE'))));
+  const statuses = results.map((r) => r.statusCode);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(affordable);
+  expect(statuses.filter((s) => s === 402)).toHaveLength(24 - affordable);
+
+  const balance = await balanceCents(tenant);
+  expect(balance).toBe(creditCents - affordable * price);
+  expect(balance).toBeGreaterThanOrEqual(0);
+
+  const q = await t.ctx.pool.query(
+    `SELECT COALESCE(sum(amount_cents) FILTER (WHERE type = 'credit'), 0)::bigint AS credits,
+            COALESCE(-sum(amount_cents) FILTER (WHERE type = 'debit'), 0)::bigint AS debits,
+            sum(amount_cents)::bigint AS net,
+            min(balance_after_cents)::bigint AS lowest,
+            (SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = 'test') AS cached,
+            (SELECT count(*) FROM orders WHERE organization_id = $1)::int AS orders,
+            (SELECT count(*) FROM companies WHERE organization_id = $1)::int AS companies
+       FROM ledger_entries WHERE organization_id = $1 AND environment = 'test'`,
+    [tenant.organizationId],
+  );
+  const r = q.rows[0];
+  expect(Number(r.credits)).toBe(creditCents);
+  expect(Number(r.debits)).toBe(affordable * price);
+  expect(Number(r.net)).toBe(Number(r.credits) - Number(r.debits));
+  expect(Number(r.net)).toBe(Number(r.cached));
+  expect(Number(r.lowest)).toBeGreaterThanOrEqual(0);
+  expect(r.orders).toBe(affordable);
+  expect(r.companies).toBe(affordable);
+  // The running balance_after of the entries is consistent with their order (no lost update).
+  const entries = await t.ctx.pool.query(`SELECT amount_cents, balance_after_cents FROM ledger_entries WHERE organization_id = $1 ORDER BY id`, [tenant.organizationId]);
+  let running = 0;
+  for (const e of entries.rows) {
+    running += Number(e.amount_cents);
+    expect(Number(e.balance_after_cents)).toBe(running);
+  }
+});
+
+it('races EIN orders for one company: exactly one wins, the others are 409', async () => {
+  const tenant = await t.newTenant('EIN race');
+  await credit(tenant, 1_000);
+  const { createCompany } = await import('./factories.js');
+  const { einObject } = await import('./orders-fixtures.js');
+  const { user, company } = await createCompany(tenant);
+  const results = await Promise.all(Array.from({ length: 8 }, () => tenant.api('POST', '/orders', { userId: user.id, companyId: company.id, filingState: 'DE', ein: einObject() })));
+  const statuses = results.map((r) => r.statusCode).sort();
+  expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+  expect(statuses.filter((s) => s === 409)).toHaveLength(7);
+  expect(await balanceCents(tenant)).toBe(100_000 - wholesale('ein'));
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { balanceCents, counts, credit, formationBody, newUser } from './orders-fixtures.js';
+
+/* Idempotency-Key on POST requests (issue 3 item 9), shown on POST /orders and one other POST route. */
+
+let t: TestApp;
+let tenant: TestTenant;
+let userId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await t.newTenant('Idem Org');
+  userId = (await newUser(tenant)).id;
+  await credit(tenant, 10_000);
+});
+afterAll(() => t.close());
+
+const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
+
+describe('Idempotency-Key', () => {
+  it('replays the first response for the same key and body: one order, one charge', async () => {
+    const body = formationBody(userId, 'DE');
+    const first = await tenant.api('POST', '/orders', body, withKey('order-1'));
+    expect(first.statusCode, first.body).toBe(201);
+    const afterFirst = { balance: await balanceCents(tenant), counts: await counts(t, tenant.organizationId) };
+    // The same body with keys in another order is the same request.
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const second = await tenant.api('POST', '/orders', reordered, withKey('order-1'));
+    expect(second.statusCode).toBe(201);
+    expect(second.json()).toEqual(first.json());
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(await balanceCents(tenant)).toBe(afterFirst.balance);
+    expect(await counts(t, tenant.organizationId)).toEqual(afterFirst.counts);
+  });
+
+  it('replays errors too (a 4xx the handler produced)', async () => {
+    const body = formationBody(userId, 'CA', { formation: { expedited: true } });
+    const first = await tenant.api('POST', '/orders', body, withKey('bad-1'));
+    expect(first.statusCode).toBe(400);
+    const second = await tenant.api('POST', '/orders', body, withKey('bad-1'));
+    expect(second.statusCode).toBe(400);
+    expect(second.json()).toEqual(first.json());
+  });
+
+  it('422 idempotency_key_reused for the same key with another body or endpoint', async () => {
+    const first = await tenant.api('POST', '/orders', formationBody(userId, 'NV'), withKey('reuse-1'));
+    expect(first.statusCode).toBe(201);
+    const other = await tenant.api('POST', '/orders', formationBody(userId, 'WY'), withKey('reuse-1'));
+    expect(other.statusCode).toBe(422);
+    expect(other.json().code).toBe('idempotency_key_reused');
+    const otherRoute = await tenant.api('POST', '/orders/quote', formationBody(userId, 'NV'), withKey('reuse-1'));
+    expect(otherRoute.statusCode).toBe(422);
+  });
+
+  it('409 idempotency_key_in_use while the first request is still running', async () => {
+    const body = formationBody(userId, 'AZ');
+    // Hold the tenant's balance row so the first request waits inside its transaction.
+    const blocker = await t.ctx.pool.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT 1 FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [tenant.organizationId, 'test']);
+    const firstP = tenant.api('POST', '/orders', body, withKey('slow-1'));
+    // Wait until the first request has claimed the key.
+    for (let i = 0; i < 200; i++) {
+      const r = await t.ctx.pool.query(`SELECT status FROM idempotency_keys WHERE key = 'slow-1'`);
+      if (r.rowCount) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const concurrent = await tenant.api('POST', '/orders', body, withKey('slow-1'));
+    expect(concurrent.statusCode).toBe(409);
+    expect(concurrent.json().code).toBe('idempotency_key_in_use');
+    await blocker.query('COMMIT');
+    blocker.release();
+    const first = await firstP;
+    expect(first.statusCode, first.body).toBe(201);
+    const replay = await tenant.api('POST', '/orders', body, withKey('slow-1'));
+    expect(replay.json()).toEqual(first.json());
+  });
+
+  it('keys are per environment and per organization', async () => {
+    const body = formationBody(userId, 'FL');
+    const a = await tenant.api('POST', '/orders/quote', body, withKey('shared-key'));
+    expect(a.statusCode).toBe(200);
+    const other = await t.newTenant();
+    const otherUser = await newUser(other);
+    const b = await other.api('POST', '/orders/quote', formationBody(otherUser.id, 'FL'), withKey('shared-key'));
+    expect(b.statusCode).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not remember 5xx answers: a retry runs again', async () => {
+    const body = formationBody(userId, 'NY');
+    // Make the first attempt fail inside the transaction with an internal error (a missing price row).
+    await t.ctx.pool.query(`ALTER TABLE order_groups ADD CONSTRAINT temp_fail CHECK (filing_state <> 'NY') NOT VALID`);
+    const first = await tenant.api('POST', '/orders', body, withKey('fail-1'));
+    await t.ctx.pool.query('ALTER TABLE order_groups DROP CONSTRAINT temp_fail');
+    expect(first.statusCode).toBe(500);
+    const second = await tenant.api('POST', '/orders', body, withKey('fail-1'));
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('without the header nothing is remembered; a key longer than 255 characters is refused', async () => {
+    const body = formationBody(userId, 'DE');
+    const a = await tenant.api('POST', '/orders/quote', body);
+    const b = await tenant.api('POST', '/orders/quote', body);
+    expect(a.statusCode).toBe(200);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    const long = await tenant.api('POST', '/orders/quote', body, withKey('k'.repeat(256)));
+    expect(long.statusCode).toBe(400);
+  });
+
+  it('applies to other POST routes (POST /users)', async () => {
+    const payload = { fullName: 'Idem User', email: `idem.${Date.now()}@example.com` };
+    const first = await tenant.api('POST', '/users', payload, withKey('user-1'));
+    expect(first.statusCode).toBe(201);
+    const second = await tenant.api('POST', '/users', payload, withKey('user-1'));
+    expect(second.statusCode).toBe(201);
+    expect(second.json().id).toBe(first.json().id);
+  });
+
+  it('is documented in OpenAPI on POST routes', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const params = doc.paths['/orders'].post.parameters as Array<{ in: string; name: string }>;
+    expect(params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')).toBe(true);
+  });
+});

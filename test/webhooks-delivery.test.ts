@@ -1,0 +1,331 @@
+import type { Runner } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../src/lib/db.js';
+import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
+import { startWorker } from '../src/worker.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { runSecuritySuite } from './security-suite.js';
+import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
+
+// Retries after ~1 s (three of them), a short timeout: the whole policy runs in seconds.
+let t: TestApp;
+let worker: Runner;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+  worker = await startWorker(t.ctx);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await Promise.all(receivers.map((r) => r.close()));
+  await t?.close();
+});
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+}
+
+async function endpoint(tenant: TestTenant, url: string, eventTypes: string[] = ['filing.status_changed', 'document.uploaded']) {
+  const res = await tenant.api('POST', '/webhook-endpoints', { url, eventTypes });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ id: string; secret: string }>();
+}
+
+/** Emits an event the way every module does: inside a transaction, through emitEvent. */
+function emit(tenant: TestTenant, type: EventType = 'document.uploaded', data: Record<string, unknown> = { documentType: 'company', fileName: 'articles.pdf' }) {
+  return withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, type, data));
+}
+
+async function deliveriesOf(tenant: TestTenant, query = '') {
+  return (await tenant.api('GET', `/webhook-deliveries${query}`)).json<{ data: any[]; hasMore: boolean }>().data;
+}
+
+async function settled(tenant: TestTenant, eventId: string) {
+  return waitFor(`delivery of ${eventId} to settle`, async () => {
+    const [d] = await deliveriesOf(tenant, `?eventId=${eventId}`);
+    return d && d.status !== 'pending' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
+  });
+}
+
+describe('webhook delivery', () => {
+  it('POSTs the envelope, signed so that Stripe\'s constructEvent verifies it with the endpoint secret', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    await waitFor('the event', () => r.requests.length === 1);
+    const req = r.requests[0]!;
+    expect(verifyWithStripe(req, ep.secret)).toEqual(event);
+    expect(JSON.parse(req.rawBody)).toEqual({ id: event.id, type: 'document.uploaded', createdAt: event.createdAt, data: event.data });
+    expect(event.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['service-event-id']).toBe(event.id);
+    expect(req.headers['user-agent']).toMatch(/Webhooks/);
+    expect(String(req.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(() => verifyWithStripe(req, `${ep.secret}x`)).toThrow();
+    const delivery = await settled(tenant, event.id);
+    expect(delivery).toMatchObject({ status: 'succeeded', endpointId: ep.id, eventType: 'document.uploaded', attemptCount: 1, failureReason: null });
+    expect(delivery.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 200, responseBody: 'ok', error: null, url: r.url })]);
+  });
+
+  it('sends only to enabled endpoints subscribed to the type, of the same environment', async () => {
+    const tenant = await t.newTenant();
+    const [docs, filings, off, live] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
+    await endpoint(tenant, docs.url, ['document.uploaded']);
+    await endpoint(tenant, filings.url, ['filing.status_changed']);
+    const disabled = await endpoint(tenant, off.url, ['document.uploaded']);
+    await tenant.api('PATCH', `/webhook-endpoints/${disabled.id}`, { disabled: true });
+    await tenant.api('POST', '/webhook-endpoints', { url: live.url, eventTypes: ['document.uploaded'] }, { env: 'live' });
+    const event = await emit(tenant, 'document.uploaded');
+    await waitFor('the subscribed endpoint', () => docs.requests.length === 1);
+    expect(docs.requests[0]!.event.id).toBe(event.id);
+    expect((await deliveriesOf(tenant, `?eventId=${event.id}`)).length).toBe(1);
+    expect([filings.requests.length, off.requests.length, live.requests.length]).toEqual([0, 0, 0]);
+  });
+
+  it('retries a receiver that fails twice and delivers on the third attempt, recording every attempt', async () => {
+    const tenant = await t.newTenant();
+    const big = 'x'.repeat(10_000);
+    const r = await receiver((_req, n) => (n === 1 ? { status: 500, body: big } : n === 2 ? { status: 503, body: 'busy' } : { status: 204 }));
+    const ep = await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 3 });
+    expect(delivery.attempts.map((a: any) => [a.attemptNumber, a.statusCode])).toEqual([[1, 500], [2, 503], [3, 204]]);
+    expect(delivery.attempts[0].responseBody).toBe(big.slice(0, 4096));
+    expect(delivery.attempts[1].responseBody).toBe('busy');
+    expect(delivery.attempts.every((a: any) => a.durationMs >= 0)).toBe(true);
+    expect(r.requests.map((q) => q.event.id)).toEqual([event.id, event.id, event.id]);
+    for (const req of r.requests) expect(verifyWithStripe(req, ep.secret)).toEqual(event);
+    // A later success ends the failure streak the first attempts started.
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json().failingSince).toBeNull();
+  });
+
+  it('treats a timeout as a failure and retries', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver((_req, n) => (n === 1 ? 'hang' : { status: 200 }));
+    await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery.status).toBe('succeeded');
+    expect(delivery.attempts[0]).toMatchObject({ attemptNumber: 1, statusCode: null, error: expect.stringContaining('Timed out after 1000 ms') });
+    expect(delivery.attempts[1]).toMatchObject({ attemptNumber: 2, statusCode: 200, error: null });
+  });
+
+  it('records a refused connection and gives up when the schedule is exhausted', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver();
+    const url = r.url;
+    await r.close(); // nothing listens there any more
+    const ep = await endpoint(tenant, url);
+    const event = await emit(tenant);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery.status).toBe('failed');
+    expect(delivery.attemptCount).toBe(4); // the first try and one retry per schedule entry
+    expect(delivery.attempts.every((a: any) => a.statusCode === null && /ECONNREFUSED/.test(a.error))).toBe(true);
+    expect(delivery.failureReason).toMatch(/Gave up after 4 attempts/);
+    expect(delivery.nextAttemptAt).toBeNull();
+    const after = (await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json();
+    expect(after).toMatchObject({ disabled: false, failingSince: expect.any(String) });
+  });
+
+  it('disables the endpoint at once when it answers 410 Gone', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver(() => ({ status: 410, body: 'gone' }));
+    const ep = await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, failureReason: expect.stringContaining('410') });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('410') });
+    const next = await emit(tenant);
+    expect(await deliveriesOf(tenant, `?eventId=${next.id}`)).toEqual([]);
+    expect(r.requests.length).toBe(1);
+  });
+
+  it('disables an endpoint that has been failing for WEBHOOK_DISABLE_AFTER_HOURS', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver(() => ({ status: 500 }));
+    const ep = await endpoint(tenant, r.url);
+    // Its failures started 121 hours ago (default limit 120).
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [ep.id]);
+    const event = await emit(tenant);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, failureReason: expect.stringContaining('Endpoint disabled') });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('120 hours') });
+  });
+
+  it('ends pending deliveries of a deleted endpoint without calling it again', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver(() => ({ status: 500 }));
+    const ep = await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    await waitFor('the first attempt', () => r.requests.length === 1);
+    await tenant.api('DELETE', `/webhook-endpoints/${ep.id}`);
+    const delivery = await settled(tenant, event.id);
+    expect(delivery).toMatchObject({ status: 'failed', failureReason: 'Endpoint deleted' });
+    expect(r.requests.length).toBe(1);
+  });
+
+  it('signs with both secrets for 24 hours after a rotation (two v1 entries, both verify)', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url);
+    const rotated = (await tenant.api('POST', `/webhook-endpoints/${ep.id}/rotate-secret`)).json();
+    const event = await emit(tenant);
+    await waitFor('the event', () => r.requests.length === 1);
+    const req = r.requests[0]!;
+    expect(String(req.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(verifyWithStripe(req, rotated.secret)).toEqual(event);
+    expect(verifyWithStripe(req, ep.secret)).toEqual(event);
+    // Once the 24 hours are over, only the new secret signs.
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ep.id]);
+    await emit(tenant);
+    await waitFor('the second event', () => r.requests.length === 2);
+    const later = r.requests[1]!;
+    expect(String(later.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(() => verifyWithStripe(later, ep.secret)).toThrow();
+    expect(verifyWithStripe(later, rotated.secret)).toMatchObject({ id: later.event.id });
+  });
+});
+
+describe('test events', () => {
+  it('sends webhook.test to that endpoint only, once, as an inspectable delivery', async () => {
+    const tenant = await t.newTenant();
+    const [target, other] = await Promise.all([receiver(), receiver()]);
+    const ep = await endpoint(tenant, target.url);
+    await endpoint(tenant, other.url);
+    const res = await tenant.api('POST', `/webhook-endpoints/${ep.id}/test`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ id: expect.stringMatching(/^wd_/), endpointId: ep.id, eventType: 'webhook.test', status: 'pending' });
+    await waitFor('the test event', () => target.requests.length === 1);
+    const req = target.requests[0]!;
+    expect(verifyWithStripe(req, ep.secret)).toMatchObject({ type: 'webhook.test', data: { endpointId: ep.id } });
+    expect(other.requests.length).toBe(0);
+    const d = await settled(tenant, req.event.id);
+    expect(d).toMatchObject({ id: res.json().id, status: 'succeeded', attemptCount: 1 });
+  });
+
+  it('does not retry a failed test event nor start the failure clock', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver(() => ({ status: 500 }));
+    const ep = await endpoint(tenant, r.url);
+    const sent = (await tenant.api('POST', `/webhook-endpoints/${ep.id}/test`)).json();
+    await waitFor('the attempt', () => r.requests.length === 1);
+    const d = await settled(tenant, r.requests[0]!.event.id);
+    expect(d).toMatchObject({ id: sent.id, status: 'failed', attemptCount: 1 });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json().failingSince).toBeNull();
+  });
+
+  it('answers 409 for a disabled endpoint', async () => {
+    const tenant = await t.newTenant();
+    const ep = await endpoint(tenant, 'http://127.0.0.1:9/x');
+    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true });
+    const res = await tenant.api('POST', `/webhook-endpoints/${ep.id}/test`);
+    expect(res.statusCode).toBe(409);
+  });
+});
+
+describe('webhook deliveries API', () => {
+  it('lists deliveries newest first, filtered by endpoint, event and status, with cursor pagination', async () => {
+    const tenant = await t.newTenant();
+    const [ok, failing] = await Promise.all([receiver(), receiver(() => ({ status: 410 }))]);
+    const a = await endpoint(tenant, ok.url);
+    const b = await endpoint(tenant, failing.url);
+    const e1 = await emit(tenant);
+    await settled(tenant, e1.id).catch(() => undefined);
+    await waitFor('both deliveries of e1 settled', async () => (await deliveriesOf(tenant, `?eventId=${e1.id}`)).every((d) => d.status !== 'pending'));
+    const e2 = await emit(tenant);
+    await settled(tenant, e2.id);
+    const all = await deliveriesOf(tenant);
+    expect(all.map((d) => d.eventId)).toEqual([e2.id, e1.id, e1.id]);
+    expect((await deliveriesOf(tenant, `?endpointId=${b.id}`)).map((d) => d.eventId)).toEqual([e1.id]);
+    expect((await deliveriesOf(tenant, `?eventId=${e2.id}`)).map((d) => d.endpointId)).toEqual([a.id]);
+    expect((await deliveriesOf(tenant, '?status=failed')).map((d) => d.endpointId)).toEqual([b.id]);
+    expect((await deliveriesOf(tenant, '?status=succeeded')).length).toBe(2);
+    const page1 = (await tenant.api('GET', '/webhook-deliveries?limit=2')).json();
+    expect(page1).toMatchObject({ object: 'list', hasMore: true });
+    const page2 = (await tenant.api('GET', `/webhook-deliveries?limit=2&startingAfter=${page1.data[1].id}`)).json();
+    expect([...page1.data, ...page2.data].map((d: any) => d.id)).toEqual(all.map((d) => d.id));
+    expect(page2.hasMore).toBe(false);
+    const bad = await tenant.api('GET', '/webhook-deliveries?status=lost');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].field).toBe('status');
+  });
+
+  it('resends a succeeded delivery as a new attempt, signed afresh', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    const first = await settled(tenant, event.id);
+    const res = await tenant.api('POST', `/webhook-deliveries/${first.id}/resend`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ id: first.id, status: 'pending' });
+    await waitFor('the resent event', () => r.requests.length === 2);
+    expect(verifyWithStripe(r.requests[1]!, ep.secret)).toEqual(event);
+    const after = await waitFor('the resend to settle', async () => {
+      const d = (await tenant.api('GET', `/webhook-deliveries/${first.id}`)).json();
+      return d.status === 'succeeded' && d.attemptCount === 2 ? d : null;
+    });
+    expect(after.attempts.map((a: any) => a.attemptNumber)).toEqual([1, 2]);
+  });
+
+  it('resends a failed delivery once, without automatic retries', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver((_q, n) => (n <= 4 ? { status: 500 } : { status: 400 }));
+    await endpoint(tenant, r.url);
+    const event = await emit(tenant);
+    const failed = await settled(tenant, event.id);
+    expect(failed).toMatchObject({ status: 'failed', attemptCount: 4 });
+    expect((await tenant.api('POST', `/webhook-deliveries/${failed.id}/resend`)).statusCode).toBe(202);
+    const after = await settled(tenant, event.id);
+    expect(after).toMatchObject({ status: 'failed', attemptCount: 5, failureReason: expect.stringContaining('HTTP 400') });
+    expect(r.requests.length).toBe(5);
+  });
+
+  it('refuses to resend a pending delivery or one whose endpoint is disabled (409)', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver();
+    const ep = await endpoint(tenant, r.url);
+    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true });
+    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: false });
+    const pending = await withTransaction(t.ctx.pool, async (tx) => {
+      // A delivery whose next attempt is scheduled far ahead (as during a long retry wait).
+      const ev = await emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {});
+      await tx.query(`UPDATE graphile_worker._private_jobs SET run_at = now() + interval '1 hour' WHERE payload->>'deliveryId' IN (SELECT id FROM webhook_deliveries WHERE event_id = $1)`, [ev.id]);
+      return ev;
+    });
+    const [d] = await deliveriesOf(tenant, `?eventId=${pending.id}`);
+    const res = await tenant.api('POST', `/webhook-deliveries/${d.id}/resend`);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toContain('pending');
+    await t.ctx.pool.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1`, [d.id]);
+    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true });
+    const disabled = await tenant.api('POST', `/webhook-deliveries/${d.id}/resend`);
+    expect(disabled.statusCode).toBe(409);
+    expect(disabled.json().message).toContain('disabled');
+  });
+});
+
+runSecuritySuite({
+  name: 'webhook deliveries',
+  app: () => t,
+  // A finished delivery, so the owner's own resend is accepted in the control check.
+  createResource: async (owner, env) => {
+    const ep = (await owner.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/x', eventTypes: ['document.uploaded'] }, { env })).json();
+    const ev = await withTransaction(t.ctx.pool, async (tx) => {
+      const e = await emitEvent(tx, { organizationId: owner.organizationId, environment: env }, 'document.uploaded', {});
+      await tx.query(`DELETE FROM graphile_worker._private_jobs WHERE payload->>'deliveryId' IN (SELECT id FROM webhook_deliveries WHERE event_id = $1)`, [e.id]);
+      return e;
+    });
+    const row = await t.ctx.pool.query(`UPDATE webhook_deliveries SET status = 'succeeded' WHERE event_id = $1 AND endpoint_id = $2 RETURNING id`, [ev.id, ep.id]);
+    return row.rows[0].id;
+  },
+  routes: [
+    { method: 'GET', path: '/webhook-deliveries' },
+    { method: 'GET', path: '/webhook-deliveries/{id}' },
+    { method: 'POST', path: '/webhook-deliveries/{id}/resend' },
+  ],
+});

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { runSecuritySuite } from './security-suite.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t?.close());
+
+const body = (overrides: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed'], ...overrides });
+
+async function createEndpoint(tenant: TestTenant, overrides: Record<string, unknown> = {}, env: 'live' | 'test' = 'test') {
+  const res = await tenant.api('POST', '/webhook-endpoints', body(overrides), { env });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+describe('webhook endpoints', () => {
+  it('returns the whsec_ secret once, at creation, and never on reads', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant, { description: 'Production receiver', eventTypes: ['filing.status_changed', 'document.uploaded'] });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^we_/),
+      url: 'http://127.0.0.1:9/hooks',
+      description: 'Production receiver',
+      eventTypes: ['filing.status_changed', 'document.uploaded'],
+      disabled: false,
+      disabledReason: null,
+      failingSince: null,
+    });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const read = await tenant.api('GET', `/webhook-endpoints/${created.id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).not.toHaveProperty('secret');
+    expect(read.body).not.toContain(created.secret);
+    const list = await tenant.api('GET', '/webhook-endpoints');
+    expect(list.json().data.map((e: { id: string }) => e.id)).toEqual([created.id]);
+    expect(list.body).not.toContain(created.secret);
+  });
+
+  it('gives every endpoint its own secret', async () => {
+    const tenant = await t.newTenant();
+    const a = await createEndpoint(tenant);
+    const b = await createEndpoint(tenant);
+    expect(a.secret).not.toBe(b.secret);
+  });
+
+  it('refuses unknown event types with a 400 naming the field', async () => {
+    const tenant = await t.newTenant();
+    const res = await tenant.api('POST', '/webhook-endpoints', body({ eventTypes: ['filing.status_changed', 'order.shipped'] }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'eventTypes.1', message: expect.stringContaining('filing.status_changed, document.uploaded') }]);
+    const testType = await tenant.api('POST', '/webhook-endpoints', body({ eventTypes: ['webhook.test'] }));
+    expect(testType.statusCode).toBe(400);
+    expect(testType.json().errors[0].field).toBe('eventTypes.0');
+  });
+
+  it('names every missing or invalid field', async () => {
+    const tenant = await t.newTenant();
+    const res = await tenant.api('POST', '/webhook-endpoints', { eventTypes: [] });
+    expect(res.statusCode).toBe(400);
+    const fields = res.json().errors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['url', 'eventTypes']));
+    const bad = await tenant.api('POST', '/webhook-endpoints', body({ url: 'not a url' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0]).toMatchObject({ field: 'url' });
+  });
+
+  it('updates url, event types and description', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant);
+    const res = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { url: 'http://127.0.0.1:10/new', eventTypes: ['document.uploaded'], description: 'renamed' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ url: 'http://127.0.0.1:10/new', eventTypes: ['document.uploaded'], description: 'renamed' });
+    expect(res.json()).not.toHaveProperty('secret');
+    const cleared = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { description: null });
+    expect(cleared.json()).toMatchObject({ description: null, eventTypes: ['document.uploaded'] });
+    const bad = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { eventTypes: ['nope'] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].field).toBe('eventTypes.0');
+  });
+
+  it('disables and re-enables; re-enabling clears the reason and the failure clock', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant);
+    const off = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { disabled: true });
+    expect(off.json()).toMatchObject({ disabled: true, disabledReason: expect.any(String) });
+    // As if deliveries had been failing before it was disabled.
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days' WHERE id = $1`, [created.id]);
+    expect((await tenant.api('GET', `/webhook-endpoints/${created.id}`)).json().failingSince).not.toBeNull();
+    const on = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { disabled: false });
+    expect(on.json()).toMatchObject({ disabled: false, disabledReason: null, failingSince: null });
+  });
+
+  it('soft-deletes: the endpoint answers 404 afterwards and leaves the list', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant);
+    const del = await tenant.api('DELETE', `/webhook-endpoints/${created.id}`);
+    expect(del.statusCode).toBe(200);
+    expect(del.json()).toEqual({ id: created.id, deleted: true });
+    expect((await tenant.api('GET', `/webhook-endpoints/${created.id}`)).statusCode).toBe(404);
+    expect((await tenant.api('DELETE', `/webhook-endpoints/${created.id}`)).statusCode).toBe(404);
+    expect((await tenant.api('GET', '/webhook-endpoints')).json().data).toEqual([]);
+  });
+
+  it('rotates the secret: the new one is shown once and the old one stays valid for 24 hours', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant);
+    const res = await tenant.api('POST', `/webhook-endpoints/${created.id}/rotate-secret`);
+    expect(res.statusCode).toBe(200);
+    const rotated = res.json();
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    const hours = (Date.parse(rotated.previousSecretExpiresAt) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    const read = await tenant.api('GET', `/webhook-endpoints/${created.id}`);
+    expect(read.body).not.toContain(rotated.secret);
+    expect(read.body).not.toContain(created.secret);
+  });
+
+  it('pages the list newest first', async () => {
+    const tenant = await t.newTenant();
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await createEndpoint(tenant)).id);
+    const first = (await tenant.api('GET', '/webhook-endpoints?limit=2')).json();
+    expect(first.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(first.hasMore).toBe(true);
+    const second = (await tenant.api('GET', `/webhook-endpoints?limit=2&startingAfter=${ids[1]}`)).json();
+    expect(second.data.map((e: { id: string }) => e.id)).toEqual([ids[0]]);
+    expect(second.hasMore).toBe(false);
+  });
+
+  it('keeps live and test endpoints apart', async () => {
+    const tenant = await t.newTenant();
+    const live = await createEndpoint(tenant, {}, 'live');
+    expect((await tenant.api('GET', '/webhook-endpoints')).json().data).toEqual([]);
+    expect((await tenant.api('GET', `/webhook-endpoints/${live.id}`)).statusCode).toBe(404);
+    expect((await tenant.api('GET', `/webhook-endpoints/${live.id}`, undefined, { env: 'live' })).statusCode).toBe(200);
+  });
+});
+
+runSecuritySuite({
+  name: 'webhook endpoints',
+  app: () => t,
+  createResource: async (owner, env) => (await owner.api('POST', '/webhook-endpoints', body(), { env })).json().id,
+  routes: [
+    { method: 'POST', path: '/webhook-endpoints', body: body() },
+    { method: 'GET', path: '/webhook-endpoints' },
+    { method: 'GET', path: '/webhook-endpoints/{id}' },
+    { method: 'PATCH', path: '/webhook-endpoints/{id}', body: { description: 'x' } },
+    { method: 'DELETE', path: '/webhook-endpoints/{id}' },
+    { method: 'POST', path: '/webhook-endpoints/{id}/rotate-secret' },
+    { method: 'POST', path: '/webhook-endpoints/{id}/test' },
+  ],
+});

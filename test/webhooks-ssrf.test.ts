@@ -1,0 +1,110 @@
+import type { Runner } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../src/lib/db.js';
+import { newId } from '../src/lib/ids.js';
+import { emitEvent } from '../src/modules/events/events.service.js';
+import { sendWebhook } from '../src/modules/webhooks/webhook-client.js';
+import { startWorker } from '../src/worker.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
+
+// Issue 4 item 8: https only and public addresses only, at creation/update AND before every delivery attempt.
+let t: TestApp;
+let strict: TestApp;
+let worker: Runner;
+let r: Receiver;
+beforeAll(async () => {
+  [t, strict] = await Promise.all([createTestApp(), createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '1' })]);
+  worker = await startWorker(strict.ctx);
+  r = await startReceiver();
+});
+afterAll(async () => {
+  await worker?.stop();
+  await r?.close();
+  await Promise.all([t?.close(), strict?.close()]);
+});
+
+const body = (overrides: Record<string, unknown> = {}) => ({ url: 'https://93.184.215.14/hooks', eventTypes: ['filing.status_changed'], ...overrides });
+
+describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
+  const refused = [
+    ['plain http', 'http://93.184.215.14/hooks', 'https'],
+    ['IPv4 loopback', 'https://127.0.0.1/hooks', 'loopback'],
+    ['a host name resolving to loopback', 'https://localhost/hooks', 'loopback'],
+    ['IPv6 loopback', 'https://[::1]/hooks', 'loopback'],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', 'loopback'],
+    ['private 10/8', 'https://10.1.2.3/hooks', 'private'],
+    ['private 192.168/16', 'https://192.168.0.10/hooks', 'private'],
+    ['link-local (cloud metadata)', 'https://169.254.169.254/latest', 'linkLocal'],
+    ['carrier-grade NAT', 'https://100.64.0.1/hooks', 'carrierGradeNat'],
+    ['unspecified', 'https://0.0.0.0/hooks', 'unspecified'],
+    ['multicast', 'https://224.0.0.1/hooks', 'multicast'],
+    ['IPv6 unique-local', 'https://[fd00::1]/hooks', 'uniqueLocal'],
+    ['IPv6 link-local', 'https://[fe80::1]/hooks', 'linkLocal'],
+    ['credentials in the URL', 'https://user:pw@93.184.215.14/hooks', 'user name'],
+  ] as const;
+
+  for (const [what, url, mention] of refused) {
+    it(`refuses ${what}`, async () => {
+      const tenant = await strict.newTenant();
+      const res = await tenant.api('POST', '/webhook-endpoints', body({ url }));
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(mention) }]);
+    });
+  }
+
+  it('accepts an https URL on a public address, and checks a changed URL again', async () => {
+    const tenant = await strict.newTenant();
+    const res = await tenant.api('POST', '/webhook-endpoints', body({ url: 'https://93.184.215.14/hooks' }));
+    expect(res.statusCode, res.body).toBe(201);
+    const patch = await tenant.api('PATCH', `/webhook-endpoints/${res.json().id}`, { url: 'https://localhost/hooks' });
+    expect(patch.statusCode).toBe(400);
+    expect(patch.json().errors[0].field).toBe('url');
+  });
+
+  it('allows plain http and local addresses when private networks are allowed', async () => {
+    const tenant = await t.newTenant();
+    for (const url of ['http://localhost:8080/hooks', 'http://127.0.0.1:9/hooks', 'http://[::1]:9/x']) {
+      expect((await tenant.api('POST', '/webhook-endpoints', body({ url }))).statusCode).toBe(201);
+    }
+  });
+});
+
+describe('the address check at delivery time', () => {
+  /** An endpoint row whose URL passed the checks when saved but whose host now resolves to loopback (DNS rebinding). */
+  async function endpointNowPointingAt(tenant: TestTenant, url: string): Promise<string> {
+    const id = newId('webhookEndpoint');
+    await strict.ctx.pool.query(
+      `INSERT INTO webhook_endpoints (id, organization_id, environment, url, event_types, secret) VALUES ($1, $2, 'test', $3, '{document.uploaded}', 'whsec_x')`,
+      [id, tenant.organizationId, url],
+    );
+    return id;
+  }
+
+  it('refuses to connect when the host resolves to a private address by the time of the attempt', async () => {
+    const tenant = await strict.newTenant();
+    const endpointId = await endpointNowPointingAt(tenant, `https://localhost:${r.port}/hooks`);
+    const event = await withTransaction(strict.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}));
+    const delivery = await waitFor('the delivery to fail', async () => {
+      const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${event.id}`)).json().data;
+      return d?.status === 'failed' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
+    });
+    expect(delivery).toMatchObject({ endpointId, attemptCount: 2 });
+    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: expect.stringMatching(/Refused before connecting.*loopback/) });
+    expect(r.requests.length).toBe(0);
+  });
+
+  it('connects to the vetted address, whatever the host resolves to at connect time', async () => {
+    // `.invalid` never resolves: the request can only arrive if the connection used the pinned address.
+    const res = await sendWebhook({
+      url: `http://rebound.invalid:${r.port}/pinned`,
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+      timeoutMs: 5000,
+      pinned: { address: '127.0.0.1', family: 4 },
+    });
+    expect(res).toMatchObject({ statusCode: 200, error: null });
+    const got = r.requests.find((q) => q.path === '/pinned');
+    expect(got?.headers.host).toBe(`rebound.invalid:${r.port}`);
+  });
+});
