@@ -90,7 +90,7 @@ describe('Idempotency-Key', () => {
 
   it('does not remember 5xx answers: a retry runs again', async () => {
     const body = formationBody(userId, 'NY');
-    // Make the first attempt fail inside the transaction with an internal error (a missing price row).
+    // Make the first attempt fail inside its transaction with an internal error (a constraint the insert breaks).
     await t.ctx.pool.query(`ALTER TABLE order_groups ADD CONSTRAINT temp_fail CHECK (filing_state <> 'NY') NOT VALID`);
     const first = await tenant.api('POST', '/orders', body, withKey('fail-1'));
     await t.ctx.pool.query('ALTER TABLE order_groups DROP CONSTRAINT temp_fail');

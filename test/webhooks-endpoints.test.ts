@@ -141,6 +141,19 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the webhook routes, with the secret only in create and rotate responses', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    for (const path of ['/webhook-endpoints', '/webhook-endpoints/{id}', '/webhook-endpoints/{id}/rotate-secret', '/webhook-endpoints/{id}/test', '/webhook-deliveries', '/webhook-deliveries/{id}', '/webhook-deliveries/{id}/resend']) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+    const props = (op: any, status: string) => Object.keys(op.responses[status].content['application/json'].schema.properties ?? {});
+    expect(props(doc.paths['/webhook-endpoints'].post, '201')).toContain('secret');
+    expect(props(doc.paths['/webhook-endpoints/{id}/rotate-secret'].post, '200')).toContain('secret');
+    expect(props(doc.paths['/webhook-endpoints/{id}'].get, '200')).not.toContain('secret');
+  });
+});
+
 runSecuritySuite({
   name: 'webhook endpoints',
   app: () => t,

@@ -135,11 +135,12 @@ export async function companyAdminExists(db: Db, tenant: Tenant, companyId: stri
 }
 
 /** Sets formation_date and/or ein (filing pipeline); absent fields keep their value. */
-export function setFiled(db: Db, tenant: Tenant, id: string, f: { formationDate?: string; ein?: string }): Promise<CompanyRow | null> {
+export function setFiled(db: Db, tenant: Tenant, id: string, f: { formationDate?: string; ein?: string; formationState?: string }): Promise<CompanyRow | null> {
   return one<CompanyRow>(
     db,
-    `UPDATE companies SET formation_date = COALESCE($4::date, formation_date), ein = COALESCE($5, ein), updated_at = now()
+    `UPDATE companies SET formation_date = COALESCE($4::date, formation_date), ein = COALESCE($5, ein),
+            formation_state = COALESCE(formation_state, $6), updated_at = now()
       WHERE id = $1 AND organization_id = $2 AND environment = $3 RETURNING *`,
-    [id, tenant.organizationId, tenant.environment, f.formationDate ?? null, f.ein ?? null],
+    [id, tenant.organizationId, tenant.environment, f.formationDate ?? null, f.ein ?? null, f.formationState ?? null],
   );
 }

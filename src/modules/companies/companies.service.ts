@@ -102,7 +102,7 @@ export function addCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userI
  * ('XX-XXXXXXX'). Absent fields are left as they are. Call inside the transaction that records the filing.
  * @throws AppError not_found (404) when the company is not in the tenant.
  */
-export async function setCompanyFiled(tx: Db, tenant: Tenant, companyId: string, fields: { formationDate?: string; ein?: string }): Promise<repo.CompanyRow> {
+export async function setCompanyFiled(tx: Db, tenant: Tenant, companyId: string, fields: { formationDate?: string; ein?: string; formationState?: string }): Promise<repo.CompanyRow> {
   const row = await repo.setFiled(tx, tenant, companyId, fields);
   if (!row) throw notFound('company', companyId);
   return row;

@@ -32,6 +32,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
     try {
+      throwIfActionDoesNotFit(order, action);
       const plan = planTransition(stateOf(order), transition, todayUtc());
       return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
     } catch (err) {
@@ -50,6 +51,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
       return renderConfirm(ctx, request, reply.status(400), order, action, transition, plan, 'Tick the confirmation box to go ahead.');
     }
     try {
+      if (action === 'resolve') throwIfActionDoesNotFit(await loadOrder(ctx, orderId), action);
       const result = await transitionOrder(ctx, null, orderId, transition, actorOf(request));
       const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
       const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${(reversed / 100).toFixed(2)} dollars back on the balance` : '';
@@ -98,6 +100,16 @@ async function loadOrder(ctx: AppContext, orderId: string): Promise<q.OrderDetai
   const order = await q.findOrderDetail(ctx.pool, orderId);
   if (!order) throw notFound('order', orderId);
   return order;
+}
+
+/**
+ * `resolve` means leaving an exception: on an order in any other status it is refused (the table alone would
+ * let submitted -> pending through). The check is repeated in the transaction's guard for every other action.
+ */
+function throwIfActionDoesNotFit(order: Pick<q.OrderDetailRow, 'id' | 'filing_status'>, action: OrderAction): void {
+  if (action === 'resolve' && order.filing_status !== 'exception') {
+    throw new AppError('invalid_transition', `Order ${order.id} is ${order.filing_status}, not in exception; there is nothing to resolve`);
+  }
 }
 
 function parseAction(value: string): OrderAction {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext, Environment } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import { DOCUMENT_TYPES } from '../documents/document-types.js';
+import { signedFileUrl } from '../documents/file-urls.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
 import { render } from './console.web.js';
@@ -69,7 +70,8 @@ export async function loadOrderPage(ctx: AppContext, orderId: string) {
     q.findOrderDocuments(ctx.pool, order.id),
   ]);
   const deliveries = await q.findDeliveries(ctx.pool, events.map((e) => e.id));
-  const names = await operatorNames(ctx.pool, history.map((h) => h.actor).filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)));
+  const actors = [...history.map((h) => h.actor), ...documents.map((d) => d.uploaded_by), ...ledger.map((l) => l.created_by ?? '')];
+  const names = await operatorNames(ctx.pool, actors.filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)));
   const status = order.filing_status;
   const can = (to: string) => isFilingStatus(status) && isFilingStatus(to) && canTransition(status, to);
   return {
@@ -82,8 +84,8 @@ export async function loadOrderPage(ctx: AppContext, orderId: string) {
     fullRequest: maskDeep(order.group_request),
     history: history.map((h) => ({ ...h, actorLabel: actorLabel(h.actor, names) })),
     events: events.map((e) => ({ ...e, deliveries: deliveries.filter((d) => d.event_id === e.id) })),
-    ledger,
-    documents,
+    ledger: ledger.map((l) => ({ ...l, actorLabel: l.created_by ? shortActor(l.created_by, names) : '—' })),
+    documents: documents.map((d) => ({ ...d, actorLabel: shortActor(d.uploaded_by, names), url: signedFileUrl(ctx, d.id) })),
     documentTypes: DOCUMENT_TYPES,
     exceptionCodes: EXCEPTION_REASONS,
     today: todayUtc(),
@@ -96,6 +98,12 @@ export async function loadOrderPage(ctx: AppContext, orderId: string) {
       upload: true,
     },
   };
+}
+
+/** `operator:op_…` -> the operator's name (for narrow columns); other actors as they are. */
+function shortActor(actor: string, names: Map<string, string>): string {
+  const name = actor.startsWith('operator:') ? names.get(actor.slice('operator:'.length)) : undefined;
+  return name ? name.replace(/ <.*>$/, '') : actor;
 }
 
 /** `operator:op_…` -> 'Ada Admin <ada@example.com>'; other actors (api, cli, test_helper) as they are. */

@@ -1,5 +1,7 @@
 import { formatCents } from '../../lib/money.js';
 
+const ACRONYMS: Record<string, string> = { ein: 'EIN', dba: 'DBA' };
+
 /** Formatting helpers handed to every console template as `it.h`. */
 export const viewHelpers = {
   money(cents: number | null | undefined): string {
@@ -33,6 +35,7 @@ export const viewHelpers = {
   /** 'registered_agent' -> 'Registered agent'. */
   label(value: string | null | undefined): string {
     if (!value) return '—';
+    if (ACRONYMS[value]) return ACRONYMS[value];
     const words = value.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
     return words.charAt(0).toUpperCase() + words.slice(1);
   },

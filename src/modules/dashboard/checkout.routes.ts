@@ -1,4 +1,131 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { FieldError } from '../../lib/errors.js';
+import { formatCents } from '../../lib/money.js';
+import type { PricedLine } from '../orders/orders.service.js';
+import { CARD_SECTION, type Section } from './checkout.fields.js';
+import { fieldsOf, redisplayValues, type FormValues } from './checkout.forms.js';
+import {
+  COMPANY_PRODUCTS, displayedRetailCents, isProductKey, optionControls, optionPairs, PRODUCT_INFO, productSections, readOptions, tierInfo,
+  type ProductKey,
+} from './checkout.products.js';
+import { billingOf, enabledTiers, hasActiveAgent, loadPrices, submitCheckout, summaryLines, unavailableReason } from './checkout.service.js';
+import * as repo from './dashboard.repo.js';
+import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
-export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async () => {};
+type Params = { companyId?: string; product?: string };
+
+/**
+ * Checkout pages (issue 5 items 4-5): `/checkout` (formation packages, a new company),
+ * `/companies/:companyId/checkout` (products for an existing company) and one form page per product.
+ */
+export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const signedIn = { preHandler: requireSession(ctx) };
+  const posting = { preHandler: [requireSession(ctx), requireCsrf] };
+
+  app.get('/checkout', signedIn, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    const prices = await loadPrices(ctx.pool, session.tenant);
+    const paid = billingOf(organization) === 'checkout';
+    const products = enabledTiers(prices).map((tier) => {
+      const info = tierInfo(tier);
+      return { ...info, price: paid ? formatCents(displayedRetailCents(info, prices)) : null, href: `${request.dashboardSite.basePath}/checkout/formation?tier=${tier}`, featured: tier === 2 };
+    });
+    return renderPage(reply, 'checkout', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+      heading: 'Form a new company', intro: 'Choose a package. State filing fees are shown as their own line at checkout.', products, company: null,
+    });
+  });
+
+  app.get<{ Params: Params }>('/companies/:companyId/checkout', signedIn, async (request, reply) => {
+    const { session, organization } = request.signedIn;
+    const company = await companyOr404(ctx, request, reply);
+    if (!company) return reply;
+    const prices = await loadPrices(ctx.pool, session.tenant);
+    const paid = billingOf(organization) === 'checkout';
+    const products = COMPANY_PRODUCTS.map((key) => {
+      const info = PRODUCT_INFO[key as Exclude<ProductKey, 'formation'>];
+      return { ...info, price: paid ? formatCents(displayedRetailCents(info, prices)) : null, href: `${request.dashboardSite.basePath}/companies/${company.id}/checkout/${key}`, featured: false };
+    });
+    return renderPage(reply, 'checkout', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+      heading: `Order a filing for ${company.legal_name}`, intro: 'Choose what you need. You review the price before you pay.', products, company: { id: company.id, legalName: company.legal_name },
+    });
+  });
+
+  app.get<{ Params: Params; Querystring: Record<string, string> }>('/checkout/formation', signedIn, (request, reply) => productPage(ctx, request, reply, 'formation', request.query, {}, []));
+  app.post<{ Params: Params; Body: FormValues }>('/checkout/formation', posting, (request, reply) => submit(ctx, request, reply, 'formation'));
+  app.get<{ Params: Params; Querystring: Record<string, string> }>('/companies/:companyId/checkout/:product', signedIn, async (request, reply) => {
+    const product = request.params.product ?? '';
+    if (!isProductKey(product) || product === 'formation') return renderMessage(reply, request, 404, 'Product not found', 'Choose a product from the list.');
+    return productPage(ctx, request, reply, product, request.query, {}, []);
+  });
+  app.post<{ Params: Params; Body: FormValues }>('/companies/:companyId/checkout/:product', posting, async (request, reply) => {
+    const product = request.params.product ?? '';
+    if (!isProductKey(product) || product === 'formation') return renderMessage(reply, request, 404, 'Product not found', 'Choose a product from the list.');
+    return submit(ctx, request, reply, product);
+  });
+};
+
+async function companyOr404(ctx: AppContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const { session } = request.signedIn;
+  const company = await repo.findCompanyForUser(ctx.pool, session.tenant, session.userId, request.params.companyId ?? '');
+  if (!company) await renderMessage(reply, request, 404, 'Company not found', 'This company does not exist or you are not one of its admins.');
+  return company;
+}
+
+async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, product: ProductKey, source: Record<string, unknown>, values: FormValues, errors: FieldError[], message: string | null = null, status = 200) {
+  const { session, organization } = request.signedIn;
+  const company = product === 'formation' ? null : await companyOr404(ctx, request, reply);
+  if (product !== 'formation' && !company) return reply;
+  const prices = await loadPrices(ctx.pool, session.tenant);
+  const tiers = enabledTiers(prices);
+  const options = readOptions(source, company, tiers);
+  const billing = billingOf(organization);
+  const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
+  const unavailable = await unavailableReason(ctx.pool, session.tenant, product, company, options);
+  const lines = unavailable ? [] : await summaryLines(ctx.pool, session.tenant, product, options, company, billing, activeAgent);
+  const sections = productSections(product, options, activeAgent);
+  const base = request.dashboardSite.basePath;
+  const action = company ? `${base}/companies/${company.id}/checkout/${product}` : `${base}/checkout/formation`;
+  const info = product === 'formation' ? { ...tierInfo(options.tier), title: `${tierInfo(options.tier).title} formation package` } : PRODUCT_INFO[product];
+  return renderPage(reply, 'checkout-form', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+    info, product, company: company ? { id: company.id, legalName: company.legal_name } : null, action,
+    backHref: company ? `${base}/companies/${company.id}/checkout` : `${base}/checkout`,
+    controls: optionControls(product, options, tiers, company), hidden: optionPairs(product, options),
+    sections: present(sections, values, errors), card: billing === 'checkout' ? present([CARD_SECTION], values, errors)[0] : null,
+    lines: presentLines(lines, billing), total: formatCents(lines.reduce((s, l) => s + l.amountCents, 0)), paid: billing === 'checkout',
+    unavailable, message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
+  }, status);
+}
+
+async function submit(ctx: AppContext, request: FastifyRequest<{ Params: Params; Body: FormValues }>, reply: FastifyReply, product: ProductKey) {
+  const { session, organization } = request.signedIn;
+  const company = product === 'formation' ? null : await companyOr404(ctx, request, reply);
+  if (product !== 'formation' && !company) return reply;
+  const form = request.body ?? {};
+  const options = readOptions(form, company, enabledTiers(await loadPrices(ctx.pool, session.tenant)));
+  const unavailable = await unavailableReason(ctx.pool, session.tenant, product, company, options);
+  if (unavailable) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], unavailable, 409);
+  const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
+  const outcome = await submitCheckout(ctx, { tenant: session.tenant, organization, userId: session.userId, company, product, options, form, activeAgent });
+  if (outcome.ok) return reply.redirect(`${request.dashboardSite.basePath}/companies/${outcome.companyId}?placed=${outcome.groupId}`, 303);
+  const status = outcome.errors.some((e) => e.field === 'card.number') && outcome.message ? 402 : outcome.errors.length ? 400 : 409;
+  return productPage(ctx, request, reply, product, form, redisplayValues(form), outcome.errors, outcome.message, status);
+}
+
+function present(sections: Section[], values: FormValues, errors: FieldError[]) {
+  const errorOf = new Map(errors.map((e) => [e.field, e.message]));
+  return sections.map((s) => ({
+    ...s,
+    rows: s.rows.map((row) => row.map((f) => ({ ...f, id: `f-${f.name.replace(/\./g, '-')}`, value: values[f.name] ?? f.defaultValue ?? '', error: errorOf.get(f.name) ?? null }))),
+  }));
+}
+
+// Every error once, labelled with the input's label when the form has that input.
+function errorList(errors: FieldError[], sections: Section[]) {
+  const labels = new Map(fieldsOf(sections).map((f) => [f.name, f.label]));
+  return errors.map((e) => ({ href: labels.has(e.field) ? `#f-${e.field.replace(/\./g, '-')}` : null, text: labels.has(e.field) ? `${labels.get(e.field)}: ${e.message}` : e.field ? `${e.field}: ${e.message}` : e.message }));
+}
+
+function presentLines(lines: PricedLine[], billing: 'balance' | 'checkout') {
+  return lines.map((l) => ({ description: l.description, amount: billing === 'balance' ? null : l.amountCents === 0 ? 'Included' : formatCents(l.amountCents), stateFee: l.stateFee }));
+}

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { sha256 } from '../../lib/secrets.js';
 import { one } from '../../lib/db.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
+import { enabledTiers, loadPrices } from './checkout.service.js';
 import * as repo from './dashboard.repo.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { presentCompany, presentDocument, presentOrder } from './presenters.js';
@@ -35,8 +36,9 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
 
   app.get('/', signedIn, async (request, reply) => {
     const { session, organization } = request.signedIn;
-    const companies = await repo.listCompaniesForUser(ctx.pool, session.tenant, session.userId);
+    const [companies, prices] = await Promise.all([repo.listCompaniesForUser(ctx.pool, session.tenant, session.userId), loadPrices(ctx.pool, session.tenant)]);
     return renderPage(reply, 'companies', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
+      canForm: enabledTiers(prices).length > 0,
       companies: companies.map((c) => ({ ...presentCompany(c), openOrders: c.open_orders, exceptions: c.exceptions })),
     });
   });

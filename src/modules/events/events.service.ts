@@ -64,7 +64,7 @@ export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string,
  */
 export async function queueDeliveryAttempt(tx: Db, deliveryId: string, delaySeconds: number): Promise<void> {
   await tx.query(
-    `SELECT graphile_worker.add_job($1, json_build_object('deliveryId', $2::text), run_at := now() + make_interval(secs => $3), max_attempts := 1)`,
+    `SELECT graphile_worker.add_job($1, json_build_object('deliveryId', $2::text), run_at := now() + make_interval(secs => $3), max_attempts := 10)`,
     [DELIVER_WEBHOOK_TASK, deliveryId, delaySeconds],
   );
 }

@@ -74,19 +74,6 @@ export function listStatusHistory(db: Db, orderId: string): Promise<StatusHistor
   );
 }
 
-/** A filed formation dates the company (spec Company.formationDate: "date of initial filing"). */
-export async function setCompanyFormationDate(tx: Db, companyId: string, formationDate: string, formationState: string): Promise<void> {
-  await tx.query(
-    `UPDATE companies SET formation_date = $2, formation_state = COALESCE(formation_state, $3), updated_at = now() WHERE id = $1`,
-    [companyId, formationDate, formationState],
-  );
-}
-
-/** A filed EIN order gives the company its EIN. */
-export async function setCompanyEin(tx: Db, companyId: string, ein: string): Promise<void> {
-  await tx.query(`UPDATE companies SET ein = $2, updated_at = now() WHERE id = $1`, [companyId, ein]);
-}
-
 /** Filters of the operator's order queue. Every filter is optional. */
 export interface OrderQueueFilter {
   filingStatus?: FilingStatus;

@@ -7,6 +7,7 @@ import { listOrderDocuments } from '../documents/documents.service.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { emitStatusChanged } from './filing-events.js';
 import * as repo from './filings.repo.js';
+import { setCompanyFiled } from '../companies/companies.service.js';
 import { adminOrderView, historyView } from './filings.views.js';
 import { insertStatusHistory } from './status-history.js';
 import { planTransition, todayUtc, type PlannedTransition, type TransitionRequest } from './transitions.js';
@@ -87,7 +88,9 @@ function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition):
 
 async function applySideEffects(tx: Db, tenant: Tenant, order: repo.OrderRow, plan: PlannedTransition, actor: string): Promise<LedgerEntryRow[]> {
   if (plan.to === 'cancelled' && order.billing === 'balance') return reverseOrderDebits(tx, tenant, order.id, actor);
-  if (plan.to === 'filed' && order.order_type === 'formation') await repo.setCompanyFormationDate(tx, order.company_id, plan.filingDate!, order.filing_state);
-  if (plan.to === 'filed' && plan.ein) await repo.setCompanyEin(tx, order.company_id, plan.ein);
+  if (plan.to === 'filed' && order.order_type === 'formation') {
+    await setCompanyFiled(tx, tenant, order.company_id, { formationDate: plan.filingDate!, formationState: order.filing_state });
+  }
+  if (plan.to === 'filed' && plan.ein) await setCompanyFiled(tx, tenant, order.company_id, { ein: plan.ein });
   return [];
 }

@@ -2,7 +2,7 @@ import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
-import { debitOrThrow, ensureFunds } from '../billing/ledger.js';
+import { debitOrThrow } from '../billing/ledger.js';
 import { insertCompany } from '../companies/companies.service.js';
 import { DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '../companies/company-rules.js';
 import { emitStatusChanged } from '../filings/filing-events.js';
@@ -16,9 +16,9 @@ import type { OrderBodyInput } from './orders.schemas.js';
 /*
  * Placing an order (ARCHITECTURE.md "Request path"; spec "POST /orders", "Billing rules"; issue 3 items 2,
  * 5-7): ONE transaction that locks the company (existing company), re-runs the database rules, prices the
- * request, locks the balance and checks the whole total (402, nothing written), then writes the order group,
- * the company (formation), the orders, one ledger debit per priced line, a `submitted` status-history row and
- * a filing.status_changed event (with its webhook deliveries) per order.
+ * request, writes the order group, the company (formation), the orders, a `submitted` status-history row and
+ * a filing.status_changed event (with its webhook deliveries) per order, and finally locks the balance, checks
+ * the whole total and writes one ledger debit per priced line. A 402 rolls everything back: nothing is written.
  */
 
 /** How an order is placed. API orders: `{source: 'api', billing: 'balance'}`. */
@@ -79,9 +79,6 @@ export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInpu
   if (!fresh.length) {
     return { created: false, groupId: null, companyId: facts.companyId!, items: plan.items.map((i) => toItemView(i.existing!)), totalCents: 0 };
   }
-  // Refuse before writing anything: the whole request or nothing (billing rule 2; issue 3 item 5).
-  if (options.billing === 'balance') await ensureFunds(tx, tenant, plan.totalCents);
-
   const companyId = facts.companyId ?? (await insertCompany(tx, tenant, formationCompany(body), body.userId)).id;
   const groupId = newId('orderGroup');
   await repo.insertOrderGroup(tx, tenant, {
@@ -98,11 +95,14 @@ export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInpu
       ...amounts(lines, options.billing),
     }));
   }
-  if (options.billing === 'balance') await debitLines(tx, tenant, plan, rows, actor);
   for (const row of rows.values()) {
     await insertStatusHistory(tx, tenant, { orderId: row.id, fromStatus: null, toStatus: 'submitted', actor });
     await emitStatusChanged(tx, tenant, row);
   }
+  // Last, so the tenant's balance row stays locked only for the debits and the commit: debitOrThrow locks it,
+  // checks the WHOLE total and throws 402 before writing any entry; the rollback then removes everything above
+  // (billing rule 2; issue 3 items 5-6).
+  if (options.billing === 'balance') await debitLines(tx, tenant, plan, rows, actor);
   return {
     created: true,
     groupId,

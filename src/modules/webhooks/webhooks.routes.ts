@@ -56,7 +56,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   app.post('/webhook-endpoints/:id/test', {
     schema: {
       tags: [E], summary: 'Send a test event', params: EndpointIdParams,
-      description: 'Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries; the delivery is returned and can be inspected like any other. A disabled endpoint answers 409.',
+      description: 'Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint\'s failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409.',
       response: { 202: WebhookDeliverySchema, ...errorResponses(404, 409) },
     },
   }, async (request, reply) => reply.status(202).send(await endpoints.sendTestEvent(ctx, request.tenant, request.params.id)));

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { csrfOf, signIn } from './dashboard-helpers.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+});
+afterAll(() => t.close());
+
+type Prices = Record<string, { retailAmount: number | null; defaultAmount: number; wholesaleAmount: number; enabled: boolean }>;
+async function pricesOf(tenant: TestTenant): Promise<Prices> {
+  const res = await tenant.api('GET', '/organization/prices');
+  expect(res.statusCode, res.body).toBe(200);
+  return Object.fromEntries(res.json().data.map((p: any) => [p.type, p]));
+}
+const retailCents = (p: Prices[string]) => Math.round((p.retailAmount ?? p.defaultAmount) * 100);
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+const stateFee = async (state: string, column: string) => Number((await t.ctx.pool.query(`SELECT ${column} AS c FROM state_fees WHERE state = $1`, [state])).rows[0].c);
+
+const card = (number: string) => ({ 'card.name': 'Ada Lovelace', 'card.number': number, 'card.exp': '12/39', 'card.cvc': '123' });
+const einForm = {
+  'ein.responsibleParty.firstName': 'Ada', 'ein.responsibleParty.lastName': 'Lovelace', 'ein.responsibleParty.taxIdType': 'SSN',
+  'ein.responsibleParty.taxId': '123-45-6789', 'ein.responsibleParty.title': 'Managing Member', 'ein.reasonForApplying': 'started_new_business',
+  'ein.principalActivity': 'retail', 'ein.principalProductOrService': 'Handmade furniture', 'ein.employees.agricultural': '0',
+  'ein.employees.household': '0', 'ein.employees.other': '0',
+};
+
+async function customerTenant(name: string) {
+  const tenant = await t.newTenant(name);
+  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' })).statusCode).toBe(200);
+  return tenant;
+}
+
+describe('checkout prices (billing rule 9)', () => {
+  it('shows each enabled formation package at tier + registered agent retail (tiers 2, 3) and the state fee as its own line', async () => {
+    const tenant = await customerTenant('Rule Nine Co');
+    expect((await tenant.api('PUT', '/organization/prices/registered_agent', { retailAmount: 333 })).statusCode).toBe(200);
+    expect((await tenant.api('PUT', '/organization/prices/formation_tier_1', { enabled: false })).statusCode).toBe(200);
+    const prices = await pricesOf(tenant);
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+
+    const catalog = await s.get('/checkout');
+    expect(catalog.statusCode).toBe(200);
+    const tier2 = retailCents(prices.formation_tier_2) + 33300;
+    const tier3 = retailCents(prices.formation_tier_3) + 33300;
+    expect(catalog.body).toContain(dollars(tier2));
+    expect(catalog.body).toContain(dollars(tier3));
+    expect(catalog.body).not.toContain('Starter');
+    expect(catalog.body).not.toContain('tier=1');
+
+    const form = await s.get('/checkout/formation?tier=2&entityType=LLC&filingState=DE');
+    expect(form.statusCode).toBe(200);
+    const fee = await stateFee('DE', 'llc_formation_cents');
+    expect(form.body).toContain(dollars(fee));
+    expect(form.body).toContain('State fee');
+    expect(form.body).toContain(`Pay ${dollars(tier2 + fee)}`);
+  });
+});
+
+describe('in-app checkout (customer pays)', () => {
+  it('charges the sandbox card, records retail and margin, and places the order in the pipeline', async () => {
+    const tenant = await customerTenant('Card Co');
+    const prices = await pricesOf(tenant);
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id, companyId: company.id });
+    const page = await s.get(`/companies/${company.id}/checkout/ein`);
+    expect(page.statusCode).toBe(200);
+
+    const res = await s.post(`/companies/${company.id}/checkout/ein`, { _csrf: csrfOf(page.body), filingState: 'DE', ...einForm, ...card('4242 4242 4242 4242') });
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toMatch(new RegExp(`^/dashboard/companies/${company.id}\\?placed=ordgrp_`));
+
+    const { rows: orders } = await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [company.id]);
+    expect(orders).toHaveLength(1);
+    const retail = retailCents(prices.ein);
+    expect(orders[0]).toMatchObject({ order_type: 'ein', billing: 'checkout', filing_status: 'submitted', retail_cents: retail, margin_cents: retail - Math.round(prices.ein.wholesaleAmount * 100) });
+    const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id]);
+    expect(payments).toMatchObject([{ status: 'succeeded', amount_cents: retail, card_last4: '4242', provider: 'sandbox' }]);
+    const events = await t.ctx.pool.query(`SELECT data FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`, [orders[0].id]);
+    expect(events.rows).toHaveLength(1);
+    expect((await tenant.api('GET', '/organization')).json().balance).toBe(0);
+
+    const landing = await s.get(new URL(String(res.headers.location), 'http://x').pathname + new URL(String(res.headers.location), 'http://x').search);
+    expect(landing.body).toContain('your order is placed');
+    expect(landing.body).toContain('EIN (federal tax ID)');
+  });
+
+  it('declines 4000 0000 0000 0002 with a clear message and places nothing', async () => {
+    const tenant = await customerTenant('Decline Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get(`/companies/${company.id}/checkout/certificate-of-good-standing`);
+    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE', ...card('4000 0000 0000 0002') });
+    expect(res.statusCode).toBe(402);
+    expect(res.body).toContain('Your card was declined');
+    expect(res.body).not.toContain('4000 0000 0000 0002');
+    expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
+    expect((await t.ctx.pool.query(`SELECT status, card_last4 FROM payments WHERE company_id = $1`, [company.id])).rows).toEqual([{ status: 'declined', card_last4: '0002' }]);
+  });
+
+  it('names bad fields next to their inputs and refuses a form without the CSRF token', async () => {
+    const tenant = await customerTenant('Fields Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get(`/companies/${company.id}/checkout/ein`);
+    const bad = await s.post(`/companies/${company.id}/checkout/ein`, { _csrf: csrfOf(page.body), filingState: 'DE', ...einForm, 'ein.responsibleParty.taxId': '12', ...card('4242 4242 4242 4241') });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('id="f-ein-responsibleParty-taxId-error"');
+    expect(bad.body).toContain('Enter a valid card number');
+    expect((await s.post(`/companies/${company.id}/checkout/ein`, { filingState: 'DE', ...einForm, ...card('4242424242424242') })).statusCode).toBe(403);
+    expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
+  });
+
+  it('forms a new company with the tier 3 package: formation, EIN, registered agent and a DBA order', async () => {
+    const tenant = await customerTenant('Tier Three Co');
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get('/checkout/formation?tier=3&entityType=LLC&filingState=WY');
+    expect(page.statusCode).toBe(200);
+    const res = await s.post('/checkout/formation', {
+      _csrf: csrfOf(page.body), tier: '3', entityType: 'LLC', filingState: 'WY',
+      'formation.company.legalName': 'Prairie Wind LLC', 'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
+      dbaName: 'Prairie Wind Outfitters', ...einForm, ...card('4242424242424242'),
+    });
+    expect(res.statusCode, res.body.slice(0, 3000)).toBe(303);
+    const companyId = /companies\/(comp_[a-z0-9]+)/.exec(String(res.headers.location))![1];
+    const { rows } = await t.ctx.pool.query('SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type', [companyId]);
+    expect(rows.map((r) => r.order_type)).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
+    expect(new Set(rows.map((r) => r.billing))).toEqual(new Set(['checkout']));
+  });
+});
+
+describe('organization-billed dashboard orders', () => {
+  it('debit the prepaid balance at wholesale plus state fee, like an API order; certificate orders too', async () => {
+    const tenant = await t.newTenant('Balance Co');
+    expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
+    const prices = await pricesOf(tenant);
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get(`/companies/${company.id}/checkout/annual-report`);
+    expect(page.body).toContain('covers this order');
+    expect(page.body).not.toContain('card.number');
+    const year = String(new Date().getUTCFullYear());
+    const res = await s.post(`/companies/${company.id}/checkout/annual-report`, { _csrf: csrfOf(page.body), filingState: 'DE', filingYear: year });
+    expect(res.statusCode, res.body.slice(0, 2000)).toBe(303);
+    const cogs = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE' });
+    expect(cogs.statusCode, cogs.body.slice(0, 2000)).toBe(303);
+
+    const fee = await stateFee('DE', 'llc_annual_report_cents');
+    const wholesale = Math.round(prices.annual_report.wholesaleAmount * 100) + fee + Math.round(prices.certificate_of_good_standing.wholesaleAmount * 100);
+    expect((await tenant.api('GET', '/organization')).json().balance).toBe(5000 - wholesale / 100);
+    const { rows } = await t.ctx.pool.query('SELECT o.order_type, o.billing, g.source FROM orders o JOIN order_groups g ON g.id = o.group_id WHERE o.company_id = $1 ORDER BY o.order_type', [company.id]);
+    expect(rows).toEqual([
+      { order_type: 'annual_report', billing: 'balance', source: 'dashboard' },
+      { order_type: 'certificate_of_good_standing', billing: 'balance', source: 'dashboard' },
+    ]);
+  });
+
+  it('tells the customer to contact the organization when its balance is short', async () => {
+    const tenant = await t.newTenant('Broke Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get(`/companies/${company.id}/checkout/registered-agent`);
+    const res = await s.post(`/companies/${company.id}/checkout/registered-agent`, { _csrf: csrfOf(page.body), filingState: 'DE', changeOfAgent: 'false' });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('Please contact Broke Co');
+  });
+});

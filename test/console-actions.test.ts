@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleClient, newOperator, signIn, type ConsoleClient } from './console-helpers.js';
+import { createUser } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { balanceCents, einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
+
+// Issue 6 items 2-3 without a browser: the queue, the order page and guarded actions over HTTP.
+let t: TestApp;
+let c: ConsoleClient;
+let operator: Awaited<ReturnType<typeof newOperator>>;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  operator = await newOperator(t.ctx.pool, 'Ada Admin');
+  c = consoleClient(t.app);
+  await signIn(c, operator.email, operator.password);
+  tenant = await t.newTenant('Queue Platform');
+  for (const environment of ['live', 'test']) {
+    const res = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment, amount: 5000, note: 'float' });
+    expect(res.statusCode, res.body).toBe(201);
+  }
+});
+afterAll(() => t.close());
+
+async function placeFormation(env: 'live' | 'test', state = 'DE', extra: Record<string, unknown> = {}) {
+  const user = await createUser(tenant, env);
+  const res = await tenant.api('POST', '/orders', formationBody(user.id, state, { extra }), { env });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ companyId: string; items: Array<{ orderId: string; orderType: string }> }>();
+}
+
+const statusOf = async (orderId: string) => (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [orderId])).rows[0].filing_status;
+const flashOf = (res: { headers: Record<string, unknown> }) => {
+  const cookie = ([] as string[]).concat((res.headers['set-cookie'] as string[]) ?? []).find((s) => s.startsWith('fcs_console_flash='));
+  return cookie ? JSON.parse(Buffer.from(cookie.split(';')[0].split('=')[1], 'base64url').toString()) : null;
+};
+
+describe('work queue', () => {
+  it('lists live orders oldest first by default, test orders only on the test switch, and filters', async () => {
+    const first = (await placeFormation('live', 'DE')).items[0].orderId;
+    const second = (await placeFormation('live', 'WY')).items[0].orderId;
+    const testOrder = (await placeFormation('test', 'DE')).items[0].orderId;
+
+    const live = (await c.get('/console/queue')).body;
+    expect(live.indexOf(first)).toBeGreaterThan(0);
+    expect(live.indexOf(second)).toBeGreaterThan(live.indexOf(first));
+    expect(live).not.toContain(testOrder);
+    expect((await c.get('/console/queue?environment=test')).body).toContain(testOrder);
+
+    const wy = (await c.get('/console/queue?state=WY')).body;
+    expect(wy).toContain(second);
+    expect(wy).not.toContain(first);
+    expect((await c.get(`/console/queue?organizationId=${tenant.organizationId}&orderType=formation&status=submitted`)).body).toContain(first);
+    expect((await c.get('/console/queue?status=exception')).body).not.toContain(first);
+  });
+});
+
+describe('order page', () => {
+  it('shows the EIN answers with the SSN masked', async () => {
+    const placed = await placeFormation('live', 'DE', { ein: einObject() });
+    const ein = placed.items.find((i) => i.orderType === 'ein')!;
+    const page = (await c.get(`/console/orders/${ein.orderId}`)).body;
+    expect(page).toContain('responsibleParty.lastName');
+    expect(page).toContain('Handmade furniture');
+    expect(page).toContain('6789');
+    expect(page).not.toContain(TEST_SSN);
+    expect(page).not.toContain(TEST_SSN.replace(/-/g, ''));
+  });
+
+  it('answers 404 for an unknown order', async () => {
+    const res = await c.get('/console/orders/order_01doesnotexist000000000000');
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain('Not found');
+  });
+});
+
+describe('order actions', () => {
+  it('does nothing without the confirmation box, and records the operator when confirmed', async () => {
+    const orderId = (await placeFormation('live')).items[0].orderId;
+    await c.get(`/console/orders/${orderId}`);
+    const review = await c.post(`/console/orders/${orderId}/review`, { _csrf: c.csrf(), action: 'pending' });
+    expect(review.statusCode).toBe(200);
+    expect(review.body).toContain('I have checked the details above');
+    expect(await statusOf(orderId)).toBe('submitted');
+
+    const unconfirmed = await c.post(`/console/orders/${orderId}/transition`, { _csrf: c.csrf(), action: 'pending' });
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(await statusOf(orderId)).toBe('submitted');
+
+    const done = await c.post(`/console/orders/${orderId}/transition`, { _csrf: c.csrf(), action: 'pending', confirm: 'yes' });
+    expect(done.statusCode).toBe(303);
+    expect(flashOf(done)).toMatchObject({ kind: 'ok' });
+    expect(await statusOf(orderId)).toBe('pending');
+    const { rows } = await t.ctx.pool.query(`SELECT actor FROM order_status_history WHERE order_id = $1 AND to_status = 'pending'`, [orderId]);
+    expect(rows).toEqual([{ actor: `operator:${operator.id}` }]);
+    expect((await c.get(`/console/orders/${orderId}`)).body).toContain(`Ada Admin &lt;${operator.email}&gt; (operator:${operator.id})`);
+  });
+
+  it('refuses a move the pipeline forbids and a live EIN filed without its EIN, with the reason', async () => {
+    const placed = await placeFormation('live', 'DE', { ein: einObject() });
+    const ein = placed.items.find((i) => i.orderType === 'ein')!.orderId;
+    await c.get(`/console/orders/${ein}`);
+    const noEin = await c.post(`/console/orders/${ein}/review`, { _csrf: c.csrf(), action: 'filed', filingDate: new Date().toISOString().slice(0, 10) });
+    expect(noEin.statusCode).toBe(303);
+    expect(flashOf(noEin)).toMatchObject({ kind: 'error', text: expect.stringContaining('ein') });
+
+    const resolve = await c.post(`/console/orders/${ein}/review`, { _csrf: c.csrf(), action: 'resolve', resumeTo: 'pending' });
+    expect(flashOf(resolve)).toMatchObject({ kind: 'error', text: expect.stringContaining('nothing to resolve') });
+
+    const filed = await c.post(`/console/orders/${ein}/transition`, { _csrf: c.csrf(), action: 'filed', ein: '12-3456789', confirm: 'yes' });
+    expect(flashOf(filed)).toMatchObject({ kind: 'ok' });
+    const company = await t.ctx.pool.query('SELECT ein FROM companies WHERE id = $1', [placed.companyId]);
+    expect(company.rows[0].ein).toBe('12-3456789');
+  });
+
+  it('shows the reversal before cancelling and makes exactly that reversal', async () => {
+    const before = await balanceCents(tenant, 'live');
+    const orderId = (await placeFormation('live')).items[0].orderId;
+    const charged = before - (await balanceCents(tenant, 'live'));
+    expect(charged).toBeGreaterThan(0);
+    await c.get(`/console/orders/${orderId}`);
+    const review = await c.post(`/console/orders/${orderId}/review`, { _csrf: c.csrf(), action: 'cancel' });
+    expect(review.body).toContain('Reversal that will be made');
+    const total = /class="num reversal-total">([^<]+)</.exec(review.body)![1];
+    expect(total).toBe(`$${(charged / 100).toFixed(2)}`);
+    expect(await balanceCents(tenant, 'live')).toBe(before - charged);
+
+    const done = await c.post(`/console/orders/${orderId}/transition`, { _csrf: c.csrf(), action: 'cancel', confirm: 'yes' });
+    expect(flashOf(done)).toMatchObject({ kind: 'ok', text: expect.stringContaining('reversed') });
+    expect(await statusOf(orderId)).toBe('cancelled');
+    expect(await balanceCents(tenant, 'live')).toBe(before);
+    const { rows } = await t.ctx.pool.query(`SELECT DISTINCT created_by FROM ledger_entries WHERE order_id = $1 AND type = 'reversal'`, [orderId]);
+    expect(rows).toEqual([{ created_by: `operator:${operator.id}` }]);
+  });
+
+  it('refuses an upload without the CSRF token and stores nothing', async () => {
+    const orderId = (await placeFormation('live')).items[0].orderId;
+    const boundary = '----consoletest';
+    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const payload = `${part('documentType', 'articles_of_organization')}${part('confirm', 'yes')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n%%EOF\n\r\n--${boundary}--\r\n`;
+    const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await t.app.inject({ method: 'POST', url: `/console/orders/${orderId}/documents`, payload, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    expect(res.statusCode).toBe(403);
+    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM documents WHERE order_id = $1', [orderId]);
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleClient, signIn } from './console-helpers.js';
+import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+
+// Issue 6 item 5: console actions are CLI commands with --json; run the real CLI against the test database.
+const run = promisify(execFile);
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+describe('console CLI', () => {
+  it('creates an operator with a generated password (printed once) who can sign in; lists and disables it', async () => {
+    const created = await cli('operators', 'create', '--email', 'Night.Shift@Example.com', '--name', 'Night Shift', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    const op = JSON.parse(created.stdout);
+    expect(op).toMatchObject({ id: expect.stringMatching(/^op_/), email: 'night.shift@example.com', name: 'Night Shift', disabledAt: null, password: expect.any(String) });
+    expect(op.password.length).toBeGreaterThanOrEqual(20);
+    const { rows } = await t.ctx.pool.query('SELECT password_hash FROM operators WHERE id = $1', [op.id]);
+    expect(rows[0].password_hash).toMatch(/^scrypt\$N=\d+,r=\d+,p=\d+\$/);
+    expect(rows[0].password_hash).not.toContain(op.password);
+
+    const c = consoleClient(t.app);
+    expect((await signIn(c, 'night.shift@example.com', op.password)).statusCode).toBe(303);
+
+    const dup = await cli('operators', 'create', '--email', 'night.shift@example.com', '--name', 'Again', '--password', 'another long password');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('already exists');
+
+    const list = JSON.parse((await cli('operators', 'list', '--json')).stdout);
+    expect(list).toEqual(expect.arrayContaining([expect.objectContaining({ id: op.id, email: 'night.shift@example.com' })]));
+    expect(JSON.stringify(list)).not.toContain('scrypt');
+
+    const disabled = JSON.parse((await cli('operators', 'disable', op.id, '--json')).stdout);
+    expect(disabled.disabledAt).not.toBeNull();
+    // Its session ends at once.
+    expect((await c.get('/console/queue')).statusCode).toBe(303);
+  }, 120_000);
+
+  it('lists, shows and sets the white-label domain of organizations, and reports webhook health, as JSON', async () => {
+    const tenant = await t.newTenant('CLI Platform');
+    const list = await cli('org', 'list', '--json');
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: tenant.organizationId, name: 'CLI Platform', balances: { live: 0, test: 0 }, activeKeys: 2 })]));
+
+    const set = await cli('org', 'set-domain', tenant.organizationId, 'Portal.CLI-Platform.com', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: tenant.organizationId, whiteLabelDomain: 'portal.cli-platform.com' });
+    const bad = await cli('org', 'set-domain', tenant.organizationId, 'https://nope/');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('whiteLabelDomain');
+
+    const show = JSON.parse((await cli('org', 'show', tenant.organizationId, '--json')).stdout);
+    expect(show).toMatchObject({ id: tenant.organizationId, whiteLabelDomain: 'portal.cli-platform.com', balances: { live: 0, test: 0 } });
+    expect(show.apiKeys).toHaveLength(2);
+    expect(JSON.stringify(show)).not.toContain(tenant.keys.live);
+
+    const ep = await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed'] }, { env: 'live' });
+    expect(ep.statusCode, ep.body).toBe(201);
+    const health = await cli('webhooks', 'health', '--org', tenant.organizationId, '--json');
+    expect(health.code, health.stderr).toBe(0);
+    expect(JSON.parse(health.stdout)).toMatchObject({
+      organization: { id: tenant.organizationId },
+      endpoints: [{ id: ep.json().id, environment: 'live', state: 'healthy', url: 'http://127.0.0.1:9/hooks' }],
+      recentAttempts: [],
+    });
+  }, 120_000);
+});
