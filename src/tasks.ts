@@ -2,6 +2,8 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from './context.js';
 import { DELIVER_WEBHOOK_TASK } from './modules/events/events.service.js';
 import { deliverWebhookTask } from './modules/webhooks/deliver-webhook.task.js';
+import { sendDocumentEmailTask } from './modules/notifications/document-email.task.js';
+import { SEND_DOCUMENT_EMAIL_TASK } from './modules/notifications/notifications.service.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
@@ -10,4 +12,5 @@ import { deliverWebhookTask } from './modules/webhooks/deliver-webhook.task.js';
  */
 export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [DELIVER_WEBHOOK_TASK]: deliverWebhookTask,
+  [SEND_DOCUMENT_EMAIL_TASK]: sendDocumentEmailTask,
 };

@@ -146,3 +146,56 @@ describe('order actions', () => {
     expect(rows[0].n).toBe(0);
   });
 });
+
+describe('business pages', () => {
+  it('creates an organization whose keys are shown once and work, credits its live balance with a note, revokes a key', async () => {
+    await c.get('/console/organizations');
+    const created = await c.post('/console/organizations', { _csrf: c.csrf(), name: 'Console Made Co' });
+    expect(created.statusCode).toBe(201);
+    const keys = [...created.body.matchAll(/<code class="new-key">(sk_(live|test)_[^<]+)<\/code>/g)].map((m) => m[1]);
+    expect(keys).toHaveLength(2);
+    const orgId = /\/console\/organizations\/(org_[a-z0-9]+)\/credit/.exec(created.body)![1];
+    const liveKey = keys.find((k) => k.startsWith('sk_live_'))!;
+    const me = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': liveKey } });
+    expect(me.json()).toMatchObject({ id: orgId, balance: 0 });
+    // Shown once: the organization page afterwards has only the redacted keys.
+    const page = await c.get(`/console/organizations/${orgId}`);
+    expect(page.body).not.toContain(liveKey);
+
+    const noNote = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', confirm: 'yes' });
+    expect(flashOf(noNote)).toMatchObject({ kind: 'error' });
+    const credit = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', note: 'Wire ref 7781', confirm: 'yes' });
+    expect(flashOf(credit)).toMatchObject({ kind: 'ok' });
+    const after = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': liveKey } });
+    expect(after.json().balance).toBe(1250.5);
+    const { rows } = await t.ctx.pool.query(`SELECT environment, description, created_by FROM ledger_entries WHERE organization_id = $1`, [orgId]);
+    expect(rows).toEqual([{ environment: 'live', description: 'Wire ref 7781', created_by: `operator:${operator.id}` }]);
+
+    const keyId = /\/keys\/(key_[a-z0-9]+)\/revoke/.exec(page.body)![1];
+    const revoke = await c.post(`/console/organizations/${orgId}/keys/${keyId}/revoke`, { _csrf: c.csrf(), confirm: 'yes' });
+    expect(flashOf(revoke)).toMatchObject({ kind: 'ok' });
+    const { rows: k } = await t.ctx.pool.query('SELECT revoked_at FROM api_keys WHERE id = $1', [keyId]);
+    expect(k[0].revoked_at).not.toBeNull();
+
+    const domain = await c.post(`/console/organizations/${orgId}/domain`, { _csrf: c.csrf(), whiteLabelDomain: 'filings.console-made.com' });
+    expect(flashOf(domain)).toMatchObject({ kind: 'ok' });
+    expect((await c.get(`/console/organizations/${orgId}`)).body).toContain('value="filings.console-made.com"');
+  });
+
+  it('sets an organization wholesale override and edits a state fee, keeping the source', async () => {
+    await c.get('/console/prices');
+    const set = await c.post(`/console/prices/organizations/${tenant.organizationId}/registered_agent`, { _csrf: c.csrf(), wholesaleAmount: '42' });
+    expect(flashOf(set)).toMatchObject({ kind: 'ok' });
+    const prices = (await c.get(`/console/prices?organizationId=${tenant.organizationId}`)).body;
+    expect(prices).toMatch(/registered_agent[\s\S]*?\$42\.00[\s\S]*?override/);
+
+    const before = (await c.get('/console/fees/WY')).body;
+    expect(before).toContain('Source');
+    const res = await c.post('/console/fees/WY', { _csrf: c.csrf(), llcFormation: '104.00', note: 'Fee change notice 2025-07', expeditedWas: '103.75', expeditedFormation: '103.75' });
+    expect(flashOf(res)).toMatchObject({ kind: 'ok' });
+    const { rows } = await t.ctx.pool.query(`SELECT llc_formation_cents, updated_by, source FROM state_fees WHERE state = 'WY'`);
+    expect(rows[0]).toMatchObject({ llc_formation_cents: 10400, updated_by: `operator:${operator.id}` });
+    expect(rows[0].source.sources.length).toBeGreaterThan(0);
+    expect((await c.get('/console/fees/WY')).body).toContain('Fee change notice 2025-07');
+  });
+});

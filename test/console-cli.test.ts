@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleClient, signIn } from './console-helpers.js';
+import { createUser } from './factories.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
 
 // Issue 6 item 5: console actions are CLI commands with --json; run the real CLI against the test database.
 const run = promisify(execFile);
@@ -78,5 +80,21 @@ describe('console CLI', () => {
       endpoints: [{ id: ep.json().id, environment: 'live', state: 'healthy', url: 'http://127.0.0.1:9/hooks' }],
       recentAttempts: [],
     });
+  }, 120_000);
+
+  it('shows an order with its request (SSN masked), history and events', async () => {
+    const tenant = await t.newTenant('Show Platform');
+    expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 1000 })).statusCode).toBe(201);
+    const user = await createUser(tenant);
+    const placed = await tenant.api('POST', '/orders', formationBody(user.id, 'DE', { extra: { ein: einObject() } }));
+    expect(placed.statusCode, placed.body).toBe(201);
+    const orderId = placed.json().items[0].orderId;
+    const shown = await cli('orders', 'show', orderId, '--json');
+    expect(shown.code, shown.stderr).toBe(0);
+    const out = JSON.parse(shown.stdout);
+    expect(out).toMatchObject({ orderId, filingStatus: 'submitted', request: { filingState: 'DE', formation: expect.any(Object) } });
+    expect(out.history).toHaveLength(1);
+    expect(out.events).toEqual([expect.objectContaining({ type: 'filing.status_changed', data: expect.objectContaining({ orderId, filingStatus: 'submitted' }) })]);
+    expect(shown.stdout).not.toContain(TEST_SSN);
   }, 120_000);
 });

@@ -120,3 +120,15 @@ function catchValidation(fn: () => unknown): ValidationError {
   }
   throw new Error('expected a ValidationError');
 }
+
+describe('expectedStatus (what the operator saw on the confirmation page)', () => {
+  it('refuses with 409 when the order moved since it was shown', () => {
+    const result = outcome(() => planTransition(order('submitted'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY));
+    expect(result).toMatchObject({ ok: false, status: 409, code: 'invalid_transition' });
+    expect((result as { message: string }).message).toContain('now submitted, not exception');
+  });
+
+  it('lets the transition through when the order is as it was shown', () => {
+    expect(planTransition(order('exception'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY).to).toBe('pending');
+  });
+});

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import type { OrderBodyInput } from '../src/modules/orders/orders.schemas.js';
+import { placeOrder, quoteOrder } from '../src/modules/orders/orders.service.js';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import {
@@ -309,5 +312,30 @@ describe('no order-polling endpoint', () => {
     const { tenant, userId } = await funded();
     const res = await tenant.api('POST', '/orders', formationBody(userId, 'DE'));
     expect((await tenant.api('GET', `/orders/${res.json().items[0].orderId}`)).statusCode).toBe(404);
+  });
+});
+
+describe('placeOrder for the dashboard (in-app checkout)', () => {
+  const listPrice = (type: string) => toCents((JSON.parse(fs.readFileSync('data/price-catalog.json', 'utf8')).products as Array<{ type: string; defaultAmount: number }>).find((p) => p.type === type)!.defaultAmount);
+
+  it('charges retail with the state fee as its own line, debits nothing, records retail and margin; tier 3 adds a DBA order', async () => {
+    const { tenant, userId } = await funded(100);
+    const tenantRef = { organizationId: tenant.organizationId, environment: 'test' as const };
+    const body = { userId, filingState: 'DE', formation: { company: formationBody(userId).formation.company }, ein: einObject(), registeredAgent: { isChangeOfAgent: false } };
+    const options = { source: 'dashboard' as const, billing: 'checkout' as const, actor: 'dashboard', formationTier: 3 as const, dbaName: 'Acme Goods' };
+    const quote = await quoteOrder(t.ctx.pool, tenantRef, body as OrderBodyInput, options);
+    const expectedTotal = listPrice('formation_tier_3') + stateFee('DE', 'Formation', 'LLC') + listPrice('registered_agent');
+    expect(toCents(quote.total)).toBe(expectedTotal);
+    const before = await balanceCents(tenant);
+    const placed = await placeOrder(t.ctx, tenantRef, body as OrderBodyInput, options);
+    expect(placed.created).toBe(true);
+    expect(placed.totalCents).toBe(expectedTotal);
+    expect(placed.items.map((i) => i.orderType).sort()).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
+    expect(await balanceCents(tenant)).toBe(before);
+    const rows = await t.ctx.pool.query(`SELECT order_type, billing, amount_cents, retail_cents, margin_cents FROM orders WHERE group_id = $1`, [placed.groupId]);
+    const formation = rows.rows.find((r) => r.order_type === 'formation');
+    expect(formation).toMatchObject({ billing: 'checkout', amount_cents: listPrice('formation_tier_3') + stateFee('DE', 'Formation', 'LLC'), retail_cents: listPrice('formation_tier_3'), margin_cents: listPrice('formation_tier_3') - wholesale('formation_tier_3') });
+    const history = await t.ctx.pool.query(`SELECT DISTINCT actor FROM order_status_history h JOIN orders o ON o.id = h.order_id WHERE o.group_id = $1`, [placed.groupId]);
+    expect(history.rows).toEqual([{ actor: 'dashboard' }]);
   });
 });

@@ -77,6 +77,25 @@ describe('Idempotency-Key', () => {
     expect(replay.json()).toEqual(first.json());
   });
 
+  it('a retry after the first request died between its commit and saving its response gets the same orders, charged once', async () => {
+    const body = formationBody(userId, 'WY');
+    const first = await tenant.api('POST', '/orders', body, withKey('crash-1'));
+    expect(first.statusCode, first.body).toBe(201);
+    const after = { balance: await balanceCents(tenant), counts: await counts(t, tenant.organizationId) };
+    // What a process killed right after COMMIT leaves behind: the key still running, claimed over 5 minutes ago.
+    await t.ctx.pool.query(
+      `UPDATE idempotency_keys SET status = 'running', response_status = NULL, response_body = NULL, created_at = now() - interval '10 minutes'
+        WHERE organization_id = $1 AND key = 'crash-1'`,
+      [tenant.organizationId],
+    );
+    const retry = await tenant.api('POST', '/orders', body, withKey('crash-1'));
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json().companyId).toBe(first.json().companyId);
+    expect(retry.json().items.map((i: { orderId: string }) => i.orderId)).toEqual(first.json().items.map((i: { orderId: string }) => i.orderId));
+    expect(await balanceCents(tenant)).toBe(after.balance);
+    expect(await counts(t, tenant.organizationId)).toEqual(after.counts);
+  });
+
   it('keys are per environment and per organization', async () => {
     const body = formationBody(userId, 'FL');
     const a = await tenant.api('POST', '/orders/quote', body, withKey('shared-key'));

@@ -52,12 +52,14 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     }
     try {
       if (action === 'resolve') throwIfActionDoesNotFit(await loadOrder(ctx, orderId), action);
-      const result = await transitionOrder(ctx, null, orderId, transition, actorOf(request));
+      // The status shown on the confirmation page: if the order moved meanwhile, the guard refuses (no stale resolve).
+      const seen = field(request.body, 'expectedStatus') || undefined;
+      const result = await transitionOrder(ctx, null, orderId, { ...transition, expectedStatus: seen }, actorOf(request));
       const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
       const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${(reversed / 100).toFixed(2)} dollars back on the balance` : '';
       return redirectWith(ctx, request, reply, orderUrl(orderId), {
         kind: 'ok',
-        text: `Order is now ${result.order.filing_status} (event ${result.event.id})${extra}.`,
+        text: `Order is now ${result.order.filing_status === 'exception' ? 'in exception' : result.order.filing_status} (event ${result.event.id})${extra}.`,
       });
     } catch (err) {
       if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
@@ -150,7 +152,7 @@ async function renderConfirm(
   return render(ctx, request, reply, 'confirm', {
     title: ACTION_TITLES[action], section: 'queue', order, action, actionTitle: ACTION_TITLES[action], plan, reversal, error,
     exceptionReason: plan.exceptionCode ? EXCEPTION_REASONS[plan.exceptionCode] : null,
-    hidden: Object.entries({ action, filingDate: transition.filingDate, ein: transition.ein, exceptionCode: transition.exceptionCode, exceptionMessage: transition.exceptionMessage, resumeTo: action === 'resolve' ? transition.filingStatus : undefined })
+    hidden: Object.entries({ action, expectedStatus: order.filing_status, filingDate: transition.filingDate, ein: transition.ein, exceptionCode: transition.exceptionCode, exceptionMessage: transition.exceptionMessage, resumeTo: action === 'resolve' ? transition.filingStatus : undefined })
       .filter(([, v]) => v != null && v !== ''),
   });
 }

@@ -36,6 +36,7 @@ export async function attemptLogin(pool: pg.Pool, input: { email: string; passwo
     await tx.query(`INSERT INTO login_attempts (key, succeeded) VALUES ($1, $3), ($2, $3)`, [emailKey, ipKey, succeeded]);
     await tx.query(`DELETE FROM login_attempts WHERE attempted_at < now() - interval '1 day'`);
     if (!succeeded) return { ok: false, reason: 'invalid' };
+    await tx.query(`DELETE FROM operator_sessions WHERE operator_id = $1 AND expires_at < now() - interval '30 days'`, [operator!.id]);
     const session = await createSession(tx, operator!.id);
     return { ok: true, ...session, operatorId: operator!.id };
   });

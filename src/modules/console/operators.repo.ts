@@ -10,10 +10,12 @@ export interface OperatorRow {
   disabled_at: Date | null;
 }
 
+/** Inserts an operator. @throws the unique violation of operators_email_lower for a taken e-mail. */
 export function insertOperator(db: Db, op: { id: string; email: string; name: string; passwordHash: string }): Promise<OperatorRow | null> {
   return one<OperatorRow>(db, 'INSERT INTO operators (id, email, name, password_hash) VALUES ($1, $2, $3, $4) RETURNING *', [op.id, op.email, op.name, op.passwordHash]);
 }
 
+/** The operator with this e-mail (case-insensitive), disabled or not; null when none. */
 export function findOperatorByEmail(db: Db, email: string): Promise<OperatorRow | null> {
   return one<OperatorRow>(db, 'SELECT * FROM operators WHERE lower(email) = lower($1)', [email]);
 }
@@ -23,6 +25,7 @@ export function findOperator(db: Db, idOrEmail: string): Promise<OperatorRow | n
   return one<OperatorRow>(db, 'SELECT * FROM operators WHERE id = $1 OR lower(email) = lower($1)', [idOrEmail]);
 }
 
+/** Every operator, oldest first. */
 export function listOperators(db: Db): Promise<OperatorRow[]> {
   return many<OperatorRow>(db, 'SELECT * FROM operators ORDER BY created_at');
 }
@@ -34,14 +37,17 @@ export async function operatorNames(db: Db, ids: string[]): Promise<Map<string, 
   return new Map(rows.map((r) => [r.id, `${r.name} <${r.email}>`]));
 }
 
+/** Sets disabled_at (kept when already disabled); null for an unknown id. */
 export function disableOperator(db: Db, id: string): Promise<OperatorRow | null> {
   return one<OperatorRow>(db, 'UPDATE operators SET disabled_at = COALESCE(disabled_at, now()) WHERE id = $1 RETURNING *', [id]);
 }
 
+/** Clears disabled_at; null for an unknown id. */
 export function enableOperator(db: Db, id: string): Promise<OperatorRow | null> {
   return one<OperatorRow>(db, 'UPDATE operators SET disabled_at = NULL WHERE id = $1 RETURNING *', [id]);
 }
 
+/** Signs out every live session of an operator. */
 export async function revokeOperatorSessions(db: Db, operatorId: string): Promise<void> {
   await db.query('UPDATE operator_sessions SET revoked_at = now() WHERE operator_id = $1 AND revoked_at IS NULL', [operatorId]);
 }

@@ -19,6 +19,7 @@ export interface OperatorView {
   disabledAt: string | null;
 }
 
+/** The operator without its password hash; dates as ISO strings. */
 export function serializeOperator(o: repo.OperatorRow): OperatorView {
   return { id: o.id, email: o.email, name: o.name, createdAt: o.created_at.toISOString(), disabledAt: o.disabled_at?.toISOString() ?? null };
 }

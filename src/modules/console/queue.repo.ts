@@ -16,6 +16,7 @@ export interface QueueFilter {
   q: string;
 }
 
+/** A queue row: the order with its organization and company names; `status_since` is the last history row's time. */
 export interface QueueRow {
   id: string;
   environment: Environment;
@@ -136,16 +137,19 @@ export function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow
   );
 }
 
+/** The other orders placed by the same request (e.g. the EIN ordered with a formation). */
 export function findSiblingOrders(db: Db, groupId: string, orderId: string) {
   return many<{ id: string; order_type: string; filing_status: string }>(
     db, 'SELECT id, order_type, filing_status FROM orders WHERE group_id = $1 AND id <> $2 ORDER BY id', [groupId, orderId]);
 }
 
+/** An order's status history, oldest first, with the actor of each change. */
 export function findStatusHistory(db: Db, orderId: string) {
   return many<{ id: string; from_status: string | null; to_status: string; exception_code: string | null; exception_message: string | null; filing_date: string | null; actor: string; created_at: Date }>(
     db, 'SELECT * FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
 }
 
+/** The events of one order (data.orderId), oldest first, within the order's tenant. */
 export function findOrderEvents(db: Db, o: { id: string; organization_id: string; environment: string }) {
   return many<{ id: string; type: string; data: Record<string, unknown>; created_at: Date }>(
     db,
@@ -155,6 +159,7 @@ export function findOrderEvents(db: Db, o: { id: string; organization_id: string
   );
 }
 
+/** A webhook delivery with its endpoint URL and every attempt (status code null: no HTTP answer). */
 export interface DeliveryRow {
   id: string;
   event_id: string;
@@ -181,11 +186,13 @@ export function findDeliveries(db: Db, eventIds: string[]): Promise<DeliveryRow[
   );
 }
 
+/** Ledger entries that reference the order (debits, reversals), oldest first; amounts in cents, debits negative. */
 export function findOrderLedger(db: Db, orderId: string) {
   return many<{ id: string; type: string; amount_cents: number; line_type: string | null; description: string; reverses_entry_id: string | null; created_by: string | null; created_at: Date }>(
     db, 'SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
 }
 
+/** Documents attached to the order, oldest first. */
 export function findOrderDocuments(db: Db, orderId: string) {
   return many<{ id: string; document_type: string; file_name: string; file_type: string; size_bytes: number; uploaded_by: string; created_at: Date }>(
     db, 'SELECT * FROM documents WHERE order_id = $1 ORDER BY created_at, id', [orderId]);

@@ -54,4 +54,5 @@ export const viewHelpers = {
   },
 };
 
+/** The helper object's type (templates receive it as `it.h`). */
 export type ViewHelpers = typeof viewHelpers;

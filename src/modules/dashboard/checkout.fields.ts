@@ -42,7 +42,7 @@ export const STATE_OPTIONS: Option[] = options(FORMATION_STATES);
 
 const address = (prefix: string, required: boolean): FieldDef[][] => [
   [{ name: `${prefix}.line1`, label: 'Street address', kind: 'text', required, autocomplete: 'address-line1' }],
-  [{ name: `${prefix}.line2`, label: 'Apartment, suite (optional)', kind: 'text', autocomplete: 'address-line2' }],
+  [{ name: `${prefix}.line2`, label: 'Apartment, suite', kind: 'text', autocomplete: 'address-line2' }],
   [
     { name: `${prefix}.city`, label: 'City', kind: 'text', required, autocomplete: 'address-level2' },
     { name: `${prefix}.state`, label: 'State', kind: 'select', required, options: STATE_OPTIONS, autocomplete: 'address-level1' },

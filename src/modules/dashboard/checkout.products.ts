@@ -72,9 +72,11 @@ export function isProductKey(v: string): v is ProductKey {
  * Reads the price-changing options from a query string or form, with defaults from the company.
  * Unknown values fall back to defaults (the page then shows what will actually be ordered).
  */
-export function readOptions(src: Record<string, unknown>, company: CompanyRow | null, enabledTiers: Array<1 | 2 | 3>): CheckoutOptions {
+export function readOptions(src: Record<string, unknown>, company: CompanyRow | null, enabledTiers: Array<1 | 2 | 3>, product?: ProductKey): CheckoutOptions {
   const str = (k: string) => (typeof src[k] === 'string' ? (src[k] as string) : '');
-  const state = str('filingState').toUpperCase();
+  let state = str('filingState').toUpperCase();
+  // Foreign qualification is for another state than the formation state: default to the first other one.
+  if (product === 'foreign-qualification' && (!state || state === company?.formation_state)) state = FORMATION_STATES.find((s) => s !== company?.formation_state)!;
   const tier = Number(str('tier'));
   const year = Number(str('filingYear'));
   const thisYear = new Date().getUTCFullYear();

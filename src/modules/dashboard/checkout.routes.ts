@@ -9,6 +9,7 @@ import {
   COMPANY_PRODUCTS, displayedRetailCents, isProductKey, optionControls, optionPairs, PRODUCT_INFO, productSections, readOptions, tierInfo,
   type ProductKey,
 } from './checkout.products.js';
+import { paymentProviderFor } from '../payments/payments.service.js';
 import { billingOf, enabledTiers, hasActiveAgent, loadPrices, submitCheckout, summaryLines, unavailableReason } from './checkout.service.js';
 import * as repo from './dashboard.repo.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
@@ -78,7 +79,7 @@ async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Pa
   if (product !== 'formation' && !company) return reply;
   const prices = await loadPrices(ctx.pool, session.tenant);
   const tiers = enabledTiers(prices);
-  const options = readOptions(source, company, tiers);
+  const options = readOptions(source, company, tiers, product);
   const billing = billingOf(organization);
   const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
   const unavailable = await unavailableReason(ctx.pool, session.tenant, product, company, options);
@@ -93,7 +94,7 @@ async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Pa
     controls: optionControls(product, options, tiers, company), hidden: optionPairs(product, options),
     sections: present(sections, values, errors), card: billing === 'checkout' ? present([CARD_SECTION], values, errors)[0] : null,
     lines: presentLines(lines, billing), total: formatCents(lines.reduce((s, l) => s + l.amountCents, 0)), paid: billing === 'checkout',
-    unavailable, message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
+    unavailable: unavailable ?? (billing === 'checkout' && !paymentProviderFor(session.tenant.environment) ? `Card payment is not available yet. Please contact ${organization.name} to order.` : null), message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
   }, status);
 }
 
@@ -102,7 +103,7 @@ async function submit(ctx: AppContext, request: FastifyRequest<{ Params: Params;
   const company = product === 'formation' ? null : await companyOr404(ctx, request, reply);
   if (product !== 'formation' && !company) return reply;
   const form = request.body ?? {};
-  const options = readOptions(form, company, enabledTiers(await loadPrices(ctx.pool, session.tenant)));
+  const options = readOptions(form, company, enabledTiers(await loadPrices(ctx.pool, session.tenant)), product);
   const unavailable = await unavailableReason(ctx.pool, session.tenant, product, company, options);
   if (unavailable) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], unavailable, 409);
   const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);

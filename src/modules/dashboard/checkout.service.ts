@@ -68,10 +68,12 @@ export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow
 export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, o: CheckoutOptions, company: CompanyRow | null, billing: Billing, activeAgent: boolean): Promise<PricedLine[]> {
   if (product === 'certificate-of-good-standing') return [await certificateLine(db, tenant, o.filingState, billing)];
   const { body, pricing } = buildOrderBody(product, o, {}, [], 'user_preview', company?.id ?? null, activeAgent);
-  if (product === 'ein') body.ein = {};
+  // The planner only reads which products are present; a minimal ein object stands for the real one.
+  const previewEin = { responsibleParty: { taxId: '' } };
+  if (product === 'ein') body.ein = previewEin;
   if (product === 'formation') {
     body.formation = { company: { entityType: o.entityType } };
-    if (o.tier >= 2) body.ein = {};
+    if (o.tier >= 2) body.ein = previewEin;
   }
   if (product === 'foreign-qualification' && o.agent === 'supply') body.foreignQualification = { registeredAgent: {} };
   const facts: OrderFacts = {

@@ -26,7 +26,7 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     if (!started) {
       const organization = hostOrganization ?? (await organizationOfToken(ctx, request.params.token));
       return renderMessage(reply, request, 410, 'This link was used or has expired',
-        'Sign-in links work once and for 7 days. Ask for a new link to open your dashboard.', organization);
+        `Sign-in links work once and for 7 days. Get a new link from ${organization?.name ?? 'the service that sent you this one'} to open your dashboard.`, organization);
     }
     reply.setCookie(SESSION_COOKIE, started.sessionId, {
       path: basePath || '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: SESSION_MAX_SECONDS,

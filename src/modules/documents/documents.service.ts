@@ -9,6 +9,7 @@ import * as repo from './documents.repo.js';
 import { ALLOWED_FILE_TYPES, removeStoredFile, sniffFileType, storageKeyFor, writeStoredFile } from './file-storage.js';
 import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
+import { queueDocumentEmail } from '../notifications/notifications.service.js';
 
 /** The Document resource (spec "Document"; issue 4 item 9). `fileUrl` is a signed link (file-urls.ts). */
 export interface DocumentView {
@@ -64,6 +65,8 @@ export async function storeDocument(ctx: AppContext, tenant: Tenant | null, inpu
       });
       const eventView = serializeDocument(ctx, row, EVENT_FILE_URL_TTL_SECONDS);
       const event = await emitEvent(tx, ownerTenant, 'document.uploaded', { ...eventView });
+      // Company admins are emailed by a background job queued in this transaction (issue 5 item 7).
+      await queueDocumentEmail(tx, ownerTenant, row.id);
       return { document: serializeDocument(ctx, row), event };
     });
   } catch (err) {

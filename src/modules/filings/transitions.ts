@@ -49,6 +49,11 @@ export interface TransitionRequest {
   exceptionMessage?: string | null;
   filingDate?: string | null;
   ein?: string | null;
+  /**
+   * The status the caller saw (console confirmation pages): when the order has moved since, the transition is
+   * refused with 409 instead of acting on a state nobody looked at.
+   */
+  expectedStatus?: string | null;
 }
 
 /** The parts of an order the guards read. */
@@ -96,6 +101,7 @@ export function canTransition(from: FilingStatus, to: FilingStatus): boolean {
 export function planTransition(order: OrderState, request: TransitionRequest, today: string): PlannedTransition {
   throwIfRequestIsMalformed(request, today);
   const to = request.filingStatus as FilingStatus;
+  throwIfOrderMovedSinceSeen(order, request);
   throwIfOrderIsTerminal(order, to);
   throwIfTableForbids(order, to);
   throwIfExceptionIsUnchanged(order, request);
@@ -109,6 +115,13 @@ export function planTransition(order: OrderState, request: TransitionRequest, to
     filingDate: to === 'filed' ? request.filingDate ?? today : null,
     ein,
   };
+}
+
+/** Optimistic check for callers that showed the order first (see TransitionRequest.expectedStatus). */
+export function throwIfOrderMovedSinceSeen(order: OrderState, request: TransitionRequest): void {
+  if (request.expectedStatus && request.expectedStatus !== order.filingStatus) {
+    throw new AppError('invalid_transition', `Order ${order.id} is now ${order.filingStatus}, not ${request.expectedStatus} as when you looked; reload it and decide again`);
+  }
 }
 
 /** Request-only checks (they do not depend on the order), all reported together. */

@@ -13,9 +13,10 @@ import * as repo from './idempotency.repo.js';
  * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
  * Requests refused by their schema before the handler runs are not stored either (nothing started).
  *
- * Known limit: the key is recorded outside the request's own transaction. If the process dies between the
- * request's commit and storing its response, the key stays `running`; after 5 minutes a retry with the same
- * body runs again (for POST /orders that could place the order twice).
+ * The key is claimed and completed outside the request's own transaction. If the process dies between the
+ * request's commit and storing its response, the key stays `running`; after 5 minutes a retry with the same body
+ * takes it over and runs again. Handlers whose effects must happen once record the key in their own transaction
+ * and return the earlier result on a re-run: POST /orders stores it on the order group (`request.idempotencyKey`).
  */
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -82,15 +83,28 @@ export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.as
   { [Symbol.for('skip-override')]: true },
 );
 
-/** Adds the header to the route's schema (validation and OpenAPI) of every POST route. */
+/**
+ * Adds the header to the schema (validation and OpenAPI) of every POST route, and documents the 409 and 422
+ * answers it can cause on routes that declare responses.
+ */
 function documentHeader(route: RouteOptions): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   if (!methods.includes('POST')) return;
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const headers = schema.headers as TObject | undefined;
   const properties = { ...(headers?.properties ?? {}), [IDEMPOTENCY_HEADER]: Type.Optional(IdempotencyKeyHeader) };
-  route.schema = { ...schema, headers: Type.Object(properties, { additionalProperties: true }) };
+  const response = schema.response as Record<string, unknown> | undefined;
+  route.schema = {
+    ...schema,
+    headers: Type.Object(properties, { additionalProperties: true }),
+    ...(response ? { response: { ...IDEMPOTENCY_ERRORS, ...response } } : {}),
+  };
 }
+
+const IDEMPOTENCY_ERRORS = {
+  409: Type.Ref('Error', { description: 'The request conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running (idempotency_key_in_use).' }),
+  422: Type.Ref('Error', { description: 'The Idempotency-Key was already used with a different request body (idempotency_key_reused).' }),
+};
 
 function headerKey(request: FastifyRequest): string | null {
   if (request.method !== 'POST') return null;

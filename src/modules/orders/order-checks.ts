@@ -85,7 +85,7 @@ async function checkForeignQualification(db: Db, tenant: Tenant, body: OrderBody
   }
   const paid = await repo.findPaidQualification(db, tenant, facts.companyId!, state);
   if (paid) {
-    throw new AppError('qualification_already_paid', `Company '${facts.companyId}' already has a paid foreign qualification in ${state} (order '${paid.id}'); cancel it before ordering again (foreignQualification rule 4)`, { orderId: paid.id });
+    throw new AppError('qualification_already_paid', `Company '${facts.companyId}' already has a paid foreign qualification in ${state} (order '${paid.id}'); only a cancelled or unpaid qualification may be ordered again (foreignQualification rule 4)`, { orderId: paid.id });
   }
 }
 

@@ -29,6 +29,11 @@ export interface PlaceOrderOptions extends PricingOptions {
   actor?: string;
   /** Checkout only (alias of retailCentsByType): retail cents per product type. */
   checkout?: { retailCentsByType?: PricingOptions['retailCentsByType'] };
+  /**
+   * The request's Idempotency-Key. It is stored on the order group in this transaction, so a retry that takes over
+   * a key whose first request died after committing gets that request's orders back instead of placing them again.
+   */
+  idempotencyKey?: string;
 }
 
 /** One order item of the response (spec "Order item" plus filingType, filingState, amount in dollars). */
@@ -71,6 +76,10 @@ export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBod
  * Does NOT re-run the pure request rules: call {@link orderRuleErrors} first (placeOrder does).
  */
 export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
+  if (options.idempotencyKey) {
+    const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, options.idempotencyKey);
+    if (earlier) return { created: true, groupId: earlier.id, companyId: earlier.company_id, items: earlier.orders.map(toItemView), totalCents: earlier.total_cents };
+  }
   const pricing: PricingOptions = { ...options, retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType };
   const facts = await checkOrderFacts(tx, tenant, body, true);
   const plan = await planOrder(tx, tenant, body, facts, { ...pricing, billing: options.billing });
@@ -83,7 +92,7 @@ export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInpu
   const groupId = newId('orderGroup');
   await repo.insertOrderGroup(tx, tenant, {
     id: groupId, userId: body.userId, companyId, filingState: body.filingState, source: options.source,
-    billing: options.billing, request: storedRequest(body), totalCents: plan.totalCents,
+    billing: options.billing, request: storedRequest(body), totalCents: plan.totalCents, idempotencyKey: options.idempotencyKey,
   });
   const rows = new Map<string, repo.OrderRow>();
   for (const item of plan.items) {

@@ -140,7 +140,7 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
     const fq = body.foreignQualification === true ? {} : body.foreignQualification;
     p.service('foreign_qualification', 'foreign_qualification', `Foreign qualification in ${state}`);
     p.fee('foreign_qualification', 'foreign_qualification', `${state} foreign qualification state fee (${facts.entityType})`);
-    const agentSource = body.registeredAgent ? 'ordered' : fq.registeredAgent ? 'supplied' : 'on_file';
+    const agentSource = fq.registeredAgent ? 'supplied' : body.registeredAgent && !facts.activeAgent ? 'ordered' : 'on_file';
     item('foreign_qualification', { ...fq, agentSource });
   }
   return { facts, items, lines: p.lines, totalCents: p.lines.reduce((s, l) => s + l.amountCents, 0), billing };

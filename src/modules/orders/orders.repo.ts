@@ -99,14 +99,28 @@ export interface NewOrderGroup {
   billing: 'balance' | 'checkout';
   request: Record<string, unknown>;
   totalCents: number;
+  /** The request's Idempotency-Key, when it carried one. */
+  idempotencyKey?: string | null;
 }
 
 export async function insertOrderGroup(tx: Db, tenant: Tenant, g: NewOrderGroup): Promise<void> {
   await tx.query(
-    `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [g.id, tenant.organizationId, tenant.environment, g.userId, g.companyId, g.filingState, g.source, g.billing, g.request, g.totalCents],
+    `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents, idempotency_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [g.id, tenant.organizationId, tenant.environment, g.userId, g.companyId, g.filingState, g.source, g.billing, g.request, g.totalCents, g.idempotencyKey ?? null],
   );
+}
+
+/** The group an earlier request with this Idempotency-Key placed, with its orders (oldest first), or null. */
+export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: string): Promise<{ id: string; company_id: string; total_cents: number; orders: OrderRow[] } | null> {
+  const group = await one<{ id: string; company_id: string; total_cents: number }>(
+    db,
+    'SELECT id, company_id, total_cents FROM order_groups WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3',
+    [tenant.organizationId, tenant.environment, key],
+  );
+  if (!group) return null;
+  const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE group_id = $1 ORDER BY created_at, id', [group.id]);
+  return { ...group, orders: rows };
 }
 
 /** An orders row to insert; filing_status starts at submitted (spec "States and transitions"). */

@@ -27,7 +27,9 @@ submitted; progress is reported only by filing.status_changed webhooks (there is
 
 Answers 201 when at least one order was created. A request that is only registeredAgent for a company that already has
 active registered agent service in filingState is a no-op (registeredAgent rule 4): 200 with the existing item, nothing
-charged. Use POST /orders/quote to see the priced lines first. Send an Idempotency-Key to retry safely.
+charged. Use POST /orders/quote to see the priced lines first. The spec's cross-product rule 5 has no idempotency-key
+mechanism; this service adds an optional Idempotency-Key header (see its description) so retries after a timeout are safe.
+Without the header every request is placed anew.
 
 ${ERRORS_DOC}`,
       body: OrderBody,
@@ -35,7 +37,9 @@ ${ERRORS_DOC}`,
     },
   }, async (request, reply) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
-    const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, { source: 'api', billing: 'balance', actor: 'api' });
+    const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, {
+      source: 'api', billing: 'balance', actor: 'api', idempotencyKey: request.idempotencyKey,
+    });
     return reply.status(placed.created ? 201 : 200).send({ companyId: placed.companyId, items: placed.items });
   });
 

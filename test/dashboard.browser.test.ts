@@ -1,0 +1,193 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompany, createOrderRow } from './factories.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { mintLink } from './dashboard-helpers.js';
+
+/*
+ * Browser tests of the customer dashboard (issue 5 item 8): Debian's Chromium driven by playwright-core.
+ * The app listens on 127.0.0.1:<random port>; magic links minted by the API are opened at that address
+ * (same path, the test server's origin). The white-label test maps portal.example.test to 127.0.0.1 in
+ * Chromium's resolver. Every page is checked with axe-core (no serious or critical violations) at a
+ * phone-sized viewport, and screenshots go to test-results/.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const WHITE_LABEL_HOST = 'portal.example.test';
+const SHOTS = path.resolve('test-results');
+const PHONE = { width: 390, height: 844 };
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
+
+let t: TestApp;
+let browser: Browser;
+let origin: string;
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  t = await createTestApp();
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--host-resolver-rules=MAP ${WHITE_LABEL_HOST} 127.0.0.1`],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** The same link served by the test server: its path, at `base` (the server's own origin, or the white-label host). */
+const atServer = (link: string, base = origin) => `${base}${new URL(link).pathname}`;
+
+async function newPhone(): Promise<{ context: BrowserContext; page: Page }> {
+  // bypassCSP: the dashboard's CSP forbids inline scripts, and axe is injected as one.
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, bypassCSP: true });
+  return { context, page: await context.newPage() };
+}
+
+/** Runs axe-core on the page; fails on serious or critical violations (labels, colour contrast, ...). */
+async function expectAccessible(page: Page, what: string) {
+  await page.addScriptTag({ path: path.resolve('node_modules/axe-core/axe.min.js') });
+  const result = await page.evaluate(async () => (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const bad = (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(bad, `axe violations on ${what}`).toEqual([]);
+  const checked = (result.passes as Array<{ id: string }>).map((p) => p.id).concat((result.inapplicable as Array<{ id: string }>).map((p) => p.id));
+  expect(checked).toContain('color-contrast');
+  expect(checked).toContain('label');
+}
+
+/** Nothing wider than the phone screen (no sideways scrolling). */
+async function expectFitsPhone(page: Page, what: string) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, `${what} scrolls sideways`).toBeLessThanOrEqual(0);
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+}
+
+async function seedCompany(tenant: TestTenant, legalName: string) {
+  const { user, company } = await createCompany(tenant, 'test', { legalName });
+  const tenantKey = { organizationId: tenant.organizationId, environment: 'test' as const };
+  const formation = await createOrderRow(t.ctx, tenantKey, { companyId: company.id, userId: user.id, orderType: 'formation' });
+  const ein = await createOrderRow(t.ctx, tenantKey, { companyId: company.id, userId: user.id, orderType: 'ein' });
+  await tenant.api('POST', `/test_helpers/orders/${formation.orderId}/advance`, { filingStatus: 'filed', filingDate: '2025-02-03' });
+  await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, { filingStatus: 'exception', exceptionCode: '484', exceptionMessage: 'The name on file with the IRS is spelled differently.' });
+  await tenant.api('POST', `/test_helpers/orders/${formation.orderId}/documents`, { documentType: 'company' });
+  return { user, company };
+}
+
+describe.skipIf(!haveChromium)('dashboard in a browser', () => {
+  it('opens a magic link, shows the company and its filings, buys with the sandbox card, and refuses the used link', async () => {
+    const tenant = await t.newTenant('Northwind Filings');
+    await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' });
+    const { user, company } = await seedCompany(tenant, 'Blue Fern Studio LLC');
+    const link = atServer(await mintLink(tenant, { userId: user.id, companyId: company.id }));
+    const { context, page } = await newPhone();
+
+    await page.goto(link);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/companies/${company.id}`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Blue Fern Studio LLC');
+    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe('Filed');
+    expect(await page.locator('.order', { hasText: 'EIN' }).textContent()).toContain('EIN SSN does not match the person');
+    await expectAccessible(page, 'company page');
+    await expectFitsPhone(page, 'company page');
+    await shot(page, 'company-phone');
+
+    await page.getByRole('link', { name: 'Order a filing' }).click();
+    await expectAccessible(page, 'product list');
+    await expectFitsPhone(page, 'product list');
+    await shot(page, 'products-phone');
+    await page.getByRole('link', { name: 'Choose Annual report' }).click();
+    await expectAccessible(page, 'checkout form');
+    await expectFitsPhone(page, 'checkout form');
+
+    const pay = async (number: string) => {
+      await page.getByLabel('Name on card').fill('Ada Lovelace');
+      await page.getByLabel('Card number').fill(number);
+      await page.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await page.getByLabel('Security code').fill('123');
+      await page.getByRole('button', { name: /^Pay \$/ }).click();
+      await page.waitForLoadState('load');
+    };
+    await pay('4000 0000 0000 0002');
+    expect(await page.getByRole('alert').textContent()).toContain('Your card was declined');
+    await expectAccessible(page, 'declined checkout');
+    await shot(page, 'checkout-declined-phone');
+
+    await pay('4242 4242 4242 4242');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/companies/${company.id}`);
+    expect(await page.getByRole('status').textContent()).toContain('your order is placed');
+    expect(await page.locator('.order', { hasText: 'Annual report' }).locator('.badge').textContent()).toBe('Submitted');
+    await shot(page, 'order-placed-phone');
+
+    await page.getByRole('link', { name: 'Orders' }).click();
+    expect(await page.locator('.order').count()).toBe(3);
+    await expectAccessible(page, 'order history');
+    await shot(page, 'orders-phone');
+
+    await page.getByRole('link', { name: 'Companies' }).click();
+    await page.getByRole('link', { name: 'Form a new company' }).click();
+    await expectAccessible(page, 'formation packages');
+    await expectFitsPhone(page, 'formation packages');
+    await shot(page, 'formation-packages-phone');
+    await page.getByRole('link', { name: 'Choose Standard' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Standard formation package');
+    await expectAccessible(page, 'formation form');
+    await expectFitsPhone(page, 'formation form');
+    await shot(page, 'formation-form-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shot(page, 'formation-form-desktop');
+    await page.setViewportSize(PHONE);
+
+    const fresh = await browser.newContext({ viewport: PHONE, bypassCSP: true });
+    const again = await fresh.newPage();
+    const response = await again.goto(link);
+    expect(response!.status()).toBe(410);
+    expect(await again.getByRole('heading', { level: 1 }).textContent()).toBe('This link was used or has expired');
+    await expectAccessible(again, 'refusal page');
+    await shot(again, 'link-used-phone');
+    await fresh.close();
+    await context.close();
+  });
+
+  it('serves the branded dashboard on the organization\'s white-label host', async () => {
+    const tenant = await t.newTenant('Acme Legal Partners');
+    await tenant.api('PATCH', '/organization', {
+      whiteLabelDomain: WHITE_LABEL_HOST,
+      branding: { logoUrl: 'https://cdn.acme-legal.test/logo.svg', primaryColor: '#f2c744', accentColor: '#7c3aed' },
+    });
+    const { user, company } = await seedCompany(tenant, 'Harbor Light Bakery LLC');
+    const minted = await mintLink(tenant, { userId: user.id });
+    expect(minted.startsWith(`https://${WHITE_LABEL_HOST}/auth/`)).toBe(true);
+    const port = new URL(origin).port;
+    const { context, page } = await newPhone();
+    await context.route('https://cdn.acme-legal.test/logo.svg', (route) => route.fulfill({
+      contentType: 'image/svg+xml',
+      body: '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="36" viewBox="0 0 180 36"><rect width="36" height="36" rx="8" fill="#1f2933"/><text x="46" y="25" font-family="Arial" font-weight="700" font-size="18" fill="#1f2933">Acme Legal</text></svg>',
+    }));
+
+    await page.goto(atServer(minted, `http://${WHITE_LABEL_HOST}:${port}`));
+    expect(new URL(page.url()).host).toBe(`${WHITE_LABEL_HOST}:${port}`);
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(await page.getByRole('img', { name: 'Acme Legal Partners' }).isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Harbor Light Bakery LLC' }).click();
+    expect(new URL(page.url()).pathname).toBe(`/companies/${company.id}`);
+    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe('Filed');
+    await expectAccessible(page, 'white-label company page');
+    await expectFitsPhone(page, 'white-label company page');
+    await shot(page, 'white-label-phone');
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shot(page, 'white-label-desktop');
+    await context.close();
+  });
+});
