@@ -32,7 +32,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
-    trustProxy: true,
+    trustProxy: ctx.config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

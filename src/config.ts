@@ -28,6 +28,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Int),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Optional(Int),
+  TRUST_PROXY: Type.Optional(Bool),
   EMBEDDED_PG_PORT: Type.Optional(Int),
 });
 
@@ -56,6 +57,8 @@ export interface Config {
   webhookDisableAfterHours: number;
   webhookAllowPrivateNetworks: boolean;
   workerConcurrency: number;
+  /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
+  trustProxy: boolean;
   embeddedPgPort: number;
 }
 
@@ -104,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Unset on the embedded default (a local sandbox): allowed, so webhooks may target localhost (issue 4 item 8).
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' : !e.DATABASE_URL,
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
+    trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
   };
 }

@@ -18,12 +18,12 @@ export interface InjectResult {
   body: string;
 }
 
-export function consoleClient(app: FastifyInstance, defaults: Record<string, string> = {}): ConsoleClient {
+export function consoleClient(app: FastifyInstance, defaults: Record<string, string> = {}, remoteAddress?: string): ConsoleClient {
   const cookies = new Map<string, string>();
   let lastCsrf = '';
   const send = async (options: InjectOptions): Promise<InjectResult> => {
     const cookieHeader = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await app.inject({ ...options, headers: { ...defaults, ...(cookieHeader ? { cookie: cookieHeader } : {}), ...(options.headers as Record<string, string>) } });
+    const res = await app.inject({ ...options, ...(remoteAddress ? { remoteAddress } : {}), headers: { ...defaults, ...(cookieHeader ? { cookie: cookieHeader } : {}), ...(options.headers as Record<string, string>) } });
     const setCookies = ([] as string[]).concat((res.headers['set-cookie'] as string | string[] | undefined) ?? []);
     for (const c of setCookies) {
       const [pair] = c.split(';');

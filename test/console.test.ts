@@ -52,7 +52,7 @@ describe('console authentication', () => {
 
   it('refuses unknown e-mails, wrong passwords and disabled operators alike', async () => {
     const op = await newOperator(t.ctx.pool);
-    const c = consoleClient(t.app, { 'x-forwarded-for': '198.51.100.7' });
+    const c = consoleClient(t.app, {}, '198.51.100.7');
     expect((await signIn(c, 'nobody@example.com', 'whatever password')).statusCode).toBe(401);
     expect((await signIn(c, op.email, 'wrong password!!')).statusCode).toBe(401);
     await t.ctx.pool.query('UPDATE operators SET disabled_at = now() WHERE id = $1', [op.id]);
@@ -119,13 +119,13 @@ describe('CSRF', () => {
 describe('login rate limiting', () => {
   it('locks an e-mail after 5 failures in 15 minutes, across app instances, even with the right password', async () => {
     const op = await newOperator(t.ctx.pool);
-    const c = consoleClient(t.app, { 'x-forwarded-for': '203.0.113.10' });
+    const c = consoleClient(t.app, {}, '203.0.113.10');
     for (let i = 0; i < 5; i++) expect((await signIn(c, op.email, `wrong-${i}-password`)).statusCode).toBe(401);
 
     // A second server process on the same database sees the same counter (nothing is kept in memory).
     const other = await buildApp(t.ctx, { logger: false });
     try {
-      const c2 = consoleClient(other, { 'x-forwarded-for': '203.0.113.99' });
+      const c2 = consoleClient(other, {}, '203.0.113.99');
       const res = await signIn(c2, op.email.toUpperCase(), op.password);
       expect(res.statusCode).toBe(429);
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
@@ -144,7 +144,7 @@ describe('login rate limiting', () => {
 
   it('a successful sign-in starts the e-mail count again', async () => {
     const op = await newOperator(t.ctx.pool);
-    const c = consoleClient(t.app, { 'x-forwarded-for': '203.0.113.20' });
+    const c = consoleClient(t.app, {}, '203.0.113.20');
     for (let i = 0; i < 4; i++) await signIn(c, op.email, 'wrong password here');
     expect((await signIn(c, op.email, op.password)).statusCode).toBe(303);
     for (let i = 0; i < 4; i++) expect((await signIn(c, op.email, 'wrong password here')).statusCode).toBe(401);
@@ -153,10 +153,19 @@ describe('login rate limiting', () => {
 
   it('locks a network address after 20 failures, whatever the e-mail', async () => {
     const op = await newOperator(t.ctx.pool);
-    const c = consoleClient(t.app, { 'x-forwarded-for': '192.0.2.44' });
+    const c = consoleClient(t.app, {}, '192.0.2.44');
     for (let i = 0; i < 20; i++) expect((await signIn(c, `guess${i}@example.com`, 'password guess')).statusCode).toBe(401);
     expect((await signIn(c, op.email, op.password)).statusCode).toBe(429);
-    const elsewhere = consoleClient(t.app, { 'x-forwarded-for': '192.0.2.45' });
+    const elsewhere = consoleClient(t.app, {}, '192.0.2.45');
     expect((await signIn(elsewhere, op.email, op.password)).statusCode).toBe(303);
+  });
+
+  it('does not take the address from X-Forwarded-For unless TRUST_PROXY is set (a forged header changes nothing)', async () => {
+    const op = await newOperator(t.ctx.pool);
+    for (let i = 0; i < 20; i++) {
+      const forged = consoleClient(t.app, { 'x-forwarded-for': `198.51.100.${i}` }, '192.0.2.60');
+      expect((await signIn(forged, `forged${i}@example.com`, 'password guess')).statusCode).toBe(401);
+    }
+    expect((await signIn(consoleClient(t.app, { 'x-forwarded-for': '198.51.100.200' }, '192.0.2.60'), op.email, op.password)).statusCode).toBe(429);
   });
 });

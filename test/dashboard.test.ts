@@ -6,7 +6,7 @@ import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-h
 let t: TestApp;
 let tenant: TestTenant;
 beforeAll(async () => {
-  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard', TRUST_PROXY: 'true' });
   tenant = await t.newTenant('Northwind Formations');
 });
 afterAll(() => t.close());

@@ -8,7 +8,7 @@ import { runSecuritySuite } from './security-suite.js';
 let t: TestApp;
 let tenant: TestTenant;
 beforeAll(async () => {
-  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard', TRUST_PROXY: 'true' });
   tenant = await t.newTenant('Links Co');
 });
 afterAll(() => t.close());

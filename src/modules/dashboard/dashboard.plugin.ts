@@ -52,16 +52,17 @@ function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
       return { get: (k: string) => (map.get(k) ?? null) as never, set: (k: string, v: unknown) => void map.set(k, v) };
     },
     deriveConstraint(req: { headers: Record<string, string | string[] | undefined> }) {
-      const host = hostnameOf(req.headers);
+      const host = hostnameOf(req.headers, ctx.config.trustProxy);
       return host && !ownHosts.has(host) ? 'white-label' : undefined;
     },
     mustMatchWhenDerived: false,
   } as never);
 }
 
-/** Lower-case host name of a request without the port (X-Forwarded-Host first: trustProxy is on). */
-function hostnameOf(headers: Record<string, string | string[] | undefined>): string | null {
-  const raw = String(headers['x-forwarded-host'] ?? headers.host ?? '').split(',')[0].trim().toLowerCase();
+/** Lower-case host name of a request without the port (X-Forwarded-Host first when TRUST_PROXY is on). */
+function hostnameOf(headers: Record<string, string | string[] | undefined>, trustProxy: boolean): string | null {
+  const forwarded = trustProxy ? headers['x-forwarded-host'] : undefined;
+  const raw = String(forwarded ?? headers.host ?? '').split(',')[0].trim().toLowerCase();
   if (!raw) return null;
   return raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
 }
@@ -79,7 +80,7 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   site.decorateRequest('dashboardSite', null as never);
   site.decorateRequest('signedIn', null as never);
   site.addHook('onRequest', async (request, reply) => {
-    const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, hostnameOf(request.headers) ?? '') : null;
+    const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, hostnameOf(request.headers, ctx.config.trustProxy) ?? '') : null;
     if (whiteLabel && !hostOrganization) return reply.callNotFound();
     request.dashboardSite = { basePath, hostOrganization };
     reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin')
