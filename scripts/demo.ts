@@ -95,8 +95,8 @@ async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited
   const admin = client(`${origin}/admin/v1`, { authorization: `Bearer ${operatorToken}` });
   step('Operator creates an integrator organization');
   const org = await admin('POST', '/organizations', { name: 'Northwind Business Platform' });
-  print(`  ${org.id}  ${org.name}  test key ${org.apiKeys.test.key.slice(0, 12)}…`);
-  const api = client(testBaseUrl, { 'x-api-key': org.apiKeys.test.key });
+  print(`  ${org.id}  ${org.name}  test key ${org.apiKeys.test.slice(0, 12)}…`);
+  const api = client(testBaseUrl, { 'x-api-key': org.apiKeys.test });
 
   // Every action commits its events and deliveries before answering; wait until none is pending.
   const settle = () => until('webhook deliveries', async () => (await api('GET', '/webhook-deliveries?status=pending&limit=1')).data.length === 0);

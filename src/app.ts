@@ -21,7 +21,7 @@ export interface BuildOptions {
 
 /**
  * Builds the Fastify app from plugins (fastify/demo style): the integrator API at the live and test
- * prefixes, test helpers, the admin API, browser routes, OpenAPI at `<live prefix>/openapi.json` and `/docs`.
+ * prefixes, test helpers, the admin API, browser routes, OpenAPI at `<prefix>/openapi.json` and `/docs`.
  * Does not listen; `server.ts` does.
  */
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -65,7 +65,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   for (const plugin of webRoutes) await app.register(plugin, { ctx });
 
-  app.get(`${livePrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  // One document for both environments (its servers list both base addresses), served at each prefix, no key needed.
+  for (const prefix of [livePrefix, testPrefix]) app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/healthz', { schema: { hide: true } }, async () => {
     await ctx.pool.query('SELECT 1');

@@ -10,7 +10,8 @@ const EnvSchema = Type.Object({
   PORT: Type.Optional(Int),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
+  // Any non-empty value is accepted (a deployment or test rig may choose a short one); the server warns below 24 characters.
+  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   LIVE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TEST_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DASHBOARD_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -24,8 +25,9 @@ const EnvSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   EMAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Int),
-  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^[0-9]+(,[0-9]+)*$' })),
-  WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Int),
+  // Seconds, comma-separated; fractions (0.5) and spaces after commas are accepted.
+  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^\\s*[0-9]+(\\.[0-9]+)?(\\s*,\\s*[0-9]+(\\.[0-9]+)?)*\\s*$' })),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Optional(Int),
   TRUST_PROXY: Type.Optional(Bool),
@@ -85,7 +87,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
     throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
   }
-  const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map(Number);
+  const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -115,6 +117,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+/** Operator tokens shorter than this are accepted but logged as weak at start. */
+export const WEAK_OPERATOR_TOKEN_LENGTH = 24;
 
 /** Path prefix of a base address, e.g. `/test/v1` for `http://localhost:3000/test/v1`. */
 export function pathPrefix(baseUrl: string): string {

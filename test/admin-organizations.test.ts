@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './harness.js';
+import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,13 +27,19 @@ describe('admin API: organizations and keys', () => {
     const body = res.json();
     expect(body.id).toMatch(/^org_/);
     expect(body.name).toBe('Acme Payroll');
-    expect(body.apiKeys.live.key).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
-    expect(body.apiKeys.test.key).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
+    // issue 2 item 4: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
+    expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
+    expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
+    expect(body.apiKeyIds).toEqual({ live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) });
+    const org = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': body.apiKeys.test } });
+    expect(org.statusCode).toBe(200);
+    expect(org.json()).toMatchObject({ id: body.id, name: 'Acme Payroll', environment: 'test' });
 
     const got = await t.admin('GET', `/organizations/${body.id}`);
     expect(got.statusCode).toBe(200);
-    expect(got.body).not.toContain(body.apiKeys.live.key);
+    expect(got.body).not.toContain(body.apiKeys.live);
     expect(got.json().apiKeys).toHaveLength(2);
+    expect(got.json().apiKeys.map((k: { id: string }) => k.id).sort()).toEqual([body.apiKeyIds.live, body.apiKeyIds.test].sort());
     expect(got.json().balances).toEqual({ live: 0, test: 0 });
   });
 
@@ -71,4 +82,41 @@ describe('errors', () => {
     expect(text.statusCode).toBe(415);
     expect(text.json().code).toBe('unsupported_media_type');
   });
+});
+
+describe('CLI: org create, keys create, keys revoke (issue 2 item 4)', () => {
+  const cli = async (...args: string[]) => {
+    const env = {
+      ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')), LOG_LEVEL: 'silent',
+    };
+    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env });
+    return stdout;
+  };
+  const orgOf = (key: string) => t.app.inject({ method: 'GET', url: key.startsWith('sk_live_') ? '/v1/organization' : '/test/v1/organization', headers: { 'x-api-key': key } });
+
+  it('org create --json answers like the admin API; keys create and revoke (by --key or as the argument) act at once', async () => {
+    const created = JSON.parse(await cli('org', 'create', '--name', 'Acme', '--json'));
+    expect(created).toEqual({
+      id: expect.stringMatching(/^org_/), name: 'Acme',
+      apiKeys: { live: expect.stringMatching(/^sk_live_/), test: expect.stringMatching(/^sk_test_/) },
+      apiKeyIds: { live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) },
+    });
+    expect((await orgOf(created.apiKeys.live)).json()).toMatchObject({ id: created.id, environment: 'live' });
+    const text = await cli('org', 'create', '--name', 'Acme Text');
+    expect(text).toMatch(/sk_live_\S+/);
+    expect(text).toMatch(/sk_test_\S+/);
+
+    const key = JSON.parse(await cli('keys', 'create', '--org', created.id, '--environment', 'test', '--json'));
+    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), environment: 'test', key: expect.stringMatching(/^sk_test_/) });
+    expect((await orgOf(key.key)).statusCode).toBe(200);
+    const revoked = JSON.parse(await cli('keys', 'revoke', '--org', created.id, '--key', key.id, '--json'));
+    expect(revoked).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
+    expect((await orgOf(key.key)).statusCode).toBe(401);
+
+    // The key id alone is enough: it names its organization.
+    JSON.parse(await cli('keys', 'revoke', created.apiKeyIds.test, '--json'));
+    expect((await orgOf(created.apiKeys.test)).statusCode).toBe(401);
+    expect((await orgOf(created.apiKeys.live)).statusCode).toBe(200);
+  }, 120_000);
 });

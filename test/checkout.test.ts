@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { csrfOf, signIn } from './dashboard-helpers.js';
+import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -170,5 +170,56 @@ describe('organization-billed dashboard orders', () => {
     const res = await s.post(`/companies/${company.id}/checkout/registered-agent`, { _csrf: csrfOf(page.body), filingState: 'DE', changeOfAgent: 'false' });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('Please contact Broke Co');
+  });
+});
+
+describe('what the customer was shown is what is ordered and charged', () => {
+  it('refuses a package switched off after the page was shown, instead of placing another one', async () => {
+    const tenant = await customerTenant('Tier Gone Co');
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get('/checkout/formation?tier=1&entityType=LLC&filingState=WY');
+    expect((await tenant.api('PUT', '/organization/prices/formation_tier_1', { enabled: false })).statusCode).toBe(200);
+    const res = await s.post('/checkout/formation', {
+      _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), tier: '1', entityType: 'LLC', filingState: 'WY',
+      'formation.company.legalName': 'Gone Tier LLC', 'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
+      ...card('4242424242424242'),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('package is no longer offered');
+    expect((await t.ctx.pool.query(`SELECT 1 FROM companies WHERE legal_name = 'Gone Tier LLC'`)).rowCount).toBe(0);
+    expect((await t.ctx.pool.query('SELECT 1 FROM payments WHERE user_id = $1', [user.id])).rowCount).toBe(0);
+  });
+
+  it('charges nothing when the price changed after the page was shown, and shows the new total', async () => {
+    const tenant = await customerTenant('Price Move Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
+    const page = await s.get(path);
+    expect((await tenant.api('PUT', '/organization/prices/certificate_of_good_standing', { retailAmount: 250 })).statusCode).toBe(200);
+    const res = await s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), _total: /name="_total" value="(\d+)"/.exec(page.body)![1], filingState: 'DE', ...card('4242424242424242') });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('The price changed');
+    expect(res.body).toContain('Pay $250.00');
+    expect((await t.ctx.pool.query('SELECT 1 FROM payments WHERE company_id = $1', [company.id])).rowCount).toBe(0);
+    expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
+  });
+
+  it('does not offer registered agent service again, new or as a change of agent, where it is already active', async () => {
+    const tenant = await customerTenant('Agent Twice Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const path = `/companies/${company.id}/checkout/registered-agent`;
+    const page = await s.get(`${path}?filingState=DE`);
+    expect((await s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', changeOfAgent: 'false', ...card('4242424242424242') })).statusCode).toBe(303);
+    for (const changeOfAgent of ['false', 'true']) {
+      const again = await s.get(`${path}?filingState=DE&changeOfAgent=${changeOfAgent}`);
+      expect(again.body, changeOfAgent).toContain('already active for this company');
+      expect(again.body, changeOfAgent).not.toContain('Pay $');
+    }
   });
 });

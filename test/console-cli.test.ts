@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleClient, signIn } from './console-helpers.js';
-import { createUser } from './factories.js';
+import { createOrderRow, createUser } from './factories.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 import { einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
 
@@ -96,5 +96,30 @@ describe('console CLI', () => {
     expect(out.history).toHaveLength(1);
     expect(out.events).toEqual([expect.objectContaining({ type: 'filing.status_changed', data: expect.objectContaining({ orderId, filingStatus: 'submitted' }) })]);
     expect(shown.stdout).not.toContain(TEST_SSN);
+  }, 120_000);
+
+  it('orders advance moves every matching live order, reports them as JSON, and leaves test-mode orders alone', async () => {
+    const tenant = await t.newTenant('Advance Platform');
+    const live = { organizationId: tenant.organizationId, environment: 'live' as const };
+    const de = [await createOrderRow(t.ctx, live, { filingState: 'DE' }), await createOrderRow(t.ctx, live, { filingState: 'DE', orderType: 'annual_report' })];
+    const ny = await createOrderRow(t.ctx, live, { filingState: 'NY' });
+    const testMode = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { filingState: 'DE' });
+    const res = await cli('orders', 'advance', '--from', 'submitted', '--to', 'pending', '--state', 'DE', '--org', tenant.organizationId, '--json');
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(out.moved.sort()).toEqual(de.map((o) => o.orderId).sort());
+    expect(out.failed).toEqual([]);
+    const status = async (id: string) => (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [id])).rows[0].filing_status;
+    expect(await status(de[0].orderId)).toBe('pending');
+    expect(await status(ny.orderId)).toBe('submitted');
+    // Integrators move their own test-mode orders (spec: "in the test environment filings do not advance on their own").
+    expect(await status(testMode.orderId)).toBe('submitted');
+    const history = await t.ctx.pool.query('SELECT actor FROM order_status_history WHERE order_id = $1 AND to_status = $2', [de[1].orderId, 'pending']);
+    expect(history.rows).toHaveLength(1);
+
+    const text = await cli('orders', 'advance', '--from', 'submitted', '--to', 'pending', '--state', 'DE', '--environment', 'test', '--org', tenant.organizationId);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Moved 1 test order(s) from submitted to pending');
+    expect(await status(testMode.orderId)).toBe('pending');
   }, 120_000);
 });

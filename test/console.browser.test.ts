@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
+import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -38,13 +39,6 @@ afterAll(async () => {
   await receiver?.close();
   await t?.close();
 });
-
-const address = { line1: '1209 Orange Street', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
-
-async function ok(res: { statusCode: number; body: string; json(): any }, status: number) {
-  expect(res.statusCode, res.body).toBe(status);
-  return res.json();
-}
 
 async function shot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true });
@@ -79,22 +73,7 @@ describe('console in a real browser', () => {
     await ok(await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 2500, note: 'Wire 2025-03 ref 4411' }), 201);
     const endpoint = await ok(await tenant.api('POST', '/webhook-endpoints', { url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'] }, { env: 'live' }), 201);
     const user = await ok(await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace@example.com' }, { env: 'live' }), 201);
-    const placed = await ok(await tenant.api('POST', '/orders', {
-      userId: user.id,
-      filingState: 'DE',
-      formation: {
-        company: {
-          legalName: 'Harbor Light Ventures LLC',
-          entityType: 'LLC',
-          structureType: 'MEMBER',
-          principalAddress: address,
-          mailingAddress: address,
-          officers: [{ type: 'PERSON', firstName: 'Grace', lastName: 'Hopper', title: 'Managing Member', address, isPrimary: true }],
-        },
-        alternativeNames: ['Harbor Light Holdings LLC', 'Harborlight Ventures LLC'],
-        registeredAgent: { type: 'COMPANY', companyName: 'Delaware Agents Inc', addressStreet: '8 The Green', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
-      },
-    }, { env: 'live' }), 201);
+    const placed = await ok(await tenant.api('POST', '/orders', harborLightFormation(user.id, ['Harbor Light Holdings LLC', 'Harborlight Ventures LLC']), { env: 'live' }), 201);
     const orderId: string = placed.items[0].orderId;
 
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });

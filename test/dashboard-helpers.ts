@@ -56,3 +56,10 @@ export function csrfOf(html: string): string {
   if (!m) throw new Error('no CSRF token in page');
   return m[1];
 }
+
+/** The one-time token of the checkout form in a page (hidden field `_checkout`). */
+export function checkoutTokenOf(html: string): string {
+  const m = /name="_checkout" value="([^"]+)"/.exec(html);
+  if (!m) throw new Error('no checkout form token in page');
+  return m[1];
+}

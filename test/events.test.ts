@@ -50,6 +50,12 @@ describe('GET /events', () => {
     const second = (await tenant.api('GET', `/events?limit=2&startingAfter=${first.data[1].id}`)).json();
     expect(second.hasMore).toBe(false);
     expect([...first.data, ...second.data].map((e: { id: string }) => e.id)).toEqual(events.map((e: { id: string }) => e.id));
+    // Stripe's spelling and a plain `cursor` page the same way.
+    for (const param of ['starting_after', 'cursor']) {
+      const page = await tenant.api('GET', `/events?limit=2&${param}=${first.data[1].id}`);
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json().data.map((e: { id: string }) => e.id)).toEqual(second.data.map((e: { id: string }) => e.id));
+    }
   });
 
   it('filters by type and by order', async () => {

@@ -43,9 +43,35 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception' });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([expect.objectContaining({ field: 'exceptionCode' })]);
-    const bad = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'approved', ein: '12-3456789' });
+    const bad = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'approved', color: 'red' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['filingStatus', 'ein']));
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['filingStatus', 'color']));
+    const unknownCode = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception', exceptionCode: 465.5 });
+    expect(unknownCode.statusCode).toBe(400);
+    expect(unknownCode.json().errors[0].field).toBe('exceptionCode');
+  });
+
+  it('takes the exception code as the number 465 too, and reports it as the string "465"', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception', exceptionCode: 465 });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ exceptionCode: '465', exceptionReason: 'Entity name not available' });
+    const event = (await tenant.api('GET', `/events/${res.json().eventId}`)).json();
+    expect(event.data).toMatchObject({ filingStatus: 'exception', exceptionCode: '465', exceptionReason: 'Entity name not available' });
+    const admin = await t.admin('POST', `/orders/${orderId}/transitions`, { filingStatus: 'exception', exceptionCode: 487 });
+    expect(admin.json()).toMatchObject({ filingStatus: 'exception', exceptionCode: '487' });
+    const notInTable = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception', exceptionCode: 475 });
+    expect(notInTable.statusCode).toBe(400);
+    expect(notInTable.json().errors).toEqual([{ field: 'exceptionCode', message: expect.stringContaining("'475' is not a filing exception code") }]);
+  });
+
+  it('files a test EIN order with the EIN it is given, and sets it on the company', async () => {
+    const tenant = await t.newTenant();
+    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), { orderType: 'ein' });
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'filed', ein: '98-7654321' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await tenant.api('GET', `/companies/${companyId}`)).json().ein).toBe('98-7654321');
   });
 
   it("answers 404 for another tenant's order", async () => {

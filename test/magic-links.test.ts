@@ -85,6 +85,17 @@ describe('POST /auth/magic-link', () => {
     expect(rows[0].n).toBe(1);
   });
 
+  it('is not spent by a HEAD request (link checkers, mail scanners): only opening it signs in', async () => {
+    const user = await createUser(tenant);
+    const link = await mintLink(tenant, { userId: user.id });
+    const { pathname } = new URL(link);
+    const head = await t.app.inject({ method: 'HEAD', url: pathname, headers: { host: 'localhost:3000' } });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['set-cookie']).toBeUndefined();
+    expect((await openLink(t, link)).statusCode).toBe(303);
+    expect((await openLink(t, link)).statusCode).toBe(410);
+  });
+
   it('refuses an expired link with the friendly page', async () => {
     const user = await createUser(tenant);
     const link = await mintLink(tenant, { userId: user.id });
@@ -106,6 +117,10 @@ describe('POST /auth/magic-link', () => {
     }
     const notFound = await t.app.inject({ method: 'GET', url: `/v1/auth/${tokenOf(links[0])}` });
     expect(notFound.statusCode).toBe(404);
+    expect(notFound.body).not.toContain(tokenOf(links[0]));
+    const wrongMethod = await t.app.inject({ method: 'POST', url: new URL(links[1]).pathname, headers: { host: 'localhost:3000' } });
+    expect(wrongMethod.statusCode).toBe(404);
+    expect(wrongMethod.body).not.toContain(tokenOf(links[1]));
     const logs = t.logs.join('');
     expect(logs).toContain('/auth/[redacted]');
     const events = await t.ctx.pool.query('SELECT data::text FROM events');

@@ -222,7 +222,7 @@ describe('registered agent no-op (registeredAgent rule 4)', () => {
     const before = { balance: await balanceCents(tenant), counts: await counts(t, tenant.organizationId) };
     for (const again of [body, { ...body, registeredAgent: { isChangeOfAgent: true } }]) {
       const res = await tenant.api('POST', '/orders', again);
-      expect(res.statusCode, res.body).toBe(200);
+      expect(res.statusCode, res.body).toBe(201);
       expect(res.json()).toEqual(first.json());
     }
     expect(await balanceCents(tenant)).toBe(before.balance);

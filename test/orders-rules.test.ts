@@ -272,28 +272,41 @@ describe('EIN rule', () => {
 });
 
 describe('annualReport', () => {
-  it('filingYear is a required integer, at most next year', async () => {
+  it('filingYear is an integer, at most next year', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'DE' };
-    await expect400({ ...base, annualReport: {} }, 'annualReport.filingYear', /required/);
     await expect400({ ...base, annualReport: { filingYear: '2025' } }, 'annualReport.filingYear');
     await expect400({ ...base, annualReport: { filingYear: 2025.5 } }, 'annualReport.filingYear');
     await expect400({ ...base, annualReport: { filingYear: new Date().getUTCFullYear() + 2 } }, 'annualReport.filingYear', /later than/);
   });
+
+  it('annualReport {} is accepted (the spec shows no required field) and reports on the current year', async () => {
+    const { adminId, companyId } = await existingCompany();
+    const body = { userId: adminId, companyId, filingState: 'DE', annualReport: {} };
+    const quote = await tenant.api('POST', '/orders/quote', body);
+    expect(quote.statusCode, quote.body).toBe(200);
+    expect(quote.json().lines.map((l: { description: string }) => l.description).join(' ')).toContain(String(new Date().getUTCFullYear()));
+  });
 });
 
 describe('the user and the company', () => {
-  it('unknown or other-tenant user and company are 400 on their field', async () => {
+  it('unknown or other-tenant user and company are 404 naming their field (ids never leak across tenants)', async () => {
     const { adminId, companyId } = await existingCompany();
-    await expect400(formationBody('user_00000000000000000000000000', 'DE'), 'userId', /no user/);
-    await expect400({ userId: adminId, companyId: 'comp_00000000000000000000000000', filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
+    const expect404 = async (body: unknown, field: string, rule: RegExp, env: 'test' | 'live' = 'test') => {
+      const res = await tenant.api('POST', '/orders', body, { env });
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().code).toBe('not_found');
+      expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(res.json().errors.find((e: { field: string }) => e.field === field).message).toMatch(rule);
+    };
+    await expect404(formationBody('user_00000000000000000000000000', 'DE'), 'userId', /no user/);
+    await expect404({ userId: adminId, companyId: 'comp_00000000000000000000000000', filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
     const other = await t.newTenant('Other Org');
     const foreign = await createCompany(other);
-    await expect400({ userId: adminId, companyId: foreign.company.id, filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
-    await expect400({ userId: foreign.user.id, companyId, filingState: 'DE', ein: einObject() }, 'userId', /no user/);
+    await expect404({ userId: adminId, companyId: foreign.company.id, filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
+    await expect404({ userId: foreign.user.id, companyId, filingState: 'DE', ein: einObject() }, 'userId', /no user/);
     // The same ids at the live address do not exist either (environments are separate tenants).
-    const live = await tenant.api('POST', '/orders', { userId: adminId, companyId, filingState: 'DE', ein: einObject() }, { env: 'live' });
-    expect(live.statusCode).toBe(400);
+    await expect404({ userId: adminId, companyId, filingState: 'DE', ein: einObject() }, 'companyId', /no company/, 'live');
   });
 
   it('403 when the user is not an admin of the existing company', async () => {

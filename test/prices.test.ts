@@ -226,6 +226,17 @@ describe('operator wholesale prices and billing rule 11', () => {
     expect(list.find((r: { type: string }) => r.type === 'ein')).toMatchObject({ wholesaleAmount: w, defaultAmount: d });
   });
 
+  it('a wholesale price above the list price, sent alone, raises the list price too (rule 11)', async () => {
+    const type = 'certificate_of_good_standing';
+    const { wholesaleAmount: w, defaultAmount: d } = listed(type);
+    const tenant = await t.newTenant();
+    const res = await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: d + 20 });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().price).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20 });
+    expect(await priceOf(tenant, type)).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20, retailAmount: null });
+    await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w, defaultAmount: d });
+  });
+
   it('changes the list price alone', async () => {
     const { wholesaleAmount: w, defaultAmount: d } = listed('expedited_formation');
     const res = await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d + 1 });

@@ -41,6 +41,14 @@ describe('POST /users', () => {
     expect(res.statusCode).toBe(201);
   });
 
+  it('accepts E.164 numbers that are only placeholders (+1 555 …, +1234567890): the rule is the format', async () => {
+    for (const phoneNumber of ['+15555555555', '+15551234567', '+1234567890']) {
+      const res = await tenant.api('POST', '/users', { fullName: 'Test Number', email: uniqueEmail(), phoneNumber });
+      expect(res.statusCode, `${phoneNumber}: ${res.body}`).toBe(201);
+      expect(res.json().phoneNumber).toBe(phoneNumber);
+    }
+  });
+
   const invalid: Array<[string, Record<string, unknown>, string]> = [
     ['fullName is required', { email: 'a@example.com' }, 'fullName'],
     ['fullName must not be empty', { fullName: '', email: 'a@example.com' }, 'fullName'],
@@ -50,6 +58,9 @@ describe('POST /users', () => {
     ['phoneNumber must be E.164 (no + prefix)', { fullName: 'A', email: 'a@example.com', phoneNumber: '4155550123' }, 'phoneNumber'],
     ['phoneNumber must be E.164 (no spaces)', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1 415 555 0123' }, 'phoneNumber'],
     ['phoneNumber must be a valid number', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1555' }, 'phoneNumber'],
+    ['phoneNumber needs an existing country calling code', { fullName: 'A', email: 'a@example.com', phoneNumber: '+99912345678' }, 'phoneNumber'],
+    ['phoneNumber must not start with +0', { fullName: 'A', email: 'a@example.com', phoneNumber: '+04155550123' }, 'phoneNumber'],
+    ['phoneNumber has at most 15 digits', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1415555012345678' }, 'phoneNumber'],
     ['phoneNumber must be a string', { fullName: 'A', email: 'a@example.com', phoneNumber: 4155550123 }, 'phoneNumber'],
     ['unknown fields are refused', { fullName: 'A', email: 'a@example.com', nickname: 'x' }, 'nickname'],
   ];

@@ -2,6 +2,7 @@ import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
+import { deliverWebhook } from '../src/modules/webhooks/deliver-webhook.task.js';
 import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { runSecuritySuite } from './security-suite.js';
@@ -283,6 +284,51 @@ describe('webhook deliveries API', () => {
     const after = await settled(tenant, event.id);
     expect(after).toMatchObject({ status: 'failed', attemptCount: 5, failureReason: expect.stringContaining('HTTP 400') });
     expect(r.requests.length).toBe(5);
+  });
+
+  it('resends a delivery waiting for its next retry at once; the retry job left behind then does nothing', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver((_req, n) => (n === 1 ? { status: 500, body: 'down' } : { status: 200, body: 'ok' }));
+    const ep = await endpoint(tenant, r.url);
+    // As during a long wait of the default schedule: the retry after the first failure is an hour away.
+    const schedule = t.ctx.config.webhookRetryScheduleSeconds;
+    t.ctx.config.webhookRetryScheduleSeconds = [3600];
+    let event: Awaited<ReturnType<typeof emit>>;
+    let d: { id: string };
+    try {
+      event = await emit(tenant);
+      [d] = await deliveriesOf(tenant, `?eventId=${event.id}`);
+      await waitFor('the retry to be scheduled', async () => (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json().attemptCount === 1);
+    } finally {
+      t.ctx.config.webhookRetryScheduleSeconds = schedule;
+    }
+    const waiting = (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json();
+    expect(waiting).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(String) });
+    expect(Date.parse(waiting.nextAttemptAt) - Date.now()).toBeGreaterThan(30 * 60_000);
+    const res = await tenant.api('POST', `/webhook-deliveries/${d.id}/resend`);
+    expect(res.statusCode, res.body).toBe(202);
+    const done = await settled(tenant, event.id);
+    expect(done).toMatchObject({ status: 'succeeded', attemptCount: 2 });
+    expect(verifyWithStripe(r.requests[1]!, ep.secret)).toMatchObject({ id: event.id });
+    // The job still queued for the old time finds the delivery done.
+    await deliverWebhook(t.ctx, d.id);
+    expect(r.requests.length).toBe(2);
+  });
+
+  it('disables after a fractional WEBHOOK_DISABLE_AFTER_HOURS', async () => {
+    const tenant = await t.newTenant();
+    const r = await receiver(() => ({ status: 500 }));
+    const ep = await endpoint(tenant, r.url);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '31 minutes' WHERE id = $1`, [ep.id]);
+    const before = t.ctx.config.webhookDisableAfterHours;
+    t.ctx.config.webhookDisableAfterHours = 0.5;
+    try {
+      const delivery = await settled(tenant, (await emit(tenant)).id);
+      expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1 });
+    } finally {
+      t.ctx.config.webhookDisableAfterHours = before;
+    }
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('0.5 hours') });
   });
 
   it('refuses to resend a pending delivery or one whose endpoint is disabled (409)', async () => {

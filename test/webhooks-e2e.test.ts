@@ -1,6 +1,7 @@
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/worker.js';
+import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -20,37 +21,13 @@ afterAll(async () => {
   await t?.close();
 });
 
-const address = { line1: '1209 Orange Street', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
-
 describe('end to end: formation in test mode to a real webhook receiver', () => {
   it('delivers every status change and the articles, signed, in order of event id', async () => {
     const tenant = await t.newTenant('E2E Platform');
-    const ok = async (res: { statusCode: number; body: string; json(): any }, status: number) => {
-      expect(res.statusCode, res.body).toBe(status);
-      return res.json();
-    };
     const endpoint = await ok(await tenant.api('POST', '/webhook-endpoints', { url: r.url, eventTypes: ['filing.status_changed', 'document.uploaded'] }), 201);
     await ok(await tenant.api('POST', '/test_helpers/balance-credits', { amount: 2000 }), 201);
     const user = await ok(await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace@example.com' }), 201);
-    const placed = await ok(
-      await tenant.api('POST', '/orders', {
-        userId: user.id,
-        filingState: 'DE',
-        formation: {
-          company: {
-            legalName: 'Harbor Light Ventures LLC',
-            entityType: 'LLC',
-            structureType: 'MEMBER',
-            principalAddress: address,
-            mailingAddress: address,
-            officers: [{ type: 'PERSON', firstName: 'Grace', lastName: 'Hopper', title: 'Managing Member', address, isPrimary: true }],
-          },
-          alternativeNames: ['Harbor Light Holdings LLC'],
-          registeredAgent: { type: 'COMPANY', companyName: 'Delaware Agents Inc', addressStreet: '8 The Green', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
-        },
-      }),
-      201,
-    );
+    const placed = await ok(await tenant.api('POST', '/orders', harborLightFormation(user.id, ['Harbor Light Holdings LLC'])), 201);
     expect(placed.items).toHaveLength(1);
     const order = placed.items[0];
     const advance = async (body: Record<string, unknown>) => ok(await tenant.api('POST', `/test_helpers/orders/${order.orderId}/advance`, body), 200);

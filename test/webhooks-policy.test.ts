@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { decideDelivery, withJitter } from '../src/modules/webhooks/delivery-policy.js';
 import { signatureHeader } from '../src/modules/webhooks/signature.js';
 import { isPublicAddress } from '../src/modules/webhooks/url-guard.js';
@@ -59,5 +60,16 @@ describe('signature header', () => {
     const stripe = new Stripe('sk_test_x');
     for (const secret of ['whsec_new', 'whsec_old']) expect(stripe.webhooks.constructEvent(body, header, secret)).toMatchObject({ id: 'evt_1' });
     expect(() => stripe.webhooks.constructEvent(body, header, 'whsec_other')).toThrow();
+  });
+});
+
+describe('webhook settings', () => {
+  it('reads WEBHOOK_RETRY_SCHEDULE and WEBHOOK_DISABLE_AFTER_HOURS with fractions and spaces', () => {
+    const config = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5, 2,10', WEBHOOK_DISABLE_AFTER_HOURS: '0.25', WEBHOOK_TIMEOUT_MS: '250' });
+    expect(config.webhookRetryScheduleSeconds).toEqual([0.5, 2, 10]);
+    expect(config.webhookDisableAfterHours).toBe(0.25);
+    expect(config.webhookTimeoutMs).toBe(250);
+    expect(loadConfig({}).webhookRetryScheduleSeconds).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5,,300' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });
 });

@@ -62,6 +62,20 @@ describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
     expect(patch.json().errors[0].field).toBe('url');
   });
 
+  it('accepts an https host that does not resolve yet, and refuses to call it until it resolves to a public address', async () => {
+    const tenant = await strict.newTenant();
+    // `.invalid` never resolves (RFC 6761); a real integrator's host may simply not be in DNS yet.
+    const res = await tenant.api('POST', '/webhook-endpoints', body({ url: 'https://hooks.integrator.invalid/events', eventTypes: ['document.uploaded'] }));
+    expect(res.statusCode, res.body).toBe(201);
+    expect((await tenant.api('POST', '/webhook-endpoints', body({ url: 'http://hooks.integrator.invalid/events' }))).statusCode).toBe(400);
+    const event = await withTransaction(strict.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}));
+    const delivery = await waitFor('the delivery to fail', async () => {
+      const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${event.id}`)).json().data;
+      return d?.status === 'failed' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
+    });
+    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: expect.stringMatching(/Refused before connecting.*does not resolve/) });
+  });
+
   it('allows plain http and local addresses when private networks are allowed', async () => {
     const tenant = await t.newTenant();
     for (const url of ['http://localhost:8080/hooks', 'http://127.0.0.1:9/hooks', 'http://[::1]:9/x']) {

@@ -1,15 +1,9 @@
 import type { Command } from 'commander';
-import type { Environment } from '../context.js';
 import { formatCents, dollarsToCents } from '../lib/money.js';
 import { addCredit } from '../modules/billing/balance.service.js';
 import { listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../modules/billing/state-fees.service.js';
 import { setCatalogPrice, setOrgWholesale } from '../modules/billing/wholesale.service.js';
-import { io, withContext } from './cli-context.js';
-
-const envOption = (value: string): Environment => {
-  if (value !== 'live' && value !== 'test') throw new Error(`--environment must be live or test (got '${value}')`);
-  return value;
-};
+import { envOption, io, withContext } from './cli-context.js';
 
 const dollars = (value: string): number => {
   const n = Number(value);

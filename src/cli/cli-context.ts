@@ -1,5 +1,6 @@
 import { boot, type Booted } from '../boot.js';
 import { loadConfig } from '../config.js';
+import type { Environment } from '../context.js';
 
 /** Output helpers shared by CLI commands: `--json` prints machine-readable JSON, otherwise text lines. */
 export interface CliIo {
@@ -15,6 +16,15 @@ export function io(opts: { json?: boolean }): CliIo {
       process.stdout.write(`${opts.json ? JSON.stringify(value, null, 2) : text()}\n`);
     },
   };
+}
+
+/**
+ * Commander parser of `--environment <env>`: returns 'live' or 'test' unchanged.
+ * @throws Error naming the option and the value for anything else (commander then stops with the message).
+ */
+export function envOption(value: string): Environment {
+  if (value !== 'live' && value !== 'test') throw new Error(`--environment must be live or test (got '${value}')`);
+  return value;
 }
 
 /**

@@ -8,16 +8,12 @@ import { AppError } from '../lib/errors.js';
 import { storeDocument } from '../modules/documents/documents.service.js';
 import { getOrderDetail, listOrderQueue, transitionOrder } from '../modules/filings/filings.service.js';
 import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
-import { io, withContext } from './cli-context.js';
+import { envOption, io, withContext } from './cli-context.js';
 
 const ACTOR = 'cli';
 
 const statusOption = (value: string): FilingStatus => {
   if (!isFilingStatus(value)) throw new Error(`status must be one of ${FILING_STATUSES.join(', ')} (got '${value}')`);
-  return value;
-};
-const envOption = (value: string): Environment => {
-  if (value !== 'live' && value !== 'test') throw new Error(`--environment must be live or test (got '${value}')`);
   return value;
 };
 const stateOption = (value: string): string => {
@@ -61,40 +57,30 @@ export function registerFilingCommands(program: Command): void {
       io(opts).print(document, () => `Uploaded ${document.documentId} (${document.documentType}, ${document.fileName}) to ${orderId}`);
     }));
 
-  orders.command('list')
-    .option('--status <status>', 'filing status', statusOption)
-    .option('--state <XX>', 'filing state', stateOption)
-    .option('--type <orderType>', 'order type, e.g. formation')
-    .option('--environment <env>', 'live or test', envOption)
-    .option('--org <organizationId>', 'only this organization')
+  const list = orders.command('list').option('--status <status>', 'filing status', statusOption);
+  withQueueFilters(list)
     .option('--limit <n>', 'at most this many (default 100)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
     .description('The filing queue, oldest first')
     .action((opts) => withContext(async ({ ctx }) => {
-      const page = await listOrderQueue(ctx.pool, {
-        filingStatus: opts.status, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit: opts.limit,
-      });
+      const page = await listOrderQueue(ctx.pool, queueFilter(opts, opts.status, opts.limit));
       io(opts).print(page, () => page.data.length
         ? page.data.map((o) => `${o.orderId}  ${o.environment.padEnd(4)}  ${o.filingState}  ${o.orderType.padEnd(21)}  ${describeStatus(o).padEnd(16)}  ${o.companyLegalName ?? ''}  (${o.createdAt.slice(0, 10)})`).join('\n') + (page.hasMore ? '\n… more; raise --limit' : '')
         : 'No orders match.');
     }));
 
-  orders.command('advance')
+  const advance = orders.command('advance')
     .requiredOption('--from <status>', 'move orders in this status', statusOption)
-    .requiredOption('--to <status>', 'to this status', statusOption)
-    .option('--state <XX>', 'only orders filed in this state', stateOption)
-    .option('--type <orderType>', 'only this order type')
-    .option('--environment <env>', 'live or test', envOption)
-    .option('--org <organizationId>', 'only this organization')
+    .requiredOption('--to <status>', 'to this status', statusOption);
+  withQueueFilters(advance)
     .option('--exception-code <code>', 'with --to exception')
     .option('--message <text>', 'with --to exception')
     .option('--limit <n>', 'at most this many orders (default 500)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
-    .description('Move every matching order (each in its own transaction); failures are reported and skipped')
+    .description('Move every matching order (live unless --environment test; each in its own transaction); failures are reported and skipped')
     .action((opts) => withContext(async ({ ctx }) => {
-      const page = await listOrderQueue(ctx.pool, {
-        filingStatus: opts.from, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit: opts.limit ?? 500,
-      });
+      // Live unless asked: test-mode orders are the integrator's to move (spec: they do not advance on their own).
+      const page = await listOrderQueue(ctx.pool, queueFilter({ ...opts, environment: opts.environment ?? 'live' }, opts.from, opts.limit ?? 500));
       const bar = opts.json ? null : new SingleBar({ format: 'Advancing {bar} {value}/{total} orders | {orderId}', hideCursor: true }, Presets.shades_classic);
       bar?.start(page.data.length, 0, { orderId: '' });
       const moved: string[] = [];
@@ -110,14 +96,29 @@ export function registerFilingCommands(program: Command): void {
         bar?.increment(1, { orderId: o.orderId });
       }
       bar?.stop();
-      const result = { from: opts.from, to: opts.to, moved, failed, hasMore: page.hasMore };
+      const environment = opts.environment ?? 'live';
+      const result = { environment, from: opts.from, to: opts.to, moved, failed, hasMore: page.hasMore };
       io(opts).print(result, () => [
-        `Moved ${moved.length} order(s) from ${opts.from} to ${opts.to}.`,
+        `Moved ${moved.length} ${environment} order(s) from ${opts.from} to ${opts.to}.`,
         ...failed.map((f) => `  failed ${f.orderId}: ${f.message}`),
         ...(page.hasMore ? ['More orders match; run again or raise --limit.'] : []),
       ].join('\n'));
       if (failed.length) process.exitCode = 1;
     }));
+}
+
+/** Adds the queue filters `list` and `advance` share: --state, --type, --environment, --org. */
+function withQueueFilters(command: Command): Command {
+  return command
+    .option('--state <XX>', 'only orders filed in this state', stateOption)
+    .option('--type <orderType>', 'only this order type, e.g. formation')
+    .option('--environment <env>', 'live or test', envOption)
+    .option('--org <organizationId>', 'only this organization');
+}
+
+/** The queue filter of listOrderQueue from the options {@link withQueueFilters} added. */
+function queueFilter(opts: { state?: string; type?: string; environment?: Environment; org?: string }, filingStatus: FilingStatus | undefined, limit: number | undefined) {
+  return { filingStatus, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit };
 }
 
 function describeStatus(o: { filingStatus: string; exceptionCode: string | null; filingDate: string | null }): string {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError, type ErrorCode } from './errors.js';
+import { scrubSecrets } from './logger.js';
 import { toFieldErrors } from './validation.js';
 
 /** The one error body of the service. */
@@ -55,7 +56,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return reply.status(status).type('application/json').send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const body: ErrorBody = { message: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found', requestId: request.id };
+    // The path may carry a credential typed into the wrong place (a magic-link token, an API key): never echo it.
+    const body: ErrorBody = { message: `No route for ${request.method} ${scrubSecrets(request.url.split('?')[0])}`, code: 'not_found', requestId: request.id };
     return reply.status(404).send(body);
   });
 }

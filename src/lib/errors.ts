@@ -73,3 +73,12 @@ export class FieldErrors {
 }
 
 export const notFound = (what: string, id: string): AppError => new AppError('not_found', `No such ${what}: '${id}'`);
+
+/**
+ * A body field that references an object this tenant does not have (another tenant's or environment's id, or
+ * none at all): 404, like an unknown id in the path, so ids never leak across tenants (issue 2 item 9), with
+ * `errors` naming each field as a validation failure would.
+ */
+export function referencedNotFound(errors: FieldError[]): AppError {
+  return new AppError('not_found', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}

@@ -18,3 +18,20 @@ export interface PageParams {
 export function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
   return { object: 'list', data: rows.slice(0, limit).map(map), hasMore: rows.length > limit };
 }
+
+/** Spellings of the cursor parameter other clients use (Stripe's `starting_after`, a generic `cursor`). */
+const CURSOR_ALIASES = ['starting_after', 'cursor'] as const;
+
+/**
+ * A `preValidation` hook for list routes: turns `?starting_after=` or `?cursor=` into `startingAfter` before
+ * the (strict) query schema sees it, so integrators used to either spelling page without a 400.
+ */
+export async function acceptCursorAliases(request: { query: unknown }): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  for (const alias of CURSOR_ALIASES) {
+    if (query[alias] === undefined) continue;
+    if (query.startingAfter === undefined) query.startingAfter = query[alias];
+    delete query[alias];
+  }
+}

@@ -37,8 +37,11 @@ export async function listCatalog(db: Db) {
 
 /**
  * PUT /admin/v1/wholesale-prices/{type} and `prices wholesale set`: changes the default wholesale price and/or
- * the list price (whole dollars; list price >= wholesale). In the same transaction every retail price of
- * an organization WITHOUT an override that is now below the new floor is raised to it (billing rule 11).
+ * the list price (whole dollars; list price >= wholesale). A new wholesale price above the list price, sent
+ * without a defaultAmount, raises the list price to it as well (the list price is the retail price of tenants
+ * that set none, so billing rule 11 applies to it too); an explicit defaultAmount below the wholesale is a 400.
+ * In the same transaction every retail price of an organization WITHOUT an override that is now below the new
+ * floor is raised to it (billing rule 11).
  * @returns the catalogue row and the raised prices. @throws ValidationError, AppError not_found.
  */
 export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wholesaleAmount?: number; defaultAmount?: number }) {
@@ -52,7 +55,8 @@ export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wh
     await repo.lockFloorsExclusive(tx);
     const current = await repo.findCatalogForUpdate(tx, type);
     if (!current) throw new AppError('not_found', `No such product type: '${type}'`);
-    const next = { wholesale: wholesale ?? current.wholesale_amount_cents, list: list ?? current.default_amount_cents };
+    const nextWholesale = wholesale ?? current.wholesale_amount_cents;
+    const next = { wholesale: nextWholesale, list: list ?? Math.max(current.default_amount_cents, nextWholesale) };
     if (next.list < next.wholesale) {
       throw new ValidationError([{ field: 'defaultAmount', message: `must be at least the wholesale price (${centsToDollars(next.wholesale)} dollars)` }]);
     }

@@ -2,12 +2,8 @@ import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import type { AddressInput, OfficerInput } from './company-rules.js';
 
-/** A row of `companies`; officers are kept here (request-only in the API). */
-export interface CompanyRow {
-  id: string;
-  organization_id: string;
-  environment: string;
-  slug: string;
+/** Column values of a company, without the keys and timestamps. */
+export interface CompanyColumns {
   legal_name: string;
   trade_name: string | null;
   ein: string | null;
@@ -21,24 +17,16 @@ export interface CompanyRow {
   principal_address: AddressInput;
   mailing_address: AddressInput;
   officers: OfficerInput[];
-  created_at: Date;
-  updated_at: Date;
 }
 
-/** Column values of a company, without the keys and timestamps. */
-export interface CompanyColumns {
-  legal_name: string;
-  trade_name: string | null;
-  ein: string | null;
-  entity_type: 'LLC' | 'CORP';
-  structure_type: string | null;
-  tax_election: string | null;
-  fiscal_end_month: string;
-  formation_date: string | null;
-  formation_state: string | null;
-  principal_address: AddressInput;
-  mailing_address: AddressInput;
-  officers: OfficerInput[];
+/** A row of `companies`: the column values with keys and timestamps; officers are kept here (request-only in the API). */
+export interface CompanyRow extends CompanyColumns {
+  id: string;
+  organization_id: string;
+  environment: string;
+  slug: string;
+  created_at: Date;
+  updated_at: Date;
 }
 
 const COLUMNS = [

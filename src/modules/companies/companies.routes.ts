@@ -22,9 +22,10 @@ export const companyRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
       summary: 'Create a company',
       description: `Creates a company owned by userId, who becomes an admin of it. The company gets a readable slug unique in \
 this environment, derived from legalName (acme-holdings-llc, then acme-holdings-llc-2 …); it never changes. A userId that is \
-not a user of this environment is a 400 naming the field userId. ${RULES}`,
+not a user of this environment (another organization's or environment's included) is a 404 whose \`errors\` names \
+the field userId, as for any id this tenant cannot see. ${RULES}`,
       body: CreateCompanyBody,
-      response: { 201: CompanySchema, ...errorResponses() },
+      response: { 201: CompanySchema, ...errorResponses(404) },
     },
   }, async (request, reply) => {
     const row = await createCompany(ctx.pool, request.tenant, request.body as CreateCompanyInput, attachedFieldErrors(request));

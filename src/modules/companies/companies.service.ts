@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { notFound, ValidationError, type FieldError } from '../../lib/errors.js';
+import { notFound, referencedNotFound, ValidationError, type FieldError } from '../../lib/errors.js';
 import { isId, newId } from '../../lib/ids.js';
 import { toPage, type Page } from '../../lib/pagination.js';
 import { findUserById } from '../users/users.service.js';
@@ -40,15 +40,15 @@ export async function insertCompany(tx: Db, tenant: Tenant, input: CompanyInput,
  * POST /companies (issue 2 item 6): checks the shape errors passed in, the cross-field rules and that userId
  * is a user of the tenant, all reported together; then inserts the company and makes the user its admin
  * in one transaction.
- * @throws ValidationError (400) naming every bad field; an unknown userId is a 400 on field `userId`
- * (Stripe answers a missing referenced object in a parameter with 400, keeping 404 for the path's resource).
+ * @throws ValidationError (400) naming every bad field; then AppError not_found (404, field `userId` in
+ * `errors`) when userId is not a user of this tenant: other tenants' ids answer 404 (issue 2 item 9).
  */
 export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
   const errors = [...schemaErrors, ...companyRuleErrors(body)];
-  if (typeof body?.userId === 'string' && body.userId.length > 0 && !(await findUserById(pool, tenant, body.userId))) {
-    errors.push({ field: 'userId', message: `no user '${body.userId}' exists in this environment` });
-  }
   if (errors.length) throw new ValidationError(dedupe(errors));
+  if (!(await findUserById(pool, tenant, body.userId))) {
+    throw referencedNotFound([{ field: 'userId', message: `no user '${body.userId}' exists in this environment` }]);
+  }
   const { userId, ...input } = body;
   return withTransaction(pool, (tx) => insertCompany(tx, tenant, input, userId));
 }
@@ -119,25 +119,15 @@ export function serializeCompany(row: repo.CompanyRow): Company {
   return {
     id: row.id,
     slug: row.slug,
-    legalName: row.legal_name,
-    tradeName: row.trade_name,
-    ein: row.ein,
-    entityType: row.entity_type,
-    structureType: row.structure_type,
-    taxElection: row.tax_election,
-    fiscalEndMonth: row.fiscal_end_month,
-    formationDate: row.formation_date,
-    formationState: row.formation_state,
-    principalAddress: row.principal_address,
-    mailingAddress: row.mailing_address,
+    ...storedFields(row),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-/** The stored company as request fields (nulls dropped), with the patch applied (null clears). */
-function mergePatch(row: repo.CompanyRow, patch: UpdateCompanyInput): CompanyInput {
-  const current: Record<string, unknown> = {
+/** The stored company's fields under their API names (nulls kept), without officers: the response never shows them. */
+function storedFields(row: repo.CompanyRow) {
+  return {
     legalName: row.legal_name,
     tradeName: row.trade_name,
     ein: row.ein,
@@ -149,8 +139,12 @@ function mergePatch(row: repo.CompanyRow, patch: UpdateCompanyInput): CompanyInp
     formationState: row.formation_state,
     principalAddress: row.principal_address,
     mailingAddress: row.mailing_address,
-    officers: row.officers,
   };
+}
+
+/** The stored company as request fields (nulls dropped), with the patch applied (null clears). */
+function mergePatch(row: repo.CompanyRow, patch: UpdateCompanyInput): CompanyInput {
+  const current: Record<string, unknown> = { ...storedFields(row), officers: row.officers };
   const merged = { ...current, ...patch, entityType: row.entity_type };
   return Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) as CompanyInput;
 }

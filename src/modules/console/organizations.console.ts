@@ -1,8 +1,7 @@
 import type { AppContext, Environment } from '../../context.js';
 import { many, type Db } from '../../lib/db.js';
-import { centsToDollars } from '../../lib/money.js';
-import * as orgRepo from '../organizations/organizations.repo.js';
-import { getOrganizationOrThrow, serializeApiKey } from '../organizations/organizations.service.js';
+import type { LedgerEntryRow } from '../billing/ledger.js';
+import { getOrganizationOrThrow, organizationAdminView } from '../organizations/organizations.service.js';
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
 
 /** A row of the operator's organization list: balances per environment in cents. */
@@ -36,7 +35,7 @@ export async function listOrganizationSummaries(db: Db): Promise<OrganizationSum
 
 /** The most recent ledger entries of one tenant, newest first (cents). */
 export function recentLedger(db: Db, organizationId: string, environment: Environment, limit = 15) {
-  return many<{ id: string; type: string; amount_cents: number; balance_after_cents: number; line_type: string | null; description: string; order_id: string | null; created_by: string | null; created_at: Date }>(
+  return many<Pick<LedgerEntryRow, 'id' | 'type' | 'amount_cents' | 'balance_after_cents' | 'line_type' | 'description' | 'order_id' | 'created_by' | 'created_at'>>(
     db,
     `SELECT id, type, amount_cents, balance_after_cents, line_type, description, order_id, created_by, created_at
        FROM ledger_entries WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
@@ -49,19 +48,8 @@ export function recentLedger(db: Db, organizationId: string, environment: Enviro
  * units, redacted keys. @throws AppError not_found.
  */
 export async function organizationDetail(ctx: AppContext, organizationId: string) {
-  const org = await getOrganizationOrThrow(ctx.pool, organizationId);
-  const [keys, balances] = await Promise.all([orgRepo.listApiKeys(ctx.pool, org.id), orgRepo.findBalances(ctx.pool, org.id)]);
-  return {
-    id: org.id,
-    name: org.name,
-    whiteLabelDomain: org.white_label_domain,
-    dashboardBilling: org.dashboard_billing,
-    emailNotifications: org.email_notifications,
-    balances: { live: centsToDollars(balances.live), test: centsToDollars(balances.test) },
-    balanceCents: balances,
-    apiKeys: keys.map(serializeApiKey),
-    createdAt: org.created_at.toISOString(),
-  };
+  const { view, balanceCents } = await organizationAdminView(ctx.pool, await getOrganizationOrThrow(ctx.pool, organizationId));
+  return { ...view, balanceCents };
 }
 
 export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;

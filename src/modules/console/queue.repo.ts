@@ -1,5 +1,9 @@
 import type { Environment } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
+import type { LedgerEntryRow } from '../billing/ledger.js';
+import type { DocumentRow } from '../documents/documents.repo.js';
+import type { StatusHistoryRow } from '../filings/filings.repo.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 
 /** Statuses the filing team works on (issue 6 item 2). */
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
@@ -17,19 +21,11 @@ export interface QueueFilter {
 }
 
 /** A queue row: the order with its organization and company names; `status_since` is the last history row's time. */
-export interface QueueRow {
-  id: string;
-  environment: Environment;
-  order_type: string;
-  filing_state: string;
+export interface QueueRow
+  extends Pick<OrderRow, 'id' | 'environment' | 'order_type' | 'filing_state' | 'filing_type' | 'exception_code' | 'created_at' | 'organization_id' | 'company_id'> {
   filing_status: QueueStatus;
-  filing_type: string | null;
-  exception_code: string | null;
-  created_at: Date;
   status_since: Date;
-  organization_id: string;
   organization_name: string;
-  company_id: string;
   company_name: string;
 }
 
@@ -90,29 +86,9 @@ export async function queueFacets(db: Db, environment: Environment): Promise<{ s
   return { states: states.map((r) => r.v), orderTypes: types.map((r) => r.v), organizations: orgs };
 }
 
-/** An order with what the order page shows around it. */
-export interface OrderDetailRow {
-  id: string;
-  organization_id: string;
+/** An order (every column, o.*) with what the order page shows around it. */
+export interface OrderDetailRow extends OrderRow {
   organization_name: string;
-  environment: Environment;
-  group_id: string;
-  company_id: string;
-  user_id: string;
-  order_type: string;
-  filing_state: string;
-  filing_status: string;
-  filing_type: string | null;
-  filing_date: string | null;
-  subscription_status: string | null;
-  exception_code: string | null;
-  exception_message: string | null;
-  details: Record<string, unknown>;
-  billing: string;
-  amount_cents: number;
-  retail_cents: number | null;
-  created_at: Date;
-  updated_at: Date;
   group_request: Record<string, unknown>;
   group_source: string;
   group_total_cents: number;
@@ -145,8 +121,7 @@ export function findSiblingOrders(db: Db, groupId: string, orderId: string) {
 
 /** An order's status history, oldest first, with the actor of each change. */
 export function findStatusHistory(db: Db, orderId: string) {
-  return many<{ id: string; from_status: string | null; to_status: string; exception_code: string | null; exception_message: string | null; filing_date: string | null; actor: string; created_at: Date }>(
-    db, 'SELECT * FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
+  return many<StatusHistoryRow>(db, 'SELECT * FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
 }
 
 /** The events of one order (data.orderId), oldest first, within the order's tenant. */
@@ -188,12 +163,10 @@ export function findDeliveries(db: Db, eventIds: string[]): Promise<DeliveryRow[
 
 /** Ledger entries that reference the order (debits, reversals), oldest first; amounts in cents, debits negative. */
 export function findOrderLedger(db: Db, orderId: string) {
-  return many<{ id: string; type: string; amount_cents: number; line_type: string | null; description: string; reverses_entry_id: string | null; created_by: string | null; created_at: Date }>(
-    db, 'SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
+  return many<LedgerEntryRow>(db, 'SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
 }
 
 /** Documents attached to the order, oldest first. */
 export function findOrderDocuments(db: Db, orderId: string) {
-  return many<{ id: string; document_type: string; file_name: string; file_type: string; size_bytes: number; uploaded_by: string; created_at: Date }>(
-    db, 'SELECT * FROM documents WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
+  return many<DocumentRow>(db, 'SELECT * FROM documents WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
 }

@@ -5,7 +5,7 @@ import { debitOrThrow, ensureFunds } from '../billing/ledger.js';
 import { loadTenantPrice } from '../billing/pricing.js';
 import { emitStatusChanged } from '../filings/filing-events.js';
 import { insertStatusHistory } from '../filings/status-history.js';
-import { insertOrder, insertOrderGroup } from '../orders/orders.repo.js';
+import { findGroupByIdempotencyKey, insertOrder, insertOrderGroup } from '../orders/orders.repo.js';
 import type { PricedLine } from '../orders/orders.service.js';
 
 /*
@@ -31,17 +31,22 @@ export async function certificateLine(db: Db, tenant: Tenant, filingState: strin
 
 /**
  * Places a certificate order inside the caller's transaction. The caller has checked that the user
- * administers the company.
+ * administers the company. With `idempotencyKey` (a checkout form's key) the group stores it, and a group
+ * already placed under that key is returned instead of placing again (as placeOrderInTx does).
  * @returns the order group and order ids and the cents charged.
  * @throws AppError insufficient_balance (402) when balance-billed and the balance is short.
  */
-export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { userId: string; companyId: string; filingState: string }, billing: 'balance' | 'checkout', actor = 'dashboard') {
+export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { userId: string; companyId: string; filingState: string }, billing: 'balance' | 'checkout', actor = 'dashboard', idempotencyKey?: string) {
+  if (idempotencyKey) {
+    const earlier = await findGroupByIdempotencyKey(tx, tenant, idempotencyKey);
+    if (earlier) return { groupId: earlier.id, orderId: earlier.orders[0]?.id ?? null, totalCents: Number(earlier.total_cents), companyId: earlier.company_id };
+  }
   const line = await certificateLine(tx, tenant, input.filingState, billing);
   if (billing === 'balance') await ensureFunds(tx, tenant, line.amountCents);
   const groupId = newId('orderGroup');
   await insertOrderGroup(tx, tenant, {
     id: groupId, userId: input.userId, companyId: input.companyId, filingState: input.filingState, source: 'dashboard', billing,
-    request: { userId: input.userId, companyId: input.companyId, filingState: input.filingState, certificateOfGoodStanding: true }, totalCents: line.amountCents,
+    request: { userId: input.userId, companyId: input.companyId, filingState: input.filingState, certificateOfGoodStanding: true }, totalCents: line.amountCents, idempotencyKey,
   });
   const order = await insertOrder(tx, tenant, {
     id: newId('order'), groupId, companyId: input.companyId, userId: input.userId, orderType: 'certificate_of_good_standing', filingState: input.filingState,

@@ -72,6 +72,6 @@ export function readCard(form: FormValues, now = new Date()): { card: CardDetail
 
 /** Values to show again after a failed submit: everything except the card number and security code. */
 export function redisplayValues(form: FormValues): FormValues {
-  const { ['card.number']: _n, ['card.cvc']: _c, _csrf: _x, ...rest } = form;
+  const { ['card.number']: _n, ['card.cvc']: _c, _csrf: _x, _checkout: _k, _total: _t, ...rest } = form;
   return rest;
 }

@@ -4,6 +4,7 @@ import type { FieldError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PricedLine } from '../orders/orders.service.js';
 import { CARD_SECTION, type Section } from './checkout.fields.js';
+import { CHECKOUT_FORM_FIELD, issueCheckoutForm, placedByForm } from './checkout-forms.js';
 import { fieldsOf, redisplayValues, type FormValues } from './checkout.forms.js';
 import {
   COMPANY_PRODUCTS, displayedRetailCents, isProductKey, optionControls, optionPairs, PRODUCT_INFO, productSections, readOptions, tierInfo,
@@ -15,6 +16,9 @@ import * as repo from './dashboard.repo.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
 type Params = { companyId?: string; product?: string };
+
+/** Hidden field with the total (cents) the customer was shown; a different total at submit is never charged. */
+const TOTAL_FIELD = '_total';
 
 /**
  * Checkout pages (issue 5 items 4-5): `/checkout` (formation packages, a new company),
@@ -86,14 +90,17 @@ async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Pa
   const lines = unavailable ? [] : await summaryLines(ctx.pool, session.tenant, product, options, company, billing, activeAgent);
   const sections = productSections(product, options, activeAgent);
   const base = request.dashboardSite.basePath;
+  // Each rendered form gets its own one-time token: resubmitting it never places or charges twice.
+  const formToken = unavailable ? null : await issueCheckoutForm(ctx.pool, session);
+  const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
   const action = company ? `${base}/companies/${company.id}/checkout/${product}` : `${base}/checkout/formation`;
   const info = product === 'formation' ? { ...tierInfo(options.tier), title: `${tierInfo(options.tier).title} formation package` } : PRODUCT_INFO[product];
   return renderPage(reply, 'checkout-form', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
     info, product, company: company ? { id: company.id, legalName: company.legal_name } : null, action,
     backHref: company ? `${base}/companies/${company.id}/checkout` : `${base}/checkout`,
-    controls: optionControls(product, options, tiers, company), hidden: optionPairs(product, options),
+    controls: optionControls(product, options, tiers, company), hidden: [...optionPairs(product, options), ...(formToken ? [[CHECKOUT_FORM_FIELD, formToken]] : []), ...(billing === 'checkout' ? [[TOTAL_FIELD, String(totalCents)]] : [])],
     sections: present(sections, values, errors), card: billing === 'checkout' ? present([CARD_SECTION], values, errors)[0] : null,
-    lines: presentLines(lines, billing), total: formatCents(lines.reduce((s, l) => s + l.amountCents, 0)), paid: billing === 'checkout',
+    lines: presentLines(lines, billing), total: formatCents(totalCents), paid: billing === 'checkout',
     unavailable: unavailable ?? (billing === 'checkout' && !paymentProviderFor(session.tenant.environment) ? `Card payment is not available yet. Please contact ${organization.name} to order.` : null), message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
   }, status);
 }
@@ -103,14 +110,31 @@ async function submit(ctx: AppContext, request: FastifyRequest<{ Params: Params;
   const company = product === 'formation' ? null : await companyOr404(ctx, request, reply);
   if (product !== 'formation' && !company) return reply;
   const form = request.body ?? {};
-  const options = readOptions(form, company, enabledTiers(await loadPrices(ctx.pool, session.tenant)), product);
-  const unavailable = await unavailableReason(ctx.pool, session.tenant, product, company, options);
+  const formToken = typeof form[CHECKOUT_FORM_FIELD] === 'string' && form[CHECKOUT_FORM_FIELD] ? form[CHECKOUT_FORM_FIELD] : null;
+  // A form submitted again after it placed its order (double click, reload, back button) shows that order.
+  const earlier = formToken ? await placedByForm(ctx.pool, session.tenant, formToken) : null;
+  if (earlier) return reply.redirect(placedHref(request, earlier), 303);
+  const tiers = enabledTiers(await loadPrices(ctx.pool, session.tenant));
+  const options = readOptions(form, company, tiers, product);
+  // A package switched off after the page was shown is refused, never silently swapped for another one.
+  const tierGone = product === 'formation' && form.tier !== undefined && !(tiers as number[]).includes(Number(form.tier)) ? `The ${tierInfo(tierOf(form.tier)).title} package is no longer offered. Please choose a package again.` : null;
+  const unavailable = tierGone ?? (await unavailableReason(ctx.pool, session.tenant, product, company, options));
   if (unavailable) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], unavailable, 409);
   const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
-  const outcome = await submitCheckout(ctx, { tenant: session.tenant, organization, userId: session.userId, company, product, options, form, activeAgent });
-  if (outcome.ok) return reply.redirect(`${request.dashboardSite.basePath}/companies/${outcome.companyId}?placed=${outcome.groupId}`, 303);
+  const expectedTotalCents = /^\d{1,12}$/.test(form[TOTAL_FIELD] ?? '') ? Number(form[TOTAL_FIELD]) : null;
+  const outcome = await submitCheckout(ctx, { tenant: session.tenant, organization, userId: session.userId, company, product, options, form, activeAgent, session, formToken, expectedTotalCents });
+  if (outcome.ok) return reply.redirect(placedHref(request, outcome), 303);
   const status = outcome.errors.some((e) => e.field === 'card.number') && outcome.message ? 402 : outcome.errors.length ? 400 : 409;
   return productPage(ctx, request, reply, product, form, redisplayValues(form), outcome.errors, outcome.message, status);
+}
+
+function tierOf(raw: unknown): 1 | 2 | 3 {
+  const n = Number(raw);
+  return n === 2 || n === 3 ? n : 1;
+}
+
+function placedHref(request: FastifyRequest, placed: { companyId: string; groupId: string }): string {
+  return `${request.dashboardSite.basePath}/companies/${encodeURIComponent(placed.companyId)}?placed=${encodeURIComponent(placed.groupId)}`;
 }
 
 function present(sections: Section[], values: FormValues, errors: FieldError[]) {

@@ -7,9 +7,11 @@ import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billi
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
 import { OrderBody, type OrderBodyInput } from '../orders/orders.schemas.js';
-import { checkOrderFacts, orderRuleErrors, placeOrder, placeOrderInTx, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
+import { checkOrderFacts, orderRuleErrors, placeOrderInTx, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
 import { paymentProviderFor, recordPayment } from '../payments/payments.service.js';
 import { certificateLine, placeCertificateInTx } from './certificate-orders.js';
+import { countFailedAttempt, lockCheckoutForm, placedByForm } from './checkout-forms.js';
+import type { DashboardSession } from './sessions.js';
 import type { CompanyRow } from './dashboard.repo.js';
 import { readCard, type FormValues } from './checkout.forms.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
@@ -50,7 +52,9 @@ export async function unavailableReason(db: Db, tenant: Tenant, product: Product
     if (o.filingState === company.formation_state) return `The company was formed in ${o.filingState}; choose another state to qualify in.`;
     if (await findPaidQualification(db, tenant, company.id, o.filingState)) return `The company is already qualified (or being qualified) in ${o.filingState}.`;
   }
-  if (product === 'registered-agent' && !o.changeOfAgent && (await findActiveRegisteredAgent(db, tenant, company.id, o.filingState))) {
+  // Our service already is the agent there: a new appointment or a change of agent to us would be a no-op
+  // (spec "POST /orders" registeredAgent rule 4), so neither is offered for a price.
+  if (product === 'registered-agent' && (await findActiveRegisteredAgent(db, tenant, company.id, o.filingState))) {
     return `Registered agent service in ${o.filingState} is already active for this company.`;
   }
   return null;
@@ -86,10 +90,10 @@ export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, 
   return plan.lines;
 }
 
-/** The outcome of a checkout submit: the placed group, or what to show the customer. */
+/** The outcome of a checkout submit: the placed group, or what to show the customer (`expired`: a stale form token). */
 export type CheckoutOutcome =
   | { ok: true; companyId: string; groupId: string }
-  | { ok: false; errors: FieldError[]; message: string | null };
+  | { ok: false; errors: FieldError[]; message: string | null; expired?: boolean };
 
 export interface CheckoutSubmit {
   tenant: Tenant;
@@ -100,16 +104,29 @@ export interface CheckoutSubmit {
   options: CheckoutOptions;
   form: FormValues;
   activeAgent: boolean;
+  /** The signed-in session (the form token must have been issued to it). */
+  session: DashboardSession;
+  /** The form's one-time token (`_checkout`); null for a post without one (placed without double-submit protection). */
+  formToken: string | null;
+  /** Customer billing: the total (cents) the page showed; when the price changed since, nothing is charged. */
+  expectedTotalCents?: number | null;
 }
 
-type PlaceFn = (tx: Db) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
+type PlaceFn = (tx: Db, idempotencyKey: string | undefined) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
 
 const validateOrderBody = validatorCompiler({ schema: OrderBody, httpPart: 'body', method: 'POST', url: '/orders' }) as ((b: unknown) => boolean) & { errors?: any[] };
+
+const EXPIRED_FORM: CheckoutOutcome = {
+  ok: false, errors: [], expired: true, message: 'This order form has expired. Please review the order and submit it again.',
+};
 
 /**
  * Validates the form, then places the order: from the balance (organization billing) or after charging the
  * card (customer billing). A decline records a `declined` payment and places nothing; if the order fails
  * after a successful charge, the charge is refunded and recorded as `refunded`.
+ * With a form token the whole submit runs in one transaction holding the token's row lock, and the group is
+ * placed under the token's idempotency key: a second submit of the same form gets the first one's orders back
+ * and is never placed or charged again (checked before the card is charged).
  */
 export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promise<CheckoutOutcome> {
   const billing = billingOf(s.organization);
@@ -128,15 +145,17 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   if (card) errors.push(...card.errors);
   if (errors.length) return { ok: false, errors: dedupe(errors), message: null };
 
-  const place: PlaceFn = (tx) => body
-    ? placeOrderInTx(tx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing })
-    : placeCertificateInTx(tx, s.tenant, { userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState }, billing);
+  // The pure request rules ran above, so placeOrderInTx (which does not re-run them) is safe here.
+  const place: PlaceFn = (tx, idempotencyKey) => body
+    ? placeOrderInTx(tx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing, idempotencyKey })
+    : placeCertificateInTx(tx, s.tenant, { userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState }, billing, 'dashboard', idempotencyKey);
   try {
     if (billing === 'balance') {
-      const placed = body
-        ? await placeOrder(ctx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing })
-        : await withTransaction(ctx.pool, place);
-      return placedOutcome(placed);
+      return await withTransaction(ctx.pool, async (tx) => {
+        const form = await guardForm(tx, s);
+        if ('outcome' in form) return form.outcome;
+        return placedOutcome(await place(tx, form.key));
+      });
     }
     return await chargeAndPlace(ctx, s, card!.card!, body, pricing, place);
   } catch (err) {
@@ -144,31 +163,68 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   }
 }
 
+// With a form token: lock its row, then answer with the orders an earlier submit of the form placed, if any.
+async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
+  if (!s.formToken) return { key: undefined, attempts: 0 };
+  const form = await lockCheckoutForm(tx, s.session, s.formToken);
+  if (!form) return { outcome: EXPIRED_FORM };
+  const earlier = await placedByForm(tx, s.tenant, s.formToken);
+  if (earlier) return { outcome: { ok: true, ...earlier } };
+  return form;
+}
+
 async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNullable<ReturnType<typeof readCard>['card']>, body: OrderBodyInput | null, pricing: object, place: PlaceFn): Promise<CheckoutOutcome> {
   const provider = paymentProviderFor(s.tenant.environment);
   if (!provider) return { ok: false, errors: [], message: 'Card payment is not available yet. Please contact us to place this order.' };
-  const totalCents = body
-    ? (await planOrder(ctx.pool, s.tenant, body, await checkOrderFacts(ctx.pool, s.tenant, body), { ...pricing, billing: 'checkout' })).totalCents
-    : (await certificateLine(ctx.pool, s.tenant, s.options.filingState, 'checkout')).amountCents;
-  const charge = await provider.charge({ amountCents: totalCents, card, description: `${s.organization.name} order`, idempotencyKey: randomUUID() });
-  const payment = { provider: provider.name, amountCents: totalCents, cardLast4: charge.cardLast4, userId: s.userId, companyId: s.company?.id ?? null };
-  if (charge.status === 'declined') {
-    await recordPayment(ctx.pool, s.tenant, { ...payment, status: 'declined', failureMessage: charge.message });
-    return { ok: false, errors: [{ field: 'card.number', message: charge.message }], message: charge.message };
-  }
-  try {
-    return placedOutcome(await withTransaction(ctx.pool, async (tx) => {
-      const placed = await place(tx);
+  const payment = { provider: provider.name, userId: s.userId, companyId: s.company?.id ?? null };
+  // Set while a succeeded charge is neither kept by a committed order nor refunded (only a failing COMMIT leaves it set).
+  let unsettled: { reference: string; amountCents: number; cardLast4: string } | null = null;
+  const result = await withTransaction(ctx.pool, async (tx): Promise<CheckoutOutcome | { rethrow: unknown }> => {
+    const form = await guardForm(tx, s);
+    if ('outcome' in form) return form.outcome;
+    const totalCents = body
+      ? (await planOrder(tx, s.tenant, body, await checkOrderFacts(tx, s.tenant, body), { ...pricing, billing: 'checkout' })).totalCents
+      : (await certificateLine(tx, s.tenant, s.options.filingState, 'checkout')).amountCents;
+    if (s.expectedTotalCents != null && s.expectedTotalCents !== totalCents) {
+      return { ok: false, errors: [], message: 'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.' };
+    }
+    // One form + attempt is one charge at the provider (a retry after a crash mid-charge is the same charge);
+    // a decline or a refund counts a failed attempt (committed with it), so the next submit is a new charge.
+    const chargeKey = form.key ? `${form.key}:${form.attempts}` : randomUUID();
+    const charge = await provider.charge({ amountCents: totalCents, card, description: `${s.organization.name} order`, idempotencyKey: chargeKey });
+    const paid = { ...payment, amountCents: totalCents, cardLast4: charge.cardLast4 };
+    if (charge.status === 'declined') {
+      await recordPayment(tx, s.tenant, { ...paid, status: 'declined', failureMessage: charge.message });
+      if (s.formToken) await countFailedAttempt(tx, s.formToken);
+      return { ok: false, errors: [{ field: 'card.number', message: charge.message }], message: charge.message };
+    }
+    await tx.query('SAVEPOINT checkout_place');
+    try {
+      const placed = await place(tx, form.key);
+      if (!placed.groupId) throw new AppError('conflict', 'This service is already active for the company. You have not been charged.');
       // Prices may change between the charge and the insert; never keep an order for a different amount.
       if (placed.totalCents !== totalCents) throw new AppError('conflict', 'Prices changed while you were paying. You have not been charged; please review the new total and try again.');
-      await recordPayment(tx, s.tenant, { ...payment, status: 'succeeded', providerReference: charge.reference, groupId: placed.groupId, companyId: placed.companyId });
-      return placed;
-    }));
-  } catch (err) {
-    await provider.refund(charge.reference, totalCents);
-    await recordPayment(ctx.pool, s.tenant, { ...payment, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
+      await recordPayment(tx, s.tenant, { ...paid, status: 'succeeded', providerReference: charge.reference, groupId: placed.groupId, companyId: placed.companyId });
+      unsettled = { reference: charge.reference, amountCents: totalCents, cardLast4: charge.cardLast4 };
+      return placedOutcome(placed);
+    } catch (err) {
+      // Give the money back and keep the record of it (and the spent attempt) in the same commit that releases the form.
+      await tx.query('ROLLBACK TO SAVEPOINT checkout_place');
+      await provider.refund(charge.reference, totalCents);
+      await recordPayment(tx, s.tenant, { ...paid, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
+      if (s.formToken) await countFailedAttempt(tx, s.formToken);
+      return err instanceof AppError ? refusal(err, s.organization) : { rethrow: err };
+    }
+  }).catch(async (err) => {
+    const c = unsettled as { reference: string; amountCents: number; cardLast4: string } | null;
+    if (c) {
+      await provider.refund(c.reference, c.amountCents);
+      await recordPayment(ctx.pool, s.tenant, { ...payment, ...c, status: 'refunded', providerReference: c.reference, failureMessage: 'the order could not be saved' });
+    }
     throw err;
-  }
+  });
+  if ('rethrow' in result) throw result.rethrow;
+  return result;
 }
 
 function placedOutcome(placed: { groupId: string | null; companyId: string }): CheckoutOutcome {

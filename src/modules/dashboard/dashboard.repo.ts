@@ -1,59 +1,27 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
+import type { CompanyRow } from '../companies/companies.repo.js';
+import type { DocumentRow as StoredDocumentRow } from '../documents/documents.repo.js';
+import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
 
 /** Queries behind the dashboard pages. Every one filters on the tenant AND on the signed-in user's admin rights. */
 
-export interface CompanyRow {
-  id: string;
-  slug: string;
-  legal_name: string;
-  trade_name: string | null;
-  ein: string | null;
-  entity_type: 'LLC' | 'CORP';
-  structure_type: string | null;
-  tax_election: string | null;
-  fiscal_end_month: string;
-  formation_date: string | null;
-  formation_state: string | null;
-  principal_address: Record<string, string>;
-  mailing_address: Record<string, string>;
-  officers: Array<Record<string, unknown>>;
-  created_at: Date;
-}
+// The companies module owns the row; re-exported for the dashboard's presenters and checkout.
+export type { CompanyRow };
 
+/** A company with its counts of open orders (submitted, pending, exception) and of exceptions. */
 export interface CompanySummaryRow extends CompanyRow {
   open_orders: number;
   exceptions: number;
 }
 
-export interface OrderRow {
-  id: string;
-  group_id: string;
-  company_id: string;
+/** An order as the dashboard lists it: the orders module's summary columns and the company's legal name. */
+export interface OrderRow extends OrderSummaryRow {
   company_name: string;
-  order_type: string;
-  filing_state: string;
-  filing_status: string;
-  filing_type: string | null;
-  filing_date: string | null;
-  subscription_status: string | null;
-  exception_code: string | null;
-  exception_message: string | null;
-  billing: 'balance' | 'checkout';
-  amount_cents: number;
-  created_at: Date;
 }
 
-export interface DocumentRow {
-  id: string;
-  company_id: string;
-  order_id: string | null;
-  document_type: string;
-  file_name: string;
-  file_type: string;
-  size_bytes: number;
-  created_at: Date;
-}
+/** A document as the company page lists it (the documents module's row without the tenant, storage and uploader). */
+export type DocumentRow = Pick<StoredDocumentRow, 'id' | 'company_id' | 'order_id' | 'document_type' | 'file_name' | 'file_type' | 'size_bytes' | 'created_at'>;
 
 const ADMIN_OF = `EXISTS (SELECT 1 FROM company_admins a WHERE a.company_id = c.id AND a.user_id = $3)`;
 
@@ -84,8 +52,7 @@ export function findCompanyForUser(db: Db, tenant: Tenant, userId: string, compa
   );
 }
 
-const ORDER_SELECT = `SELECT o.id, o.group_id, o.company_id, c.legal_name AS company_name, o.order_type, o.filing_state, o.filing_status,
-       o.filing_type, o.filing_date, o.subscription_status, o.exception_code, o.exception_message, o.billing, o.amount_cents, o.created_at
+const ORDER_SELECT = `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_name
   FROM orders o JOIN companies c ON c.id = o.company_id`;
 
 /** A company's orders, newest first. */
@@ -127,7 +94,7 @@ export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: strin
 }
 
 /** A document of a company the user administers, or null. */
-export function findDocumentForUser(db: Db, tenant: Tenant, userId: string, documentId: string): Promise<DocumentRow & { storage_key: string } | null> {
+export function findDocumentForUser(db: Db, tenant: Tenant, userId: string, documentId: string): Promise<(DocumentRow & Pick<StoredDocumentRow, 'storage_key'>) | null> {
   return one(
     db,
     `SELECT d.id, d.company_id, d.order_id, d.document_type, d.file_name, d.file_type, d.size_bytes, d.created_at, d.storage_key

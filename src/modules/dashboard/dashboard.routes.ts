@@ -18,7 +18,11 @@ const DOWNLOAD_URL_TTL_SECONDS = 300;
 export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const signedIn = { preHandler: requireSession(ctx) };
 
-  app.get<{ Params: { token: string } }>('/auth/:token', async (request, reply) => {
+  // Link checkers and mail scanners probe with HEAD: that is no browser frame signing in, so it spends nothing
+  // (spec "POST /auth/magic-link" rule 2) and tells nothing about the token either.
+  app.head('/auth/:token', async (_request, reply) => reply.status(200).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send());
+
+  app.get<{ Params: { token: string } }>('/auth/:token', { exposeHeadRoute: false }, async (request, reply) => {
     // The token must not leak through the Referer of anything this answer loads (logos are remote).
     reply.header('referrer-policy', 'no-referrer');
     const { basePath, hostOrganization } = request.dashboardSite;

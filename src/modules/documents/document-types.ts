@@ -16,11 +16,27 @@ export const DOCUMENT_TYPES = {
   company: 'Any other document about the company (operating agreement, bylaws, amendments, correspondence).',
 } as const;
 
-export type DocumentType = keyof typeof DOCUMENT_TYPES;
+export type KnownDocumentType = keyof typeof DOCUMENT_TYPES;
 
-export const DOCUMENT_TYPE_VALUES = Object.keys(DOCUMENT_TYPES) as DocumentType[];
+/** Any documentType accepted: a known value or another well-formed one (DOCUMENT_TYPE_PATTERN). */
+export type DocumentType = string;
 
+export const DOCUMENT_TYPE_VALUES = Object.keys(DOCUMENT_TYPES) as KnownDocumentType[];
+
+/**
+ * Shape of an accepted documentType. The spec leaves the list open ("values seen: company, registered_agent";
+ * "complete list: not shown"), so a caller's own well-formed type (e.g. `articles`) is stored as given rather
+ * than refused; the known values above are the ones this service produces and documents.
+ */
+export const DOCUMENT_TYPE_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,63}$';
+const DOCUMENT_TYPE_RE = new RegExp(DOCUMENT_TYPE_PATTERN);
+
+/** True for a lowercase identifier of at most 64 characters (letters, digits, `_`, `.`, `-`). */
 export function isDocumentType(value: string): value is DocumentType {
+  return DOCUMENT_TYPE_RE.test(value);
+}
+
+export function isKnownDocumentType(value: string): value is KnownDocumentType {
   return Object.hasOwn(DOCUMENT_TYPES, value);
 }
 
@@ -30,5 +46,5 @@ export function documentTitle(type: DocumentType): string {
   if (type === 'registered_agent') return 'Registered Agent Mail';
   if (type === 'company') return 'Company Document';
   if (type === 'dba_certificate') return 'DBA Certificate';
-  return type.split('_').map((w) => (w === 'of' ? w : w[0].toUpperCase() + w.slice(1))).join(' ');
+  return type.split(/[_.-]+/).filter(Boolean).map((w) => (w === 'of' ? w : w[0].toUpperCase() + w.slice(1))).join(' ');
 }

@@ -1,17 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, ListOf, Nullable, PageQuery } from '../../lib/schemas.js';
-import { DOCUMENT_TYPES, DOCUMENT_TYPE_VALUES } from './document-types.js';
+import { DOCUMENT_TYPE_PATTERN, DOCUMENT_TYPES, DOCUMENT_TYPE_VALUES } from './document-types.js';
 import { FILE_URL_TTL_SECONDS } from './file-urls.js';
 
 const typeList = Object.entries(DOCUMENT_TYPES).map(([k, v]) => `- \`${k}\`: ${v}`).join('\n');
 
-export const DocumentTypeSchema = Type.Union(DOCUMENT_TYPE_VALUES.map((t) => Type.Literal(t)), {
-  description: `Kind of document. The complete list (the spec leaves it open; this is ours):\n${typeList}`,
+export const DocumentTypeSchema = Type.String({
+  pattern: DOCUMENT_TYPE_PATTERN,
+  description: `Kind of document: a lowercase identifier (letters, digits, \`_\`, \`.\`, \`-\`; at most 64 characters). The spec leaves the list open; the values this service produces are below, and another well-formed value is stored as given:\n${typeList}`,
 });
 
 export const DocumentSchema = Type.Object({
   documentId: Type.String({ description: 'prefix doc_' }),
-  documentType: Type.String({ description: `One of: ${DOCUMENT_TYPE_VALUES.join(', ')}.` }),
+  documentType: Type.String({ description: `For example ${DOCUMENT_TYPE_VALUES.join(', ')} (see documentType of the upload).` }),
   fileName: Type.String(),
   fileType: Type.String({ description: 'Content type of the file: application/pdf, image/png, image/jpeg or image/tiff.' }),
   fileUrl: Type.String({

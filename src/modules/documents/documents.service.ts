@@ -6,7 +6,7 @@ import { toPage, type Page } from '../../lib/pagination.js';
 import { emitEvent, type EventEnvelope } from '../events/events.service.js';
 import { documentTitle, DOCUMENT_TYPE_VALUES, isDocumentType, type DocumentType } from './document-types.js';
 import * as repo from './documents.repo.js';
-import { ALLOWED_FILE_TYPES, removeStoredFile, sniffFileType, storageKeyFor, writeStoredFile } from './file-storage.js';
+import { acceptedFileType, ALLOWED_FILE_TYPES, removeStoredFile, storageKeyFor, writeStoredFile } from './file-storage.js';
 import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
 import { queueDocumentEmail } from '../notifications/notifications.service.js';
@@ -26,7 +26,8 @@ export interface DocumentView {
 /**
  * A document to store. Give `orderId` (the company is the order's) or `companyId` (mail for the company
  * without an order, e.g. registered-agent mail), or both when they agree. `fileType` is the caller's claim;
- * the stored type is what the bytes are (PDF, PNG, JPEG or TIFF).
+ * the stored type is what the bytes are (PDF, PNG, JPEG or TIFF), or the claim when the bytes carry no known
+ * signature (see acceptedFileType).
  */
 export interface StoreDocumentInput {
   orderId?: string | null;
@@ -126,14 +127,14 @@ export function serializeDocument(ctx: AppContext, row: repo.DocumentRow, ttlSec
 // Validates what does not need the database; returns the file type the bytes really have.
 function checkInput(input: StoreDocumentInput): string {
   const errors = new FieldErrors();
-  if (!isDocumentType(input.documentType)) errors.add('documentType', `must be one of: ${DOCUMENT_TYPE_VALUES.join(', ')}`);
+  if (!isDocumentType(input.documentType)) errors.add('documentType', `must be a lowercase identifier of at most 64 characters, such as ${DOCUMENT_TYPE_VALUES.join(', ')}`);
   if (!input.orderId && !input.companyId) errors.add('orderId', 'an order or a company is required');
   if (!input.bytes.length) errors.add('file', 'is empty');
   errors.throwIfAny();
   if (input.bytes.length > MAX_DOCUMENT_BYTES) throw new AppError('payload_too_large', `Documents are limited to ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
-  const sniffed = sniffFileType(input.bytes);
-  if (!sniffed) throw new AppError('unsupported_media_type', `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`);
-  return sniffed;
+  const fileType = acceptedFileType(input.bytes, input.fileType, input.fileName);
+  if (!fileType) throw new AppError('unsupported_media_type', `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`);
+  return fileType;
 }
 
 async function findOwner(db: Db, tenant: Tenant | null, input: StoreDocumentInput): Promise<repo.DocumentOwner> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import mime from 'mime-types';
 import type { Config } from '../../config.js';
 
 /**
@@ -59,4 +60,25 @@ export function sniffFileType(bytes: Uint8Array): string | null {
     if (signatures.some((sig) => sig.every((b, i) => bytes[i] === b))) return type;
   }
   return null;
+}
+
+/**
+ * The content type to store for an upload: what the bytes are when they carry a known signature; otherwise the
+ * caller's word (its part content type, else its file name's extension) when that names an accepted type, so a
+ * scanned or generated file without the usual header is not refused. Bytes that open like markup (`<html>`,
+ * `<svg>`, `<?xml`) are never taken on the caller's word. Files are served with `nosniff` and a sandboxing CSP.
+ * @returns null when the upload is not an accepted document (415 for the caller).
+ */
+export function acceptedFileType(bytes: Uint8Array, claimedType?: string | null, fileName?: string | null): string | null {
+  const sniffed = sniffFileType(bytes);
+  if (sniffed) return sniffed;
+  if (looksLikeMarkup(bytes)) return null;
+  const byName = fileName ? mime.lookup(fileName) : false;
+  const claims = [claimedType?.split(';')[0]?.trim().toLowerCase(), byName || undefined];
+  return claims.find((t): t is string => Boolean(t) && ALLOWED_FILE_TYPES.includes(t!)) ?? null;
+}
+
+function looksLikeMarkup(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 512)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  return head.startsWith('<');
 }

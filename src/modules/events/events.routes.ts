@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
 import { notFound } from '../../lib/errors.js';
-import { toPage } from '../../lib/pagination.js';
+import { acceptCursorAliases, toPage } from '../../lib/pagination.js';
 import { errorResponses } from '../../lib/schemas.js';
 import * as repo from './events.repo.js';
 import * as schemas from './events.schemas.js';
@@ -10,6 +10,7 @@ import type { EventEnvelope } from './events.service.js';
 /** GET /events and GET /events/{eventId}: integrators reconcile what webhooks told them (issue 4 item 5). */
 export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/events', {
+    preValidation: acceptCursorAliases,
     schema: {
       tags: ['Events'],
       summary: 'List events',

@@ -1,27 +1,15 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
+import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
 import type { FilingStatus, PlannedTransition } from './transitions.js';
 
-/** An orders row as the filing pipeline reads it. Dates 'YYYY-MM-DD'; money in cents. */
-export interface OrderRow {
-  id: string;
-  organization_id: string;
-  environment: Environment;
-  group_id: string;
-  company_id: string;
-  user_id: string;
-  order_type: string;
-  filing_state: string;
+/**
+ * An orders row as the filing pipeline reads it: the orders module's summary columns, with the statuses narrowed
+ * to the pipeline's own types. Dates 'YYYY-MM-DD'; money in cents.
+ */
+export interface OrderRow extends OrderSummaryRow {
   filing_status: FilingStatus;
-  filing_type: string | null;
-  filing_date: string | null;
   subscription_status: 'active' | 'canceled' | 'past_due' | null;
-  exception_code: string | null;
-  exception_message: string | null;
-  billing: 'balance' | 'checkout';
-  amount_cents: number;
-  created_at: Date;
-  updated_at: Date;
 }
 
 /** An order_status_history row. */
@@ -36,8 +24,7 @@ export interface StatusHistoryRow {
   created_at: Date;
 }
 
-const ORDER_COLUMNS = `id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
-  filing_type, filing_date, subscription_status, exception_code, exception_message, billing, amount_cents, created_at, updated_at`;
+const ORDER_COLUMNS = orderSummaryColumns();
 
 /**
  * Reads an order and locks its row until the transaction ends (SELECT … FOR UPDATE), so two transitions of
@@ -103,7 +90,7 @@ export function listOrdersForOperators(db: Db, f: OrderQueueFilter): Promise<Arr
   params.push(f.limit + 1);
   return many(
     db,
-    `SELECT ${ORDER_COLUMNS.split(',').map((c) => `o.${c.trim()}`).join(', ')}, c.legal_name AS company_legal_name, g.name AS organization_name
+    `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_legal_name, g.name AS organization_name
        FROM orders o JOIN companies c ON c.id = o.company_id JOIN organizations g ON g.id = o.organization_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY o.id LIMIT $${params.length}`,

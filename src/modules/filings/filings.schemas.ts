@@ -10,9 +10,15 @@ export const FilingStatusSchema = Type.Union(FILING_STATUSES.map((s) => Type.Lit
   description: 'submitted -> pending; any non-terminal -> exception, filed or cancelled; exception -> submitted or pending (resume). filed and cancelled are terminal (409).',
 });
 
-const ExceptionCode = Type.String({ pattern: '^4[0-9]{2}$', description: `Required when filingStatus is exception. One of:\n${codeList}` });
+// A string such as "465" as the spec writes it; the bare number 465 is accepted too and reported as the string.
+// Checked against the spec's table by planTransition, which names the code when it is not one.
+const ExceptionCode = Type.Union([Type.String({ minLength: 1, maxLength: 8 }), Type.Integer()], {
+  description: `Required when filingStatus is exception. One of (a string such as "465"; the number 465 is accepted too):\n${codeList}`,
+});
 const ExceptionMessage = Type.String({ minLength: 1, maxLength: MAX_EXCEPTION_MESSAGE, description: 'Free text shown to the integrator with the exception.' });
 const FilingDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Only with filed: the date the state accepted the filing (YYYY-MM-DD, not in the future). Default: today (UTC).' });
+
+const Ein = Type.String({ pattern: '^\\d{2}-\\d{7}$', description: 'Only when an EIN order is filed: the EIN the IRS assigned (12-3456789), set on the company. Required in live; in test a fake 00-NNNNNNN is made when omitted.' });
 
 /** Body of the operators' transition (issue 4 item 3). */
 export const TransitionBody = Type.Object({
@@ -20,7 +26,7 @@ export const TransitionBody = Type.Object({
   exceptionCode: Type.Optional(ExceptionCode),
   exceptionMessage: Type.Optional(ExceptionMessage),
   filingDate: Type.Optional(FilingDate),
-  ein: Type.Optional(Type.String({ pattern: '^\\d{2}-\\d{7}$', description: 'Only when an EIN order is filed: the EIN the IRS assigned (12-3456789). Required in live; in test a fake 00-NNNNNNN is made when omitted.' })),
+  ein: Type.Optional(Ein),
 }, { additionalProperties: false });
 
 /** Body of the test helper advance (issue 4 item 4). */
@@ -29,6 +35,7 @@ export const AdvanceBody = Type.Object({
   exceptionCode: Type.Optional(ExceptionCode),
   exceptionMessage: Type.Optional(ExceptionMessage),
   filingDate: Type.Optional(FilingDate),
+  ein: Type.Optional(Ein),
 }, { additionalProperties: false });
 
 export const OrderIdParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });

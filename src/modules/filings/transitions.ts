@@ -45,7 +45,8 @@ export const EIN_PATTERN = /^\d{2}-\d{7}$/;
 /** What a caller asks for. Dates are 'YYYY-MM-DD'; exceptionCode is a code of the spec's table, e.g. "465". */
 export interface TransitionRequest {
   filingStatus: string;
-  exceptionCode?: string | null;
+  /** "465"; the number 465 is accepted too and treated as "465". */
+  exceptionCode?: string | number | null;
   exceptionMessage?: string | null;
   filingDate?: string | null;
   ein?: string | null;
@@ -98,7 +99,8 @@ export function canTransition(from: FilingStatus, to: FilingStatus): boolean {
  *   bad filingDate or ein, a field that does not belong to the target status.
  * @throws AppError invalid_transition (409) when the order is terminal or the table forbids the move.
  */
-export function planTransition(order: OrderState, request: TransitionRequest, today: string): PlannedTransition {
+export function planTransition(order: OrderState, given: TransitionRequest, today: string): PlannedTransition {
+  const request = withStringCode(given);
   throwIfRequestIsMalformed(request, today);
   const to = request.filingStatus as FilingStatus;
   throwIfOrderMovedSinceSeen(order, request);
@@ -109,12 +111,17 @@ export function planTransition(order: OrderState, request: TransitionRequest, to
   return {
     from: order.filingStatus,
     to,
-    exceptionCode: to === 'exception' ? request.exceptionCode! : null,
-    exceptionReason: to === 'exception' ? EXCEPTION_REASONS[request.exceptionCode!] : null,
+    exceptionCode: to === 'exception' ? (request.exceptionCode as string) : null,
+    exceptionReason: to === 'exception' ? EXCEPTION_REASONS[request.exceptionCode as string] : null,
     exceptionMessage: to === 'exception' ? request.exceptionMessage?.trim() || null : null,
     filingDate: to === 'filed' ? request.filingDate ?? today : null,
     ein,
   };
+}
+
+// exceptionCode travels as a string ("465", spec "Events"); a caller sending the number 465 means the same code.
+function withStringCode(request: TransitionRequest): TransitionRequest {
+  return typeof request.exceptionCode === 'number' ? { ...request, exceptionCode: String(request.exceptionCode) } : request;
 }
 
 /** Optimistic check for callers that showed the order first (see TransitionRequest.expectedStatus). */
@@ -132,9 +139,10 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
     errors.add('filingStatus', `must be one of: ${FILING_STATUSES.join(', ')}`);
     errors.throwIfAny();
   }
+  const code = request.exceptionCode == null ? request.exceptionCode : String(request.exceptionCode);
   if (to === 'exception') {
-    if (!request.exceptionCode) errors.add('exceptionCode', 'is required when filingStatus is exception');
-    else if (!EXCEPTION_REASONS[request.exceptionCode]) errors.add('exceptionCode', `'${request.exceptionCode}' is not a filing exception code (460-499, see the spec's table)`);
+    if (!code) errors.add('exceptionCode', 'is required when filingStatus is exception');
+    else if (!Object.hasOwn(EXCEPTION_REASONS, code)) errors.add('exceptionCode', `'${code}' is not a filing exception code (460-499, see the spec's table)`);
     if (request.exceptionMessage != null && request.exceptionMessage.length > MAX_EXCEPTION_MESSAGE) errors.add('exceptionMessage', `must be at most ${MAX_EXCEPTION_MESSAGE} characters`);
   } else {
     if (request.exceptionCode != null) errors.add('exceptionCode', 'is allowed only when filingStatus is exception');

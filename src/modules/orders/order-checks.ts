@@ -1,6 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { AppError, ValidationError } from '../../lib/errors.js';
+import { AppError, referencedNotFound, ValidationError } from '../../lib/errors.js';
 import { isCompanyAdmin } from '../companies/companies.service.js';
 import { findUserById } from '../users/users.service.js';
 import type { OrderBodyInput } from './orders.schemas.js';
@@ -26,11 +26,11 @@ export interface OrderFacts {
 }
 
 /**
- * Runs the database rules in the order a client fixes them: unknown user or company (400 naming the field:
- * referenced objects in a body are parameters, as in Stripe; other tenants' ids are unknown too), user not
+ * Runs the database rules in the order a client fixes them: unknown user or company (404 naming the field in
+ * `errors`: other tenants' ids answer 404 like unknown ones, so ids never leak; issue 2 item 9), user not
  * an admin of the company (403), company unfit for foreign qualification (400), then conflicts (409).
  * @param lock lock the company row (inside placeOrder's transaction).
- * @throws ValidationError (400); AppError forbidden (403), ein_already_requested (409), qualification_already_paid (409).
+ * @throws ValidationError (400); AppError not_found (404), forbidden (403), ein_already_requested (409), qualification_already_paid (409).
  */
 export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInput, lock = false): Promise<OrderFacts> {
   const user = await findUserById(db, tenant, body.userId);
@@ -44,7 +44,7 @@ export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInp
     const errors = [];
     if (!user) errors.push({ field: 'userId', message: `no user '${body.userId}' exists in this environment` });
     if (!company) errors.push({ field: 'companyId', message: `no company '${companyId}' exists in this environment` });
-    throw new ValidationError(errors);
+    throw referencedNotFound(errors);
   }
   if (!(await isCompanyAdmin(db, tenant, company.id, user.id))) {
     throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins (spec "POST /orders", Authentication rule 4)`);
@@ -61,8 +61,8 @@ export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInp
   return facts;
 }
 
-function unknownUser(userId: string): ValidationError {
-  return new ValidationError([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
+function unknownUser(userId: string): AppError {
+  return referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
 }
 
 /** foreignQualification rules 1, 3 and 4 (rule 2, companyId, is a request rule). */

@@ -121,7 +121,7 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
     item('ein', einDetails(body.ein));
   }
   if (body.annualReport) {
-    const ar = body.annualReport;
+    const ar = { ...body.annualReport, filingYear: body.annualReport.filingYear ?? new Date().getUTCFullYear() };
     p.service('annual_report', 'annual_report', `Annual report ${ar.filingYear} (${state})`);
     p.fee('annual_report', 'annual_report', `${state} annual report state fee (${facts.entityType})`);
     item('annual_report', { ...ar }, { subscriptionStatus: 'active' });

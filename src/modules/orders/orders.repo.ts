@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
+import type { CompanyRow } from '../companies/companies.repo.js';
 
 /** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
 export interface OrderRow {
@@ -26,13 +27,29 @@ export interface OrderRow {
   updated_at: Date;
 }
 
-/** The company fields the order rules read. */
-export interface OrderCompanyRow {
-  id: string;
-  entity_type: 'LLC' | 'CORP';
-  formation_state: string | null;
-  ein: string | null;
+/**
+ * The orders columns other modules read: the row without `details` and the retail/margin split, which stay with
+ * the order's own module (and the console's full view, which selects o.*). One list, so each SELECT and its row
+ * type agree.
+ */
+export const ORDER_SUMMARY_COLUMNS = [
+  'id', 'organization_id', 'environment', 'group_id', 'company_id', 'user_id', 'order_type', 'filing_state', 'filing_status',
+  'filing_type', 'filing_date', 'subscription_status', 'exception_code', 'exception_message', 'billing', 'amount_cents', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof OrderRow>;
+
+/** An orders row as read through {@link ORDER_SUMMARY_COLUMNS}. Money in cents; dates 'YYYY-MM-DD'. */
+export type OrderSummaryRow = Pick<OrderRow, (typeof ORDER_SUMMARY_COLUMNS)[number]>;
+
+/**
+ * {@link ORDER_SUMMARY_COLUMNS} as a SELECT or RETURNING list; with `alias` each column is qualified
+ * (`orderSummaryColumns('o')` gives 'o.id, o.organization_id, …') for queries that join other tables.
+ */
+export function orderSummaryColumns(alias?: string): string {
+  return ORDER_SUMMARY_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
 }
+
+/** The company fields the order rules read. */
+export type OrderCompanyRow = Pick<CompanyRow, 'id' | 'entity_type' | 'formation_state' | 'ein'>;
 
 /**
  * The tenant's company, or null. With `forUpdate` the row stays locked until the transaction ends, so two

@@ -5,10 +5,10 @@ import { attachedFieldErrors } from '../../lib/validation.js';
 import { OrderBody, OrderResultSchema, QuoteSchema, type OrderBodyInput } from './orders.schemas.js';
 import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
 
-const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; an unknown userId or
-companyId is a 400 on that field, as Stripe treats referenced objects in a body; expedited formation outside
-LLCs in AZ, DE, FL, NV, NY, WY has the message 'Expedited formation is not available for the selected state and
-entity type'); 403 forbidden when userId is not an admin of the existing company; 409 ein_already_requested
+const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; expedited
+formation outside LLCs in AZ, DE, FL, NV, NY, WY has the message 'Expedited formation is not available for the
+selected state and entity type'); 404 not_found when userId or companyId is not one of this environment's (ids of
+other organizations and environments included; \`errors\` names the field); 403 forbidden when userId is not an admin of the existing company; 409 ein_already_requested
 (the company has an EIN or a non-cancelled EIN order) and 409 qualification_already_paid (a paid, non-cancelled
 foreign qualification in filingState; a cancelled or unpaid one does not block).`;
 
@@ -25,22 +25,24 @@ The whole request is placed or nothing is: when the balance cannot cover the tot
 and nothing is written. A formation creates the company (the user becomes its admin). Items start at filingStatus
 submitted; progress is reported only by filing.status_changed webhooks (there is no order-polling endpoint).
 
-Answers 201 when at least one order was created. A request that is only registeredAgent for a company that already has
-active registered agent service in filingState is a no-op (registeredAgent rule 4): 200 with the existing item, nothing
-charged. Use POST /orders/quote to see the priced lines first. The spec's cross-product rule 5 has no idempotency-key
-mechanism; this service adds an optional Idempotency-Key header (see its description) so retries after a timeout are safe.
-Without the header every request is placed anew.
+Answers 201 with one item per product. A registeredAgent for a company that already has active registered agent service
+in filingState is a no-op (registeredAgent rule 4): the order succeeds (still 201, the same answer as placing it) with
+the existing service's item, and nothing is created or charged for it. Use POST /orders/quote to see the priced lines
+first. The spec's cross-product rule 5 has no idempotency-key mechanism; this service adds an optional Idempotency-Key
+header (see its description) so retries after a timeout are safe. Without the header every request is placed anew.
 
 ${ERRORS_DOC}`,
       body: OrderBody,
-      response: { 201: OrderResultSchema, 200: OrderResultSchema, ...errorResponses(402, 403, 409, 422) },
+      response: { 201: OrderResultSchema, ...errorResponses(402, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
     const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, {
       source: 'api', billing: 'balance', actor: 'api', idempotencyKey: request.idempotencyKey,
     });
-    return reply.status(placed.created ? 201 : 200).send({ companyId: placed.companyId, items: placed.items });
+    // Always 201, also for a pure registered-agent no-op: the spec says it "succeeds", and one success status for
+    // every placement keeps clients simple (the item returned is the existing one).
+    return reply.status(201).send({ companyId: placed.companyId, items: placed.items });
   });
 
   app.post('/orders/quote', {
@@ -54,7 +56,7 @@ would, except that it never answers 402: compare total with your balance (GET /o
 
 ${ERRORS_DOC}`,
       body: OrderBody,
-      response: { 200: QuoteSchema, ...errorResponses(403, 409, 422) },
+      response: { 200: QuoteSchema, ...errorResponses(403, 404, 409, 422) },
     },
   }, async (request) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);

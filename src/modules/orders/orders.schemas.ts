@@ -88,7 +88,8 @@ export const RegisteredAgentOrderSchema = Type.Object(
 
 export const AnnualReportOrderSchema = Type.Object(
   {
-    filingYear: Type.Integer({ minimum: 2000, maximum: 2100, description: 'Year of the report (e.g. 2025); at most next year.' }),
+    // Optional: the spec shows no field of annualReport beyond registeredAgent, so `annualReport: {}` must work.
+    filingYear: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).' })),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
   {

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { centsToDollars } from '../../lib/money.js';
 import { errorResponses } from '../../lib/schemas.js';
 import * as repo from './organizations.repo.js';
 import * as schemas from './organizations.schemas.js';
@@ -8,21 +7,22 @@ import * as service from './organizations.service.js';
 
 /** Operator routes for organizations and their API keys (issue 2 item 4), mounted under /admin/v1. */
 export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const adminView = async (o: repo.OrganizationRow) => (await service.organizationAdminView(ctx.pool, o)).view;
+
   app.post('/organizations', {
     schema: { tags: ['Organizations'], body: schemas.CreateOrganizationBody, response: { 201: schemas.CreatedOrganizationSchema, ...errorResponses() } },
   }, async (request, reply) => {
-    const { organization, apiKeys } = await service.createOrganization(ctx.pool, request.body.name);
-    return reply.status(201).send({ id: organization.id, name: organization.name, apiKeys });
+    return reply.status(201).send(service.createdOrganizationView(await service.createOrganization(ctx.pool, request.body.name)));
   });
 
   app.get('/organizations', { schema: { tags: ['Organizations'] } }, async () => {
     const rows = await repo.listOrganizations(ctx.pool);
-    return { object: 'list', data: await Promise.all(rows.map((o) => adminView(ctx, o))), hasMore: false };
+    return { object: 'list', data: await Promise.all(rows.map((o) => adminView(o))), hasMore: false };
   });
 
   app.get('/organizations/:id', {
     schema: { tags: ['Organizations'], params: schemas.OrgIdParams, response: { 200: schemas.AdminOrganizationSchema, ...errorResponses(404) } },
-  }, async (request) => adminView(ctx, await service.getOrganizationOrThrow(ctx.pool, request.params.id)));
+  }, async (request) => adminView(await service.getOrganizationOrThrow(ctx.pool, request.params.id)));
 
   app.post('/organizations/:id/api-keys', {
     schema: { tags: ['Organizations'], params: schemas.OrgIdParams, body: schemas.CreateKeyBody, response: { 201: schemas.NewApiKeySchema, ...errorResponses(404) } },
@@ -32,19 +32,3 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
     schema: { tags: ['Organizations'], params: schemas.KeyParams, response: { 200: schemas.ApiKeySchema, ...errorResponses(404) } },
   }, async (request) => service.serializeApiKey(await service.revokeKey(ctx.pool, request.params.id, request.params.keyId)));
 };
-
-/** The operator's view of an organization: settings, balances in dollars, redacted keys. */
-export async function adminView(ctx: AppContext, o: repo.OrganizationRow) {
-  const [keys, balances] = await Promise.all([repo.listApiKeys(ctx.pool, o.id), repo.findBalances(ctx.pool, o.id)]);
-  return {
-    id: o.id,
-    name: o.name,
-    whiteLabelDomain: o.white_label_domain,
-    dashboardBilling: o.dashboard_billing,
-    emailNotifications: o.email_notifications,
-    balances: { live: centsToDollars(balances.live), test: centsToDollars(balances.test) },
-    apiKeys: keys.map(service.serializeApiKey),
-    createdAt: o.created_at.toISOString(),
-  };
-}
-

@@ -58,11 +58,11 @@ export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]
   );
 }
 
-/** Revokes a key at once; returns null when the organization has no such key. */
-export function revokeApiKey(db: Db, organizationId: string, keyId: string): Promise<ApiKeyRow | null> {
+/** Revokes a key at once; returns null when the organization (any, when null) has no such key. */
+export function revokeApiKey(db: Db, organizationId: string | null, keyId: string): Promise<ApiKeyRow | null> {
   return one<ApiKeyRow>(
     db,
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND organization_id = $2
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::text IS NULL OR organization_id = $2)
      RETURNING id, organization_id, environment, redacted, created_at, revoked_at`,
     [keyId, organizationId],
   );

@@ -20,10 +20,19 @@ export const ApiKeySchema = Type.Object({
 
 export const CreateOrganizationBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
+/**
+ * POST /admin/v1/organizations answer (issue 2 item 4: `{id, name, apiKeys: {live, test}}`): `apiKeys.live` and
+ * `apiKeys.test` are the secret keys themselves, usable as `x-api-key` as they are; `apiKeyIds` gives their ids
+ * (for DELETE …/api-keys/{keyId}).
+ */
 export const CreatedOrganizationSchema = Type.Object({
   id: Type.String({ description: 'prefix org_' }),
   name: Type.String(),
-  apiKeys: Type.Object({ live: NewApiKeySchema, test: NewApiKeySchema }),
+  apiKeys: Type.Object({
+    live: Type.String({ description: 'The live secret key sk_live_…; shown only once.' }),
+    test: Type.String({ description: 'The test secret key sk_test_…; shown only once.' }),
+  }),
+  apiKeyIds: Type.Object({ live: Type.String({ description: 'prefix key_' }), test: Type.String({ description: 'prefix key_' }) }),
 });
 
 export const AdminOrganizationSchema = Type.Object({

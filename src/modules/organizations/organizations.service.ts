@@ -3,6 +3,7 @@ import type { Environment } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
 import * as repo from './organizations.repo.js';
 
@@ -34,6 +35,20 @@ export async function createOrganization(pool: pg.Pool, name: string): Promise<{
   });
 }
 
+/**
+ * The answer to creating an organization (admin API and `org create --json`; issue 2 item 4):
+ * `{id, name, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
+ */
+export function createdOrganizationView(created: Awaited<ReturnType<typeof createOrganization>>) {
+  const { organization, apiKeys } = created;
+  return {
+    id: organization.id,
+    name: organization.name,
+    apiKeys: { live: apiKeys.live.key, test: apiKeys.test.key },
+    apiKeyIds: { live: apiKeys.live.id, test: apiKeys.test.id },
+  };
+}
+
 /** @throws AppError not_found when there is no such organization. */
 export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.OrganizationRow> {
   const org = await repo.findOrganization(db, id);
@@ -47,10 +62,13 @@ export async function addApiKey(db: Db, organizationId: string, environment: Env
   return createApiKey(db, organizationId, environment);
 }
 
-/** Revokes a key at once (the next request with it gets 401). @throws AppError not_found. */
-export async function revokeKey(db: Db, organizationId: string, keyId: string): Promise<repo.ApiKeyRow> {
+/**
+ * Revokes a key at once (the next request with it gets 401). `organizationId` null (CLI `keys revoke key_…`):
+ * whichever organization owns the key. @throws AppError not_found.
+ */
+export async function revokeKey(db: Db, organizationId: string | null, keyId: string): Promise<repo.ApiKeyRow> {
   const row = await repo.revokeApiKey(db, organizationId, keyId);
-  if (!row) throw new AppError('not_found', `Organization '${organizationId}' has no API key '${keyId}'`);
+  if (!row) throw new AppError('not_found', organizationId ? `Organization '${organizationId}' has no API key '${keyId}'` : `No such API key: '${keyId}'`);
   return row;
 }
 
@@ -63,4 +81,24 @@ export function serializeApiKey(k: repo.ApiKeyRow) {
     createdAt: k.created_at.toISOString(),
     revokedAt: k.revoked_at?.toISOString() ?? null,
   };
+}
+
+/**
+ * The operator's view of an organization (admin API, console page, `org show`): settings, balances per
+ * environment in dollars, API keys redacted (serializeApiKey), createdAt as ISO 8601. Beside it, `balanceCents`:
+ * the same balances in cents, for callers that format money themselves (not part of the admin API's answer).
+ */
+export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
+  const [keys, balanceCents] = await Promise.all([repo.listApiKeys(db, o.id), repo.findBalances(db, o.id)]);
+  const view = {
+    id: o.id,
+    name: o.name,
+    whiteLabelDomain: o.white_label_domain,
+    dashboardBilling: o.dashboard_billing,
+    emailNotifications: o.email_notifications,
+    balances: { live: centsToDollars(balanceCents.live), test: centsToDollars(balanceCents.test) },
+    apiKeys: keys.map(serializeApiKey),
+    createdAt: o.created_at.toISOString(),
+  };
+  return { view, balanceCents };
 }

@@ -1,4 +1,4 @@
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import { validatePhoneNumberLength } from 'libphonenumber-js/max';
 import type { Tenant } from '../../context.js';
 import { isUniqueViolation, type Db } from '../../lib/db.js';
 import { AppError, notFound, ValidationError, type FieldError } from '../../lib/errors.js';
@@ -12,18 +12,24 @@ export type { UserRow } from './users.repo.js';
 /** Emails are unique per tenant without regard to case (issue 2 item 5): the stored key is lower-cased. */
 export const normalizeEmail = (email: string): string => email.toLowerCase();
 
-const E164 = /^\+[1-9]\d{1,14}$/;
+// E.164: '+', a country code not starting with 0, at most 15 digits in all; 7 is the shortest real number (e.g. +6831234).
+const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
- * Rules of the User table the schema cannot express: phoneNumber is E.164 (leading '+', digits only) and a
- * number libphonenumber-js considers valid. Email syntax is the schema's `format: 'email'` (validator's isEmail).
+ * Rules of the User table the schema cannot express: phoneNumber is in E.164 format (the spec's only rule):
+ * '+', 7 to 15 digits, and a country calling code that exists and a length that country allows at most, per
+ * libphonenumber-js. Deliberately NOT libphonenumber's full "valid number" test: that refuses E.164 numbers
+ * that are merely unassigned, such as the +1 555 numbers everyone uses in tests and sandboxes.
+ * Email syntax is the schema's `format: 'email'` (validator's isEmail).
  * Tolerates input that failed the schema. @returns field errors, empty when valid.
  */
 export function userRuleErrors(body: Partial<CreateUserInput>): FieldError[] {
   const phone = body?.phoneNumber;
   if (typeof phone !== 'string') return [];
-  if (!E164.test(phone)) return [{ field: 'phoneNumber', message: 'must be in E.164 format: + then country code and number, digits only (e.g. +14155550123)' }];
-  if (!isValidPhoneNumber(phone)) return [{ field: 'phoneNumber', message: 'is not a valid phone number' }];
+  if (!E164.test(phone)) return [{ field: 'phoneNumber', message: 'must be in E.164 format: + then country code and number, 7 to 15 digits, nothing else (e.g. +14155550123)' }];
+  const length = validatePhoneNumberLength(phone);
+  if (length === 'INVALID_COUNTRY') return [{ field: 'phoneNumber', message: 'is not a valid phone number: unknown country calling code' }];
+  if (length === 'TOO_LONG' || length === 'NOT_A_NUMBER') return [{ field: 'phoneNumber', message: 'is not a valid phone number: too long for its country' }];
   return [];
 }
 

@@ -161,6 +161,15 @@ export async function reopenDelivery(db: Db, id: string): Promise<void> {
   );
 }
 
+/**
+ * Moves a pending delivery's next retry to now (resend while it waits). The job still queued for the old time
+ * does nothing when it runs: by then the delivery has succeeded, or its failure set a later next_attempt_at
+ * (the task's staleness check).
+ */
+export async function bringRetryForward(db: Db, id: string): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
+}
+
 /** Marks a delivery as single-attempt (webhook.test pings). */
 export async function disableAutoRetry(db: Db, id: string): Promise<void> {
   await db.query('UPDATE webhook_deliveries SET auto_retry = false WHERE id = $1', [id]);

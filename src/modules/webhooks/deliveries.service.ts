@@ -80,21 +80,23 @@ export async function getDelivery(ctx: AppContext, tenant: Tenant, id: string): 
 }
 
 /**
- * POST /webhook-deliveries/{id}/resend: one new attempt now, signed afresh, of a failed or succeeded delivery
- * (a receiver that lost an event asks for it again). The delivery turns pending; a failed resend marks it
- * failed again without automatic retries. Attempt numbers continue.
- * @throws not_found (404); conflict (409) while the delivery is still pending (an attempt is already
- *   scheduled) or when its endpoint is disabled or deleted.
+ * POST /webhook-deliveries/{id}/resend: one new attempt now, signed afresh. A failed or succeeded delivery
+ * (a receiver that lost an event asks for it again) turns pending; a failed resend marks it failed again
+ * without automatic retries. A pending delivery waiting for its next retry (a receiver that was just fixed)
+ * gets that retry now; the retry schedule goes on from there if it fails. Attempt numbers continue.
+ * @throws not_found (404); conflict (409) while the first attempt is still under way, or when the endpoint
+ *   is disabled or deleted.
  */
 export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView> {
   return withTransaction(ctx.pool, async (tx) => {
     const row = await repo.findDelivery(tx, tenant, id, true);
     if (!row) throw notFound('webhook delivery', id);
-    if (row.status === 'pending') throw new AppError('conflict', `Webhook delivery ${id} is still pending; its next attempt is already scheduled`);
+    if (row.status === 'pending' && row.attempt_count === 0) throw new AppError('conflict', `Webhook delivery ${id} is still pending; its first attempt is under way`);
     const endpoint = await findEndpoint(tx, tenant, row.endpoint_id);
     if (!endpoint) throw new AppError('conflict', `The endpoint of webhook delivery ${id} has been deleted`);
     if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`);
-    await repo.reopenDelivery(tx, id);
+    if (row.status === 'pending') await repo.bringRetryForward(tx, id);
+    else await repo.reopenDelivery(tx, id);
     await queueDeliveryAttempt(tx, id, 0);
     return deliveryView((await repo.findDelivery(tx, tenant, id))!);
   });

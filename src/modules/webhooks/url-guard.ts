@@ -10,6 +10,9 @@ export interface VettedAddress {
 /** A webhook URL the service refuses to call; the message is safe to show to the integrator. */
 export class UnsafeWebhookUrlError extends Error {}
 
+/** The host has no address right now (not set up yet, or no resolver): nothing to judge, nothing to connect to. */
+export class UnresolvableHostError extends UnsafeWebhookUrlError {}
+
 /**
  * True when `ip` is a public unicast address. Everything else is refused: private, loopback, link-local,
  * unique-local, carrier-grade NAT, multicast, broadcast, unspecified, reserved and the IPv6 translation
@@ -37,7 +40,8 @@ function rangeOf(ip: string): string {
  *   host resolves to (node:dns lookup, all addresses) must be public. Called at create/update and again
  *   before every delivery attempt, which then connects to the returned address (DNS-rebinding defence).
  * @returns the vetted addresses, or null when private networks are allowed (the host is then not pinned).
- * @throws UnsafeWebhookUrlError with a message naming the problem.
+ * @throws UnsafeWebhookUrlError with a message naming the problem; its subclass UnresolvableHostError when the
+ *   host has no address.
  */
 export async function vetWebhookUrl(url: string, allowPrivateNetworks: boolean): Promise<VettedAddress[] | null> {
   const parsed = parseWebhookUrl(url);
@@ -73,6 +77,6 @@ async function resolveAll(host: string): Promise<VettedAddress[]> {
     if (!found.length) throw new Error('no addresses');
     return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
   } catch {
-    throw new UnsafeWebhookUrlError(`host ${host} does not resolve`);
+    throw new UnresolvableHostError(`host ${host} does not resolve`);
   }
 }

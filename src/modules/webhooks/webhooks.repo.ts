@@ -109,15 +109,16 @@ export async function clearEndpointFailing(db: Db, id: string): Promise<void> {
  */
 export async function markEndpointFailing(db: Db, id: string, disableAfterHours: number): Promise<string | null> {
   await db.query('UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL', [id]);
+  // Hours may be fractional (WEBHOOK_DISABLE_AFTER_HOURS=0.5).
   const row = await one<{ disabled_reason: string }>(
     db,
     `UPDATE webhook_endpoints
         SET disabled = true, updated_at = now(),
             disabled_reason = 'Every delivery has failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-                              || ' (' || $2::int::text || ' hours or more)'
-      WHERE id = $1 AND NOT disabled AND failing_since <= now() - make_interval(hours => $2::int)
+                              || ' (' || $3::text || ' hours or more)'
+      WHERE id = $1 AND NOT disabled AND failing_since <= now() - $2::float8 * interval '1 hour'
       RETURNING disabled_reason`,
-    [id, disableAfterHours],
+    [id, disableAfterHours, String(disableAfterHours)],
   );
   return row?.disabled_reason ?? null;
 }

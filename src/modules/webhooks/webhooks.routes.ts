@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
+import { acceptCursorAliases } from '../../lib/pagination.js';
 import { errorResponses, ListOf, PageQuery } from '../../lib/schemas.js';
 import * as deliveries from './deliveries.service.js';
 import * as endpoints from './webhooks.service.js';
@@ -22,6 +23,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   }, async (request, reply) => reply.status(201).send(await endpoints.createEndpoint(ctx, request.tenant, request.body)));
 
   app.get('/webhook-endpoints', {
+    preValidation: acceptCursorAliases,
     schema: { tags: [E], summary: 'List webhook endpoints', querystring: PageQuery, response: { 200: ListOf(WebhookEndpointSchema), ...errorResponses() } },
   }, async (request) => endpoints.listEndpoints(ctx, request.tenant, request.query));
 
@@ -62,6 +64,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   }, async (request, reply) => reply.status(202).send(await endpoints.sendTestEvent(ctx, request.tenant, request.params.id)));
 
   app.get('/webhook-deliveries', {
+    preValidation: acceptCursorAliases,
     schema: { tags: [D], summary: 'List webhook deliveries', querystring: DeliveryListQuery, response: { 200: ListOf(WebhookDeliverySchema), ...errorResponses() } },
   }, async (request) => deliveries.listDeliveries(ctx, request.tenant, request.query as deliveries.DeliveryListParams));
 
@@ -75,8 +78,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   app.post('/webhook-deliveries/:id/resend', {
     schema: {
       tags: [D], summary: 'Resend a webhook delivery', params: DeliveryIdParams,
-      description: 'Queues one new attempt now for a failed or succeeded delivery (signed afresh; no automatic retries follow a failed resend). ' +
-        'A pending delivery (already scheduled) or one whose endpoint is disabled or deleted answers 409.',
+      description: 'Queues one new attempt now, signed afresh. A failed or succeeded delivery turns pending for that one attempt (no automatic retries follow a failed resend); ' +
+        'a pending delivery waiting for its next retry gets that retry now (the schedule goes on if it fails). ' +
+        'A delivery whose first attempt is still under way, or whose endpoint is disabled or deleted, answers 409.',
       response: { 202: WebhookDeliverySchema, ...errorResponses(404, 409) },
     },
   }, async (request, reply) => reply.status(202).send(await deliveries.resendDelivery(ctx, request.tenant, request.params.id)));

@@ -9,7 +9,8 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt); ' +
+    'Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; ' +
+    'a host that does not resolve yet is accepted and checked when events are sent); ' +
     'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development.',
 });
 const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, uniqueItems: true, description: `Event types to receive: ${EVENT_TYPES.join(', ')}.` });

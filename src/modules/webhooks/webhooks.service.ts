@@ -8,7 +8,7 @@ import { disableAutoRetry, insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';
 import { newSigningSecret } from './signature.js';
-import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
+import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
 
 /** Hours the replaced secret keeps signing beside the new one after a rotation (issue 4 item 6). */
@@ -55,7 +55,7 @@ export interface CreateEndpointInput {
  * Registers an endpoint (spec "POST /webhook-endpoints"; issue 4 items 6, 8) with a fresh `whsec_` secret.
  * @returns the endpoint plus `secret`, the only time the secret is shown.
  * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
- *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
+ *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
  */
 export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
   await checkUrl(ctx, input.url);
@@ -150,6 +150,9 @@ async function checkUrl(ctx: AppContext, url: string): Promise<void> {
   try {
     await vetWebhookUrl(url, ctx.config.webhookAllowPrivateNetworks);
   } catch (err) {
+    // A host without an address yet (DNS not set up, or no resolver here) cannot be judged now. It is not
+    // refused: every delivery attempt resolves and checks it again and connects only to a vetted public address.
+    if (err instanceof UnresolvableHostError) return;
     if (err instanceof UnsafeWebhookUrlError) throw new ValidationError([{ field: 'url', message: err.message }]);
     throw err;
   }
