@@ -1,6 +1,8 @@
-import { Logger, run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from './context.js';
 import { taskFactories } from './tasks.js';
+import { startWorkerLiveness } from './worker-liveness.js';
 
 /** The task list bound to a context. */
 export function buildTaskList(ctx: AppContext): TaskList {
@@ -10,16 +12,39 @@ export function buildTaskList(ctx: AppContext): TaskList {
 /**
  * Starts a graphile-worker runner on the context's pool (LISTEN/NOTIFY pickup, SKIP LOCKED).
  * `npm start` runs it beside the HTTP server; production may run it alone via `npm run worker`.
+ * Jobs of a worker process that died mid-job are run again within seconds (worker-liveness.ts), not after
+ * graphile-worker's 4-hour lock expiry. `stop()` also releases the liveness connection.
  */
 export async function startWorker(ctx: AppContext): Promise<Runner> {
-  return run({
-    pgPool: ctx.pool,
-    taskList: buildTaskList(ctx),
-    concurrency: ctx.config.workerConcurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    logger: graphileLogger(ctx),
-  });
+  const liveness = await startWorkerLiveness(ctx.pool, (err) => ctx.log.error({ err }, 'worker liveness sweep failed'));
+  const events: WorkerEvents = new EventEmitter();
+  events.on('pool:create', ({ workerPool }) => void liveness.register(workerPool.id));
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool: ctx.pool,
+      taskList: buildTaskList(ctx),
+      concurrency: ctx.config.workerConcurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      logger: graphileLogger(ctx),
+      events,
+    });
+  } catch (err) {
+    await liveness.close();
+    throw err;
+  }
+  void liveness.sweep();
+  const stop = runner.stop.bind(runner);
+  runner.stop = async () => {
+    try {
+      await stop();
+    } finally {
+      await liveness.close();
+    }
+  };
+  runner.promise.finally(() => liveness.close()).catch(() => undefined);
+  return runner;
 }
 
 function graphileLogger(ctx: AppContext) {

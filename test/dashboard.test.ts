@@ -32,6 +32,21 @@ describe('opening a magic link', () => {
     expect(sessionCookie(res.headers['set-cookie']).attributes).toMatch(/Secure/i);
   });
 
+  it('marks the cookie Secure when DASHBOARD_BASE_URL is https, even if the TLS proxy is not trusted', async () => {
+    const https = await createTestApp({ DASHBOARD_BASE_URL: 'https://app.filings.test/dashboard' });
+    try {
+      const other = await https.newTenant('Https Co');
+      const user = await createUser(other);
+      const link = await mintLink(other, { userId: user.id });
+      expect(link.startsWith('https://app.filings.test/dashboard/auth/')).toBe(true);
+      const res = await https.app.inject({ method: 'GET', url: new URL(link).pathname, headers: { host: 'app.filings.test' } });
+      expect(res.statusCode).toBe(303);
+      expect(sessionCookie(res.headers['set-cookie']).attributes).toMatch(/Secure/i);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('lands on the company page when the link names a company', async () => {
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id, companyId: company.id });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { DELIVER_WEBHOOK_TASK, emitEvent } from '../src/modules/events/events.service.js';
 import { startWorker } from '../src/worker.js';
+import { startWorkerLiveness, sweepDeadWorkers } from '../src/worker-liveness.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -71,6 +72,28 @@ describe('worker crash mid-delivery', () => {
     expect((await tenant.api('GET', '/webhook-deliveries')).json().data).toEqual([]);
   });
 
+  it('hands back the jobs of a worker pool whose process is gone, never those of a live one', async () => {
+    const liveness = await startWorkerLiveness(t.ctx.pool, (err) => { throw err; });
+    try {
+      await liveness.register('pool-alive-probe');
+      // A task no worker runs, so only the sweep touches these jobs.
+      const jobs = await Promise.all(['pool-alive-probe', 'pool-dead-probe', 'pool-fresh-probe'].map(async (owner) => {
+        const { rows } = await t.ctx.pool.query(`SELECT id FROM graphile_worker.add_job('liveness_probe', '{}'::json)`);
+        const age = owner === 'pool-fresh-probe' ? '0 seconds' : '1 minute';
+        await t.ctx.pool.query(`UPDATE graphile_worker._private_jobs SET locked_by = $2, locked_at = now() - $3::interval WHERE id = $1`, [rows[0].id, owner, age]);
+        return { id: rows[0].id as string, owner };
+      }));
+      expect(await sweepDeadWorkers(t.ctx.pool)).toEqual(['pool-dead-probe']);
+      const { rows } = await t.ctx.pool.query(`SELECT id, locked_by FROM graphile_worker._private_jobs WHERE id = ANY($1::bigint[])`, [jobs.map((j) => j.id)]);
+      const lockedBy = Object.fromEntries(rows.map((r) => [String(r.id), r.locked_by]));
+      // The dead pool's job is free again; the live pool's and the just-locked one stay locked.
+      expect(jobs.map((j) => lockedBy[j.id])).toEqual(['pool-alive-probe', null, 'pool-fresh-probe']);
+      await t.ctx.pool.query(`DELETE FROM graphile_worker._private_jobs WHERE id = ANY($1::bigint[])`, [jobs.map((j) => j.id)]);
+    } finally {
+      await liveness.close();
+    }
+  });
+
   it('delivers the event after the worker process is killed while waiting on the receiver', async () => {
     const tenant = await t.newTenant();
     const ep = (await tenant.api('POST', '/webhook-endpoints', { url: r.url, eventTypes: ['document.uploaded'] })).json();
@@ -98,10 +121,8 @@ describe('worker crash mid-delivery', () => {
     const [stale] = await deliveryJobs(delivery.id);
     expect(stale).toMatchObject({ id: running!.id, locked_by: running!.locked_by });
 
-    // graphile-worker frees a lock once it is older than 4 hours (resetLockedAt: locked_at and locked_by set to
-    // null). Waiting 4 hours is not practical in a test, so do exactly what it does to this job now.
-    await t.ctx.pool.query('UPDATE graphile_worker._private_jobs SET locked_at = NULL, locked_by = NULL WHERE id = $1', [stale!.id]);
-
+    // graphile-worker alone would free this lock only after 4 hours; a new worker sees that the dead process no
+    // longer holds its liveness lock and hands the job back within seconds (src/worker-liveness.ts).
     worker = await startWorker(t.ctx);
     const done = await waitFor('the new worker to deliver', async () => {
       const d = (await tenant.api('GET', `/webhook-deliveries/${delivery.id}`)).json();

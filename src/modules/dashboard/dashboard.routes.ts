@@ -32,8 +32,11 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
       return renderMessage(reply, request, 410, 'This link was used or has expired',
         `Sign-in links work once and for 7 days. Get a new link from ${organization?.name ?? 'the service that sent you this one'} to open your dashboard.`, organization);
     }
+    // Secure when this request came over https, and always when DASHBOARD_BASE_URL is https (a TLS proxy without
+    // TRUST_PROXY still serves the dashboard over https; the cookie must never travel over plain http).
+    const https = request.protocol === 'https' || (!hostOrganization && ctx.config.dashboardBaseUrl.startsWith('https:'));
     reply.setCookie(SESSION_COOKIE, started.sessionId, {
-      path: basePath || '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', maxAge: SESSION_MAX_SECONDS,
+      path: basePath || '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge: SESSION_MAX_SECONDS,
     });
     return reply.redirect(started.companyId ? `${basePath}/companies/${encodeURIComponent(started.companyId)}` : `${basePath}/`, 303);
   });
