@@ -22,10 +22,27 @@ export async function migrate(databaseUrl: string): Promise<number[]> {
       schemaTable: 'schema_migrations',
       execQuery: (query) => client.query(query),
     });
+    await throwIfDatabaseIsFromAnotherHistory(client, await postgrator.getMigrations());
     const applied = await postgrator.migrate();
     return applied.map((m) => m.version);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
     await client.end();
+  }
+}
+
+// A database migrated by files this checkout does not have (another branch, or migrations renumbered before the
+// first release) cannot be brought up to date safely: say so instead of half-applying.
+async function throwIfDatabaseIsFromAnotherHistory(client: pg.Client, files: Postgrator.Migration[]): Promise<void> {
+  const table = await client.query(`SELECT to_regclass('schema_migrations') AS t`);
+  if (!table.rows[0].t) return;
+  const known = new Set(files.map((m) => Number(m.version)));
+  const { rows } = await client.query<{ version: string }>('SELECT version FROM schema_migrations WHERE version > 0');
+  const foreign = rows.map((r) => Number(r.version)).filter((v) => !known.has(v));
+  if (foreign.length) {
+    throw new Error(
+      `The database has migration(s) ${foreign.join(', ')} that migrations/ does not contain: it was created by another ` +
+        'version of the service. Use a fresh database (with the embedded default, remove DATA_DIR/pg).',
+    );
   }
 }
