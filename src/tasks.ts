@@ -1,9 +1,11 @@
-import type { Task } from 'graphile-worker';
+import type { CronItem, Task } from 'graphile-worker';
 import type { AppContext } from './context.js';
 import { DELIVER_WEBHOOK_TASK } from './modules/events/events.service.js';
 import { deliverWebhookTask } from './modules/webhooks/deliver-webhook.task.js';
 import { sendDocumentEmailTask } from './modules/notifications/document-email.task.js';
-import { SEND_DOCUMENT_EMAIL_TASK } from './modules/notifications/notifications.service.js';
+import { SEND_DOCUMENT_EMAIL_TASK, SEND_ENDPOINT_DISABLED_EMAIL_TASK } from './modules/notifications/notifications.service.js';
+import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
+import { RENEW_SUBSCRIPTIONS_TASK, renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
@@ -13,4 +15,14 @@ import { SEND_DOCUMENT_EMAIL_TASK } from './modules/notifications/notifications.
 export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [DELIVER_WEBHOOK_TASK]: deliverWebhookTask,
   [SEND_DOCUMENT_EMAIL_TASK]: sendDocumentEmailTask,
+  [SEND_ENDPOINT_DISABLED_EMAIL_TASK]: sendEndpointDisabledEmailTask,
+  [RENEW_SUBSCRIPTIONS_TASK]: renewSubscriptionsTask,
 };
+
+/**
+ * Recurring jobs (graphile-worker cron, UTC), each naming a task of {@link taskFactories}. Every worker process
+ * passes them to `run()`; graphile-worker schedules each tick once across all workers.
+ */
+export const cronItems: CronItem[] = [
+  renewSubscriptionsCron,
+];

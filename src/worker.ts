@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { Logger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger, parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from './context.js';
-import { taskFactories } from './tasks.js';
+import { cronItems, taskFactories } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
 
 /** The task list bound to a context. */
@@ -13,7 +13,8 @@ export function buildTaskList(ctx: AppContext): TaskList {
  * Starts a graphile-worker runner on the context's pool (LISTEN/NOTIFY pickup, SKIP LOCKED).
  * `npm start` runs it beside the HTTP server; production may run it alone via `npm run worker`.
  * Jobs of a worker process that died mid-job are run again within seconds (worker-liveness.ts), not after
- * graphile-worker's 4-hour lock expiry. `stop()` also releases the liveness connection.
+ * graphile-worker's 4-hour lock expiry. `stop()` also releases the liveness connection. It also schedules the
+ * recurring jobs of tasks.ts `cronItems` (graphile-worker cron, UTC).
  */
 export async function startWorker(ctx: AppContext): Promise<Runner> {
   const liveness = await startWorkerLiveness(ctx.pool, (err) => ctx.log.error({ err }, 'worker liveness sweep failed'));
@@ -24,6 +25,8 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     runner = await run({
       pgPool: ctx.pool,
       taskList: buildTaskList(ctx),
+      // Recurring jobs such as the daily subscription renewal (tasks.ts cronItems).
+      parsedCronItems: parseCronItems(cronItems),
       concurrency: ctx.config.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 1000,

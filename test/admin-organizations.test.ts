@@ -43,6 +43,24 @@ describe('admin API: organizations and keys', () => {
     expect(got.json().balances).toEqual({ live: 0, test: 0 });
   });
 
+  it('takes an optional technical contact email at creation and shows it to the operator and the organization', async () => {
+    const res = await t.admin('POST', '/organizations', { name: 'Contact Co', contactEmail: 'webhooks@contact-co.example' });
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    expect(body.contactEmail).toBe('webhooks@contact-co.example');
+    expect((await t.admin('GET', `/organizations/${body.id}`)).json().contactEmail).toBe('webhooks@contact-co.example');
+    const org = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': body.apiKeys.test } });
+    expect(org.json().contactEmail).toBe('webhooks@contact-co.example');
+
+    const none = (await t.admin('POST', '/organizations', { name: 'No Contact Co' })).json();
+    expect(none.contactEmail).toBeNull();
+    expect((await t.admin('GET', `/organizations/${none.id}`)).json().contactEmail).toBeNull();
+
+    const bad = await t.admin('POST', '/organizations', { name: 'Bad Contact Co', contactEmail: 'webhooks-at-example' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toContain('contactEmail');
+  });
+
   it('validates the name', async () => {
     const res = await t.admin('POST', '/organizations', { name: '' });
     expect(res.statusCode).toBe(400);
@@ -98,11 +116,15 @@ describe('CLI: org create, keys create, keys revoke (issue 2 item 4)', () => {
   it('org create --json answers like the admin API; keys create and revoke (by --key or as the argument) act at once', async () => {
     const created = JSON.parse(await cli('org', 'create', '--name', 'Acme', '--json'));
     expect(created).toEqual({
-      id: expect.stringMatching(/^org_/), name: 'Acme',
+      id: expect.stringMatching(/^org_/), name: 'Acme', contactEmail: null,
       apiKeys: { live: expect.stringMatching(/^sk_live_/), test: expect.stringMatching(/^sk_test_/) },
       apiKeyIds: { live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) },
     });
     expect((await orgOf(created.apiKeys.live)).json()).toMatchObject({ id: created.id, environment: 'live' });
+    const withContact = JSON.parse(await cli('org', 'create', '--name', 'Acme Alerts', '--contact-email', 'alerts@acme.example', '--json'));
+    expect(withContact).toMatchObject({ name: 'Acme Alerts', contactEmail: 'alerts@acme.example' });
+    expect((await t.admin('GET', `/organizations/${withContact.id}`)).json().contactEmail).toBe('alerts@acme.example');
+    await expect(cli('org', 'create', '--name', 'Acme Typo', '--contact-email', 'alerts.acme.example')).rejects.toMatchObject({ stderr: expect.stringContaining('contactEmail') });
     const text = await cli('org', 'create', '--name', 'Acme Text');
     expect(text).toMatch(/sk_live_\S+/);
     expect(text).toMatch(/sk_test_\S+/);

@@ -182,6 +182,29 @@ describe('business pages', () => {
     expect((await c.get(`/console/organizations/${orgId}`)).body).toContain('value="filings.console-made.com"');
   });
 
+  it('creates an organization with a technical contact and shows it; shows disabled webhook endpoints first and prominently', async () => {
+    await c.get('/console/organizations');
+    const bad = await c.post('/console/organizations', { _csrf: c.csrf(), name: 'Typo Co', contactEmail: 'alerts.typo.example' });
+    expect(flashOf(bad)).toMatchObject({ kind: 'error', text: expect.stringContaining('contactEmail') });
+    const created = await c.post('/console/organizations', { _csrf: c.csrf(), name: 'Alerted Co', contactEmail: 'alerts@alerted.example' });
+    expect(created.statusCode).toBe(201);
+    const orgId = /\/console\/organizations\/(org_[a-z0-9]+)\/credit/.exec(created.body)![1];
+    expect((await c.get(`/console/organizations/${orgId}`)).body).toMatch(/Technical contact:[\s\S]*alerts@alerted\.example/);
+
+    // An organization without a contact whose endpoint the delivery policy disabled.
+    const silent = await t.newTenant('Silent Hooks Co');
+    const ep = await silent.api('POST', '/webhook-endpoints', { url: 'https://hooks.silent.example/in', eventTypes: ['document.uploaded'] });
+    expect(ep.statusCode, ep.body).toBe(201);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'The endpoint answered 410 Gone' WHERE id = $1`, [ep.json().id]);
+    const overview = (await c.get('/console/webhooks')).body;
+    const callout = overview.slice(overview.indexOf('id="disabled-endpoints"'), overview.indexOf('</section>'));
+    expect(callout).toContain(ep.json().id);
+    expect(callout).toContain('The endpoint answered 410 Gone');
+    expect(callout).toContain('no contact');
+    const health = (await c.get(`/console/webhooks/${silent.organizationId}`)).body;
+    expect(health).toMatch(/id="disabled-endpoints"[\s\S]*1 disabled endpoint[\s\S]*hooks\.silent\.example[\s\S]*no technical contact email/);
+  });
+
   it('sets an organization wholesale override and edits a state fee, keeping the source', async () => {
     await c.get('/console/prices');
     const set = await c.post(`/console/prices/organizations/${tenant.organizationId}/registered_agent`, { _csrf: c.csrf(), wholesaleAmount: '42' });

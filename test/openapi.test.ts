@@ -55,7 +55,7 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents the request and response schemas of POST /companies, without officers in the response', () => {
     const op = doc.paths['/companies'].post;
-    const body = op.requestBody.content['application/json'].schema;
+    const body = resolve(op.requestBody.content['application/json'].schema);
     expect(body.required).toEqual(expect.arrayContaining(['legalName', 'entityType', 'principalAddress', 'mailingAddress', 'officers', 'userId']));
     expect(body.properties.formationState.enum).toHaveLength(51);
     const created = resolve(op.responses['201'].content['application/json'].schema);
@@ -86,6 +86,70 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/companies/{companyIdOrSlug}'].get.responses).toHaveProperty('404');
     expect(doc.paths['/companies/{companyIdOrSlug}'].patch.responses).toHaveProperty('404');
     expect(doc.paths['/users'].post.responses).toHaveProperty('409');
+  });
+
+  it('names the main resources as components under components.schemas', () => {
+    const names = [
+      'User', 'Company', 'Address', 'Officer', 'SuppliedRegisteredAgent', 'OrderRequest', 'OrderItem', 'OrderResult', 'Quote', 'QuoteLine',
+      'EinOrder', 'EinResponsibleParty', 'EinEmployees', 'EinIrsQuestions', 'PriceRow', 'PriceList', 'BalanceTransaction',
+      'BalanceTransactionList', 'Organization', 'Event', 'EventList', 'Document', 'DocumentList', 'WebhookEndpoint',
+      'WebhookEndpointWithSecret', 'WebhookDelivery', 'WebhookAttempt', 'WebhookDeliveryWithAttempts', 'MagicLink', 'UserList',
+      'CompanyList', 'Error',
+    ];
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(names));
+    for (const name of names) expect(doc.components.schemas[name].type, name).toBe('object');
+    expect(Object.keys(doc.components.schemas.WebhookEndpointWithSecret.properties)).toContain('secret');
+    expect(Object.keys(doc.components.schemas.WebhookEndpoint.properties)).not.toContain('secret');
+  });
+
+  it('references the components from the operations instead of repeating the schemas inline', () => {
+    const bodyOf = (op: any) => op.requestBody.content['application/json'].schema;
+    const responseOf = (op: any, status: string) => op.responses[status].content['application/json'].schema;
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    expect(bodyOf(doc.paths['/users'].post)).toEqual(ref('CreateUserRequest'));
+    expect(responseOf(doc.paths['/users'].post, '201')).toEqual(ref('User'));
+    expect(responseOf(doc.paths['/users/{userIdOrEmail}'].get, '200')).toEqual(ref('User'));
+    expect(responseOf(doc.paths['/users'].get, '200')).toEqual(ref('UserList'));
+    expect(doc.components.schemas.UserList.properties.data.items).toEqual(ref('User'));
+    expect(responseOf(doc.paths['/companies'].post, '201')).toEqual(ref('Company'));
+    expect(doc.components.schemas.Company.properties.principalAddress).toEqual(ref('Address'));
+
+    const orders = doc.paths['/orders'].post;
+    expect(bodyOf(orders)).toEqual(ref('OrderRequest'));
+    expect(bodyOf(doc.paths['/orders/quote'].post)).toEqual(ref('OrderRequest'));
+    expect(responseOf(orders, '201')).toEqual(ref('OrderResult'));
+    expect(responseOf(doc.paths['/orders/quote'].post, '200')).toEqual(ref('Quote'));
+    const order = doc.components.schemas.OrderRequest.properties;
+    expect(order.ein).toEqual(ref('EinOrder'));
+    expect(doc.components.schemas.EinOrder.properties.responsibleParty).toEqual(ref('EinResponsibleParty'));
+    expect(doc.components.schemas.OrderResult.properties.items.items).toEqual(ref('OrderItem'));
+    const formationCompany = resolve(resolve(order.formation).properties.company);
+    expect(formationCompany.properties.officers.items).toEqual(ref('Officer'));
+    expect(resolve(order.formation).properties.registeredAgent).toEqual(ref('SuppliedRegisteredAgent'));
+
+    expect(responseOf(doc.paths['/webhook-endpoints'].post, '201')).toEqual(ref('WebhookEndpointWithSecret'));
+    expect(responseOf(doc.paths['/webhook-endpoints/{id}'].get, '200')).toEqual(ref('WebhookEndpoint'));
+    expect(responseOf(doc.paths['/auth/magic-link'].post, '201')).toEqual(ref('MagicLink'));
+    expect(responseOf(doc.paths['/organization'].get, '200')).toEqual(ref('Organization'));
+  });
+
+  it('resolves every $ref and leaves no titled schema inline (a title names exactly one component)', () => {
+    const dangling: string[] = [];
+    const inline: string[] = [];
+    const walk = (node: any, path: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}/${i}`));
+      if (typeof node !== 'object' || node === null) return;
+      if (typeof node.$ref === 'string' && resolve(node) === undefined) dangling.push(`${path}: ${node.$ref}`);
+      // The roots of components are not walked; a `title` under `properties` would be a property so named.
+      if (typeof node.title === 'string' && !path.endsWith('/properties')) inline.push(`${path}: ${node.title}`);
+      for (const [k, v] of Object.entries(node)) walk(v, `${path}/${k}`);
+    };
+    walk(doc.paths, '/paths');
+    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
+      for (const [k, v] of Object.entries(schema)) walk(v, `/components/schemas/${name}/${k}`);
+    }
+    expect(dangling).toEqual([]);
+    expect(inline).toEqual([]);
   });
 
   it('gives every operation a tag and a summary', () => {

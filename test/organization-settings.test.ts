@@ -65,6 +65,31 @@ describe('PATCH /organization', () => {
     expect(fields(await tenant.api('PATCH', '/organization', { balance: 100 }))).toContain('balance');
     expect((await tenant.api('GET', '/organization')).json().dashboardBilling).toBe('organization');
   });
+
+  it('sets, shows and removes the technical contact email, and refuses one that is not an email address', async () => {
+    const tenant = await t.newTenant();
+    expect((await tenant.api('GET', '/organization')).json().contactEmail).toBeNull();
+    const set = await tenant.api('PATCH', '/organization', { contactEmail: 'dev-alerts@platform.example' });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().contactEmail).toBe('dev-alerts@platform.example');
+    expect((await tenant.api('GET', '/organization', undefined, { env: 'live' })).json().contactEmail).toBe('dev-alerts@platform.example');
+
+    for (const contactEmail of ['not-an-email', 'dev@', '@platform.example', 'two@at@platform.example', 'dev alerts@platform.example', '', 42]) {
+      const bad = await tenant.api('PATCH', '/organization', { contactEmail });
+      expect(bad.statusCode, String(contactEmail)).toBe(400);
+      expect(bad.json().code).toBe('validation_error');
+      expect(fields(bad), String(contactEmail)).toContain('contactEmail');
+      expect(bad.json().message).toContain('contactEmail');
+    }
+    // A refused request changes nothing, not even the other fields sent with it.
+    expect((await tenant.api('PATCH', '/organization', { name: 'Renamed', contactEmail: 'nope' })).statusCode).toBe(400);
+    // One specific error for the nullable field, not the union's "must be null" / "anyOf" noise.
+    expect((await tenant.api('PATCH', '/organization', { contactEmail: 'nope' })).json().errors).toEqual([{ field: 'contactEmail', message: 'must match format "email"' }]);
+    expect((await tenant.api('GET', '/organization')).json()).toMatchObject({ name: 'Test Org', contactEmail: 'dev-alerts@platform.example' });
+
+    const cleared = await tenant.api('PATCH', '/organization', { contactEmail: null });
+    expect(cleared.json().contactEmail).toBeNull();
+  });
 });
 
 runSecuritySuite({

@@ -263,6 +263,8 @@ describe('OpenAPI', () => {
     const put = doc.paths['/organization/prices/{type}'].put;
     expect(put.tags).toEqual(['Prices']);
     expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
-    expect(JSON.stringify(doc.paths['/organization/prices'].get.responses['200'])).toContain('wholesaleAmount');
+    // The price list and its rows are named components (PriceList, PriceRow).
+    const list = doc.components.schemas[doc.paths['/organization/prices'].get.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
+    expect(JSON.stringify(doc.components.schemas[list.properties.data.items.$ref.split('/').pop()])).toContain('wholesaleAmount');
   });
 });

@@ -147,7 +147,9 @@ describe('OpenAPI', () => {
     for (const path of ['/webhook-endpoints', '/webhook-endpoints/{id}', '/webhook-endpoints/{id}/rotate-secret', '/webhook-endpoints/{id}/test', '/webhook-deliveries', '/webhook-deliveries/{id}', '/webhook-deliveries/{id}/resend']) {
       expect(doc.paths, path).toHaveProperty([path]);
     }
-    const props = (op: any, status: string) => Object.keys(op.responses[status].content['application/json'].schema.properties ?? {});
+    // Response schemas are named components: follow the local $ref.
+    const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+    const props = (op: any, status: string) => Object.keys(resolve(op.responses[status].content['application/json'].schema).properties ?? {});
     expect(props(doc.paths['/webhook-endpoints'].post, '201')).toContain('secret');
     expect(props(doc.paths['/webhook-endpoints/{id}/rotate-secret'].post, '200')).toContain('secret');
     expect(props(doc.paths['/webhook-endpoints/{id}'].get, '200')).not.toContain('secret');

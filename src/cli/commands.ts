@@ -5,8 +5,9 @@ import { registerFilingCommands } from './filings.cli.js';
 import { registerOperatorCommands } from './console-operators.cli.js';
 import { registerConsoleOrgCommands } from './console-orgs.cli.js';
 import { registerConsoleExtraCommands } from './console-extra.cli.js';
+import { registerSubscriptionCommands } from './subscriptions.cli.js';
 
 /** Every CLI command group; each module adds its registrar here. */
-export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands, registerBillingCommands, registerFilingCommands,
+export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands, registerBillingCommands, registerFilingCommands, registerSubscriptionCommands,
   // Last: they add to groups (org, webhooks) that other registrars may create first.
   registerOperatorCommands, registerConsoleOrgCommands, registerConsoleExtraCommands];

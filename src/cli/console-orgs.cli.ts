@@ -33,6 +33,7 @@ export function registerConsoleOrgCommands(program: Command): void {
       io(opts).print(o, () => [
         `${o.id}  ${o.name}`,
         `  white-label domain: ${o.whiteLabelDomain ?? '—'}`,
+        `  contact email: ${o.contactEmail ?? '—'}`,
         `  balances: live ${formatCents(balanceCents.live)}, test ${formatCents(balanceCents.test)}`,
         '  keys:',
         ...o.apiKeys.map((k) => `    ${k.id}  ${k.environment}  ${k.redactedKey}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`),

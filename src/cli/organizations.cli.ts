@@ -8,12 +8,13 @@ export function registerOrganizationCommands(program: Command): void {
   org.command('create')
     .argument('[name]', 'organization name (or --name)')
     .option('--name <name>', 'organization name')
+    .option('--contact-email <email>', 'technical contact, emailed when a webhook endpoint gets disabled')
     .option('--json', 'print JSON')
     .description('Create an organization with one live and one test API key (shown once)')
     .action((name: string | undefined, opts) => withContext(async ({ ctx }) => {
       // The same JSON as POST /admin/v1/organizations.
-      const out = createdOrganizationView(await createOrganization(ctx.pool, required(opts.name ?? name, '--name')));
-      io(opts).print(out, () => [`Created ${out.id} (${out.name})`, `  live key: ${out.apiKeys.live}  (${out.apiKeyIds.live})`, `  test key: ${out.apiKeys.test}  (${out.apiKeyIds.test})`, 'Keys are shown only once.'].join('\n'));
+      const out = createdOrganizationView(await createOrganization(ctx.pool, required(opts.name ?? name, '--name'), { contactEmail: opts.contactEmail }));
+      io(opts).print(out, () => [`Created ${out.id} (${out.name})`, `  contact email: ${out.contactEmail ?? '(none)'}`, `  live key: ${out.apiKeys.live}  (${out.apiKeyIds.live})`, `  test key: ${out.apiKeys.test}  (${out.apiKeyIds.test})`, 'Keys are shown only once.'].join('\n'));
     }));
 
   const keys = program.command('keys').description('API keys');

@@ -19,6 +19,8 @@ export const ID_PREFIX = {
   session: 'sess',
   operator: 'op',
   payment: 'pay',
+  subscriptionRenewal: 'subren',
+  subscriptionStatusChange: 'ssc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

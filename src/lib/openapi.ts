@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { AppContext } from '../context.js';
+import { liftTitledSchemas } from './openapi-components.js';
 
 const API_DESCRIPTION = `Server-to-server API for forming companies and keeping them compliant with US states.
 
@@ -27,7 +28,8 @@ ordering is not guaranteed, so deduplicate on the event id.`;
 /**
  * @fastify/swagger options: an OpenAPI 3.1 document of the integrator API, generated from the route schemas.
  * Paths are relative to the base addresses (live and test servers); admin and browser routes are left out;
- * test helpers are documented with the test server only.
+ * test helpers are documented with the test server only. Schemas with a `title` become named components
+ * (`#/components/schemas/User`, …; see openapi-components.ts) while the routes keep their inline schemas.
  */
 export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPrefix: string): SwaggerOptions {
   return {
@@ -60,5 +62,6 @@ export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPre
       if (url.startsWith(`${livePrefix}/`) && !url.startsWith(`${testPrefix}/`)) return { schema: s, url: url.slice(livePrefix.length) };
       return { schema: { ...s, hide: true }, url };
     },
+    transformObject: (document) => liftTitledSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   };
 }

@@ -45,13 +45,16 @@ export const PageQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** A page of results, newest first. */
-export function ListOf<T extends TSchema>(item: T) {
+/**
+ * A page of results, newest first. Titled `<item title>List` (e.g. UserList) when the item has a title, so
+ * the OpenAPI document names it as a component (src/lib/openapi-components.ts); pass `title` to override.
+ */
+export function ListOf<T extends TSchema>(item: T, title: string | undefined = item.title ? `${item.title}List` : undefined) {
   return Type.Object({
     object: Type.Literal('list'),
     data: Type.Array(item),
     hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
-  });
+  }, title ? { title } : {});
 }
 
 /** ISO 8601 timestamp string. */

@@ -29,6 +29,9 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
 export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
+  // A nullable field (`X | null`) that fails as X also fails "must be null" and "must match a schema in anyOf";
+  // those say nothing when the field has a specific error, so they are dropped then.
+  const unionNoise = new Set<string>();
   for (const e of errors) {
     if (e.keyword === 'if') continue;
     let field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -52,8 +55,10 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ field, message });
+    if (e.keyword === 'anyOf' || (e.keyword === 'type' && message === 'must be null')) unionNoise.add(key);
   }
-  return out.length ? out : [{ field: part, message: 'is invalid' }];
+  const useful = out.filter((f) => !unionNoise.has(`${f.field}|${f.message}`) || !out.some((o) => o.field === f.field && !unionNoise.has(`${o.field}|${o.message}`)));
+  return useful.length ? useful : [{ field: part, message: 'is invalid' }];
 }
 
 function join(a: string, b: string): string {

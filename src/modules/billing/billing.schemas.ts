@@ -18,7 +18,7 @@ export const PriceListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(PriceRowSchema, { description: 'All nine product types, always in catalogue order; not paginated.' }),
   hasMore: Type.Boolean({ description: 'Always false: the price list is never paginated.' }),
-});
+}, { title: 'PriceList' });
 
 export const PriceTypeParams = Type.Object({
   type: Type.String({ description: `One of: ${PRODUCT_TYPES.join(', ')}. Any other value answers 404.` }),
@@ -27,7 +27,7 @@ export const PriceTypeParams = Type.Object({
 export const UpdatePriceBody = Type.Object({
   retailAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
   enabled: Type.Optional(Type.Boolean({ description: 'false is accepted only for formation_tier_1/2/3, and one tier must stay enabled.' })),
-}, { additionalProperties: false, description: 'At least one of retailAmount and enabled.' });
+}, { additionalProperties: false, title: 'UpdatePriceRequest', description: 'At least one of retailAmount and enabled.' });
 
 export const BalanceTransactionSchema = Type.Object({
   id: Type.String({ description: 'prefix txn_' }),
@@ -48,11 +48,11 @@ export const BalanceTransactionListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(BalanceTransactionSchema),
   hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
-});
+}, { title: 'BalanceTransactionList' });
 
 export const TestCreditBody = Type.Object({
   amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Test dollars to add, > 0, at most two decimals.' }),
-}, { additionalProperties: false });
+}, { additionalProperties: false, title: 'TestCreditRequest' });
 
 // Operator (admin) schemas: not part of the integrator OpenAPI document.
 

@@ -19,7 +19,7 @@ export const CreateCompanyBody = Type.Object(
     ...F,
     userId: Type.String({ minLength: 1, description: 'Id (user_…) of a user of this environment; that user becomes an admin of the company.' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateCompanyRequest' },
 );
 export type CreateCompanyInput = Static<typeof CreateCompanyBody>;
 
@@ -42,7 +42,7 @@ export const UpdateCompanyBody = Type.Object(
     mailingAddress: Type.Optional(F.mailingAddress),
     officers: Type.Optional(F.officers),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'UpdateCompanyRequest' },
 );
 export type UpdateCompanyInput = Static<typeof UpdateCompanyBody>;
 

@@ -2,12 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Environment } from '../../context.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { addCredit } from '../billing/balance.service.js';
-import { addApiKey, createOrganization, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
+import { addApiKey, createOrganization, normalizeContactEmail, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain } from './organizations.console.js';
-import { organizationWebhookHealth, webhookOverview } from './webhook-health.js';
+import { disabledEndpoints, organizationWebhookHealth, webhookOverview } from './webhook-health.js';
 
-/** Organizations (create, balances, live credit, keys, white-label domain) and webhook health (issue 6 item 4). */
+/**
+ * Organizations (create with an optional technical contact, balances, live credit, keys, white-label domain) and
+ * webhook health with disabled endpoints first (issue 6 item 4; ARCHITECTURE.md "Webhooks").
+ */
 export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get('/organizations', { schema: { hide: true } }, async (request, reply) =>
     render(ctx, request, reply, 'organizations', { title: 'Organizations', section: 'organizations', organizations: await listOrganizationSummaries(ctx.pool) }));
@@ -15,7 +18,14 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
   app.post('/organizations', { schema: { hide: true } }, async (request, reply) => {
     const name = field(request.body, 'name');
     if (!name) return redirectWith(ctx, request, reply, `${CONSOLE_PREFIX}/organizations`, { kind: 'error', text: 'Give the organization a name.' });
-    const { organization, apiKeys } = await createOrganization(ctx.pool, name.slice(0, 200));
+    let contactEmail: string | null;
+    try {
+      contactEmail = normalizeContactEmail(field(request.body, 'contactEmail'));
+    } catch (err) {
+      if (err instanceof ValidationError) return redirectWith(ctx, request, reply, `${CONSOLE_PREFIX}/organizations`, { kind: 'error', text: err.message });
+      throw err;
+    }
+    const { organization, apiKeys } = await createOrganization(ctx.pool, name.slice(0, 200), { contactEmail });
     request.log.info({ organizationId: organization.id, operator: actorOf(request) }, 'organization created in the console');
     return renderOrganization(ctx, request, reply.status(201), organization.id, [apiKeys.live, apiKeys.test]);
   });
@@ -65,7 +75,8 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
   app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
     const orgId = (request.query as Record<string, string | undefined>).organizationId;
     if (orgId) return reply.redirect(`${CONSOLE_PREFIX}/webhooks/${encodeURIComponent(orgId)}`);
-    return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview: await webhookOverview(ctx.pool) });
+    const [overview, disabled] = await Promise.all([webhookOverview(ctx.pool), disabledEndpoints(ctx.pool)]);
+    return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview, disabled });
   });
 
   app.get('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {

@@ -44,6 +44,39 @@ export async function webhookOverview(db: Db): Promise<OrgWebhookSummary[]> {
   }));
 }
 
+/** A webhook endpoint the delivery policy (or its organization) disabled, with whom the organization has as contact. */
+export interface DisabledEndpoint {
+  id: string;
+  environment: Environment;
+  url: string;
+  disabledReason: string | null;
+  organizationId: string;
+  organizationName: string;
+  /** The technical contact emailed when the endpoint was disabled by the delivery policy; null: nobody was told. */
+  contactEmail: string | null;
+  /** ISO 8601: the endpoint's last change, normally the disable itself. */
+  updatedAt: string;
+}
+
+/**
+ * Every disabled (not deleted) endpoint of every organization, most recently changed first, for the top of the
+ * webhook health page (ARCHITECTURE.md "Webhooks": disabled endpoints need someone to act).
+ */
+export async function disabledEndpoints(db: Db, limit = 100): Promise<DisabledEndpoint[]> {
+  const rows = await many<{ id: string; environment: Environment; url: string; disabled_reason: string | null; org_id: string; org_name: string; contact_email: string | null; updated_at: Date }>(
+    db,
+    `SELECT e.id, e.environment, e.url, e.disabled_reason, o.id AS org_id, o.name AS org_name, o.contact_email, e.updated_at
+       FROM webhook_endpoints e JOIN organizations o ON o.id = e.organization_id
+      WHERE e.disabled AND e.deleted_at IS NULL
+      ORDER BY e.updated_at DESC LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    id: r.id, environment: r.environment, url: r.url, disabledReason: r.disabled_reason, organizationId: r.org_id, organizationName: r.org_name,
+    contactEmail: r.contact_email, updatedAt: r.updated_at.toISOString(),
+  }));
+}
+
 /** An endpoint's health: state, failing since, and attempt counts in the window. */
 export interface EndpointHealth {
   id: string;
@@ -105,7 +138,7 @@ export async function organizationWebhookHealth(db: Db, organizationId: string, 
     [organizationId, attemptLimit],
   );
   return {
-    organization: { id: org.id, name: org.name },
+    organization: { id: org.id, name: org.name, contactEmail: org.contact_email },
     windowHours: HEALTH_WINDOW_HOURS,
     endpoints: endpoints.map((e): EndpointHealth => ({
       id: e.id, environment: e.environment, url: e.url, eventTypes: e.event_types,

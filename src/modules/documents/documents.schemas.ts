@@ -39,7 +39,7 @@ export const DocumentList = ListOf(DocumentSchema);
 
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
 
-export const SampleDocumentBody = Type.Object({ documentType: DocumentTypeSchema }, { additionalProperties: false });
+export const SampleDocumentBody = Type.Object({ documentType: DocumentTypeSchema }, { additionalProperties: false, title: 'SampleDocumentRequest' });
 
 export const FileParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
 export const FileQuery = Type.Object({

@@ -36,7 +36,7 @@ export const AdvanceBody = Type.Object({
   exceptionMessage: Type.Optional(ExceptionMessage),
   filingDate: Type.Optional(FilingDate),
   ein: Type.Optional(Ein),
-}, { additionalProperties: false });
+}, { additionalProperties: false, title: 'AdvanceOrderRequest' });
 
 export const OrderIdParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
 
@@ -55,7 +55,7 @@ export const OrderStatusSchema = Type.Object({
   eventId: Type.String({ description: 'Id of the filing.status_changed event this move emitted.' }),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}, { title: 'AdvancedOrder' });
 
 export const HistoryEntrySchema = Type.Object({
   fromStatus: Nullable(Type.String()),

@@ -10,7 +10,7 @@ export const CreateMagicLinkBody = Type.Object(
       description: 'The link lands on this company\'s page; the user must be an admin of the company (spec "Authentication" rule 4).',
     })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateMagicLinkRequest' },
 );
 
 export const MagicLinkSchema = Type.Object(
@@ -21,5 +21,5 @@ export const MagicLinkSchema = Type.Object(
     }),
     expiresAt: Type.String({ ...DateTime, description: 'The link stops working at this time (7 days after minting) or when first opened, whichever comes first.' }),
   },
-  { $id: 'MagicLink', title: 'MagicLink' },
+  { title: 'MagicLink' },
 );

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import type { Db } from '../../lib/db.js';
+import { one, type Db } from '../../lib/db.js';
 
 /** graphile-worker task that emails one company admin about one new document (payload `{documentId, userId}`). */
 export const SEND_DOCUMENT_EMAIL_TASK = 'send_document_email';
@@ -25,4 +25,27 @@ export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: str
     [documentId, tenant.organizationId, tenant.environment, SEND_DOCUMENT_EMAIL_TASK, EMAIL_MAX_ATTEMPTS],
   );
   return rowCount ?? 0;
+}
+
+/** graphile-worker task that tells an organization's technical contact that a webhook endpoint was disabled (payload `{endpointId, reason}`). */
+export const SEND_ENDPOINT_DISABLED_EMAIL_TASK = 'send_endpoint_disabled_email';
+
+/**
+ * Queues the "webhook endpoint disabled" email to the organization's technical contact (`contact_email`), in the
+ * caller's transaction: the one in which the delivery policy disabled the endpoint (ARCHITECTURE.md "Webhooks": "an
+ * endpoint that keeps failing is disabled and the organization is told"), so a rolled-back disable sends nothing and
+ * a committed one is always told. Call it once per disable (when the endpoint went from enabled to disabled).
+ * `reason` is the endpoint's disabled_reason as just written (410 Gone, or failing since …).
+ * @returns the address the job will email, or null when the organization has no contact (nothing queued: the caller
+ *   logs instead).
+ */
+export async function queueEndpointDisabledEmail(tx: Db, endpointId: string, reason: string): Promise<string | null> {
+  const row = await one<{ contact_email: string }>(
+    tx,
+    `SELECT o.contact_email, graphile_worker.add_job($2, json_build_object('endpointId', e.id, 'reason', $3::text), max_attempts := $4)
+       FROM webhook_endpoints e JOIN organizations o ON o.id = e.organization_id
+      WHERE e.id = $1 AND o.contact_email IS NOT NULL`,
+    [endpointId, SEND_ENDPOINT_DISABLED_EMAIL_TASK, reason, EMAIL_MAX_ATTEMPTS],
+  );
+  return row?.contact_email ?? null;
 }

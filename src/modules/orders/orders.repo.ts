@@ -140,7 +140,11 @@ export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: str
   return { ...group, orders: rows };
 }
 
-/** An orders row to insert; filing_status starts at submitted (spec "States and transitions"). */
+/**
+ * An orders row to insert; filing_status starts at submitted (spec "States and transitions"). A subscription order
+ * (subscriptionStatus set: registered_agent, annual_report) also gets current_period_end = placement date (UTC) + 1 year,
+ * when the yearly renewal falls due (src/modules/subscriptions, migration 010).
+ */
 export interface NewOrder {
   id: string;
   groupId: string;
@@ -161,8 +165,9 @@ export async function insertOrder(tx: Db, tenant: Tenant, o: NewOrder): Promise<
   const row = await one<OrderRow>(
     tx,
     `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
-                         filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'submitted', $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+                         filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents, current_period_end)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'submitted', $9, $10, $11, $12, $13, $14, $15,
+             CASE WHEN $10::text IS NOT NULL THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END) RETURNING *`,
     [o.id, tenant.organizationId, tenant.environment, o.groupId, o.companyId, o.userId, o.orderType, o.filingState,
       o.filingType, o.subscriptionStatus, o.details, o.billing, o.amountCents, o.retailCents, o.marginCents],
   );

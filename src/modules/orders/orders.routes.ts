@@ -31,6 +31,16 @@ the existing service's item, and nothing is created or charged for it. Use POST 
 first. The spec's cross-product rule 5 has no idempotency-key mechanism; this service adds an optional Idempotency-Key
 header (see its description) so retries after a timeout are safe. Without the header every request is placed anew.
 
+Subscriptions: registeredAgent and annualReport items are yearly subscriptions (subscriptionStatus active) whose year
+starts on the placement date (UTC). When the year ends, the renewal is debited from this environment's balance at the
+then-current wholesale price (annual report: plus the state's current annual report fee), as ledger entries carrying
+the orderId. If the balance is short nothing is debited and subscriptionStatus becomes past_due; renewal is retried
+daily, and once the balance covers every year owed it is charged and the subscription is active again. Dashboard
+orders paid by card become past_due at year end (no card is stored: order again). A cancelled order (subscriptionStatus
+canceled) never renews, and a past_due registered agent is canceled once newer active service in the same state exists.
+Every subscriptionStatus change is reported by a filing.status_changed event. Test-environment subscriptions renew the
+same way from the test balance.
+
 ${ERRORS_DOC}`,
       body: OrderBody,
       response: { 201: OrderResultSchema, ...errorResponses(402, 403, 404, 409, 422) },

@@ -168,5 +168,5 @@ export const QuoteSchema = Type.Object(
     lines: Type.Array(QuoteLineSchema),
     total: Type.Number({ description: 'Dollars the request would debit from the balance now.' }),
   },
-  { title: 'OrderQuote' },
+  { title: 'Quote' },
 );

@@ -5,15 +5,17 @@ import { isUniqueViolation } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import * as repo from './organizations.repo.js';
 import type { UpdateOrganizationBody } from './organizations.schemas.js';
+import { normalizeContactEmail } from './organizations.service.js';
 
 export type OrganizationPatch = Static<typeof UpdateOrganizationBody>;
 
 /**
- * PATCH /organization (issue 5 item 6): validates and applies name, whiteLabelDomain, branding, emailNotifications
- * and dashboardBilling. The domain is stored lower-case.
+ * PATCH /organization (issue 5 item 6): validates and applies name, whiteLabelDomain, branding, emailNotifications,
+ * dashboardBilling and contactEmail (the technical contact told when a webhook endpoint is disabled; ARCHITECTURE.md
+ * "Webhooks"). The domain is stored lower-case; contactEmail trimmed, empty or null removes it.
  * @throws ValidationError (400) naming each bad field (whiteLabelDomain not a public host name or one of the
- *   service's own hosts; branding.logoUrl not an https URL); AppError conflict (409) when another organization
- *   uses the domain.
+ *   service's own hosts; branding.logoUrl not an https URL; contactEmail not an email address); AppError conflict
+ *   (409) when another organization uses the domain.
  */
 export async function updateOrganizationSettings(ctx: AppContext, organizationId: string, patch: OrganizationPatch): Promise<repo.OrganizationRow> {
   const errors = new FieldErrors();
@@ -24,12 +26,13 @@ export async function updateOrganizationSettings(ctx: AppContext, organizationId
     errors.add('branding.logoUrl', 'must be an https URL, e.g. https://example.com/logo.png');
   }
   if (patch.name !== undefined && !patch.name.trim()) errors.add('name', 'must not be blank');
+  const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail, errors);
   errors.throwIfAny();
   const branding = patch.branding
     ? Object.fromEntries(Object.entries(patch.branding).map(([k, v]) => [k, typeof v === 'string' && k !== 'logoUrl' ? v.toLowerCase() : v]))
     : undefined;
   try {
-    const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, { ...patch, name: patch.name?.trim(), whiteLabelDomain: domain, branding });
+    const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, { ...patch, name: patch.name?.trim(), whiteLabelDomain: domain, branding, contactEmail });
     if (!row) throw notFound('organization', organizationId);
     return row;
   } catch (err) {

@@ -12,7 +12,8 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
   app.post('/organizations', {
     schema: { tags: ['Organizations'], body: schemas.CreateOrganizationBody, response: { 201: schemas.CreatedOrganizationSchema, ...errorResponses() } },
   }, async (request, reply) => {
-    return reply.status(201).send(service.createdOrganizationView(await service.createOrganization(ctx.pool, request.body.name)));
+    const { name, contactEmail } = request.body;
+    return reply.status(201).send(service.createdOrganizationView(await service.createOrganization(ctx.pool, name, { contactEmail })));
   });
 
   app.get('/organizations', { schema: { tags: ['Organizations'] } }, async () => {

@@ -9,6 +9,8 @@ export interface OrganizationRow {
   branding: { logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null };
   email_notifications: boolean;
   dashboard_billing: 'organization' | 'customer';
+  /** Technical contact told when a webhook endpoint is disabled (migration 009); null when none is set. */
+  contact_email: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -22,8 +24,9 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-export async function insertOrganization(db: Db, id: string, name: string): Promise<OrganizationRow> {
-  const row = await one<OrganizationRow>(db, 'INSERT INTO organizations (id, name) VALUES ($1, $2) RETURNING *', [id, name]);
+/** Inserts an organization with zero balances in both environments. `contactEmail` must already be validated. */
+export async function insertOrganization(db: Db, id: string, name: string, contactEmail: string | null = null): Promise<OrganizationRow> {
+  const row = await one<OrganizationRow>(db, 'INSERT INTO organizations (id, name, contact_email) VALUES ($1, $2, $3) RETURNING *', [id, name, contactEmail]);
   await db.query(`INSERT INTO balances (organization_id, environment) VALUES ($1, 'live'), ($1, 'test')`, [id]);
   return row!;
 }
@@ -84,6 +87,7 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
 /** Changes an organization's settings; `branding` is merged into the stored object. Returns null when missing. */
 export function updateOrganizationSettings(db: Db, id: string, patch: {
   name?: string; whiteLabelDomain?: string | null; branding?: Record<string, string | null>; emailNotifications?: boolean; dashboardBilling?: 'organization' | 'customer';
+  contactEmail?: string | null;
 }): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
     db,
@@ -93,8 +97,10 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
         branding = branding || COALESCE($5::jsonb, '{}'::jsonb),
         email_notifications = COALESCE($6, email_notifications),
         dashboard_billing = COALESCE($7, dashboard_billing),
+        contact_email = CASE WHEN $8 THEN $9 ELSE contact_email END,
         updated_at = now()
       WHERE id = $1 RETURNING *`,
-    [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null],
+    [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null,
+      patch.contactEmail !== undefined, patch.contactEmail ?? null],
   );
 }

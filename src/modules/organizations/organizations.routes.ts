@@ -24,9 +24,12 @@ export const OrganizationSchema = Type.Object({
   dashboardBilling: Type.Union([Type.Literal('organization'), Type.Literal('customer')], {
     description: 'Who pays for dashboard orders: organization (prepaid balance, wholesale) or customer (in-app checkout, retail).',
   }),
+  contactEmail: Nullable(Type.String({
+    description: 'Technical contact emailed when one of your webhook endpoints is disabled after failing (HTTP 410, or every delivery failing for a long time).',
+  })),
   createdAt: DateTime,
   updatedAt: DateTime,
-}, { $id: 'Organization', title: 'Organization' });
+}, { title: 'Organization' });
 
 /**
  * GET /organization: settings, branding and the balance of the key's environment (issue 3 item 8).
@@ -42,7 +45,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
       tags: ['Organization'],
       summary: 'Update your organization',
       description: 'Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are shared by the live and test '
-        + 'environments. whiteLabelDomain must be a host name not used by another organization (409 conflict). Answers 200 with the organization.',
+        + 'environments. whiteLabelDomain must be a host name not used by another organization (409 conflict). contactEmail is the technical contact '
+        + 'emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.',
       body: UpdateOrganizationBody,
       response: { 200: OrganizationSchema, ...errorResponses(409) },
     },
@@ -65,6 +69,7 @@ export async function organizationView(db: Db, tenant: Tenant) {
     branding: { logoUrl: o.branding.logoUrl ?? null, primaryColor: o.branding.primaryColor ?? null, accentColor: o.branding.accentColor ?? null },
     emailNotifications: o.email_notifications,
     dashboardBilling: o.dashboard_billing,
+    contactEmail: o.contact_email,
     createdAt: o.created_at.toISOString(),
     updatedAt: o.updated_at.toISOString(),
   };

@@ -18,7 +18,20 @@ export const ApiKeySchema = Type.Object({
   revokedAt: Nullable(DateTime),
 });
 
-export const CreateOrganizationBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+/** An email address as validator's isEmail accepts it (`format: 'email'`, src/lib/validation.ts), at most 254 characters. */
+export const ContactEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+
+const CONTACT_EMAIL_DESCRIPTION = 'Technical contact: emailed when a webhook endpoint of the organization is disabled after failing '
+  + '(HTTP 410, or every delivery failing for WEBHOOK_DISABLE_AFTER_HOURS). null: nobody is emailed.';
+
+/** Body of POST /admin/v1/organizations: `{name, contactEmail?}`. */
+export const CreateOrganizationBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    contactEmail: Type.Optional(Type.Union([ContactEmail, Type.Null()], { description: CONTACT_EMAIL_DESCRIPTION })),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * POST /admin/v1/organizations answer (issue 2 item 4: `{id, name, apiKeys: {live, test}}`): `apiKeys.live` and
@@ -28,6 +41,7 @@ export const CreateOrganizationBody = Type.Object({ name: Type.String({ minLengt
 export const CreatedOrganizationSchema = Type.Object({
   id: Type.String({ description: 'prefix org_' }),
   name: Type.String(),
+  contactEmail: Nullable(Type.String({ description: CONTACT_EMAIL_DESCRIPTION })),
   apiKeys: Type.Object({
     live: Type.String({ description: 'The live secret key sk_live_…; shown only once.' }),
     test: Type.String({ description: 'The test secret key sk_test_…; shown only once.' }),
@@ -41,6 +55,7 @@ export const AdminOrganizationSchema = Type.Object({
   whiteLabelDomain: Nullable(Type.String()),
   dashboardBilling: Type.String(),
   emailNotifications: Type.Boolean(),
+  contactEmail: Nullable(Type.String({ description: CONTACT_EMAIL_DESCRIPTION })),
   balances: Type.Object({ live: Type.Number({ description: 'dollars' }), test: Type.Number({ description: 'dollars' }) }),
   apiKeys: Type.Array(ApiKeySchema),
   createdAt: DateTime,
@@ -75,6 +90,7 @@ export const UpdateOrganizationBody = Type.Object(
     dashboardBilling: Type.Optional(Type.Union([Type.Literal('organization'), Type.Literal('customer')], {
       description: 'Who pays for dashboard orders: organization (your prepaid balance at wholesale, like API orders) or customer (in-app card checkout at your retail prices plus state fees).',
     })),
+    contactEmail: Type.Optional(Type.Union([ContactEmail, Type.Null()], { description: `${CONTACT_EMAIL_DESCRIPTION} null removes it.` })),
   },
-  { additionalProperties: false, title: 'UpdateOrganization' },
+  { additionalProperties: false, title: 'UpdateOrganizationRequest' },
 );

@@ -1,7 +1,8 @@
 import type pg from 'pg';
+import validator from 'validator';
 import type { Environment } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, notFound } from '../../lib/errors.js';
+import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
@@ -25,10 +26,34 @@ export async function createApiKey(db: Db, organizationId: string, environment: 
   return { id: row.id, environment, key, createdAt: row.created_at.toISOString() };
 }
 
-/** An organization with one live and one test key, created in one transaction. */
-export async function createOrganization(pool: pg.Pool, name: string): Promise<{ organization: repo.OrganizationRow; apiKeys: { live: NewApiKey; test: NewApiKey } }> {
+/**
+ * The technical contact email as stored: trimmed; empty, null and undefined mean none (null). Syntax is validator's
+ * isEmail, the same as the API schemas' `format: 'email'`, so the CLI and console get the API's rule.
+ * A bad address is added to `errors` when given (the caller throws with its other field errors), else thrown.
+ * @throws ValidationError naming `contactEmail` (only without `errors`).
+ */
+export function normalizeContactEmail(value: string | null | undefined, errors?: FieldErrors): string | null {
+  const email = value?.trim();
+  if (!email) return null;
+  const collector = errors ?? new FieldErrors();
+  if (email.length > 254 || !validator.isEmail(email)) collector.add('contactEmail', 'must be an email address, e.g. dev-alerts@example.com');
+  if (!errors) collector.throwIfAny();
+  return email;
+}
+
+/**
+ * An organization with one live and one test key, created in one transaction. `options.contactEmail`: the
+ * technical contact told when a webhook endpoint gets disabled (ARCHITECTURE.md "Webhooks").
+ * @throws ValidationError naming `contactEmail` when it is not an email address.
+ */
+export async function createOrganization(
+  pool: pg.Pool,
+  name: string,
+  options: { contactEmail?: string | null } = {},
+): Promise<{ organization: repo.OrganizationRow; apiKeys: { live: NewApiKey; test: NewApiKey } }> {
+  const contactEmail = normalizeContactEmail(options.contactEmail);
   return withTransaction(pool, async (tx) => {
-    const organization = await repo.insertOrganization(tx, newId('organization'), name);
+    const organization = await repo.insertOrganization(tx, newId('organization'), name, contactEmail);
     const live = await createApiKey(tx, organization.id, 'live');
     const test = await createApiKey(tx, organization.id, 'test');
     return { organization, apiKeys: { live, test } };
@@ -37,13 +62,14 @@ export async function createOrganization(pool: pg.Pool, name: string): Promise<{
 
 /**
  * The answer to creating an organization (admin API and `org create --json`; issue 2 item 4):
- * `{id, name, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
+ * `{id, name, contactEmail, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
  */
 export function createdOrganizationView(created: Awaited<ReturnType<typeof createOrganization>>) {
   const { organization, apiKeys } = created;
   return {
     id: organization.id,
     name: organization.name,
+    contactEmail: organization.contact_email,
     apiKeys: { live: apiKeys.live.key, test: apiKeys.test.key },
     apiKeyIds: { live: apiKeys.live.id, test: apiKeys.test.id },
   };
@@ -96,6 +122,7 @@ export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
     whiteLabelDomain: o.white_label_domain,
     dashboardBilling: o.dashboard_billing,
     emailNotifications: o.email_notifications,
+    contactEmail: o.contact_email,
     balances: { live: centsToDollars(balanceCents.live), test: centsToDollars(balanceCents.test) },
     apiKeys: keys.map(serializeApiKey),
     createdAt: o.created_at.toISOString(),

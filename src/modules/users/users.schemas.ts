@@ -8,7 +8,7 @@ export const CreateUserBody = Type.Object(
     email: Type.String({ minLength: 1, maxLength: 254, format: 'email', description: 'Unique per environment, compared case-insensitively.' }),
     phoneNumber: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'E.164 with the leading +, e.g. +14155550123; null or absent for none.' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateUserRequest' },
 );
 export type CreateUserInput = Static<typeof CreateUserBody>;
 

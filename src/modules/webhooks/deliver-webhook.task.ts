@@ -2,6 +2,7 @@ import type { Task } from 'graphile-worker';
 import type { AppContext } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { queueDeliveryAttempt, type EventEnvelope } from '../events/events.service.js';
+import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
 import { insertAttempt, loadDeliveryJob, lockDelivery, updateDeliveryAfterAttempt, failPendingDelivery, type DeliveryJobRow } from './deliveries.repo.js';
 import { decideDelivery, isSuccess } from './delivery-policy.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
@@ -72,7 +73,7 @@ async function attempt(ctx: AppContext, job: DeliveryJobRow): Promise<SendResult
 }
 
 async function recordAttempt(ctx: AppContext, job: DeliveryJobRow, result: SendResult): Promise<void> {
-  const disabledReason = await withTransaction(ctx.pool, async (tx) => {
+  const disabled = await withTransaction(ctx.pool, async (tx) => {
     const current = await lockDelivery(tx, job.id);
     if (!current) return null;
     const attemptNumber = current.attempt_count + 1;
@@ -83,29 +84,38 @@ async function recordAttempt(ctx: AppContext, job: DeliveryJobRow, result: SendR
       await updateDeliveryAfterAttempt(tx, job.id, { attemptNumber, status, retryInSeconds: null, failureReason: null });
       return null;
     }
-    const endpointDisabledReason = await updateEndpointHealth(ctx, tx, job, result);
-    const decision = decideDelivery({ ...result, attemptNumber, autoRetry: current.auto_retry, scheduleSeconds: ctx.config.webhookRetryScheduleSeconds, endpointDisabledReason });
+    const health = await updateEndpointHealth(ctx, tx, job, result);
+    const decision = decideDelivery({ ...result, attemptNumber, autoRetry: current.auto_retry, scheduleSeconds: ctx.config.webhookRetryScheduleSeconds, endpointDisabledReason: health.disabledReason });
     await updateDeliveryAfterAttempt(tx, job.id, { attemptNumber, ...decision });
     if (decision.retryInSeconds !== null) await queueDeliveryAttempt(tx, job.id, decision.retryInSeconds);
-    return endpointDisabledReason;
+    if (!health.justDisabled || !health.disabledReason) return null;
+    // ARCHITECTURE.md: "an endpoint that keeps failing is disabled and the organization is told": the email job
+    // commits with the disable, once per disable (a racing attempt on an already disabled endpoint queues none).
+    return { reason: health.disabledReason, contact: await queueEndpointDisabledEmail(tx, job.endpoint_id, health.disabledReason) };
   });
-  if (disabledReason) {
-    // ARCHITECTURE.md: "an endpoint that keeps failing is disabled and the organization is told".
-    ctx.log.warn({ organizationId: job.organization_id, endpointId: job.endpoint_id, reason: disabledReason }, 'webhook endpoint disabled');
-  }
+  if (!disabled) return;
+  const facts = { organizationId: job.organization_id, endpointId: job.endpoint_id, reason: disabled.reason };
+  if (disabled.contact) ctx.log.info(facts, 'webhook endpoint disabled; the technical contact will be emailed');
+  else ctx.log.warn(facts, 'webhook endpoint disabled; the organization has no contact email, so nobody is emailed');
+}
+
+/** The endpoint's state after an attempt: `justDisabled` only when this attempt switched it from enabled to disabled. */
+interface HealthChange {
+  disabledReason: string | null;
+  justDisabled: boolean;
 }
 
 // 410 Gone disables at once; other failures run the endpoint's failure clock; test pings never touch it.
-async function updateEndpointHealth(ctx: AppContext, tx: Db, job: DeliveryJobRow, result: SendResult): Promise<string | null> {
+async function updateEndpointHealth(ctx: AppContext, tx: Db, job: DeliveryJobRow, result: SendResult): Promise<HealthChange> {
   if (result.statusCode === 410) {
     const reason = 'The endpoint answered 410 Gone';
-    await disableEndpoint(tx, job.endpoint_id, reason);
-    return reason;
+    return { disabledReason: reason, justDisabled: await disableEndpoint(tx, job.endpoint_id, reason) };
   }
-  if (job.event_type === TEST_EVENT_TYPE) return null;
+  if (job.event_type === TEST_EVENT_TYPE) return { disabledReason: null, justDisabled: false };
   if (isSuccess(result.statusCode)) {
     await clearEndpointFailing(tx, job.endpoint_id);
-    return null;
+    return { disabledReason: null, justDisabled: false };
   }
-  return markEndpointFailing(tx, job.endpoint_id, ctx.config.webhookDisableAfterHours);
+  const reason = await markEndpointFailing(tx, job.endpoint_id, ctx.config.webhookDisableAfterHours);
+  return { disabledReason: reason, justDisabled: reason !== null };
 }

@@ -16,7 +16,10 @@ const Url = Type.String({
 const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, uniqueItems: true, description: `Event types to receive: ${EVENT_TYPES.join(', ')}.` });
 const Description = Type.String({ maxLength: 500, description: 'Your label for the endpoint.' });
 
-export const CreateEndpointBody = Type.Object({ url: Url, eventTypes: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false });
+export const CreateEndpointBody = Type.Object(
+  { url: Url, eventTypes: EventTypes, description: Type.Optional(Description) },
+  { additionalProperties: false, title: 'CreateWebhookEndpointRequest' },
+);
 
 export const UpdateEndpointBody = Type.Object(
   {
@@ -27,7 +30,7 @@ export const UpdateEndpointBody = Type.Object(
       Type.Boolean({ description: 'true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince).' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'UpdateWebhookEndpointRequest' },
 );
 
 export const EndpointIdParams = Type.Object({ id: Type.String({ description: 'Webhook endpoint id, prefix we_' }) });
@@ -46,15 +49,15 @@ export const WebhookEndpointSchema = Type.Object(
     createdAt: DateTime,
     updatedAt: DateTime,
   },
-  { description: 'A webhook endpoint. The signing secret is never shown again after creation or rotation.' },
+  { title: 'WebhookEndpoint', description: 'A webhook endpoint. The signing secret is never shown again after creation or rotation.' },
 );
 
 export const EndpointWithSecretSchema = Type.Composite([
   WebhookEndpointSchema,
   Type.Object({ secret: Type.String({ description: 'The whsec_ signing secret. Shown only in this response: store it now.' }) }),
-]);
+], { title: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret, returned only on creation and rotation.' });
 
-export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'DeletedWebhookEndpoint' });
 
 export const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
 
@@ -70,7 +73,7 @@ export const WebhookDeliverySchema = Type.Object({
   failureReason: Nullable(Type.String()),
   createdAt: DateTime,
   updatedAt: DateTime,
-});
+}, { title: 'WebhookDelivery' });
 
 export const WebhookAttemptSchema = Type.Object({
   id: Type.String({ description: 'prefix wa_' }),
@@ -81,9 +84,12 @@ export const WebhookAttemptSchema = Type.Object({
   responseBody: Nullable(Type.String({ description: 'First 4 KB of the response body.' })),
   error: Nullable(Type.String({ description: 'Timeout, connection error or refused address; null when a response arrived.' })),
   createdAt: DateTime,
-});
+}, { title: 'WebhookAttempt' });
 
-export const DeliveryWithAttemptsSchema = Type.Composite([WebhookDeliverySchema, Type.Object({ attempts: Type.Array(WebhookAttemptSchema) })]);
+export const DeliveryWithAttemptsSchema = Type.Composite(
+  [WebhookDeliverySchema, Type.Object({ attempts: Type.Array(WebhookAttemptSchema) })],
+  { title: 'WebhookDeliveryWithAttempts' },
+);
 
 export const DeliveryListQuery = Type.Composite(
   [
