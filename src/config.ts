@@ -77,7 +77,7 @@ export class ConfigError extends Error {
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw = Object.fromEntries(Object.keys(EnvSchema.properties).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
-  const problems = [...Value.Errors(EnvSchema, raw)].map((e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${JSON.stringify(e.value)})`);
+  const problems = [...Value.Errors(EnvSchema, raw)].map((e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${shownValue(e.path.slice(1), e.value)})`);
   if (problems.length) throw new ConfigError(problems);
   const e = raw as Static<typeof EnvSchema>;
   const port = Number(e.PORT ?? 3000);
@@ -112,6 +112,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
   };
+}
+
+// Variables that hold a secret or may carry one (a password in a connection URL). A refused value is printed at boot
+// (stderr, deployment logs), so it is described instead of echoed: tokens by length, URLs without their password.
+const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET']);
+const URL_VARIABLES = new Set(['DATABASE_URL', 'SMTP_URL']);
+
+function shownValue(name: string, value: unknown): string {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters, not shown`;
+  if (URL_VARIABLES.has(name)) return JSON.stringify(value.replace(/:.*@/, ':***@').replace(/([?&]password=)[^&#]*/gi, '$1***'));
+  return JSON.stringify(value);
 }
 
 function trimSlash(url: string): string {

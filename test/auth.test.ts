@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../src/lib/logger.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 let t: TestApp;
@@ -42,5 +45,17 @@ describe('API-key authentication', () => {
     expect(all.length).toBeGreaterThan(0);
     expect(all).not.toContain(tenant.keys.test);
     expect(all).not.toContain(tenant.keys.live);
+  });
+
+  it('scrubs secrets from a logged error\'s stack as well as its message', async () => {
+    const tenant = await t.newTenant();
+    const lines: string[] = [];
+    const log = pino(loggerOptions('info'), new Writable({ write: (chunk, _enc, cb) => { lines.push(String(chunk)); cb(); } }));
+    // What the error handler logs for a 5xx: an unexpected error whose text happens to carry a credential.
+    log.error({ err: new Error(`upstream refused key ${tenant.keys.test} and secret whsec_${'s'.repeat(43)}`) }, 'request failed');
+    const logged = JSON.parse(lines.join(''));
+    expect(logged.err.stack).toContain('sk_test_[redacted]');
+    expect(lines.join('')).not.toContain(tenant.keys.test);
+    expect(lines.join('')).not.toContain('s'.repeat(43));
   });
 });

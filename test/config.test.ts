@@ -37,4 +37,22 @@ describe('configuration', () => {
     const message = (error as Error).message;
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL']) expect(message).toContain(name);
   });
+
+  it('names a refused secret or connection URL without printing the secret', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        FILE_URL_SECRET: 'short-s3cret',
+        DATABASE_URL: 'postgress://app:db-Pa55word@db.internal/fcs',
+        SMTP_URL: 'smtp+tls://mailer:smtp-Pa55@mail.internal:587',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ['FILE_URL_SECRET', 'DATABASE_URL', 'SMTP_URL']) expect(message).toContain(name);
+    for (const secret of ['short-s3cret', 'db-Pa55word', 'smtp-Pa55']) expect(message).not.toContain(secret);
+    expect(message).toContain('db.internal');
+  });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleClient, newOperator, signIn, type ConsoleClient } from './console-helpers.js';
 import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { balanceCents, einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
+import { balanceCents, einObject, formationBody, formationCompany, TEST_SSN } from './orders-fixtures.js';
 
 // Issue 6 items 2-3 without a browser: the queue, the order page and guarded actions over HTTP.
 let t: TestApp;
@@ -53,6 +53,33 @@ describe('work queue', () => {
     expect(wy).not.toContain(first);
     expect((await c.get(`/console/queue?organizationId=${tenant.organizationId}&orderType=formation&status=submitted`)).body).toContain(first);
     expect((await c.get('/console/queue?status=exception')).body).not.toContain(first);
+  });
+
+  it('searches by order id, company id or a piece of the legal name, alone or with other filters', async () => {
+    const user = await createUser(tenant, 'live');
+    const named = await tenant.api('POST', '/orders', formationBody(user.id, 'NV', {
+      formation: { company: formationCompany('LLC', { legalName: 'Zephyr Quill 50% Holdings LLC' }) },
+    }), { env: 'live' });
+    expect(named.statusCode, named.body).toBe(201);
+    const orderId = named.json().items[0].orderId;
+    const other = (await placeFormation('live', 'NV')).items[0].orderId;
+    for (const query of ['q=zephyr%20quill', 'q=Quill&state=NV', `q=Quill&orderType=formation&organizationId=${tenant.organizationId}`, `q=${orderId}`, `q=${named.json().companyId}&status=submitted`]) {
+      const res = await c.get(`/console/queue?${query}`);
+      expect(res.statusCode, query).toBe(200);
+      expect(res.body, query).toContain(orderId);
+      expect(res.body, query).not.toContain(other);
+    }
+    // LIKE wildcards typed in the search are taken literally.
+    const percent = await c.get('/console/queue?q=50%25%20Hold');
+    expect(percent.body).toContain(orderId);
+    expect((await c.get('/console/queue?q=%25')).body).not.toContain(other);
+  });
+
+  it('answers any page number without an error page', async () => {
+    for (const page of ['2', '99999999999999999999999', '9'.repeat(400), '-3', 'x']) {
+      const res = await c.get(`/console/queue?page=${page}`);
+      expect(res.statusCode, `page=${page.slice(0, 12)}`).toBe(200);
+    }
   });
 });
 

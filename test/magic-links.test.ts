@@ -129,6 +129,24 @@ describe('POST /auth/magic-link', () => {
       expect(JSON.stringify(events.rows)).not.toContain(tokenOf(link));
     }
   });
+
+  it('replays the same link for a retried Idempotency-Key without keeping the token readable in the database', async () => {
+    const user = await createUser(tenant);
+    const headers = { 'idempotency-key': `link-${user.id}` };
+    const first = await tenant.api('POST', '/auth/magic-link', { userId: user.id }, { headers });
+    const retry = await tenant.api('POST', '/auth/magic-link', { userId: user.id }, { headers });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json()).toEqual(first.json());
+    const token = tokenOf(first.json().magicLink);
+    const stored = await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE key = $1', [headers['idempotency-key']]);
+    expect(stored.rows).toHaveLength(1);
+    expect(JSON.stringify(stored.rows)).not.toContain(token);
+    // The replayed link still signs in, exactly once.
+    expect((await openLink(t, retry.json().magicLink)).statusCode).toBe(303);
+    expect((await openLink(t, first.json().magicLink)).statusCode).toBe(410);
+  });
 });
 
 runSecuritySuite({

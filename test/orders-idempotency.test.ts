@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { balanceCents, counts, credit, formationBody, newUser } from './orders-fixtures.js';
+import { sha256 } from '../src/lib/secrets.js';
+import { balanceCents, counts, credit, einObject, formationBody, newUser, TEST_SSN } from './orders-fixtures.js';
 
 /* Idempotency-Key on POST requests (issue 3 item 9), shown on POST /orders and one other POST route. */
 
@@ -16,6 +17,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
+
+/** JSON with object keys sorted at every level: how anyone would canonicalise a request before hashing it. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 
 describe('Idempotency-Key', () => {
   it('replays the first response for the same key and body: one order, one charge', async () => {
@@ -127,6 +137,26 @@ describe('Idempotency-Key', () => {
     expect(b.headers['idempotent-replayed']).toBeUndefined();
     const long = await tenant.api('POST', '/orders/quote', body, withKey('k'.repeat(256)));
     expect(long.statusCode).toBe(400);
+  });
+
+  it('keeps nothing from which the EIN responsible party\'s SSN could be recovered by guessing', async () => {
+    // Someone who can read the database has the stored request (the SSN reduced to its last four digits) and
+    // idempotency_keys.request_hash. An unkeyed hash of the request would confirm a guessed SSN in 10^5 tries.
+    const first = await tenant.api('POST', '/orders', formationBody(userId, 'WY', { extra: { ein: einObject() } }), withKey('ein-ssn-1'));
+    expect(first.statusCode, first.body).toBe(201);
+    const { rows: [group] } = await t.ctx.pool.query('SELECT request FROM order_groups WHERE idempotency_key = $1', ['ein-ssn-1']);
+    const { rows: [key] } = await t.ctx.pool.query('SELECT request_hash FROM idempotency_keys WHERE key = $1', ['ein-ssn-1']);
+    expect(JSON.stringify(group.request)).not.toContain(TEST_SSN);
+    const { taxIdLast4, ...party } = group.request.ein.responsibleParty;
+    expect(taxIdLast4).toBe(TEST_SSN.slice(-4));
+    const guess = { ...group.request, ein: { ...group.request.ein, responsibleParty: { ...party, taxId: TEST_SSN } } };
+    for (const route of ['/test/v1/orders', '/orders']) {
+      expect(sha256(canonical({ route, params: {}, body: guess }))).not.toBe(key.request_hash);
+    }
+    // The key still does its job.
+    const retry = await tenant.api('POST', '/orders', formationBody(userId, 'WY', { extra: { ein: einObject() } }), withKey('ein-ssn-1'));
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json()).toEqual(first.json());
   });
 
   it('applies to other POST routes (POST /users)', async () => {

@@ -10,6 +10,19 @@ afterAll(() => t?.close());
 
 const body = (overrides: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed'], ...overrides });
 
+/** Resolves once a statement starting with `sqlStart` waits for a row lock in this test's database. */
+async function waitUntilBlocked(sqlStart: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await t.ctx.pool.query(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ltrim(query) LIKE $1 || '%'`,
+      [sqlStart],
+    );
+    if (rows.length) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no statement '${sqlStart}…' ever waited for a lock`);
+}
+
 async function createEndpoint(tenant: TestTenant, overrides: Record<string, unknown> = {}, env: 'live' | 'test' = 'test') {
   const res = await tenant.api('POST', '/webhook-endpoints', body(overrides), { env });
   expect(res.statusCode, res.body).toBe(201);
@@ -37,6 +50,24 @@ describe('webhook endpoints', () => {
     const list = await tenant.api('GET', '/webhook-endpoints');
     expect(list.json().data.map((e: { id: string }) => e.id)).toEqual([created.id]);
     expect(list.body).not.toContain(created.secret);
+  });
+
+  it('replays creation and rotation for a retried Idempotency-Key without keeping the secret readable in idempotency_keys', async () => {
+    const tenant = await t.newTenant();
+    const headers = { 'idempotency-key': 'create-endpoint-1' };
+    const first = await tenant.api('POST', '/webhook-endpoints', body(), { headers });
+    const retry = await tenant.api('POST', '/webhook-endpoints', body(), { headers });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json()).toEqual(first.json());
+    const rotateHeaders = { 'idempotency-key': 'rotate-endpoint-1' };
+    const rotated = await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, { headers: rotateHeaders });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expect((await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, { headers: rotateHeaders })).json().secret).toBe(rotated.json().secret);
+    const stored = JSON.stringify((await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE organization_id = $1', [tenant.organizationId])).rows);
+    expect(stored).not.toContain(first.json().secret);
+    expect(stored).not.toContain(rotated.json().secret);
+    expect(stored).not.toContain('whsec_');
   });
 
   it('gives every endpoint its own secret', async () => {
@@ -118,6 +149,28 @@ describe('webhook endpoints', () => {
     const read = await tenant.api('GET', `/webhook-endpoints/${created.id}`);
     expect(read.body).not.toContain(rotated.secret);
     expect(read.body).not.toContain(created.secret);
+  });
+
+  it('issues no secret for an endpoint deleted while the rotation was under way', async () => {
+    const tenant = await t.newTenant();
+    const created = await createEndpoint(tenant);
+    // Another request holds the endpoint row (as a DELETE does) while the rotation starts, then deletes it and commits.
+    const other = await t.ctx.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE', [created.id]);
+      const rotating = tenant.api('POST', `/webhook-endpoints/${created.id}/rotate-secret`);
+      await waitUntilBlocked(`UPDATE webhook_endpoints SET previous_secret`);
+      await other.query('UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1', [created.id]);
+      await other.query('COMMIT');
+      const res = await rotating;
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.body).not.toContain('whsec_');
+    } finally {
+      other.release();
+    }
+    const { rows } = await t.ctx.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [created.id]);
+    expect(rows[0]).toEqual({ secret: created.secret, previous_secret: null });
   });
 
   it('pages the list newest first', async () => {

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   service_unavailable: 503,
 } as const;
 
+/** One of the closed list of `code` values in an error body; ERROR_STATUS maps it to the HTTP status. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** One invalid field: `field` is a dotted path into the request, e.g. `officers.0.title`. */
@@ -46,7 +47,7 @@ export class AppError extends Error {
   }
 }
 
-/** A 400 naming every bad field. The message summarises the first ones. */
+/** A 400 (`validation_error`) naming every bad field in `errors`. The message summarises the first three. */
 export class ValidationError extends AppError {
   constructor(readonly errors: FieldError[]) {
     super('validation_error', summarise(errors), { errors });
@@ -72,6 +73,10 @@ export class FieldErrors {
   }
 }
 
+/**
+ * The 404 for an unknown or other tenant's id, e.g. `notFound('company', 'comp_x')` -> "No such company: 'comp_x'"
+ * (ARCHITECTURE.md "Tenancy": 404, not 403, so ids do not leak). Returns the AppError for the caller to throw.
+ */
 export const notFound = (what: string, id: string): AppError => new AppError('not_found', `No such ${what}: '${id}'`);
 
 /**

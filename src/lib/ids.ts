@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   subscriptionStatusChange: 'ssc',
 } as const;
 
+/** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */
 export type IdKind = keyof typeof ID_PREFIX;
 
 const ulid = monotonicFactory();

@@ -27,7 +27,11 @@ export function loggerOptions(level: string): pino.LoggerOptions {
         url: scrubSecrets(req.url),
         host: req.headers?.host,
       }),
-      err: (err: Error) => ({ ...pino.stdSerializers.err(err), message: scrubSecrets(err.message ?? '') }),
+      // The stack repeats the message, so both are scrubbed.
+      err: (err: Error) => {
+        const out = pino.stdSerializers.err(err);
+        return { ...out, message: scrubSecrets(err.message ?? ''), ...(typeof out.stack === 'string' ? { stack: scrubSecrets(out.stack) } : {}) };
+      },
     },
   };
 }

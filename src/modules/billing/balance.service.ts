@@ -8,6 +8,7 @@ import { requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { creditBalance, serializeLedgerEntry } from './ledger.js';
 
+/** A ledger entry as the API shows it (serializeLedgerEntry): amounts in dollars, timestamps ISO 8601. */
 export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
 
 /**

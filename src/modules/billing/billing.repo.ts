@@ -49,14 +49,17 @@ export interface CatalogRow {
   updated_at: Date;
 }
 
+/** The whole price catalogue (cents), in display order. */
 export function listCatalog(db: Db): Promise<CatalogRow[]> {
   return many<CatalogRow>(db, 'SELECT * FROM price_catalog ORDER BY sort_order, type');
 }
 
+/** One catalogue row, locked FOR UPDATE until the transaction ends; null for an unknown type. */
 export function findCatalogForUpdate(tx: Db, type: ProductType): Promise<CatalogRow | null> {
   return one<CatalogRow>(tx, 'SELECT * FROM price_catalog WHERE type = $1 FOR UPDATE', [type]);
 }
 
+/** Sets a product's list price and default wholesale, both in cents; the type must exist (callers lock it first). */
 export async function updateCatalog(tx: Db, type: ProductType, defaultCents: number, wholesaleCents: number): Promise<CatalogRow> {
   const row = await one<CatalogRow>(
     tx,
@@ -73,6 +76,7 @@ export async function findWholesaleOverrides(db: Db, organizationId: string): Pr
   return new Map(rows.map((r) => [r.type, r.wholesale_amount_cents]));
 }
 
+/** Sets the organization's wholesale price (its floor) for `type`, in cents (issue 3 item 3). */
 export async function upsertWholesaleOverride(tx: Db, organizationId: string, type: ProductType, cents: number): Promise<void> {
   await tx.query(
     `INSERT INTO organization_wholesale_prices (organization_id, type, wholesale_amount_cents) VALUES ($1, $2, $3)
@@ -108,10 +112,12 @@ export function raiseRetailToFloor(tx: Db, type: ProductType, organizationId: st
   );
 }
 
+/** The whole state fee schedule (cents), by state code. */
 export function listStateFees(db: Db): Promise<StateFeeRow[]> {
   return many<StateFeeRow>(db, 'SELECT * FROM state_fees ORDER BY state');
 }
 
+/** A state's fee row (two-letter code), locked FOR UPDATE until the transaction ends; null when unknown. */
 export function findStateFeesForUpdate(tx: Db, state: string): Promise<StateFeeRow | null> {
   return one<StateFeeRow>(tx, 'SELECT * FROM state_fees WHERE state = $1 FOR UPDATE', [state]);
 }

@@ -4,6 +4,7 @@ import { PRODUCT_TYPES } from './pricing.js';
 
 const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
 
+/** A price row (spec "Price row"); every amount in dollars. */
 export const PriceRowSchema = Type.Object({
   type: Type.String({ enum: [...PRODUCT_TYPES], description: 'Product type.' }),
   name: Type.String(),
@@ -14,21 +15,25 @@ export const PriceRowSchema = Type.Object({
   enabled: Type.Boolean({ description: 'False removes a formation tier from dashboard checkout; API orders are never blocked.' }),
 }, { title: 'PriceRow' });
 
+/** GET /organization/prices answer: all nine price rows in one unpaginated list. */
 export const PriceListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(PriceRowSchema, { description: 'All nine product types, always in catalogue order; not paginated.' }),
   hasMore: Type.Boolean({ description: 'Always false: the price list is never paginated.' }),
 }, { title: 'PriceList' });
 
+/** Path `{type}` of /organization/prices/{type} and the operator's wholesale routes; an unknown type answers 404. */
 export const PriceTypeParams = Type.Object({
   type: Type.String({ description: `One of: ${PRODUCT_TYPES.join(', ')}. Any other value answers 404.` }),
 });
 
+/** Body of PUT /organization/prices/{type}: retailAmount in whole dollars and/or enabled (spec rules 1-4). */
 export const UpdatePriceBody = Type.Object({
   retailAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
   enabled: Type.Optional(Type.Boolean({ description: 'false is accepted only for formation_tier_1/2/3, and one tier must stay enabled.' })),
 }, { additionalProperties: false, title: 'UpdatePriceRequest', description: 'At least one of retailAmount and enabled.' });
 
+/** One ledger entry as GET /balance-transactions shows it (issue 3 item 8); amounts in dollars. */
 export const BalanceTransactionSchema = Type.Object({
   id: Type.String({ description: 'prefix txn_' }),
   object: Type.Literal('balance_transaction'),
@@ -44,41 +49,51 @@ export const BalanceTransactionSchema = Type.Object({
   createdAt: DateTime,
 }, { title: 'BalanceTransaction' });
 
+/** A page of balance transactions, newest first (cursor `startingAfter`). */
 export const BalanceTransactionListSchema = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(BalanceTransactionSchema),
   hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
 }, { title: 'BalanceTransactionList' });
 
+/** Body of POST /test_helpers/balance-credits: `{amount}` in dollars (issue 3 item 8). */
 export const TestCreditBody = Type.Object({
   amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Test dollars to add, > 0, at most two decimals.' }),
 }, { additionalProperties: false, title: 'TestCreditRequest' });
 
 // Operator (admin) schemas: not part of the integrator OpenAPI document.
 
+/** `live` or `test`: which balance an operator credit goes to. */
 export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
+/** Body of POST /admin/v1/organizations/{id}/balance-credits: `{environment, amount (dollars), note?}`. */
 export const AdminCreditBody = Type.Object({
   environment: EnvironmentSchema,
   amount: Type.Number({ exclusiveMinimum: 0, maximum: 10_000_000, description: 'Dollars to add, > 0, at most two decimals.' }),
   note: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Shown as the description of the credit.' })),
 }, { additionalProperties: false });
 
+/** Path `{id}`: an organization id (prefix org_). */
 export const OrgIdParams = Type.Object({ id: Type.String() });
+/** Path `{id, type}` of /admin/v1/organizations/{id}/wholesale-prices/{type}. */
 export const OrgTypeParams = Type.Object({ id: Type.String(), type: Type.String() });
+/** Path `{state}` of /admin/v1/state-fees/{state}: a two-letter state code. */
 export const StateParams = Type.Object({ state: Type.String({ minLength: 2, maxLength: 2 }) });
 
+/** Body of PUT /admin/v1/wholesale-prices/{type}: default wholesale and/or list price, whole dollars (issue 3 item 3). */
 export const CatalogPriceBody = Type.Object({
   wholesaleAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars.' })),
   defaultAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
 }, { additionalProperties: false });
 
+/** Body of PUT /admin/v1/organizations/{id}/wholesale-prices/{type}: the organization's floor in whole dollars. */
 export const OrgWholesaleBody = Type.Object({
   wholesaleAmount: Type.Number({ minimum: 0, description: 'Whole dollars.' }),
 }, { additionalProperties: false });
 
 const Fee = (d: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description: `${d}, dollars.` }));
 
+/** Body of PUT /admin/v1/state-fees/{state}: the fees to change, in dollars, plus a `note` on why (issue 3 item 4). */
 export const StateFeeBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   llcFormation: Fee('LLC formation fee'),

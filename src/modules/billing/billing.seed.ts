@@ -31,8 +31,11 @@ export interface ExpeditedFeesFile {
   states: Record<string, number>;
 }
 
+/** Reads data/price-catalog.json. The data readers throw on a missing file or bad JSON (a broken checkout). */
 export const loadPriceCatalogFile = (): PriceCatalogFile => readJson('price-catalog.json');
+/** Reads data/state-fees.json. */
 export const loadStateFeesFile = (): StateFeesFile => readJson('state-fees.json');
+/** Reads data/expedited-formation-fees.json. */
 export const loadExpeditedFeesFile = (): ExpeditedFeesFile => readJson('expedited-formation-fees.json');
 
 /**

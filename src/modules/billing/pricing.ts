@@ -14,6 +14,8 @@ export const PRODUCT_TYPES = [
   'foreign_qualification',
   'certificate_of_good_standing',
 ] as const;
+
+/** One of PRODUCT_TYPES: the `type` of a price row and of the price catalogue. */
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /** The formation packages; only these may be disabled (spec "PUT /organization/prices/{type}" rules 3-4). */
@@ -144,6 +146,8 @@ export async function retailCents(db: Db, tenant: Tenant, type: ProductType): Pr
 
 /** Which state fee: formation, foreign qualification, annual report, or the expedited formation fee. */
 export type StateFeeKind = 'formation' | 'foreign_qualification' | 'annual_report' | 'expedited_formation';
+
+/** The company's entity type, which picks the LLC or corporation column of a state fee (spec "Company"). */
 export type EntityType = 'LLC' | 'CORP';
 
 /** A row of the state fee schedule (table state_fees), all amounts in cents. */

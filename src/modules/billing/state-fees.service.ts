@@ -16,7 +16,10 @@ const FEE_COLUMNS = {
   corpAnnualReport: 'corp_annual_report_cents',
   expeditedFormation: 'expedited_formation_cents',
 } as const;
+
+/** A fee field of the operator API and CLI (dollars), e.g. `llcFormation`. */
 export type FeeField = keyof typeof FEE_COLUMNS;
+/** Every fee field, in schedule order. */
 export const FEE_FIELDS = Object.keys(FEE_COLUMNS) as FeeField[];
 
 /** Changes to one state's schedule: fee fields in dollars (expeditedFormation null = not available). */

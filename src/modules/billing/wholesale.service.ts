@@ -85,7 +85,10 @@ async function orgWholesaleView(db: Db, organizationId: string, type: ProductTyp
   };
 }
 
-/** GET /admin/v1/organizations/{id}/wholesale-prices: the organization's floor for every type. */
+/**
+ * GET /admin/v1/organizations/{id}/wholesale-prices: the organization's floor for every type, in dollars.
+ * @throws AppError not_found (404) for an unknown organization.
+ */
 export async function listOrgWholesale(db: Db, organizationId: string) {
   await throwIfNoOrganization(db, organizationId);
   return Promise.all(PRODUCT_TYPES.map((t) => orgWholesaleView(db, organizationId, t)));

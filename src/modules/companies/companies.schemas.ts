@@ -21,6 +21,8 @@ export const CreateCompanyBody = Type.Object(
   },
   { additionalProperties: false, title: 'CreateCompanyRequest' },
 );
+
+/** The POST /companies body as validated by CreateCompanyBody. */
 export type CreateCompanyInput = Static<typeof CreateCompanyBody>;
 
 /**
@@ -44,6 +46,8 @@ export const UpdateCompanyBody = Type.Object(
   },
   { additionalProperties: false, title: 'UpdateCompanyRequest' },
 );
+
+/** The PATCH /companies/{companyIdOrSlug} body as validated by UpdateCompanyBody. */
 export type UpdateCompanyInput = Static<typeof UpdateCompanyBody>;
 
 /** The Company response: the spec's response fields plus slug; officers are request-only and never returned. */
@@ -67,12 +71,16 @@ export const CompanySchema = Type.Object(
   },
   { title: 'Company' },
 );
+
+/** A Company as the API returns it (timestamps ISO 8601, formationDate YYYY-MM-DD). */
 export type Company = Static<typeof CompanySchema>;
 
+/** Path `{companyIdOrSlug}`: a company id (comp_…) or its slug (spec "GET /companies/{companyIdOrSlug}"). */
 export const CompanyParams = Type.Object({
   companyIdOrSlug: Type.String({ minLength: 1, description: 'Company id (comp_…) or slug.' }),
 });
 
+/** Query of GET /companies: cursor pagination (limit, startingAfter) and an optional `userId` filter. */
 export const ListCompaniesQuery = Type.Object(
   {
     ...PageQuery.properties,
@@ -80,4 +88,6 @@ export const ListCompaniesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The GET /companies query as validated by the schema of the same name. */
 export type ListCompaniesQuery = Static<typeof ListCompaniesQuery>;

@@ -92,11 +92,6 @@ export function isCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId
   return repo.companyAdminExists(db, tenant, companyId, userId);
 }
 
-/** Makes a user of the tenant an admin of a company (idempotent; neither id is checked here). */
-export function addCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<void> {
-  return repo.insertCompanyAdmin(db, tenant, companyId, userId);
-}
-
 /**
  * Filing pipeline hook: a filed formation sets formationDate ('YYYY-MM-DD'), a filed EIN order sets ein
  * ('XX-XXXXXXX'). Absent fields are left as they are. Call inside the transaction that records the filing.

@@ -16,7 +16,6 @@ export const FORMATION_STATES = [
   'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH',
   'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
 ] as const;
-export type FormationState = (typeof FORMATION_STATES)[number];
 
 /**
  * Two-letter state codes accepted in a US address: the 51 formation states plus the USPS codes of the
@@ -27,11 +26,14 @@ export const US_ADDRESS_STATES: ReadonlySet<string> = new Set<string>([
   ...FORMATION_STATES, 'PR', 'GU', 'VI', 'AS', 'MP', 'AA', 'AE', 'AP',
 ]);
 
+/** fiscalEndMonth values: English month names, January to December (spec Company table). */
 export const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
 ] as const;
 
+/** Officer titles allowed when entityType is CORP (spec Officer table, title rules). */
 export const CORP_TITLES = ['President', 'Vice President', 'Secretary', 'Treasurer', 'CEO', 'CFO', 'COO'] as const;
+/** Officer titles allowed when entityType is LLC (spec Officer table, title rules). */
 export const LLC_TITLES = ['Managing Member', 'Member', 'Manager'] as const;
 /** LLC rule: at least one officer carries one of these titles. */
 const LLC_OWNER_TITLES: ReadonlySet<string> = new Set(['Member', 'Managing Member']);
@@ -46,6 +48,7 @@ export const DEFAULT_FISCAL_END_MONTH = 'December';
 export const stringEnum = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
+/** The Address object (spec "Address"), shape only; the country code and US state/ZIP are addressRuleErrors' job. */
 export const AddressSchema = Type.Object(
   {
     line1: Type.String({ minLength: 1 }),
@@ -57,8 +60,11 @@ export const AddressSchema = Type.Object(
   },
   { title: 'Address', additionalProperties: false, description: 'US addresses (country US) need state (two-letter code) and postalCode (five digits).' },
 );
+
+/** An Address as validated by AddressSchema. */
 export type AddressInput = Static<typeof AddressSchema>;
 
+/** One Officer (spec "Officer"), shape only; names per type and the title rules are companyRuleErrors' job. */
 export const OfficerSchema = Type.Object(
   {
     type: stringEnum(['PERSON', 'COMPANY'] as const),
@@ -74,6 +80,8 @@ export const OfficerSchema = Type.Object(
   },
   { title: 'Officer', additionalProperties: false },
 );
+
+/** An Officer as validated by OfficerSchema. */
 export type OfficerInput = Static<typeof OfficerSchema>;
 
 /** The company request fields of POST /companies, without userId (spec "POST /companies"). */
@@ -94,6 +102,8 @@ export const CompanyFieldsSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The company request fields as validated by CompanyFieldsSchema (not yet checked by companyRuleErrors). */
 export type CompanyInput = Static<typeof CompanyFieldsSchema>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

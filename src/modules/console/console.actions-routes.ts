@@ -10,6 +10,8 @@ import * as q from './queue.repo.js';
 
 /** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
 export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
+
+/** One of ORDER_ACTIONS (the `action` segment of an order-page form). */
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
 const ACTION_TITLES: Record<OrderAction, string> = {
@@ -119,7 +121,10 @@ function parseAction(value: string): OrderAction {
   throw new ValidationError([{ field: 'action', message: `must be one of: ${ORDER_ACTIONS.join(', ')}` }]);
 }
 
-/** The transition request an action form describes (empty fields are left out, so the guard's defaults apply). */
+/**
+ * The transition request an action form describes (empty fields are left out, so the guard's defaults apply).
+ * @throws ValidationError on `resumeTo` when a resolve names neither submitted nor pending.
+ */
 export function requestFor(action: OrderAction, body: unknown): TransitionRequest {
   const opt = (name: string) => field(body, name) || undefined;
   switch (action) {

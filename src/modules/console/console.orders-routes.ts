@@ -18,7 +18,8 @@ export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: A
   app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     const filter = parseQueueFilter(query);
-    const page = Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1);
+    // At most 9 digits: any page number the queue can have, and never an offset PostgreSQL refuses (a 500).
+    const page = /^\d{1,9}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
     const [rows, counts, facets] = await Promise.all([
       q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, (page - 1) * QUEUE_PAGE_SIZE),
       q.countQueue(ctx.pool, filter),

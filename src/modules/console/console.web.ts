@@ -8,6 +8,8 @@ import { viewHelpers } from './view-helpers.js';
 
 /** Cookie names of the console; all scoped to the /console path. */
 export const COOKIES = { session: 'fcs_console', login: 'fcs_console_login', flash: 'fcs_console_flash' } as const;
+
+/** Path prefix of every console page (issue 6 item 1). */
 export const CONSOLE_PREFIX = '/console';
 
 declare module 'fastify' {

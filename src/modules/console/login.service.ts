@@ -11,6 +11,7 @@ import { createSession } from './sessions.js';
  */
 export const LOGIN_LIMITS = { windowSeconds: 15 * 60, perEmail: 5, perIp: 20 } as const;
 
+/** Outcome of a sign-in: a new session (expiresAt is a Date), wrong credentials, or throttled for `retryAfterSeconds`. */
 export type LoginResult =
   | { ok: true; sessionId: string; expiresAt: Date; operatorId: string }
   | { ok: false; reason: 'invalid' }

@@ -10,7 +10,7 @@ import * as repo from './operators.repo.js';
 /** Shortest password accepted for an operator account (NIST SP 800-63B allows 8; the console guards money). */
 export const MIN_PASSWORD_LENGTH = 12;
 
-/** An operator as listed by the CLI and the console: never the password hash. */
+/** An operator as listed by the CLI and the console: never the password hash. Times ISO 8601. */
 export interface OperatorView {
   id: string;
   email: string;

@@ -10,6 +10,7 @@ export interface KvRow {
   value: string;
 }
 
+/** An officer or registered agent as the order page shows it: name, PERSON/COMPANY kind, title, one-line address. */
 export interface PartySection {
   name: string;
   kind: string;

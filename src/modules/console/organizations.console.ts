@@ -52,6 +52,7 @@ export async function organizationDetail(ctx: AppContext, organizationId: string
   return { ...view, balanceCents };
 }
 
+/** What organizationDetail returns: the admin view of the organization (dollars) plus `balanceCents` per environment. */
 export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;
 
 /**

@@ -7,6 +7,8 @@ import type { OrderRow } from '../orders/orders.repo.js';
 
 /** Statuses the filing team works on (issue 6 item 2). */
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
+
+/** One of QUEUE_STATUSES. */
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
 
 /** Queue filters; empty strings mean "any". */
@@ -41,7 +43,11 @@ function where(f: QueueFilter, withStatus: boolean): { sql: string; params: unkn
   if (f.state) add('o.filing_state = ?', f.state);
   if (f.orderType) add('o.order_type = ?', f.orderType);
   if (f.organizationId) add('o.organization_id = ?', f.organizationId);
-  if (f.q) add(`(o.id = ? OR c.id = $${params.length} OR c.legal_name ILIKE '%' || $${params.length} || '%')`, f.q);
+  if (f.q) {
+    // The search text is compared as an id, and searched in the legal name with its LIKE wildcards taken literally.
+    params.push(f.q, `%${f.q.replace(/[\\%_]/g, '\\$&')}%`);
+    parts.push(`(o.id = $${params.length - 1} OR c.id = $${params.length - 1} OR c.legal_name ILIKE $${params.length})`);
+  }
   return { sql: parts.join(' AND '), params };
 }
 
@@ -58,8 +64,8 @@ export function listQueue(db: Db, f: QueueFilter, limit: number, offset: number)
        JOIN companies c ON c.id = o.company_id
       WHERE ${w.sql}
       ORDER BY o.created_at, o.id
-      LIMIT ${Number(limit)} OFFSET ${Number(offset)}`,
-    w.params,
+      LIMIT $${w.params.length + 1} OFFSET $${w.params.length + 2}`,
+    [...w.params, limit, offset],
   );
 }
 

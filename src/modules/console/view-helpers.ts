@@ -53,6 +53,3 @@ export const viewHelpers = {
     return code >= 200 && code < 300 ? 'ok' : 'bad';
   },
 };
-
-/** The helper object's type (templates receive it as `it.h`). */
-export type ViewHelpers = typeof viewHelpers;

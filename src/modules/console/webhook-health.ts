@@ -77,7 +77,7 @@ export async function disabledEndpoints(db: Db, limit = 100): Promise<DisabledEn
   }));
 }
 
-/** An endpoint's health: state, failing since, and attempt counts in the window. */
+/** An endpoint's health: state, failing since, and attempt counts in the window (HEALTH_WINDOW_HOURS). Times ISO 8601. */
 export interface EndpointHealth {
   id: string;
   environment: Environment;
@@ -92,7 +92,7 @@ export interface EndpointHealth {
   lastAttemptAt: string | null;
 }
 
-/** One recent attempt with its event, for the health page and `webhooks health --org`. */
+/** One recent attempt with its event, for the health page and `webhooks health --org`. `at` ISO 8601, `durationMs` ms. */
 export interface RecentAttempt {
   at: string;
   endpointId: string;
@@ -152,5 +152,3 @@ export async function organizationWebhookHealth(db: Db, organizationId: string, 
     })),
   };
 }
-
-export type OrganizationWebhookHealth = Awaited<ReturnType<typeof organizationWebhookHealth>>;

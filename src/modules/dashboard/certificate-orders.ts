@@ -16,7 +16,10 @@ import type { PricedLine } from '../orders/orders.service.js';
  * The state issues it without a separate state fee line.
  */
 
-/** The one priced line of a certificate (cents): retail at checkout, wholesale when the organization pays. */
+/**
+ * The one priced line of a certificate (cents): retail at checkout, wholesale when the organization pays.
+ * @throws AppError not_found only when the price catalogue lacks certificate_of_good_standing (it is seeded).
+ */
 export async function certificateLine(db: Db, tenant: Tenant, filingState: string, billing: 'balance' | 'checkout'): Promise<PricedLine> {
   const price = await loadTenantPrice(db, tenant, 'certificate_of_good_standing');
   return {

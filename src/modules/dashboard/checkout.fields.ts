@@ -7,11 +7,13 @@ import { EIN_PRINCIPAL_ACTIVITIES, EIN_REASONS } from '../orders/ein.schemas.js'
  * the body is built by one generic function (checkout.forms.ts).
  */
 
+/** One choice of a select field: the submitted `value` and the `label` shown. */
 export interface Option {
   value: string;
   label: string;
 }
 
+/** One form input. `name` is the dotted POST /orders body path it fills; `kind` picks the HTML input. */
 export interface FieldDef {
   name: string;
   label: string;
@@ -27,6 +29,7 @@ export interface FieldDef {
   defaultValue?: string;
 }
 
+/** A fieldset of a checkout form: a legend, an optional intro, and its rows of fields. */
 export interface Section {
   legend: string;
   intro?: string;

@@ -11,7 +11,10 @@ import { bodyFromForm, getPath, setPath, type FormValues } from './checkout.form
  * the price), its form sections and how the form becomes a POST /orders body.
  */
 
+/** A checkout product as it appears in dashboard URLs (spec "Product availability": every product the dashboard sells). */
 export type ProductKey = 'formation' | 'ein' | 'annual-report' | 'registered-agent' | 'foreign-qualification' | 'certificate-of-good-standing';
+
+/** The products sold for an existing company, in display order (formation makes a new company). */
 export const COMPANY_PRODUCTS: ProductKey[] = ['ein', 'annual-report', 'registered-agent', 'foreign-qualification', 'certificate-of-good-standing'];
 
 /** Choices that change the price; chosen first (query string), then carried as hidden fields. */
@@ -25,6 +28,7 @@ export interface CheckoutOptions {
   changeOfAgent: boolean;
 }
 
+/** What the product page shows: title, blurb, the price types summed for the displayed price, and what is included. */
 export interface ProductInfo {
   key: ProductKey;
   title: string;
@@ -36,6 +40,7 @@ export interface ProductInfo {
   includes: string[];
 }
 
+/** Display data of every product but formation (formation packages come from tierInfo). */
 export const PRODUCT_INFO: Record<Exclude<ProductKey, 'formation'>, ProductInfo> = {
   ein: { key: 'ein', title: 'EIN (federal tax ID)', blurb: 'We apply to the IRS for your Employer Identification Number.', priceTypes: ['ein'], priceNote: 'one time', includes: ['IRS Form SS-4 application', 'EIN confirmation letter'] },
   'annual-report': { key: 'annual-report', title: 'Annual report', blurb: 'Stay in good standing: we file your state annual report.', priceTypes: ['annual_report'], priceNote: '+ state fee', includes: ['Prepared and filed with the state', 'Renews every year'] },
@@ -64,6 +69,7 @@ export function displayedRetailCents(info: ProductInfo, prices: Record<ProductTy
   return info.priceTypes.reduce((sum, type) => sum + prices[type].effectiveRetailCents, 0);
 }
 
+/** Narrowing guard for the product segment of a checkout URL. */
 export function isProductKey(v: string): v is ProductKey {
   return v === 'formation' || (COMPANY_PRODUCTS as string[]).includes(v);
 }

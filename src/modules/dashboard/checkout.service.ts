@@ -24,6 +24,7 @@ import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey 
  * Either way the orders enter the same pipeline (status history, filing.status_changed webhooks).
  */
 
+/** How a dashboard order is paid: `balance` (prepaid balance, wholesale) or `checkout` (the customer's card, retail). */
 export type Billing = 'balance' | 'checkout';
 
 /** The billing mode of dashboard orders for an organization. */
@@ -36,6 +37,7 @@ export function enabledTiers(prices: Record<ProductType, TenantPrice>): Array<1 
   return ([1, 2, 3] as const).filter((t) => prices[`formation_tier_${t}`]?.enabled !== false);
 }
 
+/** Every product's prices for the tenant, in cents, keyed by product type (TenantPrice; retail, wholesale, enabled). */
 export function loadPrices(db: Db, tenant: Tenant) {
   return loadTenantPriceMap(db, tenant);
 }
@@ -68,6 +70,7 @@ export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow
 /**
  * The priced lines the customer will be shown and charged (cents), computed by the same planner that
  * places the order (formation tier + registered agent for tiers 2-3, state fees as their own lines: rule 9).
+ * @throws ValidationError as planOrder does (e.g. a filingState without a fee schedule).
  */
 export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, o: CheckoutOptions, company: CompanyRow | null, billing: Billing, activeAgent: boolean): Promise<PricedLine[]> {
   if (product === 'certificate-of-good-standing') return [await certificateLine(db, tenant, o.filingState, billing)];
@@ -95,6 +98,7 @@ export type CheckoutOutcome =
   | { ok: true; companyId: string; groupId: string }
   | { ok: false; errors: FieldError[]; message: string | null; expired?: boolean };
 
+/** Everything a checkout submit needs: who orders what for which company, the posted form, and the form token. */
 export interface CheckoutSubmit {
   tenant: Tenant;
   organization: OrganizationRow;
@@ -127,6 +131,7 @@ const EXPIRED_FORM: CheckoutOutcome = {
  * With a form token the whole submit runs in one transaction holding the token's row lock, and the group is
  * placed under the token's idempotency key: a second submit of the same form gets the first one's orders back
  * and is never placed or charged again (checked before the card is charged).
+ * Rule failures (AppError, including a short balance) come back as an `{ok: false}` outcome, never thrown.
  */
 export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promise<CheckoutOutcome> {
   const billing = billingOf(s.organization);

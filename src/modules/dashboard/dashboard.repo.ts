@@ -25,6 +25,7 @@ export type DocumentRow = Pick<StoredDocumentRow, 'id' | 'company_id' | 'order_i
 
 const ADMIN_OF = `EXISTS (SELECT 1 FROM company_admins a WHERE a.company_id = c.id AND a.user_id = $3)`;
 
+/** The signed-in user's name and email, or null when the user is not in the tenant. */
 export function findUser(db: Db, tenant: Tenant, userId: string): Promise<{ id: string; full_name: string; email: string } | null> {
   return one(db, 'SELECT id, full_name, email FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [userId, tenant.organizationId, tenant.environment]);
 }

@@ -14,7 +14,9 @@ export interface Theme {
   link: string;
 }
 
+/** Primary colour (#rrggbb) when the organization sets no valid one. */
 export const DEFAULT_PRIMARY = '#1f3a5f';
+/** Accent colour (#rrggbb) when the organization sets no valid one. */
 export const DEFAULT_ACCENT = '#0f766e';
 const HEX = /^#[0-9a-fA-F]{6}$/;
 

@@ -16,11 +16,13 @@ export const DOCUMENT_TYPES = {
   company: 'Any other document about the company (operating agreement, bylaws, amendments, correspondence).',
 } as const;
 
+/** A documentType this service produces and documents (a key of DOCUMENT_TYPES). */
 export type KnownDocumentType = keyof typeof DOCUMENT_TYPES;
 
 /** Any documentType accepted: a known value or another well-formed one (DOCUMENT_TYPE_PATTERN). */
 export type DocumentType = string;
 
+/** The known documentType values, in DOCUMENT_TYPES order. */
 export const DOCUMENT_TYPE_VALUES = Object.keys(DOCUMENT_TYPES) as KnownDocumentType[];
 
 /**
@@ -34,10 +36,6 @@ const DOCUMENT_TYPE_RE = new RegExp(DOCUMENT_TYPE_PATTERN);
 /** True for a lowercase identifier of at most 64 characters (letters, digits, `_`, `.`, `-`). */
 export function isDocumentType(value: string): value is DocumentType {
   return DOCUMENT_TYPE_RE.test(value);
-}
-
-export function isKnownDocumentType(value: string): value is KnownDocumentType {
-  return Object.hasOwn(DOCUMENT_TYPES, value);
 }
 
 /** A human title for a document type, e.g. `Articles of Organization` (used on generated test PDFs). */

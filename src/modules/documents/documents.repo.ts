@@ -31,6 +31,7 @@ export interface NewDocumentRow {
   uploadedBy: string;
 }
 
+/** Inserts a document row for `d.tenant` and returns it. */
 export async function insertDocument(tx: Db, d: NewDocumentRow): Promise<DocumentRow> {
   const row = await one<DocumentRow>(
     tx,
@@ -82,6 +83,7 @@ export interface DocumentOwner {
   order_id: string | null;
 }
 
+/** The owner of order `orderId` (its company; null tenant: any tenant), or null when not found. */
 export function findOrderOwner(db: Db, tenant: Tenant | null, orderId: string): Promise<DocumentOwner | null> {
   return one<DocumentOwner>(
     db,
@@ -92,6 +94,7 @@ export function findOrderOwner(db: Db, tenant: Tenant | null, orderId: string): 
   );
 }
 
+/** The owner of company `companyId` (null tenant: any tenant), or null when not found; `order_id` is null. */
 export function findCompanyOwner(db: Db, tenant: Tenant | null, companyId: string): Promise<DocumentOwner | null> {
   return one<DocumentOwner>(
     db,

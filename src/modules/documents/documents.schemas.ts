@@ -5,11 +5,13 @@ import { FILE_URL_TTL_SECONDS } from './file-urls.js';
 
 const typeList = Object.entries(DOCUMENT_TYPES).map(([k, v]) => `- \`${k}\`: ${v}`).join('\n');
 
+/** A documentType in requests and filters: DOCUMENT_TYPE_PATTERN, the known values listed in its description. */
 export const DocumentTypeSchema = Type.String({
   pattern: DOCUMENT_TYPE_PATTERN,
   description: `Kind of document: a lowercase identifier (letters, digits, \`_\`, \`.\`, \`-\`; at most 64 characters). The spec leaves the list open; the values this service produces are below, and another well-formed value is stored as given:\n${typeList}`,
 });
 
+/** The Document response (spec "Document") plus orderId and companyId; `fileUrl` is signed, valid FILE_URL_TTL_SECONDS. */
 export const DocumentSchema = Type.Object({
   documentId: Type.String({ description: 'prefix doc_' }),
   documentType: Type.String({ description: `For example ${DOCUMENT_TYPE_VALUES.join(', ')} (see documentType of the upload).` }),
@@ -24,8 +26,10 @@ export const DocumentSchema = Type.Object({
   companyId: Type.String(),
 }, { title: 'Document' });
 
+/** Path `{documentId}` of GET /documents/{documentId}. */
 export const DocumentParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
 
+/** Query of GET /documents: cursor pagination plus optional companyId, orderId and documentType filters. */
 export const ListDocumentsQuery = Type.Composite([
   PageQuery,
   Type.Object({
@@ -35,13 +39,18 @@ export const ListDocumentsQuery = Type.Composite([
   }),
 ], { additionalProperties: false });
 
+/** A page of documents, newest first. */
 export const DocumentList = ListOf(DocumentSchema);
 
+/** Path `{orderId}` of the upload routes (admin, and the test helper; issue 4 items 3-4). */
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
 
+/** Body of POST /test_helpers/orders/{orderId}/documents: `{documentType}`; the service makes the PDF (issue 4 item 4). */
 export const SampleDocumentBody = Type.Object({ documentType: DocumentTypeSchema }, { additionalProperties: false, title: 'SampleDocumentRequest' });
 
+/** Path `{documentId}` of the signed file link (GET /files/{documentId}, issue 4 item 9). */
 export const FileParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
+/** Query of the signed file link: `expires` in unix seconds, `signature` the hex HMAC-SHA256 made by signedFileUrl. */
 export const FileQuery = Type.Object({
   expires: Type.Integer({ minimum: 0, description: 'Unix seconds after which the link is refused.' }),
   signature: Type.String({ pattern: '^[0-9a-fA-F]{64}$' }),

@@ -11,7 +11,7 @@ import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
 import { queueDocumentEmail } from '../notifications/notifications.service.js';
 
-/** The Document resource (spec "Document"; issue 4 item 9). `fileUrl` is a signed link (file-urls.ts). */
+/** The Document resource (spec "Document"; issue 4 item 9). `fileUrl` is a signed link (file-urls.ts); createdAt ISO 8601. */
 export interface DocumentView {
   documentId: string;
   documentType: string;

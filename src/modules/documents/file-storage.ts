@@ -52,6 +52,7 @@ const SIGNATURES: Array<[string, number[][]]> = [
   ['image/tiff', [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]]],
 ];
 
+/** The content types a document may have (PDF, PNG, JPEG, TIFF), told apart by their leading bytes. */
 export const ALLOWED_FILE_TYPES = SIGNATURES.map(([type]) => type);
 
 /** The content type of `bytes` by its signature, or null when it is none of ALLOWED_FILE_TYPES. */

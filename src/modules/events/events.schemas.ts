@@ -13,8 +13,10 @@ export const EventSchema = Type.Object({
   }),
 }, { title: 'Event' });
 
+/** Path `{eventId}` of GET /events/{eventId} (issue 4 item 5). */
 export const EventParams = Type.Object({ eventId: Type.String({ minLength: 1 }) });
 
+/** Query of GET /events: cursor pagination plus optional `type` and `orderId` filters. */
 export const ListEventsQuery = Type.Composite([
   PageQuery,
   Type.Object({
@@ -23,4 +25,5 @@ export const ListEventsQuery = Type.Composite([
   }),
 ], { additionalProperties: false });
 
+/** A page of events, newest first. */
 export const EventList = ListOf(EventSchema);

@@ -4,6 +4,8 @@ import { newId } from '../../lib/ids.js';
 
 /** Event types of the spec ("Events"). `webhook.test` is sent only by POST /webhook-endpoints/{id}/test. */
 export const EVENT_TYPES = ['filing.status_changed', 'document.uploaded'] as const;
+
+/** `filing.status_changed` or `document.uploaded` (spec "Events"). */
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The envelope integrators receive: `{id: evt_…, type, createdAt (ISO 8601, ms, UTC), data}`. */

@@ -32,4 +32,5 @@ export const EXCEPTION_REASONS: Readonly<Record<string, string>> = {
   '499': 'Failed to submit order through API',
 };
 
+/** Every code of the spec's exception table as a string (e.g. "465"), in table order. */
 export const EXCEPTION_CODES = Object.keys(EXCEPTION_REASONS);

@@ -12,7 +12,7 @@ export interface OrderRow extends OrderSummaryRow {
   subscription_status: 'active' | 'canceled' | 'past_due' | null;
 }
 
-/** An order_status_history row. */
+/** An order_status_history row; filing_date 'YYYY-MM-DD'. */
 export interface StatusHistoryRow {
   id: string;
   from_status: string | null;

@@ -6,6 +6,7 @@ import { FILING_STATUSES, MAX_EXCEPTION_MESSAGE } from './transitions.js';
 
 const codeList = EXCEPTION_CODES.map((c) => `- \`${c}\`: ${EXCEPTION_REASONS[c]}`).join('\n');
 
+/** A filingStatus in requests; its description states the transition table (issue 4 item 1). */
 export const FilingStatusSchema = Type.Union(FILING_STATUSES.map((s) => Type.Literal(s)), {
   description: 'submitted -> pending; any non-terminal -> exception, filed or cancelled; exception -> submitted or pending (resume). filed and cancelled are terminal (409).',
 });
@@ -38,6 +39,7 @@ export const AdvanceBody = Type.Object({
   ein: Type.Optional(Ein),
 }, { additionalProperties: false, title: 'AdvanceOrderRequest' });
 
+/** Path `{orderId}` of the operator transition and order routes and of the test-helper advance. */
 export const OrderIdParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
 
 /** The order as integrators see it after a test-helper move (the Order item plus the exception fields). */
@@ -57,6 +59,7 @@ export const OrderStatusSchema = Type.Object({
   updatedAt: DateTime,
 }, { title: 'AdvancedOrder' });
 
+/** One status-history row of an order (operators only); filingDate YYYY-MM-DD, createdAt ISO 8601. */
 export const HistoryEntrySchema = Type.Object({
   fromStatus: Nullable(Type.String()),
   toStatus: Type.String(),
@@ -93,6 +96,7 @@ export const AdminOrderSchema = Type.Object({
   documents: Type.Optional(Type.Array(DocumentSchema)),
 });
 
+/** Query of GET /admin/v1/orders: filters plus `limit` (1-500, default 100) and `startingAfter`; oldest first. */
 export const AdminOrderListQuery = Type.Object({
   status: Type.Optional(FilingStatusSchema),
   state: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
@@ -103,6 +107,7 @@ export const AdminOrderListQuery = Type.Object({
   startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'Last orderId of the previous page (the queue is oldest first).' })),
 }, { additionalProperties: false });
 
+/** A page of AdminOrderSchema rows, oldest first (the filing team's queue order). */
 export const AdminOrderList = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(AdminOrderSchema),

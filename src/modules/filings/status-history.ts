@@ -2,7 +2,10 @@ import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 
-/** One row of an order's status history (issue 4 item 1). `actor`: api, dashboard, test_helper, cli, operator:<id>. */
+/**
+ * One row of an order's status history (issue 4 item 1). `actor`: api, dashboard, test_helper, cli, operator:<id>.
+ * filingDate 'YYYY-MM-DD'.
+ */
 export interface StatusChange {
   orderId: string;
   fromStatus: string | null;

@@ -21,7 +21,10 @@ import { EXCEPTION_REASONS } from './exception-codes.js';
  *   (prefix 00 is assigned to no IRS campus, so a test EIN never equals a real one).
  */
 
+/** Every filingStatus of the spec ("States and transitions"); every order starts submitted. */
 export const FILING_STATUSES = ['submitted', 'pending', 'filed', 'exception', 'cancelled'] as const;
+
+/** One of FILING_STATUSES. */
 export type FilingStatus = (typeof FILING_STATUSES)[number];
 
 /** filed and cancelled end an order's life (spec "States and transitions"). */
@@ -67,7 +70,7 @@ export interface OrderState {
   exceptionMessage: string | null;
 }
 
-/** The change to write: the new status and the fields that go with it (null when they do not apply). */
+/** The change to write: the new status and the fields that go with it (null when they do not apply); filingDate 'YYYY-MM-DD'. */
 export interface PlannedTransition {
   from: FilingStatus;
   to: FilingStatus;
@@ -79,10 +82,12 @@ export interface PlannedTransition {
   ein: string | null;
 }
 
+/** Narrowing guard for statuses read from requests, the CLI and the database. */
 export function isFilingStatus(value: string): value is FilingStatus {
   return (FILING_STATUSES as readonly string[]).includes(value);
 }
 
+/** True for filed and cancelled (TERMINAL_STATUSES): no transition leaves them. */
 export function isTerminal(status: FilingStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
@@ -124,14 +129,17 @@ function withStringCode(request: TransitionRequest): TransitionRequest {
   return typeof request.exceptionCode === 'number' ? { ...request, exceptionCode: String(request.exceptionCode) } : request;
 }
 
-/** Optimistic check for callers that showed the order first (see TransitionRequest.expectedStatus). */
+/**
+ * Optimistic check for callers that showed the order first (see TransitionRequest.expectedStatus).
+ * @throws AppError invalid_transition (409) when the order's status is no longer `request.expectedStatus`.
+ */
 export function throwIfOrderMovedSinceSeen(order: OrderState, request: TransitionRequest): void {
   if (request.expectedStatus && request.expectedStatus !== order.filingStatus) {
     throw new AppError('invalid_transition', `Order ${order.id} is now ${order.filingStatus}, not ${request.expectedStatus} as when you looked; reload it and decide again`);
   }
 }
 
-/** Request-only checks (they do not depend on the order), all reported together. */
+/** Request-only checks (they do not depend on the order). @throws ValidationError (400) naming every bad field. */
 export function throwIfRequestIsMalformed(request: TransitionRequest, today: string): void {
   const errors = new FieldErrors();
   const to = request.filingStatus;
@@ -160,7 +168,10 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
   errors.throwIfAny();
 }
 
-/** filed and cancelled are terminal: any move out of them is a 409 naming the order and both statuses. */
+/**
+ * filed and cancelled are terminal: any move out of them is a 409 naming the order and both statuses.
+ * @throws AppError invalid_transition (409).
+ */
 export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): void {
   if (isTerminal(order.filingStatus)) {
     throw new AppError('invalid_transition', `Order ${order.id} is ${order.filingStatus}, a terminal status; it cannot move to ${to}`, {
@@ -169,7 +180,10 @@ export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): voi
   }
 }
 
-/** A move the table does not list (backwards, or staying put): 409 naming what is allowed instead. */
+/**
+ * A move the table does not list (backwards, or staying put): 409 naming what is allowed instead.
+ * @throws AppError invalid_transition (409).
+ */
 export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
   if (canTransition(order.filingStatus, to)) return;
   const why = order.filingStatus === to ? `it is already ${to}` : `${order.filingStatus} -> ${to} is not a filing transition`;
@@ -178,7 +192,7 @@ export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
   });
 }
 
-/** exception -> exception must report something new (another code or message). */
+/** exception -> exception must report something new (another code or message). @throws AppError invalid_transition (409). */
 export function throwIfExceptionIsUnchanged(order: OrderState, request: TransitionRequest): void {
   if (order.filingStatus !== 'exception' || request.filingStatus !== 'exception') return;
   const sameCode = order.exceptionCode === request.exceptionCode;

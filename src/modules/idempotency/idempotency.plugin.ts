@@ -1,9 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import { sha256 } from '../../lib/secrets.js';
 import type { ApiPluginOptions } from '../../routes.js';
 import * as repo from './idempotency.repo.js';
+import { openResponse, sealResponse } from './sealed-response.js';
 
 /*
  * Idempotency-Key for every integrator POST (issue 3 item 9; after Stripe and brandur's "Implementing Stripe-like
@@ -11,7 +12,8 @@ import * as repo from './idempotency.repo.js';
  * is stored; a retry with the same key and body within 24 h gets that response again (status and body, header
  * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
  * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
- * Requests refused by their schema before the handler runs are not stored either (nothing started).
+ * Requests refused by their schema before the handler runs are not stored either (nothing started). Stored
+ * responses are encrypted (sealed-response.ts): some carry a credential shown only once (a magic link, a whsec_ secret).
  *
  * The key is claimed and completed outside the request's own transaction. If the process dies between the
  * request's commit and storing its response, the key stays `running`; after 5 minutes a retry with the same body
@@ -19,6 +21,7 @@ import * as repo from './idempotency.repo.js';
  * and return the earlier result on a re-run: POST /orders stores it on the order group (`request.idempotencyKey`).
  */
 
+/** The `Idempotency-Key` request header (issue 3 item 9), lower-case as Node exposes header names. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /** The shared OpenAPI/validation schema of the header, added to every integrator POST route. */
@@ -46,7 +49,7 @@ export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.as
     app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
       const key = headerKey(request);
       if (key === null || !request.tenant) return;
-      const hash = requestHash(request);
+      const hash = requestHash(ctx.secrets.fileUrlSecret, request);
       // Two rounds: a key released (5xx) between our failed claim and the read is simply claimed again.
       for (let round = 0; round < 2; round++) {
         if (await repo.claimKey(ctx.pool, request.tenant, key, hash)) {
@@ -61,11 +64,15 @@ export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.as
         if (row.status === 'running') {
           throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
         }
+        const stored = openResponse(ctx.secrets.fileUrlSecret, request.tenant, key, row.response_body);
+        if (!stored.ok) {
+          throw new AppError('conflict', `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`);
+        }
         return reply
           .status(row.response_status ?? 200)
           .header('idempotent-replayed', 'true')
           .type('application/json; charset=utf-8')
-          .send(JSON.stringify(row.response_body));
+          .send(JSON.stringify(stored.body));
       }
       throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
     });
@@ -76,7 +83,8 @@ export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.as
       request.idempotencyKey = undefined;
       const body = parseJson(payload);
       if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
-      else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, body);
+      // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
+      else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, sealResponse(ctx.secrets.fileUrlSecret, request.tenant, key, body));
       return payload;
     });
   },
@@ -115,9 +123,19 @@ function headerKey(request: FastifyRequest): string | null {
   return key;
 }
 
-/** The request's identity: route, path parameters and the body in canonical form (key order ignored). */
-function requestHash(request: FastifyRequest): string {
-  return sha256(canonicalJson({ route: request.routeOptions.url, params: request.params ?? null, body: request.body ?? null }));
+/**
+ * The request's identity: route, path parameters and the body in canonical form (key order ignored), as an HMAC under
+ * a key derived from the instance secret. Keyed because request bodies carry values stored nowhere else in full (the
+ * EIN responsible party's SSN is kept as its last four digits): a plain hash next to the stored request would confirm
+ * a guessed SSN in 10^5 tries.
+ */
+function requestHash(instanceSecret: string, request: FastifyRequest): string {
+  const key = createHmac('sha256', instanceSecret).update('idempotency-request:v1').digest();
+  return createHmac('sha256', key).update(requestIdentity(request)).digest('hex');
+}
+
+function requestIdentity(request: FastifyRequest): string {
+  return canonicalJson({ route: request.routeOptions.url, params: request.params ?? null, body: request.body ?? null });
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,6 +1,10 @@
 import type { Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
 
+/**
+ * A magic_links row without the token hash. `used_at`: when a browser spent the link (single use, spec
+ * "POST /auth/magic-link" rule 2).
+ */
 export interface MagicLinkRow {
   id: string;
   organization_id: string;

@@ -13,6 +13,7 @@ export const CreateMagicLinkBody = Type.Object(
   { additionalProperties: false, title: 'CreateMagicLinkRequest' },
 );
 
+/** POST /auth/magic-link answer: `{magicLink, expiresAt}` (spec "POST /auth/magic-link" rules 1-5). */
 export const MagicLinkSchema = Type.Object(
   {
     magicLink: Type.String({

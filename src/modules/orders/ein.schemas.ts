@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 /*
  * The `ein` product object of POST /orders, designed after IRS Form SS-4 (Application for Employer
@@ -39,6 +39,7 @@ export const EIN_PRINCIPAL_ACTIVITIES = [
   'other',
 ] as const;
 
+/** ein.responsibleParty: the SS-4 responsible party; `taxId` is write-only (stored as its last four digits). */
 export const ResponsiblePartySchema = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 35 }),
@@ -59,6 +60,7 @@ export const ResponsiblePartySchema = Type.Object(
   },
 );
 
+/** ein.employees: expected employee counts by kind (SS-4 line 13). */
 export const EinEmployeesSchema = Type.Object(
   {
     agricultural: Type.Integer({ minimum: 0, description: 'Agricultural employees.' }),
@@ -72,6 +74,7 @@ export const EinEmployeesSchema = Type.Object(
   },
 );
 
+/** ein.irsQuestions: the yes/no questions of the IRS online EIN application. */
 export const EinIrsQuestionsSchema = Type.Object(
   {
     ownsHeavyHighwayVehicle: Type.Boolean({ description: 'Owns a highway motor vehicle with a taxable gross weight of 55,000 pounds or more (Form 2290).' }),
@@ -109,4 +112,3 @@ export const EinOrderSchema = Type.Object(
     description: 'EIN application data after IRS Form SS-4. The entity data (name, type, addresses, closing month) come from the company. With formation in the same request the EIN is part of formation tier 2 and costs nothing extra (billing rule 4). Refused with 409 ein_already_requested when the company has an EIN or a non-cancelled EIN order (EIN rule).',
   },
 );
-export type EinOrderInput = Static<typeof EinOrderSchema>;

@@ -74,6 +74,7 @@ export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBod
 /**
  * The same inside the caller's transaction (the dashboard records its checkout payment in the same one).
  * Does NOT re-run the pure request rules: call {@link orderRuleErrors} first (placeOrder does).
+ * @throws as placeOrder, except the request rules: the database rules (checkOrderFacts), insufficient_balance (402).
  */
 export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
   if (options.idempotencyKey) {

@@ -120,6 +120,10 @@ export interface NewOrderGroup {
   idempotencyKey?: string | null;
 }
 
+/**
+ * Inserts the order_groups row of one request, in the placing transaction. `totalCents`: the whole request's
+ * debit or charge, in cents.
+ */
 export async function insertOrderGroup(tx: Db, tenant: Tenant, g: NewOrderGroup): Promise<void> {
   await tx.query(
     `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents, idempotency_key)
@@ -161,6 +165,7 @@ export interface NewOrder {
   marginCents: number | null;
 }
 
+/** Inserts one order item as `submitted` and returns the row; call in the placing transaction, after insertOrderGroup. */
 export async function insertOrder(tx: Db, tenant: Tenant, o: NewOrder): Promise<OrderRow> {
   const row = await one<OrderRow>(
     tx,

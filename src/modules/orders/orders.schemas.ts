@@ -11,6 +11,8 @@ import { EinOrderSchema } from './ein.schemas.js';
 
 /** The order types POST /orders creates, one per product object (spec "Order item"). */
 export const ORDER_TYPES = ['formation', 'ein', 'annual_report', 'registered_agent', 'foreign_qualification'] as const;
+
+/** An order item's orderType: one of ORDER_TYPES, or `dba` (dashboard tier 3 only, spec "Product availability"). */
 export type OrderType = (typeof ORDER_TYPES)[number] | 'dba';
 
 /** States where an LLC may be formed expedited (spec formation rule 5). */
@@ -37,7 +39,6 @@ export const SuppliedAgentSchema = Type.Object(
     description: 'An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request.',
   },
 );
-export type SuppliedAgentInput = Static<typeof SuppliedAgentSchema>;
 
 /** Fields refused inside formation.company (formation rule 1), kept in the schema so the 400 can name the rule. */
 export const FORMATION_EXCLUDED_FIELDS = ['ein', 'tradeName', 'formationDate', 'formationState'] as const;
@@ -60,6 +61,7 @@ export const FormationCompanySchema = Type.Object(
   },
 );
 
+/** The `formation` product object (spec "POST /orders", formation object and rules 1-5). */
 export const FormationSchema = Type.Object(
   {
     expedited: Type.Optional(Type.Boolean({ default: false, description: 'Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.' })),
@@ -73,8 +75,8 @@ export const FormationSchema = Type.Object(
     description: 'Forms a new company in filingState. Needs a registered agent: order registeredAgent in the same request or supply formation.registeredAgent (formation rule 2). Billed at formation_tier_1 wholesale + the state formation fee, or formation_tier_2 when ein is in the same request (billing rules 4, 7).',
   },
 );
-export type FormationInput = Static<typeof FormationSchema>;
 
+/** The `registeredAgent` product object: `{isChangeOfAgent}` (spec "POST /orders", registeredAgent rules 1-4). */
 export const RegisteredAgentOrderSchema = Type.Object(
   {
     isChangeOfAgent: Type.Boolean({ description: 'false: a new appointment (always false with a formation); true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent.' }),
@@ -86,6 +88,7 @@ export const RegisteredAgentOrderSchema = Type.Object(
   },
 );
 
+/** The `annualReport` product object; every field optional (the spec shows only registeredAgent). */
 export const AnnualReportOrderSchema = Type.Object(
   {
     // Optional: the spec shows no field of annualReport beyond registeredAgent, so `annualReport: {}` must work.
@@ -99,15 +102,18 @@ export const AnnualReportOrderSchema = Type.Object(
   },
 );
 
+/** The object form of `foreignQualification`: an optional supplied registeredAgent. */
 export const ForeignQualificationObjectSchema = Type.Object(
   { registeredAgent: Type.Optional(SuppliedAgentSchema) },
   { additionalProperties: false, title: 'ForeignQualificationOrder' },
 );
 
+/** The `foreignQualification` product: `true` or the object form (spec foreignQualification rules 1-4). */
 export const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
   description: 'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
 });
 
+/** Body of POST /orders and POST /orders/quote (spec "POST /orders"; cross-product rules 1-4). */
 export const OrderBody = Type.Object(
   {
     userId: Type.String({ pattern: '^user_', description: 'The ordering user (prefix user_); must exist in this environment and, for an existing company, be one of its admins (403 otherwise). Becomes the admin of a company formed by this request.' }),
@@ -125,8 +131,11 @@ export const OrderBody = Type.Object(
     description: 'At least one product object (cross-product rule 1); formation and foreignQualification never together (rule 2).',
   },
 );
+
+/** A POST /orders body as validated by OrderBody (rules across fields not yet checked: see order-rules.ts). */
 export type OrderBodyInput = Static<typeof OrderBody>;
 
+/** One order item of the POST /orders answer (spec "Order item") plus filingType, filingState and amount (dollars). */
 export const OrderItemSchema = Type.Object(
   {
     orderId: Type.String({ description: 'prefix order_' }),
@@ -142,6 +151,7 @@ export const OrderItemSchema = Type.Object(
   { title: 'OrderItem' },
 );
 
+/** POST /orders answer: `{companyId, items}`, one item per product ordered (spec "POST /orders" response). */
 export const OrderResultSchema = Type.Object(
   {
     companyId: Type.String({ description: 'The company of every item (the new company for a formation).' }),
@@ -150,6 +160,7 @@ export const OrderResultSchema = Type.Object(
   { title: 'OrderResult' },
 );
 
+/** One priced line of a quote: a service line or a state fee, amount in dollars. */
 export const QuoteLineSchema = Type.Object(
   {
     orderType: Type.String({ description: 'The order item this line belongs to.' }),
@@ -161,6 +172,7 @@ export const QuoteLineSchema = Type.Object(
   { title: 'QuoteLine' },
 );
 
+/** POST /orders/quote answer (issue 3 item 9): the priced lines and their total, in dollars; nothing is placed. */
 export const QuoteSchema = Type.Object(
   {
     companyId: Nullable(Type.String({ description: 'null when the request forms a new company.' })),

@@ -16,6 +16,7 @@ const KEY_SHAPE = /^sk_(live|test)_[A-Za-z0-9_-]{32,}$/;
 /**
  * onRequest hook for the integrator API mounted for `environment`. Missing, unknown or revoked key: 401.
  * A key of the other environment: 401 naming the right base address (issue 2 item 3).
+ * @throws AppError unauthorized (401); wrong_environment (401) for a key of the other environment.
  */
 export function apiKeyAuth(ctx: AppContext, environment: Environment) {
   const baseUrlOf = (env: Environment) => (env === 'live' ? ctx.config.liveBaseUrl : ctx.config.testBaseUrl);

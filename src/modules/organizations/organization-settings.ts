@@ -7,6 +7,7 @@ import * as repo from './organizations.repo.js';
 import type { UpdateOrganizationBody } from './organizations.schemas.js';
 import { normalizeContactEmail } from './organizations.service.js';
 
+/** The PATCH /organization body as validated by UpdateOrganizationBody. */
 export type OrganizationPatch = Static<typeof UpdateOrganizationBody>;
 
 /**
@@ -15,7 +16,7 @@ export type OrganizationPatch = Static<typeof UpdateOrganizationBody>;
  * "Webhooks"). The domain is stored lower-case; contactEmail trimmed, empty or null removes it.
  * @throws ValidationError (400) naming each bad field (whiteLabelDomain not a public host name or one of the
  *   service's own hosts; branding.logoUrl not an https URL; contactEmail not an email address); AppError conflict
- *   (409) when another organization uses the domain.
+ *   (409) when another organization uses the domain; not_found (404) when the organization does not exist.
  */
 export async function updateOrganizationSettings(ctx: AppContext, organizationId: string, patch: OrganizationPatch): Promise<repo.OrganizationRow> {
   const errors = new FieldErrors();

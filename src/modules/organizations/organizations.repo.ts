@@ -2,6 +2,10 @@ import type { Db } from '../../lib/db.js';
 import { one, many } from '../../lib/db.js';
 import type { Environment } from '../../context.js';
 
+/**
+ * A row of `organizations`. `branding` is the stored JSON object (colours `#rrggbb`, lower case);
+ * `dashboard_billing` says who pays for dashboard orders (issue 5 item 5).
+ */
 export interface OrganizationRow {
   id: string;
   name: string;
@@ -15,6 +19,7 @@ export interface OrganizationRow {
   updated_at: Date;
 }
 
+/** A row of `api_keys` without its hash; `redacted` is the display form of the secret, which is never stored. */
 export interface ApiKeyRow {
   id: string;
   organization_id: string;
@@ -31,18 +36,22 @@ export async function insertOrganization(db: Db, id: string, name: string, conta
   return row!;
 }
 
+/** The organization with this id, or null. */
 export function findOrganization(db: Db, id: string): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE id = $1', [id]);
 }
 
+/** The organization whose white-label domain is `domain` (lower-cased first), or null (routing by Host, issue 5 item 2). */
 export function findOrganizationByDomain(db: Db, domain: string): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE white_label_domain = $1', [domain.toLowerCase()]);
 }
 
+/** Every organization, newest first (operator views). */
 export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
   return many<OrganizationRow>(db, 'SELECT * FROM organizations ORDER BY created_at DESC');
 }
 
+/** Stores a key by its sha256 `keyHash` and `redacted` form (issue 2 item 3); returns the row without the hash. */
 export async function insertApiKey(db: Db, key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string }): Promise<ApiKeyRow> {
   const row = await one<ApiKeyRow>(
     db,
@@ -53,6 +62,7 @@ export async function insertApiKey(db: Db, key: { id: string; organizationId: st
   return row!;
 }
 
+/** Every key of an organization, revoked ones included, oldest first. */
 export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
   return many<ApiKeyRow>(
     db,

@@ -9,6 +9,7 @@ import { getOrganizationOrThrow } from './organizations.service.js';
 import { updateOrganizationSettings } from './organization-settings.js';
 import { UpdateOrganizationBody } from './organizations.schemas.js';
 
+/** GET/PATCH /organization answer (issue 3 item 8, issue 5 item 6): settings plus the key environment's `balance` in dollars. */
 export const OrganizationSchema = Type.Object({
   id: Type.String({ description: 'prefix org_' }),
   name: Type.String(),
@@ -56,7 +57,10 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
   });
 };
 
-/** The integrator's view of its organization for one environment. */
+/**
+ * The integrator's view of its organization for one environment (OrganizationSchema; `balance` in dollars).
+ * @throws AppError not_found (404) when the organization no longer exists.
+ */
 export async function organizationView(db: Db, tenant: Tenant) {
   const o = await getOrganizationOrThrow(db, tenant.organizationId);
   const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 
+/** The environment of a key or balance: `live` or `test` (ARCHITECTURE.md "Tenancy and environments"). */
 export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], { description: 'live or test' });
 
+/** An API key as created (POST /admin/v1/organizations/{id}/api-keys): the only answer that carries the secret `key`. */
 export const NewApiKeySchema = Type.Object({
   id: Type.String({ description: 'Key id, prefix key_ (used to revoke it).' }),
   environment: EnvironmentSchema,
@@ -10,6 +12,7 @@ export const NewApiKeySchema = Type.Object({
   createdAt: DateTime,
 });
 
+/** An API key as listed: `redactedKey`, never the secret; createdAt and revokedAt are ISO 8601 (revokedAt null while active). */
 export const ApiKeySchema = Type.Object({
   id: Type.String(),
   environment: EnvironmentSchema,
@@ -49,6 +52,7 @@ export const CreatedOrganizationSchema = Type.Object({
   apiKeyIds: Type.Object({ live: Type.String({ description: 'prefix key_' }), test: Type.String({ description: 'prefix key_' }) }),
 });
 
+/** GET /admin/v1/organizations/{id} answer: settings, `balances` per environment in dollars, every API key redacted. */
 export const AdminOrganizationSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -61,8 +65,11 @@ export const AdminOrganizationSchema = Type.Object({
   createdAt: DateTime,
 });
 
+/** Path `{id}`: an organization id (prefix org_). */
 export const OrgIdParams = Type.Object({ id: Type.String() });
+/** Path `{id, keyId}`: an organization id and one of its key ids (prefix key_). */
 export const KeyParams = Type.Object({ id: Type.String(), keyId: Type.String() });
+/** Body of POST /admin/v1/organizations/{id}/api-keys: `{environment}`. */
 export const CreateKeyBody = Type.Object({ environment: EnvironmentSchema }, { additionalProperties: false });
 
 const HexColor = (what: string) => Type.Union([Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: `${what} as #rrggbb.` }), Type.Null()], { description: `${what} as #rrggbb; null resets to the default.` });

@@ -8,7 +8,7 @@ import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
 import * as repo from './organizations.repo.js';
 
-/** A newly created API key. `key` is the secret itself, shown once and never stored. */
+/** A newly created API key. `key` is the secret itself, shown once and never stored; createdAt ISO 8601. */
 export interface NewApiKey {
   id: string;
   environment: Environment;

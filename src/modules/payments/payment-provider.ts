@@ -22,6 +22,7 @@ export interface CardDetails {
   name: string;
 }
 
+/** One charge: `amountCents` in US cents (retail plus state fees, issue 5 item 5), the card, and an idempotency key. */
 export interface ChargeRequest {
   amountCents: number;
   card: CardDetails;
@@ -31,6 +32,7 @@ export interface ChargeRequest {
   idempotencyKey: string;
 }
 
+/** A charge's outcome: succeeded with the provider's `reference` (for refunds), or declined with a customer message. */
 export type ChargeResult =
   | { status: 'succeeded'; reference: string; cardLast4: string }
   | { status: 'declined'; message: string; cardLast4: string; declineCode: string };

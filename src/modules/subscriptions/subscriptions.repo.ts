@@ -5,6 +5,8 @@ import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo
 
 /** The product types sold as yearly subscriptions (spec "Order item" subscriptionStatus; billing rule 5). */
 export const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
+
+/** One of SUBSCRIPTION_ORDER_TYPES. */
 export type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
 
 /** Subscription statuses of the spec ("Order item"). */
@@ -77,7 +79,7 @@ export function findOtherActiveAgent(db: Db, sub: SubscriptionRow): Promise<{ id
   );
 }
 
-/** Sets the subscription status and the end of the paid period. @returns the updated row. */
+/** Sets the subscription status and the end of the paid period (`periodEnd` 'YYYY-MM-DD'). @returns the updated row. */
 export async function updateSubscription(tx: Db, orderId: string, status: SubscriptionStatus, periodEnd: string): Promise<SubscriptionRow> {
   const row = await one<SubscriptionRow>(
     tx,

@@ -10,6 +10,8 @@ export const CreateUserBody = Type.Object(
   },
   { additionalProperties: false, title: 'CreateUserRequest' },
 );
+
+/** The POST /users body as validated by CreateUserBody. */
 export type CreateUserInput = Static<typeof CreateUserBody>;
 
 /** The User response: always all six fields (spec User table). */
@@ -24,8 +26,11 @@ export const UserSchema = Type.Object(
   },
   { title: 'User' },
 );
+
+/** A User as the API returns it (timestamps ISO 8601). */
 export type User = Static<typeof UserSchema>;
 
+/** Path `{userIdOrEmail}` of GET /users/{userIdOrEmail}. */
 export const UserParams = Type.Object({
   userIdOrEmail: Type.String({ minLength: 1, description: 'A user id (user_…) or the user\'s email (case-insensitive).' }),
 });

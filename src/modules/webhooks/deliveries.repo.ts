@@ -2,6 +2,10 @@ import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 
+/**
+ * pending: an attempt is scheduled or running; succeeded: a 2xx arrived; failed: no attempt follows (retries used up,
+ * a test ping's single attempt failed, or the endpoint was disabled or deleted).
+ */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 /** A webhook_deliveries row with its event's type. */
@@ -68,9 +72,13 @@ export function findDelivery(db: Db, tenant: Tenant, id: string, forUpdate = fal
   );
 }
 
-/** Every attempt of a delivery, first to last. */
-export function listAttempts(db: Db, deliveryId: string): Promise<AttemptRow[]> {
-  return many<AttemptRow>(db, 'SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number', [deliveryId]);
+/** Every attempt of one of the tenant's deliveries, first to last (attempts carry the tenant, so the read filters on it). */
+export function listAttempts(db: Db, tenant: Tenant, deliveryId: string): Promise<AttemptRow[]> {
+  return many<AttemptRow>(
+    db,
+    'SELECT * FROM webhook_attempts WHERE delivery_id = $1 AND organization_id = $2 AND environment = $3 ORDER BY attempt_number',
+    [deliveryId, tenant.organizationId, tenant.environment],
+  );
 }
 
 /** Everything the delivery task needs, read without locks before the HTTP call. */
@@ -96,6 +104,7 @@ export interface DeliveryJobRow {
   db_now: Date;
 }
 
+/** The delivery with its endpoint and event (any tenant: the task has only the delivery id), or null when unknown. */
 export function loadDeliveryJob(db: Db, deliveryId: string): Promise<DeliveryJobRow | null> {
   return one<DeliveryJobRow>(
     db,

@@ -33,6 +33,7 @@ export interface AttemptView {
   createdAt: string;
 }
 
+/** The API view of a delivery row (timestamps ISO 8601); nextAttemptAt only while pending. */
 export function deliveryView(r: repo.DeliveryRow): DeliveryView {
   return {
     id: r.id,
@@ -76,7 +77,7 @@ export async function listDeliveries(ctx: AppContext, tenant: Tenant, q: Deliver
 export async function getDelivery(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
   const row = await repo.findDelivery(ctx.pool, tenant, id);
   if (!row) throw notFound('webhook delivery', id);
-  return { ...deliveryView(row), attempts: (await repo.listAttempts(ctx.pool, id)).map(attemptView) };
+  return { ...deliveryView(row), attempts: (await repo.listAttempts(ctx.pool, tenant, id)).map(attemptView) };
 }
 
 /**

@@ -20,6 +20,7 @@ export interface EndpointRow {
   deleted_at: Date | null;
 }
 
+/** Inserts an endpoint of the tenant with its signing `secret` (whsec_…) and returns the row. */
 export async function insertEndpoint(
   db: Db,
   tenant: Tenant,
@@ -65,8 +66,12 @@ export interface EndpointChanges {
   disabledReason?: string;
 }
 
-export async function updateEndpoint(db: Db, id: string, c: EndpointChanges): Promise<EndpointRow> {
-  const row = await one<EndpointRow>(
+/**
+ * Applies PATCH changes to the tenant's (not deleted) endpoint and returns the row, or null when there is none.
+ * The write itself filters on the tenant, so a check made earlier in another statement is never relied on.
+ */
+export function updateEndpoint(db: Db, tenant: Tenant, id: string, c: EndpointChanges): Promise<EndpointRow | null> {
+  return one<EndpointRow>(
     db,
     `UPDATE webhook_endpoints SET
        url = COALESCE($2, url),
@@ -76,26 +81,36 @@ export async function updateEndpoint(db: Db, id: string, c: EndpointChanges): Pr
        disabled_reason = CASE WHEN $6 IS NULL THEN disabled_reason WHEN $6 THEN COALESCE($7, disabled_reason) ELSE NULL END,
        failing_since = CASE WHEN $6 = false THEN NULL ELSE failing_since END,
        updated_at = now()
-     WHERE id = $1 RETURNING *`,
-    [id, c.url ?? null, c.description !== undefined, c.description ?? null, c.eventTypes ?? null, c.disabled ?? null, c.disabledReason ?? null],
+     WHERE id = $1 AND organization_id = $8 AND environment = $9 AND deleted_at IS NULL RETURNING *`,
+    [id, c.url ?? null, c.description !== undefined, c.description ?? null, c.eventTypes ?? null, c.disabled ?? null, c.disabledReason ?? null,
+      tenant.organizationId, tenant.environment],
   );
-  return row!;
 }
 
-export async function softDeleteEndpoint(db: Db, id: string): Promise<void> {
-  await db.query('UPDATE webhook_endpoints SET deleted_at = now(), updated_at = now() WHERE id = $1', [id]);
+/**
+ * Marks the tenant's endpoint deleted (the row stays for its delivery history).
+ * @returns false when the tenant has no such endpoint, or it was deleted already.
+ */
+export async function softDeleteEndpoint(db: Db, tenant: Tenant, id: string): Promise<boolean> {
+  const res = await db.query(
+    'UPDATE webhook_endpoints SET deleted_at = now(), updated_at = now() WHERE id = $1 AND organization_id = $2 AND environment = $3 AND deleted_at IS NULL',
+    [id, tenant.organizationId, tenant.environment],
+  );
+  return (res.rowCount ?? 0) > 0;
 }
 
-/** Moves the current secret to `previous_secret` for `graceHours` and installs `secret`. */
-export async function rotateEndpointSecret(db: Db, id: string, secret: string, graceHours: number): Promise<EndpointRow> {
-  const row = await one<EndpointRow>(
+/**
+ * Moves the current secret of the tenant's (not deleted) endpoint to `previous_secret` for `graceHours` and installs
+ * `secret`. @returns the row, or null when the tenant has no such endpoint (a deleted one included).
+ */
+export function rotateEndpointSecret(db: Db, tenant: Tenant, id: string, secret: string, graceHours: number): Promise<EndpointRow | null> {
+  return one<EndpointRow>(
     db,
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(hours => $3),
        secret = $2, updated_at = now()
-     WHERE id = $1 RETURNING *`,
-    [id, secret, graceHours],
+     WHERE id = $1 AND organization_id = $4 AND environment = $5 AND deleted_at IS NULL RETURNING *`,
+    [id, secret, graceHours, tenant.organizationId, tenant.environment],
   );
-  return row!;
 }
 
 /** A successful (non-test) delivery ends the endpoint's failure streak. */

@@ -16,11 +16,18 @@ const Url = Type.String({
 const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, uniqueItems: true, description: `Event types to receive: ${EVENT_TYPES.join(', ')}.` });
 const Description = Type.String({ maxLength: 500, description: 'Your label for the endpoint.' });
 
+/**
+ * Body of POST /webhook-endpoints: `{url, eventTypes, description?}` (spec "POST /webhook-endpoints"; issue 4 items 6, 8).
+ */
 export const CreateEndpointBody = Type.Object(
   { url: Url, eventTypes: EventTypes, description: Type.Optional(Description) },
   { additionalProperties: false, title: 'CreateWebhookEndpointRequest' },
 );
 
+/**
+ * Body of PATCH /webhook-endpoints/{id}: url, eventTypes, description, disabled; only the fields sent change (issue 4 item
+ * 6).
+ */
 export const UpdateEndpointBody = Type.Object(
   {
     url: Type.Optional(Url),
@@ -33,9 +40,13 @@ export const UpdateEndpointBody = Type.Object(
   { additionalProperties: false, title: 'UpdateWebhookEndpointRequest' },
 );
 
+/** Path `{id}` of /webhook-endpoints/{id} routes. */
 export const EndpointIdParams = Type.Object({ id: Type.String({ description: 'Webhook endpoint id, prefix we_' }) });
+
+/** Path `{id}` of /webhook-deliveries/{id} routes. */
 export const DeliveryIdParams = Type.Object({ id: Type.String({ description: 'Webhook delivery id, prefix wd_' }) });
 
+/** A webhook endpoint as the API shows it, never with its secret (EndpointView). */
 export const WebhookEndpointSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix we_' }),
@@ -52,15 +63,19 @@ export const WebhookEndpointSchema = Type.Object(
   { title: 'WebhookEndpoint', description: 'A webhook endpoint. The signing secret is never shown again after creation or rotation.' },
 );
 
+/** Answer of create and rotate-secret: the endpoint plus its whsec_ secret, shown only then. */
 export const EndpointWithSecretSchema = Type.Composite([
   WebhookEndpointSchema,
   Type.Object({ secret: Type.String({ description: 'The whsec_ signing secret. Shown only in this response: store it now.' }) }),
 ], { title: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret, returned only on creation and rotation.' });
 
+/** Answer of DELETE /webhook-endpoints/{id}: `{id, deleted: true}`. */
 export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'DeletedWebhookEndpoint' });
 
+/** A delivery status filter: pending, succeeded or failed (DeliveryStatus). */
 export const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
 
+/** A webhook delivery (issue 4 item 7; the spec leaves its fields open): one per endpoint and event. */
 export const WebhookDeliverySchema = Type.Object({
   id: Type.String({ description: 'prefix wd_' }),
   endpointId: Type.String(),
@@ -75,6 +90,7 @@ export const WebhookDeliverySchema = Type.Object({
   updatedAt: DateTime,
 }, { title: 'WebhookDelivery' });
 
+/** One HTTP try of a delivery: status code, duration in ms, the first 4 KB of the response, or the error. */
 export const WebhookAttemptSchema = Type.Object({
   id: Type.String({ description: 'prefix wa_' }),
   attemptNumber: Type.Integer({ description: '1 for the first try' }),
@@ -86,11 +102,13 @@ export const WebhookAttemptSchema = Type.Object({
   createdAt: DateTime,
 }, { title: 'WebhookAttempt' });
 
+/** GET /webhook-deliveries/{id} answer: the delivery with every attempt, first to last. */
 export const DeliveryWithAttemptsSchema = Type.Composite(
   [WebhookDeliverySchema, Type.Object({ attempts: Type.Array(WebhookAttemptSchema) })],
   { title: 'WebhookDeliveryWithAttempts' },
 );
 
+/** Query of GET /webhook-deliveries: cursor pagination plus endpointId, eventId and status filters. */
 export const DeliveryListQuery = Type.Composite(
   [
     PageQuery,

@@ -14,7 +14,7 @@ import * as repo from './webhooks.repo.js';
 /** Hours the replaced secret keeps signing beside the new one after a rotation (issue 4 item 6). */
 export const ROTATION_GRACE_HOURS = 24;
 
-/** The endpoint as the API shows it: never its secret. */
+/** The endpoint as the API shows it: never its secret. Times ISO 8601. */
 export interface EndpointView {
   id: string;
   url: string;
@@ -28,6 +28,7 @@ export interface EndpointView {
   updatedAt: string;
 }
 
+/** The API view of an endpoint row, without secrets; previousSecretExpiresAt only while the rotation grace lasts. */
 export function endpointView(r: repo.EndpointRow): EndpointView {
   const graceActive = r.previous_secret_expires_at && r.previous_secret_expires_at > new Date();
   return {
@@ -70,7 +71,10 @@ export async function listEndpoints(ctx: AppContext, tenant: Tenant, page: PageP
   return toPage(await repo.listEndpoints(ctx.pool, tenant, limit, page.startingAfter), limit, endpointView);
 }
 
-/** @throws AppError not_found (404) for unknown, deleted or other tenants' endpoints. */
+/**
+ * GET /webhook-endpoints/{id}: the endpoint without its secret.
+ * @throws AppError not_found (404) for unknown, deleted or other tenants' endpoints.
+ */
 export async function getEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<EndpointView> {
   return endpointView(await endpointOrThrow(ctx, tenant, id));
 }
@@ -96,7 +100,9 @@ export async function updateEndpoint(ctx: AppContext, tenant: Tenant, id: string
     const current = await repo.findEndpoint(tx, tenant, id, true);
     if (!current) throw notFound('webhook endpoint', id);
     const disabledReason = input.disabled && !current.disabled ? 'Disabled through the API' : undefined;
-    return endpointView(await repo.updateEndpoint(tx, id, { ...input, disabledReason }));
+    const row = await repo.updateEndpoint(tx, tenant, id, { ...input, disabledReason });
+    if (!row) throw notFound('webhook endpoint', id);
+    return endpointView(row);
   });
 }
 
@@ -105,8 +111,8 @@ export async function updateEndpoint(ctx: AppContext, tenant: Tenant, id: string
  * deliveries end as failed with reason "Endpoint deleted". @throws not_found (404).
  */
 export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<{ id: string; deleted: true }> {
-  await endpointOrThrow(ctx, tenant, id);
-  await repo.softDeleteEndpoint(ctx.pool, id);
+  // One statement that checks the tenant and deletes: a concurrent delete makes this one a 404, not a second delete.
+  if (!(await repo.softDeleteEndpoint(ctx.pool, tenant, id))) throw notFound('webhook endpoint', id);
   return { id, deleted: true };
 }
 
@@ -114,11 +120,14 @@ export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string
  * Issues a new secret (issue 4 item 6). For 24 hours the replaced secret keeps signing beside it: each request
  * then carries two `v1=` entries, the new one first. Rotating again within those hours replaces the
  * older secret, so at most two are ever valid. @returns the endpoint plus the new `secret`, shown only now.
+ * @throws AppError not_found (404) for an endpoint not in the tenant.
  */
 export async function rotateSecret(ctx: AppContext, tenant: Tenant, id: string): Promise<EndpointView & { secret: string }> {
-  await endpointOrThrow(ctx, tenant, id);
+  // The UPDATE itself checks the tenant and that the endpoint is not deleted (it may be deleted concurrently), so a
+  // secret is never issued for an endpoint the caller cannot see.
   const secret = newSigningSecret();
-  const row = await repo.rotateEndpointSecret(ctx.pool, id, secret, ROTATION_GRACE_HOURS);
+  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, secret, ROTATION_GRACE_HOURS);
+  if (!row) throw notFound('webhook endpoint', id);
   return { ...endpointView(row), secret };
 }
 
