@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   const { ctx } = booted;
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ port, host: '127.0.0.1' });
-  const worker = await startWorker(ctx);
+  const worker = await startWorker(booted.workerCtx);
   const receiver = await startDemoReceiver(print);
   print(`  API (test):       ${config.testBaseUrl}   (${booted.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
   print(`  webhook receiver: ${receiver.url}   (verifies Service-Signature with stripe.webhooks.constructEvent)`);

@@ -7,6 +7,7 @@ import { pathPrefix } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
 import { loggerOptions } from './lib/logger.js';
+import { httpRequestDuration, registry } from './lib/metrics.js';
 import { buildOpenApiOptions } from './lib/openapi.js';
 import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
@@ -43,6 +44,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL: ids in paths would make one time series per resource.
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
 
   const livePrefix = pathPrefix(ctx.config.liveBaseUrl);
   const testPrefix = pathPrefix(ctx.config.testBaseUrl);
@@ -68,6 +74,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // One document for both environments (its servers list both base addresses), served at each prefix, no key needed.
   for (const prefix of [livePrefix, testPrefix]) app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/metrics', { schema: { hide: true }, onRequest: operatorAuth(ctx) }, async (_request, reply) => {
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
   app.get('/healthz', { schema: { hide: true } }, async () => {
     await ctx.pool.query('SELECT 1');
     return { ok: true };

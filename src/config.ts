@@ -32,6 +32,9 @@ const EnvSchema = Type.Object({
   WORKER_CONCURRENCY: Type.Optional(Int),
   TRUST_PROXY: Type.Optional(Bool),
   EMBEDDED_PG_PORT: Type.Optional(Int),
+  DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  METRICS_PORT: Type.Optional(Int),
 });
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
@@ -62,6 +65,12 @@ export interface Config {
   /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
   trustProxy: boolean;
   embeddedPgPort: number;
+  /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
+  databasePoolSize: number;
+  /** Connections of the pool of background work: webhook deliveries, jobs, sweeps (WORKER_DATABASE_POOL_SIZE, default 10). */
+  workerDatabasePoolSize: number;
+  /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
+  metricsPort: number | null;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -111,6 +120,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
+    databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
+    workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
+    metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
   };
 }
 

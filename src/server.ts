@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const demo = await ensureDemoOrganization(ctx);
   const app = await buildApp(ctx);
   await app.listen({ port: config.port, host: config.host });
-  const worker = await startWorker(ctx);
+  const worker = await startWorker(booted.workerCtx);
   if (demo) process.stdout.write(`${demo.join('\n')}\n`);
 
   let closing = false;

@@ -4,7 +4,7 @@ import { startWorker } from './worker.js';
 
 /** Runs only the background worker (`npm run worker`), for deployments that scale it apart from HTTP. */
 const booted = await boot(loadConfig());
-const runner = await startWorker(booted.ctx);
+const runner = await startWorker(booted.workerCtx);
 const stop = async () => {
   await runner.stop();
   await booted.close();

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
@@ -14,7 +15,6 @@ import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webho
 // Issue 6 item 6: an operator walks one LIVE formation through the console, from submitted to filed with an
 // exception on the way and a document upload; the integrator's receiver must get every event.
 const SHOTS = path.resolve('test-results');
-const CHROMIUM = '/usr/bin/chromium';
 
 let t: TestApp;
 let worker: Runner;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   worker = await startWorker(t.ctx);
   receiver = await startReceiver();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

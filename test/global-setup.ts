@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import chromium from '@sparticuz/chromium';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { prepareDatabase, seed } from '../src/boot.js';
@@ -52,6 +53,8 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide('pgAdminUrl', admin);
   project.provide('pgTemplate', template);
+  // Unpacked once here (into the OS temp dir) so parallel browser test files never race on the extraction.
+  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await chromium.executablePath()));
 }
 
 export async function teardown(): Promise<void> {
@@ -124,5 +127,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
+    /** Headless Chromium for the browser tests (test/browser.ts). */
+    chromiumPath: string;
   }
 }
