@@ -1,4 +1,4 @@
-// Minimal types for the parts of autocannon (no @types package) that bench/run.ts uses.
+// Minimal types for the parts of autocannon (no @types package) that the bench uses.
 declare module 'autocannon' {
   export interface Histogram {
     average: number;
@@ -32,9 +32,11 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** Requests per second across all connections (a fixed offered load, for latency at a given rate). */
+    overallRate?: number;
     timeout?: number;
     /** Per-request hooks; setupRequest may return a changed request (e.g. a new body). */
-    requests?: Array<{ setupRequest?: (request: { body?: string; [k: string]: unknown }) => { body?: string; [k: string]: unknown } }>;
+    requests?: Array<{ setupRequest?: (request: { body?: string; path?: string; [k: string]: unknown }) => { body?: string; path?: string; [k: string]: unknown } }>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

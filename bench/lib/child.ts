@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+
+/** A server started in its own Node process, so the load generator never shares its event loop. */
+export interface ChildServer {
+  /** What the child printed after `READY ` (usually its base URL). */
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `script` (a TypeScript file under bench/, through tsx) with `env` and waits until it prints a line
+ * `READY <url>` on stdout. Its stderr is passed through. @throws when the child exits first or takes over 60 s.
+ */
+export function startChild(script: string, env: Record<string, string>): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench', script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not print READY within 60 s`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('READY ')) return void process.stdout.write(`  [${script}] ${line}\n`);
+      clearTimeout(timer);
+      resolve({
+        url: line.slice(6).trim(),
+        process: child,
+        stop: () => new Promise<void>((done) => {
+          if (child.exitCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+      });
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedDb, type EmbeddedDb } from '../../src/lib/embedded-db.js';
+
+/** A throw-away database for one bench run, and how to get rid of it. */
+export interface BenchDatabase {
+  /** Connection string of the fresh database. */
+  url: string;
+  /** Creates another fresh database on the same server (a scenario that needs its own data). */
+  another(label: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a fresh database on the server of DATABASE_URL when set, else on an embedded PostgreSQL in
+ * `.data/bench-pg` (port BENCH_PG_PORT, default 54331). Every database made here is dropped on close.
+ */
+export async function openBenchDatabase(): Promise<BenchDatabase> {
+  let embedded: EmbeddedDb | null = null;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    embedded = await startEmbeddedDb(path.resolve('.data/bench-pg'), Number(process.env.BENCH_PG_PORT ?? 54331), 'bench');
+    serverUrl = embedded.url;
+  }
+  const adminUrl = withDatabase(serverUrl, 'postgres');
+  const made: string[] = [];
+  const create = async (label: string) => {
+    const name = `fcs_bench_${label}_${process.pid}_${Date.now().toString(36)}`;
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+    made.push(name);
+    return withDatabase(serverUrl!, name);
+  };
+  return {
+    url: await create('main'),
+    another: create,
+    async close() {
+      for (const name of made) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      if (embedded) await embedded.stop();
+    },
+  };
+}
+
+/** The same server URL with another database name. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Bench section `orders`: POST /orders/quote (read-only pricing) and POST /orders (each request forms a
+ * differently named LLC: company, order group, orders, ledger debits, status history, events) on a fresh
+ * database, the service in its own process, against the one-INSERT baseline. Ends with a check that the ledger
+ * still sums to the cached balance.
+ */
+import pg from 'pg';
+import type { Tenant } from '../src/context.js';
+import { creditBalance } from '../src/modules/billing/ledger.js';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import type { BenchSection } from './run.js';
+import { startChild } from './lib/child.js';
+import { runLoad } from './lib/load.js';
+import { record } from './lib/report.js';
+
+export const benchOrders: BenchSection = async (db, settings, baselines) => {
+  const url = await db.another('orders');
+  const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections) });
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  try {
+    const { organization, apiKeys } = await createOrganization(pool, 'Bench Org');
+    const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
+    await creditBalance(pool, tenant, 1_000_000_000, 'bench credit', 'bench');
+    const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
+    const userRes = await fetch(`${server.url}/test/v1/users`, { method: 'POST', headers, body: JSON.stringify({ fullName: 'Bench User', email: 'bench@example.com' }) });
+    const user = (await userRes.json()) as { id: string };
+    const template = formationBody(user.id);
+    // Each request forms a differently named company, as real traffic would (equal names would contend on the slug index).
+    let n = 0;
+    const fresh = (request: { body?: string }) => {
+      n += 1;
+      return { ...request, body: JSON.stringify({ ...template, formation: { ...template.formation, company: { ...template.formation.company, legalName: `Bench ${n} Holdings LLC` } } }) };
+    };
+    const common = { method: 'POST', headers, body: JSON.stringify(template), connections: settings.connections, seconds: settings.seconds, requests: [{ setupRequest: fresh }] };
+    const quote = await runLoad({ ...common, url: `${server.url}/test/v1/orders/quote` });
+    record({ section: 'orders', name: 'POST /orders/quote', value: quote.rps, unit: 'req/s', baseline: { name: 'INSERT baseline', value: baselines.insert.rps } });
+    const place = await runLoad({ ...common, url: `${server.url}/test/v1/orders` });
+    record({ section: 'orders', name: 'POST /orders', value: place.rps, unit: 'req/s', baseline: { name: 'INSERT baseline', value: baselines.insert.rps } });
+    record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
+    await checkLedger(pool, tenant);
+  } finally {
+    await pool.end();
+    await server.stop();
+  }
+};
+
+function formationBody(userId: string) {
+  const address = { line1: '251 Little Falls Drive', city: 'Wilmington', state: 'DE', postalCode: '19808', country: 'US' };
+  return {
+    userId,
+    filingState: 'DE',
+    formation: {
+      company: {
+        legalName: 'Bench Holdings LLC', entityType: 'LLC', structureType: 'MEMBER', principalAddress: address, mailingAddress: address,
+        officers: [{ type: 'PERSON', firstName: 'Ada', lastName: 'Lovelace', title: 'Managing Member', address, isPrimary: true }],
+      },
+      registeredAgent: { type: 'COMPANY', companyName: 'Agents Inc', addressStreet: '1 Agent Way', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
+    },
+  };
+}
+
+/** After the run the ledger must still explain the balance exactly. */
+async function checkLedger(pool: pg.Pool, tenant: Tenant): Promise<void> {
+  const { rows } = await pool.query(
+    `SELECT (SELECT COALESCE(sum(amount_cents), 0) FROM ledger_entries WHERE organization_id = $1 AND environment = $2)::bigint AS ledger,
+            (SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2)::bigint AS balance`,
+    [tenant.organizationId, tenant.environment],
+  );
+  const ok = Number(rows[0].ledger) === Number(rows[0].balance);
+  record({ section: 'orders', name: 'ledger sum equals cached balance', value: ok ? 1 : 0, unit: '(1 = yes)', target: 'equal', pass: ok });
+}
