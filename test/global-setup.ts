@@ -8,7 +8,8 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { prepareDatabase, seed } from '../src/boot.js';
 import { createPool } from '../src/lib/db.js';
-import { startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+import { removeEmbeddedCluster, startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+import { explainStartupError } from '../src/lib/startup-error.js';
 
 let embedded: EmbeddedDb | null = null;
 let embeddedDir: string | null = null;
@@ -19,12 +20,25 @@ let embeddedDir: string | null = null;
  * test file clones it (CREATE DATABASE … TEMPLATE), which is fast and isolates files from each other.
  */
 export async function setup(project: TestProject): Promise<void> {
+  try {
+    await prepare(project);
+  } catch (err) {
+    // Vitest may end the run without showing why its global setup failed: say it here, once, plainly.
+    process.stderr.write(`\nTest setup failed: ${explainStartupError(err, { databaseUrl: process.env.DATABASE_URL })}\n\n`);
+    await teardown().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function prepare(project: TestProject): Promise<void> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     // A private cluster per run: concurrent runs never stop each other's server.
     embeddedDir = path.join(os.tmpdir(), `fcs-test-pg-${process.pid}`);
-    removeStaleClusters();
-    embedded = await startEmbeddedDb(embeddedDir, await freePort(), 'postgres_main');
+    await removeStaleClusters();
+    embedded = await startEmbeddedDb(embeddedDir, await freePort(), 'postgres_main', {
+      onNotice: (message) => process.stderr.write(`${message}\n`),
+    });
     serverUrl = embedded.url;
   }
   const template = `fcs_tpl_${schemaHash()}`;
@@ -58,9 +72,11 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
-  if (!embedded) return;
-  await embedded.stop();
-  fs.rmSync(embeddedDir!, { recursive: true, force: true });
+  if (!embeddedDir) return;
+  await embedded?.stop();
+  await removeEmbeddedCluster(embeddedDir);
+  embedded = null;
+  embeddedDir = null;
 }
 
 function freePort(): Promise<number> {
@@ -74,11 +90,11 @@ function freePort(): Promise<number> {
   });
 }
 
-// Clusters of runs that were killed before teardown.
-function removeStaleClusters(): void {
+// Clusters of runs that were killed before teardown (their server may still run: it has a session of its own).
+async function removeStaleClusters(): Promise<void> {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const m = /^fcs-test-pg-(\d+)$/.exec(name);
-    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    if (m && !isAlive(Number(m[1]))) await removeEmbeddedCluster(path.join(os.tmpdir(), name)).catch(() => undefined);
   }
 }
 
