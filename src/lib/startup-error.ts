@@ -19,6 +19,16 @@ type Errno = Error & { code?: string; syscall?: string; path?: string; address?:
  * given by its message with how to see more; never a stack trace (see {@link failStartup}).
  */
 export function explainStartupError(err: unknown, settings: StartupSettings = {}): string {
+  const known = knownStartupProblem(err, settings);
+  if (known) return known;
+  return `${err instanceof Error ? err.message : String(err)}. Fix: see the message above; run again with LOG_LEVEL=debug to print where it failed.`;
+}
+
+/**
+ * The message of {@link explainStartupError} for a recognised cause (configuration, database, ports, permissions),
+ * or null for anything else (the CLI then shows the error's own message).
+ */
+export function knownStartupProblem(err: unknown, settings: StartupSettings = {}): string | null {
   if (err instanceof ConfigError) return `${err.message}\nFix: correct the variables named above (README, "Configuration").`;
   if (err instanceof EmbeddedDbError || err instanceof MigrationHistoryError) return err.message;
   const e = (err instanceof Error ? err : new Error(String(err))) as Errno;
@@ -29,7 +39,7 @@ export function explainStartupError(err: unknown, settings: StartupSettings = {}
   if ((code === 'EACCES' || code === 'EPERM' || code === 'EROFS') && e.path) {
     return `No permission to use ${e.path} (${code}). Fix: set DATA_DIR (and STORAGE_DIR) to a directory this user can write, or give this user that directory.`;
   }
-  return `${e.message}. Fix: see the message above; run again with LOG_LEVEL=debug to print where it failed.`;
+  return null;
 }
 
 function listenProblem(e: Errno, code: string | undefined, s: StartupSettings): string {
