@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import { boot, type Booted } from './boot.js';
 import { loadConfig, WEAK_OPERATOR_TOKEN_LENGTH, type Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
-import { installShutdown } from './lib/shutdown.js';
+import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
 import { startWorker } from './worker.js';
@@ -15,6 +15,7 @@ import { startWorker } from './worker.js';
  * requests and jobs, then close the database (lib/shutdown.ts).
  */
 async function main(): Promise<void> {
+  const signals = deferSignals();
   let config: Config | null = null;
   let booted: Booted | null = null;
   let app: FastifyInstance | null = null;
@@ -30,7 +31,10 @@ async function main(): Promise<void> {
     const demo = await ensureDemoOrganization(ctx);
     app = await buildApp(ctx);
     await app.listen({ port: config.port, host: config.host });
-    if (config.metricsPort !== null) metrics = await startMetricsServer(config.metricsPort, config.host);
+    if (config.metricsPort !== null) {
+      metrics = await startMetricsServer(config.metricsPort, config.host);
+      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
+    }
     worker = await startWorker(booted.workerCtx);
     if (demo) process.stdout.write(`${demo.join('\n')}\n`);
   } catch (err) {
@@ -50,7 +54,7 @@ async function main(): Promise<void> {
       { name: 'worker', stop: () => running.worker.stop(), force: () => running.worker.kill('shutdown timeout') },
     ],
     last: () => running.booted.close(),
-  });
+  }, signals);
   // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
   running.worker.promise.catch((err) => {
     running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');

@@ -2,7 +2,7 @@ import type { Runner } from 'graphile-worker';
 import { boot, type Booted } from './boot.js';
 import { loadConfig, type Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
-import { installShutdown } from './lib/shutdown.js';
+import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
 import { startWorker } from './worker.js';
 
@@ -12,6 +12,7 @@ import { startWorker } from './worker.js';
  * running jobs finish within SHUTDOWN_TIMEOUT_MS, then close the database.
  */
 async function main(): Promise<void> {
+  const signals = deferSignals();
   let config: Config | null = null;
   let booted: Booted | null = null;
   let runner: Runner | null = null;
@@ -19,7 +20,10 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     booted = await boot(config);
-    if (config.metricsPort !== null) metrics = await startMetricsServer(config.metricsPort, config.host);
+    if (config.metricsPort !== null) {
+      metrics = await startMetricsServer(config.metricsPort, config.host);
+      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
+    }
     runner = await startWorker(booted.workerCtx);
   } catch (err) {
     await Promise.allSettled([metrics?.close(), runner?.stop()]);
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
       { name: 'worker', stop: () => running.runner.stop(), force: () => running.runner.kill('shutdown timeout') },
     ],
     last: () => running.booted.close(),
-  });
+  }, signals);
   // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
   running.runner.promise.catch((err) => {
     running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');

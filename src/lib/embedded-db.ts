@@ -61,7 +61,7 @@ const OWNER_FILE = 'fcs-owner.pid';
  * first use. A server already running on that data directory (another process of ours, such as `npm start`
  * beside the CLI) is shared, not started twice.
  * @param dir requested data directory, e.g. `.data/pg` (absolute or relative to the working directory).
- * @param port TCP port on 127.0.0.1.
+ * @param port TCP port on 127.0.0.1 (a shared running server keeps the port it was started with).
  * @throws EmbeddedDbError naming the cause and the fix (no binaries for this platform, port in use,
  *   directories the server cannot use, a cluster that does not start).
  */
@@ -69,15 +69,17 @@ export async function startEmbeddedDb(dir: string, port: number, database = 'fil
   const runAs = serverUser();
   const bin = reachableBinaries(await packagedBinaries(), runAs);
   const clusterDir = clusterLocation(path.resolve(dir), runAs, options.onNotice);
-  const url = `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
   if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await initCluster(bin, clusterDir, runAs);
   let owner = true;
   if (serverPid(clusterDir) !== null) {
-    // Started by another live process of ours: share it. Its starter died (killed): take over stopping it.
+    // Started by another live process of ours: share it, on the port it was started with. Its starter died
+    // (killed): take over stopping it.
+    port = runningPort(clusterDir) ?? port;
     owner = !isAlive(readPid(path.join(clusterDir, OWNER_FILE)) ?? -1);
   } else {
     await startServer(bin, clusterDir, port, runAs);
   }
+  const url = `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
   if (owner) fs.writeFileSync(path.join(clusterDir, OWNER_FILE), `${process.pid}\n`);
   await createDatabaseIfMissing(url, database);
   let stopped = false;
@@ -324,6 +326,16 @@ function serverPid(clusterDir: string): number | null {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres') ? pid : null;
   } catch {
     return pid; // no /proc (macOS): trust the pid
+  }
+}
+
+// postmaster.pid: pid, data directory, start time, port, ... one per line.
+function runningPort(clusterDir: string): number | null {
+  try {
+    const port = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null;
   }
 }
 

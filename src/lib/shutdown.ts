@@ -19,13 +19,35 @@ export interface ShutdownPlan {
 }
 
 /**
+ * Holds SIGTERM and SIGINT from the first line of start-up until {@link installShutdown}: a signal that arrives while
+ * the process is still starting (default action: die at once, mid-migration or mid-request) is remembered and acted
+ * on as soon as everything to stop exists.
+ */
+export function deferSignals(): { received(): string | null; release(): void } {
+  let received: string | null = null;
+  const hold = (signal: string) => {
+    received ??= signal;
+  };
+  process.on('SIGTERM', hold);
+  process.on('SIGINT', hold);
+  return {
+    received: () => received,
+    release() {
+      process.off('SIGTERM', hold);
+      process.off('SIGINT', hold);
+    },
+  };
+}
+
+/**
  * Stops the process in order on SIGTERM and SIGINT: the `drain` steps in parallel within `timeoutMs` (the
  * unfinished ones are then forced and a warning names them), then `last`, then exit. Exit code 0 when
  * everything finished in time, 1 when something had to be cut or failed. Further signals during shutdown are
  * ignored: `npm start` in a terminal delivers Ctrl-C both to npm (which passes it on) and to us.
+ * @param deferred from {@link deferSignals}: a signal received during start-up starts the shutdown now.
  * @returns the shutdown function itself, for fatal paths: `shutdown('worker failed', true)` exits 1.
  */
-export function installShutdown(plan: ShutdownPlan): (reason: string, failed?: boolean) => Promise<void> {
+export function installShutdown(plan: ShutdownPlan, deferred?: ReturnType<typeof deferSignals>): (reason: string, failed?: boolean) => Promise<void> {
   let started: Promise<void> | null = null;
   const shutdown = (reason: string, failed = false) => {
     started ??= run(plan, reason).then((code) => process.exit(failed ? 1 : code));
@@ -33,6 +55,9 @@ export function installShutdown(plan: ShutdownPlan): (reason: string, failed?: b
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  deferred?.release();
+  const early = deferred?.received();
+  if (early) void shutdown(early);
   return shutdown;
 }
 

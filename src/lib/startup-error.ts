@@ -39,6 +39,9 @@ export function knownStartupProblem(err: unknown, settings: StartupSettings = {}
   if ((code === 'EACCES' || code === 'EPERM' || code === 'EROFS') && e.path) {
     return `No permission to use ${e.path} (${code}). Fix: set DATA_DIR (and STORAGE_DIR) to a directory this user can write, or give this user that directory.`;
   }
+  if ((code === 'ENOTDIR' || code === 'EEXIST') && e.path) {
+    return `Cannot create the directory ${e.path}: a file is in the way (${code}). Fix: set DATA_DIR (and STORAGE_DIR) to a directory, or move that file.`;
+  }
   return null;
 }
 
