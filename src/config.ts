@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
+  START_WORKER: Type.Optional(Bool),
   HTTP_REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   HTTP_HEADERS_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
@@ -76,6 +77,8 @@ export interface Config {
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
   metricsPort: number | null;
+  /** Whether the HTTP server process also runs the background worker (START_WORKER, default true). */
+  startWorker: boolean;
   /** How long SIGTERM/SIGINT wait for in-flight requests and running jobs before cutting them, in ms (default 10000). */
   shutdownTimeoutMs: number;
   /** Longest time to receive a whole request, body included, in ms (default 30000); the client then gets 408. */
@@ -149,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
+    startWorker: e.START_WORKER !== 'false',
     shutdownTimeoutMs: Number(e.SHUTDOWN_TIMEOUT_MS ?? 10000),
     httpRequestTimeoutMs,
     httpHeadersTimeoutMs,

@@ -10,7 +10,8 @@ import { ensureDemoOrganization } from './modules/organizations/demo.js';
 import { startWorker } from './worker.js';
 
 /**
- * Starts the HTTP server and the background worker in one process (`npm start`, `npm run start:prod`).
+ * Starts the HTTP server and (unless START_WORKER=false) the background worker in one process (`npm start`,
+ * `npm run start:prod`).
  * A start that fails prints one message naming the cause and the fix and exits 1; SIGTERM/SIGINT drain
  * requests and jobs, then close the database (lib/shutdown.ts).
  */
@@ -35,14 +36,14 @@ async function main(): Promise<void> {
       metrics = await startMetricsServer(config.metricsPort, config.host);
       booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
     }
-    worker = await startWorker(booted.workerCtx);
+    if (config.startWorker) worker = await startWorker(booted.workerCtx);
     if (demo) process.stdout.write(`${demo.join('\n')}\n`);
   } catch (err) {
     await Promise.allSettled([app?.close(), metrics?.close(), worker?.stop()]);
     await booted?.close().catch(() => undefined);
     failStartup('the service', err, config ?? {});
   }
-  const running = { app: app!, worker: worker!, booted: booted! };
+  const running = { app: app!, worker, booted: booted! };
   const shutdown = installShutdown({
     log: running.booted.ctx.log,
     timeoutMs: config!.shutdownTimeoutMs,
@@ -51,12 +52,12 @@ async function main(): Promise<void> {
       { name: 'http', stop: () => running.app.close(), force: () => running.app.server.closeAllConnections() },
       ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
       // Running jobs finish; forced, they are failed back to the queue and retried by a live worker.
-      { name: 'worker', stop: () => running.worker.stop(), force: () => running.worker.kill('shutdown timeout') },
+      ...(worker ? [{ name: 'worker', stop: () => worker!.stop(), force: () => worker!.kill('shutdown timeout') }] : []),
     ],
     last: () => running.booted.close(),
   }, signals);
   // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
-  running.worker.promise.catch((err) => {
+  running.worker?.promise.catch((err) => {
     running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');
     void shutdown('worker failed', true);
   });
