@@ -67,8 +67,8 @@ async function prepare(project: TestProject): Promise<void> {
   }
   project.provide('pgAdminUrl', admin);
   project.provide('pgTemplate', template);
-  // Unpacked once here (into the OS temp dir) so parallel browser test files never race on the extraction.
-  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await chromium.executablePath()));
+  // Unpacked once here so parallel browser test files never race on the extraction.
+  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await unpackChromium()));
 }
 
 export async function teardown(): Promise<void> {
@@ -77,6 +77,21 @@ export async function teardown(): Promise<void> {
   await removeEmbeddedCluster(embeddedDir);
   embedded = null;
   embeddedDir = null;
+}
+
+// @sparticuz/chromium unpacks into os.tmpdir()/chromium and reuses whatever is there: a copy unpacked by another
+// user (root, mode 0700) would not start for us. Each OS user gets a directory of its own.
+async function unpackChromium(): Promise<string> {
+  const own = path.join(os.tmpdir(), `fcs-chromium-${os.userInfo().uid}`);
+  fs.mkdirSync(own, { recursive: true, mode: 0o700 });
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = own; // os.tmpdir() reads it on every call
+  try {
+    return await chromium.executablePath();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
 }
 
 function freePort(): Promise<number> {
