@@ -3,11 +3,13 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { pathPrefix } from './config.js';
+import { pathPrefix, type Config } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
 import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
+import { latestMigrationVersion } from './lib/migrate.js';
+import { readinessCheck } from './lib/readiness.js';
 import { buildOpenApiOptions } from './lib/openapi.js';
 import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
@@ -34,6 +36,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     trustProxy: ctx.config.trustProxy,
+    ...httpTimeouts(ctx.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -77,9 +80,32 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.get('/metrics', { schema: { hide: true }, onRequest: operatorAuth(ctx) }, async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });
-  app.get('/healthz', { schema: { hide: true } }, async () => {
-    await ctx.pool.query('SELECT 1');
-    return { ok: true };
-  });
+  registerProbes(app, ctx);
   return app;
+}
+
+/**
+ * Liveness and readiness for load balancers and orchestrators, without authentication. `/healthz` answers from
+ * the process alone (a database outage must not get every process restarted); `/readyz` says whether this
+ * process can serve: the database answers and carries this build's migrations (one cached query, see
+ * readinessCheck). While the server is closing Fastify answers both with 503, so traffic drains away.
+ */
+function registerProbes(app: FastifyInstance, ctx: AppContext): void {
+  const readiness = readinessCheck(ctx.pool, latestMigrationVersion());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const r = await readiness();
+    if (r.ready) return { status: 'ready', migration: r.migration, expectedMigration: r.expectedMigration };
+    return reply.status(503).send({ message: `Not ready: ${r.reason}`, code: 'service_unavailable', requestId: request.id });
+  });
+}
+
+// Node's defaults let a client hold a request open for 5 minutes; bounded here (Config docs give the reasons).
+// Timeouts are checked every second rather than Node's 30 s, so they hold to about a second.
+function httpTimeouts(config: Config) {
+  return {
+    requestTimeout: config.httpRequestTimeoutMs,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    http: { requestTimeout: config.httpRequestTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+  };
 }

@@ -3,6 +3,7 @@ import { prepareDatabase, seed } from './boot.js';
 import { withContext, io } from './cli/cli-context.js';
 import { cliCommands } from './cli/commands.js';
 import { AppError } from './lib/errors.js';
+import { knownStartupProblem } from './lib/startup-error.js';
 
 /** The operator CLI: `npm run cli -- <command>`. Every console action has a command here. */
 const program = new Command('cli').description('Filing Compliance Service operator CLI').showHelpAfterError();
@@ -20,7 +21,8 @@ db.command('migrate')
 for (const register of cliCommands) register(program);
 
 program.parseAsync(process.argv).catch((err) => {
-  const message = err instanceof AppError ? `${err.message} (${err.code})` : err instanceof Error ? err.message : String(err);
+  const startup = knownStartupProblem(err, { databaseUrl: process.env.DATABASE_URL });
+  const message = err instanceof AppError ? `${err.message} (${err.code})` : startup ?? (err instanceof Error ? err.message : String(err));
   process.stderr.write(`Error: ${message}\n`);
   process.exit(1);
 });

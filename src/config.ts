@@ -35,6 +35,12 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
+  SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
+  START_WORKER: Type.Optional(Bool),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
 });
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
@@ -71,6 +77,24 @@ export interface Config {
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
   metricsPort: number | null;
+  /** Whether the HTTP server process also runs the background worker (START_WORKER, default true). */
+  startWorker: boolean;
+  /** How long SIGTERM/SIGINT wait for in-flight requests and running jobs before cutting them, in ms (default 10000). */
+  shutdownTimeoutMs: number;
+  /** Longest time to receive a whole request, body included, in ms (default 30000); the client then gets 408. */
+  httpRequestTimeoutMs: number;
+  /** Longest time to receive a request's headers, in ms (default 10000; at most httpRequestTimeoutMs). */
+  httpHeadersTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection stays open, in ms (default 65000: longer than the 60 s idle timeout of
+   * common load balancers, so the proxy, not the service, closes idle connections and never reuses a closed one).
+   */
+  httpKeepAliveTimeoutMs: number;
+  /**
+   * Longest wait for a database connection (a new one, or a free one from the pool), in ms (default 5000). While the
+   * database is down, requests fail with 503 within this time instead of hanging.
+   */
+  databaseConnectTimeoutMs: number;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -95,6 +119,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const testBaseUrl = trimSlash(e.TEST_BASE_URL ?? `http://localhost:${port}/test/v1`);
   if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
     throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
+  }
+  const httpRequestTimeoutMs = Number(e.HTTP_REQUEST_TIMEOUT_MS ?? 30000);
+  const httpHeadersTimeoutMs = Number(e.HTTP_HEADERS_TIMEOUT_MS ?? Math.min(10000, httpRequestTimeoutMs));
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
+    throw new ConfigError([`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`]);
   }
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
@@ -123,6 +152,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
+    startWorker: e.START_WORKER !== 'false',
+    shutdownTimeoutMs: Number(e.SHUTDOWN_TIMEOUT_MS ?? 10000),
+    httpRequestTimeoutMs,
+    httpHeadersTimeoutMs,
+    httpKeepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65000),
+    databaseConnectTimeoutMs: Number(e.DATABASE_CONNECT_TIMEOUT_MS ?? 5000),
   };
 }
 

@@ -1,50 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runner } from 'graphile-worker';
 import { buildApp } from './app.js';
-import { boot } from './boot.js';
-import { ConfigError, loadConfig, WEAK_OPERATOR_TOKEN_LENGTH, type Config } from './config.js';
+import { boot, type Booted } from './boot.js';
+import { loadConfig, WEAK_OPERATOR_TOKEN_LENGTH, type Config } from './config.js';
+import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
+import { deferSignals, installShutdown } from './lib/shutdown.js';
+import { failStartup } from './lib/startup-error.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
 import { startWorker } from './worker.js';
 
-/** Starts the HTTP server and the background worker in one process (`npm start`). */
+/**
+ * Starts the HTTP server and (unless START_WORKER=false) the background worker in one process (`npm start`,
+ * `npm run start:prod`).
+ * A start that fails prints one message naming the cause and the fix and exits 1; SIGTERM/SIGINT drain
+ * requests and jobs, then close the database (lib/shutdown.ts).
+ */
 async function main(): Promise<void> {
-  const config = readConfig();
-  const booted = await boot(config);
-  const { ctx } = booted;
-  if (booted.embedded) ctx.log.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL');
-  if (ctx.secrets.operatorToken.length < WEAK_OPERATOR_TOKEN_LENGTH) ctx.log.warn(`OPERATOR_TOKEN is shorter than ${WEAK_OPERATOR_TOKEN_LENGTH} characters: use a long random value outside local testing`);
-  if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
-  const demo = await ensureDemoOrganization(ctx);
-  const app = await buildApp(ctx);
-  await app.listen({ port: config.port, host: config.host });
-  const worker = await startWorker(booted.workerCtx);
-  if (demo) process.stdout.write(`${demo.join('\n')}\n`);
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    ctx.log.info({ signal }, 'shutting down');
-    await app.close();
-    await worker.stop();
-    await booted.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-}
-
-function readConfig(): Config {
+  const signals = deferSignals();
+  let config: Config | null = null;
+  let booted: Booted | null = null;
+  let app: FastifyInstance | null = null;
+  let worker: Runner | null = null;
+  let metrics: MetricsServer | null = null;
   try {
-    return loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
+    config = loadConfig();
+    booted = await boot(config);
+    const { ctx } = booted;
+    if (booted.embedded) ctx.log.info({ dataDir: booted.embedded.clusterDir }, 'using the embedded PostgreSQL');
+    if (ctx.secrets.operatorToken.length < WEAK_OPERATOR_TOKEN_LENGTH) ctx.log.warn(`OPERATOR_TOKEN is shorter than ${WEAK_OPERATOR_TOKEN_LENGTH} characters: use a long random value outside local testing`);
+    if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
+    const demo = await ensureDemoOrganization(ctx);
+    app = await buildApp(ctx);
+    await app.listen({ port: config.port, host: config.host });
+    if (config.metricsPort !== null) {
+      metrics = await startMetricsServer(config.metricsPort, config.host);
+      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
     }
-    throw err;
+    if (config.startWorker) worker = await startWorker(booted.workerCtx);
+    if (demo) process.stdout.write(`${demo.join('\n')}\n`);
+  } catch (err) {
+    await Promise.allSettled([app?.close(), metrics?.close(), worker?.stop()]);
+    await booted?.close().catch(() => undefined);
+    failStartup('the service', err, config ?? {});
   }
+  const running = { app: app!, worker, booted: booted! };
+  const shutdown = installShutdown({
+    log: running.booted.ctx.log,
+    timeoutMs: config!.shutdownTimeoutMs,
+    drain: [
+      // Fastify stops accepting, answers 503 on kept-alive connections, and waits for in-flight requests.
+      { name: 'http', stop: () => running.app.close(), force: () => running.app.server.closeAllConnections() },
+      ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
+      // Running jobs finish; forced, they are failed back to the queue and retried by a live worker.
+      ...(worker ? [{ name: 'worker', stop: () => worker!.stop(), force: () => worker!.kill('shutdown timeout') }] : []),
+    ],
+    last: () => running.booted.close(),
+  }, signals);
+  // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
+  running.worker?.promise.catch((err) => {
+    running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');
+    void shutdown('worker failed', true);
+  });
 }
 
-main().catch((err) => {
-  process.stderr.write(`Failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+void main();

@@ -1,15 +1,51 @@
-import { boot } from './boot.js';
-import { loadConfig } from './config.js';
+import type { Runner } from 'graphile-worker';
+import { boot, type Booted } from './boot.js';
+import { loadConfig, type Config } from './config.js';
+import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
+import { deferSignals, installShutdown } from './lib/shutdown.js';
+import { failStartup } from './lib/startup-error.js';
 import { startWorker } from './worker.js';
 
-/** Runs only the background worker (`npm run worker`), for deployments that scale it apart from HTTP. */
-const booted = await boot(loadConfig());
-const runner = await startWorker(booted.workerCtx);
-const stop = async () => {
-  await runner.stop();
-  await booted.close();
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
-await runner.promise;
+/**
+ * Runs only the background worker (`npm run worker`, `node dist/worker-main.js`), for deployments that scale it
+ * apart from HTTP. Its metrics (job failures, pool use) are served on METRICS_PORT when set. SIGTERM/SIGINT let
+ * running jobs finish within SHUTDOWN_TIMEOUT_MS, then close the database.
+ */
+async function main(): Promise<void> {
+  const signals = deferSignals();
+  let config: Config | null = null;
+  let booted: Booted | null = null;
+  let runner: Runner | null = null;
+  let metrics: MetricsServer | null = null;
+  try {
+    config = loadConfig();
+    booted = await boot(config);
+    if (config.metricsPort !== null) {
+      metrics = await startMetricsServer(config.metricsPort, config.host);
+      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
+    }
+    runner = await startWorker(booted.workerCtx);
+  } catch (err) {
+    await Promise.allSettled([metrics?.close(), runner?.stop()]);
+    await booted?.close().catch(() => undefined);
+    failStartup('the worker', err, config ?? {});
+  }
+  const running = { runner: runner!, booted: booted! };
+  const shutdown = installShutdown({
+    log: running.booted.ctx.log,
+    timeoutMs: config!.shutdownTimeoutMs,
+    drain: [
+      ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
+      { name: 'worker', stop: () => running.runner.stop(), force: () => running.runner.kill('shutdown timeout') },
+    ],
+    last: () => running.booted.close(),
+  }, signals);
+  // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
+  running.runner.promise.catch((err) => {
+    running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');
+    void shutdown('worker failed', true);
+  });
+  running.booted.ctx.log.info({ concurrency: config!.workerConcurrency }, 'worker started');
+}
+
+void main();

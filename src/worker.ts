@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger, parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from './context.js';
+import { observeJobFailures } from './lib/metrics.js';
 import { cronItems, taskFactories } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
 
@@ -20,6 +21,7 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   const liveness = await startWorkerLiveness(ctx.pool, (err) => ctx.log.error({ err }, 'worker liveness sweep failed'));
   const events: WorkerEvents = new EventEmitter();
   events.on('pool:create', ({ workerPool }) => void liveness.register(workerPool.id));
+  observeJobFailures(events);
   let runner: Runner;
   try {
     runner = await run({
@@ -29,6 +31,8 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
       parsedCronItems: parseCronItems(cronItems),
       concurrency: ctx.config.workerConcurrency,
       noHandleSignals: true,
+      // Jobs are asked to wrap up (abort signal) halfway through SHUTDOWN_TIMEOUT_MS, before being cut at its end.
+      gracefulShutdownAbortTimeout: Math.floor(ctx.config.shutdownTimeoutMs / 2),
       pollInterval: 1000,
       logger: graphileLogger(ctx),
       events,

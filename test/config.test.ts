@@ -55,4 +55,18 @@ describe('configuration', () => {
     for (const secret of ['short-s3cret', 'db-Pa55word', 'smtp-Pa55']) expect(message).not.toContain(secret);
     expect(message).toContain('db.internal');
   });
+
+  it('bounds HTTP requests and shutdown by default, and keeps header time within request time', () => {
+    expect(loadConfig({})).toMatchObject({
+      shutdownTimeoutMs: 10000,
+      httpRequestTimeoutMs: 30000,
+      httpHeadersTimeoutMs: 10000,
+      httpKeepAliveTimeoutMs: 65000,
+      databaseConnectTimeoutMs: 5000,
+      metricsPort: null,
+    });
+    expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000' }).httpHeadersTimeoutMs).toBe(4000);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_HEADERS_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
 });

@@ -8,7 +8,8 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { prepareDatabase, seed } from '../src/boot.js';
 import { createPool } from '../src/lib/db.js';
-import { startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+import { removeEmbeddedCluster, startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+import { explainStartupError } from '../src/lib/startup-error.js';
 
 let embedded: EmbeddedDb | null = null;
 let embeddedDir: string | null = null;
@@ -19,12 +20,25 @@ let embeddedDir: string | null = null;
  * test file clones it (CREATE DATABASE … TEMPLATE), which is fast and isolates files from each other.
  */
 export async function setup(project: TestProject): Promise<void> {
+  try {
+    await prepare(project);
+  } catch (err) {
+    // Vitest may end the run without showing why its global setup failed: say it here, once, plainly.
+    process.stderr.write(`\nTest setup failed: ${explainStartupError(err, { databaseUrl: process.env.DATABASE_URL })}\n\n`);
+    await teardown().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function prepare(project: TestProject): Promise<void> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     // A private cluster per run: concurrent runs never stop each other's server.
     embeddedDir = path.join(os.tmpdir(), `fcs-test-pg-${process.pid}`);
-    removeStaleClusters();
-    embedded = await startEmbeddedDb(embeddedDir, await freePort(), 'postgres_main');
+    await removeStaleClusters();
+    embedded = await startEmbeddedDb(embeddedDir, await freePort(), 'postgres_main', {
+      onNotice: (message) => process.stderr.write(`${message}\n`),
+    });
     serverUrl = embedded.url;
   }
   const template = `fcs_tpl_${schemaHash()}`;
@@ -53,14 +67,31 @@ export async function setup(project: TestProject): Promise<void> {
   }
   project.provide('pgAdminUrl', admin);
   project.provide('pgTemplate', template);
-  // Unpacked once here (into the OS temp dir) so parallel browser test files never race on the extraction.
-  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await chromium.executablePath()));
+  // Unpacked once here so parallel browser test files never race on the extraction.
+  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await unpackChromium()));
 }
 
 export async function teardown(): Promise<void> {
-  if (!embedded) return;
-  await embedded.stop();
-  fs.rmSync(embeddedDir!, { recursive: true, force: true });
+  if (!embeddedDir) return;
+  await embedded?.stop();
+  await removeEmbeddedCluster(embeddedDir);
+  embedded = null;
+  embeddedDir = null;
+}
+
+// @sparticuz/chromium unpacks into os.tmpdir()/chromium and reuses whatever is there: a copy unpacked by another
+// user (root, mode 0700) would not start for us. Each OS user gets a directory of its own.
+async function unpackChromium(): Promise<string> {
+  const own = path.join(os.tmpdir(), `fcs-chromium-${os.userInfo().uid}`);
+  fs.mkdirSync(own, { recursive: true, mode: 0o700 });
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = own; // os.tmpdir() reads it on every call
+  try {
+    return await chromium.executablePath();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
 }
 
 function freePort(): Promise<number> {
@@ -74,11 +105,11 @@ function freePort(): Promise<number> {
   });
 }
 
-// Clusters of runs that were killed before teardown.
-function removeStaleClusters(): void {
+// Clusters of runs that were killed before teardown (their server may still run: it has a session of its own).
+async function removeStaleClusters(): Promise<void> {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const m = /^fcs-test-pg-(\d+)$/.exec(name);
-    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    if (m && !isAlive(Number(m[1]))) await removeEmbeddedCluster(path.join(os.tmpdir(), name)).catch(() => undefined);
   }
 }
 

@@ -7,9 +7,13 @@ pg.types.setTypeParser(1082, (v) => v);
 /** Anything that runs SQL: the pool or a client inside a transaction. Repositories take this. */
 export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
-/** Creates the connection pool. `max` defaults to 10 connections. */
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
+/**
+ * Creates the connection pool. `max` defaults to 10 connections. `connectTimeoutMs` bounds the wait for a
+ * connection (a new one or a free one), so a request fails with 503 instead of hanging while the database is down
+ * or the pool is exhausted; unset, it waits as long as it takes.
+ */
+export function createPool(connectionString: string, max = 10, connectTimeoutMs?: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectTimeoutMs });
   // A client dropped by the server (restart, idle timeout) is replaced on next use instead of crashing the process.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
@@ -45,6 +49,25 @@ export async function one<T extends pg.QueryResultRow>(db: Db, sql: string, para
 export async function many<T extends pg.QueryResultRow>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
   const { rows } = await db.query<T>(sql, params);
   return rows;
+}
+
+// SQLSTATE classes and codes meaning "the server cannot serve us right now", not "this query is wrong":
+// 08 connection exception, 57P01-57P03 shutting down / crashed / starting, 53300 too many connections.
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300)/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i;
+
+/**
+ * True when `err` says the database cannot be reached or is restarting (refused or dropped connections, pool
+ * connect timeout, server shutting down), as opposed to an error in the query itself. Requests answer these
+ * with 503 so clients retry; nothing was committed by the failed statement.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown; errors?: unknown[] } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && (UNAVAILABLE_ERRNO.has(e.code) || (e.code.length === 5 && UNAVAILABLE_SQLSTATE.test(e.code)))) return true;
+  if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true; // AggregateError of IPv4/IPv6 attempts
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }
 
 /** True for a unique-constraint violation, optionally of one named constraint. */

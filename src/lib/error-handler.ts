@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from './db.js';
 import { AppError, ValidationError, type ErrorCode } from './errors.js';
 import { scrubSecrets } from './logger.js';
 import { toFieldErrors } from './validation.js';
@@ -40,6 +41,9 @@ export function toErrorResponse(err: unknown, request: FastifyRequest): { status
     const code: ErrorCode = fe.statusCode === 404 ? 'not_found' : fe.statusCode === 429 ? 'rate_limited' : fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'bad_request';
     return { status: fe.statusCode, body: { message: fe.message, code, requestId } };
   }
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, body: { message: 'The database is unavailable right now; nothing was changed. Retry in a few seconds.', code: 'service_unavailable', requestId } };
+  }
   return { status: 500, body: { message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.', code: 'internal_error', requestId } };
 }
 
@@ -51,7 +55,8 @@ function statusOf(code: ErrorCode): number {
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply: FastifyReply) => {
     const { status, body } = toErrorResponse(err, request);
-    if (status >= 500) request.log.error({ err }, 'request failed');
+    if (isDatabaseUnavailable(err)) request.log.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'database unavailable');
+    else if (status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: body.code, status }, 'request refused');
     return reply.status(status).type('application/json').send(body);
   });

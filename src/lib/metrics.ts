@@ -1,5 +1,6 @@
+import type { WorkerEvents } from 'graphile-worker';
 import type pg from 'pg';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics (prom-client), served as text by `GET /metrics` (operator token) and, when
@@ -39,3 +40,22 @@ new Gauge({
     }
   },
 });
+
+/**
+ * Failed job attempts of the background worker, by task and whether graphile-worker will retry the job
+ * (`will_retry="false"`: its attempts are used up and it stays failed until someone acts).
+ */
+export const jobFailures = new Counter({
+  name: 'worker_job_failures_total',
+  help: 'Failed background job attempts, by task and whether the job will be retried',
+  labelNames: ['task', 'will_retry'] as const,
+  registers: [registry],
+});
+
+/** Counts every failed job attempt reported on a graphile-worker runner's `events` in {@link jobFailures}. */
+export function observeJobFailures(events: WorkerEvents): void {
+  events.on('job:error', ({ job }) => {
+    // `attempts` already counts the attempt that just failed.
+    jobFailures.inc({ task: job.task_identifier, will_retry: String(job.attempts < job.max_attempts) });
+  });
+}

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -5,6 +6,19 @@ import Postgrator from 'postgrator';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const LOCK_KEY = 727_001; // one migrator at a time across processes
+
+/** The database was migrated by files this checkout does not have; the message names them and the fix. */
+export class MigrationHistoryError extends Error {
+  override name = 'MigrationHistoryError';
+}
+
+/**
+ * The highest migration number among the files in `migrations/` (e.g. 11 for `011.do.sql-generated-ids.sql`):
+ * the version a database must have reached for this build of the service. Reads the directory on each call.
+ */
+export function latestMigrationVersion(): number {
+  return Math.max(0, ...fs.readdirSync(MIGRATIONS_DIR).map((f) => /^(\d+)\.do\./.exec(f)?.[1]).filter(Boolean).map(Number));
+}
 
 /**
  * Applies the numbered SQL files in `migrations/` (`NNN.do.<name>.sql`, forward-only) that the database
@@ -40,9 +54,10 @@ async function throwIfDatabaseIsFromAnotherHistory(client: pg.Client, files: Pos
   const { rows } = await client.query<{ version: string }>('SELECT version FROM schema_migrations WHERE version > 0');
   const foreign = rows.map((r) => Number(r.version)).filter((v) => !known.has(v));
   if (foreign.length) {
-    throw new Error(
-      `The database has migration(s) ${foreign.join(', ')} that migrations/ does not contain: it was created by another ` +
-        'version of the service. Use a fresh database (with the embedded default, remove DATA_DIR/pg).',
+    throw new MigrationHistoryError(
+      `The database has migration(s) ${foreign.join(', ')} that migrations/ does not contain: it was migrated by another ` +
+        'version of the service. Fix: run the version that migrated it, or use a fresh database ' +
+        '(another DATABASE_URL; with the embedded default, remove DATA_DIR/pg).',
     );
   }
 }

@@ -1,0 +1,157 @@
+import { EventEmitter } from 'node:events';
+import { run, type WorkerEvents } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createPool } from '../src/lib/db.js';
+import { startMetricsServer } from '../src/lib/metrics-server.js';
+import { observeJobFailures, registry } from '../src/lib/metrics.js';
+import { latestMigrationVersion } from '../src/lib/migrate.js';
+import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { spawnService, type ServiceProcess } from './service-process.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A sample line of the Prometheus text, e.g. `worker_job_failures_total{task="x",will_retry="false"} 1`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | null {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelText = line.slice(name.length + 1, line.indexOf('}'));
+    if (wanted.every((w) => labelText.split(',').includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return null;
+}
+
+describe('health probes', () => {
+  it('GET /healthz answers without a key or a database query', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz is ready when the database has this build\'s migrations', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ready', migration: latestMigrationVersion(), expectedMigration: latestMigrationVersion() });
+    expect(latestMigrationVersion()).toBeGreaterThanOrEqual(11);
+  });
+
+  it('GET /readyz answers 503 naming the cause when the database is behind or unreachable', async () => {
+    const behind = await createTestApp();
+    try {
+      await behind.ctx.pool.query('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)');
+      const res = await behind.app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/migrations are behind: at \d+, this version needs \d+/) });
+    } finally {
+      await behind.close();
+    }
+    const deadPool = createPool('postgres://postgres:postgres@127.0.0.1:1/none', 1, 2000);
+    const unreachable = await buildApp({ ...t.ctx, pool: deadPool }, { logger: false });
+    try {
+      const res = await unreachable.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().message).toMatch(/database unreachable \(ECONNREFUSED\)/);
+      expect((await unreachable.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      // Any request needing the database fails at once with 503 and says to retry, instead of hanging or a 500.
+      const tenant = await t.newTenant();
+      const api = await unreachable.inject({ method: 'GET', url: '/test/v1/users', headers: { 'x-api-key': tenant.keys.test } });
+      expect(api.statusCode).toBe(503);
+      expect(api.json()).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/database is unavailable.*Retry/) });
+    } finally {
+      await unreachable.close();
+      await deadPool.end();
+    }
+  });
+
+  it('GET /readyz shares one query among callers within a second', async () => {
+    let queries = 0;
+    const counting = createPool(t.ctx.config.databaseUrl!, 2);
+    counting.on('acquire', () => (queries += 1));
+    const app = await buildApp({ ...t.ctx, pool: counting }, { logger: false });
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => app.inject({ method: 'GET', url: '/readyz' })));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
+      expect(queries).toBe(1);
+    } finally {
+      await app.close();
+      await counting.end();
+    }
+  });
+});
+
+describe('metrics', () => {
+  it('GET /metrics needs the operator token and serves request durations by route and status, and pool use', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    await t.app.inject({ method: 'GET', url: '/healthz' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(sample(res.body, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('METRICS_PORT serves the same text without authentication, and nothing else', async () => {
+    const server = await startMetricsServer(0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('# TYPE http_request_duration_seconds histogram');
+      expect((await fetch(`http://127.0.0.1:${server.port}/admin/v1/organizations`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts failed job attempts by task, and whether the job will be retried', async () => {
+    const events: WorkerEvents = new EventEmitter();
+    observeJobFailures(events);
+    const runner = await run({
+      pgPool: t.ctx.pool,
+      taskList: { always_fails: async () => { throw new Error('the receiving system said no'); } },
+      concurrency: 1,
+      noHandleSignals: true,
+      pollInterval: 100,
+      events,
+      logger: new (await import('graphile-worker')).Logger(() => () => undefined),
+    });
+    const server = await startMetricsServer(0, '127.0.0.1');
+    try {
+      await runner.addJob('always_fails', {}, { maxAttempts: 1 });
+      await runner.addJob('always_fails', {}, { maxAttempts: 5 });
+      const deadline = Date.now() + 20_000;
+      let text = '';
+      for (;;) {
+        text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+        if (sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'false' }) === 1 &&
+          sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'true' }) === 1) break;
+        if (Date.now() > deadline) throw new Error(`job failures never counted; metrics:\n${text}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await registry.getSingleMetricAsString('worker_job_failures_total')).toContain('task="always_fails"');
+    } finally {
+      await server.close();
+      await runner.stop();
+    }
+  });
+
+  it('a worker process serves its metrics, job failures and its pool included, on METRICS_PORT', async () => {
+    const worker: ServiceProcess = spawnService('src/worker-main.ts', {
+      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', METRICS_PORT: '0', LOG_LEVEL: 'info',
+    });
+    try {
+      const { port } = await worker.waitForLog(/^metrics listening$/);
+      await worker.waitForLog(/^worker started$/);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toContain('# TYPE worker_job_failures_total counter');
+      expect(sample(text, 'db_pool_clients', { pool: 'worker', state: 'total' })).toBeGreaterThanOrEqual(1);
+    } finally {
+      worker.kill();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
+import { exitOf, listeningPort, spawnService, type ServiceProcess } from './service-process.js';
+
+// SIGTERM/SIGINT: no new work, in-flight requests answered, database closed last, a clean stop logs no error.
+let t: TestApp;
+let tenant: TestTenant;
+const started: ServiceProcess[] = [];
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await t.newTenant();
+});
+afterAll(async () => {
+  for (const s of started) s.kill();
+  await t?.close();
+});
+
+function start(entry: string, env: Record<string, string> = {}): ServiceProcess {
+  const service = spawnService(entry, {
+    DATABASE_URL: t.ctx.config.databaseUrl!,
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  started.push(service);
+  return service;
+}
+
+/** A POST whose body is sent in two halves: the request is in flight on the server until `finish()`. */
+function slowRequest(port: number, path: string, body: string, headers: Record<string, string>) {
+  let finish = () => undefined as void;
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += String(c)));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    finish = () => void req.end(body.slice(10));
+  });
+  return { response, finish: () => finish() };
+}
+
+function connects(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+const errorLines = (s: ServiceProcess) => s.logs().filter((l) => l.level >= 50);
+
+describe('graceful shutdown', () => {
+  it('answers a request in flight at SIGTERM, refuses new connections, exits 0 and logs no error', async () => {
+    const server = start('src/server.ts');
+    const port = await listeningPort(server);
+    const user = { fullName: 'Ada Lovelace', email: 'ada@example.com', phoneNumber: '+14155550123' };
+    const inFlight = slowRequest(port, '/test/v1/users', JSON.stringify(user), { 'x-api-key': tenant.keys.test });
+    inFlight.response.catch(() => undefined);
+    await server.waitForLog(/^incoming request$/);
+    server.child.kill('SIGTERM');
+    await server.waitForLog(/^shutting down/);
+    expect(await connects(port)).toBe(false);
+    inFlight.finish();
+    const answer = await inFlight.response;
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ id: expect.stringMatching(/^user_/), email: 'ada@example.com' });
+    expect(await exitOf(server)).toEqual({ code: 0, signal: null });
+    expect(errorLines(server)).toEqual([]);
+    expect(server.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false });
+    // The request really committed before the database closed.
+    const { rows } = await t.ctx.pool.query(`SELECT 1 FROM users WHERE id = $1`, [JSON.parse(answer.body).id]);
+    expect(rows).toHaveLength(1);
+  });
+
+  it('cuts what is still running after SHUTDOWN_TIMEOUT_MS and exits 1 with a warning, not an error', async () => {
+    const server = start('src/server.ts', { SHUTDOWN_TIMEOUT_MS: '1500' });
+    const port = await listeningPort(server);
+    const stuck = slowRequest(port, '/test/v1/users', JSON.stringify({ fullName: 'Never Finished' }), { 'x-api-key': tenant.keys.test });
+    const outcome = stuck.response.then(() => 'answered', () => 'cut');
+    await server.waitForLog(/^incoming request$/);
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server)).toEqual({ code: 1, signal: null });
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(1500);
+    expect(await outcome).toBe('cut');
+    expect(server.logs().find((l) => /shutdown timeout reached/.test(l.msg))).toMatchObject({ level: 40, unfinished: ['http'] });
+    expect(errorLines(server)).toEqual([]);
+  });
+
+  it('stops the worker alone on SIGINT with exit code 0 and no error', async () => {
+    const worker = start('src/worker-main.ts');
+    await worker.waitForLog(/^worker started$/);
+    worker.child.kill('SIGINT');
+    expect(await exitOf(worker)).toEqual({ code: 0, signal: null });
+    expect(errorLines(worker)).toEqual([]);
+    expect(worker.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false });
+  });
+});
