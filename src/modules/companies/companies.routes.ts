@@ -7,8 +7,8 @@ import { createCompany, findCompanyOrThrow, listCompanies, serializeCompany, upd
 
 const RULES = `Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; \
 taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
-ISO 3166-1 alpha-2 code in upper case (XK included); a US address needs a two-letter state code and a five-digit postalCode \
-(ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
+ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is \
+a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
 firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; \
 LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never \
 returned. A 400 lists every bad field in \`errors\` as dotted paths (e.g. officers.1.title).`;
