@@ -35,6 +35,8 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
+  EVENT_STREAM_MAX_PER_KEY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  EVENT_STREAM_HEARTBEAT_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
 });
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
@@ -71,6 +73,10 @@ export interface Config {
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
   metricsPort: number | null;
+  /** Concurrent GET /events/stream connections one API key may hold per server process (EVENT_STREAM_MAX_PER_KEY, default 5). */
+  eventStreamMaxPerKey: number;
+  /** Seconds between keep-alive comments on an idle event stream, which also re-check for missed events (default 15). */
+  eventStreamHeartbeatSeconds: number;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -96,6 +102,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
     throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
   }
+  const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
+  if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -123,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
+    eventStreamMaxPerKey: Number(e.EVENT_STREAM_MAX_PER_KEY ?? 5),
+    eventStreamHeartbeatSeconds: heartbeatSeconds,
   };
 }
 
