@@ -41,7 +41,8 @@ export interface OperationEntry {
  * Deterministic: the same document always gives the same text. @throws when an operation has no operationId.
  */
 export async function generateSources(document: Json): Promise<GeneratedFile[]> {
-  const types = astToString(await openapiTS(document as never, { silent: true, alphabetize: true }));
+  // defaultNonNullable off: a request field with a default (formation.expedited) stays optional to callers.
+  const types = astToString(await openapiTS(document as never, { silent: true, alphabetize: true, defaultNonNullable: false }));
   return [
     { name: 'openapi.ts', contents: `${HEADER}${types}` },
     { name: 'operations.ts', contents: operationsSource(document) },

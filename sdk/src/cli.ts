@@ -30,6 +30,11 @@ function apiKey(value: string): string {
   return value;
 }
 
+function signingSecret(value: string): string {
+  if (!/^whsec_[A-Za-z0-9_-]{16,}$/.test(value)) throw new InvalidArgumentError('expected a whsec_ secret (whsec_ and at least 16 letters, digits, _ or -)');
+  return value;
+}
+
 /** The program (exported for tests); `run` parses process.argv. */
 export function program(): Command {
   const cli = new Command('filing-compliance').description('Filing Compliance Service command line').version('1.6.0');
@@ -39,7 +44,7 @@ export function program(): Command {
     .addOption(new Option('--forward-to <url>', 'local URL that receives each event as a POST').argParser(httpUrl).makeOptionMandatory())
     .addOption(new Option('--events <types>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`).argParser(eventList))
     .addOption(new Option('--base-url <url>', 'API base address of the key\'s environment (default: the SDK\'s)').env('FILING_COMPLIANCE_BASE_URL').argParser(httpUrl))
-    .addOption(new Option('--secret <whsec>', 'sign with this whsec_ secret instead of a new one'))
+    .addOption(new Option('--secret <whsec>', 'sign with this whsec_ secret instead of a new one').argParser(signingSecret))
     .action(async (opts: { apiKey: string; forwardTo: string; events?: string[]; baseUrl?: string; secret?: string }) => {
       const stop = new AbortController();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());

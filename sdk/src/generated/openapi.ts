@@ -954,7 +954,7 @@ export interface components {
              * @description SS-4 line 14: expects employment tax liability of $1,000 or less in a full calendar year (files Form 944 instead of 941). Default false.
              * @default false
              */
-            expectsEmploymentTaxUnder1000: boolean;
+            expectsEmploymentTaxUnder1000?: boolean;
             /**
              * Format: date
              * @description SS-4 line 15: first date wages are or will be paid (YYYY-MM-DD). Required when any employee count is above 0; refused when all are 0.
@@ -1123,7 +1123,7 @@ export interface components {
              * @description Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.
              * @default false
              */
-            expedited: boolean;
+            expedited?: boolean;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
         };
         /** MagicLink */
