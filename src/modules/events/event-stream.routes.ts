@@ -82,7 +82,11 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
     });
     // Subscribed before the first read: an event committed after that read always wakes the session again.
     unsubscribe = await streams.hub.subscribe(tenant, () => session!.wake());
-    if (!reply.sse.isConnected) return cleanup();
+    if (!reply.sse.isConnected) {
+      // The client left while we subscribed: nothing was sent and nobody is there to answer.
+      cleanup();
+      return reply.hijack();
+    }
     // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
     reply.sse.sendHeaders(200);
     reply.raw.flushHeaders();

@@ -166,8 +166,12 @@ export class EventStreams {
     };
   }
 
-  /** Ends every open stream and the LISTEN connection (server shutdown: open streams would hold it up). */
+  /**
+   * Ends every open stream and the LISTEN connection (server shutdown: open streams would hold it up). An app built
+   * later on the same context gets new EventStreams.
+   */
   async closeAll(): Promise<void> {
+    if (streams.get(this.ctx) === this) streams.delete(this.ctx);
     for (const close of [...this.closers]) close();
     await this.hub.close();
   }
