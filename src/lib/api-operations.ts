@@ -122,6 +122,11 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   503: 'The service is briefly unavailable; retry later.',
 };
 
+// Ids of the example bodies (shaped like real ones: prefix, then a lower-case ULID).
+const noSuch = (what: string, id: string) => ({ not_found: `No such ${what}: '${id}'` });
+const ENDPOINT = 'we_01j8zq4v9r6w3t2y1x0a5b7c8g';
+const ORDER = 'order_01j8zq4v9r6w3t2y1x0a5b7c8f';
+
 /** What each code means and a message it can carry, for the documented example bodies. */
 const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra?: Record<string, unknown> }> = {
   validation_error: {
@@ -144,12 +149,12 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
     summary: 'The balance cannot cover the order',
     message: 'Insufficient balance: this order costs 349.00 dollars and the balance is 100.00 dollars',
   },
-  forbidden: { summary: 'The user is not an admin of the company', message: "User 'user_01J8ZQ4V9R6W3T2Y1X0A5B7C8D' is not an admin of company 'comp_01J8ZQ4V9R6W3T2Y1X0A5B7C8E'" },
-  not_found: { summary: 'No such resource', message: "No such company: 'comp_01J8ZQ4V9R6W3T2Y1X0A5B7C8E'" },
+  forbidden: { summary: 'The user is not an admin of the company', message: "User 'user_01j8zq4v9r6w3t2y1x0a5b7c8d' is not an admin of company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'" },
+  not_found: { summary: 'No such resource', message: "No such company: 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'" },
   conflict: { summary: 'Conflicts with the current state', message: 'The request conflicts with the current state of the resource' },
   ein_already_requested: { summary: 'The company has or has requested an EIN', message: 'The company already has an EIN or a pending EIN order' },
   qualification_already_paid: { summary: 'Already qualified in the state', message: 'The company already has a paid foreign qualification in NY' },
-  invalid_transition: { summary: 'Not an allowed status change', message: 'Order order_01J8ZQ4V9R6W3T2Y1X0A5B7C8F is filed, a terminal status; it cannot move to pending' },
+  invalid_transition: { summary: 'Not an allowed status change', message: `Order ${ORDER} is filed, a terminal status; it cannot move to pending` },
   idempotency_key_in_use: { summary: 'The first request with this key is still running', message: "A request with Idempotency-Key 'order-0001' is still being processed; retry after it completes" },
   idempotency_key_reused: { summary: 'The key was used with another request', message: "Idempotency-Key 'order-0001' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request" },
   unsupported_media_type: { summary: 'The body is not JSON', message: 'Request bodies must be JSON: send Content-Type: application/json' },
@@ -159,13 +164,39 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
   service_unavailable: { summary: 'Briefly unavailable', message: 'The service is briefly unavailable; retry later' },
 };
 
-/** Per-operation wording where the generic example would mislead (e.g. which resource a 409 is about). */
+/** Per-operation wording where the generic example would mislead (e.g. which resource a 404 or a 409 is about). */
 const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, string>>>> = {
   createUser: { conflict: "A user with email 'ada@example.com' already exists; look it up with GET /users/{email}" },
+  getUser: noSuch('user', 'ada@example.com'),
+  createCompany: { not_found: "userId: no user 'user_01j8zq4v9r6w3t2y1x0a5b7c8d' exists in this environment" },
+  createOrder: { not_found: "companyId: no company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e' exists in this environment" },
+  quoteOrder: { not_found: "companyId: no company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e' exists in this environment" },
   updateOrganization: { conflict: "whiteLabelDomain 'portal.example.com' is already used by another organization" },
-  sendTestWebhookEvent: { conflict: 'Webhook endpoint we_01J8ZQ4V9R6W3T2Y1X0A5B7C8G is disabled; enable it with PATCH {"disabled": false} before testing it' },
-  resendWebhookDelivery: { conflict: 'Webhook endpoint we_01J8ZQ4V9R6W3T2Y1X0A5B7C8G is disabled; enable it with PATCH {"disabled": false} first' },
-  streamEvents: { rate_limited: 'Too many event streams are open with this API key (at most 5); close one or retry later', not_found: "No such event: 'evt_01J8ZQ4V9R6W3T2Y1X0A5B7C8H' (Last-Event-ID)" },
+  updatePrice: noSuch('product type', 'formation_tier_9'),
+  deletePrice: { not_found: 'No custom price is set for ein' },
+  listBalanceTransactions: noSuch('balance transaction', 'txn_01j8zq4v9r6w3t2y1x0a5b7c8j'),
+  getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),
+  getEvent: noSuch('event', 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h'),
+  getWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),
+  updateWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),
+  deleteWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),
+  rotateWebhookEndpointSecret: noSuch('webhook endpoint', ENDPOINT),
+  sendTestWebhookEvent: {
+    ...noSuch('webhook endpoint', ENDPOINT),
+    conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} before testing it`,
+  },
+  getWebhookDelivery: noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
+  resendWebhookDelivery: {
+    ...noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
+    conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} first`,
+  },
+  createMagicLink: noSuch('user', 'user_01j8zq4v9r6w3t2y1x0a5b7c8d'),
+  advanceTestOrder: noSuch('order', ORDER),
+  createTestDocument: noSuch('order', ORDER),
+  streamEvents: {
+    rate_limited: 'Too many event streams are open with this API key (at most 5); close one or retry later',
+    not_found: "No such event: 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h' (Last-Event-ID)",
+  },
 };
 
 const EXAMPLE_REQUEST_ID = 'req_5f0c6d2a9b8e4c1d8a7f6e5d4c3b2a10';
