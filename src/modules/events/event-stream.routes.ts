@@ -83,9 +83,11 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
     // Subscribed before the first read: an event committed after that read always wakes the session again.
     unsubscribe = await streams.hub.subscribe(tenant, () => session!.wake());
     if (!reply.sse.isConnected) {
-      // The client left while we subscribed: nothing was sent and nobody is there to answer.
+      // The client left, or the server began shutting down, while we subscribed: nothing was sent; drop the connection.
       cleanup();
-      return reply.hijack();
+      reply.hijack();
+      reply.raw.destroy();
+      return;
     }
     // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
     reply.sse.sendHeaders(200);
