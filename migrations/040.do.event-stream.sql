@@ -2,9 +2,9 @@
 --
 -- Event ids are time-sortable but assigned before commit: a transaction that took its id first can commit after
 -- one that took a later id, so a stream that remembered "the last id sent" would skip it for ever. xact_id is the
--- id of the inserting transaction. Every transaction older than the snapshot's xmin has ended, so a reader that
--- only passes rows with xact_id < pg_snapshot_xmin(pg_current_snapshot()), in (xact_id, id) order, never sees a
--- row appear behind its position later. Existing rows all get this migration's transaction id.
+-- id of the inserting transaction. A reader that goes in (xact_id, id) order and only passes rows whose xact_id is
+-- below every transaction still running that could write events (at most pg_snapshot_xmin(pg_current_snapshot()))
+-- never sees a row appear behind its position later. Existing rows all get this migration's transaction id.
 ALTER TABLE events ADD COLUMN xact_id xid8 NOT NULL DEFAULT pg_current_xact_id();
 
 CREATE INDEX events_stream ON events (organization_id, environment, xact_id, id);

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AuthenticationError, streamEvents, type StreamedEvent, type StreamStatus } from '../sdk/src/index.js';
 import type { Environment, Tenant } from '../src/context.js';
 import { withTransaction } from '../src/lib/db.js';
@@ -138,6 +139,27 @@ describe('GET /events/stream', () => {
     } finally {
       await slow.query('ROLLBACK').catch(() => undefined);
       slow.release();
+    }
+  });
+
+  it('is not held up by a long transaction in another database of the same server', async () => {
+    const tenant = await t.newTenant();
+    const elsewhere = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('CREATE TEMP TABLE long_load (n int)');
+      await elsewhere.query('INSERT INTO long_load VALUES (1)');
+      const stream = open(tenant.keys.test);
+      await stream.connected();
+      const id = await emit(tenantOf(tenant));
+      // Held back only until the stream reads the precise boundary: well before the other transaction ends.
+      await waitFor('the event while the other database\'s transaction is still open', () => stream.events.length >= 1, 10_000);
+      await stream.stop();
+      expect(stream.ids()).toEqual([id]);
+    } finally {
+      await elsewhere.query('ROLLBACK').catch(() => undefined);
+      await elsewhere.end();
     }
   });
 

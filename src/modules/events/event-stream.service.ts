@@ -113,18 +113,26 @@ export class EventStreamSession {
   }
 
   // Sends every row that can no longer be overtaken; true when rows are waiting behind a running transaction.
+  // Rows held back by the cheap boundary are read again with the precise one before waiting (repo: BOUNDARY).
   private async catchUp(): Promise<boolean> {
+    let precise = false;
     for (;;) {
-      const rows = await repo.eventsAfter(this.db, this.tenant, this.position, BATCH);
+      const rows = await repo.eventsAfter(this.db, this.tenant, this.position, BATCH, precise);
+      let held = false;
       for (const row of rows) {
         if (this.closed) return false;
-        if (BigInt(row.xact_id) >= BigInt(row.xmin)) return true;
+        if (BigInt(row.xact_id) >= BigInt(row.boundary)) {
+          held = true;
+          break;
+        }
         this.position = { xactId: row.xact_id, id: row.id };
         if (!this.types || this.types.has(row.type)) {
           await this.sink({ id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data });
         }
       }
-      if (rows.length < BATCH) return false;
+      if (held && precise) return true;
+      if (held) precise = true;
+      else if (rows.length < BATCH) return false;
     }
   }
 }
