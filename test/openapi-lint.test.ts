@@ -70,7 +70,7 @@ describe('the served OpenAPI documents (live /v1/openapi.json and test /test/v1/
     expect([...await redocly(files[0]), ...await redocly(files[1])]).toEqual([]);
   });
 
-  it('while both linters do report what the issue found (no operationId, a tag without description, a localhost server)', async () => {
+  it('while both linters do report the problems they are here for (no operationId, a tag without description, a localhost server)', async () => {
     const broken = {
       openapi: '3.1.0',
       info: { title: 'Broken', version: '1.0.0', description: 'x', contact: { name: 'x' }, license: { name: 'x', identifier: 'MIT' } },
