@@ -10,7 +10,7 @@ import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { latestMigrationVersion } from './lib/migrate.js';
 import { readinessCheck } from './lib/readiness.js';
-import { buildOpenApiOptions } from './lib/openapi.js';
+import { buildOpenApiOptions, publishedDocument } from './lib/openapi.js';
 import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
@@ -74,8 +74,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   for (const plugin of webRoutes) await app.register(plugin, { ctx });
 
-  // One document for both environments (its servers list both base addresses), served at each prefix, no key needed.
-  for (const prefix of [livePrefix, testPrefix]) app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  // Each base address serves its own environment's document (publishedDocument), no key needed; /docs shows both.
+  for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
+    app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => publishedDocument(app.swagger(), ctx, environment));
+  }
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/metrics', { schema: { hide: true }, onRequest: operatorAuth(ctx) }, async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());

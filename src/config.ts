@@ -41,6 +41,8 @@ const EnvSchema = Type.Object({
   HTTP_HEADERS_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  EVENT_STREAM_MAX_PER_KEY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  EVENT_STREAM_HEARTBEAT_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
 });
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
@@ -95,6 +97,10 @@ export interface Config {
    * database is down, requests fail with 503 within this time instead of hanging.
    */
   databaseConnectTimeoutMs: number;
+  /** Concurrent GET /events/stream connections one API key may hold per server process (EVENT_STREAM_MAX_PER_KEY, default 5). */
+  eventStreamMaxPerKey: number;
+  /** Seconds between keep-alive comments on an idle event stream, which also re-check for missed events (default 15). */
+  eventStreamHeartbeatSeconds: number;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -125,6 +131,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
     throw new ConfigError([`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`]);
   }
+  const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
+  if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -158,6 +166,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     httpHeadersTimeoutMs,
     httpKeepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65000),
     databaseConnectTimeoutMs: Number(e.DATABASE_CONNECT_TIMEOUT_MS ?? 5000),
+    eventStreamMaxPerKey: Number(e.EVENT_STREAM_MAX_PER_KEY ?? 5),
+    eventStreamHeartbeatSeconds: heartbeatSeconds,
   };
 }
 

@@ -10,6 +10,7 @@ import { documentsAdminRoutes } from './modules/documents/documents.admin-routes
 import { documentRoutes } from './modules/documents/documents.routes.js';
 import { documentTestHelperRoutes } from './modules/documents/documents.test-helpers.js';
 import { documentWebRoutes } from './modules/documents/documents.web-routes.js';
+import { eventStreamRoutes } from './modules/events/event-stream.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { filingsAdminRoutes } from './modules/filings/filings.admin-routes.js';
 import { filingTestHelperRoutes } from './modules/filings/filings.test-helpers.js';
@@ -38,6 +39,7 @@ export const integratorRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
   companyRoutes as FastifyPluginAsync<ApiPluginOptions>,
   billingRoutes as FastifyPluginAsync<ApiPluginOptions>,
   documentRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  eventStreamRoutes as FastifyPluginAsync<ApiPluginOptions>,
   eventRoutes as FastifyPluginAsync<ApiPluginOptions>,
   webhookRoutes as FastifyPluginAsync<ApiPluginOptions>,
   magicLinkRoutes as FastifyPluginAsync<ApiPluginOptions>,

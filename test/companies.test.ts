@@ -145,16 +145,31 @@ describe('POST /companies: address rules', () => {
     ['country is upper case', at({ line1: '1 Rue', city: 'Paris', country: 'fr' }), 'principalAddress.country'],
     ['state must not be empty', at({ line1: '1 Rue', city: 'Paris', country: 'FR', state: '' }), 'principalAddress.state'],
     ['postalCode must not be empty', at({ line1: '1 Rue', city: 'Paris', country: 'FR', postalCode: '' }), 'principalAddress.postalCode'],
-    ['a US address needs a state', at(usAddress({ state: undefined })), 'principalAddress.state'],
     ['a US state is a two-letter code', at(usAddress({ state: 'Delaware' })), 'principalAddress.state'],
     ['a US state is a real code', at(usAddress({ state: 'XX' })), 'principalAddress.state'],
-    ['a US address needs a postalCode', at(usAddress({ postalCode: undefined })), 'principalAddress.postalCode'],
     ['a US postalCode has five digits', at(usAddress({ postalCode: '1980' })), 'principalAddress.postalCode'],
     ['a US postalCode is not ZIP+4', at(usAddress({ postalCode: '19808-1234' })), 'principalAddress.postalCode'],
     ['unknown address fields are refused', at(usAddress({ county: 'New Castle' })), 'principalAddress.county'],
     ['the mailing address follows the same rules', llc({ mailingAddress: usAddress({ postalCode: 'ABCDE' }) }), 'mailingAddress.postalCode'],
   ];
   for (const [rule, body, field] of cases) it(`400: ${rule}`, () => expectInvalid(body, field).then(() => undefined));
+
+  it('accepts US addresses without state or postalCode, as the spec Address table makes both optional', async () => {
+    const bare = usAddress({ state: undefined, postalCode: undefined });
+    const res = await post(llc({
+      legalName: 'Bare Address LLC',
+      principalAddress: bare,
+      mailingAddress: usAddress({ postalCode: undefined }),
+      officers: [personOfficer({ address: usAddress({ state: undefined }) })],
+    }));
+    expect(res.statusCode, res.body).toBe(201);
+    const company = res.json();
+    expect(company.principalAddress).toEqual({ line1: bare.line1, city: bare.city, country: 'US' });
+    expect(company.mailingAddress).toEqual({ ...usAddress(), postalCode: undefined, country: 'US' });
+    expect(company.mailingAddress).not.toHaveProperty('postalCode');
+    const read = await tenant.api('GET', `/companies/${company.id}`);
+    expect(read.json().principalAddress).toEqual({ line1: bare.line1, city: bare.city, country: 'US' });
+  });
 });
 
 describe('POST /companies: officer rules', () => {
@@ -319,7 +334,7 @@ describe('PATCH /companies/{companyIdOrSlug}', () => {
       [corpCo.id, { officers: [personOfficer({ title: 'Member' })] }, 'officers.0.title'],
       [llcCo.id, { officers: [personOfficer({ title: 'Manager' })] }, 'officers'],
       [llcCo.id, { officers: [] }, 'officers'],
-      [llcCo.id, { principalAddress: usAddress({ postalCode: undefined }) }, 'principalAddress.postalCode'],
+      [llcCo.id, { principalAddress: usAddress({ postalCode: '1234' }) }, 'principalAddress.postalCode'],
       [llcCo.id, { legalName: '' }, 'legalName'],
       [llcCo.id, { ein: '12345' }, 'ein'],
       [llcCo.id, { formationState: 'ZZ' }, 'formationState'],

@@ -95,11 +95,13 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
   });
 
   it('is documented in OpenAPI as a test helper at the test server only', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const doc = (await t.app.inject({ method: 'GET', url: '/test/v1/openapi.json' })).json();
     const op = doc.paths['/test_helpers/orders/{orderId}/advance']?.post;
     expect(op.tags).toEqual(['Test helpers']);
-    expect(op.servers).toEqual([{ url: t.ctx.config.testBaseUrl }]);
+    expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/test/v1']);
     expect(doc.paths['/test_helpers/orders/{orderId}/documents']?.post.tags).toEqual(['Test helpers']);
+    const live = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(live.paths['/test_helpers/orders/{orderId}/advance']).toBeUndefined();
   });
 });
 

@@ -1,25 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS, API_TAGS } from '../src/lib/api-operations.js';
+import { ERROR_STATUS } from '../src/lib/errors.js';
+import { publishedServerUrl } from '../src/lib/openapi.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 let t: TestApp;
 let doc: any;
+let testDoc: any;
 beforeAll(async () => {
   t = await createTestApp();
   const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' });
   expect(res.statusCode).toBe(200);
   doc = res.json();
+  const test = await t.app.inject({ method: 'GET', url: '/test/v1/openapi.json' });
+  expect(test.statusCode).toBe(200);
+  testDoc = test.json();
 });
 afterAll(() => t.close());
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-const operations = (): Array<{ path: string; method: string; op: any }> =>
-  Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+const operations = (of: any = doc): Array<{ path: string; method: string; op: any }> =>
+  Object.entries<any>(of.paths).flatMap(([path, item]) =>
     Object.entries<any>(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op })));
 
 /** Follows a local $ref ('#/components/schemas/Error') to its schema. */
-const resolve = (schema: any): any => {
+const resolve = (schema: any, of: any = doc): any => {
   if (!schema?.$ref) return schema;
-  return schema.$ref.replace(/^#\//, '').split('/').reduce((node: any, key: string) => node?.[key], doc);
+  return schema.$ref.replace(/^#\//, '').split('/').reduce((node: any, key: string) => node?.[key], of);
 };
 
 describe('GET /v1/openapi.json', () => {
@@ -36,9 +43,29 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.security).toEqual([{ [apiKey![0]]: [] }]);
   });
 
-  it('lists the live and test servers at the configured base addresses', () => {
-    const urls = doc.servers.map((s: { url: string }) => s.url);
-    expect(urls).toEqual([t.ctx.config.liveBaseUrl, t.ctx.config.testBaseUrl]);
+  it('lists only its own environment\'s server: the live base address here, the test one at /test/v1, no localhost', () => {
+    expect(t.ctx.config.liveBaseUrl).toMatch(/localhost/);
+    expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/v1']);
+    expect(testDoc.servers.map((s: { url: string }) => s.url)).toEqual(['/test/v1']);
+    for (const d of [doc, testDoc]) expect(JSON.stringify(d.servers)).not.toMatch(/localhost|127\.0\.0\.1/);
+  });
+
+  it('publishes a public base address as is and a machine-local one as its path, which resolves against the document\'s own address', () => {
+    expect(publishedServerUrl('https://api.filings.example/v1')).toBe('https://api.filings.example/v1');
+    expect(publishedServerUrl('https://sandbox.filings.example/test/v1')).toBe('https://sandbox.filings.example/test/v1');
+    expect(publishedServerUrl('http://localhost:3000/v1')).toBe('/v1');
+    expect(publishedServerUrl('http://127.0.0.1:8080/test/v1')).toBe('/test/v1');
+    expect(publishedServerUrl('http://[::1]:3000/v1')).toBe('/v1');
+  });
+
+  it('leaves the test helpers out of the live document and keeps them in the test one', () => {
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/test_helpers'))).toEqual([]);
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).not.toContain('Test helpers');
+    expect(Object.keys(testDoc.paths)).toEqual(expect.arrayContaining(['/test_helpers/balance-credits', '/test_helpers/orders/{orderId}/advance', '/test_helpers/orders/{orderId}/documents']));
+    expect(testDoc.paths['/test_helpers/balance-credits'].post.servers).toBeUndefined();
+    const liveIds = operations(doc).map(({ op }) => op.operationId);
+    const testIds = operations(testDoc).map(({ op }) => op.operationId);
+    expect(testIds.filter((id) => !liveIds.includes(id)).sort()).toEqual(['advanceTestOrder', 'createTestBalanceCredit', 'createTestDocument']);
   });
 
   it('documents the users and companies routes with paths relative to the base address', () => {
@@ -64,21 +91,36 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/companies/{companyIdOrSlug}'].patch.description).toMatch(/Updatable/);
   });
 
-  it('documents the error responses of every operation with the one error body', () => {
-    const errorSchema = doc.components.schemas.Error;
+  it('documents the error responses of every operation with the one error body and an example per code it can return', () => {
+    const errorSchema = testDoc.components.schemas.Error;
     expect(errorSchema.required).toEqual(expect.arrayContaining(['message', 'code', 'requestId']));
     const missing: string[] = [];
-    for (const { path, method, op } of operations()) {
+    for (const { path, method, op } of operations(testDoc)) {
+      const at = `${method.toUpperCase()} ${path}`;
       const statuses = Object.keys(op.responses ?? {});
-      // Every API route can answer 401 (key) and 500; 400 covers validation of params, query or body.
-      for (const s of ['400', '401', '500']) if (!statuses.includes(s)) missing.push(`${method.toUpperCase()} ${path}: ${s}`);
+      // Every API route sits behind the key check (401) and can fail inside (500); routes with inputs validate them (400).
+      for (const s of ['401', '500']) if (!statuses.includes(s)) missing.push(`${at}: ${s}`);
+      if ((op.parameters?.length || op.requestBody) && !statuses.includes('400')) missing.push(`${at}: 400`);
+      const documented: string[] = [];
       for (const s of statuses.filter((x) => Number(x) >= 400)) {
-        const schema = op.responses[s].content?.['application/json']?.schema;
-        if (resolve(schema) !== errorSchema) missing.push(`${method.toUpperCase()} ${path}: ${s} body is not the Error schema`);
-        if (!op.responses[s].description) missing.push(`${method.toUpperCase()} ${path}: ${s} has no description`);
+        const media = op.responses[s].content?.['application/json'];
+        if (resolve(media?.schema, testDoc) !== testDoc.components.schemas.Error) missing.push(`${at}: ${s} body is not the Error schema`);
+        if (!op.responses[s].description) missing.push(`${at}: ${s} has no description`);
+        const examples = Object.entries<any>(media?.examples ?? {});
+        if (!examples.length) missing.push(`${at}: ${s} has no example`);
+        for (const [code, example] of examples) {
+          documented.push(code);
+          if (example.value.code !== code || String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]) !== s) missing.push(`${at}: example ${code} under ${s}`);
+          if (!example.value.message || !example.value.requestId) missing.push(`${at}: example ${code} lacks message or requestId`);
+        }
       }
+      expect(documented.sort(), at).toEqual([...OPERATIONS[op.operationId as keyof typeof OPERATIONS].errors].sort());
     }
     expect(missing).toEqual([]);
+  });
+
+  it('publishes the error code as an enum of every code the service has', () => {
+    expect(doc.components.schemas.Error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
   });
 
   it('documents 404 on the routes that look a resource up and 409 on POST /users', () => {
@@ -152,9 +194,38 @@ describe('GET /v1/openapi.json', () => {
     expect(inline).toEqual([]);
   });
 
-  it('gives every operation a tag and a summary', () => {
-    const bare = operations().filter(({ op }) => !op.tags?.length || !op.summary).map(({ path, method }) => `${method} ${path}`);
+  it('gives every operation its catalogue operationId (camelCase, unique), a summary, a description and one declared tag', () => {
+    const ops = operations(testDoc);
+    const bare = ops.filter(({ op }) => !op.summary || !op.description || op.tags?.length !== 1).map(({ path, method }) => `${method} ${path}`);
     expect(bare).toEqual([]);
+    const ids = ops.map(({ op }) => op.operationId);
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(Object.keys(OPERATIONS).sort());
+    for (const { op } of ops) expect(op.tags).toEqual([OPERATIONS[op.operationId as keyof typeof OPERATIONS].tag]);
+    expect(testDoc.tags).toEqual(Object.entries(API_TAGS).map(([name, description]) => ({ name, description })));
+    const used = new Set(ops.flatMap(({ op }) => op.tags));
+    expect(testDoc.tags.map((tag: { name: string }) => tag.name).filter((name: string) => !used.has(name))).toEqual([]);
+  });
+
+  it('names the operations as generators will: createOrder, getCompany, listEvents, streamEvents…', () => {
+    const id = (path: string, method: string) => testDoc.paths[path][method].operationId;
+    expect(id('/orders', 'post')).toBe('createOrder');
+    expect(id('/companies/{companyIdOrSlug}', 'get')).toBe('getCompany');
+    expect(id('/events', 'get')).toBe('listEvents');
+    expect(id('/events/stream', 'get')).toBe('streamEvents');
+    expect(id('/test_helpers/orders/{orderId}/advance', 'post')).toBe('advanceTestOrder');
+  });
+
+  it('describes GET /events/stream as text/event-stream and the webhook payloads under webhooks', () => {
+    const stream = testDoc.paths['/events/stream'].get;
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(stream.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['header:last-event-id', 'query:types']));
+    expect(Object.keys(testDoc.webhooks).sort()).toEqual(['document.uploaded', 'filing.status_changed', 'webhook.test']);
+    const payload = resolve(testDoc.webhooks['filing.status_changed'].post.requestBody.content['application/json'].schema, testDoc);
+    expect(payload.properties.type.const).toBe('filing.status_changed');
+    expect(resolve(payload.properties.data, testDoc).required).toEqual(expect.arrayContaining(['orderId', 'filingStatus']));
+    expect(resolve(testDoc.webhooks['document.uploaded'].post.requestBody.content['application/json'].schema, testDoc).properties.data).toEqual({ $ref: '#/components/schemas/Document' });
   });
 });
 

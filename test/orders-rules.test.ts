@@ -139,12 +139,35 @@ describe('formation rules', () => {
 });
 
 describe('registeredAgent rules and the supplied agent', () => {
-  it('rule 1: isChangeOfAgent is a required boolean, and false with a formation', async () => {
+  it('rule 1: isChangeOfAgent is a required boolean', async () => {
     const { adminId, companyId } = await existingCompany();
     await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: {} }, 'registeredAgent.isChangeOfAgent', /required/);
     await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: 'no' } }, 'registeredAgent.isChangeOfAgent');
-    const withFormation = { userId, filingState: 'DE', formation: { company: formationCompany() }, registeredAgent: { isChangeOfAgent: true } };
-    await expect400(withFormation, 'registeredAgent.isChangeOfAgent', /registeredAgent rule 1/);
+  });
+
+  it('rule 1: isChangeOfAgent true ordered with a formation is accepted as a new appointment', async () => {
+    const company = formationCompany('LLC', { legalName: 'Change Ignored LLC' });
+    const body = { userId, filingState: 'DE', formation: { company }, registeredAgent: { isChangeOfAgent: true } };
+    const quoted = await tenant.api('POST', '/orders/quote', body);
+    expect(quoted.statusCode, quoted.body).toBe(200);
+    const asNew = await tenant.api('POST', '/orders/quote', { ...body, registeredAgent: { isChangeOfAgent: false } });
+    expect(quoted.json()).toEqual(asNew.json());
+
+    const res = await post(body);
+    expect(res.statusCode, res.body).toBe(201);
+    const agent = res.json().items.find((i: { orderType: string }) => i.orderType === 'registered_agent');
+    expect(agent).toMatchObject({ filingType: null, subscriptionStatus: 'active', filingStatus: 'submitted' });
+    const events = (await tenant.api('GET', `/events?orderId=${agent.orderId}`)).json().data;
+    expect(events.map((e: { type: string; data: { filingType: unknown } }) => [e.type, e.data.filingType])).toEqual([['filing.status_changed', null]]);
+  });
+
+  it('a formation whose US addresses have no state or postalCode is placed (spec Address: both optional)', async () => {
+    const bare = { line1: '1209 Orange Street', city: 'Wilmington', country: 'US' };
+    const company = formationCompany('LLC', { legalName: 'No Zip LLC', principalAddress: bare, mailingAddress: bare });
+    const res = await post({ userId, filingState: 'DE', formation: { company }, registeredAgent: { isChangeOfAgent: false } });
+    expect(res.statusCode, res.body).toBe(201);
+    const created = (await tenant.api('GET', `/companies/${res.json().companyId}`)).json();
+    expect(created.principalAddress).toEqual(bare);
   });
 
   it('rule 2: no agent address is supplied with the service', async () => {

@@ -258,7 +258,7 @@ runSecuritySuite({
 
 describe('OpenAPI', () => {
   it('documents the price and balance routes and the test helper', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const doc = (await t.app.inject({ method: 'GET', url: '/test/v1/openapi.json' })).json();
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/organization/prices', '/organization/prices/{type}', '/balance-transactions', '/test_helpers/balance-credits']));
     const put = doc.paths['/organization/prices/{type}'].put;
     expect(put.tags).toEqual(['Prices']);

@@ -80,7 +80,7 @@ function liftOperation(op: Json, components: Json): Json {
 
 /**
  * `transformObject` of @fastify/swagger: returns a copy of the OpenAPI document in which every schema with a
- * `title` (of request bodies, responses, parameters and shared components) is a named component under
+ * `title` (of request bodies, responses, parameters, webhooks and shared components) is a named component under
  * `components.schemas` and referenced by `$ref`. Shared schemas registered with `app.addSchema` (Error) keep
  * their names. Nothing of the input is modified, so the live route schemas can never be touched through it.
  */
@@ -92,12 +92,18 @@ export function liftTitledSchemas<T extends object>(document: T): T {
   // Shared schemas first, so their names win; their own titled subschemas are lifted too.
   Object.assign(components, shared);
   for (const [name, schema] of Object.entries(shared)) if (isObject(schema)) components[name] = liftChildren(schema, components);
-  const paths = Object.fromEntries(Object.entries(isObject(doc.paths) ? doc.paths : {}).map(([path, item]) => {
+  const paths = liftPathItems(doc.paths, components);
+  // OpenAPI 3.1 webhooks are path items too (keyed by event type): their payloads become named components as well.
+  const webhooks = isObject(doc.webhooks) ? { webhooks: liftPathItems(doc.webhooks, components) } : {};
+  const schemas = Object.fromEntries(Object.keys(components).sort().map((k) => [k, components[k]]));
+  return { ...doc, paths, ...webhooks, components: { ...docComponents, schemas } } as T;
+}
+
+function liftPathItems(items: unknown, components: Json): Json {
+  return Object.fromEntries(Object.entries(isObject(items) ? items : {}).map(([path, item]) => {
     if (!isObject(item)) return [path, item];
     const lifted: Json = { ...item };
     for (const [key, op] of Object.entries(item)) if (isObject(op) && isObject(op.responses)) lifted[key] = liftOperation(op, components);
     return [path, lifted];
   }));
-  const schemas = Object.fromEntries(Object.keys(components).sort().map((k) => [k, components[k]]));
-  return { ...doc, paths, components: { ...docComponents, schemas } } as T;
 }

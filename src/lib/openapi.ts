@@ -1,5 +1,8 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { AppContext } from '../context.js';
+import { pathPrefix } from '../config.js';
+import type { AppContext, Environment } from '../context.js';
+import { API_TAGS } from './api-operations.js';
+import { openApiWebhooks } from '../modules/events/event-payloads.js';
 import { liftTitledSchemas } from './openapi-components.js';
 
 const API_DESCRIPTION = `Server-to-server API for forming companies and keeping them compliant with US states.
@@ -20,48 +23,134 @@ default 20) and \`startingAfter\` (the last id of the previous page).
 replays the first response; the same key with another body answers 422; a retry while the first request is
 still running answers 409.
 
+**Streaming.** \`GET /events/stream\` sends the same events as Server-Sent Events while the connection is open;
+reconnect with \`Last-Event-ID\` and nothing is missed (the SDK's \`filing-compliance listen\` forwards them to a local
+URL, signed like webhooks).
+
 **Webhooks.** Each request carries \`Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}"}\`
 keyed with the endpoint's whole \`whsec_\` secret (the scheme Stripe's \`webhooks.constructEvent\` verifies). During
 the 24 hours after a secret rotation two \`v1=\` entries are sent. Failed deliveries are retried with backoff;
 ordering is not guaranteed, so deduplicate on the event id.`;
 
+/** Host names that only mean something on the machine that runs the service. */
+const LOCAL_HOST = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\])$/;
+
+/**
+ * The server URL published for a base address (LIVE_BASE_URL or TEST_BASE_URL). A public address is published as
+ * is. A machine-local one (the development default, http://localhost:3000/v1) is published as its path only
+ * (`/v1`): OpenAPI resolves a relative server URL against the address the document was fetched from, so a
+ * client that fetched it from any host reaches that same host, where `localhost` would send it to its own machine.
+ */
+export function publishedServerUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return LOCAL_HOST.test(url.hostname) ? pathPrefix(baseUrl) || '/' : baseUrl;
+}
+
+const SERVER_DESCRIPTIONS: Record<Environment, string> = {
+  live: 'Live: sk_live_ keys, real filings and real money.',
+  test: 'Test: sk_test_ keys; filings advance only through the test helpers.',
+};
+
+const serverOf = (ctx: AppContext, environment: Environment) => ({
+  url: publishedServerUrl(environment === 'live' ? ctx.config.liveBaseUrl : ctx.config.testBaseUrl),
+  description: SERVER_DESCRIPTIONS[environment],
+});
+
 /**
  * @fastify/swagger options: an OpenAPI 3.1 document of the integrator API, generated from the route schemas.
- * Paths are relative to the base addresses (live and test servers); admin and browser routes are left out;
- * test helpers are documented with the test server only. Schemas with a `title` become named components
+ * Paths are relative to the base addresses (live and test servers); admin and browser routes are left out (the
+ * admin API is the operators', with another credential; integrators and their code generators never call it);
+ * test helpers carry the test server only. Schemas with a `title` become named components
  * (`#/components/schemas/User`, …; see openapi-components.ts) while the routes keep their inline schemas.
+ * This whole document is what /docs shows; each base address serves its environment's cut (publishedDocument).
  */
 export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPrefix: string): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Filing Compliance Service API', version: '1.6.0', description: API_DESCRIPTION },
-      servers: [
-        { url: ctx.config.liveBaseUrl, description: 'Live' },
-        { url: ctx.config.testBaseUrl, description: 'Test' },
-      ],
+      info: {
+        title: 'Filing Compliance Service API',
+        version: '1.6.0',
+        description: API_DESCRIPTION,
+        contact: { name: 'Filing Compliance Service API support' },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      servers: [serverOf(ctx, 'live'), serverOf(ctx, 'test')],
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'sk_live_… or sk_test_… key' } },
       },
       security: [{ apiKey: [] }],
-      tags: [
-        { name: 'Users' }, { name: 'Companies' }, { name: 'Orders' }, { name: 'Prices' }, { name: 'Organization' },
-        { name: 'Balance' }, { name: 'Documents' }, { name: 'Events' }, { name: 'Webhook Endpoints' },
-        { name: 'Webhook Deliveries' }, { name: 'Auth' },
-        { name: 'Test helpers', description: 'Only at the test base address; the live address answers 404.' },
-      ],
+      tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     },
     // Shared schemas keep their $id as the component name (#/components/schemas/Error, not def-0).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url }) => {
       const s = (schema ?? {}) as Record<string, unknown>;
       const helpers = `${testPrefix}/test_helpers`;
-      if (url.startsWith(helpers)) {
-        return { schema: { ...s, tags: ['Test helpers'], servers: [{ url: ctx.config.testBaseUrl }] }, url: url.slice(testPrefix.length) };
-      }
+      if (url.startsWith(helpers)) return { schema: { ...s, servers: [serverOf(ctx, 'test')] }, url: url.slice(testPrefix.length) };
       if (url.startsWith(`${livePrefix}/`) && !url.startsWith(`${testPrefix}/`)) return { schema: s, url: url.slice(livePrefix.length) };
       return { schema: { ...s, hide: true }, url };
     },
-    transformObject: (document) => liftTitledSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) => {
+      const doc = 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
+      return liftTitledSchemas({ ...doc, webhooks: openApiWebhooks() } as typeof doc);
+    },
   };
+}
+
+type Json = Record<string, any>;
+const TEST_HELPERS_TAG = 'Test helpers';
+const published = new WeakMap<object, Partial<Record<Environment, Json>>>();
+
+/**
+ * The document one environment publishes at `<base address>/openapi.json`: only that environment's server, so a
+ * code generator (which takes the first server as the default address) never points a test integration at live;
+ * the live document leaves the test helpers out, since the live address answers 404 to them. Derived from the
+ * whole document (`app.swagger()`, which it never modifies) once per environment.
+ */
+export function publishedDocument(whole: object, ctx: AppContext, environment: Environment): Json {
+  const cache = published.get(whole) ?? {};
+  published.set(whole, cache);
+  if (cache[environment]) return cache[environment];
+  const doc = whole as Json;
+  const paths: Json = {};
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    const kept: Json = {};
+    for (const [method, op] of Object.entries<Json>(item)) {
+      const helper = Array.isArray(op?.tags) && op.tags.includes(TEST_HELPERS_TAG);
+      if (helper && environment === 'live') continue;
+      // One server for the whole document: the test helper's own server entry would only repeat it.
+      if (helper) {
+        const { servers: _servers, ...rest } = op;
+        kept[method] = rest;
+      } else kept[method] = op;
+    }
+    if (Object.keys(kept).length) paths[path] = kept;
+  }
+  const tags = (doc.tags as Json[]).filter((t) => environment === 'test' || t.name !== TEST_HELPERS_TAG);
+  const schemas = usedSchemas({ paths, webhooks: doc.webhooks }, doc.components?.schemas ?? {});
+  cache[environment] = { ...doc, servers: [serverOf(ctx, environment)], tags, paths, components: { ...doc.components, schemas } };
+  return cache[environment];
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** The component schemas that `roots` (paths, webhooks) reference, directly or through other components (the rest would be dead weight). */
+function usedSchemas(roots: Json, all: Json): Json {
+  const used = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== 'object' || node === null) return;
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF)) {
+      const name = ref.slice(SCHEMA_REF.length);
+      if (!used.has(name)) {
+        used.add(name);
+        walk(all[name]);
+      }
+    }
+    Object.values(node).forEach(walk);
+  };
+  walk(roots);
+  return Object.fromEntries(Object.entries(all).filter(([name]) => used.has(name)));
 }

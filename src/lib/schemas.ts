@@ -1,10 +1,15 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
 
-/** The one error body, as documented in OpenAPI. */
+/** The one error body, as documented in OpenAPI; `code` is the closed list of ERROR_STATUS, so clients can switch on it. */
 export const ErrorSchema = Type.Object(
   {
     message: Type.String({ description: 'Human-readable explanation naming the field or rule at fault.' }),
-    code: Type.String({ description: 'Stable machine-readable error code, e.g. validation_error, insufficient_balance.' }),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERROR_STATUS),
+      description: 'Stable machine-readable error code; the list is closed (a new code is a new API version).',
+    }),
     requestId: Type.String({ description: 'Id of this request; quote it to support.' }),
     errors: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
@@ -30,7 +35,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Internal error; the body never carries internal details.',
 };
 
-/** Response schemas for the given error statuses, plus the ones every authenticated route can return. */
+/**
+ * Response schemas for the given error statuses, plus the ones every authenticated route can return. For the admin
+ * API, which is not published; integrator routes use operationErrors (api-operations.ts), which documents codes.
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = new Set([400, 401, 415, 500, ...statuses]);
   return Object.fromEntries([...all].sort().map((s) => [s, Type.Ref('Error', { description: ERROR_DESCRIPTIONS[s] })]));

@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
-import { errorResponses, ListOf } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
+import { ListOf } from '../../lib/schemas.js';
 import { attachedFieldErrors } from '../../lib/validation.js';
 import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody, type CreateCompanyInput, type UpdateCompanyInput } from './companies.schemas.js';
 import { createCompany, findCompanyOrThrow, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
 
 const RULES = `Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; \
 taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
-ISO 3166-1 alpha-2 code in upper case (XK included); a US address needs a two-letter state code and a five-digit postalCode \
-(ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
+ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is \
+a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
 firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; \
 LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never \
 returned. A 400 lists every bad field in \`errors\` as dotted paths (e.g. officers.1.title).`;
@@ -18,14 +19,14 @@ export const companyRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   app.post('/companies', {
     attachValidation: true,
     schema: {
-      tags: ['Companies'],
+      ...operation('createCompany'),
       summary: 'Create a company',
       description: `Creates a company owned by userId, who becomes an admin of it. The company gets a readable slug unique in \
 this environment, derived from legalName (acme-holdings-llc, then acme-holdings-llc-2 …); it never changes. A userId that is \
 not a user of this environment (another organization's or environment's included) is a 404 whose \`errors\` names \
 the field userId, as for any id this tenant cannot see. ${RULES}`,
       body: CreateCompanyBody,
-      response: { 201: CompanySchema, ...errorResponses(404) },
+      response: { 201: CompanySchema, ...operationErrors('createCompany') },
     },
   }, async (request, reply) => {
     const row = await createCompany(ctx.pool, request.tenant, request.body as CreateCompanyInput, attachedFieldErrors(request));
@@ -34,27 +35,28 @@ the field userId, as for any id this tenant cannot see. ${RULES}`,
 
   app.get('/companies', {
     schema: {
-      tags: ['Companies'],
+      ...operation('listCompanies'),
       summary: 'List companies',
       description: 'Companies of this environment, newest first; with userId, only the companies that user is an admin of.',
       querystring: ListCompaniesQuery,
-      response: { 200: ListOf(CompanySchema), ...errorResponses() },
+      response: { 200: ListOf(CompanySchema), ...operationErrors('listCompanies') },
     },
   }, async (request) => listCompanies(ctx.pool, request.tenant, request.query));
 
   app.get('/companies/:companyIdOrSlug', {
     schema: {
-      tags: ['Companies'],
+      ...operation('getCompany'),
       summary: 'Retrieve a company by id or slug',
+      description: 'Pass the company id (comp_…) or its slug. Officers are never returned. A company of another organization or environment answers 404.',
       params: CompanyParams,
-      response: { 200: CompanySchema, ...errorResponses(404) },
+      response: { 200: CompanySchema, ...operationErrors('getCompany') },
     },
   }, async (request) => serializeCompany(await findCompanyOrThrow(ctx.pool, request.tenant, request.params.companyIdOrSlug)));
 
   app.patch('/companies/:companyIdOrSlug', {
     attachValidation: true,
     schema: {
-      tags: ['Companies'],
+      ...operation('updateCompany'),
       summary: 'Update a company',
       description: `Updatable: legalName, tradeName, ein, structureType, taxElection, fiscalEndMonth, formationDate, \
 formationState, principalAddress, mailingAddress, officers. Send only the fields to change; an address or officers sent \
@@ -63,7 +65,7 @@ cannot change (sending the current value is accepted); the slug never changes, e
 results from the change is validated with the same rules as a new one, so e.g. a CORP cannot get a structureType. ${RULES}`,
       params: CompanyParams,
       body: UpdateCompanyBody,
-      response: { 200: CompanySchema, ...errorResponses(404) },
+      response: { 200: CompanySchema, ...operationErrors('updateCompany') },
     },
   }, async (request) => {
     const row = await updateCompany(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.body as UpdateCompanyInput, attachedFieldErrors(request));

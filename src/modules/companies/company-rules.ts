@@ -54,11 +54,11 @@ export const AddressSchema = Type.Object(
     line1: Type.String({ minLength: 1 }),
     line2: Type.Optional(Type.String({ minLength: 1 })),
     city: Type.String({ minLength: 1 }),
-    state: Type.Optional(Type.String({ minLength: 1, description: 'Two-letter code for US addresses (e.g. DE), free text elsewhere.' })),
-    postalCode: Type.Optional(Type.String({ minLength: 1, description: 'Five digits for US addresses (ZIP+4 is not accepted), free text elsewhere.' })),
+    state: Type.Optional(Type.String({ minLength: 1, description: 'Optional. When given: a two-letter code for US addresses (e.g. DE), free text elsewhere.' })),
+    postalCode: Type.Optional(Type.String({ minLength: 1, description: 'Optional. When given: five digits for US addresses (ZIP+4 is not accepted), free text elsewhere.' })),
     country: Type.String({ minLength: 1, description: 'ISO 3166-1 alpha-2 code in upper case, e.g. US, DE; XK (Kosovo) included.' }),
   },
-  { title: 'Address', additionalProperties: false, description: 'US addresses (country US) need state (two-letter code) and postalCode (five digits).' },
+  { title: 'Address', additionalProperties: false, description: 'state and postalCode are optional for every country; on a US address (country US) a state given is a two-letter code and a postalCode given is five digits.' },
 );
 
 /** An Address as validated by AddressSchema. */
@@ -111,8 +111,10 @@ const isSet = (v: unknown) => v !== undefined && v !== null;
 
 /**
  * Cross-field rules of one Address (spec Address table): the country is a real ISO 3166-1 alpha-2 code
- * (i18n-iso-countries, which includes XK); a US address has a two-letter US state code and a five-digit
- * postal code. Shape errors (missing line1, wrong types) are the schema's job and are not repeated here.
+ * (i18n-iso-countries, which includes XK); on a US address a state, when given, is a two-letter US state code
+ * and a postal code, when given, has five digits. Both stay optional for US addresses too: the spec's Address
+ * table marks them "no" for every country and only constrains their format. Shape errors (missing line1,
+ * wrong types) are the schema's job and are not repeated here.
  * @param prefix dotted path of the address including the trailing dot, e.g. 'officers.0.address.'.
  */
 export function addressRuleErrors(address: unknown, prefix: string): FieldError[] {
@@ -123,12 +125,10 @@ export function addressRuleErrors(address: unknown, prefix: string): FieldError[
     errors.push({ field: `${prefix}country`, message: `'${country}' is not an ISO 3166-1 alpha-2 country code (upper case, e.g. US)` });
   }
   if (country === 'US') {
-    if (!isSet(state)) errors.push({ field: `${prefix}state`, message: 'is required for US addresses (two-letter state code)' });
-    else if (typeof state === 'string' && !US_ADDRESS_STATES.has(state)) {
+    if (typeof state === 'string' && !US_ADDRESS_STATES.has(state)) {
       errors.push({ field: `${prefix}state`, message: 'must be a two-letter US state code in upper case (e.g. DE) for US addresses' });
     }
-    if (!isSet(postalCode)) errors.push({ field: `${prefix}postalCode`, message: 'is required for US addresses (five digits)' });
-    else if (typeof postalCode === 'string' && !/^\d{5}$/.test(postalCode)) {
+    if (typeof postalCode === 'string' && !/^\d{5}$/.test(postalCode)) {
       errors.push({ field: `${prefix}postalCode`, message: 'must be five digits for US addresses (e.g. 19801)' });
     }
   }

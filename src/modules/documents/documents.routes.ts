@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
 import * as schemas from './documents.schemas.js';
 import * as service from './documents.service.js';
 
@@ -8,21 +8,21 @@ import * as service from './documents.service.js';
 export const documentRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/documents/:documentId', {
     schema: {
-      tags: ['Documents'],
+      ...operation('getDocument'),
       summary: 'Retrieve a document',
       description: 'Returns the document with a fresh signed fileUrl (valid one hour). Documents of other organizations or environments answer 404.',
       params: schemas.DocumentParams,
-      response: { 200: schemas.DocumentSchema, ...errorResponses(404) },
+      response: { 200: schemas.DocumentSchema, ...operationErrors('getDocument') },
     },
   }, async (request) => service.getDocument(ctx, request.tenant, request.params.documentId));
 
   app.get('/documents', {
     schema: {
-      tags: ['Documents'],
+      ...operation('listDocuments'),
       summary: 'List documents',
       description: 'Documents of this environment, newest first, optionally of one company, order or type. Each carries a fresh signed fileUrl (valid one hour). An unknown companyId gives an empty list.',
       querystring: schemas.ListDocumentsQuery,
-      response: { 200: schemas.DocumentList, ...errorResponses() },
+      response: { 200: schemas.DocumentList, ...operationErrors('listDocuments') },
     },
   }, async (request) => service.listDocuments(ctx, request.tenant, request.query));
 };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
 import { notFound } from '../../lib/errors.js';
 import { acceptCursorAliases, toPage } from '../../lib/pagination.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
 import * as repo from './events.repo.js';
 import * as schemas from './events.schemas.js';
 import type { EventEnvelope } from './events.service.js';
@@ -12,11 +12,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (a
   app.get('/events', {
     preValidation: acceptCursorAliases,
     schema: {
-      tags: ['Events'],
+      ...operation('listEvents'),
       summary: 'List events',
       description: 'Every event of this environment, newest first, exactly as webhooks deliver it (whether or not an endpoint was subscribed). Page with limit and startingAfter.',
       querystring: schemas.ListEventsQuery,
-      response: { 200: schemas.EventList, ...errorResponses() },
+      response: { 200: schemas.EventList, ...operationErrors('listEvents') },
     },
   }, async (request) => {
     const limit = request.query.limit ?? 20;
@@ -26,10 +26,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (a
 
   app.get('/events/:eventId', {
     schema: {
-      tags: ['Events'],
+      ...operation('getEvent'),
       summary: 'Retrieve an event',
+      description: 'One event, exactly as webhooks deliver it. Events of other organizations or environments answer 404.',
       params: schemas.EventParams,
-      response: { 200: schemas.EventSchema, ...errorResponses(404) },
+      response: { 200: schemas.EventSchema, ...operationErrors('getEvent') },
     },
   }, async (request) => {
     const row = await repo.findEvent(ctx.pool, request.tenant, request.params.eventId);

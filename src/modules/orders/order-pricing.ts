@@ -132,8 +132,11 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
       p.included('registered_agent', 'registered_agent', `Registered agent service in ${state} is already active (order ${facts.activeAgent.id}): no-op, no charge (registeredAgent rule 4)`);
       item('registered_agent', facts.activeAgent.details, { existing: facts.activeAgent });
     } else {
-      p.service('registered_agent', 'registered_agent', `Registered agent service in ${state}, 1 year${ra.isChangeOfAgent ? ' (change of agent)' : ''}`);
-      item('registered_agent', { ...ra }, { subscriptionStatus: 'active', filingType: ra.isChangeOfAgent ? 'change_of_agent' : null });
+      // registeredAgent rule 1: ordered with a formation it is always a new appointment, whatever isChangeOfAgent
+      // says; a company being formed has no current agent to replace.
+      const changeOfAgent = ra.isChangeOfAgent && !body.formation;
+      p.service('registered_agent', 'registered_agent', `Registered agent service in ${state}, 1 year${changeOfAgent ? ' (change of agent)' : ''}`);
+      item('registered_agent', { ...ra, isChangeOfAgent: changeOfAgent }, { subscriptionStatus: 'active', filingType: changeOfAgent ? 'change_of_agent' : null });
     }
   }
   if (body.foreignQualification) {

@@ -5,7 +5,8 @@ import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js
 
 /*
  * The request rules of POST /orders that need no database (spec "POST /orders": cross-product rules 1-5,
- * formation rules 1-5, registeredAgent rules 1-3, the supplied-agent table, foreignQualification rule 2,
+ * formation rules 1-5, registeredAgent rules 2-3 (rule 1, a formation's agent is a new appointment, is applied
+ * when pricing: order-pricing.ts), the supplied-agent table, foreignQualification rule 2,
  * and the SS-4 rules of the ein object). Every function is pure and tolerates input that already failed the
  * schema, so its errors merge with the schema's into one 400 naming every bad field and its rule.
  */
@@ -111,9 +112,6 @@ function registeredAgentErrors(b: Obj): FieldError[] {
   const ra = b.registeredAgent;
   if (!isObj(ra)) return [];
   const errors: FieldError[] = [];
-  if (isSet(b.formation) && ra.isChangeOfAgent === true) {
-    errors.push({ field: 'registeredAgent.isChangeOfAgent', message: "must be false when ordered with a formation: a new company's agent is always a new appointment (registeredAgent rule 1)" });
-  }
   for (const [product, label] of [['annualReport', 'annualReport'], ['foreignQualification', 'foreignQualification']] as const) {
     const p = b[product];
     if (isObj(p) && isSet(p.registeredAgent)) {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
-import { errorResponses } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
 import { attachedFieldErrors } from '../../lib/validation.js';
 import { OrderBody, OrderResultSchema, QuoteSchema, type OrderBodyInput } from './orders.schemas.js';
 import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
@@ -17,7 +17,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (a
   app.post('/orders', {
     attachValidation: true,
     schema: {
-      tags: ['Orders'],
+      ...operation('createOrder'),
       summary: 'Place orders',
       description: `Places one order item per product object, all for one company in one filingState, and debits the prepaid
 balance of this environment at wholesale plus state fees, line by line (billing rules 1-7; see GET /balance-transactions).
@@ -43,7 +43,7 @@ same way from the test balance.
 
 ${ERRORS_DOC}`,
       body: OrderBody,
-      response: { 201: OrderResultSchema, ...errorResponses(402, 403, 404, 409, 422) },
+      response: { 201: OrderResultSchema, ...operationErrors('createOrder') },
     },
   }, async (request, reply) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
@@ -58,7 +58,7 @@ ${ERRORS_DOC}`,
   app.post('/orders/quote', {
     attachValidation: true,
     schema: {
-      tags: ['Orders'],
+      ...operation('quoteOrder'),
       summary: 'Quote orders',
       description: `Takes the same body as POST /orders and returns the lines it would debit (wholesale service prices and state
 fees, dollars) and their total, without placing or writing anything. It runs the same rules, so it fails where the order
@@ -66,7 +66,7 @@ would, except that it never answers 402: compare total with your balance (GET /o
 
 ${ERRORS_DOC}`,
       body: OrderBody,
-      response: { 200: QuoteSchema, ...errorResponses(403, 404, 409, 422) },
+      response: { 200: QuoteSchema, ...operationErrors('quoteOrder') },
     },
   }, async (request) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);

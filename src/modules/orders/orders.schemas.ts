@@ -79,7 +79,7 @@ export const FormationSchema = Type.Object(
 /** The `registeredAgent` product object: `{isChangeOfAgent}` (spec "POST /orders", registeredAgent rules 1-4). */
 export const RegisteredAgentOrderSchema = Type.Object(
   {
-    isChangeOfAgent: Type.Boolean({ description: 'false: a new appointment (always false with a formation); true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent.' }),
+    isChangeOfAgent: Type.Boolean({ description: 'false: a new appointment; true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent. Ordered together with a formation it is always a new appointment (registeredAgent rule 1): true is accepted there and treated as false.' }),
   },
   {
     additionalProperties: false,

@@ -4,7 +4,8 @@ import type { Tenant } from '../../context.js';
 import type { ApiPluginOptions } from '../../routes.js';
 import { one, type Db } from '../../lib/db.js';
 import { centsToDollars } from '../../lib/money.js';
-import { errorResponses, Nullable, DateTime } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
+import { Nullable, DateTime } from '../../lib/schemas.js';
 import { getOrganizationOrThrow } from './organizations.service.js';
 import { updateOrganizationSettings } from './organization-settings.js';
 import { UpdateOrganizationBody } from './organizations.schemas.js';
@@ -38,18 +39,23 @@ export const OrganizationSchema = Type.Object({
  */
 export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/organization', {
-    schema: { tags: ['Organization'], summary: 'Retrieve your organization', response: { 200: OrganizationSchema, ...errorResponses() } },
+    schema: {
+      ...operation('getOrganization'),
+      summary: 'Retrieve your organization',
+      description: 'Settings and dashboard branding (shared by the live and test environments) and the prepaid balance of the key\'s environment, in dollars.',
+      response: { 200: OrganizationSchema, ...operationErrors('getOrganization') },
+    },
   }, async (request) => organizationView(ctx.pool, request.tenant));
 
   app.patch('/organization', {
     schema: {
-      tags: ['Organization'],
+      ...operation('updateOrganization'),
       summary: 'Update your organization',
       description: 'Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are shared by the live and test '
         + 'environments. whiteLabelDomain must be a host name not used by another organization (409 conflict). contactEmail is the technical contact '
         + 'emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.',
       body: UpdateOrganizationBody,
-      response: { 200: OrganizationSchema, ...errorResponses(409) },
+      response: { 200: OrganizationSchema, ...operationErrors('updateOrganization') },
     },
   }, async (request) => {
     await updateOrganizationSettings(ctx, request.tenant.organizationId, request.body);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
-import { errorResponses, ListOf, PageQuery } from '../../lib/schemas.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
+import { ListOf, PageQuery } from '../../lib/schemas.js';
 import { attachedFieldErrors } from '../../lib/validation.js';
 import { CreateUserBody, UserParams, UserSchema, type CreateUserInput } from './users.schemas.js';
 import { createUser, findUserOrThrow, listUsers, serializeUser } from './users.service.js';
@@ -10,11 +11,11 @@ export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (ap
   app.post('/users', {
     attachValidation: true,
     schema: {
-      tags: ['Users'],
+      ...operation('createUser'),
       summary: 'Create a user',
       description: 'Creates a user of your organization in this environment. Emails are unique per environment, compared without regard to case: a second user with the same email answers 409. phoneNumber is E.164 (leading +) and must be a valid number.',
       body: CreateUserBody,
-      response: { 201: UserSchema, ...errorResponses(409) },
+      response: { 201: UserSchema, ...operationErrors('createUser') },
     },
   }, async (request, reply) => {
     const row = await createUser(ctx.pool, request.tenant, request.body as CreateUserInput, attachedFieldErrors(request));
@@ -22,16 +23,22 @@ export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (ap
   });
 
   app.get('/users', {
-    schema: { tags: ['Users'], summary: 'List users', description: 'Users of this environment, newest first.', querystring: PageQuery, response: { 200: ListOf(UserSchema), ...errorResponses() } },
+    schema: {
+      ...operation('listUsers'),
+      summary: 'List users',
+      description: 'Users of this environment, newest first.',
+      querystring: PageQuery,
+      response: { 200: ListOf(UserSchema), ...operationErrors('listUsers') },
+    },
   }, async (request) => listUsers(ctx.pool, request.tenant, request.query));
 
   app.get('/users/:userIdOrEmail', {
     schema: {
-      tags: ['Users'],
+      ...operation('getUser'),
       summary: 'Retrieve a user by id or email',
       description: 'Pass a user id (user_…) or an email address (case-insensitive; URL-encode it).',
       params: UserParams,
-      response: { 200: UserSchema, ...errorResponses(404) },
+      response: { 200: UserSchema, ...operationErrors('getUser') },
     },
   }, async (request) => serializeUser(await findUserOrThrow(ctx.pool, request.tenant, request.params.userIdOrEmail)));
 };

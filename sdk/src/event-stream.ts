@@ -1,0 +1,131 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { ConnectionError, errorFor, FilingComplianceError } from './errors.js';
+import type { WebhookEvent } from './webhooks.js';
+
+/** One event read from GET /events/stream. */
+export interface StreamedEvent {
+  /** The event id (evt_…); also the stream position to resume after. */
+  id: string;
+  /** The event type, e.g. filing.status_changed. */
+  type: string;
+  /** The envelope exactly as sent: the body a webhook POST of this event would carry. */
+  rawBody: string;
+  /** The parsed envelope. */
+  event: WebhookEvent;
+}
+
+/** What the stream reports about its connection (for progress output; events arrive through iteration). */
+export type StreamStatus =
+  | { state: 'connected'; lastEventId: string | null }
+  | { state: 'disconnected'; error: Error; retryInMs: number };
+
+/** Options of {@link streamEvents}. Durations in milliseconds. */
+export interface EventStreamOptions {
+  /** Only these event types (default: all). */
+  types?: string[];
+  /** Resume after this event id (default: from now on). Updated as events arrive, and sent on every reconnect. */
+  lastEventId?: string;
+  /** Ends the iteration (and the connection) when aborted. */
+  signal?: AbortSignal;
+  /** First wait before reconnecting after the connection dropped; doubles up to 30 s, back to this after a success. Default 1000. */
+  reconnectDelayMs?: number;
+  /** Reconnect when nothing at all (not even a heartbeat) arrived for this long. Default 60000. */
+  idleTimeoutMs?: number;
+  /** Told of every connect and disconnect. */
+  onStatus?: (status: StreamStatus) => void;
+}
+
+/** How the stream reaches the API: the URL of GET /events/stream and the headers (API key) to send. */
+export interface StreamTarget {
+  url: string;
+  headers: Record<string, string>;
+  fetch: typeof fetch;
+}
+
+const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/**
+ * The tenant's events as they are committed, for as long as the caller iterates: connects to GET /events/stream,
+ * reconnects after any drop with `Last-Event-ID` set to the last event received (so none is missed), and stops when
+ * `signal` aborts or the caller breaks out of the loop. An answer the API will not change its mind about (an invalid
+ * key, a bad `types`, an unknown lastEventId) throws its typed error; 429, 5xx and network failures are retried.
+ */
+export async function* streamEvents(target: StreamTarget, options: EventStreamOptions = {}): AsyncGenerator<StreamedEvent> {
+  const baseDelay = options.reconnectDelayMs ?? 1000;
+  let delay = baseDelay;
+  let lastEventId = options.lastEventId ?? null;
+  const url = new URL(target.url);
+  if (options.types?.length) url.searchParams.set('types', options.types.join(','));
+
+  while (!options.signal?.aborted) {
+    const connection = new AbortController();
+    const abort = () => connection.abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    try {
+      const response = await connect(target, url, lastEventId, connection.signal);
+      options.onStatus?.({ state: 'connected', lastEventId });
+      delay = baseDelay;
+      for await (const message of messages(response, connection, options.idleTimeoutMs ?? 60_000)) {
+        if (!message.id) continue;
+        lastEventId = message.id;
+        yield { id: message.id, type: message.event ?? 'message', rawBody: message.data, event: JSON.parse(message.data) as WebhookEvent };
+      }
+      throw new ConnectionError('The event stream ended');
+    } catch (err) {
+      if (options.signal?.aborted) return;
+      if (err instanceof FilingComplianceError && err.status < 500 && err.status !== 429) throw err;
+      const error = err instanceof Error ? err : new Error(String(err));
+      options.onStatus?.({ state: 'disconnected', error, retryInMs: delay });
+      await sleep(delay, options.signal);
+      delay = Math.min(delay * 2, MAX_RECONNECT_DELAY_MS);
+    } finally {
+      options.signal?.removeEventListener('abort', abort);
+      connection.abort();
+    }
+  }
+}
+
+async function connect(target: StreamTarget, url: URL, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
+  let response: Response;
+  try {
+    response = await target.fetch(url, {
+      headers: { ...target.headers, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      signal,
+    });
+  } catch (err) {
+    throw new ConnectionError(`Could not connect to ${url.origin}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!response.ok) throw errorFor(response.status, await response.json().catch(() => null));
+  if (!response.body) throw new ConnectionError('The event stream answered without a body');
+  return response;
+}
+
+// The messages of one connection; aborts it when nothing arrives for idleMs.
+async function* messages(response: Response, connection: AbortController, idleMs: number): AsyncGenerator<EventSourceMessage> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (m) => queue.push(m) });
+  const decoder = new TextDecoder();
+  let idle = setTimeout(() => connection.abort(), idleMs);
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      clearTimeout(idle);
+      idle = setTimeout(() => connection.abort(), idleMs);
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      while (queue.length) yield queue.shift()!;
+    }
+  } finally {
+    clearTimeout(idle);
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

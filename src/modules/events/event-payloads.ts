@@ -1,0 +1,69 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { DateTime, Nullable } from '../../lib/schemas.js';
+import { DocumentSchema } from '../documents/documents.schemas.js';
+
+/*
+ * The webhook payloads, one schema per event type, for the OpenAPI document's `webhooks` section (OpenAPI 3.1):
+ * code generators and the SDK type a verified event from them. The bodies themselves are built where the events
+ * are emitted (filing-events.ts, documents.service.ts, webhooks.service.ts); tests check every delivered event
+ * against these schemas, so the documentation cannot drift from what receivers get.
+ */
+
+/** `data` of filing.status_changed (spec "Events"): the order's new state. */
+export const FilingStatusChangedDataSchema = Type.Object({
+  orderId: Type.String({ description: 'prefix order_' }),
+  companyId: Type.String({ description: 'prefix comp_' }),
+  orderType: Type.String({ description: 'formation, ein, annual_report, registered_agent, foreign_qualification, dba' }),
+  filingStatus: Type.String({ description: 'submitted, pending, exception, filed or cancelled' }),
+  filingDate: Nullable(Type.String({ format: 'date', description: 'Set when filed (YYYY-MM-DD).' })),
+  filingType: Nullable(Type.String({ description: 'change_of_agent for a change-of-agent registered agent filing, else null.' })),
+  subscriptionStatus: Nullable(Type.String({ description: 'active, past_due or canceled for registered agent and annual report subscriptions; null for one-time filings.' })),
+  exceptionCode: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: the stable numeric code as a string, e.g. "465".' }))),
+  exceptionReason: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: the standard description of the code.' }))),
+  exceptionMessage: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: free text from the filing team, when given.' }))),
+}, { title: 'FilingStatusChangedData' });
+
+/** `data` of webhook.test, sent by POST /webhook-endpoints/{id}/test. */
+export const WebhookTestDataSchema = Type.Object({
+  endpointId: Type.String({ description: 'The endpoint tested (prefix we_).' }),
+  message: Type.String(),
+}, { title: 'WebhookTestData' });
+
+const envelope = <T extends TSchema>(type: string, data: T, title: string, description: string) => Type.Object({
+  id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
+  type: Type.Literal(type),
+  createdAt: Type.String({ ...DateTime, description: 'ISO 8601 with milliseconds, UTC' }),
+  data,
+}, { title, description });
+
+/** The envelope of each event type, as POSTed to webhook endpoints and sent by GET /events/stream. */
+export const WEBHOOK_EVENT_SCHEMAS = {
+  'filing.status_changed': envelope('filing.status_changed', FilingStatusChangedDataSchema, 'FilingStatusChangedEvent',
+    'An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too.'),
+  'document.uploaded': envelope('document.uploaded', DocumentSchema, 'DocumentUploadedEvent',
+    'A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days.'),
+  'webhook.test': envelope('webhook.test', WebhookTestDataSchema, 'WebhookTestEvent',
+    'Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to.'),
+} as const;
+
+/**
+ * The OpenAPI 3.1 `webhooks` object: one POST per event type with its envelope as the request body. What the
+ * receiver must answer and how the request is signed are stated once here, as they hold for every type.
+ */
+export function openApiWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(WEBHOOK_EVENT_SCHEMAS).map(([type, schema]) => [type, {
+    post: {
+      operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+      tags: ['Webhook Endpoints'],
+      summary: `${type} event`,
+      description: `${schema.description} POSTed to every enabled endpoint subscribed to ${type}, with the header \
+Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} \
+(two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).`,
+      security: [],
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: {
+        200: { description: 'Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint).' },
+      },
+    },
+  }]));
+}

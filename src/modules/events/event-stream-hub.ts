@@ -1,0 +1,131 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Tenant } from '../../context.js';
+
+/** The channel the events trigger notifies (migration 040): payload 'org_…:live,org_…:test' or '*'. */
+export const EVENTS_CHANNEL = 'events_inserted';
+
+/** How long to wait before opening the LISTEN connection again after it broke (ms). */
+const RECONNECT_DELAY_MS = 1000;
+
+/** A woken subscriber looks for new rows itself; the hub only says "something may have changed". */
+type Wake = () => void;
+
+/**
+ * One LISTEN connection per process for every open event stream. A notification wakes the streams of the
+ * tenants it names; the streams then read the rows themselves, so a lost notification costs latency, never an
+ * event. When the connection breaks, every stream is woken (it may have missed notifications) and the
+ * connection is opened again while anyone listens. The connection is opened on the first subscriber only: a
+ * process that serves no stream holds no extra database connection.
+ */
+export class EventStreamHub {
+  private readonly subscribers = new Map<string, Set<Wake>>();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  /** @param clientConfig connection settings of the LISTEN connection (the pool's). */
+  constructor(private readonly clientConfig: pg.ClientConfig, private readonly log: Logger) {}
+
+  /** Number of subscribed streams (all tenants). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.subscribers.values()) n += set.size;
+    return n;
+  }
+
+  /**
+   * Calls `wake` whenever events of `tenant` may have been committed. Resolves once the LISTEN connection is up,
+   * so rows committed after that are always followed by a wake. @returns the function that unsubscribes.
+   */
+  async subscribe(tenant: Tenant, wake: Wake): Promise<() => void> {
+    const key = tenantKey(tenant);
+    const set = this.subscribers.get(key) ?? new Set<Wake>();
+    set.add(wake);
+    this.subscribers.set(key, set);
+    await this.ensureListening().catch((err) => this.log.warn({ err }, 'event stream LISTEN connection failed; retrying'));
+    return () => {
+      set.delete(wake);
+      if (!set.size) this.subscribers.delete(key);
+      if (!this.size) this.stopListening();
+    };
+  }
+
+  /** Ends the LISTEN connection and forgets every subscriber (at server close). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscribers.clear();
+    this.stopListening();
+  }
+
+  private ensureListening(): Promise<void> {
+    if (this.client || this.closed) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client(this.clientConfig);
+    client.on('notification', (msg) => this.notify(msg.payload ?? '*'));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, null));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (err) {
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+      throw err;
+    }
+    if (this.closed || !this.size) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    // Rows may have committed while no connection listened: every stream looks again.
+    this.wakeAll();
+  }
+
+  private notify(payload: string): void {
+    if (payload === '*') return this.wakeAll();
+    for (const key of payload.split(',')) for (const wake of this.subscribers.get(key) ?? []) wake();
+  }
+
+  private wakeAll(): void {
+    for (const set of this.subscribers.values()) for (const wake of set) wake();
+  }
+
+  private lost(client: pg.Client, err: Error | null): void {
+    if (this.client !== client) return;
+    this.client = null;
+    if (err) this.log.warn({ err }, 'event stream LISTEN connection lost; reconnecting');
+    client.end().catch(() => undefined);
+    this.wakeAll();
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.retry || this.closed || !this.size) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.ensureListening().catch(() => undefined);
+    }, RECONNECT_DELAY_MS);
+    this.retry.unref();
+  }
+
+  private stopListening(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const client = this.client;
+    this.client = null;
+    client?.end().catch(() => undefined);
+  }
+}
+
+/** The notification's name of a tenant: 'org_…:live' (same as the trigger's). */
+export function tenantKey(tenant: Tenant): string {
+  return `${tenant.organizationId}:${tenant.environment}`;
+}

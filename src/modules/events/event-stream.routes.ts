@@ -1,0 +1,99 @@
+import fastifySse from '@fastify/sse';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { ApiPluginOptions } from '../../routes.js';
+import { operation, operationErrors } from '../../lib/api-operations.js';
+import { sha256 } from '../../lib/secrets.js';
+import { EventStreamSession, parseStreamTypes, STREAMABLE_EVENT_TYPES, startPosition, streamsOf } from './event-stream.service.js';
+
+const StreamQuery = Type.Object({
+  types: Type.Optional(Type.String({
+    minLength: 1,
+    description: `Only these event types, separated by commas (${STREAMABLE_EVENT_TYPES.join(', ')}). Default: every event.`,
+  })),
+}, { additionalProperties: false });
+
+const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Id of the last event received (evt_…): the stream resumes right after it, so nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect.',
+  })),
+});
+
+const STREAM_DESCRIPTION = `Server-Sent Events (text/event-stream): every event of this environment as it is committed, the \
+same envelope webhooks deliver. Each message has \`id\` (the event id), \`event\` (its type) and \`data\` (the envelope as \
+JSON, byte for byte the body a webhook POST would carry). Comment lines (\`: heartbeat\`) keep idle connections open. \
+Without Last-Event-ID the stream starts at the moment of connecting (events committed just before may be included); \
+with it, right after that event, in commit order, so reconnecting with the last id received loses nothing (deduplicate \
+on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). \
+\`filing-compliance listen\` (the SDK's command line) forwards this stream to a local URL, signed like webhooks.`;
+
+/** GET /events/stream: the tenant's events as Server-Sent Events, resumable with Last-Event-ID. */
+export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
+  const streams = streamsOf(ctx);
+  const heartbeatMs = ctx.config.eventStreamHeartbeatSeconds * 1000;
+  await app.register(fastifySse, { heartbeatInterval: heartbeatMs });
+  // Open streams never end by themselves: close them first, or the server would wait for them on shutdown.
+  app.addHook('preClose', async () => streams.closeAll());
+
+  app.get('/events/stream', {
+    // 'manual': no Accept negotiation, so a client sending Accept: application/json still gets the stream, not a 406.
+    sse: 'manual',
+    schema: {
+      ...operation('streamEvents'),
+      summary: 'Stream events',
+      description: STREAM_DESCRIPTION,
+      querystring: StreamQuery,
+      headers: StreamHeaders,
+      response: {
+        200: Type.Unsafe({
+          description: 'The event stream; it stays open until the client or the server closes it.',
+          content: { 'text/event-stream': { schema: Type.String({ description: 'Server-Sent Events, one per event: id, event (type), data (the Event envelope as JSON).' }) } },
+        }),
+        ...operationErrors('streamEvents'),
+      },
+    },
+  }, async (request, reply) => {
+    const tenant = request.tenant;
+    const types = parseStreamTypes(request.query.types);
+    const start = await startPosition(ctx.pool, tenant, request.headers['last-event-id']);
+    const keyHash = sha256(String(request.headers['x-api-key']));
+
+    let session: EventStreamSession | null = null;
+    let unsubscribe: (() => void) | null = null;
+    let safetyNet: NodeJS.Timeout | null = null;
+    const release = streams.open(keyHash, tenant, () => reply.sse.close());
+    const cleanup = () => {
+      session?.close();
+      unsubscribe?.();
+      if (safetyNet) clearInterval(safetyNet);
+      release();
+    };
+    reply.sse.onClose(cleanup);
+    reply.sse.keepAlive();
+    reply.header('x-request-id', request.id);
+
+    session = new EventStreamSession(ctx.pool, tenant, start, types, async (event) => {
+      await reply.sse.send({ id: event.id, event: event.type, data: event });
+    }, (err) => {
+      request.log.error({ err }, 'event stream failed; closing it (the client resumes with Last-Event-ID)');
+      reply.sse.close();
+    });
+    // Subscribed before the first read: an event committed after that read always wakes the session again.
+    unsubscribe = await streams.hub.subscribe(tenant, () => session!.wake());
+    if (!reply.sse.isConnected) {
+      // The client left, or the server began shutting down, while we subscribed: nothing was sent; drop the connection.
+      cleanup();
+      reply.hijack();
+      reply.raw.destroy();
+      return;
+    }
+    // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
+    reply.sse.sendHeaders(200);
+    reply.raw.flushHeaders();
+    safetyNet = setInterval(() => session!.wake(), heartbeatMs);
+    safetyNet.unref();
+    session.wake();
+  });
+};

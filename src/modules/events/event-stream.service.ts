@@ -1,0 +1,198 @@
+import type pg from 'pg';
+import { Gauge } from 'prom-client';
+import type { AppContext, Tenant } from '../../context.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+import { registry } from '../../lib/metrics.js';
+import { TEST_EVENT_TYPE } from '../webhooks/deliver-webhook.task.js';
+import { EventStreamHub } from './event-stream-hub.js';
+import * as repo from './event-stream.repo.js';
+import { EVENT_TYPES, type EventEnvelope } from './events.service.js';
+
+/*
+ * GET /events/stream: each open stream follows its tenant's events in commit order (event-stream.repo.ts) from a
+ * start position, woken by the process's LISTEN connection (event-stream-hub.ts) and, as a safety net against a
+ * lost notification, at every heartbeat. A stream only ever moves its position past rows that can no longer be
+ * overtaken, so a client that reconnects with the id of the last event it got (Last-Event-ID) misses nothing.
+ */
+
+/** Event types a stream can be narrowed to (`types`): the subscribable ones and the endpoint test ping. */
+export const STREAMABLE_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
+
+/** Rows read per query while catching up. */
+const BATCH = 100;
+/** Delay before looking again when rows wait behind a transaction still running (ms). */
+const HELD_RETRY_MS = 200;
+
+const openStreams = new Gauge({
+  name: 'event_streams_open',
+  help: 'Open GET /events/stream connections, by environment',
+  labelNames: ['environment'] as const,
+  registers: [registry],
+});
+
+/** Where a stream writes: one event at a time; rejects when the client is gone. */
+export type EventSink = (event: EventEnvelope) => Promise<void>;
+
+/**
+ * `types` of GET /events/stream: a comma-separated list of event types, or undefined for all.
+ * @returns the set of types, or null for every type. @throws ValidationError (400) naming `types` and the bad value.
+ */
+export function parseStreamTypes(types: string | undefined): Set<string> | null {
+  if (types === undefined) return null;
+  const list = types.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = list.filter((t) => !STREAMABLE_EVENT_TYPES.includes(t));
+  if (!list.length || unknown.length) {
+    throw new ValidationError([{ field: 'types', message: `must list event types separated by commas, from: ${STREAMABLE_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}` }]);
+  }
+  return new Set(list);
+}
+
+/**
+ * Where a stream starts: after the event `lastEventId` (a reconnect), else at the current position.
+ * @throws AppError not_found (404) naming the Last-Event-ID header when the tenant has no such event.
+ */
+export async function startPosition(db: pg.Pool, tenant: Tenant, lastEventId: string | undefined): Promise<repo.StreamPosition> {
+  if (!lastEventId) return repo.currentPosition(db);
+  const position = await repo.positionOf(db, tenant, lastEventId);
+  if (!position) {
+    throw new AppError('not_found', `No such event: '${lastEventId}' (Last-Event-ID)`, { errors: [{ field: 'headers.last-event-id', message: `no event '${lastEventId}' exists in this environment` }] });
+  }
+  return position;
+}
+
+/** One open stream: reads the tenant's events after its position and hands each (matching `types`) to the sink. */
+export class EventStreamSession {
+  private running = false;
+  private again = false;
+  private closed = false;
+  private held: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: pg.Pool,
+    private readonly tenant: Tenant,
+    private position: repo.StreamPosition,
+    private readonly types: Set<string> | null,
+    private readonly sink: EventSink,
+    private readonly onFailure: (err: unknown) => void,
+  ) {}
+
+  /** Looks for new events now (or right after the catch-up under way). Never throws. */
+  wake(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.drain()
+      .catch((err) => {
+        if (!this.closed) this.onFailure(err);
+      })
+      .finally(() => {
+        this.running = false;
+      });
+  }
+
+  /** Stops the session; a catch-up under way ends at its next row. */
+  close(): void {
+    this.closed = true;
+    if (this.held) clearTimeout(this.held);
+  }
+
+  private async drain(): Promise<void> {
+    do {
+      this.again = false;
+      const waiting = await this.catchUp();
+      if (waiting && !this.held && !this.closed) {
+        this.held = setTimeout(() => {
+          this.held = null;
+          this.wake();
+        }, HELD_RETRY_MS);
+      }
+    } while (this.again && !this.closed);
+  }
+
+  // Sends every row that can no longer be overtaken; true when rows are waiting behind a running transaction.
+  // Rows held back by the cheap boundary are read again with the precise one before waiting (repo: BOUNDARY).
+  private async catchUp(): Promise<boolean> {
+    let precise = false;
+    for (;;) {
+      const rows = await repo.eventsAfter(this.db, this.tenant, this.position, BATCH, precise);
+      let held = false;
+      for (const row of rows) {
+        if (this.closed) return false;
+        if (BigInt(row.xact_id) >= BigInt(row.boundary)) {
+          held = true;
+          break;
+        }
+        this.position = { xactId: row.xact_id, id: row.id };
+        if (!this.types || this.types.has(row.type)) {
+          await this.sink({ id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data });
+        }
+      }
+      if (held && precise) return true;
+      if (held) precise = true;
+      else if (rows.length < BATCH) return false;
+    }
+  }
+}
+
+/**
+ * The event streams of one app: the LISTEN hub, open streams per API key (bounded), and their closers.
+ * One per AppContext (streamsOf), shared by the live and test mounts.
+ */
+export class EventStreams {
+  readonly hub: EventStreamHub;
+  private readonly perKey = new Map<string, number>();
+  private readonly closers = new Set<() => void>();
+
+  constructor(private readonly ctx: AppContext) {
+    this.hub = new EventStreamHub(ctx.pool.options as pg.ClientConfig, ctx.log);
+  }
+
+  /**
+   * Counts a new stream of the API key (identified by its hash). `close` is called at server shutdown.
+   * @returns the function that releases it (idempotent).
+   * @throws AppError rate_limited (429) when the key already holds EVENT_STREAM_MAX_PER_KEY streams.
+   */
+  open(keyHash: string, tenant: Tenant, close: () => void): () => void {
+    const max = this.ctx.config.eventStreamMaxPerKey;
+    const count = this.perKey.get(keyHash) ?? 0;
+    if (count >= max) throw new AppError('rate_limited', `Too many event streams are open with this API key (at most ${max}); close one or retry later`);
+    this.perKey.set(keyHash, count + 1);
+    this.closers.add(close);
+    openStreams.inc({ environment: tenant.environment });
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.closers.delete(close);
+      const left = (this.perKey.get(keyHash) ?? 1) - 1;
+      if (left > 0) this.perKey.set(keyHash, left);
+      else this.perKey.delete(keyHash);
+      openStreams.dec({ environment: tenant.environment });
+    };
+  }
+
+  /**
+   * Ends every open stream and the LISTEN connection (server shutdown: open streams would hold it up). An app built
+   * later on the same context gets new EventStreams.
+   */
+  async closeAll(): Promise<void> {
+    if (streams.get(this.ctx) === this) streams.delete(this.ctx);
+    for (const close of [...this.closers]) close();
+    await this.hub.close();
+  }
+}
+
+const streams = new WeakMap<AppContext, EventStreams>();
+
+/** The EventStreams of an app context, made on first use. */
+export function streamsOf(ctx: AppContext): EventStreams {
+  let s = streams.get(ctx);
+  if (!s) {
+    s = new EventStreams(ctx);
+    streams.set(ctx, s);
+  }
+  return s;
+}

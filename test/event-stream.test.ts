@@ -1,0 +1,239 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AuthenticationError, streamEvents, type StreamedEvent, type StreamStatus } from '../sdk/src/index.js';
+import type { Environment, Tenant } from '../src/context.js';
+import { withTransaction } from '../src/lib/db.js';
+import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { listening } from './sdk-helpers.js';
+import { waitFor } from './webhook-receiver.js';
+
+/*
+ * GET /events/stream: the tenant's events as Server-Sent Events, in commit order, resumable with Last-Event-ID.
+ * Read through the SDK's stream reader (sdk/src/event-stream.ts) against the app listening on a real port.
+ */
+
+let t: TestApp;
+let origin: string;
+beforeAll(async () => {
+  t = await createTestApp({ EVENT_STREAM_MAX_PER_KEY: '2', EVENT_STREAM_HEARTBEAT_SECONDS: '0.3' });
+  origin = await listening(t);
+});
+afterAll(() => t.close());
+
+const streamUrl = (env: Environment = 'test') => `${origin}${env === 'live' ? '/v1' : '/test/v1'}/events/stream`;
+const tenantOf = (tenant: TestTenant, environment: Environment = 'test'): Tenant => ({ organizationId: tenant.organizationId, environment });
+
+/** Commits one event of `type` for the tenant in its own transaction; returns its id. */
+async function emit(tenant: Tenant, type: EventType = 'filing.status_changed', data: Record<string, unknown> = { orderId: 'order_x', filingStatus: 'pending' }) {
+  return (await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, tenant, type, data))).id;
+}
+
+/** An open stream read in the background; `stop()` ends it. */
+function open(apiKey: string, options: { env?: Environment; types?: string[]; lastEventId?: string } = {}) {
+  const stop = new AbortController();
+  const events: StreamedEvent[] = [];
+  const statuses: StreamStatus[] = [];
+  const reading = (async () => {
+    for await (const e of streamEvents({ url: streamUrl(options.env), headers: { 'x-api-key': apiKey }, fetch }, {
+      signal: stop.signal, types: options.types, lastEventId: options.lastEventId, reconnectDelayMs: 100, onStatus: (s) => statuses.push(s),
+    })) events.push(e);
+  })();
+  return {
+    events,
+    ids: () => events.map((e) => e.id),
+    connected: () => waitFor('the stream to connect', () => statuses.some((s) => s.state === 'connected')),
+    async stop() {
+      stop.abort();
+      await reading;
+    },
+    reading,
+  };
+}
+
+describe('GET /events/stream', () => {
+  it('sends each committed event with its id, its type and the envelope GET /events/{id} returns, byte for byte the webhook body', async () => {
+    const tenant = await t.newTenant();
+    const stream = open(tenant.keys.test);
+    await stream.connected();
+    const first = await emit(tenantOf(tenant));
+    const second = await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_x', documentType: 'articles_of_organization' });
+    await waitFor('two events', () => stream.events.length >= 2);
+    await stream.stop();
+    expect(stream.ids()).toEqual([first, second]);
+    for (const e of stream.events) {
+      const stored = (await tenant.api('GET', `/events/${e.id}`)).json();
+      expect(e.event).toEqual(stored);
+      expect(e.rawBody).toBe(JSON.stringify(stored));
+      expect(e.type).toBe(stored.type);
+    }
+  });
+
+  it('sends only the events of the key\'s own organization and environment', async () => {
+    const tenant = await t.newTenant();
+    const other = await t.newTenant('Other Org');
+    const test = open(tenant.keys.test);
+    const live = open(tenant.keys.live, { env: 'live' });
+    await Promise.all([test.connected(), live.connected()]);
+    const foreign = [await emit(tenantOf(other)), await emit(tenantOf(other, 'live'))];
+    const liveId = await emit(tenantOf(tenant, 'live'));
+    const testId = await emit(tenantOf(tenant));
+    await waitFor('the test event', () => test.events.length >= 1);
+    await waitFor('the live event', () => live.events.length >= 1);
+    // Committed after the others: had they leaked into these streams they would have come first.
+    const last = [await emit(tenantOf(tenant, 'live')), await emit(tenantOf(tenant))];
+    await waitFor('the last events', () => test.events.length >= 2 && live.events.length >= 2);
+    await Promise.all([test.stop(), live.stop()]);
+    expect(test.ids()).toEqual([testId, last[1]]);
+    expect(live.ids()).toEqual([liveId, last[0]]);
+    expect([...test.ids(), ...live.ids()]).not.toContain(foreign[0]);
+  });
+
+  it('narrows to the types asked for', async () => {
+    const tenant = await t.newTenant();
+    const stream = open(tenant.keys.test, { types: ['document.uploaded'] });
+    await stream.connected();
+    await emit(tenantOf(tenant), 'filing.status_changed');
+    const doc = await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_y' });
+    await waitFor('the document event', () => stream.events.length >= 1);
+    await stream.stop();
+    expect(stream.ids()).toEqual([doc]);
+  });
+
+  it('resumes right after Last-Event-ID: the events committed while disconnected come first, none twice', async () => {
+    const tenant = await t.newTenant();
+    const stream = open(tenant.keys.test);
+    await stream.connected();
+    const seen = await emit(tenantOf(tenant));
+    await waitFor('the first event', () => stream.events.length >= 1);
+    await stream.stop();
+    const missed = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_z' })];
+    const resumed = open(tenant.keys.test, { lastEventId: seen });
+    await waitFor('the two missed events', () => resumed.events.length >= 2);
+    const after = await emit(tenantOf(tenant));
+    await waitFor('the next live event', () => resumed.events.length >= 3);
+    await resumed.stop();
+    expect(resumed.ids()).toEqual([...missed, after]);
+  });
+
+  it('keeps commit order: an event whose transaction commits last is sent first if it was written first, never skipped', async () => {
+    const tenant = await t.newTenant();
+    const stream = open(tenant.keys.test);
+    await stream.connected();
+    const slow = await t.ctx.pool.connect();
+    let early: string;
+    try {
+      await slow.query('BEGIN');
+      early = (await emitEvent(slow, tenantOf(tenant), 'filing.status_changed', { orderId: 'order_early' })).id;
+      const later = await emit(tenantOf(tenant));
+      expect(early < later).toBe(true);
+      // `later` is committed and the stream wakes for it (notification, and every 0.3 s heartbeat), yet it must wait
+      // while the older transaction that wrote `early` is open: sending it now would put the position past `early`.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(stream.ids()).toEqual([]);
+      await slow.query('COMMIT');
+      await waitFor('both events', () => stream.events.length >= 2);
+      await stream.stop();
+      // A stream that went by id alone would have sent `later` at once and then skipped `early` (a smaller id).
+      expect(stream.ids()).toEqual([early, later]);
+    } finally {
+      await slow.query('ROLLBACK').catch(() => undefined);
+      slow.release();
+    }
+  });
+
+  it('is not held up by a long transaction in another database of the same server', async () => {
+    const tenant = await t.newTenant();
+    const elsewhere = new pg.Client({ connectionString: inject('pgAdminUrl') });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('CREATE TEMP TABLE long_load (n int)');
+      await elsewhere.query('INSERT INTO long_load VALUES (1)');
+      const stream = open(tenant.keys.test);
+      await stream.connected();
+      const id = await emit(tenantOf(tenant));
+      // Held back only until the stream reads the precise boundary: well before the other transaction ends.
+      await waitFor('the event while the other database\'s transaction is still open', () => stream.events.length >= 1, 10_000);
+      await stream.stop();
+      expect(stream.ids()).toEqual([id]);
+    } finally {
+      await elsewhere.query('ROLLBACK').catch(() => undefined);
+      await elsewhere.end();
+    }
+  });
+
+  it('answers 404 naming Last-Event-ID for an event the tenant does not have, and 400 naming types for an unknown type', async () => {
+    const tenant = await t.newTenant();
+    const other = await t.newTenant('Someone Else');
+    const theirs = await emit(tenantOf(other));
+    const call = (query: string, headers: Record<string, string> = {}) => fetch(`${streamUrl()}${query}`, { headers: { 'x-api-key': tenant.keys.test, ...headers } });
+    const unknown = await call('', { 'last-event-id': theirs });
+    expect(unknown.status).toBe(404);
+    const body = await unknown.json();
+    expect(body).toMatchObject({ code: 'not_found', requestId: expect.any(String), errors: [{ field: 'headers.last-event-id', message: expect.stringContaining(theirs) }] });
+    const badType = await call('?types=filing.status_changed,order.placed');
+    expect(badType.status).toBe(400);
+    expect((await badType.json()).errors).toEqual([{ field: 'types', message: expect.stringContaining('order.placed') }]);
+  });
+
+  it('refuses a key of the other environment or no key with 401, which the SDK does not retry', async () => {
+    const tenant = await t.newTenant();
+    expect((await fetch(streamUrl())).status).toBe(401);
+    const wrong = await fetch(streamUrl('live'), { headers: { 'x-api-key': tenant.keys.test } });
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).code).toBe('wrong_environment');
+    const reading = streamEvents({ url: streamUrl('live'), headers: { 'x-api-key': tenant.keys.test }, fetch }, { reconnectDelayMs: 10 });
+    await expect(reading.next()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('bounds the streams of one key (EVENT_STREAM_MAX_PER_KEY): one more answers 429 rate_limited until one closes', async () => {
+    const tenant = await t.newTenant();
+    const a = open(tenant.keys.test);
+    const b = open(tenant.keys.test);
+    await Promise.all([a.connected(), b.connected()]);
+    const refused = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test } });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('at most 2') });
+    // Another key of the same organization has its own allowance.
+    const live = open(tenant.keys.live, { env: 'live' });
+    await live.connected();
+    await Promise.all([a.stop(), live.stop()]);
+    const c = open(tenant.keys.test);
+    await c.connected();
+    await Promise.all([b.stop(), c.stop()]);
+  });
+
+  it('sends heartbeat comments while idle, as text/event-stream with the request id', async () => {
+    const tenant = await t.newTenant();
+    const stop = new AbortController();
+    const res = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test }, signal: stop.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    const reader = res.body!.getReader();
+    let text = '';
+    await waitFor('a heartbeat', async () => {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+      return text.includes(': heartbeat');
+    }, 5000);
+    stop.abort();
+  });
+
+  it('ends open streams when the server closes, so shutdown is not held up', async () => {
+    const other = await createTestApp();
+    const otherOrigin = await listening(other);
+    const tenant = await other.newTenant();
+    const res = await fetch(`${otherOrigin}/test/v1/events/stream`, { headers: { 'x-api-key': tenant.keys.test } });
+    expect(res.status).toBe(200);
+    const drained = res.body!.pipeTo(new WritableStream()).then(() => 'ended', () => 'ended');
+    await other.close();
+    expect(await drained).toBe('ended');
+  });
+
+  it('logs no error for any of the streams above', () => {
+    const errors = t.logs.map((l) => JSON.parse(l)).filter((l) => l.level >= 50);
+    expect(errors).toEqual([]);
+  });
+});
