@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { pathPrefix } from './config.js';
 import type { AppContext, Environment } from './context.js';
@@ -13,6 +13,8 @@ import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
 import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
+import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
+import { SharedCounters } from './modules/rate-limits/shared-counters.js';
 import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
 
 /** Options for building the HTTP app; `logger: false` silences request logs (tests may pass a stream). */
@@ -29,7 +31,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
   const app = Fastify({
     logger,
-    genReqId: (req) => (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || `req_${randomUUID().replace(/-/g, '')}`,
+    // Always ours: a client's X-Request-Id could collide with or impersonate another request's id in the logs, so it
+    // is only logged beside ours (clientRequestId, src/lib/logger.ts).
+    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
@@ -41,9 +45,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorSchema);
   installErrorHandlers(app);
+  const hsts = hstsFor(ctx);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (hsts(request)) reply.header('strict-transport-security', HSTS_VALUE);
   });
+  await installRateLimits(app, new SharedCounters(ctx.pool, ctx.config.rateLimits.syncMs, (err) => ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying')));
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids in paths would make one time series per resource.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -57,6 +64,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
     await app.register(async (api) => {
       api.addHook('onRequest', apiKeyAuth(ctx, environment));
+      await limitPerApiKey(api, ctx.config.rateLimits);
       for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
       if (environment === 'test') {
         for (const plugin of testHelperRoutes) await api.register(plugin, { ctx, environment, prefix: '/test_helpers' });
@@ -66,6 +74,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(async (admin) => {
     admin.addHook('onRequest', operatorAuth(ctx));
+    await limitAdminPerAddress(admin, ctx.config.rateLimits);
     for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
   }, { prefix: '/admin/v1' });
 
@@ -82,4 +91,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return { ok: true };
   });
   return app;
+}
+
+/** One year, the usual HSTS lifetime; subdomains are left out (customers' white-label hosts are not ours to pin). */
+const HSTS_VALUE = 'max-age=31536000';
+
+/**
+ * Whether a response carries Strict-Transport-Security: when it came over https (as seen through TRUST_PROXY),
+ * when it is for a host whose configured public address is https (a TLS proxy in front without TRUST_PROXY), and
+ * on white-label hosts (always served over https; their dashboard site decides that it is one).
+ */
+function hstsFor(ctx: AppContext): (request: FastifyRequest) => boolean {
+  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
+  const httpsHosts = new Set([liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl].map((u) => new URL(u)).filter((u) => u.protocol === 'https:').map((u) => u.hostname));
+  return (request) => request.protocol === 'https' || httpsHosts.has(request.hostname.replace(/:\d+$/, '').toLowerCase()) || Boolean(request.dashboardSite?.hostOrganization);
 }

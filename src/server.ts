@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { boot } from './boot.js';
-import { ConfigError, loadConfig, WEAK_OPERATOR_TOKEN_LENGTH, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
 import { startWorker } from './worker.js';
 
@@ -10,7 +10,6 @@ async function main(): Promise<void> {
   const booted = await boot(config);
   const { ctx } = booted;
   if (booted.embedded) ctx.log.info({ dataDir: config.dataDir }, 'using the embedded PostgreSQL');
-  if (ctx.secrets.operatorToken.length < WEAK_OPERATOR_TOKEN_LENGTH) ctx.log.warn(`OPERATOR_TOKEN is shorter than ${WEAK_OPERATOR_TOKEN_LENGTH} characters: use a long random value outside local testing`);
   if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
   const demo = await ensureDemoOrganization(ctx);
   const app = await buildApp(ctx);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createOrderRow, createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-helpers.js';
+import { setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -148,7 +149,8 @@ describe('dashboard pages', () => {
 describe('white-label host', () => {
   it('serves the dashboard at the root of the organization\'s domain, branded, and accepts only its own links', async () => {
     const wl = await t.newTenant('Acme Legal');
-    await wl.api('PATCH', '/organization', { whiteLabelDomain: 'portal.acme-legal.test', branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } });
+    await wl.api('PATCH', '/organization', { branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } }, { env: 'live' });
+    await setVerifiedDomain(t, wl, 'portal.acme-legal.test');
     const { user, company } = await createCompany(wl, 'test', { legalName: 'Acme Client LLC' });
     const link = await mintLink(wl, { userId: user.id, companyId: company.id });
     expect(link.startsWith('https://portal.acme-legal.test/auth/')).toBe(true);

@@ -21,11 +21,13 @@ export function loggerOptions(level: string): pino.LoggerOptions {
       censor: '[redacted]',
     },
     serializers: {
+      // `id` is always the server's own; a client's X-Request-Id is kept beside it (bounded, scrubbed) to correlate.
       req: (req: { method: string; url: string; id: string; headers?: Record<string, unknown> }) => ({
         id: req.id,
         method: req.method,
         url: scrubSecrets(req.url),
         host: req.headers?.host,
+        ...(typeof req.headers?.['x-request-id'] === 'string' ? { clientRequestId: scrubSecrets(req.headers['x-request-id'].slice(0, 128)) } : {}),
       }),
       // The stack repeats the message, so both are scrubbed.
       err: (err: Error) => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { perAddressLimit } from '../rate-limits/rate-limits.js';
 import { attemptLogin, LOGIN_LIMITS } from './login.service.js';
 import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
 import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
@@ -11,7 +12,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
   });
 
-  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/login', { schema: { hide: true }, config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) } }, async (request, reply) => {
     checkLoginCsrf(ctx, request);
     const email = field(request.body, 'email');
     const password = (request.body as Record<string, unknown> | undefined)?.password;
