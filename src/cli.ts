@@ -3,6 +3,7 @@ import { prepareDatabase, seed } from './boot.js';
 import { withContext, io } from './cli/cli-context.js';
 import { cliCommands } from './cli/commands.js';
 import { AppError } from './lib/errors.js';
+import { scrubSecrets } from './lib/logger.js';
 
 /** The operator CLI: `npm run cli -- <command>`. Every console action has a command here. */
 const program = new Command('cli').description('Filing Compliance Service operator CLI').showHelpAfterError();
@@ -21,6 +22,6 @@ for (const register of cliCommands) register(program);
 
 program.parseAsync(process.argv).catch((err) => {
   const message = err instanceof AppError ? `${err.message} (${err.code})` : err instanceof Error ? err.message : String(err);
-  process.stderr.write(`Error: ${message}\n`);
+  process.stderr.write(`Error: ${scrubSecrets(message)}\n`);
   process.exit(1);
 });

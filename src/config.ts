@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { rememberSecrets } from './lib/logger.js';
 
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Int = Type.String({ pattern: '^[0-9]+$' });
@@ -134,6 +135,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
     throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
   }
+  // Whatever is printed from now on (logs, CLI errors) leaves these values out.
+  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL)]);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -185,6 +188,14 @@ function shownValue(name: string, value: unknown): string {
   if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters, not shown`;
   if (URL_VARIABLES.has(name)) return JSON.stringify(value.replace(/:.*@/, ':***@').replace(/([?&]password=)[^&#]*/gi, '$1***'));
   return JSON.stringify(value);
+}
+
+function passwordOf(url: string | undefined): string | null {
+  try {
+    return url ? decodeURIComponent(new URL(url).password) || null : null;
+  } catch {
+    return null;
+  }
 }
 
 function trimSlash(url: string): string {

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { boot } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
+import { scrubSecrets } from './lib/logger.js';
 import { startWorker } from './worker.js';
 
 /** Starts the HTTP server and the background worker in one process (`npm start`). */
@@ -44,6 +45,6 @@ function readConfig(): Config {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`Failed to start: ${scrubSecrets(err instanceof Error ? err.stack ?? err.message : String(err))}\n`);
   process.exit(1);
 });

@@ -181,7 +181,7 @@ describe('password checks under load', () => {
     const real = new PasswordCheckQueue(1, 4);
     // Looks at the database at the moment the hash is about to be computed.
     const watching = {
-      get saturated() { return false; },
+      admit: () => () => undefined,
       run: async <T>(check: () => Promise<T>) => {
         const busyConnections = pool.totalCount - pool.idleCount;
         const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`, [`email:${op.email}`]);
@@ -204,7 +204,7 @@ describe('password checks under load', () => {
 
   it('refuses at once with 503 and Retry-After when the checks and their queue are full, recording nothing', async () => {
     const op = await newOperator(t.ctx.pool);
-    const full = { saturated: true, run: () => Promise.reject(new Error('must not run')) } as unknown as PasswordCheckQueue;
+    const full = { admit: () => null, run: () => Promise.reject(new Error('must not run')) } as unknown as PasswordCheckQueue;
     expect(await attemptLogin(t.ctx.pool, full, { email: op.email, password: op.password, ip: '192.0.2.91' })).toMatchObject({ ok: false, reason: 'busy' });
     const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1`, [`email:${op.email}`]);
     expect(rows[0].n).toBe(0);

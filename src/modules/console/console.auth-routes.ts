@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { perAddressLimit } from '../rate-limits/rate-limits.js';
-import { attemptLogin, LOGIN_LIMITS } from './login.service.js';
+import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
 import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
 import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
@@ -18,7 +18,16 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
   });
 
-  app.post('/login', { schema: { hide: true }, config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) } }, async (request, reply) => {
+  app.post('/login', {
+    schema: { hide: true },
+    config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
+    // Shed a sign-in the password checks could not take before its body is even read: a flood of them then costs
+    // microseconds each, not a parsed form and a rendered page.
+    onRequest: async (_request, reply) => {
+      if (!passwordChecks.saturated) return;
+      return reply.status(503).header('retry-after', String(BUSY_RETRY_SECONDS)).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(BUSY_PAGE);
+    },
+  }, async (request, reply) => {
     checkLoginCsrf(ctx, request);
     const email = field(request.body, 'email');
     const password = (request.body as Record<string, unknown> | undefined)?.password;
@@ -54,3 +63,7 @@ function safeNext(next: string | undefined): string {
   if (next && next.startsWith(`${CONSOLE_PREFIX}/`) && !next.startsWith('//') && !next.includes('\\') && !next.startsWith(`${CONSOLE_PREFIX}/login`)) return next;
   return `${CONSOLE_PREFIX}/queue`;
 }
+
+const BUSY_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in is busy</title></head><body>'
+  + `<h1>Sign-in is busy</h1><p>Too many sign-ins are being checked right now. Try again in ${BUSY_RETRY_SECONDS} seconds.</p>`
+  + `<p><a href="${CONSOLE_PREFIX}/login">Back to sign-in</a></p></body></html>`;

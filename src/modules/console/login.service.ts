@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { one, withTransaction, type Db } from '../../lib/db.js';
 import { DUMMY_HASH, verifyPassword } from './password.js';
-import { PasswordQueueFull, type PasswordCheckQueue } from './password-queue.js';
+import type { PasswordCheckQueue } from './password-queue.js';
 import * as repo from './operators.repo.js';
 import { createSession } from './sessions.js';
 
@@ -26,32 +26,31 @@ export type LoginResult =
  * A sign-in in three steps, none of which holds a database connection while the password is hashed:
  * 1. one short transaction (advisory lock on the e-mail, so parallel guesses cannot overrun the limit) checks the
  *    throttle and records the attempt as FAILED before any hash is computed, then reads the operator;
- * 2. the password is checked through `checks` (bounded concurrency and queue);
+ * 2. the password is checked through `checks` (bounded concurrency);
  * 3. only on success, a second short transaction marks the attempt succeeded and starts a session.
- * A throttled attempt is not recorded (it checked no password; recording it would let an attacker keep a real
- * operator locked out forever), and neither is one refused at once because the checks are saturated.
+ * The whole sign-in is admitted by `checks` first: beyond its bound it is refused at once ('busy') with no database
+ * work and nothing recorded. A throttled attempt is not recorded either (it checked no password; recording it would
+ * let an attacker keep a real operator locked out forever).
  */
 export async function attemptLogin(pool: pg.Pool, checks: PasswordCheckQueue, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
-  if (checks.saturated) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
-  const email = input.email.trim().toLowerCase();
-  const keys = { email: `email:${email}`, ip: `ip:${input.ip}` };
-  const claim = await recordAttempt(pool, keys, email);
-  if (claim.kind === 'throttled') return { ok: false, reason: 'throttled', retryAfterSeconds: claim.wait };
-  let valid: boolean;
+  const release = checks.admit();
+  if (!release) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
   try {
-    valid = await checks.run(() => verifyPassword(input.password, claim.operator?.password_hash ?? DUMMY_HASH));
-  } catch (err) {
-    // Saturated after the attempt was recorded: it stays a failure, which only ever errs on the side of throttling.
-    if (err instanceof PasswordQueueFull) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
-    throw err;
+    const email = input.email.trim().toLowerCase();
+    const keys = { email: `email:${email}`, ip: `ip:${input.ip}` };
+    const claim = await recordAttempt(pool, keys, email);
+    if (claim.kind === 'throttled') return { ok: false, reason: 'throttled', retryAfterSeconds: claim.wait };
+    const valid = await checks.run(() => verifyPassword(input.password, claim.operator?.password_hash ?? DUMMY_HASH));
+    const operator = claim.operator;
+    if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
+    return await withTransaction(pool, async (tx) => {
+      await tx.query('UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded', [[keys.email, keys.ip], claim.attemptedAt]);
+      const session = await createSession(tx, operator.id);
+      return { ok: true as const, ...session, operatorId: operator.id };
+    });
+  } finally {
+    release();
   }
-  const operator = claim.operator;
-  if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
-  return withTransaction(pool, async (tx) => {
-    await tx.query('UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded', [[keys.email, keys.ip], claim.attemptedAt]);
-    const session = await createSession(tx, operator.id);
-    return { ok: true, ...session, operatorId: operator.id };
-  });
 }
 
 type Claim =
