@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany, createOrderRow, createUser } from './factories.js';
+import { createCompany, createOrderRow, createUser, llcFields } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-helpers.js';
 import { setVerifiedDomain } from './domain-helpers.js';
@@ -176,5 +176,27 @@ describe('white-label host', () => {
 
     // The root of an unknown host is not the dashboard.
     expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode).toBe(404);
+  });
+});
+
+describe('dashboard lists are paginated', () => {
+  it('shows 25 companies a page with a link to the next page, and every company exactly once', async () => {
+    const owner = await t.newTenant('Many Companies Co');
+    const { user } = await createCompany(owner, 'test', { legalName: 'Company 00 LLC' });
+    for (let i = 1; i < 27; i++) {
+      const res = await owner.api('POST', '/companies', { ...llcFields(), legalName: `Company ${String(i).padStart(2, '0')} LLC`, userId: user.id });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const session = await signIn(t, owner, { userId: user.id });
+    const names = (html: string) => [...html.matchAll(/>(Company \d\d LLC)</g)].map((m) => m[1]);
+    const first = await session.get('/');
+    expect(names(first.body)).toHaveLength(25);
+    const next = /href="[^"]*\?after=([a-z]+_[a-z0-9]+)"/.exec(first.body);
+    expect(next, 'a link to the next page').not.toBeNull();
+    const second = await session.get(`/?after=${next![1]}`);
+    expect(names(second.body)).toEqual(['Company 25 LLC', 'Company 26 LLC']);
+    expect(second.body).not.toMatch(/\?after=/);
+    // A malformed cursor is ignored (first page), never an error.
+    expect((await session.get('/?after=%00%27')).statusCode).toBe(200);
   });
 });

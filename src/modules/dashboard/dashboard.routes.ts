@@ -12,7 +12,20 @@ import { presentCompany, presentDocument, presentOrder } from './presenters.js';
 import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
-const ORDER_HISTORY_LIMIT = 200;
+/** Rows per page of the dashboard's lists (companies, orders, documents). */
+const PAGE_SIZE = 25;
+const CURSOR_SHAPE = /^[a-z]+_[A-Za-z0-9]{1,64}$/;
+
+/** The keyset cursor of a list from the query string: an id of the previous page's last row, or null (first page). */
+function cursorOf(query: unknown, name: string): string | null {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' && CURSOR_SHAPE.test(value) ? value : null;
+}
+
+/** Splits `limit + 1` fetched rows into the page and the cursor of the next page (null on the last). */
+function paged<R extends { id: string }>(rows: R[]): { rows: R[]; next: string | null } {
+  return rows.length > PAGE_SIZE ? { rows: rows.slice(0, PAGE_SIZE), next: rows[PAGE_SIZE - 1]!.id } : { rows, next: null };
+}
 /** Lifetime of the signed file URL a download click redirects to, in seconds. */
 const DOWNLOAD_URL_TTL_SECONDS = 300;
 
@@ -42,10 +55,13 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
 
   app.get('/', signedIn, async (request, reply) => {
     const { session, organization } = request.signedIn;
-    const [companies, prices] = await Promise.all([repo.listCompaniesForUser(ctx.pool, session.tenant, session.userId), loadPrices(ctx.pool, session.tenant)]);
+    const after = cursorOf(request.query, 'after');
+    const [rows, prices] = await Promise.all([repo.listCompaniesForUser(ctx.pool, session.tenant, session.userId, { limit: PAGE_SIZE, after }), loadPrices(ctx.pool, session.tenant)]);
+    const companies = paged(rows);
     return renderPage(reply, 'companies', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
       canForm: enabledTiers(prices).length > 0,
-      companies: companies.map((c) => ({ ...presentCompany(c), openOrders: c.open_orders, exceptions: c.exceptions })),
+      companies: companies.rows.map((c) => ({ ...presentCompany(c), openOrders: c.open_orders, exceptions: c.exceptions })),
+      next: companies.next, paged: Boolean(after),
     });
   });
 
@@ -53,23 +69,26 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     const { session, organization } = request.signedIn;
     const company = await repo.findCompanyForUser(ctx.pool, session.tenant, session.userId, request.params.companyId);
     if (!company) return renderMessage(reply, request, 404, 'Company not found', 'This company does not exist or you are not one of its admins.');
-    const [orders, documents, placed] = await Promise.all([
-      repo.listOrdersForCompany(ctx.pool, session.tenant, company.id),
-      repo.listDocumentsForCompany(ctx.pool, session.tenant, company.id),
-      request.query.placed ? repo.listOrdersOfGroup(ctx.pool, session.tenant, company.id, String(request.query.placed)) : Promise.resolve([]),
+    const [orderRows, documentRows, placed] = await Promise.all([
+      repo.listOrdersForCompany(ctx.pool, session.tenant, company.id, { limit: PAGE_SIZE, after: cursorOf(request.query, 'ordersAfter') }),
+      repo.listDocumentsForCompany(ctx.pool, session.tenant, company.id, { limit: PAGE_SIZE, after: cursorOf(request.query, 'documentsAfter') }),
+      cursorOf(request.query, 'placed') ? repo.listOrdersOfGroup(ctx.pool, session.tenant, company.id, String(request.query.placed)) : Promise.resolve([]),
     ]);
+    const [orders, documents] = [paged(orderRows), paged(documentRows)];
     return renderPage(reply, 'company', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
       company: presentCompany(company),
-      orders: orders.map(presentOrder),
-      documents: documents.map(presentDocument),
+      orders: orders.rows.map(presentOrder),
+      documents: documents.rows.map(presentDocument),
+      ordersNext: orders.next, documentsNext: documents.next,
       placed: placed.map(presentOrder),
     });
   });
 
   app.get('/orders', signedIn, async (request, reply) => {
     const { session, organization } = request.signedIn;
-    const orders = await repo.listOrdersForUser(ctx.pool, session.tenant, session.userId, ORDER_HISTORY_LIMIT);
-    return renderPage(reply, 'orders', chrome(request.dashboardSite, organization, request.signedIn, 'orders'), { orders: orders.map(presentOrder), limit: ORDER_HISTORY_LIMIT });
+    const after = cursorOf(request.query, 'after');
+    const orders = paged(await repo.listOrdersForUser(ctx.pool, session.tenant, session.userId, { limit: PAGE_SIZE, after }));
+    return renderPage(reply, 'orders', chrome(request.dashboardSite, organization, request.signedIn, 'orders'), { orders: orders.rows.map(presentOrder), next: orders.next, paged: Boolean(after) });
   });
 
   app.get<{ Params: { documentId: string } }>('/documents/:documentId/download', signedIn, async (request, reply) => {
