@@ -1,11 +1,12 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { pathPrefix } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
+import { rejectNulCharacters } from './lib/nul-guard.js';
 import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { buildOpenApiOptions } from './lib/openapi.js';
@@ -38,6 +39,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     trustProxy: ctx.config.trustProxy,
+    // Errors the router raises before any route runs get the one error body too, and never echo the path (it may
+    // hold a credential typed into the wrong place). A path parameter longer than any id names no resource: 404.
+    frameworkErrors: (error, request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const body: Record<string, string> = tooLong
+        ? { message: 'No such resource: a path parameter is longer than any id', code: 'not_found', requestId: request.id }
+        : { message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8', code: 'bad_request', requestId: request.id };
+      return (reply as unknown as FastifyReply).status(tooLong ? 404 : 400).type('application/json').send(body);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -51,6 +61,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     if (hsts(request)) reply.header('strict-transport-security', HSTS_VALUE);
   });
   await installRateLimits(app, new SharedCounters(ctx.pool, ctx.config.rateLimits.syncMs, (err) => ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying')));
+  app.addHook('preValidation', rejectNulCharacters);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids in paths would make one time series per resource.
     const route = request.routeOptions.url ?? 'unmatched';

@@ -42,7 +42,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100.' })),
-    startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
+    startingAfter: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
   },
   { additionalProperties: false },
 );
