@@ -343,3 +343,21 @@ describe('fuzzing every documented operation', () => {
     expect(schemaErrors, `answers that break their documented schema (FUZZ_SEED=${SEED}):\n${schemaErrors.slice(0, 10).join('\n')}`).toEqual([]);
   }, 240_000);
 });
+
+describe('inputs that once answered 500', () => {
+  it('refuses a NUL character in a body, a query or a path parameter with 400 naming the field, and a 100,000-character cursor', async () => {
+    const key = { 'x-api-key': fixtures.tenant.keys.test };
+    const body = await t.app.inject({ method: 'POST', url: '/test/v1/users', headers: key, payload: { fullName: '\u0000', email: 'nul@example.com' } });
+    expect(body.statusCode).toBe(400);
+    expect(body.json().errors).toEqual([{ field: 'fullName', message: expect.stringContaining('NUL') }]);
+    const query = await t.app.inject({ method: 'GET', url: '/v1/companies?userId=%00', headers: { 'x-api-key': fixtures.tenant.keys.live } });
+    expect(query.statusCode).toBe(400);
+    expect(query.json().errors).toEqual([{ field: 'userId', message: expect.stringContaining('NUL') }]);
+    const path = await t.app.inject({ method: 'GET', url: '/v1/webhook-deliveries/%00', headers: { 'x-api-key': fixtures.tenant.keys.live } });
+    expect(path.statusCode).toBe(400);
+    expect(path.json().errors).toEqual([{ field: 'id', message: expect.stringContaining('NUL') }]);
+    const cursor = await t.app.inject({ method: 'GET', url: `/test/v1/events?startingAfter=${'a'.repeat(100_000)}`, headers: key });
+    expect(cursor.statusCode).toBe(400);
+    expect(cursor.json().errors[0].field).toBe('startingAfter');
+  });
+});
