@@ -196,7 +196,10 @@ describe('dashboard lists are paginated', () => {
     const second = await session.get(`/?after=${next![1]}`);
     expect(names(second.body)).toEqual(['Company 25 LLC', 'Company 26 LLC']);
     expect(second.body).not.toMatch(/\?after=/);
-    // A malformed cursor is ignored (first page), never an error.
-    expect((await session.get('/?after=%00%27')).statusCode).toBe(200);
+    // A malformed cursor is ignored (first page); one holding a NUL character is refused with a 400 page, never a 500.
+    const odd = await session.get("/?after=%27%3B--");
+    expect(odd.statusCode).toBe(200);
+    expect(names(odd.body)).toHaveLength(25);
+    expect((await session.get('/?after=%00')).statusCode).toBe(400);
   });
 });
