@@ -19,6 +19,7 @@ import { record } from './lib/report.js';
 const GET_RATE = 100;
 const ATTACKERS = 200;
 
+/** The `signin` section: GET /organization p99 at a fixed rate, alone and during waves of concurrent wrong sign-ins. */
 export const benchSignin: BenchSection = async (db, settings) => {
   const url = await db.another('signin');
   const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections), RATE_LIMIT_SIGN_IN_ATTEMPTS: '1000000000', TRUST_PROXY: 'true' });
