@@ -10,12 +10,14 @@ import { measureBaselines, type Baselines, type BenchSettings } from './baseline
 import { openBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { printReport } from './lib/report.js';
 import { benchOrders } from './orders.js';
+import { benchSignin } from './signin.js';
 
 /** One part of the bench: it gets a database server to make its own databases on, the settings and the baselines. */
 export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baselines: Baselines) => Promise<void>;
 
 const SECTIONS: Record<string, BenchSection> = {
   orders: benchOrders,
+  signin: benchSignin,
 };
 
 async function main(): Promise<void> {

@@ -1,11 +1,12 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { pathPrefix, type Config } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
+import { rejectNulCharacters } from './lib/nul-guard.js';
 import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { latestMigrationVersion } from './lib/migrate.js';
@@ -15,6 +16,8 @@ import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
 import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
+import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
+import { SharedCounters } from './modules/rate-limits/shared-counters.js';
 import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
 
 /** Options for building the HTTP app; `logger: false` silences request logs (tests may pass a stream). */
@@ -31,12 +34,23 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
   const app = Fastify({
     logger,
-    genReqId: (req) => (req.headers['x-request-id'] as string | undefined)?.slice(0, 64) || `req_${randomUUID().replace(/-/g, '')}`,
+    // Always ours: a client's X-Request-Id could collide with or impersonate another request's id in the logs, so it
+    // is only logged beside ours (clientRequestId, src/lib/logger.ts).
+    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     trustProxy: ctx.config.trustProxy,
     ...httpTimeouts(ctx.config),
+    // Errors the router raises before any route runs get the one error body too, and never echo the path (it may
+    // hold a credential typed into the wrong place). A path parameter longer than any id names no resource: 404.
+    frameworkErrors: (error, request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const body: Record<string, string> = tooLong
+        ? { message: 'No such resource: a path parameter is longer than any id', code: 'not_found', requestId: request.id }
+        : { message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8', code: 'bad_request', requestId: request.id };
+      return (reply as unknown as FastifyReply).status(tooLong ? 404 : 400).type('application/json').send(body);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -44,9 +58,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorSchema);
   installErrorHandlers(app);
+  const hsts = hstsFor(ctx);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (hsts(request)) reply.header('strict-transport-security', HSTS_VALUE);
   });
+  await installRateLimits(app, new SharedCounters(ctx.pool, ctx.config.rateLimits.syncMs, (err) => ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying')));
+  app.addHook('preValidation', rejectNulCharacters);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids in paths would make one time series per resource.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -60,6 +78,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
     await app.register(async (api) => {
       api.addHook('onRequest', apiKeyAuth(ctx, environment));
+      await limitPerApiKey(api, ctx.config.rateLimits);
       for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
       if (environment === 'test') {
         for (const plugin of testHelperRoutes) await api.register(plugin, { ctx, environment, prefix: '/test_helpers' });
@@ -69,6 +88,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(async (admin) => {
     admin.addHook('onRequest', operatorAuth(ctx));
+    await limitAdminPerAddress(admin, ctx.config.rateLimits);
     for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
   }, { prefix: '/admin/v1' });
 
@@ -110,4 +130,18 @@ function httpTimeouts(config: Config) {
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     http: { requestTimeout: config.httpRequestTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
   };
+}
+
+/** One year, the usual HSTS lifetime; subdomains are left out (customers' white-label hosts are not ours to pin). */
+const HSTS_VALUE = 'max-age=31536000';
+
+/**
+ * Whether a response carries Strict-Transport-Security: when it came over https (as seen through TRUST_PROXY),
+ * when it is for a host whose configured public address is https (a TLS proxy in front without TRUST_PROXY), and
+ * on white-label hosts (always served over https; their dashboard site decides that it is one).
+ */
+function hstsFor(ctx: AppContext): (request: FastifyRequest) => boolean {
+  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
+  const httpsHosts = new Set([liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl].map((u) => new URL(u)).filter((u) => u.protocol === 'https:').map((u) => u.hostname));
+  return (request) => request.protocol === 'https' || httpsHosts.has(request.hostname.replace(/:\d+$/, '').toLowerCase()) || Boolean(request.dashboardSite?.hostOrganization);
 }

@@ -4,6 +4,7 @@ import { withContext, io } from './cli/cli-context.js';
 import { cliCommands } from './cli/commands.js';
 import { AppError } from './lib/errors.js';
 import { knownStartupProblem } from './lib/startup-error.js';
+import { scrubSecrets } from './lib/logger.js';
 
 /** The operator CLI: `npm run cli -- <command>`. Every console action has a command here. */
 const program = new Command('cli').description('Filing Compliance Service operator CLI').showHelpAfterError();
@@ -23,6 +24,6 @@ for (const register of cliCommands) register(program);
 program.parseAsync(process.argv).catch((err) => {
   const startup = knownStartupProblem(err, { databaseUrl: process.env.DATABASE_URL });
   const message = err instanceof AppError ? `${err.message} (${err.code})` : startup ?? (err instanceof Error ? err.message : String(err));
-  process.stderr.write(`Error: ${message}\n`);
+  process.stderr.write(`Error: ${scrubSecrets(message)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { rememberSecrets } from './lib/logger.js';
 
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Int = Type.String({ pattern: '^[0-9]+$' });
@@ -10,7 +11,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Optional(Int),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  // Any non-empty value is accepted (a deployment or test rig may choose a short one); the server warns below 24 characters.
+  // At least MIN_OPERATOR_TOKEN_LENGTH characters (checked below with a message of its own).
   OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   LIVE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TEST_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -43,7 +44,36 @@ const EnvSchema = Type.Object({
   DATABASE_CONNECT_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   EVENT_STREAM_MAX_PER_KEY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   EVENT_STREAM_HEARTBEAT_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_API_REQUESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_ADMIN_REQUESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_ADMIN_AUTH_FAILURES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_SIGN_IN_ATTEMPTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_MAGIC_LINK_OPENS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_SYNC_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  PASSWORD_HASH_QUEUE: Type.Optional(Int),
 });
+
+/**
+ * Request limits per window of `windowSeconds` (fixed windows shared by every process through PostgreSQL;
+ * see src/modules/rate-limits/shared-counters.ts for the sync and its tolerance).
+ */
+export interface RateLimitConfig {
+  windowSeconds: number;
+  /** Per API key, every integrator route (RATE_LIMIT_API_REQUESTS, default 1200). */
+  apiRequests: number;
+  /** Per client address, the admin API (RATE_LIMIT_ADMIN_REQUESTS, default 300). */
+  adminRequests: number;
+  /** Per client address, failed operator-token checks; beyond it the admin API answers 429 without checking (default 10). */
+  adminAuthFailures: number;
+  /** Per client address, console sign-in attempts (RATE_LIMIT_SIGN_IN_ATTEMPTS, default 10). */
+  signInAttempts: number;
+  /** Per client address, magic links opened (RATE_LIMIT_MAGIC_LINK_OPENS, default 30). */
+  magicLinkOpens: number;
+  /** ms between two syncs of the counters with PostgreSQL (RATE_LIMIT_SYNC_MS, default 250). */
+  syncMs: number;
+}
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
 export interface Config {
@@ -101,6 +131,11 @@ export interface Config {
   eventStreamMaxPerKey: number;
   /** Seconds between keep-alive comments on an idle event stream, which also re-check for missed events (default 15). */
   eventStreamHeartbeatSeconds: number;
+  rateLimits: RateLimitConfig;
+  /** Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY, default 1). */
+  passwordHashConcurrency: number;
+  /** Sign-ins that may wait for a hash; beyond it a sign-in is refused at once with 503 (PASSWORD_HASH_QUEUE, default 8). */
+  passwordHashQueue: number;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -117,6 +152,10 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw = Object.fromEntries(Object.keys(EnvSchema.properties).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
   const problems = [...Value.Errors(EnvSchema, raw)].map((e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${shownValue(e.path.slice(1), e.value)})`);
+  const token = raw.OPERATOR_TOKEN;
+  if (typeof token === 'string' && token.length < MIN_OPERATOR_TOKEN_LENGTH) {
+    problems.push(`OPERATOR_TOKEN: must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (got ${shownValue('OPERATOR_TOKEN', token)}); generate one with: openssl rand -base64 32`);
+  }
   if (problems.length) throw new ConfigError(problems);
   const e = raw as Static<typeof EnvSchema>;
   const port = Number(e.PORT ?? 3000);
@@ -133,6 +172,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
+  // Whatever is printed from now on (logs, CLI errors) leaves these values out.
+  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL)]);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -168,6 +209,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseConnectTimeoutMs: Number(e.DATABASE_CONNECT_TIMEOUT_MS ?? 5000),
     eventStreamMaxPerKey: Number(e.EVENT_STREAM_MAX_PER_KEY ?? 5),
     eventStreamHeartbeatSeconds: heartbeatSeconds,
+    rateLimits: {
+      windowSeconds: Number(e.RATE_LIMIT_WINDOW_SECONDS ?? 60),
+      apiRequests: Number(e.RATE_LIMIT_API_REQUESTS ?? 1200),
+      adminRequests: Number(e.RATE_LIMIT_ADMIN_REQUESTS ?? 300),
+      adminAuthFailures: Number(e.RATE_LIMIT_ADMIN_AUTH_FAILURES ?? 10),
+      signInAttempts: Number(e.RATE_LIMIT_SIGN_IN_ATTEMPTS ?? 10),
+      magicLinkOpens: Number(e.RATE_LIMIT_MAGIC_LINK_OPENS ?? 30),
+      syncMs: Number(e.RATE_LIMIT_SYNC_MS ?? 250),
+    },
+    passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
+    passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
   };
 }
 
@@ -183,12 +235,23 @@ function shownValue(name: string, value: unknown): string {
   return JSON.stringify(value);
 }
 
+function passwordOf(url: string | undefined): string | null {
+  try {
+    return url ? decodeURIComponent(new URL(url).password) || null : null;
+  } catch {
+    return null;
+  }
+}
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** Operator tokens shorter than this are accepted but logged as weak at start. */
-export const WEAK_OPERATOR_TOKEN_LENGTH = 24;
+/**
+ * Shortest OPERATOR_TOKEN accepted: 32 characters of a random token (e.g. base64 of 24+ random bytes) put
+ * guessing it out of reach even without the admin API's throttling of failed attempts.
+ */
+export const MIN_OPERATOR_TOKEN_LENGTH = 32;
 
 /** Path prefix of a base address, e.g. `/test/v1` for `http://localhost:3000/test/v1`. */
 export function pathPrefix(baseUrl: string): string {

@@ -12,6 +12,11 @@ export interface AppContext {
   log: Logger;
   /** Secrets resolved at boot (generated and kept in DATA_DIR when not configured). */
   secrets: { operatorToken: string; fileUrlSecret: string };
+  /**
+   * Looks up the TXT records of a DNS name (each record as its character-strings), as `dns.promises.resolveTxt`
+   * does; white-label domains are verified through it. Unset: the system resolver. Tests put a fake here.
+   */
+  resolveTxt?: (name: string) => Promise<string[][]>;
 }
 
 /** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */

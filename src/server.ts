@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from './app.js';
 import { boot, type Booted } from './boot.js';
-import { loadConfig, WEAK_OPERATOR_TOKEN_LENGTH, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
@@ -27,7 +27,6 @@ async function main(): Promise<void> {
     booted = await boot(config);
     const { ctx } = booted;
     if (booted.embedded) ctx.log.info({ dataDir: booted.embedded.clusterDir }, 'using the embedded PostgreSQL');
-    if (ctx.secrets.operatorToken.length < WEAK_OPERATOR_TOKEN_LENGTH) ctx.log.warn(`OPERATOR_TOKEN is shorter than ${WEAK_OPERATOR_TOKEN_LENGTH} characters: use a long random value outside local testing`);
     if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
     const demo = await ensureDemoOrganization(ctx);
     app = await buildApp(ctx);

@@ -6,6 +6,8 @@ import { sendDocumentEmailTask } from './modules/notifications/document-email.ta
 import { SEND_DOCUMENT_EMAIL_TASK, SEND_ENDPOINT_DISABLED_EMAIL_TASK } from './modules/notifications/notifications.service.js';
 import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
 import { RENEW_SUBSCRIPTIONS_TASK, renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
+import { PURGE_EXPIRED_TASK, purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
+import { VERIFY_LEDGER_TASK, verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verify-ledger.task.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
@@ -17,6 +19,8 @@ export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [SEND_DOCUMENT_EMAIL_TASK]: sendDocumentEmailTask,
   [SEND_ENDPOINT_DISABLED_EMAIL_TASK]: sendEndpointDisabledEmailTask,
   [RENEW_SUBSCRIPTIONS_TASK]: renewSubscriptionsTask,
+  [PURGE_EXPIRED_TASK]: purgeExpiredTask,
+  [VERIFY_LEDGER_TASK]: verifyLedgerTask,
 };
 
 /**
@@ -25,4 +29,6 @@ export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
  */
 export const cronItems: CronItem[] = [
   renewSubscriptionsCron,
+  purgeExpiredCron,
+  verifyLedgerCron,
 ];

@@ -270,5 +270,5 @@ describe('CLI: balance credit, prices wholesale set, fees list/set', () => {
     const list = await run('fees', 'list');
     expect(list.find((r: { state: string }) => r.state === 'NM')).toMatchObject({ llcAnnualReport: 12.5 });
     expect(list).toHaveLength(Object.keys(stateData).length);
-  });
+  }, 180_000); // four CLI processes, each booting on its own: slow on a busy machine
 });

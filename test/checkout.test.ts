@@ -29,7 +29,7 @@ const einForm = {
 
 async function customerTenant(name: string) {
   const tenant = await t.newTenant(name);
-  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' })).statusCode).toBe(200);
+  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode).toBe(200);
   return tenant;
 }
 

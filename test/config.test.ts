@@ -22,8 +22,24 @@ describe('configuration', () => {
       .toMatchObject({ liveBaseUrl: 'https://api.example.com/v1', testBaseUrl: 'https://api.example.com/test/v1' });
   });
 
-  it('accepts any non-empty OPERATOR_TOKEN, short ones included (a test rig may pick one)', () => {
-    expect(loadConfig({ OPERATOR_TOKEN: 'operator-secret' }).operatorToken).toBe('operator-secret');
+  it('takes an OPERATOR_TOKEN of 32 characters or more, and stops on a shorter one without printing it', () => {
+    const long = 'operator-secret-0123456789abcdefg';
+    expect(loadConfig({ OPERATOR_TOKEN: long }).operatorToken).toBe(long);
+    let error: unknown;
+    try {
+      loadConfig({ OPERATOR_TOKEN: 'operator-secret' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('OPERATOR_TOKEN: must be at least 32 characters');
+    expect((error as Error).message).not.toContain('operator-secret');
+  });
+
+  it('has documented rate limits, each configurable', () => {
+    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250 });
+    expect(loadConfig({ RATE_LIMIT_API_REQUESTS: '50', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimits).toMatchObject({ apiRequests: 50, windowSeconds: 10 });
+    expect(() => loadConfig({ RATE_LIMIT_API_REQUESTS: '0' })).toThrow(/RATE_LIMIT_API_REQUESTS/);
   });
 
   it('refuses bad values with an error naming every bad variable', () => {

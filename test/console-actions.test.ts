@@ -204,9 +204,17 @@ describe('business pages', () => {
     const { rows: k } = await t.ctx.pool.query('SELECT revoked_at FROM api_keys WHERE id = $1', [keyId]);
     expect(k[0].revoked_at).not.toBeNull();
 
+    // A domain set by an operator waits for its DNS record like any other, unless the operator vouches for it.
     const domain = await c.post(`/console/organizations/${orgId}/domain`, { _csrf: c.csrf(), whiteLabelDomain: 'filings.console-made.com' });
-    expect(flashOf(domain)).toMatchObject({ kind: 'ok' });
-    expect((await c.get(`/console/organizations/${orgId}`)).body).toContain('value="filings.console-made.com"');
+    expect(flashOf(domain)).toMatchObject({ kind: 'ok', text: expect.stringContaining('pending') });
+    const pendingPage = (await c.get(`/console/organizations/${orgId}`)).body;
+    expect(pendingPage).toContain('value="filings.console-made.com"');
+    expect(pendingPage).toContain('_fcs-domain-verification.filings.console-made.com');
+    expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'filings.console-made.com' } })).statusCode).toBe(404);
+    const vouched = await c.post(`/console/organizations/${orgId}/domain`, { _csrf: c.csrf(), whiteLabelDomain: 'filings.console-made.com', verified: 'yes' });
+    expect(flashOf(vouched)).toMatchObject({ kind: 'ok', text: expect.stringContaining('in effect') });
+    const { rows: d } = await t.ctx.pool.query('SELECT white_label_domain_verified_at FROM organizations WHERE id = $1', [orgId]);
+    expect(d[0].white_label_domain_verified_at).not.toBeNull();
   });
 
   it('creates an organization with a technical contact and shows it; shows disabled webhook endpoints first and prominently', async () => {

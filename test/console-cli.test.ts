@@ -59,9 +59,16 @@ describe('console CLI', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: tenant.organizationId, name: 'CLI Platform', balances: { live: 0, test: 0 }, activeKeys: 2 })]));
 
-    const set = await cli('org', 'set-domain', tenant.organizationId, 'Portal.CLI-Platform.com', '--json');
+    const pending = await cli('org', 'set-domain', tenant.organizationId, 'Portal.CLI-Platform.com');
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout).toContain('pending');
+    expect(pending.stdout).toContain('_fcs-domain-verification.portal.cli-platform.com');
+    const unverified = await cli('org', 'verify-domain', tenant.organizationId);
+    expect(unverified.code).toBe(1);
+    expect(unverified.stderr).toContain('_fcs-domain-verification.portal.cli-platform.com');
+    const set = await cli('org', 'set-domain', tenant.organizationId, 'Portal.CLI-Platform.com', '--verified', '--json');
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toMatchObject({ id: tenant.organizationId, whiteLabelDomain: 'portal.cli-platform.com' });
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: tenant.organizationId, whiteLabelDomain: 'portal.cli-platform.com', whiteLabelDomainVerification: { status: 'verified' } });
     const bad = await cli('org', 'set-domain', tenant.organizationId, 'https://nope/');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('whiteLabelDomain');

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { createPool } from '../src/lib/db.js';
+import { attemptLogin } from '../src/modules/console/login.service.js';
+import { PasswordCheckQueue } from '../src/modules/console/password-queue.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 
@@ -167,5 +170,59 @@ describe('login rate limiting', () => {
       expect((await signIn(forged, `forged${i}@example.com`, 'password guess')).statusCode).toBe(401);
     }
     expect((await signIn(consoleClient(t.app, { 'x-forwarded-for': '198.51.100.200' }, '192.0.2.60'), op.email, op.password)).statusCode).toBe(429);
+  });
+});
+
+describe('password checks under load', () => {
+  it('records the failed attempt before hashing, and hashes with no database connection held', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const pool = createPool(t.ctx.config.databaseUrl!, 2);
+    const seen: Array<{ recorded: number; busyConnections: number }> = [];
+    const real = new PasswordCheckQueue(1, 4);
+    // Looks at the database at the moment the hash is about to be computed.
+    const watching = {
+      admit: () => () => undefined,
+      run: async <T>(check: () => Promise<T>) => {
+        const busyConnections = pool.totalCount - pool.idleCount;
+        const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`, [`email:${op.email}`]);
+        seen.push({ recorded: rows[0].n, busyConnections });
+        return real.run(check);
+      },
+    } as unknown as PasswordCheckQueue;
+    try {
+      expect(await attemptLogin(pool, watching, { email: op.email, password: 'wrong password', ip: '192.0.2.90' })).toEqual({ ok: false, reason: 'invalid' });
+      const ok = await attemptLogin(pool, watching, { email: op.email, password: op.password, ip: '192.0.2.90' });
+      expect(ok).toMatchObject({ ok: true, operatorId: op.id });
+    } finally {
+      await pool.end();
+    }
+    expect(seen).toEqual([{ recorded: 1, busyConnections: 0 }, { recorded: 2, busyConnections: 0 }]);
+    // The success turned its own recorded failure into a success, so it does not count against the operator.
+    const { rows } = await t.ctx.pool.query(`SELECT succeeded FROM login_attempts WHERE key = $1 ORDER BY attempted_at`, [`email:${op.email}`]);
+    expect(rows.map((r) => r.succeeded)).toEqual([false, true]);
+  });
+
+  it('refuses at once with 503 and Retry-After when the checks and their queue are full, recording nothing', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const full = { admit: () => null, run: () => Promise.reject(new Error('must not run')) } as unknown as PasswordCheckQueue;
+    expect(await attemptLogin(t.ctx.pool, full, { email: op.email, password: op.password, ip: '192.0.2.91' })).toMatchObject({ ok: false, reason: 'busy' });
+    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1`, [`email:${op.email}`]);
+    expect(rows[0].n).toBe(0);
+
+    const tight = await createTestApp({ PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '0' });
+    try {
+      const clients = Array.from({ length: 6 }, (_, i) => consoleClient(tight.app, {}, `198.51.100.${40 + i}`));
+      for (const c of clients) await c.get('/console/login');
+      const answers = await Promise.all(clients.map((c, i) => c.post('/console/login', { _csrf: c.csrf(), email: `flood${i}@example.com`, password: 'guess', next: '/console/queue' })));
+      const statuses = answers.map((a) => a.statusCode);
+      expect(statuses.every((s) => s === 401 || s === 503), statuses.join()).toBe(true);
+      expect(statuses).toContain(401);
+      expect(statuses).toContain(503);
+      const busy = answers.find((a) => a.statusCode === 503)!;
+      expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+      expect(busy.body).toContain('Sign-in is busy');
+    } finally {
+      await tight.close();
+    }
   });
 });

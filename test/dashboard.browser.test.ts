@@ -7,16 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { mintLink } from './dashboard-helpers.js';
+import { setVerifiedDomain } from './domain-helpers.js';
 
 /*
  * Browser tests of the customer dashboard (issue 5 item 8): Debian's Chromium driven by playwright-core.
- * The app listens on 127.0.0.1:<random port>; magic links minted by the API are opened at that address
- * (same path, the test server's origin). The white-label test maps portal.example.test to 127.0.0.1 in
+ * The app listens on 127.0.0.1:<random port>; magic links minted by the API are opened at localhost:<port>
+ * (same host name and path, the test server's port). The white-label test maps its host to 127.0.0.1 in
  * Chromium's resolver. Every page is checked with axe-core (no serious or critical violations) at a
  * phone-sized viewport, and screenshots go to test-results/.
  */
 
-const WHITE_LABEL_HOST = 'portal.example.test';
+// A *.localhost name: browsers treat it as a secure context, so the Secure session cookie of a white-label host is
+// kept over the test server's plain http as it is over https in production.
+const WHITE_LABEL_HOST = 'portal.example.localhost';
 const SHOTS = path.resolve('test-results');
 const PHONE = { width: 390, height: 844 };
 
@@ -28,7 +31,8 @@ beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   t = await createTestApp();
   await t.app.listen({ host: '127.0.0.1', port: 0 });
-  origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  // localhost: the host name of the default dashboard address, the only host its magic links open on.
+  origin = `http://localhost:${(t.app.server.address() as AddressInfo).port}`;
   browser = await launchChromium([`--host-resolver-rules=MAP ${WHITE_LABEL_HOST} 127.0.0.1`]);
 });
 afterAll(async () => {
@@ -82,7 +86,7 @@ async function seedCompany(tenant: TestTenant, legalName: string) {
 describe('dashboard in a browser', () => {
   it('opens a magic link, shows the company and its filings, buys with the sandbox card, and refuses the used link', async () => {
     const tenant = await t.newTenant('Northwind Filings');
-    await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' });
+    await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' });
     const { user, company } = await seedCompany(tenant, 'Blue Fern Studio LLC');
     const link = atServer(await mintLink(tenant, { userId: user.id, companyId: company.id }));
     const { context, page } = await newPhone();
@@ -156,9 +160,9 @@ describe('dashboard in a browser', () => {
   it('serves the branded dashboard on the organization\'s white-label host', async () => {
     const tenant = await t.newTenant('Acme Legal Partners');
     await tenant.api('PATCH', '/organization', {
-      whiteLabelDomain: WHITE_LABEL_HOST,
       branding: { logoUrl: 'https://cdn.acme-legal.test/logo.svg', primaryColor: '#f2c744', accentColor: '#7c3aed' },
-    });
+    }, { env: 'live' });
+    await setVerifiedDomain(t, tenant, WHITE_LABEL_HOST);
     const { user, company } = await seedCompany(tenant, 'Harbor Light Bakery LLC');
     const minted = await mintLink(tenant, { userId: user.id });
     expect(minted.startsWith(`https://${WHITE_LABEL_HOST}/auth/`)).toBe(true);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCompany, createOrderRow, createUser } from './factories.js';
+import { createCompany, createOrderRow, createUser, llcFields } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-helpers.js';
+import { setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -148,7 +149,8 @@ describe('dashboard pages', () => {
 describe('white-label host', () => {
   it('serves the dashboard at the root of the organization\'s domain, branded, and accepts only its own links', async () => {
     const wl = await t.newTenant('Acme Legal');
-    await wl.api('PATCH', '/organization', { whiteLabelDomain: 'portal.acme-legal.test', branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } });
+    await wl.api('PATCH', '/organization', { branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } }, { env: 'live' });
+    await setVerifiedDomain(t, wl, 'portal.acme-legal.test');
     const { user, company } = await createCompany(wl, 'test', { legalName: 'Acme Client LLC' });
     const link = await mintLink(wl, { userId: user.id, companyId: company.id });
     expect(link.startsWith('https://portal.acme-legal.test/auth/')).toBe(true);
@@ -174,5 +176,30 @@ describe('white-label host', () => {
 
     // The root of an unknown host is not the dashboard.
     expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode).toBe(404);
+  });
+});
+
+describe('dashboard lists are paginated', () => {
+  it('shows 25 companies a page with a link to the next page, and every company exactly once', async () => {
+    const owner = await t.newTenant('Many Companies Co');
+    const { user } = await createCompany(owner, 'test', { legalName: 'Company 00 LLC' });
+    for (let i = 1; i < 27; i++) {
+      const res = await owner.api('POST', '/companies', { ...llcFields(), legalName: `Company ${String(i).padStart(2, '0')} LLC`, userId: user.id });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const session = await signIn(t, owner, { userId: user.id });
+    const names = (html: string) => [...html.matchAll(/>(Company \d\d LLC)</g)].map((m) => m[1]);
+    const first = await session.get('/');
+    expect(names(first.body)).toHaveLength(25);
+    const next = /href="[^"]*\?after=([a-z]+_[a-z0-9]+)"/.exec(first.body);
+    expect(next, 'a link to the next page').not.toBeNull();
+    const second = await session.get(`/?after=${next![1]}`);
+    expect(names(second.body)).toEqual(['Company 25 LLC', 'Company 26 LLC']);
+    expect(second.body).not.toMatch(/\?after=/);
+    // A malformed cursor is ignored (first page); one holding a NUL character is refused with a 400 page, never a 500.
+    const odd = await session.get("/?after=%27%3B--");
+    expect(odd.statusCode).toBe(200);
+    expect(names(odd.body)).toHaveLength(25);
+    expect((await session.get('/?after=%00')).statusCode).toBe(400);
   });
 });

@@ -168,6 +168,9 @@ describe('operator upload (multipart)', () => {
     const file = await fetchFile(doc.fileUrl);
     expect(Buffer.compare(file.rawPayload, bytes)).toBe(0);
     expect(file.headers['content-disposition']).toContain("filename*=UTF-8''Articles%20%E2%80%93%20Acme.pdf");
+    // Bytes that are what they claim open in the browser.
+    expect(file.headers['content-type']).toBe('application/pdf');
+    expect(file.headers['content-disposition']).toMatch(/^inline;/);
     const events = (await tenant.api('GET', '/events?type=document.uploaded', undefined, { env: 'live' })).json().data;
     expect(events.map((e: { data: { documentId: string } }) => e.data.documentId)).toEqual([doc.documentId]);
     const detail = (await t.admin('GET', `/orders/${orderId}`)).json();
@@ -183,8 +186,11 @@ describe('operator upload (multipart)', () => {
     expect(byType.json()).toMatchObject({ fileType: 'application/pdf', fileName: 'certificate' });
     const byName = await adminUpload(orderId, { documentType: 'company' }, { name: 'articles.pdf', type: 'application/octet-stream', bytes: fake });
     expect(byName.json()).toMatchObject({ fileType: 'application/pdf', fileName: 'articles.pdf' });
+    // Served as a download of opaque bytes: bytes matching no known type are never rendered by a browser.
     const file = await fetchFile(byName.json().fileUrl);
-    expect(file.headers['content-type']).toBe('application/pdf');
+    expect(file.headers['content-type']).toBe('application/octet-stream');
+    expect(file.headers['content-disposition']).toMatch(/^attachment; filename="articles.pdf"/);
+    expect(file.headers['x-content-type-options']).toBe('nosniff');
     expect(file.body).toBe(fake.toString());
     const unnamed = await adminUpload(orderId, { documentType: 'company' }, { name: 'notes', type: 'application/octet-stream', bytes: fake });
     expect(unnamed.statusCode).toBe(415);

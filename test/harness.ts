@@ -65,6 +65,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     DATA_DIR: `.data/test-run/${dbName}`,
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
+    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
     ...env,
   });
   const pool = createPool(config.databaseUrl!);

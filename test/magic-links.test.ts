@@ -4,6 +4,7 @@ import { createCompany, createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { mintLink, openLink } from './dashboard-helpers.js';
 import { runSecuritySuite } from './security-suite.js';
+import { setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -39,8 +40,7 @@ describe('POST /auth/magic-link', () => {
 
   it('points at the organization\'s white-label domain when one is set', async () => {
     const wl = await t.newTenant('White Label Co');
-    const patch = await wl.api('PATCH', '/organization', { whiteLabelDomain: 'portal.links-co.test' });
-    expect(patch.statusCode, patch.body).toBe(200);
+    await setVerifiedDomain(t, wl, 'portal.links-co.test');
     const user = await createUser(wl);
     expect(await mintLink(wl, { userId: user.id })).toMatch(/^https:\/\/portal\.links-co\.test\/auth\/[A-Za-z0-9_-]{43,}$/);
   });
@@ -146,6 +146,40 @@ describe('POST /auth/magic-link', () => {
     // The replayed link still signs in, exactly once.
     expect((await openLink(t, retry.json().magicLink)).statusCode).toBe(303);
     expect((await openLink(t, first.json().magicLink)).statusCode).toBe(410);
+  });
+});
+
+describe('a magic link opens only on the host it was issued for', () => {
+  it('records the host, and refuses the link on another host with a page naming where it works, without spending it', async () => {
+    const wl = await t.newTenant('Host Bound Co');
+    await setVerifiedDomain(t, wl, 'portal.host-bound.test');
+    const user = await createUser(wl);
+    const link = await mintLink(wl, { userId: user.id });
+    const { rows } = await t.ctx.pool.query('SELECT host FROM magic_links WHERE token_hash = $1', [sha256(tokenOf(link))]);
+    expect(rows).toEqual([{ host: 'portal.host-bound.test' }]);
+
+    // The white-label link opened at the default dashboard address (the takeover path of a hostile domain).
+    const elsewhere = await t.app.inject({ method: 'GET', url: `/dashboard/auth/${tokenOf(link)}`, headers: { host: 'localhost:3000' } });
+    expect(elsewhere.statusCode).toBe(403);
+    expect(elsewhere.body).toContain('portal.host-bound.test');
+    expect(elsewhere.headers['set-cookie']).toBeUndefined();
+    // Still unspent: it works where it was issued for.
+    const home = await openLink(t, link);
+    expect(home.statusCode).toBe(303);
+    expect(home.headers['set-cookie']).toBeDefined();
+  });
+
+  it('refuses a default-address link opened on a white-label host or any other host name', async () => {
+    const wl = await t.newTenant('Other Host Co');
+    await setVerifiedDomain(t, wl, 'portal.other-host.test');
+    const user = await createUser(tenant);
+    const link = await mintLink(tenant, { userId: user.id });
+    for (const host of ['portal.other-host.test', 'evil.example', '127.0.0.1:3000']) {
+      const res = await t.app.inject({ method: 'GET', url: `/dashboard/auth/${tokenOf(link)}`, headers: { host } });
+      expect(res.statusCode, host).toBe(403);
+      expect(res.headers['set-cookie'], host).toBeUndefined();
+    }
+    expect((await openLink(t, link)).statusCode).toBe(303);
   });
 });
 

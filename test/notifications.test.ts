@@ -102,7 +102,7 @@ describe('document emails through SMTP', () => {
 
   it('sends nothing when the organization turned email notifications off', async () => {
     const tenant = await t.newTenant('Quiet Co');
-    expect((await tenant.api('PATCH', '/organization', { emailNotifications: false })).statusCode).toBe(200);
+    expect((await tenant.api('PATCH', '/organization', { emailNotifications: false }, { env: 'live' })).statusCode).toBe(200);
     const { user, company } = await createCompany(tenant);
     const order = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id });
     const quiet = await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' });

@@ -99,7 +99,7 @@ describe('telling the organization about a disabled webhook endpoint', () => {
   it('emails the technical contact exactly once when a receiver answers 410 Gone, with the facts and how to re-enable', async () => {
     const tenant = await t.newTenant('Gone Platform');
     const contact = `dev-alerts.${Date.now()}@gone-platform.example`;
-    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact })).statusCode).toBe(200);
+    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(200);
     const r = await receiver(410);
     const endpointId = await endpointFor(tenant, r.url);
     // Two events at once: two deliveries may race on the endpoint; it is disabled, and the contact told, once.
@@ -130,7 +130,7 @@ describe('telling the organization about a disabled webhook endpoint', () => {
   it('says since when every delivery failed when the endpoint is disabled after WEBHOOK_DISABLE_AFTER_HOURS', async () => {
     const tenant = await t.newTenant('Failing Platform');
     const contact = `oncall.${Date.now()}@failing-platform.example`;
-    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact })).statusCode).toBe(200);
+    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(200);
     const r = await receiver(503);
     const endpointId = await endpointFor(tenant, r.url);
     await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [endpointId]);

@@ -6,8 +6,9 @@ import { registerOperatorCommands } from './console-operators.cli.js';
 import { registerConsoleOrgCommands } from './console-orgs.cli.js';
 import { registerConsoleExtraCommands } from './console-extra.cli.js';
 import { registerSubscriptionCommands } from './subscriptions.cli.js';
+import { registerLedgerCommands } from './ledger.cli.js';
 
 /** Every CLI command group; each module adds its registrar here. */
-export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands, registerBillingCommands, registerFilingCommands, registerSubscriptionCommands,
+export const cliCommands: Array<(program: Command) => void> = [registerOrganizationCommands, registerBillingCommands, registerFilingCommands, registerSubscriptionCommands, registerLedgerCommands,
   // Last: they add to groups (org, webhooks) that other registrars may create first.
   registerOperatorCommands, registerConsoleOrgCommands, registerConsoleExtraCommands];

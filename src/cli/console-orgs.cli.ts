@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { formatCents } from '../lib/money.js';
-import { listOrganizationSummaries, organizationDetail, setWhiteLabelDomain } from '../modules/console/organizations.console.js';
+import { listOrganizationSummaries, organizationDetail, setWhiteLabelDomain, verifyDomainForOperator, type OrganizationDetail } from '../modules/console/organizations.console.js';
 import { organizationWebhookHealth, webhookOverview } from '../modules/console/webhook-health.js';
 import { io, withContext } from './cli-context.js';
 
@@ -32,7 +32,7 @@ export function registerConsoleOrgCommands(program: Command): void {
       const { balanceCents, ...o } = await organizationDetail(ctx, id);
       io(opts).print(o, () => [
         `${o.id}  ${o.name}`,
-        `  white-label domain: ${o.whiteLabelDomain ?? '—'}`,
+        `  white-label domain: ${o.whiteLabelDomain ? `${o.whiteLabelDomain} (${o.whiteLabelDomainVerification?.status})` : '—'}`,
         `  contact email: ${o.contactEmail ?? '—'}`,
         `  balances: live ${formatCents(balanceCents.live)}, test ${formatCents(balanceCents.test)}`,
         '  keys:',
@@ -44,12 +44,22 @@ export function registerConsoleOrgCommands(program: Command): void {
     .argument('<organizationId>', 'organization id (org_…)')
     .argument('[domain]', 'host name such as portal.example.com; omit (or use --clear) to remove')
     .option('--clear', 'remove the white-label domain')
+    .option('--verified', 'you confirmed the organization controls the domain: put it in effect now, without the DNS TXT check')
     .option('--json', 'print JSON')
-    .description('Set or remove an organization\'s white-label domain')
+    .description('Set or remove an organization\'s white-label domain (pending until its DNS TXT record is verified, unless --verified)')
     .action((id: string, domain: string | undefined, opts) => withContext(async ({ ctx }) => {
       if (!domain && !opts.clear) throw new Error('Give a domain, or --clear to remove it');
-      const { balanceCents: _omit, ...o } = await setWhiteLabelDomain(ctx, id, opts.clear ? null : domain ?? null);
-      io(opts).print(o, () => (o.whiteLabelDomain ? `${o.id}: white-label domain is ${o.whiteLabelDomain}` : `${o.id}: white-label domain removed`));
+      const { balanceCents: _omit, ...o } = await setWhiteLabelDomain(ctx, id, opts.clear ? null : domain ?? null, { verified: opts.verified === true });
+      io(opts).print(o, () => describeDomain(o));
+    }));
+
+  org.command('verify-domain')
+    .argument('<organizationId>', 'organization id (org_…)')
+    .option('--json', 'print JSON')
+    .description('Check the DNS TXT record of an organization\'s requested white-label domain; when found the domain takes effect')
+    .action((id: string, opts) => withContext(async ({ ctx }) => {
+      const { balanceCents: _omit, ...o } = await verifyDomainForOperator(ctx, id);
+      io(opts).print(o, () => describeDomain(o));
     }));
 
   const webhooks = group(program, 'webhooks', 'Webhook endpoints and deliveries');
@@ -73,4 +83,13 @@ export function registerConsoleOrgCommands(program: Command): void {
         ...health.recentAttempts.map((a) => `  ${a.at}  ${String(a.statusCode ?? 'ERR').padEnd(4)} ${a.eventType.padEnd(22)} #${a.attemptNumber} ${a.durationMs}ms  ${a.url}${a.error ? `  ${a.error}` : ''}`),
       ].join('\n'));
     }));
+}
+
+// One line on the domain's state; a pending domain also says which record the organization must publish.
+function describeDomain(o: Omit<OrganizationDetail, 'balanceCents'>): string {
+  const v = o.whiteLabelDomainVerification;
+  if (!o.whiteLabelDomain || !v) return `${o.id}: white-label domain removed`;
+  if (v.status === 'verified') return `${o.id}: white-label domain ${o.whiteLabelDomain} is verified and in effect`;
+  return `${o.id}: white-label domain ${o.whiteLabelDomain} is pending; it takes effect once the TXT record ${v.recordName} holds "${v.recordValue}" and `
+    + `\`org verify-domain ${o.id}\` finds it (or set it again with --verified)`;
 }

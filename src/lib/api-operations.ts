@@ -37,8 +37,9 @@ export interface OperationSpec {
   errors: readonly ErrorCode[];
 }
 
-// Every operation sits behind the API-key check, and any request can fail inside.
-const ANY: readonly ErrorCode[] = ['unauthorized', 'wrong_environment', 'internal_error'];
+// Every operation sits behind the API-key check and the per-key rate limit, any request can fail inside, and
+// while the database is unreachable requests answer 503 at once instead of hanging.
+const ANY: readonly ErrorCode[] = ['unauthorized', 'wrong_environment', 'rate_limited', 'internal_error', 'service_unavailable'];
 // Path or query parameters are validated against the route schema.
 const PARAMS: readonly ErrorCode[] = [...ANY, 'validation_error'];
 // A JSON body can be malformed, of another media type or too large, besides failing validation.
@@ -51,7 +52,8 @@ const op = (tag: ApiTag, base: readonly ErrorCode[], ...extra: ErrorCode[]): Ope
 /** Every operation of the integrator API by operationId (camelCase verbNoun, as generated SDK methods read). */
 export const OPERATIONS = {
   getOrganization: op('Organization', ANY),
-  updateOrganization: op('Organization', BODY, 'conflict'),
+  updateOrganization: op('Organization', BODY, 'forbidden', 'conflict'),
+  verifyWhiteLabelDomain: op('Organization', POST, 'forbidden', 'domain_not_verified'),
 
   createUser: op('Users', POST, 'conflict'),
   listUsers: op('Users', PARAMS),
@@ -117,7 +119,8 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
   422: 'The Idempotency-Key was already used with a different request.',
-  429: 'Too many concurrent requests of this kind; retry later.',
+  429: 'Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the '
+    + 'Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   500: 'Internal error; the body never carries internal details. Quote the requestId to support.',
   503: 'The service is briefly unavailable; retry later.',
 };
@@ -159,7 +162,11 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
   idempotency_key_reused: { summary: 'The key was used with another request', message: "Idempotency-Key 'order-0001' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request" },
   unsupported_media_type: { summary: 'The body is not JSON', message: 'Request bodies must be JSON: send Content-Type: application/json' },
   payload_too_large: { summary: 'The body is too large', message: 'The request body is too large' },
-  rate_limited: { summary: 'Too many at once', message: 'Too many requests; retry later' },
+  rate_limited: { summary: 'Over the rate limit', message: 'Rate limit exceeded: 1200 requests per 60 seconds for this API key; retry in 12 seconds' },
+  domain_not_verified: {
+    summary: 'The DNS record proving the domain is not there (yet)',
+    message: "No TXT record _fcs-domain-verification.portal.example.com with the value fcs-domain-verification=… was found; DNS changes can take a while",
+  },
   internal_error: { summary: 'Internal error', message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.' },
   service_unavailable: { summary: 'Briefly unavailable', message: 'The service is briefly unavailable; retry later' },
 };
@@ -171,7 +178,14 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   createCompany: { not_found: "userId: no user 'user_01j8zq4v9r6w3t2y1x0a5b7c8d' exists in this environment" },
   createOrder: { not_found: "companyId: no company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e' exists in this environment" },
   quoteOrder: { not_found: "companyId: no company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e' exists in this environment" },
-  updateOrganization: { conflict: "whiteLabelDomain 'portal.example.com' is already used by another organization" },
+  updateOrganization: {
+    conflict: "whiteLabelDomain 'portal.example.com' is already used by another organization",
+    forbidden: 'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization',
+  },
+  verifyWhiteLabelDomain: {
+    conflict: 'No white-label domain is requested; set whiteLabelDomain with PATCH /organization first',
+    forbidden: 'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization/white-label-domain/verify',
+  },
   updatePrice: noSuch('product type', 'formation_tier_9'),
   deletePrice: { not_found: 'No custom price is set for ein' },
   listBalanceTransactions: noSuch('balance transaction', 'txn_01j8zq4v9r6w3t2y1x0a5b7c8j'),

@@ -27,6 +27,13 @@ still running answers 409.
 reconnect with \`Last-Event-ID\` and nothing is missed (the SDK's \`filing-compliance listen\` forwards them to a local
 URL, signed like webhooks).
 
+**Rate limits.** Requests are counted per API key in fixed windows (default 1200 per minute). Every answer carries
+\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window ends), the IETF
+draft's header fields; beyond the limit the answer is 429 (code \`rate_limited\`) with \`Retry-After\` in seconds.
+
+**Environments and settings.** Organization settings (PATCH /organization) are one set shared by both environments
+and reach live customers, so they change only with a live key; with a test key the answer is 403.
+
 **Webhooks.** Each request carries \`Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}"}\`
 keyed with the endpoint's whole \`whsec_\` secret (the scheme Stripe's \`webhooks.constructEvent\` verifies). During
 the 24 hours after a secret rotation two \`v1=\` entries are sent. Failed deliveries are retried with backoff;

@@ -31,16 +31,18 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
   422: 'The Idempotency-Key was already used with a different request body.',
-  429: 'Too many requests.',
+  429: 'Too many requests for this API key (or client address) in the current window; wait the seconds of the Retry-After header. '
+    + 'Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   500: 'Internal error; the body never carries internal details.',
+  503: 'A service this request depends on is unavailable, or the service is overloaded; retry later.',
 };
 
 /**
- * Response schemas for the given error statuses, plus the ones every authenticated route can return. For the admin
+ * Response schemas for the given error statuses, plus the ones every authenticated route can return (429: rate limits). For the admin
  * API, which is not published; integrator routes use operationErrors (api-operations.ts), which documents codes.
  */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = new Set([400, 401, 415, 500, ...statuses]);
+  const all = new Set([400, 401, 415, 429, 500, ...statuses]);
   return Object.fromEntries([...all].sort().map((s) => [s, Type.Ref('Error', { description: ERROR_DESCRIPTIONS[s] })]));
 }
 
@@ -48,7 +50,7 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100.' })),
-    startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
+    startingAfter: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
   },
   { additionalProperties: false },
 );

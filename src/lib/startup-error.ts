@@ -1,3 +1,4 @@
+import { scrubSecrets } from './logger.js';
 import { ConfigError } from '../config.js';
 import { isDatabaseUnavailable } from './db.js';
 import { EmbeddedDbError } from './embedded-db.js';
@@ -82,7 +83,7 @@ function databaseAddress(url: string | null | undefined): string {
  * With LOG_LEVEL=debug or trace the stack follows, for developers.
  */
 export function failStartup(what: string, err: unknown, settings: StartupSettings = {}): never {
-  process.stderr.write(`Cannot start ${what}: ${explainStartupError(err, settings)}\n`);
-  if (/^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.stderr.write(`Cannot start ${what}: ${scrubSecrets(explainStartupError(err, settings))}\n`);
+  if (/^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '') && err instanceof Error) process.stderr.write(`${scrubSecrets(err.stack ?? '')}\n`);
   process.exit(1);
 }

@@ -283,7 +283,7 @@ export interface paths {
         head?: never;
         /**
          * Update your organization
-         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are shared by the live and test environments. whiteLabelDomain must be a host name not used by another organization (409 conflict). contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.
+         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body. whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -327,6 +327,26 @@ export interface paths {
          * @description Removes the custom retailAmount, so checkout uses defaultAmount again; answers the resulting Price row. A tier's enabled flag is kept. 404 when no custom price is set or the type is unknown.
          */
         delete: operations["deletePrice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/white-label-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify your white-label domain
+         * @description Looks up the TXT record named in whiteLabelDomainVerification.recordName; when it holds recordValue, the domain takes effect at once (new magic links point at it and the dashboard answers on it). Answers 200 with the organization (also when already verified); 409 with code domain_not_verified naming the record when it is missing or different (DNS changes can take a while), 409 conflict when no domain is requested or another organization holds it. Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body.
+         */
+        post: operations["verifyWhiteLabelDomain"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -913,6 +933,18 @@ export interface components {
             /** @constant */
             type: "document.uploaded";
         };
+        /** DomainVerification */
+        DomainVerification: {
+            /** @description DNS name of the TXT record to create, e.g. _fcs-domain-verification.portal.example.com */
+            recordName: string;
+            /** @enum {string} */
+            recordType: "TXT";
+            /** @description Exact value of the TXT record, e.g. fcs-domain-verification=… */
+            recordValue: string;
+            /** @description pending: the dashboard and magic links keep using the default address; verified: whiteLabelDomain is in effect. */
+            status: "pending" | "verified";
+            verifiedAt: string | null;
+        };
         /**
          * EinEmployees
          * @description SS-4 line 13: the highest number of employees expected in the next 12 months, by kind (0 for none).
@@ -999,7 +1031,7 @@ export interface components {
              * @description Stable machine-readable error code; the list is closed (a new code is a new API version).
              * @enum {string}
              */
-            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "domain_not_verified" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Validation failures only: every bad field, as a dotted path into the request. */
             errors?: {
                 field: string;
@@ -1224,6 +1256,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             whiteLabelDomain: string | null;
+            whiteLabelDomainVerification: components["schemas"]["DomainVerification"] | null;
         };
         /** PriceList */
         PriceList: {
@@ -1382,7 +1415,7 @@ export interface components {
             emailNotifications?: boolean;
             /** @description Shown to your customers in the dashboard and emails. */
             name?: string;
-            /** @description Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https. Point its DNS at the service. Unique across organizations (409 when taken). null removes it. */
+            /** @description Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https, once verified: a new domain is pending until its DNS TXT record (whiteLabelDomainVerification in the answer) is found by POST /organization/white-label-domain/verify. Point its DNS at the service. No two organizations hold one domain (409 when another holds it). Sending the current domain again keeps its state; null removes it. */
             whiteLabelDomain?: string | null;
         };
         /**
@@ -1665,8 +1698,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1726,8 +1777,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1780,8 +1849,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1879,8 +1966,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1938,8 +2043,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2019,8 +2142,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2089,8 +2230,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2147,8 +2306,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2203,8 +2380,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2261,8 +2456,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2323,7 +2536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many concurrent requests of this kind; retry later. Codes: `rate_limited`. */
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2334,6 +2547,15 @@ export interface operations {
             };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2450,8 +2672,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2559,8 +2799,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2597,8 +2855,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2648,6 +2924,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Understood but not allowed (e.g. the user is not an admin of the company). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `conflict`. */
             409: {
                 headers: {
@@ -2675,8 +2960,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2713,8 +3016,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2795,8 +3116,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2854,8 +3193,139 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyWhiteLabelDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but not allowed (e.g. the user is not an admin of the company). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`, `domain_not_verified`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2944,8 +3414,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3045,8 +3533,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3146,8 +3652,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3198,8 +3722,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3288,8 +3830,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3347,8 +3907,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3402,8 +3980,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3461,8 +4057,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3559,8 +4173,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3611,8 +4243,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3701,8 +4351,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3760,8 +4428,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3819,8 +4505,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3900,8 +4604,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3998,8 +4720,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4096,8 +4836,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -36,6 +36,7 @@ export const OPERATIONS = {
   updateOrganization: {"method":"PATCH","path":"/organization","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   updatePrice: {"method":"PUT","path":"/organization/prices/{type}","pathParams":["type"],"queryParams":[],"body":true,"kind":"json"},
   updateWebhookEndpoint: {"method":"PATCH","path":"/webhook-endpoints/{id}","pathParams":["id"],"queryParams":[],"body":true,"kind":"json"},
+  verifyWhiteLabelDomain: {"method":"POST","path":"/organization/white-label-domain/verify","pathParams":[],"queryParams":[],"body":false,"kind":"json"},
 } as const;
 
 /** The operationId of one operation. */

@@ -1,17 +1,33 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { attemptLogin, LOGIN_LIMITS } from './login.service.js';
+import { perAddressLimit } from '../rate-limits/rate-limits.js';
+import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
+import { PasswordCheckQueue } from './password-queue.js';
 import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
 import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
 
-/** Sign in and sign out (issue 6 item 1). */
+/**
+ * Sign in and sign out. Sign-in attempts are limited per client address (RATE_LIMIT_SIGN_IN_ATTEMPTS), failures
+ * throttled per e-mail and address (LOGIN_LIMITS), and password checks bounded (PASSWORD_HASH_CONCURRENCY/_QUEUE).
+ */
 export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue);
+
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext((request.query as Record<string, string>).next);
     return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
   });
 
-  app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/login', {
+    schema: { hide: true },
+    config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
+    // Shed a sign-in the password checks could not take before its body is even read: a flood of them then costs
+    // microseconds each, not a parsed form and a rendered page.
+    onRequest: async (_request, reply) => {
+      if (!passwordChecks.saturated) return;
+      return reply.status(503).header('retry-after', String(BUSY_RETRY_SECONDS)).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(BUSY_PAGE);
+    },
+  }, async (request, reply) => {
     checkLoginCsrf(ctx, request);
     const email = field(request.body, 'email');
     const password = (request.body as Record<string, unknown> | undefined)?.password;
@@ -19,7 +35,11 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     const again = (status: number, error: string) =>
       render(ctx, request, reply.status(status), 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email, error });
     if (!email || typeof password !== 'string' || !password) return again(400, 'Enter your e-mail address and password.');
-    const result = await attemptLogin(ctx.pool, { email, password, ip: request.ip });
+    const result = await attemptLogin(ctx.pool, passwordChecks, { email, password, ip: request.ip });
+    if (!result.ok && result.reason === 'busy') {
+      reply.header('retry-after', String(result.retryAfterSeconds));
+      return again(503, `Sign-in is busy right now; try again in ${result.retryAfterSeconds} seconds.`);
+    }
     if (!result.ok && result.reason === 'throttled') {
       reply.header('retry-after', String(result.retryAfterSeconds));
       const minutes = Math.ceil(result.retryAfterSeconds / 60);
@@ -43,3 +63,7 @@ function safeNext(next: string | undefined): string {
   if (next && next.startsWith(`${CONSOLE_PREFIX}/`) && !next.startsWith('//') && !next.includes('\\') && !next.startsWith(`${CONSOLE_PREFIX}/login`)) return next;
   return `${CONSOLE_PREFIX}/queue`;
 }
+
+const BUSY_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in is busy</title></head><body>'
+  + `<h1>Sign-in is busy</h1><p>Too many sign-ins are being checked right now. Try again in ${BUSY_RETRY_SECONDS} seconds.</p>`
+  + `<p><a href="${CONSOLE_PREFIX}/login">Back to sign-in</a></p></body></html>`;

@@ -4,7 +4,7 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { addCredit } from '../billing/balance.service.js';
 import { addApiKey, createOrganization, normalizeContactEmail, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
-import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain } from './organizations.console.js';
+import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain, verifyDomainForOperator } from './organizations.console.js';
 import { disabledEndpoints, organizationWebhookHealth, webhookOverview } from './webhook-health.js';
 
 /**
@@ -67,8 +67,21 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
   app.post('/organizations/:id/domain', { schema: { hide: true } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     return formAction(ctx, request, reply, orgUrl(id), async () => {
-      const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null);
-      return org.whiteLabelDomain ? `White-label domain set to ${org.whiteLabelDomain}.` : 'White-label domain removed; links use the default dashboard address.';
+      const verified = field(request.body, 'verified') === 'yes';
+      const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null, { verified });
+      if (verified && org.whiteLabelDomain) request.log.info({ organizationId: id, domain: org.whiteLabelDomain, operator: actorOf(request) }, 'white-label domain vouched for in the console');
+      const v = org.whiteLabelDomainVerification;
+      if (!org.whiteLabelDomain || !v) return 'White-label domain removed; links use the default dashboard address.';
+      return v.status === 'verified' ? `White-label domain ${org.whiteLabelDomain} is in effect.`
+        : `White-label domain ${org.whiteLabelDomain} is pending: it takes effect once the TXT record ${v.recordName} holds ${v.recordValue} and is verified.`;
+    });
+  });
+
+  app.post('/organizations/:id/domain/verify', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    return formAction(ctx, request, reply, orgUrl(id), async () => {
+      const org = await verifyDomainForOperator(ctx, id);
+      return `White-label domain ${org.whiteLabelDomain} is verified and in effect.`;
     });
   });
 

@@ -1,45 +1,71 @@
 import type pg from 'pg';
 import { one, withTransaction, type Db } from '../../lib/db.js';
 import { DUMMY_HASH, verifyPassword } from './password.js';
+import type { PasswordCheckQueue } from './password-queue.js';
 import * as repo from './operators.repo.js';
 import { createSession } from './sessions.js';
 
 /**
- * Login throttling (issue 6 item 1): failures are counted in PostgreSQL (`login_attempts`), never in process
- * memory, so every server process sees the same counters. Per e-mail: 5 failures in 15 minutes (a successful
- * sign-in starts the count again). Per client IP: 20 failures in 15 minutes.
+ * Login throttling: failures are counted in PostgreSQL (`login_attempts`), never in process memory, so every
+ * server process sees the same counters. Per e-mail: 5 failures in 15 minutes (a successful sign-in starts the
+ * count again). Per client IP: 20 failures in 15 minutes.
  */
 export const LOGIN_LIMITS = { windowSeconds: 15 * 60, perEmail: 5, perIp: 20 } as const;
 
-/** Outcome of a sign-in: a new session (expiresAt is a Date), wrong credentials, or throttled for `retryAfterSeconds`. */
+/** Seconds a sign-in refused because the password checks are saturated is told to wait (Retry-After). */
+export const BUSY_RETRY_SECONDS = 5;
+
+/** Outcome of a sign-in: a new session (expiresAt is a Date), wrong credentials, throttled, or refused while busy. */
 export type LoginResult =
   | { ok: true; sessionId: string; expiresAt: Date; operatorId: string }
   | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
+  | { ok: false; reason: 'busy'; retryAfterSeconds: number };
 
 /**
- * Checks the throttle, then the password, records the attempt and on success starts a session, in one
- * transaction holding an advisory lock on the e-mail so that parallel guesses cannot overrun the limit.
- * A refused (throttled) attempt is not recorded: it checked no password, and recording it would let an
- * attacker keep a real operator locked out forever.
+ * A sign-in in three steps, none of which holds a database connection while the password is hashed:
+ * 1. one short transaction (advisory lock on the e-mail, so parallel guesses cannot overrun the limit) checks the
+ *    throttle and records the attempt as FAILED before any hash is computed, then reads the operator;
+ * 2. the password is checked through `checks` (bounded concurrency);
+ * 3. only on success, a second short transaction marks the attempt succeeded and starts a session.
+ * The whole sign-in is admitted by `checks` first: beyond its bound it is refused at once ('busy') with no database
+ * work and nothing recorded. A throttled attempt is not recorded either (it checked no password; recording it would
+ * let an attacker keep a real operator locked out forever).
  */
-export async function attemptLogin(pool: pg.Pool, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
-  const email = input.email.trim().toLowerCase();
-  const emailKey = `email:${email}`;
-  const ipKey = `ip:${input.ip}`;
+export async function attemptLogin(pool: pg.Pool, checks: PasswordCheckQueue, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
+  const release = checks.admit();
+  if (!release) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
+  try {
+    const email = input.email.trim().toLowerCase();
+    const keys = { email: `email:${email}`, ip: `ip:${input.ip}` };
+    const claim = await recordAttempt(pool, keys, email);
+    if (claim.kind === 'throttled') return { ok: false, reason: 'throttled', retryAfterSeconds: claim.wait };
+    const valid = await checks.run(() => verifyPassword(input.password, claim.operator?.password_hash ?? DUMMY_HASH));
+    const operator = claim.operator;
+    if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
+    return await withTransaction(pool, async (tx) => {
+      await tx.query('UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded', [[keys.email, keys.ip], claim.attemptedAt]);
+      const session = await createSession(tx, operator.id);
+      return { ok: true as const, ...session, operatorId: operator.id };
+    });
+  } finally {
+    release();
+  }
+}
+
+type Claim =
+  | { kind: 'throttled'; wait: number }
+  | { kind: 'recorded'; attemptedAt: string; operator: Awaited<ReturnType<typeof repo.findOperatorByEmail>> };
+
+// Step 1: throttle check and the attempt written as a failure, in one short transaction.
+async function recordAttempt(pool: pg.Pool, keys: { email: string; ip: string }, email: string): Promise<Claim> {
   return withTransaction(pool, async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`console-login:${emailKey}`]);
-    const wait = Math.max(await throttledFor(tx, emailKey, LOGIN_LIMITS.perEmail, true), await throttledFor(tx, ipKey, LOGIN_LIMITS.perIp, false));
-    if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: wait };
-    const operator = await repo.findOperatorByEmail(tx, email);
-    const valid = await verifyPassword(input.password, operator?.password_hash ?? DUMMY_HASH);
-    const succeeded = Boolean(operator && valid && !operator.disabled_at);
-    await tx.query(`INSERT INTO login_attempts (key, succeeded) VALUES ($1, $3), ($2, $3)`, [emailKey, ipKey, succeeded]);
-    await tx.query(`DELETE FROM login_attempts WHERE attempted_at < now() - interval '1 day'`);
-    if (!succeeded) return { ok: false, reason: 'invalid' };
-    await tx.query(`DELETE FROM operator_sessions WHERE operator_id = $1 AND expires_at < now() - interval '30 days'`, [operator!.id]);
-    const session = await createSession(tx, operator!.id);
-    return { ok: true, ...session, operatorId: operator!.id };
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`console-login:${keys.email}`]);
+    const wait = Math.max(await throttledFor(tx, keys.email, LOGIN_LIMITS.perEmail, true), await throttledFor(tx, keys.ip, LOGIN_LIMITS.perIp, false));
+    if (wait > 0) return { kind: 'throttled', wait };
+    // As text: a JS Date would drop the microseconds the success update must match.
+    const row = await one<{ attempted_at: string }>(tx, `INSERT INTO login_attempts (key, succeeded) VALUES ($1, false), ($2, false) RETURNING attempted_at::text`, [keys.email, keys.ip]);
+    return { kind: 'recorded', attemptedAt: row!.attempted_at, operator: await repo.findOperatorByEmail(tx, email) };
   });
 }
 

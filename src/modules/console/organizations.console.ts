@@ -3,6 +3,7 @@ import { many, type Db } from '../../lib/db.js';
 import type { LedgerEntryRow } from '../billing/ledger.js';
 import { getOrganizationOrThrow, organizationAdminView } from '../organizations/organizations.service.js';
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
+import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js';
 
 /** A row of the operator's organization list: balances per environment in cents. */
 export interface OrganizationSummary {
@@ -57,10 +58,22 @@ export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;
 
 /**
  * Sets or clears (empty/null) an organization's white-label domain through the organization settings rules
- * (host name check, not one of ours, unique). @throws ValidationError, AppError conflict / not_found.
+ * (host name check, not one of ours, no other organization holding it). Like the integrator's own change, a new
+ * domain waits for its DNS TXT record, unless `options.verified`: the operator vouches that the organization
+ * controls it (checked by other means, e.g. a support ticket from the domain's owner) and it takes effect at once.
+ * @throws ValidationError, AppError conflict / not_found.
  */
-export async function setWhiteLabelDomain(ctx: AppContext, organizationId: string, domain: string | null): Promise<OrganizationDetail> {
+export async function setWhiteLabelDomain(ctx: AppContext, organizationId: string, domain: string | null, options: { verified?: boolean } = {}): Promise<OrganizationDetail> {
   await getOrganizationOrThrow(ctx.pool, organizationId);
-  await updateOrganizationSettings(ctx, organizationId, { whiteLabelDomain: domain && domain.trim() ? domain.trim() : null });
+  await updateOrganizationSettings(ctx, organizationId, { whiteLabelDomain: domain && domain.trim() ? domain.trim() : null }, { operator: true, vouchDomain: options.verified === true });
+  return organizationDetail(ctx, organizationId);
+}
+
+/**
+ * Runs the DNS check of the organization's requested domain for an operator (same rules as the integrator's
+ * verify operation). @throws AppError domain_not_verified / conflict / not_found / service_unavailable.
+ */
+export async function verifyDomainForOperator(ctx: AppContext, organizationId: string): Promise<OrganizationDetail> {
+  await verifyWhiteLabelDomain(ctx, organizationId);
   return organizationDetail(ctx, organizationId);
 }

@@ -1,4 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { scryptInWorker } from './scrypt-worker.js';
 
 /**
  * scrypt cost parameters for new hashes: N=2^17, r=8, p=1 (the OWASP Password Storage Cheat Sheet minimum,
@@ -9,11 +10,9 @@ const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_BYTES = 64;
 const SALT_BYTES = 16;
 
+// In a low-priority worker thread (scrypt-worker.ts): the CPU it takes is what the HTTP server leaves over.
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  return scryptInWorker(password.normalize('NFKC'), salt, KEY_BYTES, { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 });
 }
 
 /**

@@ -15,8 +15,6 @@ import type { DashboardSession } from './sessions.js';
 
 /** Name of the hidden form field carrying the token. */
 export const CHECKOUT_FORM_FIELD = '_checkout';
-/** Tokens are useless after the longest session; rows older than this are purged when new ones are issued. */
-const FORM_TOKEN_MAX_AGE_SECONDS = 8 * 24 * 3600;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
 
 /** A token row locked for a submit. `attempts`: committed failed payment attempts of this form so far. */
@@ -34,9 +32,9 @@ export function checkoutKey(token: string): string {
 export async function issueCheckoutForm(db: Db, session: DashboardSession): Promise<string> {
   const token = randomToken(32);
   await db.query(
-    `WITH purge AS (DELETE FROM checkout_forms WHERE created_at < now() - make_interval(secs => $5))
-     INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
-    [sha256(token), session.idHash, session.tenant.organizationId, session.tenant.environment, FORM_TOKEN_MAX_AGE_SECONDS],
+    // Old tokens are deleted by the daily purge (src/modules/maintenance), not on this request path.
+    `INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
+    [sha256(token), session.idHash, session.tenant.organizationId, session.tenant.environment],
   );
   return token;
 }

@@ -80,9 +80,10 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   site.decorateRequest('dashboardSite', null as never);
   site.decorateRequest('signedIn', null as never);
   site.addHook('onRequest', async (request, reply) => {
-    const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, hostnameOf(request.headers, ctx.config.trustProxy) ?? '') : null;
+    const host = hostnameOf(request.headers, ctx.config.trustProxy) ?? '';
+    const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, host) : null;
     if (whiteLabel && !hostOrganization) return reply.callNotFound();
-    request.dashboardSite = { basePath, hostOrganization };
+    request.dashboardSite = { basePath, hostOrganization, host };
     reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin')
       .header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   });

@@ -30,8 +30,18 @@ export function findUser(db: Db, tenant: Tenant, userId: string): Promise<{ id: 
   return one(db, 'SELECT id, full_name, email FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [userId, tenant.organizationId, tenant.environment]);
 }
 
-/** The user's companies (those they administer), by name, with counts of open orders and exceptions. */
-export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string): Promise<CompanySummaryRow[]> {
+/**
+ * One page of a dashboard list: at most `limit` rows after the row whose id is `after` (keyset pagination: a page
+ * costs the same however deep it is, and rows added meanwhile never shift the next page). Repositories fetch
+ * `limit + 1` rows so the caller knows whether another page follows.
+ */
+export interface ListPage {
+  limit: number;
+  after?: string | null;
+}
+
+/** The user's companies (those they administer), by name, with counts of open orders and exceptions (one page, limit + 1 rows). */
+export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string, page: ListPage): Promise<CompanySummaryRow[]> {
   return many<CompanySummaryRow>(
     db,
     `SELECT c.*,
@@ -39,8 +49,9 @@ export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string): Pr
             (SELECT count(*) FROM orders o WHERE o.company_id = c.id AND o.filing_status = 'exception')::int AS exceptions
        FROM companies c
       WHERE c.organization_id = $1 AND c.environment = $2 AND ${ADMIN_OF}
-      ORDER BY lower(c.legal_name), c.id`,
-    [tenant.organizationId, tenant.environment, userId],
+        AND ($4::text IS NULL OR (lower(c.legal_name), c.id) > (SELECT lower(legal_name), id FROM companies WHERE id = $4))
+      ORDER BY lower(c.legal_name), c.id LIMIT $5`,
+    [tenant.organizationId, tenant.environment, userId, page.after ?? null, page.limit + 1],
   );
 }
 
@@ -56,22 +67,25 @@ export function findCompanyForUser(db: Db, tenant: Tenant, userId: string, compa
 const ORDER_SELECT = `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_name
   FROM orders o JOIN companies c ON c.id = o.company_id`;
 
-/** A company's orders, newest first. */
-export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string): Promise<OrderRow[]> {
+const ORDERS_AFTER = '(o.created_at, o.id) < (SELECT created_at, id FROM orders WHERE id = $AFTER)';
+
+/** A company's orders, newest first (one page, limit + 1 rows). */
+export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string, page: ListPage): Promise<OrderRow[]> {
   return many<OrderRow>(
     db,
-    `${ORDER_SELECT} WHERE o.company_id = $1 AND o.organization_id = $2 AND o.environment = $3 ORDER BY o.created_at DESC, o.id DESC`,
-    [companyId, tenant.organizationId, tenant.environment],
+    `${ORDER_SELECT} WHERE o.company_id = $1 AND o.organization_id = $2 AND o.environment = $3 AND ($4::text IS NULL OR ${ORDERS_AFTER.replace('$AFTER', '$4')})
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $5`,
+    [companyId, tenant.organizationId, tenant.environment, page.after ?? null, page.limit + 1],
   );
 }
 
-/** Orders of every company the user administers, newest first (at most `limit`). */
-export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, limit: number): Promise<OrderRow[]> {
+/** Orders of every company the user administers, newest first (one page, limit + 1 rows). */
+export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, page: ListPage): Promise<OrderRow[]> {
   return many<OrderRow>(
     db,
-    `${ORDER_SELECT} WHERE o.organization_id = $1 AND o.environment = $2 AND ${ADMIN_OF}
-      ORDER BY o.created_at DESC, o.id DESC LIMIT $4`,
-    [tenant.organizationId, tenant.environment, userId, limit],
+    `${ORDER_SELECT} WHERE o.organization_id = $1 AND o.environment = $2 AND ${ADMIN_OF} AND ($4::text IS NULL OR ${ORDERS_AFTER.replace('$AFTER', '$4')})
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $5`,
+    [tenant.organizationId, tenant.environment, userId, page.after ?? null, page.limit + 1],
   );
 }
 
@@ -84,13 +98,15 @@ export function listOrdersOfGroup(db: Db, tenant: Tenant, companyId: string, gro
   );
 }
 
-/** A company's documents, newest first. */
-export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: string): Promise<DocumentRow[]> {
+/** A company's documents, newest first (one page, limit + 1 rows). */
+export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: string, page: ListPage): Promise<DocumentRow[]> {
   return many<DocumentRow>(
     db,
-    `SELECT id, company_id, order_id, document_type, file_name, file_type, size_bytes, created_at FROM documents
-      WHERE company_id = $1 AND organization_id = $2 AND environment = $3 ORDER BY created_at DESC, id DESC`,
-    [companyId, tenant.organizationId, tenant.environment],
+    `SELECT id, company_id, order_id, document_type, file_name, file_type, size_bytes, created_at FROM documents d
+      WHERE company_id = $1 AND organization_id = $2 AND environment = $3
+        AND ($4::text IS NULL OR (d.created_at, d.id) < (SELECT created_at, id FROM documents WHERE id = $4))
+      ORDER BY created_at DESC, id DESC LIMIT $5`,
+    [companyId, tenant.organizationId, tenant.environment, page.after ?? null, page.limit + 1],
   );
 }
 

@@ -25,14 +25,15 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
 /**
  * Spends a magic-link token and opens a session for its user, in one transaction. Concurrent opens of the
  * same link race on one UPDATE; exactly one gets a session (spec "POST /auth/magic-link" rule 2).
- * `hostOrganizationId`: on a white-label host only that organization's links are accepted.
+ * `where.organizationId`: on a white-label host only that organization's links are accepted; `where.host`: the
+ * request's host name, which must be the one the link was issued for (`defaultHost` for links that name none).
  * @returns the new session id (for the cookie) and the company the link lands on, or null when the token is
- *          unknown, used, expired or belongs to another organization.
+ *          unknown, used, expired, belongs to another organization or to another host.
  */
-export async function startSessionFromLink(pool: pg.Pool, token: string, hostOrganizationId: string | null): Promise<{ sessionId: string; session: DashboardSession; companyId: string | null } | null> {
+export async function startSessionFromLink(pool: pg.Pool, token: string, where: { organizationId: string | null; host: string; defaultHost: string }): Promise<{ sessionId: string; session: DashboardSession; companyId: string | null } | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   return withTransaction(pool, async (tx) => {
-    const link = await consumeMagicLink(tx, sha256(token), hostOrganizationId);
+    const link = await consumeMagicLink(tx, sha256(token), where);
     if (!link) return null;
     const sessionId = randomToken(32);
     const csrfToken = randomToken(32);

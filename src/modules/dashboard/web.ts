@@ -12,6 +12,8 @@ export interface DashboardSite {
   /** '' on a white-label host (dashboard at the root), else the path of DASHBOARD_BASE_URL, e.g. '/dashboard'. */
   basePath: string;
   hostOrganization: OrganizationRow | null;
+  /** Lower-case host name the request arrived on, without the port (X-Forwarded-Host first when TRUST_PROXY is on). */
+  host: string;
 }
 
 /** A signed-in request: the session, its organization (branding) and user. */

@@ -26,10 +26,13 @@ export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
       throw notFound('document', documentId);
     }
     const maxAge = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));
+    // Only bytes that are what they claim open in the browser; a file accepted on its uploader's word (no known
+    // signature) is a download of opaque bytes, so no browser ever renders or runs it on our origin.
+    const known = file.sniffedType !== null && file.sniffedType === doc.file_type;
     return reply
-      .header('content-type', doc.file_type)
+      .header('content-type', known ? doc.file_type : 'application/octet-stream')
       .header('content-length', String(file.size))
-      .header('content-disposition', `inline; filename="${asciiName(doc.file_name)}"; filename*=UTF-8''${encodeURIComponent(doc.file_name)}`)
+      .header('content-disposition', `${known ? 'inline' : 'attachment'}; filename="${asciiName(doc.file_name)}"; filename*=UTF-8''${encodeURIComponent(doc.file_name)}`)
       .header('x-content-type-options', 'nosniff')
       .header('cache-control', `private, max-age=${maxAge}`)
       .header('content-security-policy', "default-src 'none'; sandbox")

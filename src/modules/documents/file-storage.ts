@@ -36,12 +36,23 @@ export async function removeStoredFile(config: Pick<Config, 'storageDir'>, key: 
   await fs.promises.rm(storagePath(config, key), { force: true });
 }
 
-/** A read stream of a stored file, or null when it is missing on disk. */
-export async function openStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<{ stream: fs.ReadStream; size: number } | null> {
+/**
+ * A read stream of a stored file with its size in bytes and the type its first bytes show (sniffFileType; null
+ * when they match no known type), or null when the file is missing on disk.
+ */
+export async function openStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<{ stream: fs.ReadStream; size: number; sniffedType: string | null } | null> {
   const full = storagePath(config, key);
   const stat = await fs.promises.stat(full).catch(() => null);
   if (!stat?.isFile()) return null;
-  return { stream: fs.createReadStream(full), size: stat.size };
+  const handle = await fs.promises.open(full, 'r');
+  let head: Buffer;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(16), 0, 16, 0);
+    head = buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  return { stream: fs.createReadStream(full), size: stat.size, sniffedType: sniffFileType(head) };
 }
 
 /** The file types a document may have, told apart by their first bytes (never by the client's word). */

@@ -13,33 +13,44 @@ export interface MagicLinkRow {
   company_id: string | null;
   expires_at: Date;
   used_at: Date | null;
+  /** Lower-case host name the link was issued for; null for links older than that rule (the default dashboard host). */
+  host: string | null;
 }
 
-/** Stores a new link; only the token's sha256 is kept. `ttlSeconds` from now. */
-export function insertMagicLink(db: Db, tenant: Tenant, link: { id: string; userId: string; companyId: string | null; tokenHash: string; ttlSeconds: number }): Promise<MagicLinkRow | null> {
+/** Stores a new link; only the token's sha256 is kept, with the `host` name it opens on. `ttlSeconds` from now. */
+export function insertMagicLink(db: Db, tenant: Tenant, link: { id: string; userId: string; companyId: string | null; tokenHash: string; ttlSeconds: number; host: string }): Promise<MagicLinkRow | null> {
   return one<MagicLinkRow>(
     db,
-    `INSERT INTO magic_links (id, organization_id, environment, user_id, company_id, token_hash, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
-     RETURNING id, organization_id, environment, user_id, company_id, expires_at, used_at`,
-    [link.id, tenant.organizationId, tenant.environment, link.userId, link.companyId, link.tokenHash, link.ttlSeconds],
+    `INSERT INTO magic_links (id, organization_id, environment, user_id, company_id, token_hash, expires_at, host)
+     VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8)
+     RETURNING ${COLUMNS}`,
+    [link.id, tenant.organizationId, tenant.environment, link.userId, link.companyId, link.tokenHash, link.ttlSeconds, link.host],
   );
 }
+
+const COLUMNS = 'id, organization_id, environment, user_id, company_id, expires_at, used_at, host';
 
 /**
  * Spends a link in ONE statement: only the first of any number of concurrent callers gets the row back
  * (the row lock serialises them and the later ones see used_at set), so exactly one session results
  * (spec "POST /auth/magic-link" rule 2). `organizationId` restricts it to one organization's links (a
- * white-label host accepts only its own). Returns null for unknown, used, expired or foreign tokens.
+ * white-label host accepts only its own); `host` must be the host the link was issued for (a link without one
+ * counts as issued for `defaultHost`). Returns null for unknown, used, expired, foreign or misdirected tokens.
  */
-export function consumeMagicLink(db: Db, tokenHash: string, organizationId: string | null): Promise<MagicLinkRow | null> {
+export function consumeMagicLink(db: Db, tokenHash: string, where: { organizationId: string | null; host: string; defaultHost: string }): Promise<MagicLinkRow | null> {
   return one<MagicLinkRow>(
     db,
     `UPDATE magic_links SET used_at = now()
       WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() AND ($2::text IS NULL OR organization_id = $2)
-      RETURNING id, organization_id, environment, user_id, company_id, expires_at, used_at`,
-    [tokenHash, organizationId],
+        AND COALESCE(host, $4) = $3
+      RETURNING ${COLUMNS}`,
+    [tokenHash, where.organizationId, where.host, where.defaultHost],
   );
+}
+
+/** The link with this token hash whatever its state (to explain a refusal), or null. */
+export function findMagicLinkByHash(db: Db, tokenHash: string): Promise<MagicLinkRow | null> {
+  return one<MagicLinkRow>(db, `SELECT ${COLUMNS} FROM magic_links WHERE token_hash = $1`, [tokenHash]);
 }
 
 /** True when the user belongs to the tenant. */

@@ -2,6 +2,7 @@ import type { AppContext, Tenant } from '../../context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
+import { effectiveDomain } from '../organizations/domain-verification.js';
 import { getOrganizationOrThrow } from '../organizations/organizations.service.js';
 import * as repo from './magic-links.repo.js';
 
@@ -19,8 +20,8 @@ export interface MintedMagicLink {
 
 /**
  * Mints a fresh single-use dashboard link for a user of the tenant (spec "POST /auth/magic-link" rules 1-5).
- * The token is 32 random bytes (base64url); only its sha256 is stored. The URL is
- * `https://<white-label domain>/auth/<token>` when the organization has one, else
+ * The token is 32 random bytes (base64url); only its sha256 is stored, with the host the link names. The URL is
+ * `https://<white-label domain>/auth/<token>` when the organization has a verified one, else
  * `<DASHBOARD_BASE_URL>/auth/<token>`; the `/auth/<token>` shape is one the logger scrubs.
  * @throws AppError not_found (404) for a userId or companyId not in the tenant;
  *         forbidden (403) when the user is not an admin of companyId (spec "Authentication" rule 4).
@@ -30,11 +31,19 @@ export async function mintMagicLink(ctx: AppContext, tenant: Tenant, input: { us
   if (!(await repo.userExists(ctx.pool, tenant, userId))) throw notFound('user', userId);
   if (companyId) await throwIfNotCompanyAdmin(ctx, tenant, companyId, userId);
   const token = randomToken(TOKEN_BYTES);
-  const row = await repo.insertMagicLink(ctx.pool, tenant, {
-    id: newId('magicLink'), userId, companyId, tokenHash: sha256(token), ttlSeconds: MAGIC_LINK_TTL_SECONDS,
-  });
   const organization = await getOrganizationOrThrow(ctx.pool, tenant.organizationId);
-  return { magicLink: `${dashboardOrigin(ctx, organization.white_label_domain)}/auth/${token}`, expiresAt: row!.expires_at.toISOString() };
+  const origin = dashboardOrigin(ctx, effectiveDomain(organization));
+  // The link opens only on the host it names (a link that leaked to another host, or was minted for a domain the
+  // organization gave up, signs no one in there).
+  const row = await repo.insertMagicLink(ctx.pool, tenant, {
+    id: newId('magicLink'), userId, companyId, tokenHash: sha256(token), ttlSeconds: MAGIC_LINK_TTL_SECONDS, host: new URL(origin).hostname,
+  });
+  return { magicLink: `${origin}/auth/${token}`, expiresAt: row!.expires_at.toISOString() };
+}
+
+/** Lower-case host name of the default dashboard address: where links minted without a white-label domain open. */
+export function defaultDashboardHost(ctx: AppContext): string {
+  return new URL(ctx.config.dashboardBaseUrl).hostname;
 }
 
 /**

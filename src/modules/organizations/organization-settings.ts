@@ -1,24 +1,49 @@
 import type { Static } from '@sinclair/typebox';
 import validator from 'validator';
-import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../lib/db.js';
+import type { AppContext, Environment } from '../../context.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
+import { domainTakenError, newDomainToken } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
 import type { UpdateOrganizationBody } from './organizations.schemas.js';
 import { normalizeContactEmail } from './organizations.service.js';
+import { isUniqueViolation } from '../../lib/db.js';
 
 /** The PATCH /organization body as validated by UpdateOrganizationBody. */
 export type OrganizationPatch = Static<typeof UpdateOrganizationBody>;
 
 /**
- * PATCH /organization (issue 5 item 6): validates and applies name, whiteLabelDomain, branding, emailNotifications,
- * dashboardBilling and contactEmail (the technical contact told when a webhook endpoint is disabled; ARCHITECTURE.md
- * "Webhooks"). The domain is stored lower-case; contactEmail trimmed, empty or null removes it.
- * @throws ValidationError (400) naming each bad field (whiteLabelDomain not a public host name or one of the
- *   service's own hosts; branding.logoUrl not an https URL; contactEmail not an email address); AppError conflict
- *   (409) when another organization uses the domain; not_found (404) when the organization does not exist.
+ * Who asks for a settings change: an integrator's key of one environment, or an operator (console, CLI).
+ * `vouchDomain`: an operator may put a white-label domain in effect without the DNS check.
  */
-export async function updateOrganizationSettings(ctx: AppContext, organizationId: string, patch: OrganizationPatch): Promise<repo.OrganizationRow> {
+export type SettingsActor = { environment: Environment } | { operator: true; vouchDomain?: boolean };
+
+/**
+ * Settings are one set per organization, shared by both environments, and every one of them reaches live
+ * customers (the dashboard's host, branding and billing, the emails sent and to whom). So they change only
+ * with a live key: a leaked test key must never move live customers' sign-in links or billing.
+ * @throws AppError forbidden (403) for a test key sending any field, naming the fields and the live base address.
+ */
+export function assertMayChangeSettings(ctx: AppContext, actor: SettingsActor, patch: OrganizationPatch): void {
+  if (!('environment' in actor) || actor.environment === 'live') return;
+  const sent = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
+  if (!sent.length) return;
+  throw new AppError('forbidden', `Organization settings are shared by the live and test environments and reach live customers, so they change only with a live key: send this request to ${ctx.config.liveBaseUrl}/organization`, {
+    errors: sent.map((field) => ({ field, message: 'changes only with a live key' })),
+  });
+}
+
+/**
+ * PATCH /organization: validates and applies name, whiteLabelDomain, branding, emailNotifications,
+ * dashboardBilling and contactEmail (the technical contact told when a webhook endpoint is disabled). The domain
+ * is stored lower-case; a new one waits for its DNS TXT record (domain-verification.ts) unless an operator vouches
+ * for it; sending the current domain again keeps its state. contactEmail is trimmed; empty or null removes it.
+ * @throws AppError forbidden (403) for a test key (assertMayChangeSettings); ValidationError (400) naming each bad
+ *   field (whiteLabelDomain not a public host name or one of the service's own hosts; branding.logoUrl not an https
+ *   URL; contactEmail not an email address); conflict (409) when another organization holds the domain verified;
+ *   not_found (404) when the organization does not exist.
+ */
+export async function updateOrganizationSettings(ctx: AppContext, organizationId: string, patch: OrganizationPatch, actor: SettingsActor): Promise<repo.OrganizationRow> {
+  assertMayChangeSettings(ctx, actor, patch);
   const errors = new FieldErrors();
   const domain = patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null ? patch.whiteLabelDomain : patch.whiteLabelDomain.trim().toLowerCase();
   if (domain) checkDomain(ctx, domain, errors);
@@ -29,17 +54,20 @@ export async function updateOrganizationSettings(ctx: AppContext, organizationId
   if (patch.name !== undefined && !patch.name.trim()) errors.add('name', 'must not be blank');
   const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail, errors);
   errors.throwIfAny();
+  if (domain && (await repo.findVerifiedDomainHolder(ctx.pool, domain, organizationId))) throw domainTakenError(domain);
   const branding = patch.branding
     ? Object.fromEntries(Object.entries(patch.branding).map(([k, v]) => [k, typeof v === 'string' && k !== 'logoUrl' ? v.toLowerCase() : v]))
     : undefined;
+  const domainVerified = domain ? 'operator' in actor && actor.vouchDomain === true : undefined;
   try {
-    const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, { ...patch, name: patch.name?.trim(), whiteLabelDomain: domain, branding, contactEmail });
+    const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, {
+      ...patch, name: patch.name?.trim(), whiteLabelDomain: domain, branding, contactEmail, domainToken: domain ? newDomainToken() : undefined, domainVerified,
+    });
     if (!row) throw notFound('organization', organizationId);
     return row;
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new AppError('conflict', `whiteLabelDomain '${domain}' is already used by another organization`, { errors: [{ field: 'whiteLabelDomain', message: 'is already used by another organization' }] });
-    }
+    // Another organization verified the same domain between the check above and this update (operator vouching).
+    if (isUniqueViolation(err) && domain) throw domainTakenError(domain);
     throw err;
   }
 }

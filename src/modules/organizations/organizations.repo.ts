@@ -9,7 +9,12 @@ import type { Environment } from '../../context.js';
 export interface OrganizationRow {
   id: string;
   name: string;
+  /** The requested white-label domain (lower case); in effect only once `white_label_domain_verified_at` is set. */
   white_label_domain: string | null;
+  /** Random challenge the domain's DNS TXT record must hold (migration 050); set whenever a domain is. */
+  white_label_domain_token: string | null;
+  /** When control of the domain was proven (or vouched for by an operator); null while pending. */
+  white_label_domain_verified_at: Date | null;
   branding: { logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null };
   email_notifications: boolean;
   dashboard_billing: 'organization' | 'customer';
@@ -41,9 +46,32 @@ export function findOrganization(db: Db, id: string): Promise<OrganizationRow | 
   return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE id = $1', [id]);
 }
 
-/** The organization whose white-label domain is `domain` (lower-cased first), or null (routing by Host, issue 5 item 2). */
+/**
+ * The organization holding `domain` (lower-cased first) as its verified white-label domain, or null: an
+ * unverified domain routes nowhere, so a claim alone never serves anyone's dashboard.
+ */
 export function findOrganizationByDomain(db: Db, domain: string): Promise<OrganizationRow | null> {
-  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE white_label_domain = $1', [domain.toLowerCase()]);
+  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL', [domain.toLowerCase()]);
+}
+
+/** The id of another organization than `organizationId` holding `domain` as its verified domain, or null. */
+export async function findVerifiedDomainHolder(db: Db, domain: string, organizationId: string): Promise<string | null> {
+  const row = await one<{ id: string }>(db, 'SELECT id FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL AND id <> $2', [domain, organizationId]);
+  return row?.id ?? null;
+}
+
+/**
+ * Puts `domain` in effect for the organization if it still requests it with the same `token` (a concurrent
+ * change of domain wins). Returns the row, or null when the request changed meanwhile.
+ * @throws the database's unique violation (23505) when another organization holds the domain verified.
+ */
+export function markDomainVerified(db: Db, organizationId: string, domain: string, token: string): Promise<OrganizationRow | null> {
+  return one<OrganizationRow>(
+    db,
+    `UPDATE organizations SET white_label_domain_verified_at = COALESCE(white_label_domain_verified_at, now()), updated_at = now()
+      WHERE id = $1 AND white_label_domain = $2 AND white_label_domain_token = $3 RETURNING *`,
+    [organizationId, domain, token],
+  );
 }
 
 /** Every organization, newest first (operator views). */
@@ -98,12 +126,21 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
 export function updateOrganizationSettings(db: Db, id: string, patch: {
   name?: string; whiteLabelDomain?: string | null; branding?: Record<string, string | null>; emailNotifications?: boolean; dashboardBilling?: 'organization' | 'customer';
   contactEmail?: string | null;
+  /** With a whiteLabelDomain: its challenge token, used only when the domain changes (the same domain keeps its token). */
+  domainToken?: string;
+  /** With a whiteLabelDomain: put it in effect at once (an operator vouching for it). */
+  domainVerified?: boolean;
 }): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
     db,
     `UPDATE organizations SET
         name = COALESCE($2, name),
         white_label_domain = CASE WHEN $3 THEN $4 ELSE white_label_domain END,
+        white_label_domain_token = CASE WHEN NOT $3 THEN white_label_domain_token WHEN $4 IS NULL THEN NULL
+                                        WHEN $4 IS DISTINCT FROM white_label_domain THEN $10 ELSE white_label_domain_token END,
+        white_label_domain_verified_at = CASE WHEN NOT $3 THEN white_label_domain_verified_at WHEN $4 IS NULL THEN NULL
+                                              WHEN $11 THEN COALESCE(CASE WHEN $4 = white_label_domain THEN white_label_domain_verified_at END, now())
+                                              WHEN $4 IS DISTINCT FROM white_label_domain THEN NULL ELSE white_label_domain_verified_at END,
         branding = branding || COALESCE($5::jsonb, '{}'::jsonb),
         email_notifications = COALESCE($6, email_notifications),
         dashboard_billing = COALESCE($7, dashboard_billing),
@@ -111,6 +148,6 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
         updated_at = now()
       WHERE id = $1 RETURNING *`,
     [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null,
-      patch.contactEmail !== undefined, patch.contactEmail ?? null],
+      patch.contactEmail !== undefined, patch.contactEmail ?? null, patch.domainToken ?? null, patch.domainVerified ?? false],
   );
 }

@@ -56,7 +56,14 @@ export const CreatedOrganizationSchema = Type.Object({
 export const AdminOrganizationSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  whiteLabelDomain: Nullable(Type.String()),
+  whiteLabelDomain: Nullable(Type.String({ description: 'Requested white-label domain; in effect only when whiteLabelDomainVerification.status is verified.' })),
+  whiteLabelDomainVerification: Nullable(Type.Object({
+    status: Type.Union([Type.Literal('pending'), Type.Literal('verified')]),
+    recordType: Type.Literal('TXT'),
+    recordName: Type.String(),
+    recordValue: Type.String(),
+    verifiedAt: Nullable(DateTime),
+  })),
   dashboardBilling: Type.String(),
   emailNotifications: Type.Boolean(),
   contactEmail: Nullable(Type.String({ description: CONTACT_EMAIL_DESCRIPTION })),
@@ -75,15 +82,17 @@ export const CreateKeyBody = Type.Object({ environment: EnvironmentSchema }, { a
 const HexColor = (what: string) => Type.Union([Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: `${what} as #rrggbb.` }), Type.Null()], { description: `${what} as #rrggbb; null resets to the default.` });
 
 /**
- * Body of PATCH /organization (issue 5 item 6). Every field optional; only the fields sent change.
+ * Body of PATCH /organization. Every field optional; only the fields sent change (live key only).
  * `branding` fields merge into the stored branding (send null to clear one).
  */
 export const UpdateOrganizationBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Shown to your customers in the dashboard and emails.' })),
     whiteLabelDomain: Type.Optional(Type.Union([Type.String({ minLength: 3, maxLength: 253 }), Type.Null()], {
-      description: 'Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https. '
-        + 'Point its DNS at the service. Unique across organizations (409 when taken). null removes it.',
+      description: 'Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https, '
+        + 'once verified: a new domain is pending until its DNS TXT record (whiteLabelDomainVerification in the answer) is found by '
+        + 'POST /organization/white-label-domain/verify. Point its DNS at the service. No two organizations hold one domain (409 when another holds it). '
+        + 'Sending the current domain again keeps its state; null removes it.',
     })),
     branding: Type.Optional(Type.Object(
       {

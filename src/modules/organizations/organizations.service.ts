@@ -6,6 +6,7 @@ import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
+import { domainVerificationView } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
 
 /** A newly created API key. `key` is the secret itself, shown once and never stored; createdAt ISO 8601. */
@@ -120,6 +121,7 @@ export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
     id: o.id,
     name: o.name,
     whiteLabelDomain: o.white_label_domain,
+    whiteLabelDomainVerification: domainVerificationView(o),
     dashboardBilling: o.dashboard_billing,
     emailNotifications: o.email_notifications,
     contactEmail: o.contact_email,

@@ -1,0 +1,39 @@
+import type { CronItem, Task } from 'graphile-worker';
+import type { AppContext } from '../../context.js';
+import { SESSION_IDLE_SECONDS } from '../dashboard/sessions.js';
+import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
+import { LOGIN_LIMITS } from '../console/login.service.js';
+import { purgeExpired, type PurgeCounts, type PurgeRules } from './purge.repo.js';
+
+/** The graphile-worker task that deletes what has expired (no payload). */
+export const PURGE_EXPIRED_TASK = 'purge_expired';
+
+/**
+ * What the purge keeps. Checkout form tokens outlive the longest dashboard session (7 days) by a day; login
+ * attempts are kept a day, well past the 15-minute throttle window, so a day's failures can still be looked at.
+ */
+export const PURGE_RULES: PurgeRules = {
+  idempotencyKeySeconds: KEY_TTL_HOURS * 3600,
+  dashboardIdleSeconds: SESSION_IDLE_SECONDS,
+  checkoutFormSeconds: 8 * 24 * 3600,
+  loginAttemptSeconds: Math.max(24 * 3600, LOGIN_LIMITS.windowSeconds),
+};
+
+/**
+ * Daily at 03:41 UTC, once across all workers (graphile-worker cron). Every expired row is useless to everyone
+ * (a spent link, an ended session, a key past its replay window), so a missed day is simply caught up by the next.
+ */
+export const purgeExpiredCron: CronItem = {
+  task: PURGE_EXPIRED_TASK,
+  match: '41 3 * * *',
+  identifier: 'maintenance:purge-expired-daily',
+  options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'maintenance' },
+};
+
+/** Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts). */
+export function purgeExpiredTask(ctx: AppContext): Task {
+  return async () => {
+    const counts: PurgeCounts = await purgeExpired(ctx.pool, PURGE_RULES);
+    ctx.log.info({ counts }, 'purged expired rows');
+  };
+}

@@ -1,0 +1,107 @@
+import { promises as dns } from 'node:dns';
+import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../lib/db.js';
+import { AppError } from '../../lib/errors.js';
+import { randomToken } from '../../lib/secrets.js';
+import * as repo from './organizations.repo.js';
+import { getOrganizationOrThrow } from './organizations.service.js';
+
+/**
+ * Label under the domain whose TXT record proves control: `_fcs-domain-verification.portal.example.com`.
+ * A label of its own (like ACME's `_acme-challenge`) leaves the domain's other records alone, and the
+ * domain itself usually needs a CNAME, which may not sit beside a TXT record at the same name.
+ */
+export const TXT_RECORD_LABEL = '_fcs-domain-verification';
+/** Prefix of the TXT value, so the record says what it is for: `fcs-domain-verification=<token>`. */
+const TXT_VALUE_PREFIX = 'fcs-domain-verification=';
+
+/** What an organization must publish, and whether it has: part of the Organization the API returns. */
+export interface DomainVerificationView {
+  status: 'pending' | 'verified';
+  recordType: 'TXT';
+  recordName: string;
+  recordValue: string;
+  /** ISO 8601; null while pending. */
+  verifiedAt: string | null;
+}
+
+/** A fresh challenge token for a newly requested domain: 24 random bytes, so no one can guess another's. */
+export function newDomainToken(): string {
+  return randomToken(24);
+}
+
+/** The record an organization must publish for its requested domain, or null when it has none. */
+export function domainVerificationView(o: repo.OrganizationRow): DomainVerificationView | null {
+  if (!o.white_label_domain || !o.white_label_domain_token) return null;
+  return {
+    status: o.white_label_domain_verified_at ? 'verified' : 'pending',
+    recordType: 'TXT',
+    recordName: `${TXT_RECORD_LABEL}.${o.white_label_domain}`,
+    recordValue: `${TXT_VALUE_PREFIX}${o.white_label_domain_token}`,
+    verifiedAt: o.white_label_domain_verified_at?.toISOString() ?? null,
+  };
+}
+
+/** The white-label domain in effect (verified), or null: magic links and Host routing use only this. */
+export function effectiveDomain(o: repo.OrganizationRow): string | null {
+  return o.white_label_domain && o.white_label_domain_verified_at ? o.white_label_domain : null;
+}
+
+/**
+ * Checks the DNS TXT record of the organization's requested domain and, when it holds the challenge, puts
+ * the domain in effect. Already verified: returns the organization unchanged.
+ * @throws AppError conflict (409) when no domain is requested or another organization holds it verified;
+ *   domain_not_verified (409) when the record is missing or holds another value (the message names the record);
+ *   service_unavailable (503) when DNS could not be asked (timeout, server failure); not_found (404).
+ */
+export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: string): Promise<repo.OrganizationRow> {
+  const o = await getOrganizationOrThrow(ctx.pool, organizationId);
+  const challenge = domainVerificationView(o);
+  if (!challenge) {
+    throw new AppError('conflict', 'No white-label domain is requested: set whiteLabelDomain with PATCH /organization first', {
+      errors: [{ field: 'whiteLabelDomain', message: 'is not set' }],
+    });
+  }
+  if (challenge.status === 'verified') return o;
+  const values = await txtValues(ctx, challenge.recordName);
+  if (!values.includes(challenge.recordValue)) {
+    const found = values.length ? `found ${values.length} TXT record(s) there, none holding it` : 'found no TXT record there';
+    throw new AppError('domain_not_verified', `Add a TXT record named ${challenge.recordName} with the value ${challenge.recordValue}, then verify again (${found}; DNS changes can take a while to appear)`, {
+      errors: [{ field: 'whiteLabelDomain', message: `needs the TXT record ${challenge.recordName} = ${challenge.recordValue}` }],
+    });
+  }
+  const verified = await markVerified(ctx, o);
+  if (!verified) throw new AppError('conflict', 'The white-label domain changed while it was being verified; verify the new one');
+  ctx.log.info({ organizationId, domain: o.white_label_domain }, 'white-label domain verified');
+  return verified;
+}
+
+async function markVerified(ctx: AppContext, o: repo.OrganizationRow): Promise<repo.OrganizationRow | null> {
+  try {
+    return await repo.markDomainVerified(ctx.pool, o.id, o.white_label_domain!, o.white_label_domain_token!);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw domainTakenError(o.white_label_domain!);
+    throw err;
+  }
+}
+
+/** The 409 for a domain another organization holds verified, naming the field. */
+export function domainTakenError(domain: string): AppError {
+  return new AppError('conflict', `whiteLabelDomain '${domain}' is already used by another organization`, {
+    errors: [{ field: 'whiteLabelDomain', message: 'is already used by another organization' }],
+  });
+}
+
+// Every TXT record at `name`, each joined from its character-strings (a long value is split into 255-byte
+// strings); a name without records is an empty list, and any other DNS failure is the caller's 503.
+async function txtValues(ctx: AppContext, name: string): Promise<string[]> {
+  const resolve = ctx.resolveTxt ?? ((n: string) => dns.resolveTxt(n));
+  try {
+    return (await resolve(name)).map((chunks) => chunks.join('').trim());
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NXDOMAIN') return [];
+    ctx.log.warn({ name, code }, 'white-label domain verification: DNS lookup failed');
+    throw new AppError('service_unavailable', `The DNS lookup of ${name} failed (${code ?? 'error'}); try again in a moment`);
+  }
+}

@@ -1,0 +1,123 @@
+import fastifyRateLimit, { type FastifyRateLimitStore, type RateLimitOptions, type RateLimitPluginOptions } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
+import type { RateLimitConfig } from '../../config.js';
+import { AppError } from '../../lib/errors.js';
+import { registry } from '../../lib/metrics.js';
+import { sha256 } from '../../lib/secrets.js';
+import { SharedCounters } from './shared-counters.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The process's shared rate-limit counters (tests call `sync()` to share them with other processes at once). */
+    rateLimitCounters: SharedCounters;
+  }
+}
+
+/** Requests refused with 429, by limit (api, admin, admin-auth, sign-in, magic-link). */
+export const rateLimitedRequests = new Counter({
+  name: 'fcs_rate_limited_requests_total',
+  help: 'Requests refused with 429 by a rate limit',
+  labelNames: ['limit'] as const,
+  registers: [registry],
+});
+
+/** The limits this service applies; each names its counter bucket prefix and whom it counts. */
+export type LimitName = 'api' | 'admin' | 'admin-auth' | 'sign-in' | 'magic-link';
+
+/**
+ * The @fastify/rate-limit store over SharedCounters: `incr` answers from process memory (no round trip), the
+ * counters reach PostgreSQL in the background. Buckets are `<limit>:<key>`.
+ */
+function storeOver(counters: SharedCounters) {
+  return class SharedStore implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+      const { current, ttlMs } = counters.hit(key, timeWindow);
+      callback(null, { current, ttl: ttlMs });
+    }
+
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+/** The client address a per-address limit counts: the socket's, or the proxy's X-Forwarded-For when TRUST_PROXY is on. */
+const clientAddress = (request: FastifyRequest) => request.ip;
+
+/**
+ * Registers @fastify/rate-limit on `app` (the whole app, global off: routes opt in with `config.rateLimit` from
+ * {@link perAddressLimit}), answering 429 with our error body. Headers follow the IETF draft (RateLimit-Limit,
+ * RateLimit-Remaining, RateLimit-Reset in seconds; Retry-After in seconds on 429). Starts the counters' sync when
+ * the app is ready and stops it (sending what is left) when it closes.
+ */
+export async function installRateLimits(app: FastifyInstance, counters: SharedCounters): Promise<void> {
+  app.decorate('rateLimitCounters', counters);
+  app.addHook('onReady', async () => counters.start());
+  app.addHook('onClose', async () => counters.stop());
+  await app.register(fastifyRateLimit, baseOptions(counters, { global: false, keyGenerator: clientAddress }));
+}
+
+/**
+ * Route options of a per-client-address limit (console sign-in, magic-link opening): at most `max` requests per
+ * window from one address, counted in the bucket `<name>:<address>`.
+ */
+export function perAddressLimit(limits: RateLimitConfig, name: LimitName, max: number): RateLimitOptions {
+  return { ...limitOptions(limits, name, max, 'from this client address'), keyGenerator: (request) => `${name}:${clientAddress(request)}` };
+}
+
+/**
+ * Limits every route of the scope `api` (the integrator API of one environment) per API key: registered in
+ * that scope, after its key check, so only valid keys are counted. The bucket holds a hash of the key, never the key.
+ */
+export async function limitPerApiKey(api: FastifyInstance, limits: RateLimitConfig): Promise<void> {
+  await api.register(fastifyRateLimit, {
+    ...baseOptions(api.rateLimitCounters, { global: true }),
+    ...limitOptions(limits, 'api', limits.apiRequests, 'for this API key'),
+    keyGenerator: (request) => `api:${sha256(String(request.headers['x-api-key'])).slice(0, 32)}`,
+  });
+}
+
+/** Limits every route of the scope `admin` (the operator admin API) per client address. */
+export async function limitAdminPerAddress(admin: FastifyInstance, limits: RateLimitConfig): Promise<void> {
+  await admin.register(fastifyRateLimit, { ...baseOptions(admin.rateLimitCounters, { global: true }), ...perAddressLimit(limits, 'admin', limits.adminRequests) });
+}
+
+/**
+ * Throttles failed operator-token checks per client address (admin API and /metrics): when the address has
+ * failed `limits.adminAuthFailures` times in the window, answers 429 without checking the token. Call `check`
+ * before comparing the token and `failed` after a wrong or missing one.
+ */
+export function adminAuthThrottle(limits: RateLimitConfig) {
+  const windowMs = limits.windowSeconds * 1000;
+  const bucket = (request: FastifyRequest) => `admin-auth:${clientAddress(request)}`;
+  return {
+    /** @throws AppError rate_limited (429; Retry-After and RateLimit-* set on `reply`) when the address used up its failures. */
+    check(request: FastifyRequest, reply: FastifyReply): void {
+      const { current, ttlMs } = request.server.rateLimitCounters.peek(bucket(request), windowMs);
+      if (current < limits.adminAuthFailures) return;
+      const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+      rateLimitedRequests.inc({ limit: 'admin-auth' });
+      reply.header('retry-after', seconds).header('ratelimit-limit', limits.adminAuthFailures).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
+      throw new AppError('rate_limited', `Too many failed operator-token attempts from this client address (at most ${limits.adminAuthFailures}); retry in ${seconds} seconds`);
+    },
+    failed(request: FastifyRequest): void {
+      request.server.rateLimitCounters.hit(bucket(request), windowMs);
+    },
+  };
+}
+
+function baseOptions(counters: SharedCounters, options: Partial<RateLimitPluginOptions>): RateLimitPluginOptions {
+  return { store: storeOver(counters), enableDraftSpec: true, ...options };
+}
+
+function limitOptions(limits: RateLimitConfig, name: LimitName, max: number, whom: string): RateLimitOptions {
+  const window = limits.windowSeconds === 60 ? 'minute' : `${limits.windowSeconds} seconds`;
+  return {
+    max,
+    timeWindow: limits.windowSeconds * 1000,
+    onExceeded: () => rateLimitedRequests.inc({ limit: name }),
+    errorResponseBuilder: (_request, context) => new AppError('rate_limited',
+      `Too many requests ${whom}: at most ${context.max} per ${window}; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds (Retry-After)`),
+  };
+}

@@ -1,0 +1,33 @@
+import type { TestApp, TestTenant } from './harness.js';
+
+/**
+ * A fake DNS for white-label domain verification: `publish(name, value)` adds a TXT record, and the app's
+ * `ctx.resolveTxt` answers from these records (ENODATA for names without any), like `dns.promises.resolveTxt`.
+ */
+export function fakeDns(t: TestApp) {
+  const records = new Map<string, string[][]>();
+  t.ctx.resolveTxt = async (name: string) => {
+    const found = records.get(name);
+    if (!found) throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
+    return found;
+  };
+  return {
+    publish(name: string, value: string) {
+      records.set(name, [...(records.get(name) ?? []), [value]]);
+    },
+  };
+}
+
+/**
+ * Requests `domain` for the tenant with its live key, publishes the TXT record the answer names and verifies it,
+ * as an integrator would. Returns the verified organization. Throws with the answer on any unexpected status.
+ */
+export async function setVerifiedDomain(t: TestApp, tenant: TestTenant, domain: string, dns = fakeDns(t)) {
+  const set = await tenant.api('PATCH', '/organization', { whiteLabelDomain: domain }, { env: 'live' });
+  if (set.statusCode !== 200) throw new Error(`setVerifiedDomain PATCH: ${set.statusCode} ${set.body}`);
+  const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
+  dns.publish(recordName, recordValue);
+  const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
+  if (verified.statusCode !== 200) throw new Error(`setVerifiedDomain verify: ${verified.statusCode} ${verified.body}`);
+  return verified.json();
+}
