@@ -53,6 +53,9 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_SYNC_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_QUEUE: Type.Optional(Int),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9_]{8,}$' })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9_+/=]{8,}$' })),
+  STRIPE_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),
 });
 
 /**
@@ -136,6 +139,12 @@ export interface Config {
   passwordHashConcurrency: number;
   /** Sign-ins that may wait for a hash; beyond it a sign-in is refused at once with 503 (PASSWORD_HASH_QUEUE, default 8). */
   passwordHashQueue: number;
+  /**
+   * Live card payments at dashboard checkout (PAY-1): the Stripe secret key, the webhook signing secret and the API
+   * address (STRIPE_API_BASE_URL, default https://api.stripe.com). null when STRIPE_SECRET_KEY and
+   * STRIPE_WEBHOOK_SECRET are not both set: live customer-billed checkout then says card payment is unavailable.
+   */
+  stripe: { secretKey: string; webhookSecret: string; apiBaseUrl: string } | null;
 }
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -156,6 +165,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (typeof token === 'string' && token.length < MIN_OPERATOR_TOKEN_LENGTH) {
     problems.push(`OPERATOR_TOKEN: must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (got ${shownValue('OPERATOR_TOKEN', token)}); generate one with: openssl rand -base64 32`);
   }
+  if (!raw.STRIPE_SECRET_KEY !== !raw.STRIPE_WEBHOOK_SECRET) {
+    const [set, unset] = raw.STRIPE_SECRET_KEY ? ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] : ['STRIPE_WEBHOOK_SECRET', 'STRIPE_SECRET_KEY'];
+    problems.push(`${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`);
+  }
   if (problems.length) throw new ConfigError(problems);
   const e = raw as Static<typeof EnvSchema>;
   const port = Number(e.PORT ?? 3000);
@@ -173,7 +186,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   // Whatever is printed from now on (logs, CLI errors) leaves these values out.
-  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL)]);
+  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL), e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET]);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -220,12 +233,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
+    stripe: e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+      ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBaseUrl: trimSlash(e.STRIPE_API_BASE_URL ?? 'https://api.stripe.com') }
+      : null,
   };
 }
 
 // Variables that hold a secret or may carry one (a password in a connection URL). A refused value is printed at boot
 // (stderr, deployment logs), so it is described instead of echoed: tokens by length, URLs without their password.
-const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET']);
+const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
 const URL_VARIABLES = new Set(['DATABASE_URL', 'SMTP_URL']);
 
 function shownValue(name: string, value: unknown): string {

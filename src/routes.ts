@@ -20,6 +20,7 @@ import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
 import { consoleWebRoutes } from './modules/console/console.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
 
 /** Options every integrator route plugin receives: the context and the environment it is mounted for. */
 export interface ApiPluginOptions {
@@ -61,9 +62,10 @@ export const adminRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   documentsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
 ];
 
-/** Browser-facing plugins (dashboard, console, file downloads) that bring their own authentication. */
+/** Browser-facing plugins (dashboard, console, file downloads) and the Stripe webhook, which bring their own authentication. */
 export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   documentWebRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  stripeWebhookRoutes,
   dashboardWeb,
   consoleWebRoutes,
 ];

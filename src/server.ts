@@ -7,6 +7,7 @@ import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js'
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
+import { livePaymentsStatus } from './modules/payments/payments.service.js';
 import { startWorker } from './worker.js';
 
 /**
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
     const { ctx } = booted;
     if (booted.embedded) ctx.log.info({ dataDir: booted.embedded.clusterDir }, 'using the embedded PostgreSQL');
     if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
+    const payments = livePaymentsStatus(config);
+    ctx.log[payments.level](payments.message);
     const demo = await ensureDemoOrganization(ctx);
     app = await buildApp(ctx);
     await app.listen({ port: config.port, host: config.host });

@@ -3,6 +3,7 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { notFound } from '../../lib/errors.js';
 import { toPage } from '../../lib/pagination.js';
 import { reverseOrderDebits, type LedgerEntryRow } from '../billing/ledger.js';
+import { queueCardRefund } from '../payments/card-refunds.js';
 import { listOrderDocuments } from '../documents/documents.service.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { emitStatusChanged } from './filing-events.js';
@@ -26,6 +27,7 @@ export interface TransitionResult {
  * its webhook deliveries. A failure anywhere leaves nothing behind (no history, no event, no reversal).
  *
  * Side effects: cancelled + balance billing -> every debit of the order is reversed (billing rule 3);
+ * cancelled + card payment (checkout billing) -> a refund of the order's amount is recorded and queued (PAY-6);
  * cancelled subscription -> subscriptionStatus canceled; filed formation -> company formationDate =
  * filingDate; filed EIN order -> company ein (see transitions.ts for the test-environment EIN).
  *
@@ -88,6 +90,8 @@ function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition):
 
 async function applySideEffects(tx: Db, tenant: Tenant, order: repo.OrderRow, plan: PlannedTransition, actor: string): Promise<LedgerEntryRow[]> {
   if (plan.to === 'cancelled' && order.billing === 'balance') return reverseOrderDebits(tx, tenant, order.id, actor);
+  // A card-paid order's retail + state fee go back to the card (PAY-6); the job sends the refund after the commit.
+  if (plan.to === 'cancelled' && order.billing === 'checkout') await queueCardRefund(tx, tenant, order);
   if (plan.to === 'filed' && order.order_type === 'formation') {
     await setCompanyFiled(tx, tenant, order.company_id, { formationDate: plan.filingDate!, formationState: order.filing_state });
   }
