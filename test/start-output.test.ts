@@ -66,6 +66,8 @@ describe('what the service prints', () => {
     expect(output).not.toContain(TOKEN);
     expect(output).not.toContain(FILE_SECRET);
     expect(output).not.toMatch(/sk_(live|test)_/);
+    // Why live customers cannot pay by card yet, and where to read how to change it (PAY-1).
+    expect(output).toContain('live card payments are off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set');
     const c = new pg.Client({ connectionString: databaseUrl });
     await c.connect();
     const { rows } = await c.query('SELECT count(*)::int AS n FROM organizations');
@@ -78,6 +80,14 @@ describe('what the service prints', () => {
     expect(code).toBe(1);
     expect(output).toContain('OPERATOR_TOKEN: must be at least 32 characters');
     expect(output).not.toContain('short-but-secret-99');
+  });
+
+  it('stops the start when only half of the Stripe settings are given, without showing the key', async () => {
+    const key = 'sk_live_halfconfigured0123456789';
+    const { output, code } = await run('src/server.ts', [], { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, PORT: '0', STRIPE_SECRET_KEY: key }, null);
+    expect(code).toBe(1);
+    expect(output).toContain('STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set');
+    expect(output).not.toContain(key);
   });
 
   it('the CLI never prints a secret from the environment, even inside an error message', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundCardPaymentTask } from '../src/modules/payments/card-refunds.js';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { consoleClient, newOperator, signIn as consoleSignIn } from './console-helpers.js';
 import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
 import { signedEvent, StripeStandIn } from './stripe-stand-in.js';
 
@@ -221,6 +222,15 @@ describe('live checkout through Stripe Checkout', () => {
     const failed = (await t.ctx.pool.query('SELECT status, attempts, last_error FROM card_refunds WHERE id = $1', [refund.id])).rows[0];
     expect(failed).toMatchObject({ status: 'pending', attempts: 1, last_error: expect.stringContaining('cannot be refunded') });
 
+    // The console shows the refund on the order and lists it among the refunds Stripe has not accepted.
+    const operator = await newOperator(t.ctx.pool);
+    const console_ = consoleClient(t.app);
+    await consoleSignIn(console_, operator.email, operator.password);
+    expect((await console_.get('/console/queue')).body).toContain(order.id);
+    const orderPage = await console_.get(`/console/orders/${order.id}`);
+    expect(orderPage.body).toContain('not accepted yet');
+    expect(orderPage.body).toContain('cannot be refunded right now');
+
     stripe.failRefunds = null;
     await run();
     await run();
@@ -229,6 +239,35 @@ describe('live checkout through Stripe Checkout', () => {
     expect(calls.every((x) => x.idempotencyKey === refund.id && x.form.amount === String(order.amount_cents))).toBe(true);
     const done = (await t.ctx.pool.query('SELECT status, provider_reference, refunded_at FROM card_refunds WHERE id = $1', [refund.id])).rows[0];
     expect(done).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^re_/) });
+    expect((await console_.get(`/console/orders/${order.id}`)).body).toContain(done.provider_reference);
+    expect((await console_.get('/console/queue')).body).not.toContain('cannot be refunded right now');
+  });
+
+  it('refunds a payment whose order can no longer be placed, and records why', async () => {
+    const c = await liveCustomer('Stripe Mismatch Co');
+    const { retail } = await retailOf(c.tenant, 'ein');
+    const started = await startEinCheckout(c);
+    const { res } = await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_mismatch', amount_total: retail - 100 }));
+    expect(res.statusCode).toBe(200);
+    expect(await ordersOf(c.company.id)).toHaveLength(0);
+    const refund = stripe.callsTo('/v1/refunds').find((x) => x.form.payment_intent === 'pi_mismatch');
+    expect(refund?.form.amount).toBe(String(retail - 100));
+    expect((await t.ctx.pool.query(`SELECT status FROM payments WHERE provider_reference = 'pi_mismatch'`)).rows).toEqual([{ status: 'refunded' }]);
+    const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
+    expect(back.body).toContain('Payment failed');
+    expect(back.body).toContain('refunded');
+  });
+
+  it('shows a checkout only to the user who started it', async () => {
+    const c = await liveCustomer('Stripe Owner Co');
+    const started = await startEinCheckout(c);
+    const other = await liveCustomer('Stripe Stranger Co');
+    expect((await other.s.get(`/checkout/return/${started.checkoutId}`)).statusCode).toBe(404);
+  });
+
+  it('refuses an oversized webhook body before checking anything else', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: 'x'.repeat(300 * 1024) });
+    expect(res.statusCode).toBe(413);
   });
 });
 
