@@ -36,9 +36,9 @@ const einForm = {
 };
 
 let eventSeq = 0;
-async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number } = {}) {
+async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {}) {
   const id = o.id ?? `evt_test_${++eventSeq}_${Date.now()}`;
-  const { payload, header } = signedEvent(o.secret ?? WEBHOOK_SECRET, { id, type, object }, o.timestamp);
+  const { payload, header } = signedEvent(o.secret ?? WEBHOOK_SECRET, { id, type, object, livemode: o.livemode }, o.timestamp);
   const res = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
   return { res, id };
 }
@@ -223,7 +223,7 @@ describe('live checkout through Stripe Checkout', () => {
     expect((await c.s.get(`/checkout/return/${started.checkoutId}`)).body).toContain('Payment page expired');
   });
 
-  it('refuses a forged or stale signature with 400 and writes nothing', async () => {
+  it('refuses a forged or stale signature with 400 and writes nothing; ignores an event of the other mode', async () => {
     const c = await liveCustomer('Stripe Forged Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
@@ -233,6 +233,8 @@ describe('live checkout through Stripe Checkout', () => {
     expect(forged.res.json()).toMatchObject({ code: 'bad_request' });
     const stale = await deliver('checkout.session.completed', object, { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(stale.res.statusCode).toBe(400);
+    // Signed, but of the other mode than the configured key (a live event to a test-key setup): ignored.
+    expect((await deliver('checkout.session.completed', object, { livemode: true })).res.statusCode).toBe(200);
     const unsigned = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(unsigned.statusCode).toBe(400);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
