@@ -136,6 +136,18 @@ describe('in-app checkout (customer pays)', () => {
   });
 });
 
+describe('live customer billing without Stripe configured', () => {
+  it('says card payment is unavailable and takes no card details (PAY-1)', async () => {
+    const tenant = await customerTenant('No Stripe Co');
+    const { user, company } = await createCompany(tenant, 'live');
+    const s = await signIn(t, tenant, { userId: user.id }, 'live');
+    const page = await s.get(`/companies/${company.id}/checkout/certificate-of-good-standing`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Card payment is not available yet');
+    expect(page.body).not.toContain('name="card.number"');
+  });
+});
+
 describe('organization-billed dashboard orders', () => {
   it('debit the prepaid balance at wholesale plus state fee, like an API order; certificate orders too', async () => {
     const tenant = await t.newTenant('Balance Co');
