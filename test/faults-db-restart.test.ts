@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/lib/db.js';
 import { removeEmbeddedCluster, startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
 import { startWorkerLiveness, sweepDeadWorkers } from '../src/worker-liveness.js';
-import { call, createTenant, fleetEnv, formationBody, pollUntil, startApi, startFleetReceiver, startWorkerProcess, type ApiAnswer, type ApiProcess, type FleetReceiver, type FleetTenant } from './fleet.js';
+import { call, createTenant, fleetEnv, formationBody, freePort, pollUntil, startApi, startFleetReceiver, startWorkerProcess, type ApiAnswer, type ApiProcess, type FleetReceiver, type FleetTenant } from './fleet.js';
 import type { ServiceProcess } from './service-process.js';
 
 // PostgreSQL restarted (fast shutdown, then started again) under load. The database is a private server of this
@@ -24,14 +23,6 @@ let api: ApiProcess;
 let worker: ServiceProcess;
 let tenant: FleetTenant;
 const started: ServiceProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port: free } = srv.address() as net.AddressInfo;
-  await new Promise((resolve) => srv.close(resolve));
-  return free;
-}
 
 beforeAll(async () => {
   dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-restart-')), 'pg');

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import { harborLightFormation } from './e2e-fixtures.js';
 import { OPERATOR_TOKEN } from './harness.js';
 import { listeningPort, spawnService, type ServiceProcess } from './service-process.js';
 import { verifyWithStripe, type ReceivedRequest } from './webhook-receiver.js';
@@ -107,25 +108,18 @@ export async function createTenant(baseUrl: string, receiver: FleetReceiver, nam
   return { organizationId: org.id, testKey: org.apiKeys.test, endpointId: endpoint.id, endpointPath, userId: user.id };
 }
 
-/** A Delaware LLC formation for POST /orders, named uniquely by `n`. */
+/** A Delaware LLC formation for POST /orders (the walkthrough's), its fallback name made unique by `n`. */
 export function formationBody(userId: string, n: number) {
-  const address = { line1: '1209 Orange Street', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
-  return {
-    userId,
-    filingState: 'DE',
-    formation: {
-      company: {
-        legalName: `Fleet Test ${n} LLC`,
-        entityType: 'LLC',
-        structureType: 'MEMBER',
-        principalAddress: address,
-        mailingAddress: address,
-        officers: [{ type: 'PERSON', firstName: 'Grace', lastName: 'Hopper', title: 'Managing Member', address, isPrimary: true }],
-      },
-      alternativeNames: [`Fleet Test ${n} Holdings LLC`],
-      registeredAgent: { type: 'COMPANY', companyName: 'Delaware Agents Inc', addressStreet: '8 The Green', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
-    },
-  };
+  return harborLightFormation(userId, [`Fleet Test ${n} LLC`]);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
 }
 
 /** What the receiver saw: every request, per event, and the most attempts of one delivery in flight at once. */
