@@ -15,7 +15,7 @@ export function deliveryBacklog(db: Db): Promise<WebhookBacklog> {
   return webhookBacklog(db);
 }
 
-/** Webhook health looks back this far for attempt counts (issue 6 item 4). */
+/** Webhook health looks back this far for attempt counts. */
 export const HEALTH_WINDOW_HOURS = 24;
 
 /** One organization's webhook summary across both environments. */
@@ -76,7 +76,7 @@ export interface DisabledEndpoint {
 
 /**
  * Every disabled (not deleted) endpoint of every organization, most recently changed first, for the top of the
- * webhook health page (ARCHITECTURE.md "Webhooks": disabled endpoints need someone to act).
+ * webhook health page (WH-7: disabled endpoints need someone to act).
  */
 export async function disabledEndpoints(db: Db, limit = 100): Promise<DisabledEndpoint[]> {
   const rows = await many<{ id: string; environment: Environment; url: string; disabled_reason: string | null; org_id: string; org_name: string; contact_email: string | null; updated_at: Date }>(
@@ -124,7 +124,7 @@ export interface RecentAttempt {
 }
 
 /**
- * Webhook health of one organization (issue 6 item 4): its endpoints (failing and disabled first) and its
+ * Webhook health of one organization: its endpoints (failing and disabled first) and its
  * most recent attempts with status codes. @throws AppError not_found for an unknown organization.
  */
 export async function organizationWebhookHealth(db: Db, organizationId: string, attemptLimit = 50) {
