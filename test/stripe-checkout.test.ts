@@ -36,9 +36,9 @@ const einForm = {
 };
 
 let eventSeq = 0;
-async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number } = {}) {
+async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {}) {
   const id = o.id ?? `evt_test_${++eventSeq}_${Date.now()}`;
-  const { payload, header } = signedEvent(o.secret ?? WEBHOOK_SECRET, { id, type, object }, o.timestamp);
+  const { payload, header } = signedEvent(o.secret ?? WEBHOOK_SECRET, { id, type, object, livemode: o.livemode }, o.timestamp);
   const res = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
   return { res, id };
 }
@@ -115,6 +115,49 @@ describe('live checkout through Stripe Checkout', () => {
     expect(landing.body).toContain('your order is placed');
   });
 
+  it('forms a new company: every service and each state fee is its own line item, and the company exists once paid', async () => {
+    const c = await liveCustomer('Stripe Formation Co');
+    const page = await c.s.get('/checkout/formation?tier=3&entityType=LLC&filingState=WY');
+    expect(page.statusCode).toBe(200);
+    const res = await c.s.post('/checkout/formation', {
+      _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), tier: '3', entityType: 'LLC', filingState: 'WY',
+      'formation.company.legalName': 'Stripe Prairie LLC', 'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
+      dbaName: 'Stripe Prairie Outfitters', ...einForm,
+    });
+    expect(res.statusCode, res.body.slice(0, 2000)).toBe(303);
+    const created = stripe.callsTo('/v1/checkout/sessions').at(-1)!;
+    const lines: Array<{ name: string; cents: number }> = [];
+    for (let i = 0; created.form[`line_items[${i}][price_data][unit_amount]`]; i++) {
+      lines.push({ name: created.form[`line_items[${i}][price_data][product_data][name]`], cents: Number(created.form[`line_items[${i}][price_data][unit_amount]`]) });
+    }
+    const fee = Number((await t.ctx.pool.query('SELECT llc_formation_cents AS c FROM state_fees WHERE state = $1', ['WY'])).rows[0].c);
+    expect(lines.filter((l) => l.cents === fee).length).toBeGreaterThanOrEqual(1);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.every((l) => l.cents > 0 && l.name)).toBe(true);
+    const total = lines.reduce((sum, l) => sum + l.cents, 0);
+    expect(page.body).toContain(`Continue to payment: $${(total / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`);
+
+    const sessionId = String(res.headers.location).split('/').at(-1)!;
+    await deliver('checkout.session.completed', session(sessionId, { payment_status: 'paid', payment_intent: 'pi_formation', amount_total: total }));
+    const back = await c.s.get(`/checkout/return/${created.form['metadata[checkout_id]']}`);
+    expect(back.statusCode).toBe(303);
+    const companyId = /companies\/(comp_[a-z0-9]+)/.exec(String(back.headers.location))![1];
+    const { rows } = await t.ctx.pool.query('SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type', [companyId]);
+    expect(rows.map((r) => r.order_type)).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
+    expect((await t.ctx.pool.query('SELECT legal_name FROM companies WHERE id = $1', [companyId])).rows[0].legal_name).toBe('Stripe Prairie LLC');
+
+    // Cancelling the formation order refunds its retail plus its state fee (not the other orders of the payment).
+    const formation = (await t.ctx.pool.query(`SELECT id, retail_cents FROM orders WHERE company_id = $1 AND order_type = 'formation'`, [companyId])).rows[0];
+    expect((await t.admin('POST', `/orders/${formation.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
+    const refund = (await t.ctx.pool.query('SELECT id, amount_cents FROM card_refunds WHERE order_id = $1', [formation.id])).rows[0];
+    expect(refund.amount_cents).toBe(formation.retail_cents + fee);
+    await refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    expect(stripe.callsTo('/v1/refunds').at(-1)!.form).toMatchObject({ payment_intent: 'pi_formation', amount: String(formation.retail_cents + fee) });
+  });
+
   it('a submit of the same form again goes back to the open payment page instead of opening a second one', async () => {
     const c = await liveCustomer('Stripe Resubmit Co');
     const started = await startEinCheckout(c);
@@ -180,7 +223,7 @@ describe('live checkout through Stripe Checkout', () => {
     expect((await c.s.get(`/checkout/return/${started.checkoutId}`)).body).toContain('Payment page expired');
   });
 
-  it('refuses a forged or stale signature with 400 and writes nothing', async () => {
+  it('refuses a forged or stale signature with 400 and writes nothing; ignores an event of the other mode', async () => {
     const c = await liveCustomer('Stripe Forged Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
@@ -190,6 +233,8 @@ describe('live checkout through Stripe Checkout', () => {
     expect(forged.res.json()).toMatchObject({ code: 'bad_request' });
     const stale = await deliver('checkout.session.completed', object, { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(stale.res.statusCode).toBe(400);
+    // Signed, but of the other mode than the configured key (a live event to a test-key setup): ignored.
+    expect((await deliver('checkout.session.completed', object, { livemode: true })).res.statusCode).toBe(200);
     const unsigned = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(unsigned.statusCode).toBe(400);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
@@ -288,7 +333,15 @@ describe('test mode with Stripe configured', () => {
     const page2 = await s.get(path);
     const paid = await s.post(path, { _csrf: csrfOf(page2.body), _checkout: checkoutTokenOf(page2.body), filingState: 'DE', ...card('4242 4242 4242 4242') });
     expect(paid.statusCode).toBe(303);
-    expect(await ordersOf(company.id)).toHaveLength(1);
+    const [order] = await ordersOf(company.id);
+    expect(order).toMatchObject({ environment: 'test', billing: 'checkout' });
+
+    // Cancelling it refunds through the sandbox, still without calling Stripe.
+    expect((await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
+    const refund = (await t.ctx.pool.query('SELECT id, provider, amount_cents FROM card_refunds WHERE order_id = $1', [order.id])).rows[0];
+    expect(refund).toMatchObject({ provider: 'sandbox', amount_cents: order.amount_cents });
+    await refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    expect((await t.ctx.pool.query('SELECT status, provider_reference FROM card_refunds WHERE id = $1', [refund.id])).rows[0]).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^sbx_re_/) });
     expect(stripe.calls.length).toBe(before);
   });
 });

@@ -73,8 +73,8 @@ export class StripeStandIn {
 }
 
 /** A signed Stripe webhook request body and header, as Stripe sends them (signed with the package's test helper). */
-export function signedEvent(secret: string, event: { id: string; type: string; object: Record<string, unknown> }, timestamp?: number) {
-  const payload = JSON.stringify({ id: event.id, object: 'event', type: event.type, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: event.object } });
+export function signedEvent(secret: string, event: { id: string; type: string; object: Record<string, unknown>; livemode?: boolean }, timestamp?: number) {
+  const payload = JSON.stringify({ id: event.id, object: 'event', type: event.type, livemode: event.livemode ?? false, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: event.object } });
   const header = new Stripe('sk_test_signer').webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
   return { payload, header };
 }

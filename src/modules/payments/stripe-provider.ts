@@ -25,8 +25,11 @@ export class StripePaymentProvider implements HostedPaymentProvider {
   readonly name = 'stripe';
   readonly kind = 'hosted' as const;
   readonly client: Stripe;
+  /** Whether the key is a live-mode key: events of the other mode are never acted on (PAY-3). */
+  readonly livemode: boolean;
 
   constructor(readonly settings: StripeSettings) {
+    this.livemode = /^(sk|rk)_live_/.test(settings.secretKey);
     const base = new URL(settings.apiBaseUrl);
     this.client = new Stripe(settings.secretKey, {
       host: base.hostname,

@@ -19,8 +19,8 @@ const HANDLED = new Set([
  * bytes, at most 5 minutes old) before any database work; a missing, forged or stale signature answers 400 and
  * writes nothing. A verified event is handled once per event id in ONE transaction. Not part of the integrator API:
  * hidden from the OpenAPI documents and outside the operation catalogue (only Stripe calls it).
- * Answers 200 `{received: true}` for every verified event (also duplicates, other types and unknown sessions, which
- * are logged), 404 when Stripe is not configured, 500 when handling failed (Stripe then delivers the event again).
+ * Answers 200 `{received: true}` for every verified event (also duplicates, other types, unknown sessions and events
+ * of the other mode than the key's, which are logged and change nothing), 404 when Stripe is not configured, 500 when handling failed (Stripe then delivers the event again).
  */
 export const stripeWebhookRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   // This scope only: the raw bytes are what the signature covers, so no JSON parsing before the check.
@@ -37,6 +37,11 @@ export const stripeWebhookRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
     } catch (err) {
       request.log.warn({ reason: (err as Error).message }, 'Stripe webhook refused: signature not valid');
       return reply.status(400).send({ message: 'The Stripe-Signature header is missing, does not match the body, or is too old', code: 'bad_request', requestId: request.id });
+    }
+    // A test-mode event sent to a live-mode setup (or the reverse) never moves orders or money.
+    if (Boolean(event.livemode) !== provider.livemode) {
+      request.log.warn({ eventId: event.id, type: event.type, livemode: Boolean(event.livemode) }, 'Stripe event of the other mode than STRIPE_SECRET_KEY; acknowledged and ignored');
+      return { received: true };
     }
     const outcome = await withTransaction(ctx.pool, async (tx) => {
       if (!(await recordProviderEvent(tx, { id: event.id, provider: provider.name, type: event.type }))) return { result: 'duplicate', checkoutId: null };
