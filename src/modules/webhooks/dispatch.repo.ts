@@ -86,8 +86,11 @@ export function claimDueDeliveries(
 export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs: number): Promise<string[]> {
   const rows = await many<{ id: string }>(
     db,
+    // A row whose outcome is being written at the same moment is skipped, not waited for (no lock-order deadlock
+    // with that write); its lease is released by the write anyway.
     `UPDATE webhook_deliveries SET leased_until = now() + $3 * interval '1 millisecond'
-      WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' RETURNING id`,
+      WHERE id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' FOR UPDATE SKIP LOCKED)
+      RETURNING id`,
     [ids, owner, leaseMs],
   );
   return rows.map((r) => r.id);
@@ -146,7 +149,8 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
             NULLIF(r.response_body, ''), r.error
        FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
     [
-      JSON.stringify(outcomes.map((o) => ({
+      // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
+      JSON.stringify([...outcomes].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((o) => ({
         id: o.id, claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
         response_body: o.responseBody, error: o.error, status: o.status, retry_in: o.retryInSeconds, failure_reason: o.failureReason,
       }))),
