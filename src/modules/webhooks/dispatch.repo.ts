@@ -51,8 +51,15 @@ export function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   return many<ClaimedDelivery>(
     db,
-    `WITH picked AS (
-       SELECT d.id FROM webhook_endpoints w
+    `WITH RECURSIVE w(id) AS (
+       -- The endpoints that have pending deliveries, one index descent each (a skip scan), so a claim costs the
+       -- number of endpoints with work, not of all endpoints ever registered.
+       (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > w.id ORDER BY d.endpoint_id LIMIT 1)
+         FROM w WHERE w.id IS NOT NULL
+     ), picked AS (
+       SELECT d.id FROM w
        CROSS JOIN LATERAL (
          SELECT x.id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at) AS turn FROM (
            SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
