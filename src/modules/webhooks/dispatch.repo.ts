@@ -51,8 +51,15 @@ export function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   return many<ClaimedDelivery>(
     db,
-    `WITH picked AS (
-       SELECT d.id FROM webhook_endpoints w
+    `WITH RECURSIVE w(id) AS (
+       -- The endpoints that have pending deliveries, one index descent each (a skip scan), so a claim costs the
+       -- number of endpoints with work, not of all endpoints ever registered.
+       (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > w.id ORDER BY d.endpoint_id LIMIT 1)
+         FROM w WHERE w.id IS NOT NULL
+     ), picked AS (
+       SELECT d.id FROM w
        CROSS JOIN LATERAL (
          SELECT x.id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at) AS turn FROM (
            SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
@@ -86,8 +93,11 @@ export function claimDueDeliveries(
 export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs: number): Promise<string[]> {
   const rows = await many<{ id: string }>(
     db,
+    // A row whose outcome is being written at the same moment is skipped, not waited for (no lock-order deadlock
+    // with that write); its lease is released by the write anyway.
     `UPDATE webhook_deliveries SET leased_until = now() + $3 * interval '1 millisecond'
-      WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' RETURNING id`,
+      WHERE id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' FOR UPDATE SKIP LOCKED)
+      RETURNING id`,
     [ids, owner, leaseMs],
   );
   return rows.map((r) => r.id);
@@ -146,7 +156,8 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
             NULLIF(r.response_body, ''), r.error
        FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
     [
-      JSON.stringify(outcomes.map((o) => ({
+      // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
+      JSON.stringify([...outcomes].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((o) => ({
         id: o.id, claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
         response_body: o.responseBody, error: o.error, status: o.status, retry_in: o.retryInSeconds, failure_reason: o.failureReason,
       }))),

@@ -155,7 +155,7 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
     if (recording || !finished.length) return;
     const batch = finished.slice(0, RECORD_BATCH_MAX);
     finished = finished.slice(batch.length);
-    recording = record(batch)
+    recording = recordWithRetry(batch)
       .catch((err) => {
         // The rows stay leased to this process: after the lease they are claimed again (at least once, WH-15).
         log.error({ err, deliveries: batch.length }, 'recording webhook attempts failed; the deliveries will be tried again after their lease');
@@ -174,6 +174,17 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
     const n = (perEndpoint.get(row.endpoint_id) ?? 1) - 1;
     if (n > 0) perEndpoint.set(row.endpoint_id, n);
     else perEndpoint.delete(row.endpoint_id);
+  }
+
+  // A deadlock with another writer of the same rows (an operator's bulk update) is retried: the attempts happened.
+  async function recordWithRetry(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await record(batch);
+      } catch (err) {
+        if ((err as { code?: string }).code !== '40P01' || tries >= 3) throw err;
+      }
+    }
   }
 
   async function record(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Promise<void> {
