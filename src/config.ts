@@ -37,6 +37,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Bool),
   EMBEDDED_PG_PORT: Type.Optional(Int),
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  API_KEY_CACHE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
@@ -117,6 +118,11 @@ export interface Config {
   embeddedPgPort: number;
   /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
   databasePoolSize: number;
+  /**
+   * Longest life of an API key kept in a process's memory, in seconds (API_KEY_CACHE_SECONDS, default 60; 0: every
+   * request reads its key). Revocations reach every process at once through LISTEN/NOTIFY whatever this is.
+   */
+  apiKeyCacheSeconds: number;
   /** Connections of the pool of background work: webhook deliveries, jobs, sweeps (WORKER_DATABASE_POOL_SIZE, default 10). */
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
@@ -224,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
+    apiKeyCacheSeconds: Number(e.API_KEY_CACHE_SECONDS ?? 60),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
     startWorker: e.START_WORKER !== 'false',
