@@ -9,6 +9,7 @@ import { createPool } from './lib/db.js';
 import { startEmbeddedDb, type EmbeddedDb } from './lib/embedded-db.js';
 import { createLogger } from './lib/logger.js';
 import { observePool } from './lib/metrics.js';
+import { observeWebhookBacklog } from './modules/webhooks/webhook-metrics.js';
 import { migrate } from './lib/migrate.js';
 import { randomToken } from './lib/secrets.js';
 import { seeders } from './seeds.js';
@@ -59,6 +60,7 @@ async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null,
   const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs);
   observePool('api', pool);
   observePool('worker', workerPool);
+  observeWebhookBacklog(workerPool);
   const closePools = () => Promise.all([pool.end(), workerPool.end()]);
   try {
     if (options.migrate !== false) await seed(pool);

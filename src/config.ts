@@ -31,9 +31,13 @@ const EnvSchema = Type.Object({
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Optional(Int),
+  WEBHOOK_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  WEBHOOK_LEASE_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   TRUST_PROXY: Type.Optional(Bool),
   EMBEDDED_PG_PORT: Type.Optional(Int),
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  API_KEY_CACHE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
@@ -103,11 +107,22 @@ export interface Config {
   webhookDisableAfterHours: number;
   webhookAllowPrivateNetworks: boolean;
   workerConcurrency: number;
+  /** Webhook attempts in flight at once in one worker process, all endpoints together (WEBHOOK_CONCURRENCY, default 100; WH-17). */
+  webhookConcurrency: number;
+  /** Webhook attempts in flight at once to one endpoint from one worker process (WEBHOOK_ENDPOINT_CONCURRENCY, default 10; WH-17). */
+  webhookEndpointConcurrency: number;
+  /** ms a claimed delivery stays with the claiming process without a renewal; a dead process's rows return after it (WEBHOOK_LEASE_MS, default 5000; WH-16). */
+  webhookLeaseMs: number;
   /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
   trustProxy: boolean;
   embeddedPgPort: number;
   /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
   databasePoolSize: number;
+  /**
+   * Longest life of an API key kept in a process's memory, in seconds (API_KEY_CACHE_SECONDS, default 60; 0: every
+   * request reads its key). Revocations reach every process at once through LISTEN/NOTIFY whatever this is.
+   */
+  apiKeyCacheSeconds: number;
   /** Connections of the pool of background work: webhook deliveries, jobs, sweeps (WORKER_DATABASE_POOL_SIZE, default 10). */
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
@@ -209,9 +224,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Unset on the embedded default (a local sandbox): allowed, so webhooks may target localhost (issue 4 item 8).
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' : !e.DATABASE_URL,
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
+    webhookConcurrency: Number(e.WEBHOOK_CONCURRENCY ?? 100),
+    webhookEndpointConcurrency: Number(e.WEBHOOK_ENDPOINT_CONCURRENCY ?? 10),
+    webhookLeaseMs: Number(e.WEBHOOK_LEASE_MS ?? 5000),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
+    apiKeyCacheSeconds: Number(e.API_KEY_CACHE_SECONDS ?? 60),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
     startWorker: e.START_WORKER !== 'false',

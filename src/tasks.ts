@@ -1,7 +1,5 @@
 import type { CronItem, Task } from 'graphile-worker';
 import type { AppContext } from './context.js';
-import { DELIVER_WEBHOOK_TASK } from './modules/events/events.service.js';
-import { deliverWebhookTask } from './modules/webhooks/deliver-webhook.task.js';
 import { sendDocumentEmailTask } from './modules/notifications/document-email.task.js';
 import { SEND_DOCUMENT_EMAIL_TASK, SEND_ENDPOINT_DISABLED_EMAIL_TASK } from './modules/notifications/notifications.service.js';
 import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
@@ -12,11 +10,11 @@ import { REFUND_CARD_PAYMENT_TASK, refundCardPaymentTask } from './modules/payme
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
- * (webhook deliveries, emails, subscription renewals). Jobs are added inside the caller's transaction
+ * (emails, subscription renewals, maintenance). Webhook deliveries are not jobs: the webhook dispatcher
+ * (src/modules/webhooks/dispatcher.ts) claims them from their own table. Jobs are added inside the caller's transaction
  * with `SELECT graphile_worker.add_job(...)`, so a rolled-back request leaves no job behind.
  */
 export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
-  [DELIVER_WEBHOOK_TASK]: deliverWebhookTask,
   [SEND_DOCUMENT_EMAIL_TASK]: sendDocumentEmailTask,
   [SEND_ENDPOINT_DISABLED_EMAIL_TASK]: sendEndpointDisabledEmailTask,
   [RENEW_SUBSCRIPTIONS_TASK]: renewSubscriptionsTask,

@@ -4,7 +4,7 @@ import { AppError, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import { createDelivery } from '../events/events.service.js';
-import { disableAutoRetry, insertTestEvent } from './deliveries.repo.js';
+import { insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';
 import { newSigningSecret } from './signature.js';
@@ -143,8 +143,7 @@ export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string)
     if (!endpoint) throw notFound('webhook endpoint', id);
     if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${id} is disabled; enable it with PATCH {"disabled": false} before testing it`);
     const event = await insertTestEvent(tx, tenant, { endpointId: id, message: 'A test event sent from POST /webhook-endpoints/{id}/test' });
-    const deliveryId = await createDelivery(tx, tenant, id, event.id);
-    await disableAutoRetry(tx, deliveryId);
+    const deliveryId = await createDelivery(tx, tenant, id, event.id, false);
     return deliveryView((await findDelivery(tx, tenant, deliveryId))!);
   });
 }
