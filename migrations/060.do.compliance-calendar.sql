@@ -32,7 +32,7 @@ CREATE TABLE compliance_reminders (
   kind            text NOT NULL CHECK (kind IN ('annual_report', 'initial_report')),
   due_date        date NOT NULL,
   threshold       text NOT NULL CHECK (threshold IN ('60_days', '30_days', '7_days', 'missed')),
-  event_id        text NOT NULL,
+  event_id        text,                  -- the event emitted, set in the claiming transaction
   sent_at         timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (company_id, jurisdiction, kind, due_date, threshold)
 );

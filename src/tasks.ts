@@ -8,6 +8,7 @@ import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-
 import { RENEW_SUBSCRIPTIONS_TASK, renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
 import { PURGE_EXPIRED_TASK, purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
 import { VERIFY_LEDGER_TASK, verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verify-ledger.task.js';
+import { COMPLIANCE_REMINDERS_TASK, complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
@@ -21,6 +22,7 @@ export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [RENEW_SUBSCRIPTIONS_TASK]: renewSubscriptionsTask,
   [PURGE_EXPIRED_TASK]: purgeExpiredTask,
   [VERIFY_LEDGER_TASK]: verifyLedgerTask,
+  [COMPLIANCE_REMINDERS_TASK]: complianceRemindersTask,
 };
 
 /**
@@ -31,4 +33,5 @@ export const cronItems: CronItem[] = [
   renewSubscriptionsCron,
   purgeExpiredCron,
   verifyLedgerCron,
+  complianceRemindersCron,
 ];

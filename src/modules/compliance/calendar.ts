@@ -89,6 +89,11 @@ export function addDaysIso(iso: string, n: number): string {
   return fmt(addDays(parse(iso), n));
 }
 
+/** 'YYYY-MM-DD' plus n months, the day clamped to the month's length. */
+export function addMonthsIso(iso: string, n: number): string {
+  return fmt(addMonths(parse(iso), n));
+}
+
 /** Whole days from `from` to `to` (both 'YYYY-MM-DD'); negative when `to` is earlier. */
 export function daysBetween(from: string, to: string): number {
   const a = parse(from);
