@@ -193,8 +193,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 15000),
     webhookRetryScheduleSeconds: schedule,
     webhookDisableAfterHours: Number(e.WEBHOOK_DISABLE_AFTER_HOURS ?? 120),
-    // Unset on the embedded default (a local sandbox): allowed, so webhooks may target localhost (issue 4 item 8).
-    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' : !e.DATABASE_URL,
+    // Off unless set, whatever the database (WH-14); the embedded quick start sets it through quickStartEnv.
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
@@ -252,6 +252,16 @@ function trimSlash(url: string): string {
  * guessing it out of reach even without the admin API's throttling of failed attempts.
  */
 export const MIN_OPERATOR_TOKEN_LENGTH = 32;
+
+/**
+ * The environment `npm start` and `npm run worker` load their configuration from (WH-14). On the embedded quick
+ * start (DATABASE_URL unset) WEBHOOK_ALLOW_PRIVATE_NETWORKS is turned on when it is not set, so a receiver on
+ * localhost works; every other setting is left as it is. `turnedOn` lists what this changed, for the start to say so.
+ */
+export function quickStartEnv(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; turnedOn: string[] } {
+  if (env.DATABASE_URL || env.WEBHOOK_ALLOW_PRIVATE_NETWORKS) return { env, turnedOn: [] };
+  return { env: { ...env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, turnedOn: ['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true'] };
+}
 
 /** Path prefix of a base address, e.g. `/test/v1` for `http://localhost:3000/test/v1`. */
 export function pathPrefix(baseUrl: string): string {

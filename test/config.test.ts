@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, quickStartEnv } from '../src/config.js';
 
 // Issue 2 item 2: configuration from environment variables, validated once at boot with clear errors.
 describe('configuration', () => {
@@ -14,6 +14,22 @@ describe('configuration', () => {
       logLevel: 'info',
     });
     expect(c.host).toEqual(expect.any(String));
+  });
+
+  it('refuses private webhook addresses by default, with or without DATABASE_URL, unless set', () => {
+    expect(loadConfig({}).webhookAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db' }).webhookAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
+  });
+
+  it('the embedded quick start turns private webhook addresses on and says so; an explicit setting or DATABASE_URL wins', () => {
+    const quick = quickStartEnv({});
+    expect(quick.turnedOn).toEqual(['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true']);
+    expect(loadConfig(quick.env).webhookAllowPrivateNetworks).toBe(true);
+    expect(quickStartEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toEqual({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, turnedOn: [] });
+    const deployed = quickStartEnv({ DATABASE_URL: 'postgres://x@h/db' });
+    expect(deployed.turnedOn).toEqual([]);
+    expect(loadConfig(deployed.env).webhookAllowPrivateNetworks).toBe(false);
   });
 
   it('derives the default base addresses from PORT and takes the given ones', () => {

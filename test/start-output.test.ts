@@ -63,6 +63,7 @@ describe('what the service prints', () => {
       DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, FILE_URL_SECRET: FILE_SECRET, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug',
     }, /Server listening/);
     expect(output).toMatch(/Server listening/);
+    expect(output).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
     expect(output).not.toContain(TOKEN);
     expect(output).not.toContain(FILE_SECRET);
     expect(output).not.toMatch(/sk_(live|test)_/);

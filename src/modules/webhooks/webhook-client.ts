@@ -1,6 +1,7 @@
-import type { LookupFunction } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import type { VettedAddress } from './url-guard.js';
+import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
 /** Bytes of the receiver's response kept on the attempt record (issue 4 item 7). */
 export const RESPONSE_BODY_LIMIT = 4096;
@@ -8,7 +9,7 @@ export const RESPONSE_BODY_LIMIT = 4096;
 /** What one HTTP try produced. `statusCode` is null when no response arrived (timeout, refused, reset). */
 export interface SendResult {
   statusCode: number | null;
-  /** First 4 KB of the response body, decoded as UTF-8 ('' when none). */
+  /** First 4 KB of the response body, decoded as UTF-8 ('' when none, and always '' from a non-public address: WH-16). */
   responseBody: string;
   error: string | null;
   durationMs: number;
@@ -22,6 +23,8 @@ export interface SendRequest {
   timeoutMs: number;
   /** null: resolve the host normally (private networks allowed). Otherwise connect only to this address. */
   pinned: VettedAddress | null;
+  /** Whether a response body from this address may be kept (default: only public addresses, WH-16). */
+  keepBodyFrom?: (address: string) => boolean;
 }
 
 /**
@@ -33,7 +36,13 @@ export interface SendRequest {
  */
 export async function sendWebhook(req: SendRequest): Promise<SendResult> {
   const started = performance.now();
-  const dispatcher = new Agent({ connect: req.pinned ? { lookup: pinnedLookup(req.pinned) } : {}, pipelining: 0 });
+  // Every address the connection may have used; a literal IP in the URL is connected to without a lookup.
+  const addresses: string[] = [];
+  const literal = new URL(req.url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal)) addresses.push(literal);
+  const dispatcher = new Agent({ connect: { lookup: req.pinned ? pinnedLookup(req.pinned) : recordingLookup(addresses) }, pipelining: 0 });
+  if (req.pinned) addresses.push(req.pinned.address);
+  const keepBodyFrom = req.keepBodyFrom ?? isPublicAddress;
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const res = await request(req.url, {
@@ -43,7 +52,9 @@ export async function sendWebhook(req: SendRequest): Promise<SendResult> {
       dispatcher,
       signal: AbortSignal.timeout(req.timeoutMs),
     });
-    const responseBody = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
+    // WH-16: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
+    const keep = addresses.length > 0 && addresses.every(keepBodyFrom);
+    const responseBody = keep ? await readPrefix(res.body, RESPONSE_BODY_LIMIT) : await discard(res.body);
     return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
   } catch (err) {
     return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
@@ -57,6 +68,23 @@ function pinnedLookup(pinned: VettedAddress): LookupFunction {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
   }) as LookupFunction;
+}
+
+// node:dns lookup that records the addresses it hands to the connection.
+function recordingLookup(into: string[]): LookupFunction {
+  return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, options ?? {}, (err, address, family) => {
+      if (!err) for (const a of Array.isArray(address) ? address : [{ address }]) into.push(a.address);
+      callback(err, address, family);
+    });
+  }) as LookupFunction;
+}
+
+async function discard(body: { destroy(): void; on(event: 'error', listener: () => void): unknown }): Promise<string> {
+  // Destroying an unread body rejects it with an abort: expected here, nothing to report.
+  body.on('error', () => undefined);
+  body.destroy();
+  return '';
 }
 
 // Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes).
