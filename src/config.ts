@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { rememberSecrets } from './lib/logger.js';
+import { parseDataKey, type DataKey } from './lib/secret-box.js';
 
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Int = Type.String({ pattern: '^[0-9]+$' });
@@ -23,6 +24,10 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   STORAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
   FILE_URL_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  // 32 bytes as base64 or hex; checked below with a message of its own (SEC-2).
+  DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  // Comma-separated keys that may still open older sealed values during a key rotation.
+  DATA_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   EMAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Int),
@@ -92,6 +97,13 @@ export interface Config {
   storageDir: string;
   /** null: generated once and kept in `dataDir/file-url-secret`. */
   fileUrlSecret: string | null;
+  /**
+   * Seals webhook signing secrets at rest (DATA_ENCRYPTION_KEY, SEC-2). null only on the embedded default: then
+   * generated once into `dataDir/data-encryption-key` (mode 0600). Required whenever DATABASE_URL is set.
+   */
+  dataEncryptionKey: DataKey | null;
+  /** Older keys that still open values sealed before a rotation (DATA_ENCRYPTION_KEY_PREVIOUS, comma-separated). */
+  dataEncryptionKeysPrevious: DataKey[];
   smtpUrl: string | null;
   emailFrom: string;
   webhookTimeoutMs: number;
@@ -156,6 +168,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (typeof token === 'string' && token.length < MIN_OPERATOR_TOKEN_LENGTH) {
     problems.push(`OPERATOR_TOKEN: must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (got ${shownValue('OPERATOR_TOKEN', token)}); generate one with: openssl rand -base64 32`);
   }
+  const dataKey = typeof raw.DATA_ENCRYPTION_KEY === 'string' ? parseDataKey(raw.DATA_ENCRYPTION_KEY) : null;
+  if (typeof raw.DATA_ENCRYPTION_KEY === 'string' && !dataKey) {
+    problems.push(`DATA_ENCRYPTION_KEY: must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY', raw.DATA_ENCRYPTION_KEY)}); generate one with: ${MAKE_DATA_KEY}`);
+  } else if (!dataKey && raw.DATABASE_URL) {
+    problems.push(`DATA_ENCRYPTION_KEY: required when DATABASE_URL is set (it seals webhook secrets in the database); generate one with: ${MAKE_DATA_KEY} and keep it apart from database backups`);
+  }
+  const previousKeys = typeof raw.DATA_ENCRYPTION_KEY_PREVIOUS === 'string' ? raw.DATA_ENCRYPTION_KEY_PREVIOUS.split(',').map((k) => parseDataKey(k)) : [];
+  if (previousKeys.some((k) => !k)) {
+    problems.push(`DATA_ENCRYPTION_KEY_PREVIOUS: each comma-separated key must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY_PREVIOUS', raw.DATA_ENCRYPTION_KEY_PREVIOUS)})`);
+  }
   if (problems.length) throw new ConfigError(problems);
   const e = raw as Static<typeof EnvSchema>;
   const port = Number(e.PORT ?? 3000);
@@ -173,7 +195,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   // Whatever is printed from now on (logs, CLI errors) leaves these values out.
-  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL)]);
+  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, e.DATA_ENCRYPTION_KEY, ...(e.DATA_ENCRYPTION_KEY_PREVIOUS?.split(',') ?? []), passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL)]);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
   return {
     port,
@@ -188,6 +210,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     storageDir: path.resolve(e.STORAGE_DIR ?? path.join(dataDir, 'files')),
     fileUrlSecret: e.FILE_URL_SECRET ?? null,
+    dataEncryptionKey: dataKey,
+    dataEncryptionKeysPrevious: previousKeys.filter((k): k is DataKey => k !== null),
     smtpUrl: e.SMTP_URL ?? null,
     emailFrom: e.EMAIL_FROM ?? 'Filing Compliance <no-reply@localhost>',
     webhookTimeoutMs: Number(e.WEBHOOK_TIMEOUT_MS ?? 15000),
@@ -225,7 +249,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 // Variables that hold a secret or may carry one (a password in a connection URL). A refused value is printed at boot
 // (stderr, deployment logs), so it is described instead of echoed: tokens by length, URLs without their password.
-const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET']);
+const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEY_PREVIOUS']);
+
+/** How to make a data encryption key, as the start's message tells it. */
+const MAKE_DATA_KEY = 'openssl rand -base64 32';
 const URL_VARIABLES = new Set(['DATABASE_URL', 'SMTP_URL']);
 
 function shownValue(name: string, value: unknown): string {

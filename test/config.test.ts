@@ -18,7 +18,7 @@ describe('configuration', () => {
 
   it('refuses private webhook addresses by default, with or without DATABASE_URL, unless set', () => {
     expect(loadConfig({}).webhookAllowPrivateNetworks).toBe(false);
-    expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db' }).webhookAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) }).webhookAllowPrivateNetworks).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
   });
 
@@ -27,7 +27,7 @@ describe('configuration', () => {
     expect(quick.turnedOn).toEqual(['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true']);
     expect(loadConfig(quick.env).webhookAllowPrivateNetworks).toBe(true);
     expect(quickStartEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toEqual({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, turnedOn: [] });
-    const deployed = quickStartEnv({ DATABASE_URL: 'postgres://x@h/db' });
+    const deployed = quickStartEnv({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) });
     expect(deployed.turnedOn).toEqual([]);
     expect(loadConfig(deployed.env).webhookAllowPrivateNetworks).toBe(false);
   });

@@ -5,6 +5,7 @@ import { queueDeliveryAttempt, type EventEnvelope } from '../events/events.servi
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
 import { insertAttempt, loadDeliveryJob, lockDelivery, updateDeliveryAfterAttempt, failPendingDelivery, type DeliveryJobRow } from './deliveries.repo.js';
 import { decideDelivery, isSuccess } from './delivery-policy.js';
+import { signingSecrets } from './endpoint-secrets.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
 import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import { sendWebhook, type SendResult } from './webhook-client.js';
@@ -55,8 +56,7 @@ async function attempt(ctx: AppContext, job: DeliveryJobRow): Promise<SendResult
     return { statusCode: null, responseBody: '', error: `Refused before connecting: url ${err.message}`, durationMs: 0 };
   }
   const body = JSON.stringify(envelopeOf(job));
-  const secrets = [job.secret];
-  if (job.previous_secret && job.previous_secret_expires_at && job.previous_secret_expires_at > job.db_now) secrets.push(job.previous_secret);
+  const secrets = signingSecrets(ctx, { endpointId: job.endpoint_id, secret: job.secret, previousSecret: job.previous_secret, previousSecretExpiresAt: job.previous_secret_expires_at }, job.db_now);
   return sendWebhook({
     url: job.url,
     body,

@@ -1,7 +1,10 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 
-/** A webhook_endpoints row. `secret` never leaves the service except in create/rotate responses. */
+/**
+ * A webhook_endpoints row. `secret` and `previous_secret` are sealed (SEC-2): open them only through
+ * `signingSecrets` (endpoint-secrets.ts).
+ */
 export interface EndpointRow {
   id: string;
   organization_id: string;
@@ -20,7 +23,7 @@ export interface EndpointRow {
   deleted_at: Date | null;
 }
 
-/** Inserts an endpoint of the tenant with its signing `secret` (whsec_…) and returns the row. */
+/** Inserts an endpoint of the tenant with its signing `secret`, already sealed (sealEndpointSecret), and returns the row. */
 export async function insertEndpoint(
   db: Db,
   tenant: Tenant,
@@ -101,7 +104,7 @@ export async function softDeleteEndpoint(db: Db, tenant: Tenant, id: string): Pr
 
 /**
  * Moves the current secret of the tenant's (not deleted) endpoint to `previous_secret` for `graceHours` and installs
- * `secret`. @returns the row, or null when the tenant has no such endpoint (a deleted one included).
+ * `secret` (sealed; both are sealed with the endpoint id as associated data, so the move keeps them valid). @returns the row, or null when the tenant has no such endpoint (a deleted one included).
  */
 export function rotateEndpointSecret(db: Db, tenant: Tenant, id: string, secret: string, graceHours: number): Promise<EndpointRow | null> {
   return one<EndpointRow>(

@@ -7,6 +7,7 @@ import { createDelivery } from '../events/events.service.js';
 import { disableAutoRetry, insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';
+import { sealEndpointSecret } from './endpoint-secrets.js';
 import { newSigningSecret } from './signature.js';
 import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
@@ -60,8 +61,9 @@ export interface CreateEndpointInput {
  */
 export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
   await checkUrl(ctx, input.url);
+  const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
-  const row = await repo.insertEndpoint(ctx.pool, tenant, { id: newId('webhookEndpoint'), url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret });
+  const row = await repo.insertEndpoint(ctx.pool, tenant, { id, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret: sealEndpointSecret(ctx, id, secret) });
   return { ...endpointView(row), secret };
 }
 
@@ -126,7 +128,7 @@ export async function rotateSecret(ctx: AppContext, tenant: Tenant, id: string):
   // The UPDATE itself checks the tenant and that the endpoint is not deleted (it may be deleted concurrently), so a
   // secret is never issued for an endpoint the caller cannot see.
   const secret = newSigningSecret();
-  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, secret, ROTATION_GRACE_HOURS);
+  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, sealEndpointSecret(ctx, id, secret), ROTATION_GRACE_HOURS);
   if (!row) throw notFound('webhook endpoint', id);
   return { ...endpointView(row), secret };
 }
