@@ -10,6 +10,7 @@ import { startEmbeddedDb, type EmbeddedDb } from './lib/embedded-db.js';
 import { createLogger } from './lib/logger.js';
 import { observePool } from './lib/metrics.js';
 import { migrate } from './lib/migrate.js';
+import { grantServiceRole } from './lib/service-role.js';
 import { keptDataKey, type Keyring } from './lib/secret-box.js';
 import { randomToken } from './lib/secrets.js';
 import { resealEndpointSecrets, secretKeyUsage } from './modules/webhooks/endpoint-secrets.js';
@@ -57,8 +58,9 @@ export async function boot(config: Config, options: { migrate?: boolean } = {}):
 async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null, options: { migrate?: boolean }): Promise<Booted> {
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   if (options.migrate !== false) await prepareDatabase(databaseUrl);
-  const pool = createPool(databaseUrl, config.databasePoolSize, config.databaseConnectTimeoutMs);
-  const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs);
+  // SEC-3: both pools act as the service role, which cannot drop, alter or truncate anything.
+  const pool = createPool(databaseUrl, config.databasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
+  const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
   observePool('api', pool);
   observePool('worker', workerPool);
   const closePools = () => Promise.all([pool.end(), workerPool.end()]);
@@ -99,10 +101,14 @@ async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null,
   };
 }
 
-/** Applies our numbered migrations and graphile-worker's own schema. */
+/**
+ * Applies our numbered migrations and graphile-worker's own schema as the connecting user (the owner), then grants
+ * the service role what the pools need (SEC-3).
+ */
 export async function prepareDatabase(databaseUrl: string): Promise<void> {
   await migrate(databaseUrl);
   await runMigrations({ connectionString: databaseUrl });
+  await grantServiceRole(databaseUrl);
 }
 
 /** Runs every seeder (each inserts only what is missing). */

@@ -38,6 +38,8 @@ const EnvSchema = Type.Object({
   WORKER_CONCURRENCY: Type.Optional(Int),
   TRUST_PROXY: Type.Optional(Bool),
   EMBEDDED_PG_PORT: Type.Optional(Int),
+  // The role the pools act as (SEC-3): fcs_service (created by the migrations), another existing role, or none.
+  DATABASE_SERVICE_ROLE: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
@@ -115,6 +117,12 @@ export interface Config {
   /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
   trustProxy: boolean;
   embeddedPgPort: number;
+  /**
+   * The role both pools act as (DATABASE_SERVICE_ROLE, default `fcs_service`; SEC-3): rows only, no schema changes,
+   * the append-only records insert-only. null (`none`): the DATABASE_URL user's own rights. Migrations always run as
+   * that user.
+   */
+  databaseServiceRole: string | null;
   /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
   databasePoolSize: number;
   /** Connections of the pool of background work: webhook deliveries, jobs, sweeps (WORKER_DATABASE_POOL_SIZE, default 10). */
@@ -222,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
+    databaseServiceRole: (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : e.DATABASE_SERVICE_ROLE ?? 'fcs_service',
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,

@@ -70,11 +70,14 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+    // The owner's rights, so tests may add constraints or triggers to provoke failures; the service role is tested
+    // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts) and by every test that starts a real process.
+    DATABASE_SERVICE_ROLE: 'none',
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
     ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
     ...env,
   });
-  const pool = createPool(config.databaseUrl!);
+  const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
