@@ -58,6 +58,9 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_SIGN_IN_ATTEMPTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_MAGIC_LINK_OPENS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_SYNC_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  WEBHOOK_ENDPOINTS_MAX: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_WEBHOOK_TESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_WEBHOOK_RESENDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_QUEUE: Type.Optional(Int),
 });
@@ -80,6 +83,10 @@ export interface RateLimitConfig {
   magicLinkOpens: number;
   /** ms between two syncs of the counters with PostgreSQL (RATE_LIMIT_SYNC_MS, default 250). */
   syncMs: number;
+  /** Per tenant (organization and environment), POST /webhook-endpoints/{id}/test per minute (RATE_LIMIT_WEBHOOK_TESTS, default 10). */
+  webhookTestsPerMinute: number;
+  /** Per tenant, POST /webhook-deliveries/{id}/resend per minute (RATE_LIMIT_WEBHOOK_RESENDS, default 60). */
+  webhookResendsPerMinute: number;
 }
 
 /** The validated, typed configuration. Durations carry their unit in the name. */
@@ -113,6 +120,8 @@ export interface Config {
   webhookRetryScheduleSeconds: number[];
   webhookDisableAfterHours: number;
   webhookAllowPrivateNetworks: boolean;
+  /** Webhook endpoints (not deleted) one tenant may have (WEBHOOK_ENDPOINTS_MAX, default 20; SEC-4). */
+  webhookEndpointsMax: number;
   workerConcurrency: number;
   /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
   trustProxy: boolean;
@@ -227,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookDisableAfterHours: Number(e.WEBHOOK_DISABLE_AFTER_HOURS ?? 120),
     // Off unless set, whatever the database (WH-14); the embedded quick start sets it through quickStartEnv.
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    webhookEndpointsMax: Number(e.WEBHOOK_ENDPOINTS_MAX ?? 20),
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
@@ -250,6 +260,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInAttempts: Number(e.RATE_LIMIT_SIGN_IN_ATTEMPTS ?? 10),
       magicLinkOpens: Number(e.RATE_LIMIT_MAGIC_LINK_OPENS ?? 30),
       syncMs: Number(e.RATE_LIMIT_SYNC_MS ?? 250),
+      webhookTestsPerMinute: Number(e.RATE_LIMIT_WEBHOOK_TESTS ?? 10),
+      webhookResendsPerMinute: Number(e.RATE_LIMIT_WEBHOOK_RESENDS ?? 60),
     },
     passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),

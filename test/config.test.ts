@@ -53,7 +53,8 @@ describe('configuration', () => {
   });
 
   it('has documented rate limits, each configurable', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250 });
+    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250, webhookTestsPerMinute: 10, webhookResendsPerMinute: 60 });
+    expect(loadConfig({}).webhookEndpointsMax).toBe(20);
     expect(loadConfig({ RATE_LIMIT_API_REQUESTS: '50', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimits).toMatchObject({ apiRequests: 50, windowSeconds: 10 });
     expect(() => loadConfig({ RATE_LIMIT_API_REQUESTS: '0' })).toThrow(/RATE_LIMIT_API_REQUESTS/);
   });

@@ -74,7 +74,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts) and by every test that starts a real process.
     DATABASE_SERVICE_ROLE: 'none',
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
-    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS', 'WEBHOOK_TESTS', 'WEBHOOK_RESENDS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    WEBHOOK_ENDPOINTS_MAX: '1000000',
     ...env,
   });
   const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);

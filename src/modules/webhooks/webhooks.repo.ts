@@ -38,6 +38,20 @@ export async function insertEndpoint(
   return row!;
 }
 
+/**
+ * Takes the tenant's endpoint-creation lock (a transaction-scoped advisory lock, released at commit) and counts its
+ * endpoints that are not deleted. Call inside a transaction.
+ */
+export async function lockAndCountEndpoints(db: Db, tenant: Tenant): Promise<number> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-endpoints:' || $1 || ':' || $2))`, [tenant.organizationId, tenant.environment]);
+  const row = await one<{ n: number }>(
+    db,
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND environment = $2 AND deleted_at IS NULL',
+    [tenant.organizationId, tenant.environment],
+  );
+  return row!.n;
+}
+
 /** The tenant's endpoint (not deleted), optionally locked for update; null when absent. */
 export function findEndpoint(db: Db, tenant: Tenant, id: string, forUpdate = false): Promise<EndpointRow | null> {
   return one<EndpointRow>(

@@ -58,12 +58,21 @@ export interface CreateEndpointInput {
  * @returns the endpoint plus `secret`, the only time the secret is shown.
  * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
  *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
+ *   AppError webhook_endpoint_limit_reached (409) when the tenant has WEBHOOK_ENDPOINTS_MAX endpoints (SEC-4).
  */
 export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
   await checkUrl(ctx, input.url);
   const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
-  const row = await repo.insertEndpoint(ctx.pool, tenant, { id, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret: sealEndpointSecret(ctx, id, secret) });
+  const row = await withTransaction(ctx.pool, async (tx) => {
+    // SEC-4: the count and the insert are serialised per tenant, so concurrent creates never pass the cap together.
+    const existing = await repo.lockAndCountEndpoints(tx, tenant);
+    const max = ctx.config.webhookEndpointsMax;
+    if (existing >= max) {
+      throw new AppError('webhook_endpoint_limit_reached', `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`);
+    }
+    return repo.insertEndpoint(tx, tenant, { id, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret: sealEndpointSecret(ctx, id, secret) });
+  });
   return { ...endpointView(row), secret };
 }
 
