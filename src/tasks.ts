@@ -7,6 +7,7 @@ import { RENEW_SUBSCRIPTIONS_TASK, renewSubscriptionsCron, renewSubscriptionsTas
 import { PURGE_EXPIRED_TASK, purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
 import { VERIFY_LEDGER_TASK, verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verify-ledger.task.js';
 import { REFUND_CARD_PAYMENT_TASK, refundCardPaymentTask } from './modules/payments/card-refunds.js';
+import { COMPLIANCE_REMINDERS_TASK, complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
 
 /**
  * Background tasks run by graphile-worker, by name. Each module adds its task factories here
@@ -21,6 +22,7 @@ export const taskFactories: Record<string, (ctx: AppContext) => Task> = {
   [PURGE_EXPIRED_TASK]: purgeExpiredTask,
   [VERIFY_LEDGER_TASK]: verifyLedgerTask,
   [REFUND_CARD_PAYMENT_TASK]: (ctx) => refundCardPaymentTask(ctx),
+  [COMPLIANCE_REMINDERS_TASK]: complianceRemindersTask,
 };
 
 /**
@@ -31,4 +33,5 @@ export const cronItems: CronItem[] = [
   renewSubscriptionsCron,
   purgeExpiredCron,
   verifyLedgerCron,
+  complianceRemindersCron,
 ];

@@ -63,6 +63,7 @@ describe('what the service prints', () => {
       DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, FILE_URL_SECRET: FILE_SECRET, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug',
     }, /Server listening/);
     expect(output).toMatch(/Server listening/);
+    expect(output).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
     expect(output).not.toContain(TOKEN);
     expect(output).not.toContain(FILE_SECRET);
     expect(output).not.toMatch(/sk_(live|test)_/);
@@ -100,7 +101,8 @@ describe('what the service prints', () => {
   it('scrubs the secrets of the loaded configuration by value from anything logged', () => {
     const other = 'another-operator-token-0123456789-abcdef';
     expect(scrubSecrets(`failed with ${other} inside`)).toContain(other);
-    loadConfig({ OPERATOR_TOKEN: other, DATABASE_URL: 'postgres://app:db-pass-1234567@db.internal/fcs' });
+    loadConfig({ OPERATOR_TOKEN: other, DATABASE_URL: 'postgres://app:db-pass-1234567@db.internal/fcs', DATA_ENCRYPTION_KEY: 'cd'.repeat(32) });
+    expect(scrubSecrets(`key ${'cd'.repeat(32)}`)).toBe('key [redacted]');
     expect(scrubSecrets(`failed with ${other} inside`)).toBe('failed with [redacted] inside');
     expect(scrubSecrets('auth failed for db-pass-1234567')).not.toContain('db-pass-1234567');
   });

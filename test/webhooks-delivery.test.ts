@@ -67,7 +67,7 @@ describe('webhook delivery', () => {
     expect(() => verifyWithStripe(req, `${ep.secret}x`)).toThrow();
     const delivery = await settled(tenant, event.id);
     expect(delivery).toMatchObject({ status: 'succeeded', endpointId: ep.id, eventType: 'document.uploaded', attemptCount: 1, failureReason: null });
-    expect(delivery.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 200, responseBody: 'ok', error: null, url: r.url })]);
+    expect(delivery.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 200, responseBody: null, error: null, url: r.url })]);
   });
 
   it('sends only to enabled endpoints subscribed to the type, of the same environment', async () => {
@@ -94,8 +94,8 @@ describe('webhook delivery', () => {
     const delivery = await settled(tenant, event.id);
     expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 3 });
     expect(delivery.attempts.map((a: any) => [a.attemptNumber, a.statusCode])).toEqual([[1, 500], [2, 503], [3, 204]]);
-    expect(delivery.attempts[0].responseBody).toBe(big.slice(0, 4096));
-    expect(delivery.attempts[1].responseBody).toBe('busy');
+    // The receiver is on loopback: what it answers is never kept (WH-16).
+    expect(delivery.attempts.map((a: any) => a.responseBody)).toEqual([null, null, null]);
     expect(delivery.attempts.every((a: any) => a.durationMs >= 0)).toBe(true);
     expect(r.requests.map((q) => q.event.id)).toEqual([event.id, event.id, event.id]);
     for (const req of r.requests) expect(verifyWithStripe(req, ep.secret)).toEqual(event);

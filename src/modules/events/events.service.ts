@@ -3,10 +3,13 @@ import type { Db } from '../../lib/db.js';
 import { ID_PREFIX, newId } from '../../lib/ids.js';
 import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 
-/** Event types of the spec ("Events"). `webhook.test` is sent only by POST /webhook-endpoints/{id}/test. */
-export const EVENT_TYPES = ['filing.status_changed', 'document.uploaded'] as const;
+/**
+ * Subscribable event types: the spec's two ("Events") and the compliance calendar's reminders (CAL-20).
+ * `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
+ */
+export const EVENT_TYPES = ['filing.status_changed', 'document.uploaded', 'compliance.deadline_approaching', 'compliance.deadline_missed'] as const;
 
-/** `filing.status_changed` or `document.uploaded` (spec "Events"). */
+/** One of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The envelope integrators receive: `{id: evt_…, type, createdAt (ISO 8601, ms, UTC), data}`. */

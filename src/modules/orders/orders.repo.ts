@@ -3,6 +3,7 @@ import { one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { PRICE_SELECT, toTenantPrice, type PriceJoinRow, type ProductType, type StateFeeRow, type TenantPrice } from '../billing/pricing.js';
 import { COMPANY_COLUMNS, type CompanyColumns, type CompanyRow } from '../companies/companies.repo.js';
+import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
 /** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
 export interface OrderRow {
@@ -122,8 +123,17 @@ export interface NewOrderGroup {
   idempotencyKey?: string | null;
 }
 
-/** The group an earlier request with this Idempotency-Key placed, with its orders (oldest first), or null. */
+/**
+ * The group an earlier request with this Idempotency-Key placed within the key's 24 hours, with its orders (oldest
+ * first), or null. A group placed longer ago gives its key up here (IDEM-7), so a reused expired key places a new
+ * order, as it does for every other POST.
+ */
 export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: string): Promise<{ id: string; company_id: string; total_cents: number; orders: OrderRow[] } | null> {
+  await db.query(
+    `UPDATE order_groups SET idempotency_key = NULL
+      WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3 AND created_at < now() - make_interval(hours => ${KEY_TTL_HOURS})`,
+    [tenant.organizationId, tenant.environment, key],
+  );
   const group = await one<{ id: string; company_id: string; total_cents: number }>(
     db,
     'SELECT id, company_id, total_cents FROM order_groups WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3',

@@ -10,6 +10,7 @@ import { decideDelivery, isSuccess, TEST_EVENT_TYPE } from './delivery-policy.js
 import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordOutcomes, renewLeases, type ClaimedDelivery, type DeliveryOutcome } from './dispatch.repo.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
 import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
+import { signingSecrets } from './endpoint-secrets.js';
 import { WebhookClient, type SendResult } from './webhook-client.js';
 import { clearEndpointFailing, disableEndpoint, markEndpointFailing } from './webhooks.repo.js';
 import { webhookAttempts, webhookInFlight } from './webhook-metrics.js';
@@ -24,8 +25,10 @@ export const RECORD_BATCH_MAX = 500;
 const RELISTEN_DELAY_MS = 1000;
 
 /** The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. */
-export function endpointSigningSecrets(row: Pick<ClaimedDelivery, 'secret' | 'previous_secret'>): string[] {
-  return row.previous_secret ? [row.secret, row.previous_secret] : [row.secret];
+export function endpointSigningSecrets(ctx: Pick<AppContext, 'secrets'>, row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>): string[] {
+  // The claim already dropped a previous secret whose grace ended (by the database clock).
+  const farFuture = new Date(8.64e15);
+  return signingSecrets(ctx, { endpointId: row.endpoint_id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret ? farFuture : null }, new Date());
 }
 
 /** The body exactly as delivered: the stored event as its envelope (EVT-1). */
@@ -137,7 +140,7 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
       headers: {
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
-        [SIGNATURE_HEADER]: signatureHeader(body, endpointSigningSecrets(row), Math.floor(Date.now() / 1000)),
+        [SIGNATURE_HEADER]: signatureHeader(body, endpointSigningSecrets(ctx, row), Math.floor(Date.now() / 1000)),
         'service-event-id': row.event_id,
         'service-delivery-id': row.id,
       },

@@ -1,6 +1,7 @@
-import type { LookupFunction } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
-import type { VettedAddress } from './url-guard.js';
+import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
 /** Bytes of the receiver's response kept on the attempt record (WH-4). */
 export const RESPONSE_BODY_LIMIT = 4096;
@@ -8,7 +9,7 @@ export const RESPONSE_BODY_LIMIT = 4096;
 /** What one HTTP try produced. `statusCode` is null when no response arrived (timeout, refused, reset). */
 export interface SendResult {
   statusCode: number | null;
-  /** First 4 KB of the response body, decoded as UTF-8 ('' when none). */
+  /** First 4 KB of the response body, decoded as UTF-8 ('' when none, and always '' from a non-public address: SEC-1). */
   responseBody: string;
   error: string | null;
   durationMs: number;
@@ -22,6 +23,8 @@ export interface SendRequest {
   timeoutMs: number;
   /** null: resolve the host normally (private networks allowed). Otherwise connect only to this address. */
   pinned: VettedAddress | null;
+  /** Whether a response body from this address may be kept (default: only public addresses, SEC-1). */
+  keepBodyFrom?: (address: string) => boolean;
 }
 
 /** Origins whose keep-alive pool is kept at most; the least recently used pool is closed beyond it (WH-18). */
@@ -61,7 +64,10 @@ export class WebhookClient {
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const url = new URL(req.url);
-      const pool = this.poolFor(url.origin, req.pinned);
+      // Unpinned (private networks allowed): resolve here and connect to that address, so what is stored below is
+      // decided by the address actually reached.
+      const target = req.pinned ?? (await resolveHost(url.hostname));
+      const pool = this.poolFor(url.origin, target);
       const res = await pool.request({
         method: 'POST',
         path: `${url.pathname}${url.search}`,
@@ -69,7 +75,9 @@ export class WebhookClient {
         headers: { ...req.headers, host: url.host },
         signal: AbortSignal.timeout(req.timeoutMs),
       });
-      const responseBody = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
+      const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
+      // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
+      const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
       return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
     } catch (err) {
       return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
@@ -84,8 +92,8 @@ export class WebhookClient {
     await Promise.allSettled(pools.map((p) => p.pool.destroy()));
   }
 
-  private poolFor(origin: string, pinned: VettedAddress | null): Pool {
-    const key = pinned ? `${origin} ${pinned.address}` : origin;
+  private poolFor(origin: string, pinned: VettedAddress): Pool {
+    const key = `${origin} ${pinned.address}`;
     const found = this.pools.get(key);
     const now = Date.now();
     if (found) {
@@ -104,7 +112,7 @@ export class WebhookClient {
       connections: this.connectionsPerOrigin,
       pipelining: 1,
       keepAliveTimeout: 30_000,
-      connect: pinned ? { lookup: pinnedLookup(pinned) } : {},
+      connect: { lookup: pinnedLookup(pinned) },
     });
     this.pools.set(key, { pool, lastUsed: now });
     return pool;
@@ -130,6 +138,15 @@ function pinnedLookup(pinned: VettedAddress): LookupFunction {
 
 // Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes). A body
 // read to its end leaves the connection reusable.
+// The first address of a host (a literal IP as it is), for an unpinned attempt.
+async function resolveHost(hostname: string): Promise<VettedAddress> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(host);
+  if (family) return { address: host, family: family as 4 | 6 };
+  const found = await dnsLookup(host);
+  return { address: found.address, family: found.family as 4 | 6 };
+}
+
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
