@@ -94,6 +94,10 @@ describe('live checkout through Stripe Checkout', () => {
     expect(started.created.form['custom_text[submit][message]']).toContain('Stripe Success Co');
     expect(started.created.authorization).toBe('Bearer sk_test_standin0123456789');
     expect(await ordersOf(c.company.id)).toHaveLength(0);
+    // The waiting order request is sealed: the responsible party's tax id is not readable in the database.
+    const waiting = (await t.ctx.pool.query('SELECT intent::text AS intent FROM card_checkouts WHERE id = $1', [started.checkoutId])).rows[0].intent;
+    expect(waiting).toContain('sealed');
+    expect(waiting).not.toContain('6789');
 
     // Back from Stripe before the event arrived: payment pending.
     const early = await c.s.get(`/checkout/return/${started.checkoutId}`);

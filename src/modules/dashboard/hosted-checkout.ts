@@ -1,9 +1,9 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { open, seal, type Keyring } from '../../lib/secret-box.js';
 import { checkOrderFacts, planOrder, type PricedLine } from '../orders/orders.service.js';
 import * as checkouts from '../payments/card-checkouts.repo.js';
 import type { HostedPaymentProvider } from '../payments/payment-provider.js';
@@ -46,7 +46,7 @@ export async function startHostedCheckout(ctx: AppContext, s: CheckoutSubmit, pr
     const checkoutId = newId('cardCheckout');
     await checkouts.insertCheckout(tx, s.tenant, {
       id: checkoutId, userId: s.userId, companyId: s.company?.id ?? null, provider: provider.name, formKey: form.key ?? null,
-      amountCents: totalCents, intent: sealIntent(ctx.secrets.fileUrlSecret, checkoutId, intent),
+      amountCents: totalCents, intent: sealIntent(ctx.secrets.dataKeys, checkoutId, intent),
     });
     const returnUrl = `${hosted.siteUrl}/checkout/return/${checkoutId}`;
     let session: { sessionId: string; url: string };
@@ -113,10 +113,10 @@ export async function settleHostedCheckout(tx: Db, ctx: AppContext, provider: Ho
     return { result: report.outcome, ...done };
   }
   const payment = { provider: provider.name, amountCents: report.amountCents, cardLast4: null, userId: checkout.user_id, companyId: checkout.company_id, providerReference: report.paymentReference };
-  const opened = openIntent(ctx.secrets.fileUrlSecret, checkout.id, checkout.intent);
+  const opened = openIntent(ctx.secrets.dataKeys, checkout.id, checkout.intent);
   await tx.query('SAVEPOINT hosted_place');
   try {
-    if (!opened) throw new AppError('conflict', 'the order request could not be read back (was the instance secret changed?)');
+    if (!opened) throw new AppError('conflict', 'the order request could not be read back (its data encryption key is no longer configured)');
     if (report.amountCents !== Number(checkout.amount_cents)) throw new AppError('conflict', `paid ${report.amountCents} cents, the checkout asked for ${checkout.amount_cents}`);
     const placed = await placeCheckoutIntent(tx, tenant, opened, 'checkout', checkout.form_key ?? `card-checkout:${checkout.id}`);
     if (!placed.groupId) throw new AppError('conflict', 'the service is already active for the company');
@@ -157,31 +157,20 @@ export async function returnView(db: Db, tenant: Tenant, userId: string, checkou
 }
 
 // The order request waits in the database until the payment is confirmed; it may carry an EIN responsible party's
-// full tax id, so it is sealed (AES-256-GCM under a key derived from the instance secret, the checkout id as
-// associated data) and cleared when the checkout settles.
-function intentKey(instanceSecret: string): Buffer {
-  return createHmac('sha256', instanceSecret).update('card-checkout-intent:v1').digest();
+// full tax id, so it is sealed like every secret at rest (SEC-2: the data keyring, the checkout id as associated
+// data) and cleared when the checkout settles.
+
+/** Seals a placement intent for card_checkouts.intent (jsonb `{sealed}`). */
+export function sealIntent(keyring: Keyring, checkoutId: string, intent: PlacementIntent): { sealed: string } {
+  return { sealed: seal(keyring, JSON.stringify(intent), checkoutId) };
 }
 
-/** Seals a placement intent for card_checkouts.intent. */
-export function sealIntent(instanceSecret: string, checkoutId: string, intent: PlacementIntent): { sealed: string } {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', intentKey(instanceSecret), iv);
-  cipher.setAAD(Buffer.from(checkoutId));
-  const data = Buffer.concat([cipher.update(JSON.stringify(intent), 'utf8'), cipher.final()]);
-  return { sealed: `v1.${Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64url')}` };
-}
-
-/** The intent back, or null when it cannot be opened (cleared, another instance secret, tampered with). */
-export function openIntent(instanceSecret: string, checkoutId: string, stored: unknown): PlacementIntent | null {
+/** The intent back, or null when it cannot be opened (cleared, its key no longer configured, tampered with). */
+export function openIntent(keyring: Keyring, checkoutId: string, stored: unknown): PlacementIntent | null {
   const sealed = (stored as { sealed?: unknown } | null)?.sealed;
-  if (typeof sealed !== 'string' || !sealed.startsWith('v1.')) return null;
+  if (typeof sealed !== 'string') return null;
   try {
-    const raw = Buffer.from(sealed.slice(3), 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', intentKey(instanceSecret), raw.subarray(0, 12));
-    decipher.setAAD(Buffer.from(checkoutId));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as PlacementIntent;
+    return JSON.parse(open(keyring, sealed, checkoutId)) as PlacementIntent;
   } catch {
     return null;
   }
