@@ -20,6 +20,7 @@ import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
 import { consoleWebRoutes } from './modules/console/console.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
 
@@ -66,9 +67,10 @@ export const adminRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   complianceAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
 ];
 
-/** Browser-facing plugins (dashboard, console, file downloads) that bring their own authentication. */
+/** Browser-facing plugins (dashboard, console, file downloads) and the Stripe webhook, which bring their own authentication. */
 export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   documentWebRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  stripeWebhookRoutes,
   dashboardWeb,
   consoleWebRoutes,
 ];

@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { Logger, parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from './context.js';
+import { createOutageReporter, waitingPool, type OutageReporter } from './lib/db-outage.js';
 import { observeJobFailures } from './lib/metrics.js';
 import { cronItems, taskFactories } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 
 /** The task list bound to a context. */
 export function buildTaskList(ctx: AppContext): TaskList {
@@ -15,17 +17,32 @@ export function buildTaskList(ctx: AppContext): TaskList {
  * `npm start` runs it beside the HTTP server; production may run it alone via `npm run worker`.
  * Jobs of a worker process that died mid-job are run again within seconds (worker-liveness.ts), not after
  * graphile-worker's 4-hour lock expiry. `stop()` also releases the liveness connection. It also schedules the
- * recurring jobs of tasks.ts `cronItems` (graphile-worker cron, UTC).
+ * recurring jobs of tasks.ts `cronItems` (graphile-worker cron, UTC), and starts the webhook dispatcher
+ * (src/modules/webhooks/dispatcher.ts), which sends webhooks outside graphile-worker; `stop()` stops both.
+ *
+ * A database outage (restart, failover) stops nothing (OPS-2): graphile-worker's connections wait for the database
+ * instead of failing, so no finished job is left locked because its completion could not be written; a job cut
+ * off by the outage fails and is retried; the liveness locks are re-taken; and the outage is logged once as a
+ * warning naming the cause, then its end, rather than as a stream of errors.
  */
 export async function startWorker(ctx: AppContext): Promise<Runner> {
-  const liveness = await startWorkerLiveness(ctx.pool, (err) => ctx.log.error({ err }, 'worker liveness sweep failed'));
+  const outage = createOutageReporter(ctx.log.child({ component: 'worker' }), 'background work');
+  let stopping = false;
+  const liveness = await startWorkerLiveness(ctx.pool, {
+    onError: (err) => {
+      if (!outage.report(err, 'liveness')) ctx.log.error({ err }, 'worker liveness sweep failed');
+    },
+    onRelocked: () => outage.recovered(),
+  });
   const events: WorkerEvents = new EventEmitter();
   events.on('pool:create', ({ workerPool }) => void liveness.register(workerPool.id));
   observeJobFailures(events);
   let runner: Runner;
+  let dispatcher: WebhookDispatcher | null = null;
   try {
+    dispatcher = await startWebhookDispatcher(ctx);
     runner = await run({
-      pgPool: ctx.pool,
+      pgPool: waitingPool(ctx.pool, outage, () => stopping),
       taskList: buildTaskList(ctx),
       // Recurring jobs such as the daily subscription renewal (tasks.ts cronItems).
       parsedCronItems: parseCronItems(cronItems),
@@ -34,29 +51,37 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
       // Jobs are asked to wrap up (abort signal) halfway through SHUTDOWN_TIMEOUT_MS, before being cut at its end.
       gracefulShutdownAbortTimeout: Math.floor(ctx.config.shutdownTimeoutMs / 2),
       pollInterval: 1000,
-      logger: graphileLogger(ctx),
+      logger: graphileLogger(ctx, outage),
       events,
     });
   } catch (err) {
+    await dispatcher?.stop(0);
     await liveness.close();
     throw err;
   }
   void liveness.sweep();
   const stop = runner.stop.bind(runner);
   runner.stop = async () => {
+    stopping = true;
     try {
-      await stop();
+      // Attempts under way get half the shutdown time, like graphile-worker's jobs.
+      await Promise.all([stop(), dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2))]);
     } finally {
       await liveness.close();
     }
   };
-  runner.promise.finally(() => liveness.close()).catch(() => undefined);
+  runner.promise.finally(() => Promise.all([liveness.close(), dispatcher!.stop(0)])).catch(() => undefined);
   return runner;
 }
 
-function graphileLogger(ctx: AppContext) {
-  // graphile-worker's Logger is created from a factory; route its output to pino.
+function graphileLogger(ctx: AppContext, outage: OutageReporter) {
+  // graphile-worker's Logger is created from a factory; route its output to pino. Its errors caused by an
+  // unreachable database (failed polls, LISTEN reconnects, a job cut off mid-way) go to the outage reporter.
   return new Logger((scope: Record<string, unknown>) => (level: string, message: string, meta?: unknown) => {
+    if (level === 'error' || level === 'warning') {
+      const m = (meta ?? {}) as { error?: unknown; fatalError?: unknown };
+      if (outage.report(m.error ?? m.fatalError ?? { message }, message)) return;
+    }
     const log = ctx.log.child({ component: 'worker', ...scope });
     const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : level === 'info' ? log.debug : log.trace;
     fn.call(log, meta ?? {}, message);

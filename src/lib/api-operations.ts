@@ -84,7 +84,7 @@ export const OPERATIONS = {
   getEvent: op('Events', PARAMS, 'not_found'),
   streamEvents: op('Events', PARAMS, 'not_found', 'rate_limited'),
 
-  createWebhookEndpoint: op('Webhook Endpoints', POST),
+  createWebhookEndpoint: op('Webhook Endpoints', POST, 'webhook_endpoint_limit_reached'),
   listWebhookEndpoints: op('Webhook Endpoints', PARAMS),
   getWebhookEndpoint: op('Webhook Endpoints', PARAMS, 'not_found'),
   updateWebhookEndpoint: op('Webhook Endpoints', BODY, 'not_found'),
@@ -172,6 +172,10 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
     summary: 'The DNS record proving the domain is not there (yet)',
     message: "No TXT record _fcs-domain-verification.portal.example.com with the value fcs-domain-verification=… was found; DNS changes can take a while",
   },
+  webhook_endpoint_limit_reached: {
+    summary: 'The environment has as many webhook endpoints as allowed',
+    message: 'This environment already has 20 webhook endpoints, the most allowed; delete one (DELETE /webhook-endpoints/{id}) before creating another',
+  },
   internal_error: { summary: 'Internal error', message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.' },
   service_unavailable: { summary: 'Briefly unavailable', message: 'The service is briefly unavailable; retry later' },
 };
@@ -202,11 +206,13 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   rotateWebhookEndpointSecret: noSuch('webhook endpoint', ENDPOINT),
   sendTestWebhookEvent: {
     ...noSuch('webhook endpoint', ENDPOINT),
+    rate_limited: 'Too many test events for this environment: at most 10 per minute; retry in 42 seconds (Retry-After)',
     conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} before testing it`,
   },
   getWebhookDelivery: noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
   resendWebhookDelivery: {
     ...noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
+    rate_limited: 'Too many resends for this environment: at most 60 per minute; retry in 42 seconds (Retry-After)',
     conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} first`,
   },
   createMagicLink: noSuch('user', 'user_01j8zq4v9r6w3t2y1x0a5b7c8d'),

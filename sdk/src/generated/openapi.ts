@@ -1301,7 +1301,7 @@ export interface components {
              * @description Stable machine-readable error code; the list is closed (a new code is a new API version).
              * @enum {string}
              */
-            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "domain_not_verified" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "domain_not_verified" | "webhook_endpoint_limit_reached" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Validation failures only: every bad field, as a dotted path into the request. */
             errors?: {
                 field: string;
@@ -4867,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`, `webhook_endpoint_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;

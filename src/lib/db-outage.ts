@@ -1,0 +1,84 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from './db.js';
+
+/**
+ * Tells an outage of the database once, as a warning naming the cause, instead of one error line per failed
+ * poll, query or reconnect of background work (OPS-2). Whatever notices the outage calls `report`; whatever
+ * notices the database answering again calls `recovered`.
+ */
+export interface OutageReporter {
+  /**
+   * Takes an error seen by background work. @returns true when it means the database is unreachable (then it is
+   * logged as a warning the first time in an outage and at debug level afterwards), false for any other error,
+   * which the caller logs itself.
+   */
+  report(err: unknown, context?: string): boolean;
+  /** The database answered: the next outage is told again (and this one's end is logged once). */
+  recovered(): void;
+  /** True between the first reported failure and `recovered()`. */
+  readonly down: boolean;
+}
+
+/** An outage reporter logging to `log` on behalf of `who` (e.g. "the worker"). */
+export function createOutageReporter(log: Logger, who: string): OutageReporter {
+  let since: number | null = null;
+  return {
+    report(err, context) {
+      if (!isDatabaseUnavailable(err)) return false;
+      const cause = (err as Error).message || String((err as { code?: string }).code ?? 'unreachable');
+      if (since === null) {
+        since = Date.now();
+        log.warn({ cause, context }, `database unavailable (${cause}); ${who} waits and retries until it is back`);
+      } else {
+        log.debug({ cause, context }, 'database still unavailable');
+      }
+      return true;
+    },
+    recovered() {
+      if (since === null) return;
+      log.warn({ downMs: Date.now() - since }, `database reachable again; ${who} resumes`);
+      since = null;
+    },
+    get down() {
+      return since !== null;
+    },
+  };
+}
+
+/**
+ * The same pool, except that `connect()` waits while the database is unreachable instead of failing: it retries
+ * with backoff (200 ms doubling to `maxDelayMs`) until a connection opens, `stopping()` turns true (then the last
+ * error is thrown), or the error is not about reachability. For a library that polls the database and treats a
+ * failed connect as an error to log or, worse, as a reason to give up on a job it has already run
+ * (graphile-worker's job completion). Both the promise and the callback form of `connect` are kept.
+ */
+export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: () => boolean, maxDelayMs = 5_000): pg.Pool {
+  const connect = async (): Promise<pg.PoolClient> => {
+    let delay = 200;
+    for (;;) {
+      try {
+        const client = await pool.connect();
+        reporter.recovered();
+        return client;
+      } catch (err) {
+        if (stopping() || !reporter.report(err, 'connect')) throw err;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, maxDelayMs);
+      }
+    }
+  };
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'connect') {
+        return (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => {
+          if (!callback) return connect();
+          connect().then((client) => callback(undefined, client, (release) => client.release(release as boolean)), (err: Error) => callback(err));
+          return undefined;
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
