@@ -1,27 +1,16 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpFields, createCompany } from './factories.js';
-import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { runCli } from './cli-runner.js';
+import { createTestApp, type TestApp } from './harness.js';
 
 // The real CLI against this file's database: the filing team's deadline list and rule edits (CAL-17, CAL-22).
-const run = promisify(execFile);
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
 
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent', USER: 'night-shift' };
-  try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+const cli = (...args: string[]) => runCli(t, args, { USER: 'night-shift' });
 
 describe('compliance CLI', () => {
   it('lists every tenant\'s deadlines by due date (--json), and edits a rule with who did it', async () => {

@@ -1,31 +1,20 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { consoleClient, signIn } from './console-helpers.js';
 import { createOrderRow, createUser } from './factories.js';
-import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { runCli } from './cli-runner.js';
+import { createTestApp, type TestApp } from './harness.js';
 import { einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
 
 // Issue 6 item 5: console actions are CLI commands with --json; run the real CLI against the test database.
-const run = promisify(execFile);
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
 
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
-  try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+const cli = (...args: string[]) => runCli(t, args);
 
 describe('console CLI', () => {
   it('creates an operator with a generated password (printed once) who can sign in; lists and disables it', async () => {

@@ -16,6 +16,11 @@ const jsonObject = (flag: string) => (value: string): Record<string, unknown> =>
 };
 
 const STATUSES = ['upcoming', 'open', 'overdue', 'filed'];
+const positiveInt = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a whole number above 0 (got '${v}')`);
+  return n;
+};
 const statusOption = (v: string) => {
   if (!STATUSES.includes(v)) throw new Error(`--status must be one of ${STATUSES.join(', ')}`);
   return v as 'upcoming';
@@ -36,7 +41,7 @@ export function registerComplianceCommands(program: Command): void {
     .option('--org <organizationId>', 'only this organization')
     .option('--environment <env>', 'live or test (default both)', envOption)
     .option('--open-only', 'leave out filed reports and those covered by a pending order')
-    .option('--limit <n>', 'at most this many (default 500)', (v: string) => Number.parseInt(v, 10))
+    .option('--limit <n>', 'at most this many (default 500)', positiveInt('--limit'))
     .option('--json', 'print JSON')
     .description('Deadlines of every tenant\'s companies, by due date')
     .action((opts) => withContext(async ({ ctx }) => {
@@ -83,7 +88,7 @@ export function registerComplianceCommands(program: Command): void {
 
   rules.command('history')
     .option('--state <code>', 'only this jurisdiction')
-    .option('--limit <n>', 'at most this many (default 50)', (v: string) => Number.parseInt(v, 10))
+    .option('--limit <n>', 'at most this many (default 50)', positiveInt('--limit'))
     .option('--json', 'print JSON')
     .description('Who changed which rules, newest first')
     .action((opts) => withContext(async ({ ctx }) => {

@@ -3,8 +3,8 @@ import pg from 'pg';
 /** The role the service's pools act as (SEC-3); created by migration 080. */
 export const SERVICE_ROLE = 'fcs_service';
 
-/** Records that are only ever added to (BILL-13, 052): the service role may read and insert them, nothing more. */
-const APPEND_ONLY_TABLES = ['ledger_entries', 'order_status_history', 'events'];
+/** Records that are only ever added to (BILL-13, 052, CAL-22): the service role may read and insert them, nothing more. */
+const APPEND_ONLY_TABLES = ['ledger_entries', 'order_status_history', 'events', 'compliance_rule_changes'];
 
 /**
  * Grants the service role what the running service needs, and nothing that changes the schema (SEC-3): rows of

@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
+import { formatDate } from '../dashboard/presenters.js';
 import * as repo from './compliance.repo.js';
 import { deadlinesOf, resolveRange, todayUtc, type DeadlineItem } from './compliance.service.js';
 
@@ -11,9 +12,6 @@ export const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone
   filed: { label: 'Filed', tone: 'success' },
 };
 
-const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
-/** 'Mar 4, 2025' for 'YYYY-MM-DD'; '' for null. */
-const formatDay = (iso: string | null) => (iso ? dateFormat.format(new Date(`${iso}T00:00:00Z`)) : '');
 
 /** A deadline as a web page shows it: dates in words, the status label and tone, and the checkout link. */
 export function presentDeadline(d: DeadlineItem, checkoutBase: string | null) {
@@ -23,8 +21,8 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null) {
   const canOrder = d.orderable && d.status !== 'filed' && !d.orderId && d.filingYear <= thisYear + 1 && checkoutBase !== null;
   return {
     ...d,
-    due: formatDay(d.dueDate),
-    opens: formatDay(d.windowOpensOn),
+    due: formatDate(d.dueDate),
+    opens: formatDate(d.windowOpensOn),
     statusLabel: status.label,
     tone: status.tone,
     fee: d.estimatedStateFee === null ? null : `$${d.estimatedStateFee.toFixed(2)}`,
