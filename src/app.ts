@@ -11,6 +11,7 @@ import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { latestMigrationVersion } from './lib/migrate.js';
 import { readinessCheck } from './lib/readiness.js';
+import { boundRequestSchemas } from './lib/request-bounds.js';
 import { buildOpenApiOptions, publishedDocument } from './lib/openapi.js';
 import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
@@ -55,6 +56,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // LIM-2: every string and integer a request carries has an upper bound, whatever its route's schema says.
+  app.addHook('onRoute', (route) => boundRequestSchemas(route.schema as Record<string, unknown> | undefined));
   // The API takes JSON only; browser plugins register form parsers in their own scope.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorSchema);

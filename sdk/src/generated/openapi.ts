@@ -1695,7 +1695,7 @@ export interface components {
         UpdatePriceRequest: {
             /** @description false is accepted only for formation_tier_1/2/3, and one tier must stay enabled. */
             enabled?: boolean;
-            /** @description Whole dollars, at least wholesaleAmount. */
+            /** @description Whole dollars, at least wholesaleAmount and at most 100000. */
             retailAmount?: number;
         };
         /** UpdateWebhookEndpointRequest */

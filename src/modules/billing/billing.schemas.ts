@@ -27,9 +27,12 @@ export const PriceTypeParams = Type.Object({
   type: Type.String({ description: `One of: ${PRODUCT_TYPES.join(', ')}. Any other value answers 404.` }),
 });
 
+/** Highest retail price, in whole dollars (LIM-3): far above any filing's price, below anything that could overflow. */
+export const MAX_PRICE_DOLLARS = 100_000;
+
 /** Body of PUT /organization/prices/{type}: retailAmount in whole dollars and/or enabled (spec rules 1-4). */
 export const UpdatePriceBody = Type.Object({
-  retailAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
+  retailAmount: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PRICE_DOLLARS, description: `Whole dollars, at least wholesaleAmount and at most ${MAX_PRICE_DOLLARS}.` })),
   enabled: Type.Optional(Type.Boolean({ description: 'false is accepted only for formation_tier_1/2/3, and one tier must stay enabled.' })),
 }, { additionalProperties: false, title: 'UpdatePriceRequest', description: 'At least one of retailAmount and enabled.' });
 
