@@ -23,6 +23,9 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
   };
 }
 
+/** How long a process may take to start (tsx compiles on the fly; the 2-core test machine may be busy). */
+export const STARTUP_TIMEOUT_MS = 180_000;
+
 /** An API process (`npm start` with START_WORKER=false) and the base URL it listens on. */
 export interface ApiProcess {
   service: ServiceProcess;
@@ -33,7 +36,7 @@ export interface ApiProcess {
 export async function startApi(env: Record<string, string>, started: ServiceProcess[]): Promise<ApiProcess> {
   const service = spawnService('src/server.ts', { PORT: '0', START_WORKER: 'false', ...env, LOG_LEVEL: 'info' });
   started.push(service);
-  await service.waitForLog(/^Server listening at /, 60_000);
+  await service.waitForLog(/^Server listening at /, STARTUP_TIMEOUT_MS);
   const port = await listeningPort(service);
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }
@@ -42,7 +45,7 @@ export async function startApi(env: Record<string, string>, started: ServiceProc
 export async function startWorkerProcess(env: Record<string, string>, started: ServiceProcess[]): Promise<ServiceProcess> {
   const service = spawnService('src/worker-main.ts', { ...env, LOG_LEVEL: 'info' });
   started.push(service);
-  await service.waitForLog(/^worker started$/, 60_000);
+  await service.waitForLog(/^worker started$/, STARTUP_TIMEOUT_MS);
   return service;
 }
 
@@ -58,7 +61,7 @@ export interface ApiAnswer {
  * One HTTP call with a JSON body, failing after `timeoutMs` (the caller's bound on a hang). `headers` come on top
  * of content-type.
  */
-export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<ApiAnswer> {
+export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<ApiAnswer> {
   const started = Date.now();
   const res = await fetch(`${baseUrl}${path}`, {
     method,

@@ -28,7 +28,7 @@ beforeAll(async () => {
     Promise.all([startApi(env, started), startApi(env, started)]),
     Promise.all([startWorkerProcess(env, started), startWorkerProcess(env, started)]),
   ]);
-}, 180_000);
+}, 420_000);
 afterAll(async () => {
   for (const s of started) s.kill();
   await receiver?.close();
