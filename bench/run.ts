@@ -11,6 +11,7 @@ import { openBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { printReport } from './lib/report.js';
 import { benchOrders } from './orders.js';
 import { benchSignin } from './signin.js';
+import { benchWebhooks } from './webhooks.js';
 
 /** One part of the bench: it gets a database server to make its own databases on, the settings and the baselines. */
 export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baselines: Baselines) => Promise<void>;
@@ -18,6 +19,7 @@ export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baseline
 const SECTIONS: Record<string, BenchSection> = {
   orders: benchOrders,
   signin: benchSignin,
+  webhooks: benchWebhooks,
 };
 
 async function main(): Promise<void> {

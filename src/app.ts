@@ -16,6 +16,7 @@ import { ErrorSchema } from './lib/schemas.js';
 import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
 import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
+import { ApiKeyCache } from './modules/organizations/api-key-cache.js';
 import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
 import { SharedCounters } from './modules/rate-limits/shared-counters.js';
 import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
@@ -71,13 +72,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 
+  // AUTH-12: each app instance (each process) keeps the keys it has seen and hears their changes.
+  const apiKeys = new ApiKeyCache(ctx.pool, ctx.config.apiKeyCacheSeconds * 1000, ctx.log);
+  app.addHook('onReady', async () => apiKeys.start());
+  app.addHook('onClose', async () => apiKeys.stop());
+
   const livePrefix = pathPrefix(ctx.config.liveBaseUrl);
   const testPrefix = pathPrefix(ctx.config.testBaseUrl);
   await app.register(fastifySwagger, buildOpenApiOptions(ctx, livePrefix, testPrefix));
 
   for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
     await app.register(async (api) => {
-      api.addHook('onRequest', apiKeyAuth(ctx, environment));
+      api.addHook('onRequest', apiKeyAuth(ctx, environment, apiKeys));
       await limitPerApiKey(api, ctx.config.rateLimits);
       for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
       if (environment === 'test') {

@@ -9,8 +9,12 @@ import { createPool } from './lib/db.js';
 import { startEmbeddedDb, type EmbeddedDb } from './lib/embedded-db.js';
 import { createLogger } from './lib/logger.js';
 import { observePool } from './lib/metrics.js';
+import { observeWebhookBacklog } from './modules/webhooks/webhook-metrics.js';
 import { migrate } from './lib/migrate.js';
+import { grantServiceRole } from './lib/service-role.js';
+import { keptDataKey, type Keyring } from './lib/secret-box.js';
 import { randomToken } from './lib/secrets.js';
+import { resealEndpointSecrets, secretKeyUsage } from './modules/webhooks/endpoint-secrets.js';
 import { seeders } from './seeds.js';
 
 /** A booted context plus what must be closed on shutdown. */
@@ -55,20 +59,34 @@ export async function boot(config: Config, options: { migrate?: boolean } = {}):
 async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null, options: { migrate?: boolean }): Promise<Booted> {
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   if (options.migrate !== false) await prepareDatabase(databaseUrl);
-  const pool = createPool(databaseUrl, config.databasePoolSize, config.databaseConnectTimeoutMs);
-  const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs);
+  // SEC-3: both pools act as the service role, which cannot drop, alter or truncate anything.
+  const pool = createPool(databaseUrl, config.databasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
+  const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
   observePool('api', pool);
   observePool('worker', workerPool);
+  observeWebhookBacklog(workerPool);
   const closePools = () => Promise.all([pool.end(), workerPool.end()]);
+  let dataKeys: Keyring;
   try {
-    if (options.migrate !== false) await seed(pool);
+    dataKeys = keyringOf(config);
+    if (options.migrate !== false) {
+      await seed(pool);
+      // SEC-2: secrets stored before sealing existed are sealed once, by the first start that has a key.
+      const { resealed } = await resealEndpointSecrets(pool, dataKeys, { onlyPlaintext: true });
+      if (resealed) log.info({ endpoints: resealed }, 'sealed webhook secrets that were stored in clear');
+      const known = new Set([dataKeys.current.id, ...dataKeys.previous.map((k) => k.id)]);
+      const unknown = Object.entries(await secretKeyUsage(pool)).filter(([id]) => id !== 'plaintext' && !known.has(id));
+      if (unknown.length) {
+        log.error({ keys: Object.fromEntries(unknown) }, 'some webhook secrets are sealed under keys this process does not have: their deliveries fail until DATA_ENCRYPTION_KEY or DATA_ENCRYPTION_KEY_PREVIOUS holds those keys');
+      }
+    }
   } catch (err) {
     await closePools().catch(() => undefined);
     throw err;
   }
   const operator = config.operatorToken ? { value: config.operatorToken, generated: false } : keptSecret(config.dataDir, 'operator-token');
   const fileUrlSecret = config.fileUrlSecret ?? keptSecret(config.dataDir, 'file-url-secret').value;
-  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: operator.value, fileUrlSecret } };
+  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: operator.value, fileUrlSecret, dataKeys } };
   let closed: Promise<void> | null = null;
   return {
     ctx,
@@ -85,15 +103,28 @@ async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null,
   };
 }
 
-/** Applies our numbered migrations and graphile-worker's own schema. */
+/**
+ * Applies our numbered migrations and graphile-worker's own schema as the connecting user (the owner), then grants
+ * the service role what the pools need (SEC-3).
+ */
 export async function prepareDatabase(databaseUrl: string): Promise<void> {
   await migrate(databaseUrl);
   await runMigrations({ connectionString: databaseUrl });
+  await grantServiceRole(databaseUrl);
 }
 
 /** Runs every seeder (each inserts only what is missing). */
 export async function seed(pool: pg.Pool): Promise<void> {
   for (const s of seeders) await s(pool);
+}
+
+/**
+ * The data encryption keys of this process (SEC-2): DATA_ENCRYPTION_KEY, else (embedded default only: config
+ * requires the variable with DATABASE_URL) the key generated once into `dataDir/data-encryption-key`.
+ * @throws SecretBoxError when the kept key file is damaged.
+ */
+export function keyringOf(config: Pick<Config, 'dataEncryptionKey' | 'dataEncryptionKeysPrevious' | 'dataDir'>): Keyring {
+  return { current: config.dataEncryptionKey ?? keptDataKey(config.dataDir), previous: config.dataEncryptionKeysPrevious };
 }
 
 // A secret generated on first use and kept in DATA_DIR (mode 600) so restarts reuse it.

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { Keyring } from './lib/secret-box.js';
 
 /**
  * What every route plugin, service and task is handed: configuration, the database pool and a logger.
@@ -11,7 +12,12 @@ export interface AppContext {
   pool: pg.Pool;
   log: Logger;
   /** Secrets resolved at boot (generated and kept in DATA_DIR when not configured). */
-  secrets: { operatorToken: string; fileUrlSecret: string };
+  secrets: {
+    operatorToken: string;
+    fileUrlSecret: string;
+    /** Seals webhook signing secrets at rest (SEC-2): DATA_ENCRYPTION_KEY (+ _PREVIOUS), or the key kept in DATA_DIR. */
+    dataKeys: Keyring;
+  };
   /**
    * Looks up the TXT records of a DNS name (each record as its character-strings), as `dns.promises.resolveTxt`
    * does; white-label domains are verified through it. Unset: the system resolver. Tests put a fake here.

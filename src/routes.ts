@@ -20,6 +20,9 @@ import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
 import { consoleWebRoutes } from './modules/console/console.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
+import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
+import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
 
 /** Options every integrator route plugin receives: the context and the environment it is mounted for. */
 export interface ApiPluginOptions {
@@ -44,6 +47,7 @@ export const integratorRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
   webhookRoutes as FastifyPluginAsync<ApiPluginOptions>,
   magicLinkRoutes as FastifyPluginAsync<ApiPluginOptions>,
   orderRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  complianceRoutes as FastifyPluginAsync<ApiPluginOptions>,
 ];
 
 /** Test-helper plugins: mounted under `<test prefix>/test_helpers` only, so they answer 404 in live. */
@@ -51,6 +55,7 @@ export const testHelperRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
   billingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
   filingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
   documentTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  complianceTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
 ];
 
 /** Operator admin API plugins, mounted under /admin/v1 behind the operator token. */
@@ -59,11 +64,13 @@ export const adminRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   billingAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
   filingsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
   documentsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  complianceAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
 ];
 
-/** Browser-facing plugins (dashboard, console, file downloads) that bring their own authentication. */
+/** Browser-facing plugins (dashboard, console, file downloads) and the Stripe webhook, which bring their own authentication. */
 export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
   documentWebRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+  stripeWebhookRoutes,
   dashboardWeb,
   consoleWebRoutes,
 ];

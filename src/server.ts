@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Runner } from 'graphile-worker';
 import { buildApp } from './app.js';
 import { boot, type Booted } from './boot.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, quickStartEnv, type Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
+import { livePaymentsStatus } from './modules/payments/payments.service.js';
 import { startWorker } from './worker.js';
 
 /**
@@ -23,11 +24,19 @@ async function main(): Promise<void> {
   let worker: Runner | null = null;
   let metrics: MetricsServer | null = null;
   try {
-    config = loadConfig();
+    const quickStart = quickStartEnv(process.env);
+    config = loadConfig(quickStart.env);
     booted = await boot(config);
     const { ctx } = booted;
     if (booted.embedded) ctx.log.info({ dataDir: booted.embedded.clusterDir }, 'using the embedded PostgreSQL');
-    if (config.webhookAllowPrivateNetworks) ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
+    // WH-14: the quick start says what it turned on by itself, and how to turn it off.
+    if (quickStart.turnedOn.length) {
+      ctx.log.warn({ turnedOn: quickStart.turnedOn }, 'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=false to refuse private addresses)');
+    } else if (config.webhookAllowPrivateNetworks) {
+      ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
+    }
+    const payments = livePaymentsStatus(config);
+    ctx.log[payments.level](payments.message);
     const demo = await ensureDemoOrganization(ctx);
     app = await buildApp(ctx);
     await app.listen({ port: config.port, host: config.host });

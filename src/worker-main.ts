@@ -1,6 +1,6 @@
 import type { Runner } from 'graphile-worker';
 import { boot, type Booted } from './boot.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, quickStartEnv, type Config } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
@@ -18,8 +18,11 @@ async function main(): Promise<void> {
   let runner: Runner | null = null;
   let metrics: MetricsServer | null = null;
   try {
-    config = loadConfig();
+    // The same settings as `npm start` on the embedded quick start, so a worker started beside it delivers alike (WH-14).
+    const quickStart = quickStartEnv(process.env);
+    config = loadConfig(quickStart.env);
     booted = await boot(config);
+    if (quickStart.turnedOn.length) booted.ctx.log.warn({ turnedOn: quickStart.turnedOn }, 'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost');
     if (config.metricsPort !== null) {
       metrics = await startMetricsServer(config.metricsPort, config.host);
       booted.ctx.log.info({ port: metrics.port }, 'metrics listening');

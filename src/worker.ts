@@ -5,6 +5,7 @@ import { createOutageReporter, waitingPool, type OutageReporter } from './lib/db
 import { observeJobFailures } from './lib/metrics.js';
 import { cronItems, taskFactories } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 
 /** The task list bound to a context. */
 export function buildTaskList(ctx: AppContext): TaskList {
@@ -16,7 +17,8 @@ export function buildTaskList(ctx: AppContext): TaskList {
  * `npm start` runs it beside the HTTP server; production may run it alone via `npm run worker`.
  * Jobs of a worker process that died mid-job are run again within seconds (worker-liveness.ts), not after
  * graphile-worker's 4-hour lock expiry. `stop()` also releases the liveness connection. It also schedules the
- * recurring jobs of tasks.ts `cronItems` (graphile-worker cron, UTC).
+ * recurring jobs of tasks.ts `cronItems` (graphile-worker cron, UTC), and starts the webhook dispatcher
+ * (src/modules/webhooks/dispatcher.ts), which sends webhooks outside graphile-worker; `stop()` stops both.
  *
  * A database outage (restart, failover) stops nothing (OPS-2): graphile-worker's connections wait for the database
  * instead of failing, so no finished job is left locked because its completion could not be written; a job cut
@@ -36,7 +38,9 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   events.on('pool:create', ({ workerPool }) => void liveness.register(workerPool.id));
   observeJobFailures(events);
   let runner: Runner;
+  let dispatcher: WebhookDispatcher | null = null;
   try {
+    dispatcher = await startWebhookDispatcher(ctx);
     runner = await run({
       pgPool: waitingPool(ctx.pool, outage, () => stopping),
       taskList: buildTaskList(ctx),
@@ -51,6 +55,7 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
       events,
     });
   } catch (err) {
+    await dispatcher?.stop(0);
     await liveness.close();
     throw err;
   }
@@ -59,12 +64,13 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   runner.stop = async () => {
     stopping = true;
     try {
-      await stop();
+      // Attempts under way get half the shutdown time, like graphile-worker's jobs.
+      await Promise.all([stop(), dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2))]);
     } finally {
       await liveness.close();
     }
   };
-  runner.promise.finally(() => liveness.close()).catch(() => undefined);
+  runner.promise.finally(() => Promise.all([liveness.close(), dispatcher!.stop(0)])).catch(() => undefined);
   return runner;
 }
 

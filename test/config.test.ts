@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, quickStartEnv } from '../src/config.js';
 
 // Issue 2 item 2: configuration from environment variables, validated once at boot with clear errors.
 describe('configuration', () => {
@@ -14,6 +14,22 @@ describe('configuration', () => {
       logLevel: 'info',
     });
     expect(c.host).toEqual(expect.any(String));
+  });
+
+  it('refuses private webhook addresses by default, with or without DATABASE_URL, unless set', () => {
+    expect(loadConfig({}).webhookAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) }).webhookAllowPrivateNetworks).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
+  });
+
+  it('the embedded quick start turns private webhook addresses on and says so; an explicit setting or DATABASE_URL wins', () => {
+    const quick = quickStartEnv({});
+    expect(quick.turnedOn).toEqual(['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true']);
+    expect(loadConfig(quick.env).webhookAllowPrivateNetworks).toBe(true);
+    expect(quickStartEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toEqual({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, turnedOn: [] });
+    const deployed = quickStartEnv({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) });
+    expect(deployed.turnedOn).toEqual([]);
+    expect(loadConfig(deployed.env).webhookAllowPrivateNetworks).toBe(false);
   });
 
   it('derives the default base addresses from PORT and takes the given ones', () => {
@@ -37,7 +53,8 @@ describe('configuration', () => {
   });
 
   it('has documented rate limits, each configurable', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250 });
+    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250, webhookTestsPerMinute: 10, webhookResendsPerMinute: 60 });
+    expect(loadConfig({}).webhookEndpointsMax).toBe(20);
     expect(loadConfig({ RATE_LIMIT_API_REQUESTS: '50', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimits).toMatchObject({ apiRequests: 50, windowSeconds: 10 });
     expect(() => loadConfig({ RATE_LIMIT_API_REQUESTS: '0' })).toThrow(/RATE_LIMIT_API_REQUESTS/);
   });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../src/lib/db.js';
+import { emitEvent } from '../src/modules/events/events.service.js';
 import { consoleClient, newOperator, signIn, type ConsoleClient } from './console-helpers.js';
 import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
@@ -230,12 +232,15 @@ describe('business pages', () => {
     const silent = await t.newTenant('Silent Hooks Co');
     const ep = await silent.api('POST', '/webhook-endpoints', { url: 'https://hooks.silent.example/in', eventTypes: ['document.uploaded'] });
     expect(ep.statusCode, ep.body).toBe(201);
+    // No worker runs here: the event's delivery stays due and the backlog shows it.
+    await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: silent.organizationId, environment: 'test' }, 'document.uploaded', {}));
     await t.ctx.pool.query(`UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'The endpoint answered 410 Gone' WHERE id = $1`, [ep.json().id]);
     const overview = (await c.get('/console/webhooks')).body;
     const callout = overview.slice(overview.indexOf('id="disabled-endpoints"'), overview.indexOf('</section>'));
     expect(callout).toContain(ep.json().id);
     expect(callout).toContain('The endpoint answered 410 Gone');
     expect(callout).toContain('no contact');
+    expect(overview).toMatch(/id="delivery-backlog">\s*<strong>Delivery backlog: [1-9]\d* due deliver(y|ies), the oldest due for [\d.]+ s/);
     const health = (await c.get(`/console/webhooks/${silent.organizationId}`)).body;
     expect(health).toMatch(/id="disabled-endpoints"[\s\S]*1 disabled endpoint[\s\S]*hooks\.silent\.example[\s\S]*no technical contact email/);
   });

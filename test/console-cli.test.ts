@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../src/lib/db.js';
+import { emitEvent } from '../src/modules/events/events.service.js';
 import { consoleClient, signIn } from './console-helpers.js';
 import { createOrderRow, createUser } from './factories.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
@@ -87,6 +89,17 @@ describe('console CLI', () => {
       endpoints: [{ id: ep.json().id, environment: 'live', state: 'healthy', url: 'http://127.0.0.1:9/hooks' }],
       recentAttempts: [],
     });
+
+    // No worker runs here, so an event for the endpoint stays due: the backlog shows it.
+    await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'live' }, 'filing.status_changed', {}));
+    const overview = await cli('webhooks', 'health', '--json');
+    expect(overview.code, overview.stderr).toBe(0);
+    const parsed = JSON.parse(overview.stdout);
+    expect(parsed.backlog.dueDeliveries).toBeGreaterThanOrEqual(1);
+    expect(parsed.backlog.oldestDueSeconds).toBeGreaterThanOrEqual(0);
+    expect(parsed.organizations.find((o: { organizationId: string }) => o.organizationId === tenant.organizationId)).toMatchObject({ pendingDeliveries: 1, dueDeliveries: 1 });
+    const text = await cli('webhooks', 'health');
+    expect(text.stdout).toMatch(/^Backlog: \d+ due deliveries, oldest due [\d.]+ s/);
   }, 120_000);
 
   it('shows an order with its request (SSN masked), history and events', async () => {

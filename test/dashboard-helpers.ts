@@ -30,9 +30,9 @@ export function sessionCookie(setCookie: string | string[] | undefined): { pair:
   return { pair: pair.trim(), attributes: rest.join(';') };
 }
 
-/** Signs in with a fresh link and returns a function that GETs/POSTs dashboard pages with the cookie. */
-export async function signIn(t: TestApp, tenant: TestTenant, body: { userId: string; companyId?: string }) {
-  const link = await mintLink(tenant, body);
+/** Signs in with a fresh link (test environment unless `env`) and returns a function that GETs/POSTs dashboard pages with the cookie. */
+export async function signIn(t: TestApp, tenant: TestTenant, body: { userId: string; companyId?: string }, env: 'live' | 'test' = 'test') {
+  const link = await mintLink(tenant, body, env);
   const res = await openLink(t, link);
   if (res.statusCode !== 303) throw new Error(`signIn: ${res.statusCode} ${res.body}`);
   const { pair } = sessionCookie(res.headers['set-cookie']);

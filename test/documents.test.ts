@@ -211,7 +211,7 @@ describe('operator upload (multipart)', () => {
     const json = await t.admin('POST', `/orders/${orderId}/documents`, { documentType: 'company' });
     expect(json.statusCode).toBeGreaterThanOrEqual(400);
     expect(json.statusCode).toBeLessThan(500);
-    expect(await t.ctx.pool.query('SELECT 1 FROM events WHERE organization_id = $1', [tenant.organizationId]).then((r) => r.rowCount)).toBe(0);
+    expect(await t.ctx.pool.query(`SELECT 1 FROM events WHERE organization_id = $1 AND type = 'document.uploaded'`, [tenant.organizationId]).then((r) => r.rowCount)).toBe(0);
   });
 
   it('removes the stored file when the transaction fails', async () => {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext, Environment, Tenant } from '../src/context.js';
 import { withTransaction } from '../src/lib/db.js';
 import { newId } from '../src/lib/ids.js';
-import { creditBalance, debitOrThrow } from '../src/modules/billing/ledger.js';
-import { insertStatusHistory } from '../src/modules/filings/status-history.js';
+import { creditBalance } from '../src/modules/billing/ledger.js';
+import { changeOrderStatus, recordPlacement } from '../src/modules/orders/orders.service.js';
 import type { TestTenant } from './harness.js';
 
 /** A unique, valid email address. */
@@ -97,9 +97,10 @@ export interface OrderRowResult {
 }
 
 /**
- * Inserts an order directly with SQL (organization must exist: use `t.newTenant()`), with a user, a company
- * and an order group unless given, the `submitted` status-history row, and for balance billing the credit and
- * debit ledger entries of `debitLines`. For tests of the filing pipeline that must not depend on POST /orders.
+ * Places an order through the orders module's placement writer (organization must exist: use `t.newTenant()`),
+ * with a user and a company (SQL) unless given: order group, `submitted` status-history row and event, and for
+ * balance billing the credit and debit ledger entries of `debitLines`; a `filingStatus` other than submitted (or a
+ * subscriptionStatus other than the placed one) is then set through the status-change function (history, event). For tests of the filing pipeline that must not depend on POST /orders.
  */
 export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRowOptions = {}): Promise<OrderRowResult> {
   const orderType = o.orderType ?? 'formation';
@@ -124,22 +125,34 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
       );
       await tx.query(`INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)`, [companyId, userId, ...t]);
     }
+    // The orders module's own writers (ORD-PLACE-1, ORD-STATUS-1): placed at submitted, then moved if asked.
     const groupId = newId('orderGroup');
-    await tx.query(
-      `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents)
-       VALUES ($1, $2, $3, $4, $5, $6, 'api', $7, '{}', $8)`,
-      [groupId, ...t, userId, companyId, o.filingState ?? 'DE', billing, total],
-    );
     const orderId = newId('order');
-    const subscription = o.subscriptionStatus !== undefined ? o.subscriptionStatus : ['registered_agent', 'annual_report'].includes(orderType) ? 'active' : null;
-    await tx.query(
-      `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status, filing_type, subscription_status, billing, amount_cents)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [orderId, ...t, groupId, companyId, userId, orderType, o.filingState ?? 'DE', o.filingStatus ?? 'submitted', o.filingType ?? null, subscription, billing, total],
-    );
-    await insertStatusHistory(tx, tenant, { orderId, fromStatus: null, toStatus: 'submitted', actor: 'api' });
-    if (billing === 'balance' && lines.length) {
-      await debitOrThrow(tx, tenant, lines.map((l) => ({ ...l, description: `${l.lineType} (${orderId})`, orderId })), 'api');
+    const filingState = o.filingState ?? 'DE';
+    const placedSubscription = ['registered_agent', 'annual_report'].includes(orderType) ? 'active' : null;
+    const subscription = o.subscriptionStatus !== undefined ? o.subscriptionStatus : placedSubscription;
+    await recordPlacement(tx, tenant, {
+      rows: {
+        company: null,
+        group: { id: groupId, userId, companyId, filingState, source: 'api', billing, request: {}, totalCents: total },
+        orders: [{
+          id: orderId, company_id: companyId, user_id: userId, order_type: orderType, filing_state: filingState, filing_type: o.filingType ?? null,
+          subscription_status: placedSubscription, details: {}, billing, amount_cents: total, retail_cents: null, margin_cents: null,
+        }],
+        actor: 'api',
+      },
+      debits: billing === 'balance' ? lines.map((l) => ({ ...l, description: `${l.lineType} (${orderId})`, orderId })) : [],
+      existing: new Map(),
+      order: [0],
+      totalCents: total,
+    });
+    const filingStatus = o.filingStatus ?? 'submitted';
+    if (filingStatus !== 'submitted' || subscription !== placedSubscription) {
+      await changeOrderStatus(tx, tenant, {
+        orderId, actor: 'test_helper',
+        ...(filingStatus !== 'submitted' ? { filing: { from: 'submitted', to: filingStatus } } : {}),
+        ...(subscription !== placedSubscription ? { subscription: { status: subscription } } : {}),
+      });
     }
     return { orderId, companyId, userId, groupId, tenant };
   });

@@ -39,8 +39,9 @@ describe('transitionOrder', () => {
     ]);
     const events = await eventsOf(orderId);
     expect(events.map((e) => [e.type, e.data.filingStatus])).toEqual([
-      ['filing.status_changed', 'pending'], ['filing.status_changed', 'exception'], ['filing.status_changed', 'pending'], ['filing.status_changed', 'filed'],
+      ['filing.status_changed', 'submitted'], ['filing.status_changed', 'pending'], ['filing.status_changed', 'exception'], ['filing.status_changed', 'pending'], ['filing.status_changed', 'filed'],
     ]);
+    events.shift(); // the placement's own event
     expect(events[1].data).toMatchObject({
       orderId, orderType: 'formation', filingStatus: 'exception', exceptionCode: '465', exceptionReason: 'Entity name not available', exceptionMessage: 'Acme Holdings LLC is taken', filingDate: null,
     });
@@ -149,7 +150,7 @@ describe('transitionOrder', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(rejected.reason).toMatchObject({ status: 409, code: 'invalid_transition' });
-    expect(await eventsOf(orderId)).toHaveLength(1);
+    expect(await eventsOf(orderId)).toHaveLength(2); // placement + the one winning transition
     expect(await historyOf(orderId)).toHaveLength(2);
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { keyringOf } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import type { AppContext, Environment } from '../src/context.js';
 import { createPool } from '../src/lib/db.js';
@@ -11,6 +12,9 @@ import { createOrganization } from '../src/modules/organizations/organizations.s
 
 /** Test settings: fixed secrets, a temp data dir, private-network webhooks allowed unless overridden. */
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
+
+/** The data encryption key of test apps and of the processes tests start (set for every test file in vitest.config.ts). */
+export const TEST_DATA_ENCRYPTION_KEY = process.env.DATA_ENCRYPTION_KEY || 'dGVzdC1kYXRhLWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=';
 
 /** A running app on its own database cloned from the migrated template. */
 export interface TestApp {
@@ -65,11 +69,16 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     DATA_DIR: `.data/test-run/${dbName}`,
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+    // The owner's rights, so tests may add constraints or triggers to provoke failures; the service role is tested
+    // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts) and by every test that starts a real process.
+    DATABASE_SERVICE_ROLE: 'none',
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
-    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS', 'WEBHOOK_TESTS', 'WEBHOOK_RESENDS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    WEBHOOK_ENDPOINTS_MAX: '1000000',
     ...env,
   });
-  const pool = createPool(config.databaseUrl!);
+  const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
@@ -78,7 +87,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     },
   });
   const log = createLogger('silent');
-  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret! } };
+  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret!, dataKeys: keyringOf(config) } };
   const app = await buildApp(ctx, { logger: { stream } });
   await app.ready();
 

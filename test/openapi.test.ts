@@ -65,7 +65,7 @@ describe('GET /v1/openapi.json', () => {
     expect(testDoc.paths['/test_helpers/balance-credits'].post.servers).toBeUndefined();
     const liveIds = operations(doc).map(({ op }) => op.operationId);
     const testIds = operations(testDoc).map(({ op }) => op.operationId);
-    expect(testIds.filter((id) => !liveIds.includes(id)).sort()).toEqual(['advanceTestOrder', 'createTestBalanceCredit', 'createTestDocument']);
+    expect(testIds.filter((id) => !liveIds.includes(id)).sort()).toEqual(['advanceTestOrder', 'createTestBalanceCredit', 'createTestDocument', 'runTestComplianceReminders']);
   });
 
   it('documents the users and companies routes with paths relative to the base address', () => {
@@ -221,7 +221,7 @@ describe('GET /v1/openapi.json', () => {
     const stream = testDoc.paths['/events/stream'].get;
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
     expect(stream.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['header:last-event-id', 'query:types']));
-    expect(Object.keys(testDoc.webhooks).sort()).toEqual(['document.uploaded', 'filing.status_changed', 'webhook.test']);
+    expect(Object.keys(testDoc.webhooks).sort()).toEqual(['compliance.deadline_approaching', 'compliance.deadline_missed', 'document.uploaded', 'filing.status_changed', 'webhook.test']);
     const payload = resolve(testDoc.webhooks['filing.status_changed'].post.requestBody.content['application/json'].schema, testDoc);
     expect(payload.properties.type.const).toBe('filing.status_changed');
     expect(resolve(payload.properties.data, testDoc).required).toEqual(expect.arrayContaining(['orderId', 'filingStatus']));

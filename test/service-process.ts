@@ -27,7 +27,7 @@ export interface ServiceProcess {
 export function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-proc-'));
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATA_DIR: dataDir, HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATA_DIR: dataDir, HOST: '127.0.0.1', DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];

@@ -225,14 +225,14 @@ describe('past_due', () => {
   it('a checkout-paid subscription goes past_due at period end (no stored card) and stays there', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { orderType: 'registered_agent', billing: 'checkout' });
-    // The factory writes the row directly; give it the period POST /orders would have.
-    const { rows } = await t.ctx.pool.query(`UPDATE orders SET current_period_end = ((created_at AT TIME ZONE 'UTC')::date + interval '1 year')::date WHERE id = $1 RETURNING current_period_end`, [orderId]);
+    // The factory places through the orders module, which gives the subscription its first year.
+    const { rows } = await t.ctx.pool.query('SELECT current_period_end FROM orders WHERE id = $1', [orderId]);
     const due = rows[0].current_period_end as string;
     await credit(tenant, 1000);
     const first = await renew(tenant, due);
     expect(first.outcomes).toEqual([expect.objectContaining({ orderId, result: 'past_due', amountCents: 0 })]);
     expect(await balanceCents(tenant)).toBe(toCents(1000));
-    expect((await statusEvents(tenant, orderId)).map((e) => e.data.subscriptionStatus)).toEqual(['past_due']);
+    expect((await statusEvents(tenant, orderId)).map((e) => e.data.subscriptionStatus)).toEqual(['past_due', 'active']);
     expect((await renew(tenant, plusYears(due, 1))).outcomes).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signingSecrets } from '../src/modules/webhooks/endpoint-secrets.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { runSecuritySuite } from './security-suite.js';
 
@@ -170,7 +171,8 @@ describe('webhook endpoints', () => {
       other.release();
     }
     const { rows } = await t.ctx.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [created.id]);
-    expect(rows[0]).toEqual({ secret: created.secret, previous_secret: null });
+    expect(rows[0].previous_secret).toBeNull();
+    expect(signingSecrets(t.ctx, { endpointId: created.id, secret: rows[0].secret, previousSecret: null, previousSecretExpiresAt: null }, new Date())).toEqual([created.secret]);
   });
 
   it('pages the list newest first', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { newId } from '../src/lib/ids.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
+import { NON_PUBLIC_MESSAGE } from '../src/modules/webhooks/url-guard.js';
 import { sendWebhook } from '../src/modules/webhooks/webhook-client.js';
 import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
@@ -28,19 +29,19 @@ const body = (overrides: Record<string, unknown> = {}) => ({ url: 'https://93.18
 
 describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
   const refused = [
-    ['plain http', 'http://93.184.215.14/hooks', 'https'],
-    ['IPv4 loopback', 'https://127.0.0.1/hooks', 'loopback'],
-    ['a host name resolving to loopback', 'https://localhost/hooks', 'loopback'],
-    ['IPv6 loopback', 'https://[::1]/hooks', 'loopback'],
-    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', 'loopback'],
-    ['private 10/8', 'https://10.1.2.3/hooks', 'private'],
-    ['private 192.168/16', 'https://192.168.0.10/hooks', 'private'],
-    ['link-local (cloud metadata)', 'https://169.254.169.254/latest', 'linkLocal'],
-    ['carrier-grade NAT', 'https://100.64.0.1/hooks', 'carrierGradeNat'],
-    ['unspecified', 'https://0.0.0.0/hooks', 'unspecified'],
-    ['multicast', 'https://224.0.0.1/hooks', 'multicast'],
-    ['IPv6 unique-local', 'https://[fd00::1]/hooks', 'uniqueLocal'],
-    ['IPv6 link-local', 'https://[fe80::1]/hooks', 'linkLocal'],
+    ['plain http', 'http://93.184.215.14/hooks', 'must use https'],
+    ['IPv4 loopback', 'https://127.0.0.1/hooks', NON_PUBLIC_MESSAGE],
+    ['a host name resolving to loopback', 'https://localhost/hooks', NON_PUBLIC_MESSAGE],
+    ['IPv6 loopback', 'https://[::1]/hooks', NON_PUBLIC_MESSAGE],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', NON_PUBLIC_MESSAGE],
+    ['private 10/8', 'https://10.1.2.3/hooks', NON_PUBLIC_MESSAGE],
+    ['private 192.168/16', 'https://192.168.0.10/hooks', NON_PUBLIC_MESSAGE],
+    ['link-local (cloud metadata)', 'https://169.254.169.254/latest', NON_PUBLIC_MESSAGE],
+    ['carrier-grade NAT', 'https://100.64.0.1/hooks', NON_PUBLIC_MESSAGE],
+    ['unspecified', 'https://0.0.0.0/hooks', NON_PUBLIC_MESSAGE],
+    ['multicast', 'https://224.0.0.1/hooks', NON_PUBLIC_MESSAGE],
+    ['IPv6 unique-local', 'https://[fd00::1]/hooks', NON_PUBLIC_MESSAGE],
+    ['IPv6 link-local', 'https://[fe80::1]/hooks', NON_PUBLIC_MESSAGE],
     ['credentials in the URL', 'https://user:pw@93.184.215.14/hooks', 'user name'],
   ] as const;
 
@@ -52,6 +53,14 @@ describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
       expect(res.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(mention) }]);
     });
   }
+
+  it('names the field and the kind of address, never the address a host name resolves to', async () => {
+    const tenant = await strict.newTenant();
+    const res = await tenant.api('POST', '/webhook-endpoints', body({ url: 'https://localhost/hooks' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'url', message: 'resolves to a private or loopback address; webhook URLs must resolve to public addresses' }]);
+    expect(res.body).not.toMatch(/127\.0\.0\.1|::1/);
+  });
 
   it('accepts an https URL on a public address, and checks a changed URL again', async () => {
     const tenant = await strict.newTenant();
@@ -104,7 +113,7 @@ describe('the address check at delivery time', () => {
       return d?.status === 'failed' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
     });
     expect(delivery).toMatchObject({ endpointId, attemptCount: 2 });
-    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: expect.stringMatching(/Refused before connecting.*loopback/) });
+    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: `Refused before connecting: url ${NON_PUBLIC_MESSAGE}` });
     expect(r.requests.length).toBe(0);
   });
 
@@ -120,5 +129,57 @@ describe('the address check at delivery time', () => {
     expect(res).toMatchObject({ statusCode: 200, error: null });
     const got = r.requests.find((q) => q.path === '/pinned');
     expect(got?.headers.host).toBe(`rebound.invalid:${r.port}`);
+  });
+});
+
+describe('response bodies of private targets', () => {
+  it('are not kept: a loopback receiver answering with a body is recorded with its status and an empty body', async () => {
+    const secret = `internal-${Date.now()}`;
+    r.respond = () => ({ status: 200, body: secret });
+    try {
+      for (const url of [`http://127.0.0.1:${r.port}/a`, `http://localhost:${r.port}/b`]) {
+        const res = await sendWebhook({ url, body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, pinned: null });
+        expect(res).toMatchObject({ statusCode: 200, responseBody: '', error: null });
+      }
+      const pinned = await sendWebhook({ url: `http://rebound.invalid:${r.port}/c`, body: '{}', headers: {}, timeoutMs: 5000, pinned: { address: '127.0.0.1', family: 4 } });
+      expect(pinned).toMatchObject({ statusCode: 200, responseBody: '' });
+    } finally {
+      r.respond = () => ({ status: 200, body: 'ok' });
+    }
+  });
+
+  it('never reach the delivery attempts a tenant can read', async () => {
+    const tenant = await t.newTenant();
+    r.respond = () => ({ status: 500, body: 'root:x:0:0:root:/root:/bin/bash' });
+    try {
+      const created = await tenant.api('POST', '/webhook-endpoints', { url: `http://127.0.0.1:${r.port}/private`, eventTypes: ['document.uploaded'] });
+      expect(created.statusCode, created.body).toBe(201);
+      const test = await tenant.api('POST', `/webhook-endpoints/${created.json().id}/test`);
+      expect(test.statusCode, test.body).toBe(202);
+      const w = await startWorker(t.ctx);
+      try {
+        const delivery = await waitFor('the test delivery', async () => {
+          const d = (await tenant.api('GET', `/webhook-deliveries/${test.json().id}`)).json();
+          return d.attemptCount >= 1 ? d : null;
+        });
+        expect(delivery.attempts[0]).toMatchObject({ statusCode: 500, responseBody: null });
+      } finally {
+        await w.stop();
+      }
+      const stored = await t.ctx.pool.query("SELECT count(*)::int AS n FROM webhook_attempts WHERE response_body LIKE '%root:x%'");
+      expect(stored.rows[0].n).toBe(0);
+    } finally {
+      r.respond = () => ({ status: 200, body: 'ok' });
+    }
+  });
+
+  it('from a public address are kept, up to 4 KB', async () => {
+    r.respond = () => ({ status: 200, body: 'y'.repeat(10_000) });
+    try {
+      const res = await sendWebhook({ url: `http://127.0.0.1:${r.port}/d`, body: '{}', headers: {}, timeoutMs: 5000, pinned: null, keepBodyFrom: () => true });
+      expect(res.responseBody).toBe('y'.repeat(4096));
+    } finally {
+      r.respond = () => ({ status: 200, body: 'ok' });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { formatCents } from '../lib/money.js';
 import { listOrganizationSummaries, organizationDetail, setWhiteLabelDomain, verifyDomainForOperator, type OrganizationDetail } from '../modules/console/organizations.console.js';
-import { organizationWebhookHealth, webhookOverview } from '../modules/console/webhook-health.js';
+import { deliveryBacklog, organizationWebhookHealth, webhookOverview } from '../modules/console/webhook-health.js';
 import { io, withContext } from './cli-context.js';
 
 /** The command group `name`, created when no other registrar made it yet (so modules can share `org`). */
@@ -67,11 +67,15 @@ export function registerConsoleOrgCommands(program: Command): void {
     .option('--org <organizationId>', 'one organization: endpoints and recent attempts')
     .option('--limit <n>', 'recent attempts to show (with --org)', (v: string) => Math.max(1, Math.min(500, Number.parseInt(v, 10) || 20)), 20)
     .option('--json', 'print JSON')
-    .description('Webhook health: failing and disabled endpoints, recent attempts with status codes')
+    .description('Webhook health: the delivery backlog, failing and disabled endpoints, recent attempts with status codes')
     .action((opts) => withContext(async ({ ctx }) => {
       if (!opts.org) {
-        const rows = await webhookOverview(ctx.pool);
-        io(opts).print(rows, () => rows.map((r) => `${r.organizationId}  ${r.organizationName.padEnd(28)} endpoints ${r.endpoints}  failing ${r.failing}  disabled ${r.disabled}  24h ok ${r.attemptsOk} failed ${r.attemptsFailed}  pending ${r.pendingDeliveries}`).join('\n') || 'No webhook endpoints.');
+        const [backlog, organizations] = await Promise.all([deliveryBacklog(ctx.pool), webhookOverview(ctx.pool)]);
+        io(opts).print({ backlog, organizations }, () => [
+          `Backlog: ${backlog.dueDeliveries} due deliveries, oldest due ${backlog.oldestDueSeconds.toFixed(1)} s`,
+          ...organizations.map((r) => `${r.organizationId}  ${r.organizationName.padEnd(28)} endpoints ${r.endpoints}  failing ${r.failing}  disabled ${r.disabled}  24h ok ${r.attemptsOk} failed ${r.attemptsFailed}  pending ${r.pendingDeliveries}  due ${r.dueDeliveries}`),
+          ...(organizations.length ? [] : ['No webhook endpoints.']),
+        ].join('\n'));
         return;
       }
       const health = await organizationWebhookHealth(ctx.pool, opts.org, opts.limit);

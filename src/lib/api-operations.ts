@@ -20,6 +20,7 @@ export const API_TAGS = {
   Orders: 'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
   Prices: 'Retail prices your customers see at dashboard checkout, and which formation packages are offered there.',
   Balance: 'The prepaid balance ledger: credits, one debit per priced order line, reversals of cancelled orders.',
+  Compliance: 'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
   Documents: 'State-issued documents attached to orders, each with a signed download address valid for one hour.',
   Events: 'Everything webhooks report, kept for reconciliation (GET /events) and streamed live (GET /events/stream).',
   'Webhook Endpoints': 'Where events are POSTed, signed with the endpoint\'s whsec_ secret (header Service-Signature).',
@@ -73,6 +74,9 @@ export const OPERATIONS = {
 
   listBalanceTransactions: op('Balance', PARAMS, 'not_found'),
 
+  getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
+  listComplianceDeadlines: op('Compliance', PARAMS),
+
   getDocument: op('Documents', PARAMS, 'not_found'),
   listDocuments: op('Documents', PARAMS),
 
@@ -80,7 +84,7 @@ export const OPERATIONS = {
   getEvent: op('Events', PARAMS, 'not_found'),
   streamEvents: op('Events', PARAMS, 'not_found', 'rate_limited'),
 
-  createWebhookEndpoint: op('Webhook Endpoints', POST),
+  createWebhookEndpoint: op('Webhook Endpoints', POST, 'webhook_endpoint_limit_reached'),
   listWebhookEndpoints: op('Webhook Endpoints', PARAMS),
   getWebhookEndpoint: op('Webhook Endpoints', PARAMS, 'not_found'),
   updateWebhookEndpoint: op('Webhook Endpoints', BODY, 'not_found'),
@@ -97,6 +101,7 @@ export const OPERATIONS = {
   createTestBalanceCredit: op('Test helpers', POST),
   advanceTestOrder: op('Test helpers', POST, 'not_found', 'invalid_transition'),
   createTestDocument: op('Test helpers', POST, 'not_found'),
+  runTestComplianceReminders: op('Test helpers', POST),
 } satisfies Record<string, OperationSpec>;
 
 /** The operationId of one integrator API operation. */
@@ -167,6 +172,10 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
     summary: 'The DNS record proving the domain is not there (yet)',
     message: "No TXT record _fcs-domain-verification.portal.example.com with the value fcs-domain-verification=… was found; DNS changes can take a while",
   },
+  webhook_endpoint_limit_reached: {
+    summary: 'The environment has as many webhook endpoints as allowed',
+    message: 'This environment already has 20 webhook endpoints, the most allowed; delete one (DELETE /webhook-endpoints/{id}) before creating another',
+  },
   internal_error: { summary: 'Internal error', message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.' },
   service_unavailable: { summary: 'Briefly unavailable', message: 'The service is briefly unavailable; retry later' },
 };
@@ -197,16 +206,22 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   rotateWebhookEndpointSecret: noSuch('webhook endpoint', ENDPOINT),
   sendTestWebhookEvent: {
     ...noSuch('webhook endpoint', ENDPOINT),
+    rate_limited: 'Too many test events for this environment: at most 10 per minute; retry in 42 seconds (Retry-After)',
     conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} before testing it`,
   },
   getWebhookDelivery: noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
   resendWebhookDelivery: {
     ...noSuch('webhook delivery', 'wd_01j8zq4v9r6w3t2y1x0a5b7c8m'),
+    rate_limited: 'Too many resends for this environment: at most 60 per minute; retry in 42 seconds (Retry-After)',
     conflict: `Webhook endpoint ${ENDPOINT} is disabled; enable it with PATCH {"disabled": false} first`,
   },
   createMagicLink: noSuch('user', 'user_01j8zq4v9r6w3t2y1x0a5b7c8d'),
   advanceTestOrder: noSuch('order', ORDER),
   createTestDocument: noSuch('order', ORDER),
+  getComplianceCalendar: {
+    ...noSuch('company', 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'),
+    conflict: 'Company comp_01j8zq4v9r6w3t2y1x0a5b7c8e has no formationDate: its compliance calendar is computed from it; set it with PATCH /companies/comp_01j8zq4v9r6w3t2y1x0a5b7c8e',
+  },
   streamEvents: {
     rate_limited: 'Too many event streams are open with this API key (at most 5); close one or retry later',
     not_found: "No such event: 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h' (Last-Event-ID)",

@@ -10,10 +10,12 @@ export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;
 /**
  * Creates the connection pool. `max` defaults to 10 connections. `connectTimeoutMs` bounds the wait for a
  * connection (a new one or a free one), so a request fails with 503 instead of hanging while the database is down
- * or the pool is exhausted; unset, it waits as long as it takes.
+ * or the pool is exhausted; unset, it waits as long as it takes. `role`: every connection acts as this role from
+ * its first statement (the `role` startup parameter, as SET ROLE; a role that is missing or not granted to the
+ * user fails the connection instead of running with more rights, SEC-3); null keeps the user's own rights.
  */
-export function createPool(connectionString: string, max = 10, connectTimeoutMs?: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectTimeoutMs });
+export function createPool(connectionString: string, max = 10, connectTimeoutMs?: number, role: string | null = null): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectTimeoutMs, ...(role ? { options: `-c role=${role}` } : {}) });
   // A client dropped by the server (restart, idle timeout) is replaced on next use instead of crashing the process.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));

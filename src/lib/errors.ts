@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   invalid_transition: 409,
   idempotency_key_in_use: 409,
   domain_not_verified: 409,
+  webhook_endpoint_limit_reached: 409,
   idempotency_key_reused: 422,
   unsupported_media_type: 415,
   payload_too_large: 413,

@@ -19,6 +19,8 @@ export const ID_PREFIX = {
   session: 'sess',
   operator: 'op',
   payment: 'pay',
+  cardCheckout: 'chk',
+  cardRefund: 'rfnd',
   subscriptionRenewal: 'subren',
   subscriptionStatusChange: 'ssc',
 } as const;

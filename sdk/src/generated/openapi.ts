@@ -88,6 +88,46 @@ export interface paths {
         patch: operations["updateCompany"];
         trace?: never;
     };
+    "/companies/{companyIdOrSlug}/compliance-calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company's state report deadlines
+         * @description The annual, biennial and initial reports the company owes, with a due date between from and to (default: today to 18 months ahead), sorted by dueDate. Computed from researched state rules (each item carries its confidence and source; dates are not adjusted for weekends or holidays). Jurisdictions: the formation state, and every state with a filed foreign qualification (registered on its filing date). status: filed when an annual report order for the jurisdiction and filingYear was filed; overdue after dueDate; open while the filing window is open; upcoming before. estimatedStateFee comes from our state fee schedule (dollars). A company without formationDate (or formationState) answers 409 naming the field.
+         */
+        get: operations["getComplianceCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance-deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deadlines across companies
+         * @description Every company's deadlines with a due date between from and to (default: today to 18 months ahead), sorted by dueDate (then company, jurisdiction, kind); filter by jurisdiction and status. Companies without a formationDate are left out. Page with limit and startingAfter (the last item's id). Computed from researched state rules (each item carries its confidence and source; dates are not adjusted for weekends or holidays). Jurisdictions: the formation state, and every state with a filed foreign qualification (registered on its filing date). status: filed when an annual report order for the jurisdiction and filingYear was filed; overdue after dueDate; open while the filing window is open; upcoming before. estimatedStateFee comes from our state fee schedule (dollars).
+         */
+        get: operations["listComplianceDeadlines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents": {
         parameters: {
             query?: never;
@@ -372,6 +412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/test_helpers/compliance-reminders/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the daily deadline reminders as of a date (test only)
+         * @description Runs the daily reminder job for your test companies only, as if today were asOf, so you see compliance.deadline_approaching (60, 30 and 7 days before a due date) and compliance.deadline_missed (the day after) without waiting. Each report and threshold is sent once: running the same date again emits nothing new. Reports covered by a filed or pending annual report order are skipped. Only at the test base address; the live address answers 404.
+         */
+        post: operations["runTestComplianceReminders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/test_helpers/orders/{orderId}/advance": {
         parameters: {
             query?: never;
@@ -610,6 +670,46 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "compliance.deadline_approaching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * compliance.deadline_approaching event
+         * @description A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold. POSTed to every enabled endpoint subscribed to compliance.deadline_approaching, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["complianceDeadlineApproachingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "compliance.deadline_missed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * compliance.deadline_missed event
+         * @description A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report. POSTed to every enabled endpoint subscribed to compliance.deadline_missed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["complianceDeadlineMissedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "document.uploaded": {
         parameters: {
             query?: never;
@@ -819,6 +919,176 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        /** ComplianceCalendar */
+        ComplianceCalendar: {
+            /** @description prefix comp_ */
+            companyId: string;
+            /**
+             * Format: date
+             * @description Start of the range (inclusive).
+             */
+            from: string;
+            /** @description Sorted by dueDate. */
+            items: components["schemas"]["ComplianceCalendarItem"][];
+            /**
+             * Format: date
+             * @description End of the range (inclusive).
+             */
+            to: string;
+        };
+        /** ComplianceCalendarItem */
+        ComplianceCalendarItem: {
+            /** @description How well the rule is sourced: high = official page or statute; medium = reputable secondary sources; low = inferred or conflicting. */
+            confidence: "high" | "medium" | "low";
+            /** @description True while a covering annual report order is submitted or pending (no reminders are sent). */
+            coveredByPendingOrder: boolean;
+            /**
+             * Format: date
+             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             */
+            dueDate: string;
+            estimatedStateFee: number | null;
+            /** @description The year of the due date: the annualReport.filingYear of an order for it. */
+            filingYear: number;
+            /** @description prefix dl_; stable for the same company, jurisdiction, kind and due date, and sorts like the list (use it as startingAfter). */
+            id: string;
+            /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
+            jurisdiction: string;
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
+            kind: "annual_report" | "initial_report";
+            note: string | null;
+            /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
+            orderable: boolean;
+            orderId: string | null;
+            /** @description domestic in the formation state, foreign where qualified. */
+            presence: "domestic" | "foreign";
+            /** @description The state's name for the filing. */
+            reportName: string;
+            sourceUrl: string | null;
+            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            status: "upcoming" | "open" | "overdue" | "filed";
+            windowOpensOn: string | null;
+        };
+        /** ComplianceDeadline */
+        ComplianceDeadline: {
+            /** @description prefix comp_ */
+            companyId: string;
+            /** @description How well the rule is sourced: high = official page or statute; medium = reputable secondary sources; low = inferred or conflicting. */
+            confidence: "high" | "medium" | "low";
+            /** @description True while a covering annual report order is submitted or pending (no reminders are sent). */
+            coveredByPendingOrder: boolean;
+            /**
+             * Format: date
+             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             */
+            dueDate: string;
+            estimatedStateFee: number | null;
+            /** @description The year of the due date: the annualReport.filingYear of an order for it. */
+            filingYear: number;
+            /** @description prefix dl_; stable for the same company, jurisdiction, kind and due date, and sorts like the list (use it as startingAfter). */
+            id: string;
+            /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
+            jurisdiction: string;
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
+            kind: "annual_report" | "initial_report";
+            note: string | null;
+            /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
+            orderable: boolean;
+            orderId: string | null;
+            /** @description domestic in the formation state, foreign where qualified. */
+            presence: "domestic" | "foreign";
+            /** @description The state's name for the filing. */
+            reportName: string;
+            sourceUrl: string | null;
+            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            status: "upcoming" | "open" | "overdue" | "filed";
+            windowOpensOn: string | null;
+        };
+        /**
+         * ComplianceDeadlineApproachingEvent
+         * @description A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold.
+         */
+        ComplianceDeadlineApproachingEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["ComplianceDeadlineData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "compliance.deadline_approaching";
+        };
+        /** ComplianceDeadlineData */
+        ComplianceDeadlineData: {
+            /** @description prefix comp_ */
+            companyId: string;
+            /** @description 60, 30 or 7 (or fewer, when first seen later) for deadline_approaching; negative for deadline_missed. */
+            daysUntilDue: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            dueDate: string;
+            /** @description Two-letter code of the state the report is owed to. */
+            jurisdiction: string;
+            /** @description annual_report or initial_report */
+            kind: string;
+            /** @description True when our annual report product covers it (POST /orders with annualReport). */
+            orderable: boolean;
+            /** @description The state's name for the filing. */
+            reportName: string;
+        };
+        /** ComplianceDeadlineList */
+        ComplianceDeadlineList: {
+            data: components["schemas"]["ComplianceDeadline"][];
+            /** @description True when more items follow; pass the last id as startingAfter. */
+            hasMore: boolean;
+            /** @enum {string} */
+            object: "list";
+        };
+        /**
+         * ComplianceDeadlineMissedEvent
+         * @description A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report.
+         */
+        ComplianceDeadlineMissedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["ComplianceDeadlineData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "compliance.deadline_missed";
+        };
+        /** ComplianceReminderRun */
+        ComplianceReminderRun: {
+            /**
+             * Format: date
+             * @description The date the run used.
+             */
+            asOf: string;
+            /** @description Events emitted by this run; an obligation and threshold already reminded is never emitted again. */
+            emitted: {
+                companyId: string;
+                /** @description Negative after the due date. */
+                daysUntilDue: number;
+                /**
+                 * Format: date
+                 * @description Due date of the obligation.
+                 */
+                dueDate: string;
+                /** @description prefix evt_ */
+                eventId: string;
+                jurisdiction: string;
+                kind: string;
+                /** @description compliance.deadline_approaching or compliance.deadline_missed */
+                type: string;
+            }[];
+        };
         /** CreateCompanyRequest */
         CreateCompanyRequest: {
             /** @description XX-XXXXXXX */
@@ -879,8 +1149,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Your label for the endpoint. */
             description?: string;
-            /** @description Event types to receive: filing.status_changed, document.uploaded. */
-            eventTypes: ("filing.status_changed" | "document.uploaded")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
+            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; a host that does not resolve yet is accepted and checked when events are sent); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
@@ -1031,7 +1301,7 @@ export interface components {
              * @description Stable machine-readable error code; the list is closed (a new code is a new API version).
              * @enum {string}
              */
-            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "domain_not_verified" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "bad_request" | "price_below_floor" | "unauthorized" | "wrong_environment" | "insufficient_balance" | "forbidden" | "not_found" | "conflict" | "ein_already_requested" | "qualification_already_paid" | "invalid_transition" | "idempotency_key_in_use" | "domain_not_verified" | "webhook_endpoint_limit_reached" | "idempotency_key_reused" | "unsupported_media_type" | "payload_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Validation failures only: every bad field, as a dotted path into the request. */
             errors?: {
                 field: string;
@@ -1053,13 +1323,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed */
             type: string;
         };
         /** EventList */
@@ -1433,8 +1703,8 @@ export interface components {
             description?: string | null;
             /** @description true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince). */
             disabled?: boolean;
-            /** @description Event types to receive: filing.status_changed, document.uploaded. */
-            eventTypes?: ("filing.status_changed" | "document.uploaded")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
+            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; a host that does not resolve yet is accepted and checked when events are sent); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
@@ -2171,6 +2441,174 @@ export interface operations {
             };
         };
     };
+    getComplianceCalendar: {
+        parameters: {
+            query?: {
+                /** @description Start of the range of due dates (inclusive). Default: today (UTC). */
+                from?: string;
+                /** @description End of the range (inclusive), at most 1830 days after from. Default: 18 months after from. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                companyIdOrSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceCalendar"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComplianceDeadlines: {
+        parameters: {
+            query?: {
+                /** @description Start of the range of due dates (inclusive). Default: today (UTC). */
+                from?: string;
+                /** @description Only this jurisdiction (two-letter code). */
+                jurisdiction?: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY";
+                /** @description Page size, 1-100. */
+                limit?: number;
+                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                startingAfter?: string;
+                /** @description Only items with this status. */
+                status?: "upcoming" | "open" | "overdue" | "filed";
+                /** @description End of the range (inclusive), at most 1830 days after from. Default: 18 months after from. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceDeadlineList"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDocuments: {
         parameters: {
             query?: {
@@ -2345,7 +2783,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed";
             };
             header?: never;
             path?: never;
@@ -2488,7 +2926,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, webhook.test). Default: every event. */
+                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, webhook.test). Default: every event. */
                 types?: string;
             };
             header?: {
@@ -3358,6 +3796,120 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceTransaction"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runTestComplianceReminders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description Run the daily reminder job as if today were this date (YYYY-MM-DD).
+                     */
+                    asOf: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceReminderRun"];
                 };
             };
             /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
@@ -4315,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`, `webhook_endpoint_limit_reached`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4862,6 +5414,50 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    complianceDeadlineApproachingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplianceDeadlineApproachingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    complianceDeadlineMissedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplianceDeadlineMissedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { many, one, withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 
 /** credit (money in), debit (an order line), reversal (undoes one debit; ARCHITECTURE.md "Money"). */
@@ -56,31 +56,74 @@ export async function lockBalance(tx: Db, tenant: Tenant): Promise<number> {
 }
 
 /**
- * Appends one entry and moves the cached balance by `amountCents` in the caller's transaction; the entry
- * records the resulting `balance_after_cents`. The balances CHECK (>= 0) is the last line of defence: a
- * write that would go negative fails the transaction. Call {@link lockBalance} (or a function that does)
- * first when the amount depends on the balance.
- * @returns the inserted row.
+ * Appends one entry and moves the cached balance by `amountCents` in the caller's transaction (see
+ * {@link postEntries}). The balances CHECK (>= 0) is the last line of defence: a write that would go negative
+ * fails the transaction. @returns the inserted row.
  */
 export async function appendLedgerEntry(tx: Db, tenant: Tenant, entry: LedgerEntryInput): Promise<LedgerEntryRow> {
-  const params = [tenant.organizationId, tenant.environment];
-  await lockBalance(tx, tenant);
-  const bal = await one<{ balance_cents: number }>(
-    tx,
-    `UPDATE balances SET balance_cents = balance_cents + $3, updated_at = now()
-      WHERE organization_id = $1 AND environment = $2 RETURNING balance_cents`,
-    [...params, entry.amountCents],
-  );
-  const row = await one<LedgerEntryRow>(
-    tx,
-    `INSERT INTO ledger_entries (id, organization_id, environment, type, amount_cents, balance_after_cents, line_type,
-                                 description, order_id, reverses_entry_id, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [newId('ledgerEntry'), ...params, entry.type, entry.amountCents, bal!.balance_cents, entry.lineType ?? null,
-      entry.description, entry.orderId ?? null, entry.reversesEntryId ?? null, entry.createdBy ?? null],
-  );
-  return row!;
+  const posted = await postEntries(tx, tenant, [entry], null);
+  if (!posted.ok) throw new Error('postEntries without a funds check cannot be refused');
+  return posted.entries[0]!;
 }
+
+/** What {@link postEntries} did: the entries written (ok), or nothing because the balance was short. Cents. */
+export type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number } | { ok: false; balanceCents: number };
+
+/**
+ * Posts `entries` (in order) in ONE statement of the caller's transaction (BILL-LEDGER-1): locks the tenant's
+ * balance row, and unless `minBalanceCents` is null checks that the balance is at least that much (cents) — when
+ * it is not, writes NOTHING and answers `{ok: false}` with the balance; otherwise moves the balance by the sum of
+ * the amounts and appends the entries with their running `balance_after_cents`. Entry ids come from the locked
+ * row's last entry id (migration 020), so ORDER BY id is the order the balance moved in, across processes.
+ * The row lock is taken by this statement and held until the transaction ends: call it last.
+ * Creates the balance row (0) when missing.
+ */
+export async function postEntries(tx: Db, tenant: Tenant, entries: LedgerEntryInput[], minBalanceCents: number | null): Promise<Posted> {
+  if (!entries.length) throw new RangeError('postEntries needs at least one entry');
+  const delta = entries.reduce((s, e) => s + e.amountCents, 0);
+  const lines = entries.map((e) => ({
+    type: e.type, amount_cents: e.amountCents, line_type: e.lineType ?? null, description: e.description,
+    order_id: e.orderId ?? null, reverses_entry_id: e.reversesEntryId ?? null, created_by: e.createdBy ?? null,
+  }));
+  const params = [tenant.organizationId, tenant.environment, JSON.stringify(lines), entries.length, delta, minBalanceCents];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(POST_ENTRIES_SQL, params);
+    if (rows.length) {
+      const before = Number(rows[0]!.balance_before);
+      if (rows[0]!.id === null) return { ok: false, balanceCents: before };
+      const out = rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow);
+      return { ok: true, entries: out, balanceCents: before + delta };
+    }
+    // No balance row yet (tenants made before balances existed, or by hand): create it and post again.
+    await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenant.organizationId, tenant.environment]);
+  }
+  throw new Error('balance row missing after creating it');
+}
+
+// One round trip: lock the balance row (a locking read sees its newest committed version), check the floor, then
+// move the balance and append the entries; ids sort after the row's last entry id. One result row per entry, or
+// one row with a NULL id when the check failed, or none when the tenant has no balance row.
+const POST_ENTRIES_SQL = `
+  WITH b AS (
+    SELECT balance_cents, last_entry_id FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE
+  ), ok AS (
+    SELECT b.balance_cents AS before, ids_after('${ID_PREFIX.ledgerEntry}', b.last_entry_id, $4::int) AS ids
+      FROM b WHERE $6::bigint IS NULL OR b.balance_cents >= $6::bigint
+  ), moved AS (
+    UPDATE balances SET balance_cents = balance_cents + $5::bigint, last_entry_id = ok.ids[$4::int], updated_at = now()
+      FROM ok WHERE organization_id = $1 AND environment = $2
+    RETURNING balance_cents
+  ), written AS (
+    INSERT INTO ledger_entries (id, organization_id, environment, type, amount_cents, balance_after_cents, line_type,
+                                description, order_id, reverses_entry_id, created_by)
+    SELECT ok.ids[l.n], $1, $2, l.type, l.amount_cents, ok.before + sum(l.amount_cents) OVER (ORDER BY l.n),
+           l.line_type, l.description, l.order_id, l.reverses_entry_id, l.created_by
+      FROM ok, ROWS FROM (jsonb_to_recordset($3::jsonb)
+             AS (type text, amount_cents bigint, line_type text, description text, order_id text, reverses_entry_id text, created_by text))
+           WITH ORDINALITY AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, n)
+    RETURNING *
+  )
+  SELECT w.*, b.balance_cents AS balance_before FROM b LEFT JOIN written w ON true ORDER BY w.id`;
 
 /**
  * One priced line of an order to debit. `amountCents` is the CHARGE, >= 0 (it is stored negated);
@@ -101,14 +144,7 @@ export interface DebitLine {
  */
 export async function ensureFunds(tx: Db, tenant: Tenant, totalCents: number): Promise<number> {
   const balance = await lockBalance(tx, tenant);
-  if (totalCents > balance) {
-    const short = totalCents - balance;
-    throw new AppError(
-      'insufficient_balance',
-      `Insufficient balance: this request costs ${formatCents(totalCents)} but the ${tenant.environment} balance is ${formatCents(balance)} (short by ${formatCents(short)}). Add funds and retry.`,
-      { requiredAmount: centsToDollars(totalCents), balance: centsToDollars(balance), shortfallAmount: centsToDollars(short) },
-    );
-  }
+  if (totalCents > balance) throw insufficientBalance(tenant, totalCents, balance);
   return balance;
 }
 
@@ -123,14 +159,12 @@ export async function debitOrThrow(tx: Db, tenant: Tenant, lines: DebitLine[], c
   for (const l of lines) {
     if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0) throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
   }
-  await ensureFunds(tx, tenant, lines.reduce((sum, l) => sum + l.amountCents, 0));
-  const out: LedgerEntryRow[] = [];
-  for (const l of lines) {
-    out.push(await appendLedgerEntry(tx, tenant, {
-      type: 'debit', amountCents: -l.amountCents, lineType: l.lineType, description: l.description, orderId: l.orderId ?? null, createdBy,
-    }));
-  }
-  return out;
+  const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
+  const posted = await postEntries(tx, tenant, lines.map((l) => ({
+    type: 'debit' as const, amountCents: -l.amountCents, lineType: l.lineType, description: l.description, orderId: l.orderId ?? null, createdBy,
+  })), totalCents);
+  if (!posted.ok) throw insufficientBalance(tenant, totalCents, posted.balanceCents);
+  return posted.entries;
 }
 
 /**
@@ -164,14 +198,22 @@ export async function reverseOrderDebits(tx: Db, tenant: Tenant, orderId: string
       ORDER BY d.id`,
     [tenant.organizationId, tenant.environment, orderId],
   );
-  const out: LedgerEntryRow[] = [];
-  for (const d of debits) {
-    out.push(await appendLedgerEntry(tx, tenant, {
-      type: 'reversal', amountCents: -d.amount_cents, lineType: d.line_type, description: `Reversal: ${d.description}`,
-      orderId, reversesEntryId: d.id, createdBy,
-    }));
-  }
-  return out;
+  if (!debits.length) return [];
+  const posted = await postEntries(tx, tenant, debits.map((d) => ({
+    type: 'reversal' as const, amountCents: -d.amount_cents, lineType: d.line_type, description: `Reversal: ${d.description}`,
+    orderId, reversesEntryId: d.id, createdBy,
+  })), null);
+  return posted.ok ? posted.entries : [];
+}
+
+/** 402 insufficient_balance for a request costing `totalCents` against `balanceCents` (billing rule 2). */
+function insufficientBalance(tenant: Tenant, totalCents: number, balanceCents: number): AppError {
+  const short = totalCents - balanceCents;
+  return new AppError(
+    'insufficient_balance',
+    `Insufficient balance: this request costs ${formatCents(totalCents)} but the ${tenant.environment} balance is ${formatCents(balanceCents)} (short by ${formatCents(short)}). Add funds and retry.`,
+    { requiredAmount: centsToDollars(totalCents), balance: centsToDollars(balanceCents), shortfallAmount: centsToDollars(short) },
+  );
 }
 
 /** The API shape of a ledger entry (GET /balance-transactions): amounts in dollars, debits negative. */

@@ -56,7 +56,8 @@ export interface TenantPrice {
   customized: boolean;
 }
 
-interface PriceJoinRow {
+/** A row of {@link PRICE_SELECT}: the catalogue joined with the tenant's overrides. Cents. */
+export interface PriceJoinRow {
   type: ProductType;
   name: string;
   description: string;
@@ -69,14 +70,16 @@ interface PriceJoinRow {
   customized: boolean;
 }
 
-const PRICE_SELECT = `
+/** The catalogue joined with a tenant's wholesale and retail overrides; $1 organization id, $2 environment. */
+export const PRICE_SELECT = `
   SELECT c.type, c.name, c.description, c.sort_order, c.default_amount_cents, c.wholesale_amount_cents,
          w.wholesale_amount_cents AS override_cents, p.retail_amount_cents, p.enabled, (p.type IS NOT NULL) AS customized
     FROM price_catalog c
     LEFT JOIN organization_wholesale_prices w ON w.organization_id = $1 AND w.type = c.type
     LEFT JOIN organization_prices p ON p.organization_id = $1 AND p.environment = $2 AND p.type = c.type`;
 
-function toTenantPrice(r: PriceJoinRow): TenantPrice {
+/** A {@link PriceJoinRow} as the tenant's effective price (wholesale after override, retail never below it). */
+export function toTenantPrice(r: PriceJoinRow): TenantPrice {
   return {
     type: r.type,
     name: r.name,

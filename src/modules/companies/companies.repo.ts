@@ -29,10 +29,12 @@ export interface CompanyRow extends CompanyColumns {
   updated_at: Date;
 }
 
-const COLUMNS = [
+/** The value columns of `companies` (without keys, slug and timestamps), in insert order. */
+export const COMPANY_COLUMNS = [
   'legal_name', 'trade_name', 'ein', 'entity_type', 'structure_type', 'tax_election', 'fiscal_end_month',
   'formation_date', 'formation_state', 'principal_address', 'mailing_address', 'officers',
 ] as const satisfies ReadonlyArray<keyof CompanyColumns>;
+const COLUMNS = COMPANY_COLUMNS;
 const JSON_COLUMNS = new Set<string>(['principal_address', 'mailing_address', 'officers']);
 const values = (c: CompanyColumns) => COLUMNS.map((k) => (JSON_COLUMNS.has(k) ? JSON.stringify(c[k]) : c[k]));
 

@@ -36,6 +36,28 @@ export async function insertCompany(tx: Db, tenant: Tenant, input: CompanyInput,
   throw new Error(`could not find a free slug for '${base}'`);
 }
 
+/** A company to insert as part of another write (an order placing a formation): row values, id and first slug try. */
+export interface PlannedCompany {
+  id: string;
+  /** The slug to try first: the legal name in kebab case; see {@link freeCompanySlug} when it is taken. */
+  slug: string;
+  columns: repo.CompanyColumns;
+}
+
+/**
+ * Plans a company insert without touching the database (the input is assumed valid, as for insertCompany);
+ * the caller inserts it in its own statement, on conflict with the slug asks {@link freeCompanySlug} and tries again.
+ */
+export function planCompany(input: CompanyInput): PlannedCompany {
+  return { id: newId('company'), slug: slugBase(input.legalName), columns: toColumns(input) };
+}
+
+/** The next free slug of the tenant for `legalName`'s base (`acme-llc-2`, …), read in `db`. */
+export async function freeCompanySlug(db: Db, tenant: Tenant, legalName: string): Promise<string> {
+  const base = slugBase(legalName);
+  return nextFreeSlug(base, await repo.slugsLike(db, tenant, base));
+}
+
 /**
  * POST /companies (issue 2 item 6): checks the shape errors passed in, the cross-field rules and that userId
  * is a user of the tenant, all reported together; then inserts the company and makes the user its admin

@@ -5,7 +5,7 @@ import { addCredit } from '../billing/balance.service.js';
 import { addApiKey, createOrganization, normalizeContactEmail, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain, verifyDomainForOperator } from './organizations.console.js';
-import { disabledEndpoints, organizationWebhookHealth, webhookOverview } from './webhook-health.js';
+import { deliveryBacklog, disabledEndpoints, organizationWebhookHealth, webhookOverview } from './webhook-health.js';
 
 /**
  * Organizations (create with an optional technical contact, balances, live credit, keys, white-label domain) and
@@ -88,8 +88,8 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
   app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
     const orgId = (request.query as Record<string, string | undefined>).organizationId;
     if (orgId) return reply.redirect(`${CONSOLE_PREFIX}/webhooks/${encodeURIComponent(orgId)}`);
-    const [overview, disabled] = await Promise.all([webhookOverview(ctx.pool), disabledEndpoints(ctx.pool)]);
-    return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview, disabled });
+    const [overview, disabled, backlog] = await Promise.all([webhookOverview(ctx.pool), disabledEndpoints(ctx.pool), deliveryBacklog(ctx.pool)]);
+    return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview, disabled, backlog });
   });
 
   app.get('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {

@@ -9,6 +9,7 @@ import { render } from './console.web.js';
 import { operatorNames } from './operators.repo.js';
 import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';
 import * as q from './queue.repo.js';
+import { findRefundOfOrder, listUnsettledRefunds } from '../payments/card-refunds.js';
 
 /** Queue rows per page. */
 export const QUEUE_PAGE_SIZE = 50;
@@ -20,16 +21,19 @@ export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: A
     const filter = parseQueueFilter(query);
     // At most 9 digits: any page number the queue can have, and never an offset PostgreSQL refuses (a 500).
     const page = /^\d{1,9}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
-    const [rows, counts, facets] = await Promise.all([
+    const [rows, counts, facets, refunds] = await Promise.all([
       q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, (page - 1) * QUEUE_PAGE_SIZE),
       q.countQueue(ctx.pool, filter),
       q.queueFacets(ctx.pool, filter.environment),
+      listUnsettledRefunds(ctx.pool),
     ]);
     const total = filter.status ? counts[filter.status] : counts.submitted + counts.pending + counts.exception;
     return render(ctx, request, reply, 'queue', {
       title: 'Work queue', section: 'queue', filter, counts, total, facets, page,
       rows: rows.slice(0, QUEUE_PAGE_SIZE), hasMore: rows.length > QUEUE_PAGE_SIZE, pageSize: QUEUE_PAGE_SIZE,
       statuses: q.QUEUE_STATUSES,
+      // Card refunds the provider refused so far (PAY-7); the job keeps retrying them.
+      failingRefunds: refunds.filter((r) => r.attempts > 0 && r.environment === filter.environment),
     });
   });
 
@@ -63,12 +67,13 @@ export function parseQueueFilter(query: Record<string, string | undefined>): q.Q
 export async function loadOrderPage(ctx: AppContext, orderId: string) {
   const order = await q.findOrderDetail(ctx.pool, orderId);
   if (!order) throw notFound('order', orderId);
-  const [siblings, history, events, ledger, documents] = await Promise.all([
+  const [siblings, history, events, ledger, documents, refund] = await Promise.all([
     q.findSiblingOrders(ctx.pool, order.group_id, order.id),
     q.findStatusHistory(ctx.pool, order.id),
     q.findOrderEvents(ctx.pool, order),
     q.findOrderLedger(ctx.pool, order.id),
     q.findOrderDocuments(ctx.pool, order.id),
+    findRefundOfOrder(ctx.pool, order.id),
   ]);
   const deliveries = await q.findDeliveries(ctx.pool, events.map((e) => e.id));
   const actors = [...history.map((h) => h.actor), ...documents.map((d) => d.uploaded_by), ...ledger.map((l) => l.created_by ?? '')];
@@ -80,6 +85,7 @@ export async function loadOrderPage(ctx: AppContext, orderId: string) {
     section: 'queue',
     order,
     siblings,
+    refund,
     requestView: buildRequestView(order.details ?? {}),
     companyView: buildCompanyView(order.company),
     fullRequest: maskDeep(order.group_request),

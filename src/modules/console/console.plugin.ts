@@ -15,6 +15,7 @@ import { consoleBusinessRoutes } from './console.business-routes.js';
 import { consoleOrderActionRoutes } from './console.actions-routes.js';
 import { consoleOrderRoutes } from './console.orders-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
+import { consoleComplianceRoutes } from '../compliance/compliance.console-routes.js';
 import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, render } from './console.web.js';
 import { findSession } from './sessions.js';
 
@@ -54,6 +55,7 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
     await web.register(consoleOrderActionRoutes, { ctx });
     await web.register(consoleBusinessRoutes, { ctx });
     await web.register(consolePricingRoutes, { ctx });
+    await web.register(consoleComplianceRoutes, { ctx });
   }, { prefix: CONSOLE_PREFIX });
 }
 

@@ -2,8 +2,20 @@ import type { Environment } from '../../context.js';
 import { many, type Db } from '../../lib/db.js';
 import { notFound } from '../../lib/errors.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
+import { webhookBacklog, type WebhookBacklog } from '../webhooks/dispatch.repo.js';
 
-/** Webhook health looks back this far for attempt counts (issue 6 item 4). */
+export type { WebhookBacklog };
+
+/**
+ * The delivery backlog of the whole service (WH-19): deliveries due now, in flight included, and the age in
+ * seconds of the oldest. A backlog that grows, or an oldest age beyond a few seconds, means the dispatchers
+ * cannot keep up (add worker processes) or cannot reach the database.
+ */
+export function deliveryBacklog(db: Db): Promise<WebhookBacklog> {
+  return webhookBacklog(db);
+}
+
+/** Webhook health looks back this far for attempt counts. */
 export const HEALTH_WINDOW_HOURS = 24;
 
 /** One organization's webhook summary across both environments. */
@@ -16,31 +28,35 @@ export interface OrgWebhookSummary {
   attemptsOk: number;
   attemptsFailed: number;
   pendingDeliveries: number;
+  /** Pending deliveries due now (WH-19): the organization's share of the backlog. */
+  dueDeliveries: number;
 }
 
 /** Every organization with at least one endpoint, worst first (disabled, then failing, then failed attempts). */
 export async function webhookOverview(db: Db): Promise<OrgWebhookSummary[]> {
-  const rows = await many<{ id: string; name: string; endpoints: number; failing: number; disabled: number; ok: number; bad: number; pending: number }>(
+  const rows = await many<{ id: string; name: string; endpoints: number; failing: number; disabled: number; ok: number; bad: number; pending: number; due: number }>(
     db,
     `SELECT org.id, org.name,
             count(e.id)::int AS endpoints,
             count(e.id) FILTER (WHERE e.failing_since IS NOT NULL AND NOT e.disabled)::int AS failing,
             count(e.id) FILTER (WHERE e.disabled)::int AS disabled,
-            COALESCE(sum(a.ok), 0)::int AS ok, COALESCE(sum(a.bad), 0)::int AS bad, COALESCE(sum(p.pending), 0)::int AS pending
+            COALESCE(sum(a.ok), 0)::int AS ok, COALESCE(sum(a.bad), 0)::int AS bad, COALESCE(sum(p.pending), 0)::int AS pending,
+            COALESCE(sum(p.due), 0)::int AS due
        FROM organizations org
        JOIN webhook_endpoints e ON e.organization_id = org.id AND e.deleted_at IS NULL
        LEFT JOIN LATERAL (
          SELECT count(*) FILTER (WHERE at.status_code BETWEEN 200 AND 299) AS ok, count(*) FILTER (WHERE at.status_code IS NULL OR at.status_code NOT BETWEEN 200 AND 299) AS bad
            FROM webhook_deliveries d JOIN webhook_attempts at ON at.delivery_id = d.id
           WHERE d.endpoint_id = e.id AND at.created_at > now() - make_interval(hours => $1)) a ON true
-       LEFT JOIN LATERAL (SELECT count(*) AS pending FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') p ON true
+       LEFT JOIN LATERAL (SELECT count(*) AS pending, count(*) FILTER (WHERE d.next_attempt_at <= now()) AS due
+                            FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.status = 'pending') p ON true
       GROUP BY org.id, org.name
       ORDER BY count(e.id) FILTER (WHERE e.disabled) DESC, count(e.id) FILTER (WHERE e.failing_since IS NOT NULL) DESC, COALESCE(sum(a.bad), 0) DESC, lower(org.name)`,
     [HEALTH_WINDOW_HOURS],
   );
   return rows.map((r) => ({
     organizationId: r.id, organizationName: r.name, endpoints: r.endpoints, failing: r.failing, disabled: r.disabled,
-    attemptsOk: r.ok, attemptsFailed: r.bad, pendingDeliveries: r.pending,
+    attemptsOk: r.ok, attemptsFailed: r.bad, pendingDeliveries: r.pending, dueDeliveries: r.due,
   }));
 }
 
@@ -60,7 +76,7 @@ export interface DisabledEndpoint {
 
 /**
  * Every disabled (not deleted) endpoint of every organization, most recently changed first, for the top of the
- * webhook health page (ARCHITECTURE.md "Webhooks": disabled endpoints need someone to act).
+ * webhook health page (WH-7: disabled endpoints need someone to act).
  */
 export async function disabledEndpoints(db: Db, limit = 100): Promise<DisabledEndpoint[]> {
   const rows = await many<{ id: string; environment: Environment; url: string; disabled_reason: string | null; org_id: string; org_name: string; contact_email: string | null; updated_at: Date }>(
@@ -108,7 +124,7 @@ export interface RecentAttempt {
 }
 
 /**
- * Webhook health of one organization (issue 6 item 4): its endpoints (failing and disabled first) and its
+ * Webhook health of one organization: its endpoints (failing and disabled first) and its
  * most recent attempts with status codes. @throws AppError not_found for an unknown organization.
  */
 export async function organizationWebhookHealth(db: Db, organizationId: string, attemptLimit = 50) {

@@ -1,12 +1,9 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
-import { debitOrThrow, ensureFunds } from '../billing/ledger.js';
 import { loadTenantPrice } from '../billing/pricing.js';
-import { emitStatusChanged } from '../filings/filing-events.js';
-import { insertStatusHistory } from '../filings/status-history.js';
-import { findGroupByIdempotencyKey, insertOrder, insertOrderGroup } from '../orders/orders.repo.js';
-import type { PricedLine } from '../orders/orders.service.js';
+import { findGroupByIdempotencyKey } from '../orders/orders.repo.js';
+import { recordPlacement, type PricedLine } from '../orders/orders.service.js';
 
 /*
  * Certificate of good standing: sold only in the dashboard (spec "Product availability": no POST /orders key).
@@ -45,21 +42,26 @@ export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { user
     if (earlier) return { groupId: earlier.id, orderId: earlier.orders[0]?.id ?? null, totalCents: Number(earlier.total_cents), companyId: earlier.company_id };
   }
   const line = await certificateLine(tx, tenant, input.filingState, billing);
-  if (billing === 'balance') await ensureFunds(tx, tenant, line.amountCents);
-  const groupId = newId('orderGroup');
-  await insertOrderGroup(tx, tenant, {
-    id: groupId, userId: input.userId, companyId: input.companyId, filingState: input.filingState, source: 'dashboard', billing,
-    request: { userId: input.userId, companyId: input.companyId, filingState: input.filingState, certificateOfGoodStanding: true }, totalCents: line.amountCents, idempotencyKey,
+  const orderId = newId('order');
+  // ORD-PLACE-1: the orders module's placement writer inserts the group, the order, its history and event, and debits.
+  const placed = await recordPlacement(tx, tenant, {
+    rows: {
+      company: null,
+      group: {
+        id: newId('orderGroup'), userId: input.userId, companyId: input.companyId, filingState: input.filingState, source: 'dashboard', billing,
+        request: { userId: input.userId, companyId: input.companyId, filingState: input.filingState, certificateOfGoodStanding: true }, totalCents: line.amountCents, idempotencyKey,
+      },
+      orders: [{
+        id: orderId, company_id: input.companyId, user_id: input.userId, order_type: 'certificate_of_good_standing', filing_state: input.filingState,
+        filing_type: null, subscription_status: null, details: {}, billing, amount_cents: line.amountCents,
+        retail_cents: billing === 'checkout' ? line.amountCents : null, margin_cents: billing === 'checkout' ? line.amountCents - line.wholesaleCents : null,
+      }],
+      actor,
+    },
+    debits: billing === 'balance' ? [{ amountCents: line.amountCents, lineType: line.type, description: line.description, orderId }] : [],
+    existing: new Map(),
+    order: [0],
+    totalCents: line.amountCents,
   });
-  const order = await insertOrder(tx, tenant, {
-    id: newId('order'), groupId, companyId: input.companyId, userId: input.userId, orderType: 'certificate_of_good_standing', filingState: input.filingState,
-    filingType: null, subscriptionStatus: null, details: {}, billing, amountCents: line.amountCents,
-    retailCents: billing === 'checkout' ? line.amountCents : null, marginCents: billing === 'checkout' ? line.amountCents - line.wholesaleCents : null,
-  });
-  if (billing === 'balance') {
-    await debitOrThrow(tx, tenant, [{ amountCents: line.amountCents, lineType: line.type, description: line.description, orderId: order.id }], actor);
-  }
-  await insertStatusHistory(tx, tenant, { orderId: order.id, fromStatus: null, toStatus: 'submitted', actor });
-  await emitStatusChanged(tx, tenant, order);
-  return { groupId, orderId: order.id, totalCents: line.amountCents, companyId: input.companyId };
+  return { groupId: placed.groupId!, orderId, totalCents: line.amountCents, companyId: input.companyId };
 }

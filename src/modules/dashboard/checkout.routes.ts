@@ -12,6 +12,7 @@ import {
 } from './checkout.products.js';
 import { paymentProviderFor } from '../payments/payments.service.js';
 import { billingOf, enabledTiers, hasActiveAgent, loadPrices, submitCheckout, summaryLines, unavailableReason } from './checkout.service.js';
+import { returnView } from './hosted-checkout.js';
 import * as repo from './dashboard.repo.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
@@ -56,6 +57,15 @@ export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     });
   });
 
+  // Where the hosted payment page sends the customer back (PAY-4): the placed order, or why there is none yet.
+  app.get<{ Params: { checkoutId: string }; Querystring: { cancelled?: string } }>('/checkout/return/:checkoutId', signedIn, async (request, reply) => {
+    const { session } = request.signedIn;
+    const view = await returnView(ctx.pool, session.tenant, session.userId, request.params.checkoutId, request.query.cancelled === '1');
+    if (!view) return renderMessage(reply, request, 404, 'Payment not found', 'This payment does not exist or was not started by you.');
+    if (view.state === 'placed') return reply.redirect(placedHref(request, view), 303);
+    const titles = { pending: 'Payment pending', cancelled: 'Payment not completed', failed: 'Payment failed', expired: 'Payment page expired' } as const;
+    return renderMessage(reply, request, 200, titles[view.state], view.message);
+  });
   app.get<{ Params: Params; Querystring: Record<string, string> }>('/checkout/formation', signedIn, (request, reply) => productPage(ctx, request, reply, 'formation', request.query, {}, []));
   app.post<{ Params: Params; Body: FormValues }>('/checkout/formation', posting, (request, reply) => submit(ctx, request, reply, 'formation'));
   app.get<{ Params: Params; Querystring: Record<string, string> }>('/companies/:companyId/checkout/:product', signedIn, async (request, reply) => {
@@ -92,6 +102,8 @@ async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Pa
   const base = request.dashboardSite.basePath;
   // Each rendered form gets its own one-time token: resubmitting it never places or charges twice.
   const formToken = unavailable ? null : await issueCheckoutForm(ctx.pool, session);
+  const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, session.tenant.environment) : null;
+  const hosted = provider?.kind === 'hosted';
   const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
   const action = company ? `${base}/companies/${company.id}/checkout/${product}` : `${base}/checkout/formation`;
   const info = product === 'formation' ? { ...tierInfo(options.tier), title: `${tierInfo(options.tier).title} formation package` } : PRODUCT_INFO[product];
@@ -99,9 +111,9 @@ async function productPage(ctx: AppContext, request: FastifyRequest<{ Params: Pa
     info, product, company: company ? { id: company.id, legalName: company.legal_name } : null, action,
     backHref: company ? `${base}/companies/${company.id}/checkout` : `${base}/checkout`,
     controls: optionControls(product, options, tiers, company), hidden: [...optionPairs(product, options), ...(formToken ? [[CHECKOUT_FORM_FIELD, formToken]] : []), ...(billing === 'checkout' ? [[TOTAL_FIELD, String(totalCents)]] : [])],
-    sections: present(sections, values, errors), card: billing === 'checkout' ? present([CARD_SECTION], values, errors)[0] : null,
+    sections: present(sections, values, errors), card: billing === 'checkout' && !hosted ? present([CARD_SECTION], values, errors)[0] : null, hosted,
     lines: presentLines(lines, billing), total: formatCents(totalCents), paid: billing === 'checkout',
-    unavailable: unavailable ?? (billing === 'checkout' && !paymentProviderFor(session.tenant.environment) ? `Card payment is not available yet. Please contact ${organization.name} to order.` : null), message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
+    unavailable: unavailable ?? (billing === 'checkout' && !provider ? `Card payment is not available yet. Please contact ${organization.name} to order.` : null), message, errorList: errorList(errors, [...sections, CARD_SECTION]), activeAgent, options,
   }, status);
 }
 
@@ -122,10 +134,17 @@ async function submit(ctx: AppContext, request: FastifyRequest<{ Params: Params;
   if (unavailable) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], unavailable, 409);
   const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
   const expectedTotalCents = /^\d{1,12}$/.test(form[TOTAL_FIELD] ?? '') ? Number(form[TOTAL_FIELD]) : null;
-  const outcome = await submitCheckout(ctx, { tenant: session.tenant, organization, userId: session.userId, company, product, options, form, activeAgent, session, formToken, expectedTotalCents });
-  if (outcome.ok) return reply.redirect(placedHref(request, outcome), 303);
+  const hosted = { siteUrl: siteUrl(ctx, request), customerEmail: request.signedIn.user.email };
+  const outcome = await submitCheckout(ctx, { tenant: session.tenant, organization, userId: session.userId, company, product, options, form, activeAgent, session, formToken, expectedTotalCents, hosted });
+  if (outcome.ok) return reply.redirect('redirectTo' in outcome ? outcome.redirectTo : placedHref(request, outcome), 303);
   const status = outcome.errors.some((e) => e.field === 'card.number') && outcome.message ? 402 : outcome.errors.length ? 400 : 409;
   return productPage(ctx, request, reply, product, form, redisplayValues(form), outcome.errors, outcome.message, status);
+}
+
+// The dashboard's absolute address for links leaving the site (the payment page's way back): the white-label host
+// (always https) or DASHBOARD_BASE_URL.
+function siteUrl(ctx: AppContext, request: FastifyRequest): string {
+  return request.dashboardSite.hostOrganization ? `https://${request.dashboardSite.host}` : ctx.config.dashboardBaseUrl;
 }
 
 function tierOf(raw: unknown): 1 | 2 | 3 {

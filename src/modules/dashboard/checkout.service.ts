@@ -14,6 +14,7 @@ import { countFailedAttempt, lockCheckoutForm, placedByForm } from './checkout-f
 import type { DashboardSession } from './sessions.js';
 import type { CompanyRow } from './dashboard.repo.js';
 import { readCard, type FormValues } from './checkout.forms.js';
+import { startHostedCheckout } from './hosted-checkout.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
 
 /*
@@ -96,6 +97,8 @@ export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, 
 /** The outcome of a checkout submit: the placed group, or what to show the customer (`expired`: a stale form token). */
 export type CheckoutOutcome =
   | { ok: true; companyId: string; groupId: string }
+  /** Customer billing through a hosted payment page (PAY-2): send the customer there; the order follows the payment. */
+  | { ok: true; redirectTo: string }
   | { ok: false; errors: FieldError[]; message: string | null; expired?: boolean };
 
 /** Everything a checkout submit needs: who orders what for which company, the posted form, and the form token. */
@@ -114,6 +117,26 @@ export interface CheckoutSubmit {
   formToken: string | null;
   /** Customer billing: the total (cents) the page showed; when the price changed since, nothing is charged. */
   expectedTotalCents?: number | null;
+  /** Hosted payment pages (PAY-2): the dashboard's absolute address (origin + base path) and the e-mail to prefill. */
+  hosted?: { siteUrl: string; customerEmail: string };
+}
+
+/** What a checkout places once paid (or at once when the organization pays): an order request, or a certificate. */
+export type PlacementIntent =
+  | { kind: 'order'; body: OrderBodyInput; pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } }
+  | { kind: 'certificate'; userId: string; companyId: string; filingState: string };
+
+/**
+ * Places a checkout's orders inside the caller's transaction: the one placement of every dashboard order, by
+ * balance, sandbox card or hosted payment (PAY-3: retail, wholesale and margin recorded the same way). The pure
+ * request rules must have run (submitCheckout does). With `idempotencyKey` an earlier group under that key is returned.
+ * @returns the group (null when nothing was created), the company and the total in cents.
+ * @throws AppError from the database rules; insufficient_balance (402) for balance billing.
+ */
+export async function placeCheckoutIntent(tx: Db, tenant: Tenant, intent: PlacementIntent, billing: Billing, idempotencyKey: string | undefined) {
+  return intent.kind === 'order'
+    ? placeOrderInTx(tx, tenant, intent.body, { source: 'dashboard', billing, actor: 'dashboard', ...intent.pricing, idempotencyKey })
+    : placeCertificateInTx(tx, tenant, { userId: intent.userId, companyId: intent.companyId, filingState: intent.filingState }, billing, 'dashboard', idempotencyKey);
 }
 
 type PlaceFn = (tx: Db, idempotencyKey: string | undefined) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
@@ -146,14 +169,17 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
     errors.push(...orderRuleErrors(body));
     if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName) errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
   }
-  const card = billing === 'checkout' ? readCard(s.form) : null;
+  const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, s.tenant.environment) : null;
+  // A hosted payment page takes the card on the provider's site: no card fields here (PAY-2).
+  const card = billing === 'checkout' && provider?.kind !== 'hosted' ? readCard(s.form) : null;
   if (card) errors.push(...card.errors);
   if (errors.length) return { ok: false, errors: dedupe(errors), message: null };
 
   // The pure request rules ran above, so placeOrderInTx (which does not re-run them) is safe here.
-  const place: PlaceFn = (tx, idempotencyKey) => body
-    ? placeOrderInTx(tx, s.tenant, body, { source: 'dashboard', billing, actor: 'dashboard', ...pricing, idempotencyKey })
-    : placeCertificateInTx(tx, s.tenant, { userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState }, billing, 'dashboard', idempotencyKey);
+  const intent: PlacementIntent = body
+    ? { kind: 'order', body, pricing }
+    : { kind: 'certificate', userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState };
+  const place: PlaceFn = (tx, idempotencyKey) => placeCheckoutIntent(tx, s.tenant, intent, billing, idempotencyKey);
   try {
     if (billing === 'balance') {
       return await withTransaction(ctx.pool, async (tx) => {
@@ -162,14 +188,15 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
         return placedOutcome(await place(tx, form.key));
       });
     }
+    if (provider?.kind === 'hosted') return await startHostedCheckout(ctx, s, provider, intent);
     return await chargeAndPlace(ctx, s, card!.card!, body, pricing, place);
   } catch (err) {
     return refusal(err, s.organization);
   }
 }
 
-// With a form token: lock its row, then answer with the orders an earlier submit of the form placed, if any.
-async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
+/** With a form token: locks its row, then answers with the orders an earlier submit of the form placed, if any. */
+export async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
   if (!s.formToken) return { key: undefined, attempts: 0 };
   const form = await lockCheckoutForm(tx, s.session, s.formToken);
   if (!form) return { outcome: EXPIRED_FORM };
@@ -179,8 +206,8 @@ async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: Checkout
 }
 
 async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNullable<ReturnType<typeof readCard>['card']>, body: OrderBodyInput | null, pricing: object, place: PlaceFn): Promise<CheckoutOutcome> {
-  const provider = paymentProviderFor(s.tenant.environment);
-  if (!provider) return { ok: false, errors: [], message: 'Card payment is not available yet. Please contact us to place this order.' };
+  const provider = paymentProviderFor(ctx.config, s.tenant.environment);
+  if (!provider || provider.kind !== 'card') return { ok: false, errors: [], message: 'Card payment is not available yet. Please contact us to place this order.' };
   const payment = { provider: provider.name, userId: s.userId, companyId: s.company?.id ?? null };
   // Set while a succeeded charge is neither kept by a committed order nor refunded (only a failing COMMIT leaves it set).
   let unsettled: { reference: string; amountCents: number; cardLast4: string } | null = null;
@@ -215,7 +242,7 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
     } catch (err) {
       // Give the money back and keep the record of it (and the spent attempt) in the same commit that releases the form.
       await tx.query('ROLLBACK TO SAVEPOINT checkout_place');
-      await provider.refund(charge.reference, totalCents);
+      await provider.refund({ reference: charge.reference, amountCents: totalCents, idempotencyKey: `${chargeKey}:refund` });
       await recordPayment(tx, s.tenant, { ...paid, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
       if (s.formToken) await countFailedAttempt(tx, s.formToken);
       return err instanceof AppError ? refusal(err, s.organization) : { rethrow: err };
@@ -223,7 +250,7 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
   }).catch(async (err) => {
     const c = unsettled as { reference: string; amountCents: number; cardLast4: string } | null;
     if (c) {
-      await provider.refund(c.reference, c.amountCents);
+      await provider.refund({ reference: c.reference, amountCents: c.amountCents, idempotencyKey: `${c.reference}:refund` });
       await recordPayment(ctx.pool, s.tenant, { ...payment, ...c, status: 'refunded', providerReference: c.reference, failureMessage: 'the order could not be saved' });
     }
     throw err;

@@ -84,8 +84,9 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
     const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, host) : null;
     if (whiteLabel && !hostOrganization) return reply.callNotFound();
     request.dashboardSite = { basePath, hostOrganization, host };
+    // form-action also covers where a form's response redirects: checkout goes on to Stripe's payment page (PAY-2).
     reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin')
-      .header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      .header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'");
   });
   site.setErrorHandler((err, request, reply) => renderError(err, request, reply));
 

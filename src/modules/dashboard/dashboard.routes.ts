@@ -9,6 +9,7 @@ import { enabledTiers, loadPrices } from './checkout.service.js';
 import * as repo from './dashboard.repo.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { presentCompany, presentDocument, presentOrder } from './presenters.js';
+import { dashboardDeadlines } from '../compliance/compliance.web.js';
 import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
@@ -69,10 +70,11 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     const { session, organization } = request.signedIn;
     const company = await repo.findCompanyForUser(ctx.pool, session.tenant, session.userId, request.params.companyId);
     if (!company) return renderMessage(reply, request, 404, 'Company not found', 'This company does not exist or you are not one of its admins.');
-    const [orderRows, documentRows, placed] = await Promise.all([
+    const [orderRows, documentRows, placed, deadlines] = await Promise.all([
       repo.listOrdersForCompany(ctx.pool, session.tenant, company.id, { limit: PAGE_SIZE, after: cursorOf(request.query, 'ordersAfter') }),
       repo.listDocumentsForCompany(ctx.pool, session.tenant, company.id, { limit: PAGE_SIZE, after: cursorOf(request.query, 'documentsAfter') }),
       cursorOf(request.query, 'placed') ? repo.listOrdersOfGroup(ctx.pool, session.tenant, company.id, String(request.query.placed)) : Promise.resolve([]),
+      dashboardDeadlines(ctx.pool, session.tenant, company.id, `${request.dashboardSite.basePath}/companies/${encodeURIComponent(company.id)}/checkout`),
     ]);
     const [orders, documents] = [paged(orderRows), paged(documentRows)];
     return renderPage(reply, 'company', chrome(request.dashboardSite, organization, request.signedIn, 'companies'), {
@@ -81,6 +83,7 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
       documents: documents.rows.map(presentDocument),
       ordersNext: orders.next, documentsNext: documents.next,
       placed: placed.map(presentOrder),
+      deadlines,
     });
   });
 

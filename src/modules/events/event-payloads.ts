@@ -5,7 +5,7 @@ import { DocumentSchema } from '../documents/documents.schemas.js';
 /*
  * The webhook payloads, one schema per event type, for the OpenAPI document's `webhooks` section (OpenAPI 3.1):
  * code generators and the SDK type a verified event from them. The bodies themselves are built where the events
- * are emitted (filing-events.ts, documents.service.ts, webhooks.service.ts); tests check every delivered event
+ * are emitted (filing-events.ts, documents.service.ts, webhooks.service.ts, compliance-reminders.ts); tests check every delivered event
  * against these schemas, so the documentation cannot drift from what receivers get.
  */
 
@@ -22,6 +22,17 @@ export const FilingStatusChangedDataSchema = Type.Object({
   exceptionReason: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: the standard description of the code.' }))),
   exceptionMessage: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: free text from the filing team, when given.' }))),
 }, { title: 'FilingStatusChangedData' });
+
+/** `data` of compliance.deadline_approaching and compliance.deadline_missed (CAL-20). */
+export const ComplianceDeadlineDataSchema = Type.Object({
+  companyId: Type.String({ maxLength: 100, description: 'prefix comp_' }),
+  jurisdiction: Type.String({ minLength: 2, maxLength: 2, description: 'Two-letter code of the state the report is owed to.' }),
+  kind: Type.String({ maxLength: 20, description: 'annual_report or initial_report' }),
+  dueDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD' }),
+  daysUntilDue: Type.Integer({ description: '60, 30 or 7 (or fewer, when first seen later) for deadline_approaching; negative for deadline_missed.' }),
+  reportName: Type.String({ maxLength: 200, description: 'The state\'s name for the filing.' }),
+  orderable: Type.Boolean({ description: 'True when our annual report product covers it (POST /orders with annualReport).' }),
+}, { title: 'ComplianceDeadlineData' });
 
 /** `data` of webhook.test, sent by POST /webhook-endpoints/{id}/test. */
 export const WebhookTestDataSchema = Type.Object({
@@ -42,6 +53,10 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     'An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too.'),
   'document.uploaded': envelope('document.uploaded', DocumentSchema, 'DocumentUploadedEvent',
     'A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days.'),
+  'compliance.deadline_approaching': envelope('compliance.deadline_approaching', ComplianceDeadlineDataSchema, 'ComplianceDeadlineApproachingEvent',
+    'A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold.'),
+  'compliance.deadline_missed': envelope('compliance.deadline_missed', ComplianceDeadlineDataSchema, 'ComplianceDeadlineMissedEvent',
+    'A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report.'),
   'webhook.test': envelope('webhook.test', WebhookTestDataSchema, 'WebhookTestEvent',
     'Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to.'),
 } as const;

@@ -9,7 +9,7 @@ export const EventSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time', description: 'ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z' }),
   data: Type.Object({}, {
     additionalProperties: true,
-    description: 'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt.',
+    description: 'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable.',
   }),
 }, { title: 'Event' });
 

@@ -1,6 +1,3 @@
-import type { Tenant } from '../../context.js';
-import type { Db } from '../../lib/db.js';
-import { emitEvent, type EventEnvelope } from '../events/events.service.js';
 import { EXCEPTION_REASONS } from './exception-codes.js';
 
 /** The order fields a filing.status_changed event reports. Dates are 'YYYY-MM-DD'. */
@@ -36,9 +33,4 @@ export function statusChangedData(order: OrderForEvent): Record<string, unknown>
     data.exceptionMessage = order.exception_message;
   }
   return data;
-}
-
-/** Emits filing.status_changed for the order's current state, in the caller's transaction. */
-export function emitStatusChanged(tx: Db, tenant: Tenant, order: OrderForEvent): Promise<EventEnvelope> {
-  return emitEvent(tx, tenant, 'filing.status_changed', statusChangedData(order));
 }

@@ -1,7 +1,7 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
-import type { FilingStatus, PlannedTransition } from './transitions.js';
+import type { FilingStatus } from './transitions.js';
 
 /**
  * An orders row as the filing pipeline reads it: the orders module's summary columns, with the statuses narrowed
@@ -37,18 +37,6 @@ export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promi
 /** Reads an order without locking. `tenant` null: any tenant. */
 export function findOrder(db: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
   return one<OrderRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [orderId, ...tenantParams(tenant)]);
-}
-
-/** Writes the planned status and its fields; leaving exception clears the exception fields. */
-export async function updateOrderStatus(tx: Db, orderId: string, plan: PlannedTransition, subscriptionStatus: string | null): Promise<OrderRow> {
-  const row = await one<OrderRow>(
-    tx,
-    `UPDATE orders SET filing_status = $2, exception_code = $3, exception_message = $4,
-            filing_date = COALESCE($5, filing_date), subscription_status = $6, updated_at = now()
-      WHERE id = $1 RETURNING ${ORDER_COLUMNS}`,
-    [orderId, plan.to, plan.exceptionCode, plan.exceptionMessage, plan.filingDate, subscriptionStatus],
-  );
-  return row!;
 }
 
 /** An order's status history, oldest first. */

@@ -3,13 +3,13 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { notFound } from '../../lib/errors.js';
 import { toPage } from '../../lib/pagination.js';
 import { reverseOrderDebits, type LedgerEntryRow } from '../billing/ledger.js';
+import { queueCardRefund } from '../payments/card-refunds.js';
 import { listOrderDocuments } from '../documents/documents.service.js';
 import type { EventEnvelope } from '../events/events.service.js';
-import { emitStatusChanged } from './filing-events.js';
 import * as repo from './filings.repo.js';
 import { setCompanyFiled } from '../companies/companies.service.js';
 import { adminOrderView, historyView } from './filings.views.js';
-import { insertStatusHistory } from './status-history.js';
+import { changeOrderStatus } from '../orders/order-status.js';
 import { planTransition, todayUtc, type PlannedTransition, type TransitionRequest } from './transitions.js';
 
 /** What one transition did: the order after it, the event written and any ledger reversals (cents). */
@@ -21,11 +21,12 @@ export interface TransitionResult {
 }
 
 /**
- * Moves an order to `request.filingStatus` (issue 4 items 1-3 and 5) in ONE transaction: lock the order
- * row, guard (transitions.ts), update, status-history row, side effects, `filing.status_changed` event with
- * its webhook deliveries. A failure anywhere leaves nothing behind (no history, no event, no reversal).
+ * Moves an order to `request.filingStatus` in ONE transaction: lock the order row, guard (transitions.ts), then
+ * the orders module's status change (row, status-history row, `filing.status_changed` event with its webhook
+ * deliveries; ORD-STATUS-1), then side effects. A failure anywhere leaves nothing behind (no history, no event, no reversal).
  *
  * Side effects: cancelled + balance billing -> every debit of the order is reversed (billing rule 3);
+ * cancelled + card payment (checkout billing) -> a refund of the order's amount is recorded and queued (PAY-6);
  * cancelled subscription -> subscriptionStatus canceled; filed formation -> company formationDate =
  * filingDate; filed EIN order -> company ein (see transitions.ts for the test-environment EIN).
  *
@@ -40,13 +41,15 @@ export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, or
     if (!current) throw notFound('order', orderId);
     const plan = planTransition(stateOf(current), request, todayUtc());
     const orderTenant = tenantOf(current);
-    const order = await repo.updateOrderStatus(tx, current.id, plan, subscriptionStatusAfter(current, plan));
-    await insertStatusHistory(tx, orderTenant, {
-      orderId: order.id, fromStatus: plan.from, toStatus: plan.to, exceptionCode: plan.exceptionCode,
-      exceptionMessage: plan.exceptionMessage, filingDate: plan.filingDate, actor,
+    // ORD-STATUS-1: the orders module writes the row, the history row and the event.
+    const changed = await changeOrderStatus(tx, orderTenant, {
+      orderId: current.id, actor,
+      filing: { from: plan.from, to: plan.to, exceptionCode: plan.exceptionCode, exceptionMessage: plan.exceptionMessage, filingDate: plan.filingDate },
+      subscription: { status: subscriptionStatusAfter(current, plan) },
     });
+    const order = changed.order as unknown as repo.OrderRow;
+    const event = changed.event;
     const reversals = await applySideEffects(tx, orderTenant, order, plan, actor);
-    const event = await emitStatusChanged(tx, orderTenant, order);
     return { order, plan, event, reversals };
   });
 }
@@ -88,6 +91,8 @@ function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition):
 
 async function applySideEffects(tx: Db, tenant: Tenant, order: repo.OrderRow, plan: PlannedTransition, actor: string): Promise<LedgerEntryRow[]> {
   if (plan.to === 'cancelled' && order.billing === 'balance') return reverseOrderDebits(tx, tenant, order.id, actor);
+  // A card-paid order's retail + state fee go back to the card (PAY-6); the job sends the refund after the commit.
+  if (plan.to === 'cancelled' && order.billing === 'checkout') await queueCardRefund(tx, tenant, order);
   if (plan.to === 'filed' && order.order_type === 'formation') {
     await setCompanyFiled(tx, tenant, order.company_id, { formationDate: plan.filingDate!, formationState: order.filing_state });
   }

@@ -1,24 +1,30 @@
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
+import { referencedNotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
-import { debitOrThrow } from '../billing/ledger.js';
-import { insertCompany } from '../companies/companies.service.js';
+import { debitOrThrow, type DebitLine } from '../billing/ledger.js';
+import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
 import { DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '../companies/company-rules.js';
-import { emitStatusChanged } from '../filings/filing-events.js';
-import { insertStatusHistory } from '../filings/status-history.js';
-import { checkOrderFacts } from './order-checks.js';
+import { emitEvents } from '../events/events.service.js';
+import { statusChangedData } from '../filings/filing-events.js';
+import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import * as repo from './orders.repo.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
- * Placing an order (ARCHITECTURE.md "Request path"; spec "POST /orders", "Billing rules"; issue 3 items 2,
- * 5-7): ONE transaction that locks the company (existing company), re-runs the database rules, prices the
- * request, writes the order group, the company (formation), the orders, a `submitted` status-history row and
- * a filing.status_changed event (with its webhook deliveries) per order, and finally locks the balance, checks
- * the whole total and writes one ledger debit per priced line. A 402 rolls everything back: nothing is written.
+ * Placing orders (ORD-PLACE-1..4; billing rules 1-7): everything that can be known before writing is worked out
+ * first — request rules, the user, prices and fees (one read), ids, amounts, the rows themselves — and the
+ * transaction then sends few statements: (existing company only: lock it and check its facts), ONE statement
+ * for the company, order group, orders and status history, ONE for the events and their deliveries
+ * (emitEvents), and last ONE for the debit, which locks the balance, checks the whole total and appends every
+ * ledger line, or writes nothing and answers 402 (then the rollback removes the rest). The balance row is so
+ * locked only for that statement and the commit.
+ *
+ * Every order of the service is placed by {@link recordPlacement}: POST /orders, dashboard checkout
+ * (placeOrderInTx), certificates of good standing, and the test factories.
  */
 
 /** How an order is placed. API orders: `{source: 'api', billing: 'balance'}`. */
@@ -62,13 +68,30 @@ export interface PlacedOrder {
 }
 
 /**
- * Places a POST /orders request (or a dashboard order) in its own transaction.
- * @throws ValidationError (400) for any request rule; 400/403/409 from the database rules (see checkOrderFacts);
- * AppError insufficient_balance (402) when balance-billed and the balance cannot cover the whole request.
+ * Places a POST /orders request (or a dashboard order) in its own transaction (ORD-PLACE-1). For a formation the
+ * user, prices and fees are read in one statement before the transaction; for an existing company prices and
+ * fees are, and the company's facts are checked inside it under the company's row lock.
+ * @throws ValidationError (400) for any request rule; 400/403/404/409 from the database rules (see checkOrderFacts);
+ * AppError insufficient_balance (402) when balance-billed and the balance cannot cover the whole request (nothing
+ * is written).
  */
 export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
   throwIfRuleErrors(orderRuleErrors(body));
-  return withTransaction(ctx.pool, (tx) => placeOrderInTx(tx, tenant, body, options));
+  const pricing = pricingOf(options);
+  const inputs = await repo.loadPlacementInputs(ctx.pool, tenant, body.userId, body.filingState);
+  if (body.formation) {
+    if (!inputs.userExists) throw unknownUser(body.userId);
+    const plan = await planOrder(ctx.pool, tenant, body, formationFacts(body), pricing, inputs);
+    const placement = placementOf(tenant, body, plan, options);
+    return withTransaction(ctx.pool, async (tx) => (await earlierPlacement(tx, tenant, options)) ?? recordPlacement(tx, tenant, placement));
+  }
+  return withTransaction(ctx.pool, async (tx) => {
+    const earlier = await earlierPlacement(tx, tenant, options);
+    if (earlier) return earlier;
+    const facts = await checkOrderFacts(tx, tenant, body, true);
+    const plan = await planOrder(tx, tenant, body, facts, pricing, inputs);
+    return recordPlacement(tx, tenant, placementOf(tenant, body, plan, options));
+  });
 }
 
 /**
@@ -77,66 +100,130 @@ export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBod
  * @throws as placeOrder, except the request rules: the database rules (checkOrderFacts), insufficient_balance (402).
  */
 export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
-  if (options.idempotencyKey) {
-    const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, options.idempotencyKey);
-    if (earlier) return { created: true, groupId: earlier.id, companyId: earlier.company_id, items: earlier.orders.map(toItemView), totalCents: earlier.total_cents };
-  }
-  const pricing: PricingOptions = { ...options, retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType };
+  const earlier = await earlierPlacement(tx, tenant, options);
+  if (earlier) return earlier;
   const facts = await checkOrderFacts(tx, tenant, body, true);
-  const plan = await planOrder(tx, tenant, body, facts, { ...pricing, billing: options.billing });
-  const actor = options.actor ?? options.source;
-  const fresh = plan.items.filter((i) => !i.existing);
-  if (!fresh.length) {
-    return { created: false, groupId: null, companyId: facts.companyId!, items: plan.items.map((i) => toItemView(i.existing!)), totalCents: 0 };
+  const plan = await planOrder(tx, tenant, body, facts, pricingOf(options));
+  return recordPlacement(tx, tenant, placementOf(tenant, body, plan, options));
+}
+
+/**
+ * A placement worked out in full before writing: the rows, the ledger lines and the response. Built by
+ * placeOrder/placeOrderInTx from a priced request, by certificate orders, and by the test factories.
+ */
+export interface Placement {
+  rows: repo.PlacementRows;
+  /** Balance billing: one debit per priced line (cents >= 0, orderId set), checked and written together. Empty for checkout. */
+  debits: DebitLine[];
+  /** Items of the response that already exist (registered-agent no-op), keyed by position in `order`. */
+  existing: Map<number, repo.OrderRow>;
+  /** The response's item order: an index into rows.orders, or into `existing` (negative: -1 - key). */
+  order: number[];
+  totalCents: number;
+}
+
+/**
+ * THE placement writer (ORD-PLACE-1): inserts the placement's rows (company, group, orders, `submitted` history),
+ * emits one filing.status_changed per new order with its deliveries, then debits the balance in one statement
+ * (402 insufficient_balance when short: the caller's transaction must roll back, which withTransaction does).
+ * Runs in the caller's transaction; 3 statements when the company slug is free.
+ * @returns the placed request. @throws AppError insufficient_balance (402).
+ */
+export async function recordPlacement(tx: Db, tenant: Tenant, p: Placement): Promise<PlacedOrder> {
+  const companyId = p.rows.group.companyId;
+  if (!p.rows.orders.length) {
+    return { created: false, groupId: null, companyId, items: p.order.map((i) => toItemView(p.existing.get(-1 - i)!)), totalCents: 0 };
   }
-  const companyId = facts.companyId ?? (await insertCompany(tx, tenant, formationCompany(body), body.userId)).id;
-  const groupId = newId('orderGroup');
-  await repo.insertOrderGroup(tx, tenant, {
-    id: groupId, userId: body.userId, companyId, filingState: body.filingState, source: options.source,
-    billing: options.billing, request: storedRequest(body), totalCents: plan.totalCents, idempotencyKey: options.idempotencyKey,
-  });
-  const rows = new Map<string, repo.OrderRow>();
-  for (const item of plan.items) {
-    if (item.existing) continue;
-    const lines = plan.lines.filter((l) => l.orderType === item.orderType);
-    rows.set(item.orderType, await repo.insertOrder(tx, tenant, {
-      id: newId('order'), groupId, companyId, userId: body.userId, orderType: item.orderType, filingState: body.filingState,
-      filingType: item.filingType, subscriptionStatus: item.subscriptionStatus, details: item.details, billing: options.billing,
-      ...amounts(lines, options.billing),
-    }));
+  let rows = await repo.insertPlacement(tx, tenant, p.rows);
+  // ORD-PLACE-3: the kebab-case name is tried first (one statement); when taken, the next free suffix is read and used.
+  for (let attempt = 0; !rows && p.rows.company && attempt < 20; attempt++) {
+    const slug = await freeCompanySlug(tx, tenant, p.rows.company.columns.legal_name);
+    rows = await repo.insertPlacement(tx, tenant, { ...p.rows, company: { ...p.rows.company, slug } });
   }
-  for (const row of rows.values()) {
-    await insertStatusHistory(tx, tenant, { orderId: row.id, fromStatus: null, toStatus: 'submitted', actor });
-    await emitStatusChanged(tx, tenant, row);
-  }
-  // Last, so the tenant's balance row stays locked only for the debits and the commit: debitOrThrow locks it,
-  // checks the WHOLE total and throws 402 before writing any entry; the rollback then removes everything above
-  // (billing rule 2; issue 3 items 5-6).
-  if (options.billing === 'balance') await debitLines(tx, tenant, plan, rows, actor);
+  if (!rows) throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
+  await emitEvents(tx, tenant, rows.map((r) => ({ type: 'filing.status_changed' as const, data: statusChangedData(r) })));
+  if (p.rows.group.billing === 'balance' && p.debits.length) await debitOrThrow(tx, tenant, p.debits, p.rows.actor);
   return {
     created: true,
-    groupId,
+    groupId: p.rows.group.id,
     companyId,
-    items: plan.items.map((i) => toItemView(i.existing ?? rows.get(i.orderType)!)),
-    totalCents: plan.totalCents,
+    items: p.order.map((i) => toItemView(i >= 0 ? rows![i]! : p.existing.get(-1 - i)!)),
+    totalCents: p.totalCents,
+  };
+}
+
+/** The earlier request's orders when its Idempotency-Key placed a group already, else null. */
+async function earlierPlacement(tx: Db, tenant: Tenant, options: PlaceOrderOptions): Promise<PlacedOrder | null> {
+  if (!options.idempotencyKey) return null;
+  const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, options.idempotencyKey);
+  return earlier ? { created: true, groupId: earlier.id, companyId: earlier.company_id, items: earlier.orders.map(toItemView), totalCents: earlier.total_cents } : null;
+}
+
+function pricingOf(options: PlaceOrderOptions): PricingOptions {
+  return { ...options, retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType, billing: options.billing };
+}
+
+/** A formation's facts need no read: the company does not exist yet (formation rules 1, 3). */
+function formationFacts(body: OrderBodyInput): OrderFacts {
+  return { companyId: null, entityType: body.formation!.company.entityType, formationState: body.filingState, activeAgent: null };
+}
+
+function unknownUser(userId: string) {
+  return referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
+}
+
+/** The rows, debits and response order of a priced request. */
+function placementOf(tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, options: PlaceOrderOptions): Placement {
+  const actor = options.actor ?? options.source;
+  const company = plan.facts.companyId ? null : planCompany(formationCompany(body));
+  const companyId = plan.facts.companyId ?? company!.id;
+  const groupId = newId('orderGroup');
+  const orders: repo.PlacementOrder[] = [];
+  const debits: DebitLine[] = [];
+  const existing = new Map<number, repo.OrderRow>();
+  const order: number[] = [];
+  for (const item of plan.items) {
+    if (item.existing) {
+      existing.set(existing.size, item.existing);
+      order.push(-existing.size);
+      continue;
+    }
+    const lines = plan.lines.filter((l) => l.orderType === item.orderType);
+    const id = newId('order');
+    orders.push({
+      id, company_id: companyId, user_id: body.userId, order_type: item.orderType, filing_state: body.filingState,
+      filing_type: item.filingType, subscription_status: item.subscriptionStatus, details: item.details, billing: options.billing,
+      ...amounts(lines, options.billing),
+    });
+    order.push(orders.length - 1);
+    if (options.billing === 'balance') {
+      for (const l of lines) debits.push({ amountCents: l.amountCents, lineType: l.type, description: l.description, orderId: id });
+    }
+  }
+  return {
+    rows: {
+      company: company ? { ...company, adminUserId: body.userId } : null,
+      group: {
+        id: groupId, userId: body.userId, companyId, filingState: body.filingState, source: options.source,
+        billing: options.billing, request: storedRequest(body), totalCents: plan.totalCents, idempotencyKey: options.idempotencyKey,
+      },
+      orders,
+      actor,
+    },
+    debits,
+    existing,
+    order,
+    totalCents: orders.length ? plan.totalCents : 0,
   };
 }
 
 /** orders.amount_cents = sum of its lines; checkout orders also record retail and margin (billing rule 10). */
 function amounts(lines: PricedLine[], billing: 'balance' | 'checkout') {
-  const amountCents = lines.reduce((s, l) => s + l.amountCents, 0);
-  if (billing === 'balance') return { amountCents, retailCents: null, marginCents: null };
+  const amount_cents = lines.reduce((s, l) => s + l.amountCents, 0);
+  if (billing === 'balance') return { amount_cents, retail_cents: null, margin_cents: null };
   const service = lines.filter((l) => !l.stateFee);
-  const retailCents = service.reduce((s, l) => s + l.amountCents, 0);
-  return { amountCents, retailCents, marginCents: retailCents - service.reduce((s, l) => s + l.wholesaleCents, 0) };
-}
-
-/** One append-only debit per priced line of the new orders, linked to its order (billing rules 1, 4-7). */
-async function debitLines(tx: Db, tenant: Tenant, plan: OrderPlan, rows: Map<string, repo.OrderRow>, actor: string): Promise<void> {
-  const lines = plan.lines
-    .filter((l) => rows.has(l.orderType))
-    .map((l) => ({ amountCents: l.amountCents, lineType: l.type, description: l.description, orderId: rows.get(l.orderType)!.id }));
-  await debitOrThrow(tx, tenant, lines, actor);
+  const retail = service.reduce((s, l) => s + l.amountCents, 0);
+  return { amount_cents, retail_cents: retail, margin_cents: retail - service.reduce((s, l) => s + l.wholesaleCents, 0) };
 }
 
 /** The company a formation creates: formationState from filingState, fiscalEndMonth default December (formation rules 1, 3). */

@@ -63,6 +63,12 @@ export interface OrderPlan {
   billing: 'balance' | 'checkout';
 }
 
+/** The tenant's prices (cents) and the filingState's fee row (null: the state has no schedule). */
+export interface PriceInputs {
+  prices: Record<ProductType, TenantPrice>;
+  fees: StateFeeRow | null;
+}
+
 /** The POST /orders/quote answer (dollars at the API edge). */
 export interface Quote {
   companyId: string | null;
@@ -89,12 +95,13 @@ export async function quoteOrder(db: Db, tenant: Tenant, body: OrderBodyInput, o
 }
 
 /**
- * Builds the items and priced lines of a request whose rules and facts were checked.
+ * Builds the items and priced lines of a request whose rules and facts were checked. `loaded`: the tenant's
+ * prices and the filingState's fees when the caller read them already (placement reads them with the user).
  * @throws ValidationError for an inconsistent formationTier option, or a filingState without a fee schedule.
  */
-export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, facts: OrderFacts, options: PricingOptions = {}): Promise<OrderPlan> {
+export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, facts: OrderFacts, options: PricingOptions = {}, loaded?: PriceInputs): Promise<OrderPlan> {
   const billing = options.billing ?? 'balance';
-  const [prices, fees] = await Promise.all([loadTenantPriceMap(db, tenant), findStateFees(db, body.filingState)]);
+  const [prices, fees] = loaded ? [loaded.prices, loaded.fees] : await Promise.all([loadTenantPriceMap(db, tenant), findStateFees(db, body.filingState)]);
   if (!fees) throw new ValidationError([{ field: 'filingState', message: `has no state fee schedule: '${body.filingState}'` }]);
   const p = new LinePricer(prices, fees, facts, billing, options.retailCentsByType ?? {});
   const state = body.filingState;

@@ -1,6 +1,9 @@
 import type { Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
-import type { CompanyRow } from '../companies/companies.repo.js';
+import { newId } from '../../lib/ids.js';
+import { PRICE_SELECT, toTenantPrice, type PriceJoinRow, type ProductType, type StateFeeRow, type TenantPrice } from '../billing/pricing.js';
+import { COMPANY_COLUMNS, type CompanyColumns, type CompanyRow } from '../companies/companies.repo.js';
+import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
 /** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
 export interface OrderRow {
@@ -121,19 +124,16 @@ export interface NewOrderGroup {
 }
 
 /**
- * Inserts the order_groups row of one request, in the placing transaction. `totalCents`: the whole request's
- * debit or charge, in cents.
+ * The group an earlier request with this Idempotency-Key placed within the key's 24 hours, with its orders (oldest
+ * first), or null. A group placed longer ago gives its key up here (IDEM-7), so a reused expired key places a new
+ * order, as it does for every other POST.
  */
-export async function insertOrderGroup(tx: Db, tenant: Tenant, g: NewOrderGroup): Promise<void> {
-  await tx.query(
-    `INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [g.id, tenant.organizationId, tenant.environment, g.userId, g.companyId, g.filingState, g.source, g.billing, g.request, g.totalCents, g.idempotencyKey ?? null],
-  );
-}
-
-/** The group an earlier request with this Idempotency-Key placed, with its orders (oldest first), or null. */
 export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: string): Promise<{ id: string; company_id: string; total_cents: number; orders: OrderRow[] } | null> {
+  await db.query(
+    `UPDATE order_groups SET idempotency_key = NULL
+      WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3 AND created_at < now() - make_interval(hours => ${KEY_TTL_HOURS})`,
+    [tenant.organizationId, tenant.environment, key],
+  );
   const group = await one<{ id: string; company_id: string; total_cents: number }>(
     db,
     'SELECT id, company_id, total_cents FROM order_groups WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3',
@@ -144,37 +144,139 @@ export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: str
   return { ...group, orders: rows };
 }
 
-/**
- * An orders row to insert; filing_status starts at submitted (spec "States and transitions"). A subscription order
- * (subscriptionStatus set: registered_agent, annual_report) also gets current_period_end = placement date (UTC) + 1 year,
- * when the yearly renewal falls due (src/modules/subscriptions, migration 010).
- */
-export interface NewOrder {
-  id: string;
-  groupId: string;
-  companyId: string;
-  userId: string;
-  orderType: string;
-  filingState: string;
-  filingType: string | null;
-  subscriptionStatus: 'active' | null;
-  details: Record<string, unknown>;
-  billing: 'balance' | 'checkout';
-  amountCents: number;
-  retailCents: number | null;
-  marginCents: number | null;
+/** What a placement needs to read before it writes: the user, the tenant's prices and the state's fees. */
+export interface PlacementInputs {
+  userExists: boolean;
+  prices: Record<ProductType, TenantPrice>;
+  fees: StateFeeRow | null;
 }
 
-/** Inserts one order item as `submitted` and returns the row; call in the placing transaction, after insertOrderGroup. */
-export async function insertOrder(tx: Db, tenant: Tenant, o: NewOrder): Promise<OrderRow> {
-  const row = await one<OrderRow>(
-    tx,
-    `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
-                         filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents, current_period_end)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'submitted', $9, $10, $11, $12, $13, $14, $15,
-             CASE WHEN $10::text IS NOT NULL THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END) RETURNING *`,
-    [o.id, tenant.organizationId, tenant.environment, o.groupId, o.companyId, o.userId, o.orderType, o.filingState,
-      o.filingType, o.subscriptionStatus, o.details, o.billing, o.amountCents, o.retailCents, o.marginCents],
+/**
+ * Reads {@link PlacementInputs} in ONE statement (outside the placing transaction: nothing here needs a lock;
+ * a price changed meanwhile is the price at the moment the request was priced, as for a quote).
+ */
+export async function loadPlacementInputs(db: Db, tenant: Tenant, userId: string, filingState: string): Promise<PlacementInputs> {
+  const row = await one<{ user_exists: boolean; prices: PriceJoinRow[]; fees: StateFeeRow | null }>(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM users WHERE id = $3 AND organization_id = $1 AND environment = $2) AS user_exists,
+            (SELECT json_agg(p) FROM (${PRICE_SELECT}) p) AS prices,
+            (SELECT row_to_json(f) FROM state_fees f WHERE state = $4) AS fees`,
+    [tenant.organizationId, tenant.environment, userId, filingState.toUpperCase()],
   );
-  return row!;
+  const prices = Object.fromEntries((row!.prices ?? []).map((r) => [r.type, toTenantPrice(r)])) as Record<ProductType, TenantPrice>;
+  return { userExists: row!.user_exists, prices, fees: row!.fees };
+}
+
+/** One order of a placement, as inserted (filing_status submitted). Money in cents. */
+export interface PlacementOrder {
+  id: string;
+  company_id: string;
+  user_id: string;
+  order_type: string;
+  filing_state: string;
+  filing_type: string | null;
+  subscription_status: 'active' | null;
+  details: Record<string, unknown>;
+  billing: 'balance' | 'checkout';
+  amount_cents: number;
+  retail_cents: number | null;
+  margin_cents: number | null;
+}
+
+/** Everything one placement inserts besides the ledger and the events (ORD-PLACE-1). */
+export interface PlacementRows {
+  /** A company formed by this placement, with the slug to use; null when the orders are for an existing company. */
+  company: { id: string; slug: string; columns: CompanyColumns; adminUserId: string } | null;
+  group: NewOrderGroup;
+  orders: PlacementOrder[];
+  /** Status-history actor of the `submitted` rows. */
+  actor: string;
+}
+
+const PLACED_COLUMNS = `${orderSummaryColumns()}, details`;
+
+/**
+ * Inserts the company (formation), its admin link, the order group, the orders and their `submitted`
+ * status-history rows in ONE statement. @returns the inserted orders in the order given, or null when the
+ * company's slug was taken meanwhile (then NOTHING was inserted: pick another slug and call again).
+ */
+export async function insertPlacement(tx: Db, tenant: Tenant, p: PlacementRows): Promise<OrderRow[] | null> {
+  const company = p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null;
+  const history = p.orders.map((o) => ({ id: newId('statusChange'), order_id: o.id }));
+  const group = {
+    id: p.group.id, user_id: p.group.userId, company_id: p.group.companyId, filing_state: p.group.filingState, source: p.group.source,
+    billing: p.group.billing, request: p.group.request, total_cents: p.group.totalCents, idempotency_key: p.group.idempotencyKey ?? null,
+  };
+  const { rows } = await tx.query<OrderRow>(
+    `WITH company AS (
+       INSERT INTO companies (id, organization_id, environment, slug, ${COMPANY_COLUMNS.join(', ')})
+       SELECT r.id, $1, $2, r.slug, ${COMPANY_COLUMNS.map((c) => `r.${c}`).join(', ')}
+         FROM jsonb_populate_record(NULL::companies, $3::jsonb) r WHERE $3::jsonb IS NOT NULL
+       ON CONFLICT ON CONSTRAINT companies_slug_unique DO NOTHING
+       RETURNING id
+     ), admin AS (
+       INSERT INTO company_admins (company_id, user_id, organization_id, environment)
+       SELECT company.id, $4, $1, $2 FROM company
+       ON CONFLICT (company_id, user_id) DO NOTHING
+     ), go AS (
+       SELECT 1 WHERE $3::jsonb IS NULL OR EXISTS (SELECT 1 FROM company)
+     ), grp AS (
+       INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents, idempotency_key)
+       SELECT g.id, $1, $2, g.user_id, g.company_id, g.filing_state, g.source, g.billing, g.request, g.total_cents, g.idempotency_key
+         FROM go, jsonb_populate_record(NULL::order_groups, $5::jsonb) g
+       RETURNING id
+     ), placed AS (
+       INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
+                           filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents, current_period_end)
+       SELECT o.id, $1, $2, grp.id, o.company_id, o.user_id, o.order_type, o.filing_state, 'submitted',
+              o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents, o.margin_cents,
+              CASE WHEN o.subscription_status IS NOT NULL THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END
+         FROM grp, jsonb_populate_recordset(NULL::orders, $6::jsonb) o
+       RETURNING ${PLACED_COLUMNS}
+     ), history AS (
+       INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, actor)
+       SELECT h.id, placed.id, $1, $2, NULL, 'submitted', $8
+         FROM jsonb_populate_recordset(NULL::order_status_history, $7::jsonb) h JOIN placed ON placed.id = h.order_id
+     )
+     SELECT * FROM placed`,
+    [tenant.organizationId, tenant.environment, company ? JSON.stringify(company) : null, p.company?.adminUserId ?? null,
+      JSON.stringify(group), JSON.stringify(p.orders), JSON.stringify(history), p.actor],
+  );
+  if (!rows.length) return null;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return p.orders.map((o) => byId.get(o.id)!);
+}
+
+/**
+ * Writes a status change and, for a filing status, its history row, in ONE statement (see order-status.ts).
+ * `keepSubscriptionStatus`: only the period end changes. @returns the whole row after the change, or null.
+ */
+export async function updateOrderStatus(
+  tx: Db, tenant: Tenant,
+  c: { orderId: string; actor: string; filing?: { from: string | null; to: string; exceptionCode?: string | null; exceptionMessage?: string | null; filingDate?: string | null }; subscription?: { status: string | null; currentPeriodEnd?: string } },
+  keepSubscriptionStatus = false,
+): Promise<(OrderRow & { current_period_end: string | null }) | null> {
+  const f = c.filing;
+  const s = c.subscription;
+  return one(
+    tx,
+    `WITH changed AS (
+       UPDATE orders SET
+              filing_status = CASE WHEN $4::boolean THEN $5 ELSE filing_status END,
+              exception_code = CASE WHEN $4::boolean THEN $6 ELSE exception_code END,
+              exception_message = CASE WHEN $4::boolean THEN $7 ELSE exception_message END,
+              filing_date = COALESCE($8::date, filing_date),
+              subscription_status = CASE WHEN $9::boolean THEN $10 ELSE subscription_status END,
+              current_period_end = COALESCE($11::date, current_period_end),
+              updated_at = now()
+        WHERE id = $1 AND organization_id = $2 AND environment = $3
+       RETURNING *
+     ), history AS (
+       INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, exception_code, exception_message, filing_date, actor)
+       SELECT $12, changed.id, $2, $3, $13, $5, $6, $7, $8::date, $14 FROM changed WHERE $4::boolean
+     )
+     SELECT * FROM changed`,
+    [c.orderId, tenant.organizationId, tenant.environment, Boolean(f), f?.to ?? null, f?.exceptionCode ?? null, f?.exceptionMessage ?? null,
+      f?.filingDate ?? null, Boolean(s) && !keepSubscriptionStatus, s?.status ?? null, s?.currentPeriodEnd ?? null, newId('statusChange'), f?.from ?? null, c.actor],
+  );
 }

@@ -99,12 +99,12 @@ export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]
   );
 }
 
-/** Revokes a key at once; returns null when the organization (any, when null) has no such key. */
-export function revokeApiKey(db: Db, organizationId: string | null, keyId: string): Promise<ApiKeyRow | null> {
-  return one<ApiKeyRow>(
+/** Revokes a key at once; returns null when the organization (any, when null) has no such key. The hash is for the key cache only. */
+export function revokeApiKey(db: Db, organizationId: string | null, keyId: string): Promise<(ApiKeyRow & { key_hash: string }) | null> {
+  return one<ApiKeyRow & { key_hash: string }>(
     db,
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::text IS NULL OR organization_id = $2)
-     RETURNING id, organization_id, environment, redacted, created_at, revoked_at`,
+     RETURNING id, organization_id, environment, redacted, created_at, revoked_at, key_hash`,
     [keyId, organizationId],
   );
 }

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
 import { domainVerificationView } from './domain-verification.js';
+import { forgetApiKeyInProcess } from './api-key-cache.js';
 import * as repo from './organizations.repo.js';
 
 /** A newly created API key. `key` is the secret itself, shown once and never stored; createdAt ISO 8601. */
@@ -94,8 +95,11 @@ export async function addApiKey(db: Db, organizationId: string, environment: Env
  * whichever organization owns the key. @throws AppError not_found.
  */
 export async function revokeKey(db: Db, organizationId: string | null, keyId: string): Promise<repo.ApiKeyRow> {
-  const row = await repo.revokeApiKey(db, organizationId, keyId);
-  if (!row) throw new AppError('not_found', organizationId ? `Organization '${organizationId}' has no API key '${keyId}'` : `No such API key: '${keyId}'`);
+  const found = await repo.revokeApiKey(db, organizationId, keyId);
+  if (!found) throw new AppError('not_found', organizationId ? `Organization '${organizationId}' has no API key '${keyId}'` : `No such API key: '${keyId}'`);
+  const { key_hash: keyHash, ...row } = found;
+  // AUTH-12: this process forgets it now; the others when the NOTIFY of the commit reaches them.
+  forgetApiKeyInProcess(keyHash);
   return row;
 }
 

@@ -1,15 +1,67 @@
 /**
- * The payment provider of in-app checkout (issue 5 item 5). A provider charges a card once per checkout and
- * can refund a charge whose order could not be placed. Card data passes through memory only: it is never
- * stored or logged (the payments row keeps the last four digits).
+ * The payment provider of in-app checkout (billing rule 10, PAY-1). Two kinds:
+ * - `card`: the service takes the card details and charges them at once (the test environment's sandbox);
+ * - `hosted`: the customer pays on the provider's own page (Stripe Checkout) and the provider confirms the payment
+ *   later through a signed webhook; only then is the order placed (PAY-3).
+ * Both refund a charge (an order that could not be placed, a cancelled order: PAY-6). Card data passes through
+ * memory only: it is never stored or logged (the payments row keeps the last four digits at most).
  */
-export interface PaymentProvider {
-  /** Stored on the payments row, e.g. 'sandbox'. */
+export type PaymentProvider = CardPaymentProvider | HostedPaymentProvider;
+
+interface ProviderBase {
+  /** Stored on the payments row, e.g. 'sandbox', 'stripe'. */
   readonly name: string;
+  /**
+   * Gives back `amountCents` of a succeeded charge (all of it or one order's share). The same idempotency key never
+   * refunds twice. @returns the provider's refund reference. @throws when the provider refuses or cannot be reached.
+   */
+  refund(request: RefundRequest): Promise<{ reference: string }>;
+}
+
+/** A provider that charges card details typed into our own form. */
+export interface CardPaymentProvider extends ProviderBase {
+  readonly kind: 'card';
   /** Charges `amountCents` (USD). Never throws for a declined card: that is a `declined` result with a message for the customer. */
   charge(request: ChargeRequest): Promise<ChargeResult>;
-  /** Gives back a succeeded charge in full (an order that failed after the charge). */
-  refund(reference: string, amountCents: number): Promise<void>;
+}
+
+/** A provider whose own page takes the card; payment is confirmed later by a signed event (PAY-2, PAY-3). */
+export interface HostedPaymentProvider extends ProviderBase {
+  readonly kind: 'hosted';
+  /**
+   * Opens a payment page for one checkout. @returns the provider's session id and the address to send the customer to.
+   * @throws when the provider refuses or cannot be reached (nothing is charged then).
+   */
+  createSession(request: HostedSessionRequest): Promise<{ sessionId: string; url: string }>;
+}
+
+/** One refund: `reference` is the charge's provider reference (a Stripe PaymentIntent id), `amountCents` in US cents. */
+export interface RefundRequest {
+  reference: string;
+  amountCents: number;
+  idempotencyKey: string;
+}
+
+/** A priced line of a hosted payment page: a service at retail or a state fee, in US cents (PAY-2). */
+export interface HostedLine {
+  description: string;
+  amountCents: number;
+}
+
+/** What a hosted payment page shows and where it sends the customer afterwards. */
+export interface HostedSessionRequest {
+  /** Our card_checkouts id (`chk_...`), carried in the session's metadata and client reference. */
+  checkoutId: string;
+  /** Lines of zero cents (services included in a package) are left out; the total is their sum. */
+  lines: HostedLine[];
+  /** Shown on the page: the customer pays this organization. */
+  organizationName: string;
+  /** Prefilled on the page (the signed-in dashboard user). */
+  customerEmail: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** The same key never opens a second page for the same checkout. */
+  idempotencyKey: string;
 }
 
 /** Card fields as typed by the customer (digits only after normalisation). */
@@ -22,7 +74,7 @@ export interface CardDetails {
   name: string;
 }
 
-/** One charge: `amountCents` in US cents (retail plus state fees, issue 5 item 5), the card, and an idempotency key. */
+/** One charge: `amountCents` in US cents (retail plus state fees, billing rule 10), the card, and an idempotency key. */
 export interface ChargeRequest {
   amountCents: number;
   card: CardDetails;

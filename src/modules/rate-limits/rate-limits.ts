@@ -23,7 +23,7 @@ export const rateLimitedRequests = new Counter({
 });
 
 /** The limits this service applies; each names its counter bucket prefix and whom it counts. */
-export type LimitName = 'api' | 'admin' | 'admin-auth' | 'sign-in' | 'magic-link';
+export type LimitName = 'api' | 'admin' | 'admin-auth' | 'sign-in' | 'magic-link' | 'webhook-test' | 'webhook-resend';
 
 /**
  * The @fastify/rate-limit store over SharedCounters: `incr` answers from process memory (no round trip), the
@@ -104,6 +104,25 @@ export function adminAuthThrottle(limits: RateLimitConfig) {
     failed(request: FastifyRequest): void {
       request.server.rateLimitCounters.hit(bucket(request), windowMs);
     },
+  };
+}
+
+/**
+ * A per-tenant limit on one costly action (SEC-4: webhook test sends, resends): at most `max` per minute per
+ * organization and environment, counted in the shared counters (bucket `<name>:<org>:<env>`). Returns a preHandler
+ * for routes behind the API-key check.
+ * @throws AppError rate_limited (429, with Retry-After and RateLimit-* headers) beyond `max`; `what` names the action.
+ */
+export function perTenantActionLimit(name: LimitName, max: number, what: string) {
+  const windowMs = 60_000;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const { current, ttlMs } = request.server.rateLimitCounters.hit(`${name}:${request.tenant.organizationId}:${request.tenant.environment}`, windowMs);
+    const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+    reply.header('ratelimit-limit', max).header('ratelimit-remaining', Math.max(0, max - current)).header('ratelimit-reset', seconds);
+    if (current <= max) return;
+    rateLimitedRequests.inc({ limit: name });
+    reply.header('retry-after', seconds);
+    throw new AppError('rate_limited', `Too many ${what} for this environment: at most ${max} per minute; retry in ${seconds} seconds (Retry-After)`);
   };
 }
 

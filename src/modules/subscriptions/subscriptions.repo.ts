@@ -79,16 +79,6 @@ export function findOtherActiveAgent(db: Db, sub: SubscriptionRow): Promise<{ id
   );
 }
 
-/** Sets the subscription status and the end of the paid period (`periodEnd` 'YYYY-MM-DD'). @returns the updated row. */
-export async function updateSubscription(tx: Db, orderId: string, status: SubscriptionStatus, periodEnd: string): Promise<SubscriptionRow> {
-  const row = await one<SubscriptionRow>(
-    tx,
-    `UPDATE orders o SET subscription_status = $2, current_period_end = $3, updated_at = now() WHERE o.id = $1 RETURNING ${COLUMNS}`,
-    [orderId, status, periodEnd],
-  );
-  return row!;
-}
-
 /** One paid period to record. Money in cents; dates 'YYYY-MM-DD'. */
 export interface NewRenewal {
   orderId: string;

@@ -3,7 +3,7 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { centsToDollars } from '../../lib/money.js';
 import { debitOrThrow, lockBalance, type DebitLine } from '../billing/ledger.js';
 import { stateFeeCents, wholesaleCents, type EntityType } from '../billing/pricing.js';
-import { emitStatusChanged } from '../filings/filing-events.js';
+import { changeOrderStatus, extendSubscriptionPeriod } from '../orders/order-status.js';
 import { todayUtc } from '../filings/transitions.js';
 import * as repo from './subscriptions.repo.js';
 import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.js';
@@ -127,7 +127,7 @@ export function renewSubscription(ctx: AppContext, orderId: string, asOf: string
     }
     const newEnd = periods[periods.length - 1].end;
     const paid = { amountCents: totalCents, periods: periods.length };
-    if (sub.subscription_status === 'active') return outcome(await repo.updateSubscription(tx, sub.id, 'active', newEnd), 'renewed', paid);
+    if (sub.subscription_status === 'active') return outcome(await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd) as unknown as SubscriptionRow, 'renewed', paid);
     const row = await changeStatus(tx, tenant, sub, 'active', newEnd, { reason: 'paid', detail: { amountPaid: centsToDollars(totalCents) }, actor });
     return outcome(row, 'reactivated', paid);
   });
@@ -178,8 +178,9 @@ async function renewalLines(db: Db, sub: SubscriptionRow, entityType: EntityType
 /** Changes the status (and period end), emits filing.status_changed and records the change, in `tx`. */
 async function changeStatus(tx: Db, tenant: Tenant, sub: SubscriptionRow, to: SubscriptionStatus, periodEnd: string,
   why: { reason: string; detail?: Record<string, unknown>; actor: string }): Promise<SubscriptionRow> {
-  const row = await repo.updateSubscription(tx, sub.id, to, periodEnd);
-  const event = await emitStatusChanged(tx, tenant, row);
+  // ORD-STATUS-1: the orders module writes the row and the event; the subscription's own history is kept here.
+  const { order, event } = await changeOrderStatus(tx, tenant, { orderId: sub.id, actor: why.actor, subscription: { status: to, currentPeriodEnd: periodEnd } });
+  const row = order as unknown as SubscriptionRow;
   await repo.insertStatusChange(tx, tenant, {
     orderId: sub.id, fromStatus: sub.subscription_status, toStatus: to, reason: why.reason, detail: why.detail, eventId: event.id, actor: why.actor,
   });

@@ -81,87 +81,6 @@ export function listAttempts(db: Db, tenant: Tenant, deliveryId: string): Promis
   );
 }
 
-/** Everything the delivery task needs, read without locks before the HTTP call. */
-export interface DeliveryJobRow {
-  id: string;
-  organization_id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  endpoint_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  endpoint_disabled: boolean;
-  endpoint_disabled_reason: string | null;
-  endpoint_deleted: boolean;
-  event_id: string;
-  event_type: string;
-  event_data: Record<string, unknown>;
-  event_created_at: Date;
-  /** The database clock, so "is it due" and "is the old secret still valid" never depend on the worker's clock. */
-  db_now: Date;
-}
-
-/** The delivery with its endpoint and event (any tenant: the task has only the delivery id), or null when unknown. */
-export function loadDeliveryJob(db: Db, deliveryId: string): Promise<DeliveryJobRow | null> {
-  return one<DeliveryJobRow>(
-    db,
-    `SELECT d.id, d.organization_id, d.status, d.attempt_count, d.next_attempt_at, w.id AS endpoint_id, w.url, w.secret, w.previous_secret,
-            w.previous_secret_expires_at, w.disabled AS endpoint_disabled, w.disabled_reason AS endpoint_disabled_reason,
-            w.deleted_at IS NOT NULL AS endpoint_deleted, e.id AS event_id, e.type AS event_type, e.data AS event_data,
-            e.created_at AS event_created_at, now() AS db_now
-       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
-      WHERE d.id = $1`,
-    [deliveryId],
-  );
-}
-
-/** Locks a delivery for the post-attempt transaction. */
-export function lockDelivery(db: Db, deliveryId: string): Promise<{ status: DeliveryStatus; attempt_count: number; auto_retry: boolean; environment: 'live' | 'test'; organization_id: string } | null> {
-  return one(db, 'SELECT status, attempt_count, auto_retry, environment, organization_id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [deliveryId]);
-}
-
-/** Records one HTTP try (issue 4 item 7: status code, duration, first 4 KB of the response, error). */
-export async function insertAttempt(
-  db: Db,
-  a: { deliveryId: string; organizationId: string; environment: string; attemptNumber: number; url: string; statusCode: number | null; durationMs: number; responseBody: string; error: string | null },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_attempts (id, delivery_id, organization_id, environment, attempt_number, url, status_code, duration_ms, response_body, error)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [newId('webhookAttempt'), a.deliveryId, a.organizationId, a.environment, a.attemptNumber, a.url, a.statusCode, a.durationMs, a.responseBody || null, a.error],
-  );
-}
-
-/**
- * Writes a delivery's state after an attempt. `retryInSeconds` (may be fractional) sets next_attempt_at;
- * null clears it. `status` null keeps the current status (an attempt that raced with a finished one).
- */
-export async function updateDeliveryAfterAttempt(
-  db: Db,
-  id: string,
-  u: { attemptNumber: number; status: DeliveryStatus | null; retryInSeconds: number | null; failureReason: string | null },
-): Promise<void> {
-  await db.query(
-    `UPDATE webhook_deliveries SET attempt_count = GREATEST(attempt_count, $2), last_attempt_at = now(), updated_at = now(),
-       status = COALESCE($3, status),
-       next_attempt_at = CASE WHEN $3 IS NULL THEN next_attempt_at WHEN $4::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $4::float8) END,
-       failure_reason = CASE WHEN $3 IS NULL THEN failure_reason ELSE $5 END
-     WHERE id = $1`,
-    [id, u.attemptNumber, u.status, u.retryInSeconds, u.failureReason],
-  );
-}
-
-/** Ends a pending delivery without an attempt (endpoint disabled or deleted). */
-export async function failPendingDelivery(db: Db, id: string, reason: string): Promise<void> {
-  await db.query(
-    `UPDATE webhook_deliveries SET status = 'failed', failure_reason = $2, next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = 'pending'`,
-    [id, reason],
-  );
-}
-
 /** Makes a delivery pending again for one manual attempt now (resend; no automatic retries follow). */
 export async function reopenDelivery(db: Db, id: string): Promise<void> {
   await db.query(
@@ -177,11 +96,6 @@ export async function reopenDelivery(db: Db, id: string): Promise<void> {
  */
 export async function bringRetryForward(db: Db, id: string): Promise<void> {
   await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
-}
-
-/** Marks a delivery as single-attempt (webhook.test pings). */
-export async function disableAutoRetry(db: Db, id: string): Promise<void> {
-  await db.query('UPDATE webhook_deliveries SET auto_retry = false WHERE id = $1', [id]);
 }
 
 /** Writes a `webhook.test` event row (no fan-out: only the endpoint under test receives it). */

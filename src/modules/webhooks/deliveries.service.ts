@@ -2,7 +2,7 @@ import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
-import { queueDeliveryAttempt } from '../events/events.service.js';
+import { notifyDeliveriesDue } from './dispatch.repo.js';
 import * as repo from './deliveries.repo.js';
 import { findEndpoint } from './webhooks.repo.js';
 
@@ -98,7 +98,7 @@ export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string
     if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`);
     if (row.status === 'pending') await repo.bringRetryForward(tx, id);
     else await repo.reopenDelivery(tx, id);
-    await queueDeliveryAttempt(tx, id, 0);
+    await notifyDeliveriesDue(tx);
     return deliveryView((await repo.findDelivery(tx, tenant, id))!);
   });
 }

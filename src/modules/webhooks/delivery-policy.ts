@@ -1,9 +1,12 @@
 import type { DeliveryStatus } from './deliveries.repo.js';
 
+/** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 /** ±10 %: retries of many deliveries that failed together (an outage) spread out instead of arriving at once. */
 export const JITTER_FRACTION = 0.1;
 
-/** True for a 2xx answer, the only success (issue 4 item 7). */
+/** True for a 2xx answer, the only success (WH-4). */
 export function isSuccess(statusCode: number | null): boolean {
   return statusCode !== null && statusCode >= 200 && statusCode < 300;
 }
@@ -35,7 +38,7 @@ export interface DeliveryDecision {
 }
 
 /**
- * Decides a delivery's state after one attempt (issue 4 item 7; ARCHITECTURE.md "Webhooks"): a 2xx succeeds;
+ * Decides a delivery's state after one attempt (WH-5, WH-6): a 2xx succeeds;
  * otherwise the delivery is retried after `scheduleSeconds[attempt - 1]` with jitter while the schedule lasts,
  * and fails when the schedule is exhausted, when it allows no retries, or when the endpoint was just disabled.
  */

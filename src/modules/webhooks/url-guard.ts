@@ -26,13 +26,6 @@ export function isPublicAddress(ip: string): boolean {
   return parsed.range() === 'unicast';
 }
 
-/** The range name ipaddr.js gives an address ("loopback", "private", …), for error messages. */
-function rangeOf(ip: string): string {
-  let parsed = ipaddr.parse(ip);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range();
-}
-
 /**
  * Checks a webhook URL and resolves its host (issue 4 item 8).
  * - Always: an absolute http(s) URL without user name or password.
@@ -51,11 +44,15 @@ export async function vetWebhookUrl(url: string, allowPrivateNetworks: boolean):
   const addresses = ipaddr.isValid(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 } as VettedAddress] : await resolveAll(host);
   for (const a of addresses) {
     if (!isPublicAddress(a.address)) {
-      throw new UnsafeWebhookUrlError(`host ${host} resolves to ${a.address}, a ${rangeOf(a.address)} address; webhook URLs must resolve to public addresses`);
+      // WH-14: never what the host resolves to, nor which kind of private range: the answer would map internal DNS.
+      throw new UnsafeWebhookUrlError(NON_PUBLIC_MESSAGE);
     }
   }
   return addresses;
 }
+
+/** The one message for a host that resolves to any non-public address (WH-14). */
+export const NON_PUBLIC_MESSAGE = 'resolves to a private or loopback address; webhook URLs must resolve to public addresses';
 
 function parseWebhookUrl(url: string): URL {
   let parsed: URL;

@@ -1,14 +1,15 @@
-import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
-import type { VettedAddress } from './url-guard.js';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { Pool } from 'undici';
+import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
-/** Bytes of the receiver's response kept on the attempt record (issue 4 item 7). */
+/** Bytes of the receiver's response kept on the attempt record (WH-4). */
 export const RESPONSE_BODY_LIMIT = 4096;
 
 /** What one HTTP try produced. `statusCode` is null when no response arrived (timeout, refused, reset). */
 export interface SendResult {
   statusCode: number | null;
-  /** First 4 KB of the response body, decoded as UTF-8 ('' when none). */
+  /** First 4 KB of the response body, decoded as UTF-8 ('' when none, and always '' from a non-public address: SEC-1). */
   responseBody: string;
   error: string | null;
   durationMs: number;
@@ -22,33 +23,109 @@ export interface SendRequest {
   timeoutMs: number;
   /** null: resolve the host normally (private networks allowed). Otherwise connect only to this address. */
   pinned: VettedAddress | null;
+  /** Whether a response body from this address may be kept (default: only public addresses, SEC-1). */
+  keepBodyFrom?: (address: string) => boolean;
+}
+
+/** Origins whose keep-alive pool is kept at most; the least recently used pool is closed beyond it (WH-18). */
+export const MAX_POOLS = 1000;
+/** A pool unused this long (ms) is closed with its connections. */
+export const POOL_IDLE_MS = 60_000;
+
+interface PoolEntry {
+  pool: Pool;
+  lastUsed: number;
 }
 
 /**
- * POSTs a webhook with undici and never throws: every failure becomes `error`. The connection goes to the
- * address vetted just before (a custom `connect.lookup`), so a host that re-resolves to an internal address
- * between check and connect is never reached (DNS rebinding; issue 4 item 8). TLS still verifies the
- * certificate against the URL's host name. Redirects are not followed (a 3xx is a failed attempt).
- * The whole exchange, response body included, must finish within `timeoutMs`.
+ * Keep-alive connection pools, one per receiver origin and vetted address (WH-18): consecutive attempts to one
+ * receiver reuse its connections instead of opening one (and a TLS handshake) per attempt. A pool opens at most
+ * `connectionsPerOrigin` connections, the per-endpoint cap, so in-flight attempts never wait on each other.
+ * Pools are bounded in number ({@link MAX_POOLS}) and closed when idle ({@link POOL_IDLE_MS}).
  */
-export async function sendWebhook(req: SendRequest): Promise<SendResult> {
-  const started = performance.now();
-  const dispatcher = new Agent({ connect: req.pinned ? { lookup: pinnedLookup(req.pinned) } : {}, pipelining: 0 });
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const res = await request(req.url, {
-      method: 'POST',
-      body: req.body,
-      headers: req.headers,
-      dispatcher,
-      signal: AbortSignal.timeout(req.timeoutMs),
+export class WebhookClient {
+  private readonly pools = new Map<string, PoolEntry>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly connectionsPerOrigin: number) {
+    this.sweeper = setInterval(() => this.closeIdle(), POOL_IDLE_MS / 2);
+    this.sweeper.unref();
+  }
+
+  /**
+   * POSTs a webhook and never throws: every failure becomes `error`. The connection goes to the address vetted
+   * just before (a custom `connect.lookup`), so a host that re-resolves to an internal address between check and
+   * connect is never reached (DNS rebinding; WH-13). TLS still verifies the certificate against the URL's host
+   * name. Redirects are not followed (a 3xx is a failed attempt). The whole exchange, response body included,
+   * must finish within `timeoutMs`.
+   */
+  async send(req: SendRequest): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const url = new URL(req.url);
+      // Unpinned (private networks allowed): resolve here and connect to that address, so what is stored below is
+      // decided by the address actually reached.
+      const target = req.pinned ?? (await resolveHost(url.hostname));
+      const pool = this.poolFor(url.origin, target);
+      const res = await pool.request({
+        method: 'POST',
+        path: `${url.pathname}${url.search}`,
+        body: req.body,
+        headers: { ...req.headers, host: url.host },
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
+      // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
+      const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
+      return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
+    } catch (err) {
+      return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
+    }
+  }
+
+  /** Closes every pool, cutting attempts still under way (their rows come back after the lease). */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.allSettled(pools.map((p) => p.pool.destroy()));
+  }
+
+  private poolFor(origin: string, pinned: VettedAddress): Pool {
+    const key = `${origin} ${pinned.address}`;
+    const found = this.pools.get(key);
+    const now = Date.now();
+    if (found) {
+      found.lastUsed = now;
+      // Map order is insertion order: re-inserting keeps the least recently used first.
+      this.pools.delete(key);
+      this.pools.set(key, found);
+      return found.pool;
+    }
+    if (this.pools.size >= MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, PoolEntry];
+      this.pools.delete(oldestKey);
+      oldest.pool.close().catch(() => undefined);
+    }
+    const pool = new Pool(origin, {
+      connections: this.connectionsPerOrigin,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: pinnedLookup(pinned) },
     });
-    const responseBody = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
-    return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
-  } catch (err) {
-    return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
-  } finally {
-    dispatcher.destroy().catch(() => undefined);
+    this.pools.set(key, { pool, lastUsed: now });
+    return pool;
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - POOL_IDLE_MS;
+    for (const [key, entry] of this.pools) {
+      if (entry.lastUsed < cutoff) {
+        this.pools.delete(key);
+        entry.pool.close().catch(() => undefined);
+      }
+    }
   }
 }
 
@@ -59,7 +136,17 @@ function pinnedLookup(pinned: VettedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-// Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes).
+// Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes). A body
+// read to its end leaves the connection reusable.
+// The first address of a host (a literal IP as it is), for an unpinned attempt.
+async function resolveHost(hostname: string): Promise<VettedAddress> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(host);
+  if (family) return { address: host, family: family as 4 | 6 };
+  const found = await dnsLookup(host);
+  return { address: found.address, family: found.family as 4 | 6 };
+}
+
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -79,4 +166,14 @@ function describeError(err: unknown, timeoutMs: number): string {
   const code = e?.code ?? e?.cause?.code;
   const message = e?.cause?.message ?? e?.message ?? String(err);
   return code ? `${code}: ${message}` : message;
+}
+
+/** One POST on a connection of its own, closed afterwards (a client of one use; see {@link WebhookClient.send}). */
+export async function sendWebhook(req: SendRequest): Promise<SendResult> {
+  const client = new WebhookClient(1);
+  try {
+    return await client.send(req);
+  } finally {
+    await client.close();
+  }
 }

@@ -1,7 +1,10 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 
-/** A webhook_endpoints row. `secret` never leaves the service except in create/rotate responses. */
+/**
+ * A webhook_endpoints row. `secret` and `previous_secret` are sealed (SEC-2): open them only through
+ * `signingSecrets` (endpoint-secrets.ts).
+ */
 export interface EndpointRow {
   id: string;
   organization_id: string;
@@ -20,7 +23,7 @@ export interface EndpointRow {
   deleted_at: Date | null;
 }
 
-/** Inserts an endpoint of the tenant with its signing `secret` (whsec_…) and returns the row. */
+/** Inserts an endpoint of the tenant with its signing `secret`, already sealed (sealEndpointSecret), and returns the row. */
 export async function insertEndpoint(
   db: Db,
   tenant: Tenant,
@@ -33,6 +36,20 @@ export async function insertEndpoint(
     [e.id, tenant.organizationId, tenant.environment, e.url, e.description, e.eventTypes, e.secret],
   );
   return row!;
+}
+
+/**
+ * Takes the tenant's endpoint-creation lock (a transaction-scoped advisory lock, released at commit) and counts its
+ * endpoints that are not deleted. Call inside a transaction.
+ */
+export async function lockAndCountEndpoints(db: Db, tenant: Tenant): Promise<number> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-endpoints:' || $1 || ':' || $2))`, [tenant.organizationId, tenant.environment]);
+  const row = await one<{ n: number }>(
+    db,
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND environment = $2 AND deleted_at IS NULL',
+    [tenant.organizationId, tenant.environment],
+  );
+  return row!.n;
 }
 
 /** The tenant's endpoint (not deleted), optionally locked for update; null when absent. */
@@ -101,7 +118,7 @@ export async function softDeleteEndpoint(db: Db, tenant: Tenant, id: string): Pr
 
 /**
  * Moves the current secret of the tenant's (not deleted) endpoint to `previous_secret` for `graceHours` and installs
- * `secret`. @returns the row, or null when the tenant has no such endpoint (a deleted one included).
+ * `secret` (sealed; both are sealed with the endpoint id as associated data, so the move keeps them valid). @returns the row, or null when the tenant has no such endpoint (a deleted one included).
  */
 export function rotateEndpointSecret(db: Db, tenant: Tenant, id: string, secret: string, graceHours: number): Promise<EndpointRow | null> {
   return one<EndpointRow>(

@@ -3,6 +3,7 @@ import type { ApiPluginOptions } from '../../routes.js';
 import { acceptCursorAliases } from '../../lib/pagination.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ListOf, PageQuery } from '../../lib/schemas.js';
+import { perTenantActionLimit } from '../rate-limits/rate-limits.js';
 import * as deliveries from './deliveries.service.js';
 import * as endpoints from './webhooks.service.js';
 import {
@@ -62,6 +63,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   }, async (request) => endpoints.rotateSecret(ctx, request.tenant, request.params.id));
 
   app.post('/webhook-endpoints/:id/test', {
+    preHandler: perTenantActionLimit('webhook-test', ctx.config.rateLimits.webhookTestsPerMinute, 'test events'),
     schema: {
       ...operation('sendTestWebhookEvent'), summary: 'Send a test event', params: EndpointIdParams,
       description: 'Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint\'s failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409.',
@@ -87,6 +89,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
   }, async (request) => deliveries.getDelivery(ctx, request.tenant, request.params.id));
 
   app.post('/webhook-deliveries/:id/resend', {
+    preHandler: perTenantActionLimit('webhook-resend', ctx.config.rateLimits.webhookResendsPerMinute, 'resends'),
     schema: {
       ...operation('resendWebhookDelivery'), summary: 'Resend a webhook delivery', params: DeliveryIdParams,
       description: 'Queues one new attempt now, signed afresh. A failed or succeeded delivery turns pending for that one attempt (no automatic retries follow a failed resend); ' +

@@ -4,9 +4,10 @@ import { AppError, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import { createDelivery } from '../events/events.service.js';
-import { disableAutoRetry, insertTestEvent } from './deliveries.repo.js';
+import { insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';
+import { sealEndpointSecret } from './endpoint-secrets.js';
 import { newSigningSecret } from './signature.js';
 import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
@@ -57,11 +58,21 @@ export interface CreateEndpointInput {
  * @returns the endpoint plus `secret`, the only time the secret is shown.
  * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
  *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
+ *   AppError webhook_endpoint_limit_reached (409) when the tenant has WEBHOOK_ENDPOINTS_MAX endpoints (SEC-4).
  */
 export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
   await checkUrl(ctx, input.url);
+  const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
-  const row = await repo.insertEndpoint(ctx.pool, tenant, { id: newId('webhookEndpoint'), url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret });
+  const row = await withTransaction(ctx.pool, async (tx) => {
+    // SEC-4: the count and the insert are serialised per tenant, so concurrent creates never pass the cap together.
+    const existing = await repo.lockAndCountEndpoints(tx, tenant);
+    const max = ctx.config.webhookEndpointsMax;
+    if (existing >= max) {
+      throw new AppError('webhook_endpoint_limit_reached', `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`);
+    }
+    return repo.insertEndpoint(tx, tenant, { id, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret: sealEndpointSecret(ctx, id, secret) });
+  });
   return { ...endpointView(row), secret };
 }
 
@@ -126,7 +137,7 @@ export async function rotateSecret(ctx: AppContext, tenant: Tenant, id: string):
   // The UPDATE itself checks the tenant and that the endpoint is not deleted (it may be deleted concurrently), so a
   // secret is never issued for an endpoint the caller cannot see.
   const secret = newSigningSecret();
-  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, secret, ROTATION_GRACE_HOURS);
+  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, sealEndpointSecret(ctx, id, secret), ROTATION_GRACE_HOURS);
   if (!row) throw notFound('webhook endpoint', id);
   return { ...endpointView(row), secret };
 }
@@ -143,8 +154,7 @@ export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string)
     if (!endpoint) throw notFound('webhook endpoint', id);
     if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${id} is disabled; enable it with PATCH {"disabled": false} before testing it`);
     const event = await insertTestEvent(tx, tenant, { endpointId: id, message: 'A test event sent from POST /webhook-endpoints/{id}/test' });
-    const deliveryId = await createDelivery(tx, tenant, id, event.id);
-    await disableAutoRetry(tx, deliveryId);
+    const deliveryId = await createDelivery(tx, tenant, id, event.id, false);
     return deliveryView((await findDelivery(tx, tenant, deliveryId))!);
   });
 }

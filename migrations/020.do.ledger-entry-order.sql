@@ -1,0 +1,51 @@
+-- The balance row remembers the id of its tenant's newest ledger entry, so the one statement that posts entries
+-- (it locks that row) can give the new entries ids that sort after every earlier entry, whichever process or
+-- millisecond wrote them: ORDER BY id is then the order in which entries moved the balance, and each entry's
+-- balance_after_cents is the running sum in that order.
+ALTER TABLE balances ADD COLUMN last_entry_id text;
+
+UPDATE balances b
+   SET last_entry_id = (SELECT l.id FROM ledger_entries l
+                         WHERE l.organization_id = b.organization_id AND l.environment = b.environment
+                         ORDER BY l.id DESC LIMIT 1);
+
+-- n new ids of `prefix` in ascending order, all sorting after `after` (NULL: no lower bound): the first is a fresh
+-- new_id unless that would not sort after `after`, in which case it is `after` plus one in its last base-32 digit;
+-- each next id is the previous plus one. Byte order ("C" collation) and the column's order agree for these ids.
+CREATE FUNCTION ids_after(prefix text, after text, n int) RETURNS text[]
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  alphabet constant text := '0123456789abcdefghjkmnpqrstvwxyz';
+  cur text := new_id(prefix);
+  out text[] := '{}';
+  i int;
+  pos int;
+  digit int;
+BEGIN
+  IF after IS NOT NULL AND cur COLLATE "C" <= after COLLATE "C" THEN
+    cur := after;
+    i := 0;
+  ELSE
+    out := array_append(out, cur);
+    i := 1;
+  END IF;
+  WHILE i < n LOOP
+    pos := length(cur);
+    LOOP
+      digit := strpos(alphabet, substr(cur, pos, 1)) - 1;
+      IF digit < 31 THEN
+        cur := overlay(cur PLACING substr(alphabet, digit + 2, 1) FROM pos FOR 1);
+        EXIT;
+      END IF;
+      cur := overlay(cur PLACING '0' FROM pos FOR 1);
+      pos := pos - 1;
+      IF pos <= length(prefix) + 1 THEN
+        RAISE EXCEPTION 'ids_after: no id of % sorts after %', prefix, after;
+      END IF;
+    END LOOP;
+    out := array_append(out, cur);
+    i := i + 1;
+  END LOOP;
+  RETURN out;
+END
+$$;

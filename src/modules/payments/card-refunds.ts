@@ -1,0 +1,122 @@
+import type { Task } from 'graphile-worker';
+import type { AppContext, Tenant } from '../../context.js';
+import { many, one, type Db } from '../../lib/db.js';
+import { newId } from '../../lib/ids.js';
+import type { PaymentProvider } from './payment-provider.js';
+import { paymentProviderFor } from './payments.service.js';
+
+/*
+ * Refunds of cancelled card-paid orders (PAY-6, PAY-7). The status change to cancelled records a card_refunds row
+ * (the order's retail + state fee: orders.amount_cents) and queues a job in the same transaction; the job asks the
+ * payment provider for the refund, with the row id as idempotency key, so a retry after a crash or a timeout never
+ * refunds twice. A refused refund stays pending with its error (shown in the console) and graphile-worker retries it
+ * with growing delays.
+ */
+
+/** graphile-worker task name of {@link refundCardPaymentTask}. */
+export const REFUND_CARD_PAYMENT_TASK = 'refund_card_payment';
+/** Attempts before graphile-worker gives up (with its exponential backoff, about three days). The row stays pending, visible in the console. */
+export const REFUND_MAX_ATTEMPTS = 20;
+
+/** The order fields a refund needs (an orders row as the status change reads it). Money in cents. */
+export interface RefundableOrder {
+  id: string;
+  group_id: string;
+  billing: string;
+  amount_cents: number | string;
+}
+
+/**
+ * Records the refund of a cancelled card-paid order and queues the job that sends it (PAY-6). Call it in the
+ * transaction that moves the order to cancelled. Does nothing for balance-billed orders (their debits are reversed
+ * instead), orders of a group without a succeeded card payment, zero-amount orders, or an order refunded before.
+ * @returns the card_refunds id (rfnd_...), or null when nothing is to refund.
+ * @throws when the refunds of the payment would exceed what it collected (a database trigger guards it).
+ */
+export async function queueCardRefund(tx: Db, tenant: Tenant, order: RefundableOrder): Promise<string | null> {
+  if (order.billing !== 'checkout' || Number(order.amount_cents) <= 0) return null;
+  const row = await one<{ id: string }>(
+    tx,
+    `WITH paid AS (
+       SELECT id, provider FROM payments WHERE group_id = $2 AND status = 'succeeded' AND provider_reference IS NOT NULL ORDER BY created_at LIMIT 1
+     ), refund AS (
+       INSERT INTO card_refunds (id, organization_id, environment, order_id, payment_id, provider, amount_cents)
+       SELECT $1, $3, $4, $5, paid.id, paid.provider, $6 FROM paid
+       ON CONFLICT (order_id) DO NOTHING RETURNING id
+     )
+     SELECT id, graphile_worker.add_job($7, json_build_object('refundId', id), max_attempts := $8) FROM refund`,
+    [newId('cardRefund'), order.group_id, tenant.organizationId, tenant.environment, order.id, Number(order.amount_cents), REFUND_CARD_PAYMENT_TASK, REFUND_MAX_ATTEMPTS],
+  );
+  return row?.id ?? null;
+}
+
+interface RefundFacts {
+  id: string;
+  status: 'pending' | 'succeeded';
+  provider: string;
+  amount_cents: string | number;
+  environment: 'live' | 'test';
+  reference: string;
+}
+
+/**
+ * Sends one refund to the payment provider (payload `{refundId}`). Already succeeded: nothing to do. The provider's
+ * answer is recorded either way (reference and time, or the error and the attempt count); a refusal then throws so
+ * graphile-worker retries later with the same idempotency key.
+ */
+export function refundCardPaymentTask(ctx: AppContext, providerOf: (provider: string, environment: 'live' | 'test') => PaymentProvider | null = (_p, env) => paymentProviderFor(ctx.config, env)): Task {
+  return async (payload, helpers) => {
+    const { refundId } = payload as { refundId: string };
+    const r = await one<RefundFacts>(
+      ctx.pool,
+      `SELECT r.id, r.status, r.provider, r.amount_cents, r.environment, p.provider_reference AS reference
+         FROM card_refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1`,
+      [refundId],
+    );
+    if (!r || r.status === 'succeeded') return;
+    const provider = providerOf(r.provider, r.environment);
+    try {
+      if (!provider || provider.name !== r.provider) throw new Error(`the payment provider '${r.provider}' is not configured`);
+      const done = await provider.refund({ reference: r.reference, amountCents: Number(r.amount_cents), idempotencyKey: r.id });
+      await ctx.pool.query(
+        `UPDATE card_refunds SET status = 'succeeded', provider_reference = $2, refunded_at = now(), attempts = attempts + 1, last_attempt_at = now(), last_error = NULL
+          WHERE id = $1 AND status = 'pending'`,
+        [r.id, done.reference],
+      );
+      helpers.logger.info(`refund ${r.id} of ${r.amount_cents} cents sent to ${r.provider}`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await ctx.pool.query(
+        'UPDATE card_refunds SET attempts = attempts + 1, last_attempt_at = now(), last_error = $2 WHERE id = $1',
+        [r.id, message.slice(0, 500)],
+      );
+      throw err;
+    }
+  };
+}
+
+/** A card refund as the console shows it. Money in cents. */
+export interface CardRefundView {
+  id: string;
+  order_id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  provider: string;
+  amount_cents: number;
+  status: 'pending' | 'succeeded';
+  provider_reference: string | null;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  refunded_at: Date | null;
+}
+
+/** The refund of one order, or null (PAY-6: recorded on the order). */
+export function findRefundOfOrder(db: Db, orderId: string): Promise<CardRefundView | null> {
+  return one<CardRefundView>(db, 'SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE order_id = $1', [orderId]);
+}
+
+/** Refunds the provider has not accepted yet, oldest first (the console's list of failing refunds, PAY-7). */
+export function listUnsettledRefunds(db: Db, limit = 50): Promise<CardRefundView[]> {
+  return many<CardRefundView>(db, `SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1`, [limit]);
+}

@@ -1,0 +1,83 @@
+import Stripe from 'stripe';
+import type { HostedPaymentProvider, HostedSessionRequest, RefundRequest } from './payment-provider.js';
+
+/** Where the Stripe client sends its requests: Stripe's own API unless STRIPE_API_BASE_URL points at a stand-in. */
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** e.g. https://api.stripe.com (default) or http://127.0.0.1:4100 in tests. */
+  apiBaseUrl: string;
+}
+
+/** Webhook signatures older than this many seconds are refused as stale (Stripe's own default tolerance). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** Hosted payment pages expire after this many seconds (Stripe accepts 30 minutes to 24 hours). */
+const SESSION_LIFETIME_SECONDS = 60 * 60;
+
+/**
+ * The live payment provider (PAY-1, PAY-2): Stripe Checkout through the official `stripe` package. A checkout opens
+ * a Checkout Session (mode payment, one line per service at retail and per state fee, in cents, the organization's
+ * name on the page, the customer's e-mail prefilled, our checkout id in the metadata); Stripe confirms the payment
+ * through a signed webhook (see stripe-webhook.ts). Refunds go to the session's PaymentIntent.
+ */
+export class StripePaymentProvider implements HostedPaymentProvider {
+  readonly name = 'stripe';
+  readonly kind = 'hosted' as const;
+  readonly client: Stripe;
+  /** Whether the key is a live-mode key: events of the other mode are never acted on (PAY-3). */
+  readonly livemode: boolean;
+
+  constructor(readonly settings: StripeSettings) {
+    this.livemode = /^(sk|rk)_live_/.test(settings.secretKey);
+    const base = new URL(settings.apiBaseUrl);
+    this.client = new Stripe(settings.secretKey, {
+      host: base.hostname,
+      port: base.port || (base.protocol === 'http:' ? 80 : 443),
+      protocol: base.protocol === 'http:' ? 'http' : 'https',
+      // Requests run while a checkout form's row is locked: bounded, and retried by the package on network errors
+      // with the same idempotency key.
+      timeout: 15_000,
+      maxNetworkRetries: 2,
+      appInfo: { name: 'filing-compliance-service' },
+    });
+  }
+
+  async createSession(request: HostedSessionRequest): Promise<{ sessionId: string; url: string }> {
+    const lines = request.lines.filter((l) => l.amountCents > 0);
+    const session = await this.client.checkout.sessions.create({
+      mode: 'payment',
+      line_items: lines.map((l) => ({
+        quantity: 1,
+        price_data: { currency: 'usd', unit_amount: l.amountCents, product_data: { name: l.description.slice(0, 250) } },
+      })),
+      customer_email: request.customerEmail,
+      client_reference_id: request.checkoutId,
+      metadata: { checkout_id: request.checkoutId },
+      payment_intent_data: { metadata: { checkout_id: request.checkoutId }, description: `${request.organizationName} order`.slice(0, 1000) },
+      custom_text: { submit: { message: `You are paying ${request.organizationName}.`.slice(0, 1200) } },
+      success_url: request.successUrl,
+      cancel_url: request.cancelUrl,
+      expires_at: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_SECONDS,
+    }, { idempotencyKey: request.idempotencyKey });
+    if (!session.url) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
+    return { sessionId: session.id, url: session.url };
+  }
+
+  async refund(request: RefundRequest): Promise<{ reference: string }> {
+    const refund = await this.client.refunds.create(
+      { payment_intent: request.reference, amount: request.amountCents },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    return { reference: refund.id };
+  }
+
+  /**
+   * Checks the Stripe-Signature header of a webhook body and parses it (PAY-3).
+   * @param rawBody the request body exactly as received (bytes), never a re-serialised object.
+   * @throws Stripe.errors.StripeSignatureVerificationError for a missing, forged or stale (> 5 minutes) signature.
+   */
+  verifyEvent(rawBody: Buffer, signature: string | undefined): Stripe.Event {
+    return this.client.webhooks.constructEvent(rawBody, signature ?? '', this.settings.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+  }
+}

@@ -1,0 +1,184 @@
+import { many, one, type Db } from '../../lib/db.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import type { DeliveryStatus } from './deliveries.repo.js';
+
+/** Channel that wakes the dispatchers for deliveries made due outside `emitEvents` (resend, test events; WH-16). */
+export const DELIVERIES_DUE_CHANNEL = 'webhook_deliveries_due';
+
+/**
+ * Wakes every dispatcher when the caller's transaction commits (PostgreSQL delivers NOTIFY at commit, and drops it
+ * on rollback). Deliveries written by `emitEvents` need no call: the events trigger already notifies.
+ */
+export async function notifyDeliveriesDue(tx: Db): Promise<void> {
+  await tx.query(`SELECT pg_notify('${DELIVERIES_DUE_CHANNEL}', '')`);
+}
+
+/** A claimed delivery with everything its attempt needs, read in the claiming statement. */
+export interface ClaimedDelivery {
+  id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  endpoint_id: string;
+  /** Attempts recorded before this one (this attempt is number attempt_count + 1). */
+  attempt_count: number;
+  auto_retry: boolean;
+  url: string;
+  secret: string;
+  /** The replaced secret while its rotation grace lasts (by the database clock), else null. */
+  previous_secret: string | null;
+  endpoint_disabled: boolean;
+  endpoint_disabled_reason: string | null;
+  endpoint_deleted: boolean;
+  endpoint_failing: boolean;
+  event_id: string;
+  event_type: string;
+  event_data: Record<string, unknown>;
+  event_created_at: Date;
+}
+
+/**
+ * Claims due deliveries for one process (WH-16, WH-17), in one statement: for every endpoint, its oldest due
+ * pending rows that no live lease holds, at most `perEndpoint[endpoint] ?? endpointCap` of them (the room the
+ * process has left for that endpoint), locked with SKIP LOCKED so concurrent claims by other processes take
+ * other rows. Across endpoints the rows are taken round-robin (every endpoint's oldest first, then every
+ * endpoint's second, …) up to `limit`, so one endpoint's backlog never pushes another's new event back.
+ * Each row gets `leased_until = now() + leaseMs` and `leased_by = owner`; neither column is indexed (a HOT update).
+ * @param limit rows at most (the process's free slots); @param leaseMs ms.
+ */
+export function claimDueDeliveries(
+  db: Db,
+  a: { owner: string; limit: number; endpointCap: number; roomByEndpoint: Record<string, number>; leaseMs: number },
+): Promise<ClaimedDelivery[]> {
+  return many<ClaimedDelivery>(
+    db,
+    `WITH RECURSIVE w(id) AS (
+       -- The endpoints that have pending deliveries, one index descent each (a skip scan), so a claim costs the
+       -- number of endpoints with work, not of all endpoints ever registered.
+       (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > w.id ORDER BY d.endpoint_id LIMIT 1)
+         FROM w WHERE w.id IS NOT NULL
+     ), picked AS (
+       SELECT d.id FROM w
+       CROSS JOIN LATERAL (
+         SELECT x.id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at) AS turn FROM (
+           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+              AND (d.leased_until IS NULL OR d.leased_until < now())
+            ORDER BY d.next_attempt_at
+            LIMIT COALESCE(($4::jsonb ->> w.id)::int, $3)
+            FOR UPDATE OF d SKIP LOCKED) x
+       ) d
+       ORDER BY d.turn, d.next_attempt_at
+       LIMIT $2
+     ), claimed AS (
+       UPDATE webhook_deliveries d SET leased_until = now() + $5 * interval '1 millisecond', leased_by = $1
+         FROM picked WHERE d.id = picked.id
+       RETURNING d.id, d.organization_id, d.environment, d.endpoint_id, d.event_id, d.attempt_count, d.auto_retry
+     )
+     SELECT c.id, c.organization_id, c.environment, c.endpoint_id, c.attempt_count, c.auto_retry,
+            w.url, w.secret, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret,
+            w.disabled AS endpoint_disabled, w.disabled_reason AS endpoint_disabled_reason,
+            w.deleted_at IS NOT NULL AS endpoint_deleted, w.failing_since IS NOT NULL AS endpoint_failing,
+            e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at
+       FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id`,
+    [a.owner, a.limit, a.endpointCap, JSON.stringify(a.roomByEndpoint), a.leaseMs],
+  );
+}
+
+/**
+ * Extends the leases `owner` holds on `ids` by `leaseMs` from now, for attempts still under way (WH-16).
+ * @returns the ids whose lease was extended (a missing id was taken back meanwhile).
+ */
+export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+  const rows = await many<{ id: string }>(
+    db,
+    // A row whose outcome is being written at the same moment is skipped, not waited for (no lock-order deadlock
+    // with that write); its lease is released by the write anyway.
+    `UPDATE webhook_deliveries SET leased_until = now() + $3 * interval '1 millisecond'
+      WHERE id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' FOR UPDATE SKIP LOCKED)
+      RETURNING id`,
+    [ids, owner, leaseMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The outcome of one claimed delivery, as written by {@link recordOutcomes}. */
+export interface DeliveryOutcome {
+  id: string;
+  /** The attempt_count seen at claim time: the outcome decides the schedule only if no other attempt was recorded since. */
+  claimedAttemptCount: number;
+  /** False when no HTTP attempt was made (endpoint disabled or deleted): no attempt row, the count stays. */
+  attempted: boolean;
+  url: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseBody: string;
+  error: string | null;
+  status: DeliveryStatus;
+  /** Seconds (may be fractional) to the next attempt while pending; null otherwise. */
+  retryInSeconds: number | null;
+  failureReason: string | null;
+}
+
+/**
+ * Writes a batch of outcomes in ONE statement (WH-4, WH-15, WH-16): one webhook_attempts row per attempted
+ * delivery (status code, duration, first 4 KB of the answer, error, number = the delivery's count after it) and each
+ * delivery's next state, releasing the lease if `owner` still holds it. An outcome whose delivery moved on meanwhile
+ * (its lease ran out and another attempt was recorded first, or it is no longer pending) only records its attempt:
+ * a success is kept, nothing is scheduled.
+ */
+export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOutcome[]): Promise<void> {
+  if (!outcomes.length) return;
+  await db.query(
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, claimed int, attempted boolean, url text, status_code int,
+         duration_ms int, response_body text, error text, status text, retry_in float8, failure_reason text)
+     ), upd AS (
+       UPDATE webhook_deliveries d SET
+         attempt_count = d.attempt_count + r.attempted::int,
+         last_attempt_at = CASE WHEN r.attempted THEN now() ELSE d.last_attempt_at END,
+         updated_at = now(),
+         status = CASE WHEN d.status = 'pending' AND d.attempt_count = r.claimed THEN r.status
+                       WHEN d.status = 'pending' AND r.status = 'succeeded' AND r.attempted THEN 'succeeded' ELSE d.status END,
+         next_attempt_at = CASE WHEN d.status = 'pending' AND d.attempt_count = r.claimed
+                                THEN CASE WHEN r.retry_in IS NULL THEN NULL ELSE now() + make_interval(secs => r.retry_in) END
+                                WHEN d.status = 'pending' AND r.status = 'succeeded' AND r.attempted THEN NULL
+                                ELSE d.next_attempt_at END,
+         failure_reason = CASE WHEN d.status = 'pending' AND d.attempt_count = r.claimed THEN r.failure_reason ELSE d.failure_reason END,
+         leased_until = CASE WHEN d.leased_by = $2 THEN NULL ELSE d.leased_until END,
+         leased_by = CASE WHEN d.leased_by = $2 THEN NULL ELSE d.leased_by END
+         FROM r WHERE d.id = r.id
+       RETURNING d.id, d.organization_id, d.environment, d.attempt_count
+     )
+     INSERT INTO webhook_attempts (id, delivery_id, organization_id, environment, attempt_number, url, status_code, duration_ms, response_body, error)
+     SELECT new_id('${ID_PREFIX.webhookAttempt}'), u.id, u.organization_id, u.environment, u.attempt_count, r.url, r.status_code, r.duration_ms,
+            NULLIF(r.response_body, ''), r.error
+       FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
+    [
+      // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
+      JSON.stringify([...outcomes].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((o) => ({
+        id: o.id, claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
+        response_body: o.responseBody, error: o.error, status: o.status, retry_in: o.retryInSeconds, failure_reason: o.failureReason,
+      }))),
+      owner,
+    ],
+  );
+}
+
+/** The backlog: deliveries due now (in flight included) and how long the oldest has been due. */
+export interface WebhookBacklog {
+  dueDeliveries: number;
+  /** Seconds since the oldest due delivery became due; 0 when none is. */
+  oldestDueSeconds: number;
+}
+
+/** Reads the backlog across every tenant (WH-19), from the partial index of pending deliveries. */
+export async function webhookBacklog(db: Db): Promise<WebhookBacklog> {
+  const row = await one<{ due: number; oldest: number | null }>(
+    db,
+    `SELECT count(*)::int AS due, extract(epoch FROM now() - min(next_attempt_at))::float8 AS oldest
+       FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+  );
+  return { dueDeliveries: row?.due ?? 0, oldestDueSeconds: Math.max(0, row?.oldest ?? 0) };
+}

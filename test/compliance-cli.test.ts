@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpFields, createCompany } from './factories.js';
+import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+
+// The real CLI against this file's database: the filing team's deadline list and rule edits (CAL-17, CAL-22).
+const run = promisify(execFile);
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent', USER: 'night-shift' };
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', ...args], { env, timeout: 60_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+describe('compliance CLI', () => {
+  it('lists every tenant\'s deadlines by due date (--json), and edits a rule with who did it', async () => {
+    const a = await t.newTenant();
+    const b = await t.newTenant();
+    const { company: llc } = await createCompany(a, 'live');
+    const { company: corp } = await createCompany(b, 'test', { ...corpFields(), legalName: 'Wyoming Widgets Inc', formationState: 'WY', formationDate: '2024-05-10' });
+    const listed = await cli('compliance', 'deadlines', '--from', '2032-01-01', '--to', '2032-12-31', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const mine = JSON.parse(listed.stdout).items.filter((d: { companyId: string }) => [llc.id, corp.id].includes(d.companyId));
+    expect(mine).toEqual([
+      expect.objectContaining({ companyId: corp.id, legalName: 'Wyoming Widgets Inc', organizationId: b.organizationId, environment: 'test', jurisdiction: 'WY', dueDate: '2032-05-01', status: 'upcoming' }),
+      expect.objectContaining({ companyId: llc.id, organizationId: a.organizationId, environment: 'live', jurisdiction: 'DE', dueDate: '2032-06-01' }),
+    ]);
+    const text = await cli('compliance', 'deadlines', '--from', '2032-01-01', '--to', '2032-12-31', '--org', b.organizationId, '--state', 'wy');
+    expect(text.stdout).toContain('2032-05-01 upcoming WY annual_report');
+    expect(text.stdout).toContain('Wyoming Widgets Inc');
+    expect(text.stdout).not.toContain(llc.id);
+
+    const set = await cli('compliance', 'rules', 'set', '--state', 'WY', '--corporation', '{"params":{"anchor":"anniversary_month","dueDay":15}}', '--note', 'Test edit', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ state: 'WY', updatedBy: 'cli:night-shift', corporation: { params: { dueDay: 15 } } });
+    const after = JSON.parse((await cli('compliance', 'deadlines', '--from', '2032-01-01', '--to', '2032-12-31', '--org', b.organizationId, '--json')).stdout);
+    expect(after.items.map((d: { dueDate: string }) => d.dueDate)).toEqual(['2032-05-15']);
+    const history = JSON.parse((await cli('compliance', 'rules', 'history', '--state', 'WY', '--json')).stdout);
+    expect(history[0]).toMatchObject({ state: 'WY', changedBy: 'cli:night-shift', note: 'Test edit', before: { corporation: { params: { dueDay: 1 } } } });
+
+    const bad = await cli('compliance', 'rules', 'set', '--state', 'WY', '--llc', '{"frequency":"monthly"}');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('llc.frequency');
+  }, 240_000);
+});
