@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { harborLightFormation } from './e2e-fixtures.js';
-import { OPERATOR_TOKEN } from './harness.js';
+import { OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY } from './harness.js';
 import { listeningPort, spawnService, type ServiceProcess } from './service-process.js';
 import { verifyWithStripe, type ReceivedRequest } from './webhook-receiver.js';
 
@@ -17,6 +17,7 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
     DATABASE_URL: databaseUrl,
     OPERATOR_TOKEN,
     FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
     ...extra,
