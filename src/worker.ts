@@ -40,7 +40,7 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   let runner: Runner;
   let dispatcher: WebhookDispatcher | null = null;
   try {
-    dispatcher = await startWebhookDispatcher(ctx);
+    dispatcher = await startWebhookDispatcher(ctx, { outage });
     runner = await run({
       pgPool: waitingPool(ctx.pool, outage, () => stopping),
       taskList: buildTaskList(ctx),

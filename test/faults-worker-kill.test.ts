@@ -55,7 +55,7 @@ describe('a worker killed with SIGKILL mid-way through 10,000 deliveries', () =>
 
     const env = fleetEnv(t.ctx.config.databaseUrl!, { WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_DATABASE_POOL_SIZE: String(CONCURRENCY + 2), WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' });
     const first = await startWorkerProcess(env, started);
-    await pollUntil('the first worker to deliver a quarter of the events', () => receiver.received >= DELIVERIES / 4, 300_000, () => `${receiver.received} received`, 20);
+    await pollUntil('the first worker to deliver a quarter of the events', () => receiver.received >= DELIVERIES / 4, 600_000, () => `${receiver.received} received`, 20);
     first.child.kill('SIGKILL');
     expect(await exitOf(first)).toEqual({ code: null, signal: 'SIGKILL' });
     const atKill = await deliveryCounts();
@@ -67,7 +67,7 @@ describe('a worker killed with SIGKILL mid-way through 10,000 deliveries', () =>
       counts = await deliveryCounts();
       if (counts.failed) throw new Error(`${counts.failed} deliveries failed for good`);
       return counts.succeeded === DELIVERIES && receiver.perDelivery.size === DELIVERIES;
-    }, 600_000, () => `${counts.succeeded}/${DELIVERIES} succeeded, ${receiver.perDelivery.size} distinct events received`);
+    }, 900_000, () => `${counts.succeeded}/${DELIVERIES} succeeded, ${receiver.perDelivery.size} distinct events received`);
 
     const missing = events.filter((e) => !receiver.perDelivery.has(`/hooks/kill ${e.id}`));
     expect(missing).toEqual([]);
@@ -78,5 +78,5 @@ describe('a worker killed with SIGKILL mid-way through 10,000 deliveries', () =>
     process.stdout.write(`worker kill: ${atKill.succeeded} recorded before SIGKILL, ${duplicates} duplicate requests (${repeated} events received more than once), bound ${MAX_DUPLICATES}\n`);
     expect(duplicates).toBeLessThanOrEqual(MAX_DUPLICATES);
     expect(second.logs().filter((l) => l.level >= 50)).toEqual([]);
-  }, 900_000);
+  }, 1_800_000);
 });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { harborLightFormation } from './e2e-fixtures.js';
-import { OPERATOR_TOKEN } from './harness.js';
+import { OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY } from './harness.js';
 import { listeningPort, spawnService, type ServiceProcess } from './service-process.js';
 import { verifyWithStripe, type ReceivedRequest } from './webhook-receiver.js';
 
@@ -17,11 +17,15 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
     DATABASE_URL: databaseUrl,
     OPERATOR_TOKEN,
     FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
     ...extra,
   };
 }
+
+/** How long a process may take to start (tsx compiles on the fly; the 2-core test machine may be busy). */
+export const STARTUP_TIMEOUT_MS = 180_000;
 
 /** An API process (`npm start` with START_WORKER=false) and the base URL it listens on. */
 export interface ApiProcess {
@@ -33,7 +37,7 @@ export interface ApiProcess {
 export async function startApi(env: Record<string, string>, started: ServiceProcess[]): Promise<ApiProcess> {
   const service = spawnService('src/server.ts', { PORT: '0', START_WORKER: 'false', ...env, LOG_LEVEL: 'info' });
   started.push(service);
-  await service.waitForLog(/^Server listening at /, 60_000);
+  await service.waitForLog(/^Server listening at /, STARTUP_TIMEOUT_MS);
   const port = await listeningPort(service);
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }
@@ -42,7 +46,7 @@ export async function startApi(env: Record<string, string>, started: ServiceProc
 export async function startWorkerProcess(env: Record<string, string>, started: ServiceProcess[]): Promise<ServiceProcess> {
   const service = spawnService('src/worker-main.ts', { ...env, LOG_LEVEL: 'info' });
   started.push(service);
-  await service.waitForLog(/^worker started$/, 60_000);
+  await service.waitForLog(/^worker started$/, STARTUP_TIMEOUT_MS);
   return service;
 }
 
@@ -58,7 +62,7 @@ export interface ApiAnswer {
  * One HTTP call with a JSON body, failing after `timeoutMs` (the caller's bound on a hang). `headers` come on top
  * of content-type.
  */
-export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<ApiAnswer> {
+export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<ApiAnswer> {
   const started = Date.now();
   const res = await fetch(`${baseUrl}${path}`, {
     method,

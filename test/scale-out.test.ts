@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTenant, expectCall, fleetEnv, formationBody, inParallel, pollUntil, startApi, startFleetReceiver, startWorkerProcess, type ApiProcess, type FleetReceiver, type FleetTenant } from './fleet.js';
-import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { createTestApp, OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY, type TestApp } from './harness.js';
 import type { ServiceProcess } from './service-process.js';
 
 // Scale-out: two API processes and two worker processes on one PostgreSQL database, as a deployment runs them.
@@ -28,7 +28,7 @@ beforeAll(async () => {
     Promise.all([startApi(env, started), startApi(env, started)]),
     Promise.all([startWorkerProcess(env, started), startWorkerProcess(env, started)]),
   ]);
-}, 180_000);
+}, 420_000);
 afterAll(async () => {
   for (const s of started) s.kill();
   await receiver?.close();
@@ -121,7 +121,7 @@ describe('scale-out: two API processes and two workers on one database', () => {
     expect(orders.map((o) => o.n)).toEqual(Array(TENANTS).fill(ORDERS / TENANTS));
 
     // Every balance equals the sum of its ledger entries: the operator's own check, then the same sum by hand.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
     const verify = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.resolve('src/cli.ts'), 'ledger', 'verify', '--json'], { env });
     expect(JSON.parse(verify.stdout)).toEqual({ ok: true, differences: [] });
     const { rows: sums } = await t.ctx.pool.query(

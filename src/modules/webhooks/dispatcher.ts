@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
+import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
@@ -62,10 +63,13 @@ interface InFlight {
  * on {@link DELIVERIES_DUE_CHANNEL} (resend, test events), when a slot frees up, and every second (retries,
  * expired leases). Any number of processes may run one: SKIP LOCKED and the lease keep each row with one of them.
  * Memory is bounded by the in-flight cap (one claimed row per slot, finished ones until their batch is written).
+ * While the database is unreachable, failed claims, recordings and LISTEN reconnects go to `options.outage`
+ * (told once as a warning, OPS-2) instead of one error line each; LISTEN is re-opened until it works.
  * @throws when the LISTEN connection cannot be opened at start.
  */
-export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDispatcher> {
+export async function startWebhookDispatcher(ctx: AppContext, options: { outage?: OutageReporter } = {}): Promise<WebhookDispatcher> {
   const { config, pool, log } = ctx;
+  const outage = (err: unknown, context: string) => options.outage?.report(err, context) ?? false;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const client = new WebhookClient(config.webhookEndpointConcurrency);
   const inFlight = new Map<string, InFlight>();
@@ -90,7 +94,9 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
     }
     claiming = true;
     void claimLoop()
-      .catch((err) => log.error({ err }, 'webhook dispatcher claim failed'))
+      .catch((err) => {
+        if (!outage(err, 'webhook dispatcher claim')) log.error({ err }, 'webhook dispatcher claim failed');
+      })
       .finally(() => {
         claiming = false;
         if (claimAgain) {
@@ -161,7 +167,7 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
     recording = recordWithRetry(batch)
       .catch((err) => {
         // The rows stay leased to this process: after the lease they are claimed again (at least once, WH-15).
-        log.error({ err, deliveries: batch.length }, 'recording webhook attempts failed; the deliveries will be tried again after their lease');
+        if (!outage(err, 'recording webhook attempts')) log.error({ err, deliveries: batch.length }, 'recording webhook attempts failed; the deliveries will be tried again after their lease');
       })
       .finally(() => {
         for (const { row } of batch) release(row);
@@ -253,22 +259,42 @@ export async function startWebhookDispatcher(ctx: AppContext): Promise<WebhookDi
   const renewer = setInterval(() => {
     const cutoff = Date.now() - renewEvery;
     const ids = [...inFlight.values()].filter((f) => f.claimedAt <= cutoff).map((f) => f.row.id);
-    if (ids.length) renewLeases(pool, owner, ids, config.webhookLeaseMs).catch((err) => log.warn({ err }, 'renewing webhook delivery leases failed'));
+    if (ids.length) renewLeases(pool, owner, ids, config.webhookLeaseMs).catch((err) => {
+      if (!outage(err, 'renewing webhook leases')) log.warn({ err }, 'renewing webhook delivery leases failed');
+    });
   }, renewEvery);
   const poller = setInterval(wake, POLL_INTERVAL_MS);
+
+  // Until it works: meanwhile the one-second poll keeps deliveries moving, only later.
+  function relistenLater(): void {
+    if (stopping) return;
+    relisten = setTimeout(() => void listen().catch((e) => {
+      if (!outage(e, 'webhook dispatcher LISTEN')) log.warn({ err: e }, 'webhook dispatcher LISTEN failed');
+      relistenLater();
+    }), RELISTEN_DELAY_MS);
+  }
 
   async function listen(): Promise<void> {
     const c = new pg.Client(pool.options as pg.ClientConfig);
     c.on('notification', () => wake());
     c.on('error', (err) => {
       if (stopping || listener !== c) return;
-      log.warn({ err }, 'webhook dispatcher LISTEN connection lost; reconnecting');
+      if (!outage(err, 'webhook dispatcher LISTEN')) log.warn({ err }, 'webhook dispatcher LISTEN connection lost; reconnecting');
       listener = null;
       c.end().catch(() => undefined);
-      relisten = setTimeout(() => void listen().catch((e) => log.warn({ err: e }, 'webhook dispatcher LISTEN failed')), RELISTEN_DELAY_MS);
+      relistenLater();
     });
-    await c.connect();
-    await c.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${DELIVERIES_DUE_CHANNEL}`);
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${DELIVERIES_DUE_CHANNEL}`);
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    if (stopping) {
+      await c.end().catch(() => undefined);
+      return;
+    }
     listener = c;
     wake();
   }
