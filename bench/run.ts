@@ -10,6 +10,8 @@ import { measureBaselines, type Baselines, type BenchSettings } from './baseline
 import { openBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { printReport } from './lib/report.js';
 import { benchOrders } from './orders.js';
+import { benchReads } from './reads.js';
+import { benchScale } from './scale.js';
 import { benchSignin } from './signin.js';
 
 /** One part of the bench: it gets a database server to make its own databases on, the settings and the baselines. */
@@ -17,6 +19,8 @@ export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baseline
 
 const SECTIONS: Record<string, BenchSection> = {
   orders: benchOrders,
+  reads: benchReads,
+  scale: benchScale,
   signin: benchSignin,
 };
 

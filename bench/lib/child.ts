@@ -12,7 +12,7 @@ export interface ChildServer {
 
 /**
  * Runs `script` (a TypeScript file under bench/, through tsx) with `env` and waits until it prints a line
- * `READY <url>` on stdout. Its stderr is passed through. @throws when the child exits first or takes over 60 s.
+ * `READY <url>` on stdout. Its stderr is passed through. @throws when the child exits first or takes over 180 s (a loaded machine compiles slowly).
  */
 export function startChild(script: string, env: Record<string, string>): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench', script)], {
@@ -20,7 +20,7 @@ export function startChild(script: string, env: Record<string, string>): Promise
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not print READY within 60 s`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not print READY within 180 s`)), 180_000);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.startsWith('READY ')) return void process.stdout.write(`  [${script}] ${line}\n`);
