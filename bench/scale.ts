@@ -85,7 +85,7 @@ async function queuePageP99(pool: pg.Pool, seconds: number): Promise<number> {
   const end = Date.now() + seconds * 1000;
   while (Date.now() < end) {
     const t0 = performance.now();
-    await Promise.all([listQueue(pool, filter, 50, 0), countQueue(pool, filter)]);
+    await Promise.all([listQueue(pool, filter, 50), countQueue(pool, filter)]);
     times.push(performance.now() - t0);
   }
   return percentile(times, 99);
@@ -106,7 +106,7 @@ async function printPlans(pool: pg.Pool, tenant: Tenant, companyId: string, labe
   const filter = { environment: 'test' as const, status: '' as const, state: '', orderType: '', organizationId: '', q: '' };
   const captured: Array<[string, string, unknown[]]> = [];
   const capture = { query: (sql: string, params: unknown[]) => { captured.push(['console queue', sql, params]); return Promise.resolve({ rows: [] }); } };
-  await listQueue(capture as never, filter, 50, 0);
+  await listQueue(capture as never, filter, 50);
   await countQueue(capture as never, filter);
   for (const [name, sql, params] of [...queries, ...captured]) {
     const { rows } = await pool.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${sql}`, params);
