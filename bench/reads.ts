@@ -36,7 +36,7 @@ export const benchReads: BenchSection = async (db, settings, baselines) => {
     const targets: Array<[string, string]> = [
       ['GET /companies/{id}', `/companies/${placed.companyId}`],
       ['GET /users/{id}', `/users/${user.id}`],
-      ['GET /documents/{id}', `/documents/${document.id}`],
+      ['GET /documents/{id}', `/documents/${document.documentId}`],
       ['GET /events/{id}', `/events/${events.data[0].id}`],
     ];
     for (const [name, path] of targets) {
