@@ -52,7 +52,7 @@ function where(f: QueueFilter, withStatus: boolean): { sql: string; params: unkn
 }
 
 /**
- * One page of the queue, oldest order first (the partial index orders_queue serves it), keyset-paginated: `afterId`
+ * One page of the queue, oldest order first (the partial index orders_queue_order serves it), keyset-paginated: `afterId`
  * is the last order of the previous page (its created_at and id are the cursor), so a deep page costs what the first
  * does (API-8). An unknown `afterId` gives an empty page.
  */
