@@ -10,6 +10,8 @@ import { measureBaselines, type Baselines, type BenchSettings } from './baseline
 import { openBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { printReport } from './lib/report.js';
 import { benchOrders } from './orders.js';
+import { benchReads } from './reads.js';
+import { benchScale } from './scale.js';
 import { benchSignin } from './signin.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -18,6 +20,8 @@ export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baseline
 
 const SECTIONS: Record<string, BenchSection> = {
   orders: benchOrders,
+  reads: benchReads,
+  scale: benchScale,
   signin: benchSignin,
   webhooks: benchWebhooks,
 };

@@ -44,3 +44,17 @@ it('places formation + ein + registeredAgent in 6 round trips: the API key costs
   expect(queries.length).toBeLessThanOrEqual(6);
   expect(queries.filter((q) => /api_keys/.test(q))).toEqual([]);
 });
+
+it('answers a single company, user, document or event in one round trip', async () => {
+  const tenant = await t.newTenant('Read Trip Org');
+  const user = await newUser(tenant);
+  await credit(tenant, 10_000);
+  const placed = (await tenant.api('POST', '/orders', formationBody(user.id, 'DE'))).json();
+  const document = (await tenant.api('POST', `/test_helpers/orders/${placed.items[0].orderId}/documents`, { documentType: 'company' })).json();
+  const event = (await tenant.api('GET', '/events?limit=1')).json().data[0];
+  for (const path of [`/companies/${placed.companyId}`, `/users/${user.id}`, `/documents/${document.documentId}`, `/events/${event.id}`]) {
+    const { result, queries } = await countQueries(() => tenant.api('GET', path));
+    expect(result.statusCode, path).toBe(200);
+    expect(queries, path).toHaveLength(1);
+  }
+});

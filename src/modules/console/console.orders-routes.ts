@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext, Environment } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
+import { isId } from '../../lib/ids.js';
 import { DOCUMENT_TYPES } from '../documents/document-types.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
@@ -19,10 +20,11 @@ export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: A
   app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     const filter = parseQueueFilter(query);
-    // At most 9 digits: any page number the queue can have, and never an offset PostgreSQL refuses (a 500).
-    const page = /^\d{1,9}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
+    // Keyset pages (API-8): `after` is the last order id of the previous page; `page` only numbers the rows shown.
+    const after = query.after && isId('order', query.after) ? query.after : undefined;
+    const page = after && /^\d{1,9}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
     const [rows, counts, facets, refunds] = await Promise.all([
-      q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, (page - 1) * QUEUE_PAGE_SIZE),
+      q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, after),
       q.countQueue(ctx.pool, filter),
       q.queueFacets(ctx.pool, filter.environment),
       listUnsettledRefunds(ctx.pool),

@@ -51,9 +51,17 @@ function where(f: QueueFilter, withStatus: boolean): { sql: string; params: unkn
   return { sql: parts.join(' AND '), params };
 }
 
-/** One page of the queue, oldest order first (the partial index orders_queue serves it). */
-export function listQueue(db: Db, f: QueueFilter, limit: number, offset: number): Promise<QueueRow[]> {
+/**
+ * One page of the queue, oldest order first (the partial index orders_queue_order serves it), keyset-paginated: `afterId`
+ * is the last order of the previous page (its created_at and id are the cursor), so a deep page costs what the first
+ * does (API-8). An unknown `afterId` gives an empty page.
+ */
+export function listQueue(db: Db, f: QueueFilter, limit: number, afterId?: string): Promise<QueueRow[]> {
   const w = where(f, true);
+  if (afterId) {
+    w.params.push(afterId);
+    w.sql += ` AND (o.created_at, o.id) > ((SELECT a.created_at FROM orders a WHERE a.id = $${w.params.length}), $${w.params.length})`;
+  }
   return many<QueueRow>(
     db,
     `SELECT o.id, o.environment, o.order_type, o.filing_state, o.filing_status, o.filing_type, o.exception_code, o.created_at,
@@ -64,8 +72,8 @@ export function listQueue(db: Db, f: QueueFilter, limit: number, offset: number)
        JOIN companies c ON c.id = o.company_id
       WHERE ${w.sql}
       ORDER BY o.created_at, o.id
-      LIMIT $${w.params.length + 1} OFFSET $${w.params.length + 2}`,
-    [...w.params, limit, offset],
+      LIMIT $${w.params.length + 1}`,
+    [...w.params, limit],
   );
 }
 
@@ -74,7 +82,8 @@ export async function countQueue(db: Db, f: QueueFilter): Promise<Record<QueueSt
   const w = where(f, false);
   const rows = await many<{ filing_status: QueueStatus; n: number }>(
     db,
-    `SELECT o.filing_status, count(*)::int AS n FROM orders o JOIN companies c ON c.id = o.company_id WHERE ${w.sql} GROUP BY 1`,
+    // The company is joined only when the search needs its name: the counts then read the queue's index alone.
+    `SELECT o.filing_status, count(*)::int AS n FROM orders o ${f.q ? 'JOIN companies c ON c.id = o.company_id' : ''} WHERE ${w.sql} GROUP BY 1`,
     w.params,
   );
   const out: Record<QueueStatus, number> = { submitted: 0, pending: 0, exception: 0 };

@@ -1,0 +1,55 @@
+/**
+ * Bench section `reads`: GET of single resources — a company, a user, a document and an event — with a warm API-key
+ * cache, against the one-SELECT-by-key baseline of the same run (target: 70 % of it, AUTH-12). The service runs in
+ * its own process on a fresh database; the resources are made through the API first.
+ */
+import pg from 'pg';
+import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { creditBalance } from '../src/modules/billing/ledger.js';
+import type { BenchSection } from './run.js';
+import { startChild } from './lib/child.js';
+import { runLoad } from './lib/load.js';
+import { record } from './lib/report.js';
+import { formationBody } from './orders.js';
+
+/** The share of the SELECT baseline a single-resource GET should reach. */
+export const READ_TARGET = 0.7;
+
+export const benchReads: BenchSection = async (db, settings, baselines) => {
+  const url = await db.another('reads');
+  const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections) });
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  try {
+    const { organization, apiKeys } = await createOrganization(pool, 'Bench Reads Org');
+    await creditBalance(pool, { organizationId: organization.id, environment: 'test' }, 1_000_000, 'bench credit', 'bench');
+    const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}/test/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<Record<string, any>>;
+    };
+    const user = await call('POST', '/users', { fullName: 'Bench Reader', email: 'reader@example.com' });
+    const placed = await call('POST', '/orders', formationBody(user.id));
+    const orderId = placed.items[0].orderId as string;
+    const document = await call('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' });
+    const events = await call('GET', '/events?limit=1');
+    const targets: Array<[string, string]> = [
+      ['GET /companies/{id}', `/companies/${placed.companyId}`],
+      ['GET /users/{id}', `/users/${user.id}`],
+      ['GET /documents/{id}', `/documents/${document.documentId}`],
+      ['GET /events/{id}', `/events/${events.data[0].id}`],
+    ];
+    for (const [name, path] of targets) {
+      const load = await runLoad({ url: `${server.url}/test/v1${path}`, headers, connections: settings.connections, seconds: settings.seconds });
+      const ratio = load.rps / baselines.select.rps;
+      record({
+        section: 'reads', name, value: load.rps, unit: 'req/s', baseline: { name: 'SELECT baseline', value: baselines.select.rps },
+        target: `>= ${READ_TARGET * 100} % of SELECT baseline`, pass: ratio >= READ_TARGET && load.failed === 0,
+      });
+      record({ section: 'reads', name: `${name} p99`, value: load.p99, unit: 'ms' });
+    }
+  } finally {
+    await pool.end();
+    await server.stop();
+  }
+};
