@@ -140,6 +140,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     const body = JSON.stringify(envelopeOf(row));
     return client.send({
       url: row.url,
+      poolKey: row.endpoint_id,
       body,
       timeoutMs: config.webhookTimeoutMs,
       pinned,

@@ -23,6 +23,12 @@ export interface SendRequest {
   timeoutMs: number;
   /** null: resolve the host normally (private networks allowed). Otherwise connect only to this address. */
   pinned: VettedAddress | null;
+  /**
+   * Whose connections to use: attempts with the same key share one keep-alive pool. The dispatcher passes the
+   * endpoint id, so endpoints on one host (a receiver serving several integrations) never queue behind each
+   * other's slow answers (WH-17, WH-18). Default: the URL's origin.
+   */
+  poolKey?: string;
   /** Whether a response body from this address may be kept (default: only public addresses, SEC-1). */
   keepBodyFrom?: (address: string) => boolean;
 }
@@ -38,7 +44,7 @@ interface PoolEntry {
 }
 
 /**
- * Keep-alive connection pools, one per receiver origin and vetted address (WH-18): consecutive attempts to one
+ * Keep-alive connection pools, one per endpoint, receiver origin and vetted address (WH-18): consecutive attempts to one
  * receiver reuse its connections instead of opening one (and a TLS handshake) per attempt. A pool opens at most
  * `connectionsPerOrigin` connections, the per-endpoint cap, so in-flight attempts never wait on each other.
  * Pools are bounded in number ({@link MAX_POOLS}) and closed when idle ({@link POOL_IDLE_MS}).
@@ -67,7 +73,7 @@ export class WebhookClient {
       // Unpinned (private networks allowed): resolve here and connect to that address, so what is stored below is
       // decided by the address actually reached.
       const target = req.pinned ?? (await resolveHost(url.hostname));
-      const pool = this.poolFor(url.origin, target);
+      const pool = this.poolFor(req.poolKey ?? url.origin, url.origin, target);
       const res = await pool.request({
         method: 'POST',
         path: `${url.pathname}${url.search}`,
@@ -92,8 +98,8 @@ export class WebhookClient {
     await Promise.allSettled(pools.map((p) => p.pool.destroy()));
   }
 
-  private poolFor(origin: string, pinned: VettedAddress): Pool {
-    const key = `${origin} ${pinned.address}`;
+  private poolFor(owner: string, origin: string, pinned: VettedAddress): Pool {
+    const key = `${owner} ${origin} ${pinned.address}`;
     const found = this.pools.get(key);
     const now = Date.now();
     if (found) {
