@@ -18,6 +18,7 @@ import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
 import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
 import { ApiKeyCache } from './modules/organizations/api-key-cache.js';
+import { PriceCache } from './modules/billing/price-cache.js';
 import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
 import { SharedCounters } from './modules/rate-limits/shared-counters.js';
 import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
@@ -32,7 +33,10 @@ export interface BuildOptions {
  * prefixes, test helpers, the admin API, browser routes, OpenAPI at `<prefix>/openapi.json` and `/docs`.
  * Does not listen; `server.ts` does.
  */
-export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(bootCtx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // BILL-18: this app's routes price orders from memory; the cache lives and dies with the app.
+  const prices = new PriceCache(bootCtx.pool, bootCtx.log);
+  const ctx: AppContext = { ...bootCtx, prices };
   const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
   const app = Fastify({
     logger,
@@ -77,8 +81,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   // AUTH-12: each app instance (each process) keeps the keys it has seen and hears their changes.
   const apiKeys = new ApiKeyCache(ctx.pool, ctx.config.apiKeyCacheSeconds * 1000, ctx.log);
-  app.addHook('onReady', async () => apiKeys.start());
-  app.addHook('onClose', async () => apiKeys.stop());
+  app.addHook('onReady', async () => {
+    await Promise.all([apiKeys.start(), prices.start()]);
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all([apiKeys.stop(), prices.stop()]);
+  });
 
   const livePrefix = pathPrefix(ctx.config.liveBaseUrl);
   const testPrefix = pathPrefix(ctx.config.testBaseUrl);

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Keyring } from './lib/secret-box.js';
+import type { PriceCache } from './modules/billing/price-cache.js';
 
 /**
  * What every route plugin, service and task is handed: configuration, the database pool and a logger.
@@ -23,6 +24,8 @@ export interface AppContext {
    * does; white-label domains are verified through it. Unset: the system resolver. Tests put a fake here.
    */
   resolveTxt?: (name: string) => Promise<string[][]>;
+  /** Prices and state fees kept in memory (BILL-18); set by the HTTP app. Unset: read from the database each time. */
+  prices?: PriceCache;
 }
 
 /** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */

@@ -125,7 +125,7 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
       );
       await tx.query(`INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)`, [companyId, userId, ...t]);
     }
-    // The orders module's own writers (ORD-PLACE-1, ORD-STATUS-1): placed at submitted, then moved if asked.
+    // The orders module's own writers (ORD-13, ORD-14): placed at submitted, then moved if asked.
     const groupId = newId('orderGroup');
     const orderId = newId('order');
     const filingState = o.filingState ?? 'DE';

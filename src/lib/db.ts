@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { sendSignals, takeSignals } from './commit-signals.js';
 
 // int8 columns hold cents and counts far below 2^53; DATE columns stay 'YYYY-MM-DD' strings (no time zone shift).
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -24,7 +25,8 @@ export function createPool(connectionString: string, max = 10, connectTimeoutMs?
 
 /**
  * Runs `work` in one transaction (READ COMMITTED) and commits, or rolls back and rethrows.
- * Every write that touches money, orders or events goes through here.
+ * Every write that touches money, orders or events goes through here. Wake-up signals the work marked
+ * (signalAtCommit) are sent once COMMIT has returned, and dropped on rollback (OPS-5).
  */
 export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -32,8 +34,11 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
+    const signals = takeSignals(client);
+    if (signals) sendSignals(pool, signals);
     return result;
   } catch (err) {
+    takeSignals(client, false);
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {

@@ -1,6 +1,7 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import type { LedgerEntryRow } from './ledger.js';
+import { pricesChanged } from './price-cache.js';
 import type { ProductType, StateFeeRow } from './pricing.js';
 
 // Lock keys (pg_advisory_xact_lock). Operator floor changes take FLOOR_LOCK exclusively and tenant price
@@ -25,6 +26,7 @@ export async function lockTenantPrices(tx: Db, tenant: Tenant): Promise<void> {
 
 /** Writes the tenant's price row for `type` (retail cents or null, enabled). */
 export async function upsertTenantPrice(tx: Db, tenant: Tenant, type: ProductType, retailCents: number | null, enabled: boolean): Promise<void> {
+  pricesChanged(tx);
   await tx.query(
     `INSERT INTO organization_prices (organization_id, environment, type, retail_amount_cents, enabled) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (organization_id, environment, type)
@@ -35,6 +37,7 @@ export async function upsertTenantPrice(tx: Db, tenant: Tenant, type: ProductTyp
 
 /** Removes the tenant's price row for `type`. */
 export async function deleteTenantPrice(tx: Db, tenant: Tenant, type: ProductType): Promise<void> {
+  pricesChanged(tx);
   await tx.query('DELETE FROM organization_prices WHERE organization_id = $1 AND environment = $2 AND type = $3', [tenant.organizationId, tenant.environment, type]);
 }
 
@@ -61,6 +64,7 @@ export function findCatalogForUpdate(tx: Db, type: ProductType): Promise<Catalog
 
 /** Sets a product's list price and default wholesale, both in cents; the type must exist (callers lock it first). */
 export async function updateCatalog(tx: Db, type: ProductType, defaultCents: number, wholesaleCents: number): Promise<CatalogRow> {
+  pricesChanged(tx);
   const row = await one<CatalogRow>(
     tx,
     `UPDATE price_catalog SET default_amount_cents = $2, wholesale_amount_cents = $3, updated_at = now() WHERE type = $1 RETURNING *`,
@@ -78,6 +82,7 @@ export async function findWholesaleOverrides(db: Db, organizationId: string): Pr
 
 /** Sets the organization's wholesale price (its floor) for `type`, in cents (issue 3 item 3). */
 export async function upsertWholesaleOverride(tx: Db, organizationId: string, type: ProductType, cents: number): Promise<void> {
+  pricesChanged(tx);
   await tx.query(
     `INSERT INTO organization_wholesale_prices (organization_id, type, wholesale_amount_cents) VALUES ($1, $2, $3)
      ON CONFLICT (organization_id, type) DO UPDATE SET wholesale_amount_cents = EXCLUDED.wholesale_amount_cents, updated_at = now()`,
@@ -87,6 +92,7 @@ export async function upsertWholesaleOverride(tx: Db, organizationId: string, ty
 
 /** Deletes an override; false when there was none. */
 export async function deleteWholesaleOverride(tx: Db, organizationId: string, type: ProductType): Promise<boolean> {
+  pricesChanged(tx);
   const res = await tx.query('DELETE FROM organization_wholesale_prices WHERE organization_id = $1 AND type = $2', [organizationId, type]);
   return (res.rowCount ?? 0) > 0;
 }
@@ -97,6 +103,7 @@ export async function deleteWholesaleOverride(tx: Db, organizationId: string, ty
  * @returns the raised rows (organization, environment, new retail cents).
  */
 export function raiseRetailToFloor(tx: Db, type: ProductType, organizationId: string | null) {
+  pricesChanged(tx);
   return many<{ organization_id: string; environment: Environment; retail_amount_cents: number }>(
     tx,
     `UPDATE organization_prices p SET retail_amount_cents = f.floor_cents, updated_at = now()
@@ -128,6 +135,7 @@ export type StateFeeColumns = Pick<StateFeeRow, 'name' | 'llc_formation_cents' |
 
 /** Writes new fee values, appends `historyEntry` to source.history and records who changed it. */
 export async function updateStateFees(tx: Db, state: string, v: StateFeeColumns, historyEntry: Record<string, unknown>, updatedBy: string): Promise<StateFeeRow> {
+  pricesChanged(tx);
   const row = await one<StateFeeRow>(
     tx,
     `UPDATE state_fees SET name = $2, llc_formation_cents = $3, corp_formation_cents = $4, llc_foreign_cents = $5, corp_foreign_cents = $6,

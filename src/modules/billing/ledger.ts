@@ -2,7 +2,6 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { many, one, withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
-import { ID_PREFIX } from '../../lib/ids.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 
 /** credit (money in), debit (an order line), reversal (undoes one debit; ARCHITECTURE.md "Money"). */
@@ -70,60 +69,33 @@ export async function appendLedgerEntry(tx: Db, tenant: Tenant, entry: LedgerEnt
 export type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number } | { ok: false; balanceCents: number };
 
 /**
- * Posts `entries` (in order) in ONE statement of the caller's transaction (BILL-LEDGER-1): locks the tenant's
- * balance row, and unless `minBalanceCents` is null checks that the balance is at least that much (cents) — when
- * it is not, writes NOTHING and answers `{ok: false}` with the balance; otherwise moves the balance by the sum of
- * the amounts and appends the entries with their running `balance_after_cents`. Entry ids come from the locked
- * row's last entry id (migration 020), so ORDER BY id is the order the balance moved in, across processes.
- * The row lock is taken by this statement and held until the transaction ends: call it last.
- * Creates the balance row (0) when missing.
+ * Posts `entries` (in order) in ONE statement of the caller's transaction through the database function
+ * `post_ledger_entries` (BILL-17): locks the tenant's balance row, and unless `minBalanceCents` is null checks
+ * that the balance is at least that much (cents) — when it is not, writes NOTHING and answers `{ok: false}` with the
+ * balance; otherwise moves the balance by the sum of the amounts and appends the entries with their running
+ * `balance_after_cents`. Entry ids sort after the tenant's newest entry (migration 020), so ORDER BY id is the order
+ * the balance moved in, across processes. The row lock is taken by this statement and held until the transaction
+ * ends: call it last. Creates the balance row (0) when missing.
  */
 export async function postEntries(tx: Db, tenant: Tenant, entries: LedgerEntryInput[], minBalanceCents: number | null): Promise<Posted> {
   if (!entries.length) throw new RangeError('postEntries needs at least one entry');
   const delta = entries.reduce((s, e) => s + e.amountCents, 0);
-  const lines = entries.map((e) => ({
-    type: e.type, amount_cents: e.amountCents, line_type: e.lineType ?? null, description: e.description,
-    order_id: e.orderId ?? null, reverses_entry_id: e.reversesEntryId ?? null, created_by: e.createdBy ?? null,
-  }));
-  const params = [tenant.organizationId, tenant.environment, JSON.stringify(lines), entries.length, delta, minBalanceCents];
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(POST_ENTRIES_SQL, params);
-    if (rows.length) {
-      const before = Number(rows[0]!.balance_before);
-      if (rows[0]!.id === null) return { ok: false, balanceCents: before };
-      const out = rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow);
-      return { ok: true, entries: out, balanceCents: before + delta };
-    }
-    // No balance row yet (tenants made before balances existed, or by hand): create it and post again.
-    await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenant.organizationId, tenant.environment]);
-  }
-  throw new Error('balance row missing after creating it');
+  const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
+    'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
+    [tenant.organizationId, tenant.environment, JSON.stringify(entries.map(ledgerLine)), minBalanceCents],
+  );
+  const before = Number(rows[0]!.balance_before);
+  if (rows[0]!.id === null) return { ok: false, balanceCents: before };
+  return { ok: true, entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow), balanceCents: before + delta };
 }
 
-// One round trip: lock the balance row (a locking read sees its newest committed version), check the floor, then
-// move the balance and append the entries; ids sort after the row's last entry id. One result row per entry, or
-// one row with a NULL id when the check failed, or none when the tenant has no balance row.
-const POST_ENTRIES_SQL = `
-  WITH b AS (
-    SELECT balance_cents, last_entry_id FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE
-  ), ok AS (
-    SELECT b.balance_cents AS before, ids_after('${ID_PREFIX.ledgerEntry}', b.last_entry_id, $4::int) AS ids
-      FROM b WHERE $6::bigint IS NULL OR b.balance_cents >= $6::bigint
-  ), moved AS (
-    UPDATE balances SET balance_cents = balance_cents + $5::bigint, last_entry_id = ok.ids[$4::int], updated_at = now()
-      FROM ok WHERE organization_id = $1 AND environment = $2
-    RETURNING balance_cents
-  ), written AS (
-    INSERT INTO ledger_entries (id, organization_id, environment, type, amount_cents, balance_after_cents, line_type,
-                                description, order_id, reverses_entry_id, created_by)
-    SELECT ok.ids[l.n], $1, $2, l.type, l.amount_cents, ok.before + sum(l.amount_cents) OVER (ORDER BY l.n),
-           l.line_type, l.description, l.order_id, l.reverses_entry_id, l.created_by
-      FROM ok, ROWS FROM (jsonb_to_recordset($3::jsonb)
-             AS (type text, amount_cents bigint, line_type text, description text, order_id text, reverses_entry_id text, created_by text))
-           WITH ORDINALITY AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, n)
-    RETURNING *
-  )
-  SELECT w.*, b.balance_cents AS balance_before FROM b LEFT JOIN written w ON true ORDER BY w.id`;
+/** An entry as `post_ledger_entries` takes it (JSON, amounts in signed cents). */
+export function ledgerLine(e: LedgerEntryInput) {
+  return {
+    type: e.type, amount_cents: e.amountCents, line_type: e.lineType ?? null, description: e.description,
+    order_id: e.orderId ?? null, reverses_entry_id: e.reversesEntryId ?? null, created_by: e.createdBy ?? null,
+  };
+}
 
 /**
  * One priced line of an order to debit. `amountCents` is the CHARGE, >= 0 (it is stored negated);
@@ -146,6 +118,17 @@ export async function ensureFunds(tx: Db, tenant: Tenant, totalCents: number): P
   const balance = await lockBalance(tx, tenant);
   if (totalCents > balance) throw insufficientBalance(tenant, totalCents, balance);
   return balance;
+}
+
+/**
+ * The ledger entries of debit `lines` (BILL-17): type debit, the charge negated, in line order.
+ * @throws RangeError for a negative or non-integer line amount (cents).
+ */
+export function debitEntries(lines: DebitLine[], createdBy: string | null): Array<ReturnType<typeof ledgerLine>> {
+  for (const l of lines) {
+    if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0) throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
+  }
+  return lines.map((l) => ledgerLine({ type: 'debit', amountCents: -l.amountCents, lineType: l.lineType, description: l.description, orderId: l.orderId ?? null, createdBy }));
 }
 
 /**
@@ -207,7 +190,7 @@ export async function reverseOrderDebits(tx: Db, tenant: Tenant, orderId: string
 }
 
 /** 402 insufficient_balance for a request costing `totalCents` against `balanceCents` (billing rule 2). */
-function insufficientBalance(tenant: Tenant, totalCents: number, balanceCents: number): AppError {
+export function insufficientBalance(tenant: Tenant, totalCents: number, balanceCents: number): AppError {
   const short = totalCents - balanceCents;
   return new AppError(
     'insufficient_balance',

@@ -43,7 +43,7 @@ export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { user
   }
   const line = await certificateLine(tx, tenant, input.filingState, billing);
   const orderId = newId('order');
-  // ORD-PLACE-1: the orders module's placement writer inserts the group, the order, its history and event, and debits.
+  // ORD-13: the orders module's placement writer inserts the group, the order, its history and event, and debits.
   const placed = await recordPlacement(tx, tenant, {
     rows: {
       company: null,

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../context.js';
 
-/** The channel the events trigger notifies (migration 040): payload 'org_…:live,org_…:test' or '*'. */
+/** The channel signalled after events commit (eventsWritten): payload 'org_…:live,org_…:test' or '*'. */
 export const EVENTS_CHANNEL = 'events_inserted';
 
 /** How long to wait before opening the LISTEN connection again after it broke (ms). */
@@ -125,7 +125,7 @@ export class EventStreamHub {
   }
 }
 
-/** The notification's name of a tenant: 'org_…:live' (same as the trigger's). */
+/** The notification's name of a tenant: 'org_…:live' (the payload parts of {@link EVENTS_CHANNEL}). */
 export function tenantKey(tenant: Tenant): string {
   return `${tenant.organizationId}:${tenant.environment}`;
 }

@@ -1,6 +1,8 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { ID_PREFIX, newId } from '../../lib/ids.js';
+import { signalAtCommit } from '../../lib/commit-signals.js';
+import { newId } from '../../lib/ids.js';
+import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 
 /**
@@ -37,32 +39,31 @@ export async function emitEvent(tx: Db, tenant: Tenant, type: EventType, data: R
 
 /**
  * Writes several events of one tenant and their deliveries in ONE statement (a round trip counts on the order
- * path): the events from a JSON array, then one delivery per (event, subscribed enabled endpoint) with ids made
- * by the database (`new_id`), due now. Events keep the order given (time-sortable ids). The deliveries are the
- * outbox the webhook dispatchers claim from (WH-16); the events trigger's NOTIFY at commit wakes them, so nothing
- * else is written or notified here.
+ * path) through the database function `emit_events` (EVT-5): the events, then one delivery per (event, subscribed
+ * enabled endpoint), due now. Events keep the order given (time-sortable ids). The deliveries are the outbox the
+ * webhook dispatchers claim from (WH-16); they and the event streams are woken once the caller's transaction has
+ * committed ({@link eventsWritten}).
  * @returns the envelopes, in the order given.
  */
 export async function emitEvents(tx: Db, tenant: Tenant, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (!events.length) return [];
   const rows = events.map((e) => ({ id: newId('event'), type: e.type, data: e.data }));
   const { rows: written } = await tx.query<{ id: string; created_at: Date }>(
-    `WITH ev AS (
-       INSERT INTO events (id, organization_id, environment, type, data)
-       SELECT e.id, $1, $2, e.type, e.data FROM jsonb_to_recordset($3::jsonb) AS e(id text, type text, data jsonb)
-       RETURNING id, type, created_at
-     ), deliveries AS (
-       INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at)
-       SELECT new_id('${ID_PREFIX.webhookDelivery}'), $1, $2, w.id, ev.id, now()
-         FROM ev JOIN webhook_endpoints w
-           ON w.organization_id = $1 AND w.environment = $2 AND w.deleted_at IS NULL AND NOT w.disabled AND ev.type = ANY(w.event_types)
-       RETURNING id
-     )
-     SELECT ev.id, ev.created_at, (SELECT count(*) FROM deliveries) AS deliveries FROM ev`,
+    'SELECT id, created_at FROM emit_events($1, $2, $3::jsonb)',
     [tenant.organizationId, tenant.environment, JSON.stringify(rows)],
   );
+  eventsWritten(tx, tenant);
   const createdAt = new Map(written.map((w) => [w.id, w.created_at]));
   return rows.map((r) => ({ id: r.id, type: r.type, createdAt: createdAt.get(r.id)!.toISOString(), data: r.data }));
+}
+
+/**
+ * Wakes the webhook dispatchers and the tenant's event streams of every process once the transaction on `tx` has
+ * committed (OPS-5). Called by whatever wrote events: {@link emitEvents}, and the order placement, whose database
+ * function writes its events itself.
+ */
+export function eventsWritten(tx: Db, tenant: Tenant): void {
+  signalAtCommit(tx, EVENTS_CHANNEL, tenantKey(tenant));
 }
 
 /**
@@ -76,6 +77,6 @@ export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string,
      VALUES ($1, $2, $3, $4, $5, now(), $6)`,
     [id, tenant.organizationId, tenant.environment, endpointId, eventId, autoRetry],
   );
-  await notifyDeliveriesDue(tx);
+  notifyDeliveriesDue(tx);
   return id;
 }

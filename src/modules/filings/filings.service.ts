@@ -23,7 +23,7 @@ export interface TransitionResult {
 /**
  * Moves an order to `request.filingStatus` in ONE transaction: lock the order row, guard (transitions.ts), then
  * the orders module's status change (row, status-history row, `filing.status_changed` event with its webhook
- * deliveries; ORD-STATUS-1), then side effects. A failure anywhere leaves nothing behind (no history, no event, no reversal).
+ * deliveries; ORD-14), then side effects. A failure anywhere leaves nothing behind (no history, no event, no reversal).
  *
  * Side effects: cancelled + balance billing -> every debit of the order is reversed (billing rule 3);
  * cancelled + card payment (checkout billing) -> a refund of the order's amount is recorded and queued (PAY-6);
@@ -41,7 +41,7 @@ export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, or
     if (!current) throw notFound('order', orderId);
     const plan = planTransition(stateOf(current), request, todayUtc());
     const orderTenant = tenantOf(current);
-    // ORD-STATUS-1: the orders module writes the row, the history row and the event.
+    // ORD-14: the orders module writes the row, the history row and the event.
     const changed = await changeOrderStatus(tx, orderTenant, {
       orderId: current.id, actor,
       filing: { from: plan.from, to: plan.to, exceptionCode: plan.exceptionCode, exceptionMessage: plan.exceptionMessage, filingDate: plan.filingDate },

@@ -3,10 +3,11 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { referencedNotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { centsToDollars } from '../../lib/money.js';
-import { debitOrThrow, type DebitLine } from '../billing/ledger.js';
+import { debitEntries, type DebitLine } from '../billing/ledger.js';
+import { loadPriceInputs } from '../billing/price-cache.js';
 import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
 import { DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '../companies/company-rules.js';
-import { emitEvents } from '../events/events.service.js';
+import { eventsWritten } from '../events/events.service.js';
 import { statusChangedData } from '../filings/filing-events.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
@@ -15,13 +16,14 @@ import * as repo from './orders.repo.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
- * Placing orders (ORD-PLACE-1..4; billing rules 1-7): everything that can be known before writing is worked out
- * first — request rules, the user, prices and fees (one read), ids, amounts, the rows themselves — and the
- * transaction then sends few statements: (existing company only: lock it and check its facts), ONE statement
- * for the company, order group, orders and status history, ONE for the events and their deliveries
- * (emitEvents), and last ONE for the debit, which locks the balance, checks the whole total and appends every
- * ledger line, or writes nothing and answers 402 (then the rollback removes the rest). The balance row is so
- * locked only for that statement and the commit.
+ * Placing orders (ORD-13; billing rules 1-7): everything that can be known before writing is worked out first —
+ * request rules, prices and fees (from the process's price cache, BILL-18), ids, amounts, the rows, the events'
+ * data and the ledger lines — and then ONE statement writes it all (the database function `place_order_group`):
+ * the company of a formation, the order group, the orders and their status history, the events with their
+ * deliveries, and last the debit, which locks the balance, checks the whole total and appends every ledger line,
+ * or raises so that nothing is written (402). A formation without an Idempotency-Key is that one statement and
+ * nothing else: one round trip, its own transaction. Orders for an existing company first lock the company and
+ * check its facts in a transaction, then send the same statement in it.
  *
  * Every order of the service is placed by {@link recordPlacement}: POST /orders, dashboard checkout
  * (placeOrderInTx), certificates of good standing, and the test factories.
@@ -68,7 +70,7 @@ export interface PlacedOrder {
 }
 
 /**
- * Places a POST /orders request (or a dashboard order) in its own transaction (ORD-PLACE-1). For a formation the
+ * Places a POST /orders request (or a dashboard order) in its own transaction (ORD-13). For a formation the
  * user, prices and fees are read in one statement before the transaction; for an existing company prices and
  * fees are, and the company's facts are checked inside it under the company's row lock.
  * @throws ValidationError (400) for any request rule; 400/403/404/409 from the database rules (see checkOrderFacts);
@@ -78,18 +80,19 @@ export interface PlacedOrder {
 export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
   throwIfRuleErrors(orderRuleErrors(body));
   const pricing = pricingOf(options);
-  const inputs = await repo.loadPlacementInputs(ctx.pool, tenant, body.userId, body.filingState);
+  const prices = await loadPriceInputs(ctx.pool, ctx.prices, tenant, body.filingState);
   if (body.formation) {
-    if (!inputs.userExists) throw unknownUser(body.userId);
-    const plan = await planOrder(ctx.pool, tenant, body, formationFacts(body), pricing, inputs);
+    const plan = await planOrder(ctx.pool, tenant, body, formationFacts(body), pricing, prices);
     const placement = placementOf(tenant, body, plan, options);
+    // ORD-13: without a key to look up first, the placement is one statement in its own transaction.
+    if (!options.idempotencyKey) return recordPlacement(ctx.pool, tenant, placement);
     return withTransaction(ctx.pool, async (tx) => (await earlierPlacement(tx, tenant, options)) ?? recordPlacement(tx, tenant, placement));
   }
   return withTransaction(ctx.pool, async (tx) => {
     const earlier = await earlierPlacement(tx, tenant, options);
     if (earlier) return earlier;
     const facts = await checkOrderFacts(tx, tenant, body, true);
-    const plan = await planOrder(tx, tenant, body, facts, pricing, inputs);
+    const plan = await planOrder(tx, tenant, body, facts, pricing, prices);
     return recordPlacement(tx, tenant, placementOf(tenant, body, plan, options));
   });
 }
@@ -123,32 +126,60 @@ export interface Placement {
 }
 
 /**
- * THE placement writer (ORD-PLACE-1): inserts the placement's rows (company, group, orders, `submitted` history),
- * emits one filing.status_changed per new order with its deliveries, then debits the balance in one statement
- * (402 insufficient_balance when short: the caller's transaction must roll back, which withTransaction does).
- * Runs in the caller's transaction; 3 statements when the company slug is free.
- * @returns the placed request. @throws AppError insufficient_balance (402).
+ * THE placement writer (ORD-13): writes the placement in one statement (orders.repo insertPlacement: company,
+ * group, orders, `submitted` history, one filing.status_changed event per new order with its deliveries, and last
+ * the debits) on `db`: the pool (the statement is its own transaction) or the caller's transaction. A formation's
+ * slug taken meanwhile is replaced by the next free one and the statement sent again (ORD-15).
+ * @returns the placed request. @throws AppError insufficient_balance (402), nothing written (a caller's transaction
+ * must roll back, which withTransaction does); not_found (404) naming userId when the user is not the tenant's.
  */
-export async function recordPlacement(tx: Db, tenant: Tenant, p: Placement): Promise<PlacedOrder> {
+export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Promise<PlacedOrder> {
   const companyId = p.rows.group.companyId;
   if (!p.rows.orders.length) {
     return { created: false, groupId: null, companyId, items: p.order.map((i) => toItemView(p.existing.get(-1 - i)!)), totalCents: 0 };
   }
-  let rows = await repo.insertPlacement(tx, tenant, p.rows);
-  // ORD-PLACE-3: the kebab-case name is tried first (one statement); when taken, the next free suffix is read and used.
-  for (let attempt = 0; !rows && p.rows.company && attempt < 20; attempt++) {
-    const slug = await freeCompanySlug(tx, tenant, p.rows.company.columns.legal_name);
-    rows = await repo.insertPlacement(tx, tenant, { ...p.rows, company: { ...p.rows.company, slug } });
+  const write = placementWrite(p);
+  let result = await repo.insertPlacement(db, tenant, write);
+  // ORD-15: the kebab-case name is tried first (no read); when taken, the next free suffix is read and used.
+  for (let attempt = 0; result.outcome === 'slug_taken' && write.rows.company && attempt < 20; attempt++) {
+    const slug = await freeCompanySlug(db, tenant, write.rows.company.columns.legal_name);
+    write.rows = { ...write.rows, company: { ...write.rows.company, slug } };
+    result = await repo.insertPlacement(db, tenant, write);
   }
-  if (!rows) throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
-  await emitEvents(tx, tenant, rows.map((r) => ({ type: 'filing.status_changed' as const, data: statusChangedData(r) })));
-  if (p.rows.group.billing === 'balance' && p.debits.length) await debitOrThrow(tx, tenant, p.debits, p.rows.actor);
+  if (result.outcome === 'unknown_user') throw unknownUser(p.rows.group.userId);
+  if (result.outcome !== 'placed') throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
+  eventsWritten(db, tenant);
+  const created = result.createdAt;
   return {
     created: true,
     groupId: p.rows.group.id,
     companyId,
-    items: p.order.map((i) => toItemView(i >= 0 ? rows![i]! : p.existing.get(-1 - i)!)),
+    items: p.order.map((i) => toItemView(i >= 0 ? placedRow(tenant, p.rows, p.rows.orders[i]!, created) : p.existing.get(-1 - i)!)),
     totalCents: p.totalCents,
+  };
+}
+
+/** The statement's input: the rows plus their history, events and ledger lines, all with ids made here. */
+function placementWrite(p: Placement): repo.PlacementWrite {
+  const events = p.rows.orders.map((o) => ({
+    id: newId('event'),
+    type: 'filing.status_changed',
+    data: statusChangedData({ ...o, filing_status: 'submitted', filing_date: null, exception_code: null, exception_message: null }),
+  }));
+  return {
+    rows: p.rows,
+    history: p.rows.orders.map((o) => ({ id: newId('statusChange'), order_id: o.id })),
+    events,
+    debits: p.rows.group.billing === 'balance' ? debitEntries(p.debits, p.rows.actor) : [],
+    minBalanceCents: p.debits.reduce((sum, d) => sum + d.amountCents, 0),
+  };
+}
+
+/** An order as the statement wrote it (filing status submitted, created at the transaction's time). */
+function placedRow(tenant: Tenant, rows: repo.PlacementRows, o: repo.PlacementOrder, createdAt: Date): repo.OrderRow {
+  return {
+    ...o, organization_id: tenant.organizationId, environment: tenant.environment, group_id: rows.group.id, filing_status: 'submitted',
+    filing_date: null, exception_code: null, exception_message: null, created_at: createdAt, updated_at: createdAt,
   };
 }
 

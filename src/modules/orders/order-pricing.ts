@@ -2,6 +2,7 @@ import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { ValidationError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
+import type { PriceCache, PriceInputs } from '../billing/price-cache.js';
 import { findStateFees, loadTenantPriceMap, pickStateFee, type ProductType, type StateFeeKind, type StateFeeRow, type TenantPrice } from '../billing/pricing.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
@@ -64,10 +65,7 @@ export interface OrderPlan {
 }
 
 /** The tenant's prices (cents) and the filingState's fee row (null: the state has no schedule). */
-export interface PriceInputs {
-  prices: Record<ProductType, TenantPrice>;
-  fees: StateFeeRow | null;
-}
+export type { PriceInputs };
 
 /** The POST /orders/quote answer (dollars at the API edge). */
 export interface Quote {
@@ -78,14 +76,14 @@ export interface Quote {
 }
 
 /**
- * Checks and prices a request without writing anything (POST /orders/quote; issue 3 item 9). Runs the same
+ * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. Runs the same
  * rules as placing it, so a quote fails exactly where the order would (400/403/409), except the balance (402).
  * @returns priced lines and total in dollars. @throws as {@link checkOrderFacts} and the request rules.
  */
-export async function quoteOrder(db: Db, tenant: Tenant, body: OrderBodyInput, options: PricingOptions = {}): Promise<Quote> {
+export async function quoteOrder(db: Db, tenant: Tenant, body: OrderBodyInput, options: PricingOptions = {}, cache?: PriceCache): Promise<Quote> {
   throwIfRuleErrors(orderRuleErrors(body));
   const facts = await checkOrderFacts(db, tenant, body);
-  const plan = await planOrder(db, tenant, body, facts, options);
+  const plan = await planOrder(db, tenant, body, facts, options, cache ? await cache.inputs(tenant, body.filingState) : undefined);
   return {
     companyId: facts.companyId,
     filingState: body.filingState,

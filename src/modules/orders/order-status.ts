@@ -5,7 +5,7 @@ import { statusChangedData } from '../filings/filing-events.js';
 import * as repo from './orders.repo.js';
 
 /*
- * The one way an order's status changes after placement (ORD-STATUS-1): the row, the status-history row (filing
+ * The one way an order's status changes after placement (ORD-14): the row, the status-history row (filing
  * statuses) and the filing.status_changed event with its webhook deliveries, in the caller's transaction. The
  * filing pipeline (operators, console, CLI, test helpers) plans WHICH change is allowed (filings/transitions.ts);
  * the subscription renewals plan theirs; both write it here. No other module writes `orders` or
@@ -34,7 +34,7 @@ export interface OrderStatusChange {
 }
 
 /**
- * Writes one status change (ORD-STATUS-1) in 2 statements: the row and its history row together, then the event.
+ * Writes one status change (ORD-14) in 2 statements: the row and its history row together, then the event.
  * The caller holds the order's row lock (SELECT … FOR UPDATE) when the change depends on the current status.
  * @returns the order after the change (every column) and the event written. @throws Error when the order does not exist.
  */

@@ -1,8 +1,8 @@
 import type { Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
-import { PRICE_SELECT, toTenantPrice, type PriceJoinRow, type ProductType, type StateFeeRow, type TenantPrice } from '../billing/pricing.js';
-import { COMPANY_COLUMNS, type CompanyColumns, type CompanyRow } from '../companies/companies.repo.js';
+import { insufficientBalance } from '../billing/ledger.js';
+import type { CompanyColumns, CompanyRow } from '../companies/companies.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
 /** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
@@ -144,29 +144,6 @@ export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: str
   return { ...group, orders: rows };
 }
 
-/** What a placement needs to read before it writes: the user, the tenant's prices and the state's fees. */
-export interface PlacementInputs {
-  userExists: boolean;
-  prices: Record<ProductType, TenantPrice>;
-  fees: StateFeeRow | null;
-}
-
-/**
- * Reads {@link PlacementInputs} in ONE statement (outside the placing transaction: nothing here needs a lock;
- * a price changed meanwhile is the price at the moment the request was priced, as for a quote).
- */
-export async function loadPlacementInputs(db: Db, tenant: Tenant, userId: string, filingState: string): Promise<PlacementInputs> {
-  const row = await one<{ user_exists: boolean; prices: PriceJoinRow[]; fees: StateFeeRow | null }>(
-    db,
-    `SELECT EXISTS (SELECT 1 FROM users WHERE id = $3 AND organization_id = $1 AND environment = $2) AS user_exists,
-            (SELECT json_agg(p) FROM (${PRICE_SELECT}) p) AS prices,
-            (SELECT row_to_json(f) FROM state_fees f WHERE state = $4) AS fees`,
-    [tenant.organizationId, tenant.environment, userId, filingState.toUpperCase()],
-  );
-  const prices = Object.fromEntries((row!.prices ?? []).map((r) => [r.type, toTenantPrice(r)])) as Record<ProductType, TenantPrice>;
-  return { userExists: row!.user_exists, prices, fees: row!.fees };
-}
-
 /** One order of a placement, as inserted (filing_status submitted). Money in cents. */
 export interface PlacementOrder {
   id: string;
@@ -183,7 +160,7 @@ export interface PlacementOrder {
   margin_cents: number | null;
 }
 
-/** Everything one placement inserts besides the ledger and the events (ORD-PLACE-1). */
+/** Everything one placement inserts besides the ledger and the events (ORD-13). */
 export interface PlacementRows {
   /** A company formed by this placement, with the slug to use; null when the orders are for an existing company. */
   company: { id: string; slug: string; columns: CompanyColumns; adminUserId: string } | null;
@@ -193,58 +170,58 @@ export interface PlacementRows {
   actor: string;
 }
 
-const PLACED_COLUMNS = `${orderSummaryColumns()}, details`;
+/** Everything {@link insertPlacement} writes, planned in full by the caller (ids, amounts, event data, ledger lines). */
+export interface PlacementWrite {
+  rows: PlacementRows;
+  /** One `submitted` history row per order. */
+  history: Array<{ id: string; order_id: string }>;
+  /** One filing.status_changed event per order: {id, type, data}. */
+  events: Array<{ id: string; type: string; data: Record<string, unknown> }>;
+  /** Ledger entries to post last (post_ledger_entries JSON; empty for checkout). */
+  debits: Array<Record<string, unknown>>;
+  /** The balance must be at least this many cents for the debits to be posted. */
+  minBalanceCents: number;
+}
+
+/** What {@link insertPlacement} did: placed (with the orders' created_at), or nothing because of the user or the slug. */
+export type PlacementOutcome = { outcome: 'placed'; createdAt: Date } | { outcome: 'unknown_user' | 'slug_taken' };
 
 /**
- * Inserts the company (formation), its admin link, the order group, the orders and their `submitted`
- * status-history rows in ONE statement. @returns the inserted orders in the order given, or null when the
- * company's slug was taken meanwhile (then NOTHING was inserted: pick another slug and call again).
+ * Writes a placement in ONE statement through the database function `place_order_group` (ORD-13): the company of a
+ * formation and its admin link, the order group, the orders, their `submitted` history, the events with their
+ * deliveries, and last the debits (the balance row is locked only for them and the commit). On a pool the statement
+ * is its own transaction; on a client it joins the caller's.
+ * @returns placed; or unknown_user / slug_taken, when NOTHING was written.
+ * @throws AppError insufficient_balance (402) when the balance is below `minBalanceCents` (nothing written; inside a
+ * transaction the transaction is aborted and must be rolled back).
  */
-export async function insertPlacement(tx: Db, tenant: Tenant, p: PlacementRows): Promise<OrderRow[] | null> {
-  const company = p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null;
-  const history = p.orders.map((o) => ({ id: newId('statusChange'), order_id: o.id }));
-  const group = {
-    id: p.group.id, user_id: p.group.userId, company_id: p.group.companyId, filing_state: p.group.filingState, source: p.group.source,
-    billing: p.group.billing, request: p.group.request, total_cents: p.group.totalCents, idempotency_key: p.group.idempotencyKey ?? null,
+export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite): Promise<PlacementOutcome> {
+  const { rows: p } = w;
+  const payload = {
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    user_id: p.group.userId,
+    actor: p.actor,
+    company: p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null,
+    group: {
+      id: p.group.id, user_id: p.group.userId, company_id: p.group.companyId, filing_state: p.group.filingState, source: p.group.source,
+      billing: p.group.billing, request: p.group.request, total_cents: p.group.totalCents, idempotency_key: p.group.idempotencyKey ?? null,
+    },
+    orders: p.orders,
+    history: w.history,
+    events: w.events,
+    debits: w.debits,
+    min_balance_cents: w.minBalanceCents,
   };
-  const { rows } = await tx.query<OrderRow>(
-    `WITH company AS (
-       INSERT INTO companies (id, organization_id, environment, slug, ${COMPANY_COLUMNS.join(', ')})
-       SELECT r.id, $1, $2, r.slug, ${COMPANY_COLUMNS.map((c) => `r.${c}`).join(', ')}
-         FROM jsonb_populate_record(NULL::companies, $3::jsonb) r WHERE $3::jsonb IS NOT NULL
-       ON CONFLICT ON CONSTRAINT companies_slug_unique DO NOTHING
-       RETURNING id
-     ), admin AS (
-       INSERT INTO company_admins (company_id, user_id, organization_id, environment)
-       SELECT company.id, $4, $1, $2 FROM company
-       ON CONFLICT (company_id, user_id) DO NOTHING
-     ), go AS (
-       SELECT 1 WHERE $3::jsonb IS NULL OR EXISTS (SELECT 1 FROM company)
-     ), grp AS (
-       INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents, idempotency_key)
-       SELECT g.id, $1, $2, g.user_id, g.company_id, g.filing_state, g.source, g.billing, g.request, g.total_cents, g.idempotency_key
-         FROM go, jsonb_populate_record(NULL::order_groups, $5::jsonb) g
-       RETURNING id
-     ), placed AS (
-       INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, filing_status,
-                           filing_type, subscription_status, details, billing, amount_cents, retail_cents, margin_cents, current_period_end)
-       SELECT o.id, $1, $2, grp.id, o.company_id, o.user_id, o.order_type, o.filing_state, 'submitted',
-              o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents, o.margin_cents,
-              CASE WHEN o.subscription_status IS NOT NULL THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END
-         FROM grp, jsonb_populate_recordset(NULL::orders, $6::jsonb) o
-       RETURNING ${PLACED_COLUMNS}
-     ), history AS (
-       INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, actor)
-       SELECT h.id, placed.id, $1, $2, NULL, 'submitted', $8
-         FROM jsonb_populate_recordset(NULL::order_status_history, $7::jsonb) h JOIN placed ON placed.id = h.order_id
-     )
-     SELECT * FROM placed`,
-    [tenant.organizationId, tenant.environment, company ? JSON.stringify(company) : null, p.company?.adminUserId ?? null,
-      JSON.stringify(group), JSON.stringify(p.orders), JSON.stringify(history), p.actor],
-  );
-  if (!rows.length) return null;
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return p.orders.map((o) => byId.get(o.id)!);
+  try {
+    const { rows } = await db.query<{ r: { outcome: string; created_at?: string } }>('SELECT place_order_group($1::jsonb) AS r', [JSON.stringify(payload)]);
+    const r = rows[0]!.r;
+    return r.outcome === 'placed' ? { outcome: 'placed', createdAt: new Date(r.created_at!) } : { outcome: r.outcome as 'unknown_user' | 'slug_taken' };
+  } catch (err) {
+    const e = err as { code?: string; detail?: string };
+    if (e.code === 'FC402') throw insufficientBalance(tenant, w.minBalanceCents, Number(e.detail));
+    throw err;
+  }
 }
 
 /**

@@ -70,6 +70,6 @@ ${ERRORS_DOC}`,
     },
   }, async (request) => {
     throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
-    return quoteOrder(ctx.pool, request.tenant, request.body as OrderBodyInput);
+    return quoteOrder(ctx.pool, request.tenant, request.body as OrderBodyInput, {}, ctx.prices);
   });
 };

@@ -178,7 +178,7 @@ async function renewalLines(db: Db, sub: SubscriptionRow, entityType: EntityType
 /** Changes the status (and period end), emits filing.status_changed and records the change, in `tx`. */
 async function changeStatus(tx: Db, tenant: Tenant, sub: SubscriptionRow, to: SubscriptionStatus, periodEnd: string,
   why: { reason: string; detail?: Record<string, unknown>; actor: string }): Promise<SubscriptionRow> {
-  // ORD-STATUS-1: the orders module writes the row and the event; the subscription's own history is kept here.
+  // ORD-14: the orders module writes the row and the event; the subscription's own history is kept here.
   const { order, event } = await changeOrderStatus(tx, tenant, { orderId: sub.id, actor: why.actor, subscription: { status: to, currentPeriodEnd: periodEnd } });
   const row = order as unknown as SubscriptionRow;
   await repo.insertStatusChange(tx, tenant, {

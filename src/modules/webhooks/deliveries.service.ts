@@ -98,7 +98,7 @@ export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string
     if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`);
     if (row.status === 'pending') await repo.bringRetryForward(tx, id);
     else await repo.reopenDelivery(tx, id);
-    await notifyDeliveriesDue(tx);
+    notifyDeliveriesDue(tx);
     return deliveryView((await repo.findDelivery(tx, tenant, id))!);
   });
 }

@@ -1,3 +1,4 @@
+import { signalAtCommit } from '../../lib/commit-signals.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { ID_PREFIX } from '../../lib/ids.js';
 import type { DeliveryStatus } from './deliveries.repo.js';
@@ -6,11 +7,11 @@ import type { DeliveryStatus } from './deliveries.repo.js';
 export const DELIVERIES_DUE_CHANNEL = 'webhook_deliveries_due';
 
 /**
- * Wakes every dispatcher when the caller's transaction commits (PostgreSQL delivers NOTIFY at commit, and drops it
- * on rollback). Deliveries written by `emitEvents` need no call: the events trigger already notifies.
+ * Wakes every dispatcher once the caller's transaction has committed (nothing on rollback; OPS-5). Deliveries
+ * written by `emitEvents` need no call: it signals the events channel, which the dispatchers hear too.
  */
-export async function notifyDeliveriesDue(tx: Db): Promise<void> {
-  await tx.query(`SELECT pg_notify('${DELIVERIES_DUE_CHANNEL}', '')`);
+export function notifyDeliveriesDue(tx: Db): void {
+  signalAtCommit(tx, DELIVERIES_DUE_CHANNEL, '');
 }
 
 /** A claimed delivery with everything its attempt needs, read in the claiming statement. */
