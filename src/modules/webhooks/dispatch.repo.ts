@@ -1,6 +1,6 @@
 import { signalAtCommit } from '../../lib/commit-signals.js';
 import { many, one, type Db } from '../../lib/db.js';
-import { ID_PREFIX } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import type { DeliveryStatus } from './deliveries.repo.js';
 
 /** Channel that wakes the dispatchers for deliveries made due outside `emitEvents` (resend, test events; WH-16). */
@@ -133,7 +133,7 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
   if (!outcomes.length) return;
   await db.query(
     `WITH r AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, claimed int, attempted boolean, url text, status_code int,
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, attempt_id text, claimed int, attempted boolean, url text, status_code int,
          duration_ms int, response_body text, error text, status text, retry_in float8, failure_reason text)
      ), upd AS (
        UPDATE webhook_deliveries d SET
@@ -153,13 +153,13 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
        RETURNING d.id, d.organization_id, d.environment, d.attempt_count
      )
      INSERT INTO webhook_attempts (id, delivery_id, organization_id, environment, attempt_number, url, status_code, duration_ms, response_body, error)
-     SELECT new_id('${ID_PREFIX.webhookAttempt}'), u.id, u.organization_id, u.environment, u.attempt_count, r.url, r.status_code, r.duration_ms,
+     SELECT r.attempt_id, u.id, u.organization_id, u.environment, u.attempt_count, r.url, r.status_code, r.duration_ms,
             NULLIF(r.response_body, ''), r.error
        FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
     [
       // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
       JSON.stringify([...outcomes].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((o) => ({
-        id: o.id, claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
+        id: o.id, attempt_id: newId('webhookAttempt'), claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
         response_body: o.responseBody, error: o.error, status: o.status, retry_in: o.retryInSeconds, failure_reason: o.failureReason,
       }))),
       owner,

@@ -25,11 +25,25 @@ export const RECORD_BATCH_MAX = 500;
 /** How long to wait before opening the LISTEN connection again after it broke (ms). */
 const RELISTEN_DELAY_MS = 1000;
 
-/** The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. */
+/** Opened signing secrets by endpoint and stored values, so a burst of deliveries opens each secret once. */
+const openedSecrets = new Map<string, string[]>();
+/** Endpoints whose opened secrets are kept at most (the map is emptied beyond it). */
+const OPENED_SECRETS_MAX = 10_000;
+
+/**
+ * The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. The
+ * opened values are kept by (endpoint, stored values): a rotation stores new values, so it is seen at once.
+ */
 export function endpointSigningSecrets(ctx: Pick<AppContext, 'secrets'>, row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>): string[] {
+  const key = `${row.endpoint_id}\n${row.secret}\n${row.previous_secret ?? ''}`;
+  const known = openedSecrets.get(key);
+  if (known) return known;
   // The claim already dropped a previous secret whose grace ended (by the database clock).
   const farFuture = new Date(8.64e15);
-  return signingSecrets(ctx, { endpointId: row.endpoint_id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret ? farFuture : null }, new Date());
+  const opened = signingSecrets(ctx, { endpointId: row.endpoint_id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret ? farFuture : null }, new Date());
+  if (openedSecrets.size >= OPENED_SECRETS_MAX) openedSecrets.clear();
+  openedSecrets.set(key, opened);
+  return opened;
 }
 
 /** The body exactly as delivered: the stored event as its envelope (EVT-1). */
