@@ -145,6 +145,16 @@ describe('live customer billing without Stripe configured', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Card payment is not available yet');
     expect(page.body).not.toContain('name="card.number"');
+
+    // A submit anyway (an old tab, a crafted form) takes no order and charges nothing.
+    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE', ...card('4242424242424242') });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('Card payment is not available yet');
+    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM orders WHERE company_id = $1', [company.id])).rows[0].n).toBe(0);
+    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE company_id = $1', [company.id])).rows[0].n).toBe(0);
+    // Nothing answers for Stripe either.
+    const hook = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: '{}' });
+    expect(hook.statusCode).toBe(404);
   });
 });
 

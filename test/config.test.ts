@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, quickStartEnv } from '../src/config.js';
+import { livePaymentsStatus } from '../src/modules/payments/payments.service.js';
 
 // Issue 2 item 2: configuration from environment variables, validated once at boot with clear errors.
 describe('configuration', () => {
@@ -101,5 +102,20 @@ describe('configuration', () => {
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000' }).httpHeadersTimeoutMs).toBe(4000);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_HEADERS_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
+  // PAY-1: live card payments need both Stripe settings; the API address defaults to Stripe's own.
+  it('turns live card payments on with both Stripe settings, defaulting to Stripe\'s API, and says which state it is in', () => {
+    const off = loadConfig({});
+    expect(off.stripe).toBeNull();
+    expect(livePaymentsStatus(off)).toMatchObject({ level: 'warn', message: expect.stringContaining('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set') });
+    const live = loadConfig({ STRIPE_SECRET_KEY: 'sk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' });
+    expect(live.stripe).toEqual({ secretKey: 'sk_live_0123456789abcdef', webhookSecret: 'whsec_0123456789abcdef', apiBaseUrl: 'https://api.stripe.com' });
+    expect(livePaymentsStatus(live)).toEqual({ level: 'info', message: 'live card payments through Stripe (API https://api.stripe.com)' });
+    const standIn = loadConfig({ STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef', STRIPE_API_BASE_URL: 'http://127.0.0.1:4100/' });
+    expect(standIn.stripe?.apiBaseUrl).toBe('http://127.0.0.1:4100');
+    expect(livePaymentsStatus(standIn)).toMatchObject({ level: 'warn', message: expect.stringContaining('TEST mode') });
+    expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(/STRIPE_SECRET_KEY: required when STRIPE_WEBHOOK_SECRET is set/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(/STRIPE_SECRET_KEY/);
   });
 });

@@ -152,6 +152,12 @@ describe('live checkout through Stripe Checkout', () => {
     const { rows } = await t.ctx.pool.query('SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type', [companyId]);
     expect(rows.map((r) => r.order_type)).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
     expect((await t.ctx.pool.query('SELECT legal_name FROM companies WHERE id = $1', [companyId])).rows[0].legal_name).toBe('Stripe Prairie LLC');
+    // Retail, wholesale (retail - margin) and the state fee recorded per order as the sandbox path does; the orders add up to the payment.
+    const tier3 = await retailOf(c.tenant, 'formation_tier_3');
+    const placed = (await t.ctx.pool.query(`SELECT order_type, amount_cents::int AS amount, retail_cents::int AS retail, margin_cents::int AS margin FROM orders WHERE company_id = $1`, [companyId])).rows;
+    expect(placed.find((o) => o.order_type === 'formation')).toMatchObject({ retail: tier3.retail, margin: tier3.retail - tier3.wholesale, amount: tier3.retail + fee });
+    expect(placed.reduce((sum, o) => sum + o.amount, 0)).toBe(total);
+    expect((await t.ctx.pool.query(`SELECT amount_cents::int AS a, status FROM payments WHERE provider_reference = 'pi_formation'`)).rows).toEqual([{ a: total, status: 'succeeded' }]);
 
     // Cancelling the formation order refunds its retail plus its state fee (not the other orders of the payment).
     const formation = (await t.ctx.pool.query(`SELECT id, retail_cents FROM orders WHERE company_id = $1 AND order_type = 'formation'`, [companyId])).rows[0];
@@ -170,6 +176,51 @@ describe('live checkout through Stripe Checkout', () => {
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(started.location);
     expect(stripe.callsTo('/v1/checkout/sessions')).toHaveLength(calls);
+  });
+
+  it('a card Stripe declines orders nothing: back through the cancel address the customer reads so, the form reopens the same page, its expiry settles it', async () => {
+    const c = await liveCustomer('Stripe Decline Co');
+    const started = await startEinCheckout(c);
+    const resubmit = () => c.s.post(started.path, { _csrf: csrfOf(started.page.body), _checkout: checkoutTokenOf(started.page.body), filingState: 'DE', ...einForm });
+    // Stripe's own page shows the decline and opens no Checkout Session event for it; a PaymentIntent event may come.
+    const failed = await deliver('payment_intent.payment_failed', { id: 'pi_declined_1', object: 'payment_intent', status: 'requires_payment_method', last_payment_error: { code: 'card_declined' } });
+    expect(failed.res.statusCode).toBe(200);
+    const back = await c.s.get(`/checkout/return/${started.checkoutId}?cancelled=1`);
+    expect(back.statusCode).toBe(200);
+    expect(back.body).toContain('Payment not completed');
+    expect(back.body).toContain('nothing was ordered');
+    expect(await ordersOf(c.company.id)).toHaveLength(0);
+    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE user_id = $1', [c.user.id])).rows[0].n).toBe(0);
+
+    // The same form goes back to the page that is still open, to try another card.
+    const again = await resubmit();
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe(started.location);
+
+    await deliver('checkout.session.expired', session(started.sessionId, { status: 'expired', payment_status: 'unpaid' }));
+    expect((await c.s.get(`/checkout/return/${started.checkoutId}?cancelled=1`)).body).toContain('Payment page expired');
+    // Once it expired, the same form opens a new page.
+    const fresh = await resubmit();
+    expect(fresh.statusCode).toBe(303);
+    expect(fresh.headers.location).not.toBe(started.location);
+    expect(await ordersOf(c.company.id)).toHaveLength(0);
+  });
+
+  it('says card payment is temporarily unavailable when Stripe does not open the page, and keeps nothing', async () => {
+    const c = await liveCustomer('Stripe Down Co');
+    const path = `/companies/${c.company.id}/checkout/ein`;
+    const page = await c.s.get(path);
+    const submit = () => c.s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', ...einForm });
+    stripe.failSessions = 'Stripe is not answering';
+    const res = await submit().finally(() => (stripe.failSessions = null));
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('Card payment is temporarily unavailable');
+    expect(res.body).toContain('You have not been charged');
+    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM card_checkouts WHERE organization_id = $1', [c.tenant.organizationId])).rows[0].n).toBe(0);
+    // The same form works once Stripe answers again.
+    const retry = await submit();
+    expect(retry.statusCode, retry.body.slice(0, 2000)).toBe(303);
+    expect(String(retry.headers.location)).toMatch(/^https:\/\/checkout\.stripe\.com\//);
   });
 
   it('places nothing twice for a replayed event or a second completion event of the same session', async () => {
@@ -262,8 +313,12 @@ describe('live checkout through Stripe Checkout', () => {
     expect(cancel.statusCode, cancel.body).toBe(200);
     const refund = (await t.ctx.pool.query('SELECT * FROM card_refunds WHERE order_id = $1', [order.id])).rows[0];
     expect(refund).toMatchObject({ status: 'pending', provider: 'stripe', amount_cents: order.amount_cents });
-    const job = (await t.ctx.pool.query(`SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE k.identifier = 'refund_card_payment' AND j.payload->>'refundId' = $1`, [refund.id])).rows;
-    expect(job).toHaveLength(1);
+    const job = (await t.ctx.pool.query(`SELECT j.payload, j.max_attempts FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE k.identifier = 'refund_card_payment' AND j.payload->>'refundId' = $1`, [refund.id])).rows;
+    expect(job).toMatchObject([{ max_attempts: 20 }]);
+    // The cancellation is announced as for any order (filing.status_changed), with the order showing cancelled.
+    const changed = (await t.ctx.pool.query(`SELECT data->>'filingStatus' AS status FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1 ORDER BY created_at`, [order.id])).rows;
+    expect(changed.map((e) => e.status)).toEqual(['submitted', 'cancelled']);
+    expect((await c.s.get(`/companies/${c.company.id}`)).body).toContain('Cancelled');
 
     const run = () => refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
     stripe.failRefunds = 'This PaymentIntent cannot be refunded right now';

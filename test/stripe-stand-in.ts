@@ -14,11 +14,13 @@ export interface StandInCall {
 /**
  * A small local stand-in for the Stripe API calls the service makes (POST /v1/checkout/sessions, POST /v1/refunds),
  * reached through STRIPE_API_BASE_URL, so tests run offline. Answers like Stripe: the same Idempotency-Key gets the
- * same object back. `failRefunds` makes refunds answer a Stripe error (no retries by the client: a 400).
+ * same object back. `failRefunds` makes refunds answer a Stripe error (no retries by the client: a 400);
+ * `failSessions` does the same for opening a Checkout Session.
  */
 export class StripeStandIn {
   readonly calls: StandInCall[] = [];
   failRefunds: string | null = null;
+  failSessions: string | null = null;
   private readonly server = http.createServer((req, res) => this.answer(req, res));
   private readonly byKey = new Map<string, unknown>();
   private seq = 0;
@@ -53,6 +55,7 @@ export class StripeStandIn {
       if (remembered) return send(200, remembered);
       let object: unknown;
       if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
+        if (this.failSessions) return send(400, { error: { type: 'invalid_request_error', message: this.failSessions } });
         const id = `cs_test_standin${++this.seq}`;
         let total = 0;
         for (let i = 0; form[`line_items[${i}][price_data][unit_amount]`]; i++) total += Number(form[`line_items[${i}][price_data][unit_amount]`]);
