@@ -9,7 +9,7 @@ import { many, one, withTransaction } from '../src/lib/db.js';
 import { seedBilling } from '../src/modules/billing/billing.seed.js';
 import { appendLedgerEntry, creditBalance, debitOrThrow, reverseOrderDebits } from '../src/modules/billing/ledger.js';
 import { retailCents, stateFeeCents, wholesaleCents } from '../src/modules/billing/pricing.js';
-import { createCompany } from './factories.js';
+import { createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { runSecuritySuite } from './security-suite.js';
 
@@ -137,19 +137,10 @@ describe('ledger functions (used by POST /orders and cancellation)', () => {
   it('reverseOrderDebits reverses each debit of an order once', async () => {
     const tenant = await t.newTenant();
     const tn = tenantOf(tenant);
-    const { user, company } = await createCompany(tenant);
-    const orderId = `order_test_${Date.now()}`;
-    await withTransaction(t.ctx.pool, async (tx) => {
-      await tx.query(`INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing, request, total_cents)
-                      VALUES ($1, $2, 'test', $3, $4, 'DE', 'api', 'balance', '{}', 0)`, [`ordgrp_${orderId}`, tenant.organizationId, user.id, company.id]);
-      await tx.query(`INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state, billing)
-                      VALUES ($1, $2, 'test', $3, $4, $5, 'formation', 'DE', 'balance')`, [orderId, tenant.organizationId, `ordgrp_${orderId}`, company.id, user.id]);
-    });
-    await creditBalance(t.ctx.pool, tn, 50_000, null, 'test');
-    await withTransaction(t.ctx.pool, (tx) => debitOrThrow(tx, tn, [
-      { amountCents: 12_300, lineType: 'formation_tier_1', description: 'Formation', orderId },
-      { amountCents: 11_000, lineType: 'state_fee', description: 'DE fee', orderId },
-    ]));
+    // Placed through the orders module's writer: the factory credits the lines' total, then debits each line.
+    const { orderId } = await createOrderRow(t.ctx, tn, { debitLines: [{ amountCents: 12_300, lineType: 'formation_tier_1' }, { amountCents: 11_000, lineType: 'state_fee' }] });
+    await creditBalance(t.ctx.pool, tn, 26_700, null, 'test');
+    expect(await balanceOf(tenant)).toBe(267);
     const reversed = await withTransaction(t.ctx.pool, (tx) => reverseOrderDebits(tx, tn, orderId, 'test'));
     expect(reversed.map((r) => [r.type, r.amount_cents, r.order_id])).toEqual([['reversal', 12_300, orderId], ['reversal', 11_000, orderId]]);
     expect(await balanceOf(tenant)).toBe(500);

@@ -72,7 +72,7 @@ describe('per API key on the integrator API', () => {
     }
     const { rows } = await t.ctx.pool.query(`SELECT bucket, hits FROM rate_limit_counters WHERE bucket LIKE 'api:%'`);
     expect(rows.length).toBeGreaterThanOrEqual(2);
-    // Only a hash prefix of the key is stored, never the key.
+    // Only the key's id is stored, never the key.
     expect(JSON.stringify(rows)).not.toContain(tenant.keys.test.slice(8, 20));
   });
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A URL-safe random token of `bytes` random bytes (base64url). */
 export function randomToken(bytes = 32): string {
@@ -7,7 +7,8 @@ export function randomToken(bytes = 32): string {
 
 /** SHA-256 hex digest; API keys, magic-link tokens and session ids are stored only as this hash. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // crypto.hash (Node 20.12+) is the one-shot form: no Hash object per call, on every API request's key.
+  return crypto.hash ? crypto.hash('sha256', value, 'hex') : createHash('sha256').update(value).digest('hex');
 }
 
 /** Constant-time string comparison. */

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the API-key hook on every /v1 and /test/v1 route. */
     tenant: Tenant;
+    /** The id of the API key that authenticated the request (key_…): the per-key rate limit counts by it. */
+    apiKeyId: string;
   }
 }
 
@@ -36,5 +38,6 @@ export function apiKeyAuth(ctx: AppContext, environment: Environment, keys: ApiK
       );
     }
     request.tenant = { organizationId: row.organization_id, environment };
+    request.apiKeyId = row.id;
   };
 }

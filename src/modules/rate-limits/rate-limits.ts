@@ -4,7 +4,6 @@ import { Counter } from 'prom-client';
 import type { RateLimitConfig } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
-import { sha256 } from '../../lib/secrets.js';
 import { SharedCounters } from './shared-counters.js';
 
 declare module 'fastify' {
@@ -68,13 +67,13 @@ export function perAddressLimit(limits: RateLimitConfig, name: LimitName, max: n
 
 /**
  * Limits every route of the scope `api` (the integrator API of one environment) per API key: registered in
- * that scope, after its key check, so only valid keys are counted. The bucket holds a hash of the key, never the key.
+ * that scope, after its key check, so only valid keys are counted. The bucket holds the key's id, never the key.
  */
 export async function limitPerApiKey(api: FastifyInstance, limits: RateLimitConfig): Promise<void> {
   await api.register(fastifyRateLimit, {
     ...baseOptions(api.rateLimitCounters, { global: true }),
     ...limitOptions(limits, 'api', limits.apiRequests, 'for this API key'),
-    keyGenerator: (request) => `api:${sha256(String(request.headers['x-api-key'])).slice(0, 32)}`,
+    keyGenerator: (request) => `api:${request.apiKeyId}`,
   });
 }
 
