@@ -141,7 +141,7 @@ BEGIN
 END
 $$;
 
--- 5. Prices and state fees are kept in each process's memory (BILL-18); any change to them tells every process to
+-- 5. Prices and state fees are kept in each process's memory (BILL-19); any change to them tells every process to
 --    read them again. These tables change rarely (operators, integrators setting prices), so a NOTIFY in their
 --    transactions costs nothing that matters.
 CREATE FUNCTION notify_pricing_changed() RETURNS trigger LANGUAGE plpgsql AS $$

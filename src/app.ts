@@ -34,7 +34,7 @@ export interface BuildOptions {
  * Does not listen; `server.ts` does.
  */
 export async function buildApp(bootCtx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
-  // BILL-18: this app's routes price orders from memory; the cache lives and dies with the app.
+  // BILL-19: this app's routes price orders from memory; the cache lives and dies with the app.
   const prices = new PriceCache(bootCtx.pool, bootCtx.log);
   const ctx: AppContext = { ...bootCtx, prices };
   const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };

@@ -24,7 +24,7 @@ export interface AppContext {
    * does; white-label domains are verified through it. Unset: the system resolver. Tests put a fake here.
    */
   resolveTxt?: (name: string) => Promise<string[][]>;
-  /** Prices and state fees kept in memory (BILL-18); set by the HTTP app. Unset: read from the database each time. */
+  /** Prices and state fees kept in memory (BILL-19); set by the HTTP app. Unset: read from the database each time. */
   prices?: PriceCache;
 }
 

@@ -6,7 +6,7 @@ import { credit, einObject, formationBody, newUser } from './orders-fixtures.js'
 /*
  * Round trips are what an order costs on a loaded database: every statement waits for the server. This counts the
  * statements one POST /orders (formation + ein + registeredAgent) sends, the API-key check and prices included
- * (ORD-13, AUTH-12, BILL-18).
+ * (ORD-13, AUTH-12, BILL-19).
  */
 
 let t: TestApp;

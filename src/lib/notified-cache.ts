@@ -24,7 +24,7 @@ interface Entry<V> {
 }
 
 /**
- * Values read from the database kept in process memory, correct across processes (AUTH-12, BILL-18): every change
+ * Values read from the database kept in process memory, correct across processes (AUTH-12, BILL-19): every change
  * to the rows behind them is announced at commit with NOTIFY on `channel`, heard on a connection of the cache's own,
  * and drops the entries it names at once. Entries are served only while that connection listens: while it is down
  * nothing is cached (every read goes to the loader), the cache is emptied, and the connection is retried every

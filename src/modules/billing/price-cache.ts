@@ -9,7 +9,7 @@ import { findStateFees, loadTenantPriceMap, type ProductType, type StateFeeRow, 
 /** The channel migration 090's triggers notify on any change to prices or state fees (payload '*'). */
 export const PRICING_CHANNEL = 'pricing_changed';
 
-/** Longest life of a cached price or fee row, ms: a safety net only, changes are heard at once (BILL-18). */
+/** Longest life of a cached price or fee row, ms: a safety net only, changes are heard at once (BILL-19). */
 const PRICE_CACHE_TTL_MS = 60_000;
 
 /** Every started cache of this process. */
@@ -32,7 +32,7 @@ export interface PriceInputs {
 }
 
 /**
- * A tenant's prices and the state fee schedule kept in process memory (BILL-18), so quoting and placing an order
+ * A tenant's prices and the state fee schedule kept in process memory (BILL-19), so quoting and placing an order
  * read no price or fee from the database in the steady state. Any change to the price catalogue, an organization's
  * wholesale or retail prices, or a state's fees drops every entry of every process at commit (NOTIFY from the
  * tables' triggers; at once in the process that made the change). Values are shared: callers must not change them.

@@ -17,7 +17,7 @@ import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
  * Placing orders (ORD-13; billing rules 1-7): everything that can be known before writing is worked out first —
- * request rules, prices and fees (from the process's price cache, BILL-18), ids, amounts, the rows, the events'
+ * request rules, prices and fees (from the process's price cache, BILL-19), ids, amounts, the rows, the events'
  * data and the ledger lines — and then ONE statement writes it all (the database function `place_order_group`):
  * the company of a formation, the order group, the orders and their status history, the events with their
  * deliveries, and last the debit, which locks the balance, checks the whole total and appends every ledger line,
