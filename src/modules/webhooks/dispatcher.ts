@@ -86,7 +86,11 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   const outage = (err: unknown, context: string) => options.outage?.report(err, context) ?? false;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const client = new WebhookClient(config.webhookEndpointConcurrency);
+  // Claimed rows until their outcome is recorded (their leases are renewed; memory is bounded by twice the cap).
   const inFlight = new Map<string, InFlight>();
+  // HTTP attempts under way, in all and per endpoint: a slot frees as soon as its answer is in, while the outcome
+  // waits for the next batched write (the row stays leased meanwhile, so no other sender takes it).
+  let sending = 0;
   const perEndpoint = new Map<string, number>();
   let finished: Array<{ row: ClaimedDelivery; result: SendResult | null }> = [];
   let stopping = false;
@@ -98,7 +102,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   let listener: pg.Client | null = null;
   let relisten: NodeJS.Timeout | null = null;
 
-  const free = () => config.webhookConcurrency - inFlight.size;
+  const free = () => Math.min(config.webhookConcurrency - sending, 2 * config.webhookConcurrency - inFlight.size);
 
   function wake(): void {
     if (stopping) return;
@@ -133,6 +137,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
 
   function start(row: ClaimedDelivery): void {
     inFlight.set(row.id, { row, claimedAt: Date.now() });
+    sending += 1;
     perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     webhookInFlight.inc();
     const attempt = row.endpoint_deleted || row.endpoint_disabled ? Promise.resolve(null) : send(row);
@@ -169,10 +174,16 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   }
 
   function finish(row: ClaimedDelivery, result: SendResult | null): void {
+    sending -= 1;
+    webhookInFlight.dec();
+    const n = (perEndpoint.get(row.endpoint_id) ?? 1) - 1;
+    if (n > 0) perEndpoint.set(row.endpoint_id, n);
+    else perEndpoint.delete(row.endpoint_id);
     if (abandoned) return;
     if (result) webhookAttempts.inc({ outcome: attemptOutcome(result) });
     finished.push({ row, result });
     flush();
+    wake();
   }
 
   function flush(): void {
@@ -193,11 +204,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   }
 
   function release(row: ClaimedDelivery): void {
-    if (!inFlight.delete(row.id)) return;
-    webhookInFlight.dec();
-    const n = (perEndpoint.get(row.endpoint_id) ?? 1) - 1;
-    if (n > 0) perEndpoint.set(row.endpoint_id, n);
-    else perEndpoint.delete(row.endpoint_id);
+    inFlight.delete(row.id);
   }
 
   // A deadlock with another writer of the same rows (an operator's bulk update) is retried: the attempts happened.
@@ -333,7 +340,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
       if (relisten) clearTimeout(relisten);
       await listener?.end().catch(() => undefined);
       const deadline = Date.now() + graceMs;
-      while ((inFlight.size || recording || claiming) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((inFlight.size || recording || claiming || finished.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       clearInterval(renewer);
       abandoned = true;
       await client.close();
