@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../src/lib/validation.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
@@ -223,6 +224,25 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().eventTypes).toEqual(['compliance.deadline_approaching', 'compliance.deadline_missed']);
   });
+
+  it('reaches the endpoints subscribed to it, never one subscribed to the filing and document events only', async () => {
+    const tenant = await t.newTenant();
+    const create = async (eventTypes: string[]) => (await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes })).json().id as string;
+    const existing = await create(['filing.status_changed', 'document.uploaded']);
+    const reminders = await create(['compliance.deadline_approaching']);
+    const { company, user } = await createCompany(tenant);
+    const [reminder] = (await run(tenant, '2030-04-02')).json().emitted;
+    const { orderId } = await createOrderRow(t.ctx, env(tenant), { companyId: company.id, userId: user.id, orderType: 'annual_report' });
+    expect((await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' })).statusCode).toBe(200);
+    const { rows } = await t.ctx.pool.query<{ endpoint_id: string; type: string }>(
+      `SELECT DISTINCT d.endpoint_id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.organization_id = $1 ORDER BY e.type`,
+      [tenant.organizationId]);
+    expect(rows).toEqual([
+      { endpoint_id: reminders, type: 'compliance.deadline_approaching' },
+      { endpoint_id: existing, type: 'filing.status_changed' },
+    ]);
+    expect(reminder.type).toBe('compliance.deadline_approaching');
+  });
 });
 
 describe('operators edit the rules (admin API)', () => {
@@ -247,5 +267,35 @@ describe('operators edit the rules (admin API)', () => {
     expect((await t.admin('PUT', '/compliance-rules/ZZ', { name: 'Nowhere' })).statusCode).toBe(404);
     const list = (await t.admin('GET', '/compliance-rules')).json().data;
     expect(list).toHaveLength(51);
+  });
+});
+
+describe('Alabama\'s repealed corporate annual report in the fee schedule', () => {
+  // Migration 060 corrects a schedule seeded from the fee data before the repeal was recorded in it.
+  const correction = fs.readFileSync(new URL('../migrations/060.do.compliance-calendar.sql', import.meta.url), 'utf8').replace(/^[\s\S]*?(?=UPDATE state_fees)/, '');
+  const alabama = async () => (await t.admin('GET', '/state-fees')).json().data.find((s: { state: string }) => s.state === 'AL');
+
+  it('is $0 as seeded, a schedule seeded before the correction becomes $0, and an operator\'s own figure stays', async () => {
+    expect(await alabama()).toMatchObject({ corpAnnualReport: 0, llcAnnualReport: 0 });
+    try {
+      await t.ctx.pool.query(`UPDATE state_fees SET corp_annual_report_cents = 1000, updated_by = 'seed' WHERE state = 'AL'`);
+      await t.ctx.pool.query(correction);
+      const fixed = await alabama();
+      expect(fixed).toMatchObject({ corpAnnualReport: 0, updatedBy: 'migration' });
+      expect(fixed.source.history.at(-1)).toMatchObject({ by: 'migration', changes: { corpAnnualReport: { from: 10, to: 0 } } });
+
+      await t.ctx.pool.query(`UPDATE state_fees SET corp_annual_report_cents = 1500, updated_by = 'operator' WHERE state = 'AL'`);
+      await t.ctx.pool.query(correction);
+      expect(await alabama()).toMatchObject({ corpAnnualReport: 15, updatedBy: 'operator' });
+    } finally {
+      await t.ctx.pool.query(`UPDATE state_fees SET corp_annual_report_cents = 0 WHERE state = 'AL'`);
+    }
+  });
+
+  it('an Alabama corporation owes no report from 2025', async () => {
+    const tenant = await t.newTenant();
+    const { company } = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'AL', formationDate: '2023-05-10' });
+    const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2029-12-31`)).json();
+    expect(body).toMatchObject({ companyId: company.id, items: [] });
   });
 });

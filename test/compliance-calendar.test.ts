@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeObligations, obligationStatus, type CalendarQuery, type Presence } from '../src/modules/compliance/calendar.js';
+import { loadStateFeesFile } from '../src/modules/billing/billing.seed.js';
 import { loadDueDateRulesFile, ruleProblems } from '../src/modules/compliance/due-date-rules.js';
 
 /*
@@ -239,5 +240,23 @@ describe('rule validation (CAL-22)', () => {
     (broken.llc.params as Record<string, unknown>).month = 13;
     broken.corporation.ruleKind = 'weekly' as never;
     expect(ruleProblems(broken).map((p) => p.field)).toEqual(['llc.params.month', 'corporation.ruleKind']);
+  });
+});
+
+describe('the fee schedule agrees with the due-date rules (CAL-1, CAL-18)', () => {
+  const fees = loadStateFeesFile().states;
+  it('has the same jurisdictions, the same report frequency per entity type, and no fee where no report is due', () => {
+    expect(Object.keys(fees)).toEqual(Object.keys(states));
+    for (const [state, entry] of Object.entries(states)) {
+      const f = fees[state]!;
+      for (const [rule, frequency, fee] of [[entry.llc, f.llcReportFrequency, f.llcAnnualReport], [entry.corporation, f.corpReportFrequency, f.corpAnnualReport]] as const) {
+        expect(frequency, state).toBe(rule.frequency);
+        if (rule.frequency === 'none') expect(fee, state).toBe(0);
+      }
+    }
+  });
+  it('Alabama corporations: the annual report was repealed, no report and no fee', () => {
+    expect(states.AL!.corporation.frequency).toBe('none');
+    expect(fees.AL).toMatchObject({ corpAnnualReport: 0, corpReportFrequency: 'none' });
   });
 });

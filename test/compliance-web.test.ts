@@ -34,6 +34,18 @@ describe('dashboard company page', () => {
     expect(checkout.body).toContain('Annual report');
   });
 
+  it('a report still overdue from last year has no button: the checkout would order this year\'s report instead', async () => {
+    const tenant = await t.newTenant();
+    // Minnesota: due December 31 every year, so last year's report is overdue and this year's is open (CAL-23).
+    const { user, company } = await createCompany(tenant, 'test', { formationState: 'MN', formationDate: `${thisYear - 3}-06-01`, legalName: 'North Star LLC' });
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = (await s.get(`/companies/${company.id}`)).body;
+    expect(page).toContain(`Dec 31, ${thisYear - 1}`);
+    expect(page).toContain('badge-warning">Overdue');
+    expect(page).not.toContain(`filingYear=${thisYear - 1}`);
+    expect(page).toContain(`${s.base}/companies/${company.id}/checkout/annual-report?filingState=MN&amp;filingYear=${thisYear}`);
+  });
+
   it('shows a filed report as filed, without a button, and says when there is no formation date', async () => {
     const tenant = await t.newTenant();
     const { user, company } = await createCompany(tenant, 'test', { formationState: 'TX', formationDate: `${thisYear - 1}-02-10` });

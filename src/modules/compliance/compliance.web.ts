@@ -13,12 +13,16 @@ export const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone
 };
 
 
-/** A deadline as a web page shows it: dates in words, the status label and tone, and the checkout link. */
-export function presentDeadline(d: DeadlineItem, checkoutBase: string | null) {
+/**
+ * A deadline as a web page shows it: dates in words, the status label and tone, and the checkout link.
+ * @param today 'YYYY-MM-DD' (UTC): which report years the checkout offers.
+ */
+export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, today = todayUtc()) {
   const status = STATUS_LABELS[d.status];
-  // The checkout offers this year and next (ORD-AR-1); a report further out is ordered from its own year's page later.
-  const thisYear = new Date().getUTCFullYear();
-  const canOrder = d.orderable && d.status !== 'filed' && !d.orderId && d.filingYear <= thisYear + 1 && checkoutBase !== null;
+  // The checkout offers this year and next only (ORD-AR-1, CAL-23): it would turn any other year into this year's
+  // report, so a report further out, or one still overdue from last year, gets no button rather than a wrong order.
+  const thisYear = Number(today.slice(0, 4));
+  const canOrder = d.orderable && d.status !== 'filed' && !d.orderId && d.filingYear >= thisYear && d.filingYear <= thisYear + 1 && checkoutBase !== null;
   return {
     ...d,
     due: formatDate(d.dueDate),
@@ -44,5 +48,5 @@ export async function dashboardDeadlines(db: Db, tenant: Tenant, companyId: stri
   const upcoming = resolveRange({}, today);
   const range = { from: `${Number(today.slice(0, 4)) - 1}${today.slice(4)}`.replace(/-02-29$/, '-02-28'), to: upcoming.to };
   const items = await deadlinesOf(db, companies, range, today);
-  return items.filter((d) => d.dueDate >= today || d.status === 'overdue').map((d) => presentDeadline(d, checkoutBase));
+  return items.filter((d) => d.dueDate >= today || d.status === 'overdue').map((d) => presentDeadline(d, checkoutBase, today));
 }
