@@ -116,6 +116,68 @@ describe('GET /events/stream', () => {
     expect(resumed.ids()).toEqual([...missed, after]);
   });
 
+  it('loses nothing when the connection drops before the first event: it resumes from where the first connection started (EVT-8)', async () => {
+    const tenant = await t.newTenant();
+    // A fetch whose connection can be cut, and whose next connection waits until `release` is called.
+    let cut = new AbortController();
+    let gate: Promise<void> = Promise.resolve();
+    let release = () => undefined as void;
+    const sentLastEventIds: Array<string | null> = [];
+    const droppable: typeof fetch = async (input, init) => {
+      await gate;
+      cut = new AbortController();
+      sentLastEventIds.push(new Headers(init?.headers).get('last-event-id'));
+      return fetch(input, { ...init, signal: AbortSignal.any([init!.signal!, cut.signal]) });
+    };
+    const stop = new AbortController();
+    const events: StreamedEvent[] = [];
+    const statuses: StreamStatus[] = [];
+    const reading = (async () => {
+      for await (const e of streamEvents({ url: streamUrl(), headers: { 'x-api-key': tenant.keys.test }, fetch: droppable }, {
+        signal: stop.signal, reconnectDelayMs: 50, onStatus: (s) => statuses.push(s),
+      })) events.push(e);
+    })();
+    await waitFor('the stream to connect', () => statuses.some((s) => s.state === 'connected'));
+    // Give the position message time to arrive, then drop the connection with nothing received yet.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gate = new Promise<void>((resolve) => { release = resolve; });
+    cut.abort();
+    await waitFor('the disconnection', () => statuses.some((s) => s.state === 'disconnected'));
+    const missed = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_gap' })];
+    release();
+    await waitFor('the events committed while disconnected', () => events.length >= 2);
+    stop.abort();
+    await reading;
+    expect(events.map((e) => e.id)).toEqual(missed);
+    expect(sentLastEventIds[0]).toBeNull();
+    expect(sentLastEventIds[1]).toMatch(/^pos_\d+$/);
+  });
+
+  it('starts a stream without Last-Event-ID with a position message (not an event) that Last-Event-ID accepts; refuses a position not reached yet', async () => {
+    const tenant = await t.newTenant();
+    const stop = new AbortController();
+    const res = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test }, signal: stop.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    await waitFor('the position message', async () => {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+      return /\n\n/.test(text.replace(/^: heartbeat\n\n/gm, ''));
+    }, 5000);
+    stop.abort();
+    const position = /^id: (pos_\d+)$/m.exec(text)?.[1];
+    expect(position).toBeDefined();
+    expect(text).toMatch(/^event: position$/m);
+    const id = await emit(tenantOf(tenant));
+    const resumed = open(tenant.keys.test, { lastEventId: position });
+    await waitFor('the event committed after the position', () => resumed.events.length >= 1);
+    await resumed.stop();
+    expect(resumed.ids()).toEqual([id]);
+    const ahead = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test, 'last-event-id': 'pos_99999999999999999999' } });
+    expect(ahead.status).toBe(404);
+    expect((await ahead.json()).errors).toEqual([{ field: 'headers.last-event-id', message: expect.stringContaining('pos_99999999999999999999') }]);
+  });
+
   it('keeps commit order: an event whose transaction commits last is sent first if it was written first, never skipped', async () => {
     const tenant = await t.newTenant();
     const stream = open(tenant.keys.test);

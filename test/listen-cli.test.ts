@@ -1,8 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { constructEvent } from '../sdk/src/index.js';
+import { withTransaction } from '../src/lib/db.js';
+import { emitEvent } from '../src/modules/events/events.service.js';
 import { ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { formationBody } from './orders-fixtures.js';
@@ -104,6 +107,46 @@ describe('filing-compliance listen', () => {
     lines.forEach((line, i) => expect(line).toMatch(new RegExp(`--> ${receiver.requests[i].event.type} \\[${receiver.requests[i].event.id}\\]  <-- \\[200\\] POST ${receiver.url}$`)));
     expect(await run.stop()).toBe(0);
   }, 120_000);
+
+  it('loses nothing when the service goes away before the first event, and forwards compliance events (EVT-8)', async () => {
+    const tenant = await t.newTenant('Quiet Laptop');
+    await ok(await tenant.api('POST', '/test_helpers/balance-credits', { amount: 2000 }), 201);
+    const user = await ok(await tenant.api('POST', '/users', { fullName: 'Quiet Grace', email: 'grace.quiet@example.com' }), 201);
+    const local = await startReceiver();
+    try {
+      const run = cli(['listen', '--api-key', tenant.keys.test, '--forward-to', local.url, '--base-url', `${origin}/test/v1`,
+        '--events', 'compliance.deadline_approaching,compliance.deadline_missed,filing.status_changed']);
+      await run.waitForLine('the connection', (l) => l.includes('Connected to'));
+      // Let the stream's start position arrive, then take the service away before any event was forwarded.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const port = (t.app.server.address() as AddressInfo).port;
+      t.app.server.closeAllConnections();
+      await new Promise<void>((resolve) => t.app.server.close(() => resolve()));
+      await run.waitForLine('the disconnection', (l) => l.includes('Disconnected'));
+      const placed = await ok(await tenant.api('POST', '/orders', formationBody(user.id, 'DE')), 201);
+      const reminder = await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'compliance.deadline_approaching', {
+        companyId: placed.companyId, jurisdiction: 'DE', kind: 'annual_report', dueDate: '2026-03-01', daysUntilDue: 30, reportName: 'Annual Franchise Tax Report', orderable: true,
+      }));
+      await new Promise<void>((resolve) => t.app.server.listen(port, '127.0.0.1', () => resolve()));
+
+      await run.waitForLine('the resumed connection', (l) => /Connected to .*resuming from where the first connection started \(pos_\d+\)/.test(l), 40_000);
+      const stored = (await tenant.api('GET', '/events?limit=100')).json().data.map((e: { id: string }) => e.id).reverse();
+      expect(stored).toContain(reminder.id);
+      await waitFor('every event committed while the service was away', () => local.requests.length >= stored.length, 40_000);
+      expect(local.requests.map((r) => r.event.id)).toEqual(stored);
+      expect(eventLines(run.lines).map((l) => / --> (\S+) /.exec(l)![1])).toEqual(local.requests.map((r) => r.event.type));
+      expect(eventLines(run.lines).find((l) => l.includes(reminder.id))).toMatch(/--> compliance\.deadline_approaching \[evt_\w+\]  <-- \[200\]/);
+      expect(await run.stop()).toBe(0);
+    } finally {
+      await local.close();
+    }
+  }, 120_000);
+
+  it('is the `filing-compliance` executable of the workspace (npx), runnable right after npm ci', async () => {
+    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/filing-compliance'), ['listen', '--help']);
+    expect(stdout).toMatch(/Usage: filing-compliance listen/);
+    for (const type of ['filing.status_changed', 'document.uploaded', 'compliance.deadline_approaching', 'compliance.deadline_missed']) expect(stdout).toContain(type);
+  }, 60_000);
 
   it('works with a live key against the live address, and shows the receiver\'s failures', async () => {
     const tenant: TestTenant = await t.newTenant('Live Platform');

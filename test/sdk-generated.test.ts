@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSources } from '../sdk/scripts/generate.js';
+import { STREAMABLE_EVENT_TYPES } from '../src/modules/events/event-stream.service.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 /*
@@ -47,5 +48,10 @@ describe('sdk/src/generated', () => {
     expect(OPERATIONS.listUsers).toMatchObject({ kind: 'list', cursor: 'id' });
     expect(OPERATIONS.listDocuments).toMatchObject({ kind: 'list', cursor: 'documentId' });
     expect(OPERATIONS.streamEvents.kind).toBe('stream');
+  });
+
+  it('lists every event type the service streams, which `filing-compliance listen --events` accepts', async () => {
+    const { EVENT_TYPES } = await import('../sdk/src/generated/operations.js');
+    expect([...EVENT_TYPES]).toEqual([...STREAMABLE_EVENT_TYPES].sort());
   });
 });

@@ -21,6 +21,13 @@ describe('webhooks.constructEvent', () => {
     expect(constructEvent(Buffer.from(body), serviceSignatureHeader(body, [secret], now()), secret).id).toBe('evt_01hx');
   });
 
+  it('types every event the API sends, compliance reminders included', () => {
+    const reminder = JSON.stringify({ id: 'evt_01hy', type: 'compliance.deadline_missed', createdAt: '2026-03-02T09:00:00.000Z', data: { companyId: 'comp_1', jurisdiction: 'DE', kind: 'annual_report', dueDate: '2026-03-01', daysUntilDue: -1, reportName: 'Annual Franchise Tax Report', orderable: true } });
+    const event = constructEvent(reminder, serviceSignatureHeader(reminder, [secret], now()), secret);
+    // Narrowing on `type` reaches the payload's own fields (a compile error if the type lacked this member).
+    expect(event.type === 'compliance.deadline_missed' ? event.data.daysUntilDue : null).toBe(-1);
+  });
+
   it('accepts any matching v1 entry: during a rotation both the new and the previous secret verify', () => {
     const header = serviceSignatureHeader(body, [secret, previous], now());
     expect(header.split(',').filter((p) => p.startsWith('v1='))).toHaveLength(2);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
@@ -179,6 +180,11 @@ describe('webhook delivery', () => {
     expect(String(req.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(verifyWithStripe(req, rotated.secret)).toEqual(event);
     expect(verifyWithStripe(req, ep.secret)).toEqual(event);
+    // WH-3: the new secret's entry comes first, so a receiver that reads only the first v1 verifies with the new secret.
+    const [t0, firstV1] = String(req.headers['service-signature']).split(',');
+    const hmac = (secret: string) => `v1=${createHmac('sha256', secret).update(`${t0.slice(2)}.${req.rawBody}`).digest('hex')}`;
+    expect(firstV1).toBe(hmac(rotated.secret));
+    expect(firstV1).not.toBe(hmac(ep.secret));
     // Once the 24 hours are over, only the new secret signs.
     await t.ctx.pool.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ep.id]);
     await emit(tenant);

@@ -5,7 +5,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
  * every operation: the live one leaves the test helpers out):
  * - openapi.ts: the types of every path, operation, schema and webhook payload, by openapi-typescript;
  * - operations.ts: for each operationId, its method, path, parameter names, whether it takes a body, and what it
- *   answers (JSON, a page of a list, or an event stream). The client builds one method per entry.
+ *   answers (JSON, a page of a list, or an event stream). The client builds one method per entry. Also the event
+ *   types (the document's webhooks), which `filing-compliance listen --events` accepts.
  * Both files are committed; `npm run sdk:generate` rewrites them and a test fails when they differ from what the
  * current document produces.
  */
@@ -52,6 +53,7 @@ export async function generateSources(document: Json): Promise<GeneratedFile[]> 
 function operationsSource(document: Json): string {
   const entries = operationEntries(document);
   const lines = Object.keys(entries).sort().map((id) => `  ${id}: ${JSON.stringify(entries[id])},`);
+  const eventTypes = Object.keys(document.webhooks ?? {}).sort().map((type) => `  ${JSON.stringify(type)},`);
   return `${HEADER}
 /** Every operation of the API by operationId: HTTP method, path template, parameter names, body, kind of answer. */
 export const OPERATIONS = {
@@ -60,6 +62,14 @@ ${lines.join('\n')}
 
 /** The operationId of one operation. */
 export type OperationId = keyof typeof OPERATIONS;
+
+/** Every event type the API sends (the document's \`webhooks\`): what webhooks deliver and GET /events/stream streams. */
+export const EVENT_TYPES = [
+${eventTypes.join('\n')}
+] as const;
+
+/** One event type. */
+export type EventType = (typeof EVENT_TYPES)[number];
 `;
 }
 

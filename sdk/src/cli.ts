@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { EVENT_TYPES } from './generated/operations.js';
 import { listen } from './listen.js';
 
 /*
@@ -6,12 +7,13 @@ import { listen } from './listen.js';
  * webhooks, so a receiver on a laptop gets them without a public address.
  */
 
-const EVENT_TYPES = ['filing.status_changed', 'document.uploaded', 'webhook.test'];
+// Every type the service streams, from the generated document: a type added to the API is accepted after regenerating.
+const TYPES: readonly string[] = EVENT_TYPES;
 
 function eventList(value: string): string[] {
   const list = value.split(',').map((v) => v.trim()).filter(Boolean);
-  const unknown = list.filter((t) => !EVENT_TYPES.includes(t));
-  if (!list.length || unknown.length) throw new InvalidArgumentError(`expected event types separated by commas, from: ${EVENT_TYPES.join(', ')}`);
+  const unknown = list.filter((t) => !TYPES.includes(t));
+  if (!list.length || unknown.length) throw new InvalidArgumentError(`expected event types separated by commas, from: ${TYPES.join(', ')}`);
   return list;
 }
 
@@ -42,7 +44,7 @@ export function program(): Command {
     .description('Forward your account\'s events to a local URL as signed webhooks (prints the signing secret to verify them with)')
     .addOption(new Option('--api-key <key>', 'sk_test_… or sk_live_… key').env('FILING_COMPLIANCE_API_KEY').argParser(apiKey).makeOptionMandatory())
     .addOption(new Option('--forward-to <url>', 'local URL that receives each event as a POST').argParser(httpUrl).makeOptionMandatory())
-    .addOption(new Option('--events <types>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`).argParser(eventList))
+    .addOption(new Option('--events <types>', `only these event types, comma-separated (${TYPES.join(', ')})`).argParser(eventList))
     .addOption(new Option('--base-url <url>', 'API base address of the key\'s environment (default: the SDK\'s)').env('FILING_COMPLIANCE_BASE_URL').argParser(httpUrl))
     .addOption(new Option('--secret <whsec>', 'sign with this whsec_ secret instead of a new one').argParser(signingSecret))
     .action(async (opts: { apiKey: string; forwardTo: string; events?: string[]; baseUrl?: string; secret?: string }) => {

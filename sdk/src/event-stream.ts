@@ -23,7 +23,10 @@ export type StreamStatus =
 export interface EventStreamOptions {
   /** Only these event types (default: all). */
   types?: string[];
-  /** Resume after this event id (default: from now on). Updated as events arrive, and sent on every reconnect. */
+  /**
+   * Resume after this event id, or from this start position (`pos_…`) (default: from now on). Updated as messages
+   * arrive (the stream's start position first, then each event id) and sent as Last-Event-ID on every reconnect.
+   */
   lastEventId?: string;
   /** Ends the iteration (and the connection) when aborted. */
   signal?: AbortSignal;
@@ -43,10 +46,13 @@ export interface StreamTarget {
 }
 
 const MAX_RECONNECT_DELAY_MS = 30_000;
+/** The SSE event name of the stream's start-position message. */
+const POSITION_MESSAGE = 'position';
 
 /**
  * The tenant's events as they are committed, for as long as the caller iterates: connects to GET /events/stream,
- * reconnects after any drop with `Last-Event-ID` set to the last event received (so none is missed), and stops when
+ * reconnects after any drop with `Last-Event-ID` set to the last event received, or before any event to the start
+ * position the first connection was given (so none is missed), and stops when
  * `signal` aborts or the caller breaks out of the loop. An answer the API will not change its mind about (an invalid
  * key, a bad `types`, an unknown lastEventId) throws its typed error; 429, 5xx and network failures are retried.
  */
@@ -68,6 +74,9 @@ export async function* streamEvents(target: StreamTarget, options: EventStreamOp
       for await (const message of messages(response, connection, options.idleTimeoutMs ?? 60_000)) {
         if (!message.id) continue;
         lastEventId = message.id;
+        // The start position of a stream opened without Last-Event-ID: not an event, only where to resume from
+        // when the connection drops before the first event arrives.
+        if (message.event === POSITION_MESSAGE) continue;
         yield { id: message.id, type: message.event ?? 'message', rawBody: message.data, event: JSON.parse(message.data) as WebhookEvent };
       }
       throw new ConnectionError('The event stream ended');

@@ -11,8 +11,8 @@ export {
 export type { ApiErrorBody, ErrorCode, FieldError } from './errors.js';
 export { streamEvents } from './event-stream.js';
 export type { EventStreamOptions, StreamedEvent, StreamStatus } from './event-stream.js';
-export { OPERATIONS } from './generated/operations.js';
-export type { OperationId } from './generated/operations.js';
+export { EVENT_TYPES, OPERATIONS } from './generated/operations.js';
+export type { EventType, OperationId } from './generated/operations.js';
 export type { components, operations, paths, webhooks as WebhookPayloads } from './generated/openapi.js';
 export { listen } from './listen.js';
 export type { ListenOptions, ListenResult } from './listen.js';

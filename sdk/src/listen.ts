@@ -87,7 +87,10 @@ async function forward(url: string, rawBody: string, eventId: string, secret: st
 
 function statusLine(status: StreamStatus, baseUrl: string): string {
   if (status.state === 'connected') {
-    return `${timestamp()}  Connected to ${baseUrl}/events/stream${status.lastEventId ? `, resuming after ${status.lastEventId}` : ''}`;
+    const resume = !status.lastEventId ? '' : status.lastEventId.startsWith('pos_')
+      ? `, resuming from where the first connection started (${status.lastEventId})`
+      : `, resuming after ${status.lastEventId}`;
+    return `${timestamp()}  Connected to ${baseUrl}/events/stream${resume}`;
   }
   return `${timestamp()}  Disconnected (${status.error.message}); reconnecting in ${Math.round(status.retryInMs / 100) / 10} s`;
 }

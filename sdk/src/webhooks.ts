@@ -1,10 +1,13 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { components } from './generated/openapi.js';
+import type { webhooks as Webhooks } from './generated/openapi.js';
 
-type Schemas = components['schemas'];
+type PayloadOf<T> = T extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
-/** A verified webhook event, discriminated by `type` (the `webhooks` section of the API's OpenAPI document). */
-export type WebhookEvent = Schemas['FilingStatusChangedEvent'] | Schemas['DocumentUploadedEvent'] | Schemas['WebhookTestEvent'];
+/**
+ * A verified webhook event, discriminated by `type`: one member per entry of the `webhooks` section of the API's
+ * OpenAPI document, so an event type added to the API is part of it after regenerating.
+ */
+export type WebhookEvent = { [K in keyof Webhooks]: PayloadOf<Webhooks[K]['post']> }[keyof Webhooks];
 
 /** The header that carries the signature of every webhook request. */
 export const SIGNATURE_HEADER = 'Service-Signature';

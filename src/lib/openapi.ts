@@ -36,7 +36,8 @@ and reach live customers, so they change only with a live key; with a test key t
 
 **Webhooks.** Each request carries \`Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}"}\`
 keyed with the endpoint's whole \`whsec_\` secret (the scheme Stripe's \`webhooks.constructEvent\` verifies). During
-the 24 hours after a secret rotation two \`v1=\` entries are sent. Failed deliveries are retried with backoff;
+the 24 hours after a secret rotation two \`v1=\` entries are sent, the new secret's first, so a parser that
+keeps only the first entry verifies with the new secret. Failed deliveries are retried with backoff;
 ordering is not guaranteed, so deduplicate on the event id.`;
 
 /** Host names that only mean something on the machine that runs the service. */

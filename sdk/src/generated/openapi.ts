@@ -217,7 +217,7 @@ export interface paths {
         };
         /**
          * Stream events
-         * @description Server-Sent Events (text/event-stream): every event of this environment as it is committed, the same envelope webhooks deliver. Each message has `id` (the event id), `event` (its type) and `data` (the envelope as JSON, byte for byte the body a webhook POST would carry). Comment lines (`: heartbeat`) keep idle connections open. Without Last-Event-ID the stream starts at the moment of connecting (events committed just before may be included); with it, right after that event, in commit order, so reconnecting with the last id received loses nothing (deduplicate on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). `filing-compliance listen` (the SDK's command line) forwards this stream to a local URL, signed like webhooks.
+         * @description Server-Sent Events (text/event-stream): every event of this environment as it is committed, the same envelope webhooks deliver. Each message has `id` (the event id), `event` (its type) and `data` (the envelope as JSON, byte for byte the body a webhook POST would carry). Comment lines (`: heartbeat`) keep idle connections open. Without Last-Event-ID the stream starts at the moment of connecting (events committed just before may be included) and its first message is `event: position` with `id` the start position (`pos_…`) and `data` `{"position": "pos_…"}`: not an event (EventSource clients only keep its id). With Last-Event-ID the stream resumes right after that event, or from that start position, in commit order, so reconnecting with the last id received loses nothing, even when no event had arrived before the connection dropped (deduplicate on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). `filing-compliance listen` (the SDK's command line) forwards this stream to a local URL, signed like webhooks.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -681,7 +681,7 @@ export interface webhooks {
         put?: never;
         /**
          * compliance.deadline_approaching event
-         * @description A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold. POSTed to every enabled endpoint subscribed to compliance.deadline_approaching, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         * @description A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold. POSTed to every enabled endpoint subscribed to compliance.deadline_approaching, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
          */
         post: operations["complianceDeadlineApproachingWebhook"];
         delete?: never;
@@ -701,7 +701,7 @@ export interface webhooks {
         put?: never;
         /**
          * compliance.deadline_missed event
-         * @description A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report. POSTed to every enabled endpoint subscribed to compliance.deadline_missed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         * @description A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report. POSTed to every enabled endpoint subscribed to compliance.deadline_missed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
          */
         post: operations["complianceDeadlineMissedWebhook"];
         delete?: never;
@@ -721,7 +721,7 @@ export interface webhooks {
         put?: never;
         /**
          * document.uploaded event
-         * @description A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days. POSTed to every enabled endpoint subscribed to document.uploaded, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         * @description A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days. POSTed to every enabled endpoint subscribed to document.uploaded, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
          */
         post: operations["documentUploadedWebhook"];
         delete?: never;
@@ -741,7 +741,7 @@ export interface webhooks {
         put?: never;
         /**
          * filing.status_changed event
-         * @description An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too. POSTed to every enabled endpoint subscribed to filing.status_changed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         * @description An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too. POSTed to every enabled endpoint subscribed to filing.status_changed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
          */
         post: operations["filingStatusChangedWebhook"];
         delete?: never;
@@ -761,7 +761,7 @@ export interface webhooks {
         put?: never;
         /**
          * webhook.test event
-         * @description Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to. POSTed to every enabled endpoint subscribed to webhook.test, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         * @description Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to. POSTed to every enabled endpoint subscribed to webhook.test, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
          */
         post: operations["webhookTestWebhook"];
         delete?: never;
@@ -2930,7 +2930,7 @@ export interface operations {
                 types?: string;
             };
             header?: {
-                /** @description Id of the last event received (evt_…): the stream resumes right after it, so nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect. */
+                /** @description The last message id received: an event id (evt_…), and the stream resumes right after that event; or the start position (pos_…) a stream sent first, and it resumes from there. Nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect. */
                 "last-event-id"?: string;
             };
             path?: never;

@@ -44,3 +44,15 @@ export const OPERATIONS = {
 
 /** The operationId of one operation. */
 export type OperationId = keyof typeof OPERATIONS;
+
+/** Every event type the API sends (the document's `webhooks`): what webhooks deliver and GET /events/stream streams. */
+export const EVENT_TYPES = [
+  "compliance.deadline_approaching",
+  "compliance.deadline_missed",
+  "document.uploaded",
+  "filing.status_changed",
+  "webhook.test",
+] as const;
+
+/** One event type. */
+export type EventType = (typeof EVENT_TYPES)[number];

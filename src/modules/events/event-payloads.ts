@@ -73,7 +73,7 @@ export function openApiWebhooks(): Record<string, unknown> {
       summary: `${type} event`,
       description: `${schema.description} POSTed to every enabled endpoint subscribed to ${type}, with the header \
 Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} \
-(two v1 entries during the 24 hours after a secret rotation), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).`,
+(two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).`,
       security: [],
       requestBody: { required: true, content: { 'application/json': { schema } } },
       responses: {

@@ -63,6 +63,12 @@ export function positionOf(db: Db, tenant: Tenant, eventId: string): Promise<Str
   );
 }
 
+/** The snapshot's xmax (xid8 as a decimal string): no transaction at or above it has started yet. */
+export async function transactionHorizon(db: Db): Promise<string> {
+  const row = await one<{ xmax: string }>(db, 'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax');
+  return row!.xmax;
+}
+
 /**
  * The position "from now on": before every transaction still running (and so before every event not yet
  * committed). Events committed by transactions newer than the oldest running one may follow too.

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { ApiPluginOptions } from '../../routes.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { sha256 } from '../../lib/secrets.js';
-import { EventStreamSession, parseStreamTypes, STREAMABLE_EVENT_TYPES, startPosition, streamsOf } from './event-stream.service.js';
+import { EventStreamSession, parseStreamTypes, POSITION_MESSAGE, positionCursor, STREAMABLE_EVENT_TYPES, startPosition, streamsOf } from './event-stream.service.js';
 
 const StreamQuery = Type.Object({
   types: Type.Optional(Type.String({
@@ -17,16 +17,18 @@ const StreamHeaders = Type.Object({
   'last-event-id': Type.Optional(Type.String({
     minLength: 1,
     maxLength: 64,
-    description: 'Id of the last event received (evt_…): the stream resumes right after it, so nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect.',
+    description: 'The last message id received: an event id (evt_…), and the stream resumes right after that event; or the start position (pos_…) a stream sent first, and it resumes from there. Nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect.',
   })),
 });
 
 const STREAM_DESCRIPTION = `Server-Sent Events (text/event-stream): every event of this environment as it is committed, the \
 same envelope webhooks deliver. Each message has \`id\` (the event id), \`event\` (its type) and \`data\` (the envelope as \
 JSON, byte for byte the body a webhook POST would carry). Comment lines (\`: heartbeat\`) keep idle connections open. \
-Without Last-Event-ID the stream starts at the moment of connecting (events committed just before may be included); \
-with it, right after that event, in commit order, so reconnecting with the last id received loses nothing (deduplicate \
-on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). \
+Without Last-Event-ID the stream starts at the moment of connecting (events committed just before may be included) \
+and its first message is \`event: position\` with \`id\` the start position (\`pos_…\`) and \`data\` \`{"position": "pos_…"}\`: \
+not an event (EventSource clients only keep its id). With Last-Event-ID the stream resumes right after that event, or \
+from that start position, in commit order, so reconnecting with the last id received loses nothing, even when no \
+event had arrived before the connection dropped (deduplicate on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). \
 \`filing-compliance listen\` (the SDK's command line) forwards this stream to a local URL, signed like webhooks.`;
 
 /** GET /events/stream: the tenant's events as Server-Sent Events, resumable with Last-Event-ID. */
@@ -92,6 +94,13 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
     // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
     reply.sse.sendHeaders(200);
     reply.raw.flushHeaders();
+    // EVT-8: a client that has no id yet gets the start position as one, so a drop before the first event loses nothing.
+    if (!request.headers['last-event-id']) {
+      const position = positionCursor(start);
+      // A client gone meanwhile is cleaned up by onClose; there is then nothing more to do.
+      await reply.sse.send({ id: position, event: POSITION_MESSAGE, data: { position } }).catch(() => undefined);
+      if (!reply.sse.isConnected) return;
+    }
     safetyNet = setInterval(() => session!.wake(), heartbeatMs);
     safetyNet.unref();
     session.wake();

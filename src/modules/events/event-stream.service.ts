@@ -12,7 +12,8 @@ import { EVENT_TYPES, type EventEnvelope } from './events.service.js';
  * GET /events/stream: each open stream follows its tenant's events in commit order (event-stream.repo.ts) from a
  * start position, woken by the process's LISTEN connection (event-stream-hub.ts) and, as a safety net against a
  * lost notification, at every heartbeat. A stream only ever moves its position past rows that can no longer be
- * overtaken, so a client that reconnects with the id of the last event it got (Last-Event-ID) misses nothing.
+ * overtaken, so a client that reconnects with the id of the last event it got (Last-Event-ID) misses nothing; one
+ * that got no event yet reconnects with the start position the stream sent first (positionCursor, EVT-8).
  */
 
 /** Event types a stream can be narrowed to (`types`): the subscribable ones and the endpoint test ping. */
@@ -47,15 +48,35 @@ export function parseStreamTypes(types: string | undefined): Set<string> | null 
   return new Set(list);
 }
 
+/** The SSE event name of the message that gives a stream's start position (EVT-8); it is not an event. */
+export const POSITION_MESSAGE = 'position';
+
+const POSITION_CURSOR = /^pos_(\d{1,20})$/;
+
 /**
- * Where a stream starts: after the event `lastEventId` (a reconnect), else at the current position.
- * @throws AppError not_found (404) naming the Last-Event-ID header when the tenant has no such event.
+ * The Last-Event-ID value of a start position (EVT-8): `pos_` and the transaction id it starts at. Sent as the `id`
+ * of the first message of a stream opened without Last-Event-ID, so a client that loses the connection before any
+ * event arrives resumes from where it started, not from the moment it reconnects.
+ */
+export function positionCursor(position: repo.StreamPosition): string {
+  return `pos_${position.xactId}`;
+}
+
+/**
+ * Where a stream starts (EVT-8): after the event `lastEventId` (a reconnect), at a start position the stream gave
+ * (`pos_…`, a reconnect before any event arrived), else at the current position.
+ * @throws AppError not_found (404) naming the Last-Event-ID header when the tenant has no such event, or the
+ *   position is one no stream can have given yet.
  */
 export async function startPosition(db: pg.Pool, tenant: Tenant, lastEventId: string | undefined): Promise<repo.StreamPosition> {
   if (!lastEventId) return repo.currentPosition(db);
-  const position = await repo.positionOf(db, tenant, lastEventId);
+  const cursor = POSITION_CURSOR.exec(lastEventId);
+  const position = cursor
+    ? (BigInt(cursor[1]) <= BigInt(await repo.transactionHorizon(db)) ? { xactId: BigInt(cursor[1]).toString(), id: '' } : null)
+    : await repo.positionOf(db, tenant, lastEventId);
   if (!position) {
-    throw new AppError('not_found', `No such event: '${lastEventId}' (Last-Event-ID)`, { errors: [{ field: 'headers.last-event-id', message: `no event '${lastEventId}' exists in this environment` }] });
+    const what = cursor ? 'stream position' : 'event';
+    throw new AppError('not_found', `No such ${what}: '${lastEventId}' (Last-Event-ID)`, { errors: [{ field: 'headers.last-event-id', message: `no ${what} '${lastEventId}' exists in this environment` }] });
   }
   return position;
 }
