@@ -66,6 +66,46 @@ describe('balance credits', () => {
     expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'staging', amount: 1 })).statusCode).toBe(400);
     expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 0.001 })).statusCode).toBe(400);
   });
+
+  it('bounds every operator amount, through the admin API and the CLI alike (LIM-3), changing nothing when refused', async () => {
+    const tenant = await t.newTenant();
+    const fieldsOf = (res: { json: () => any }) => res.json().errors.map((e: { field: string }) => e.field);
+    const priced = async () => ({
+      fees: await one(t.ctx.pool, `SELECT * FROM state_fees WHERE state = 'DE'`),
+      catalog: await one(t.ctx.pool, `SELECT * FROM price_catalog WHERE type = 'ein'`),
+    });
+    const before = await priced();
+    const credit = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 10_000_000.01 });
+    expect(credit.statusCode).toBe(400);
+    expect(fieldsOf(credit)).toEqual(['amount']);
+    expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 10_000_000 })).statusCode).toBe(201);
+    for (const [path, body, field] of [
+      ['/wholesale-prices/ein', { wholesaleAmount: 100_001 }, 'wholesaleAmount'],
+      ['/wholesale-prices/ein', { defaultAmount: 100_001 }, 'defaultAmount'],
+      [`/organizations/${tenant.organizationId}/wholesale-prices/ein`, { wholesaleAmount: 100_001 }, 'wholesaleAmount'],
+      ['/state-fees/DE', { llcFormation: 100_000.01 }, 'llcFormation'],
+    ] as const) {
+      const res = await t.admin('PUT', path, body);
+      expect(res.statusCode, path).toBe(400);
+      expect(fieldsOf(res), path).toEqual([field]);
+    }
+
+    const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN: 'cli-operator-token-0123456789abcdefgh', FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
+    const cli = (...args: string[]) => promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env }).then(
+      () => ({ code: 0, output: '' }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, output: err.stdout + err.stderr }));
+    const cliCredit = await cli('balance', 'credit', '--org', tenant.organizationId, '--environment', 'live', '--amount', '10000000.01');
+    expect(cliCredit.code).not.toBe(0);
+    expect(cliCredit.output).toContain('amount: must be at most 10,000,000 dollars');
+    const cliFee = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '100001');
+    expect(cliFee.code).not.toBe(0);
+    expect(cliFee.output).toContain('at most 100,000 dollars');
+    const cliWholesale = await cli('prices', 'wholesale', 'set', '--type', 'ein', '--wholesale', '100001');
+    expect(cliWholesale.code).not.toBe(0);
+    expect(cliWholesale.output).toContain('at most 100,000 dollars');
+
+    expect(await balanceOf(tenant, 'live')).toBe(10_000_000);
+    expect(await priced()).toEqual(before);
+  });
 });
 
 describe('GET /balance-transactions', () => {

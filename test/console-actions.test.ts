@@ -193,6 +193,9 @@ describe('business pages', () => {
 
     const noNote = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', confirm: 'yes' });
     expect(flashOf(noNote)).toMatchObject({ kind: 'error' });
+    // LIM-3: the console has the admin API's bound on a credit.
+    const huge = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '10,000,000.01', note: 'Typo', confirm: 'yes' });
+    expect(flashOf(huge)).toMatchObject({ kind: 'error', text: expect.stringContaining('at most 10,000,000 dollars') });
     const credit = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', note: 'Wire ref 7781', confirm: 'yes' });
     expect(flashOf(credit)).toMatchObject({ kind: 'ok' });
     const after = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': liveKey } });

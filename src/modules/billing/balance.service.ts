@@ -4,7 +4,7 @@ import type { Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import type { Page, PageParams } from '../../lib/pagination.js';
 import { toPage } from '../../lib/pagination.js';
-import { requestDollarsToCents } from './amounts.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { creditBalance, serializeLedgerEntry } from './ledger.js';
 
@@ -12,7 +12,7 @@ import { creditBalance, serializeLedgerEntry } from './ledger.js';
 export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
 
 /**
- * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (issue 3 item 8).
+ * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (BILL-15).
  * @throws AppError not_found when `startingAfter` is not one of this tenant's entries.
  */
 export async function listBalanceTransactions(db: Db, tenant: Tenant, page: PageParams): Promise<Page<BalanceTransaction>> {
@@ -30,6 +30,6 @@ export async function listBalanceTransactions(db: Db, tenant: Tenant, page: Page
  * @throws ValidationError on field `amount`; AppError not_found for an unknown organization.
  */
 export async function addCredit(pool: pg.Pool, tenant: Tenant, amount: number, note: string | undefined, createdBy: string): Promise<BalanceTransaction> {
-  const cents = requestDollarsToCents('amount', amount, { positive: true });
+  const cents = requestDollarsToCents('amount', amount, { positive: true, max: MAX_OPERATOR_CREDIT_DOLLARS });
   return serializeLedgerEntry(await creditBalance(pool, tenant, cents, note, createdBy));
 }
