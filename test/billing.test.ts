@@ -102,6 +102,11 @@ describe('balance credits', () => {
     const cliWholesale = await cli('prices', 'wholesale', 'set', '--type', 'ein', '--wholesale', '100001');
     expect(cliWholesale.code).not.toBe(0);
     expect(cliWholesale.output).toContain('at most 100,000 dollars');
+    // LIM-2: notes are bounded as in the admin API.
+    const cliNote = await cli('balance', 'credit', '--org', tenant.organizationId, '--environment', 'live', '--amount', '5', '--note', 'n'.repeat(501));
+    expect(cliNote.output).toContain('note: must be at most 500 characters');
+    const cliFeeNote = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '90', '--note', 'n'.repeat(1001));
+    expect(cliFeeNote.output).toContain('note: must be at most 1000 characters');
 
     expect(await balanceOf(tenant, 'live')).toBe(10_000_000);
     expect(await priced()).toEqual(before);

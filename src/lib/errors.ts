@@ -69,6 +69,14 @@ export class FieldErrors {
     this.list.push({ field, message });
     return this;
   }
+  /**
+   * Adds an error when `value` is longer than `max` characters (LIM-2). For text that reaches a service without a
+   * request schema to bound it (console forms, CLI options), so every way in refuses the same lengths.
+   */
+  maxLength(field: string, value: string | null | undefined, max: number): this {
+    if (typeof value === 'string' && value.length > max) this.add(field, `must be at most ${max} characters`);
+    return this;
+  }
   /** @throws ValidationError when any error was added. */
   throwIfAny(): void {
     if (this.list.length) throw new ValidationError(this.list);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, ValidationError } from '../../lib/errors.js';
+import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
 import { MAX_STATE_FEE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
@@ -43,11 +43,13 @@ export async function listStateFeeViews(db: Db) {
  * PUT /admin/v1/state-fees/{state} and `fees set`: changes any fee (dollars, at most two decimals) of one
  * state, records `updatedBy`/`updatedAt` and appends `{at, by, changes: {field: {from, to}}, note}` to
  * source.history (BILL-16). Orders placed afterwards use the new fees.
- * @throws ValidationError (nothing to change, bad amount), AppError not_found for an unknown state.
+ * @throws ValidationError (nothing to change, bad amount, name over 100 or note over 1000 characters), AppError not_found for an unknown state.
  */
 export async function updateStateFee(pool: pg.Pool, rawState: string, update: StateFeeUpdate, actor: string) {
   const state = rawState.toUpperCase();
   const given = FEE_FIELDS.filter((f) => update[f] !== undefined);
+  // LIM-2: the console and the CLI have no request schema to bound these.
+  new FieldErrors().maxLength('name', update.name, 100).maxLength('note', update.note, 1000).throwIfAny();
   if (!given.length && update.name === undefined) {
     throw new ValidationError([{ field: 'llcFormation', message: `give at least one of: name, ${FEE_FIELDS.join(', ')}` }]);
   }
