@@ -27,7 +27,7 @@ describe('admin API: organizations and keys', () => {
     const body = res.json();
     expect(body.id).toMatch(/^org_/);
     expect(body.name).toBe('Acme Payroll');
-    // issue 2 item 4: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
+    // ORG-1: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
     expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeyIds).toEqual({ live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) });

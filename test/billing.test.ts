@@ -208,7 +208,7 @@ describe('ledger functions (used by POST /orders and cancellation)', () => {
 });
 
 describe('state fees and price look-ups', () => {
-  it('seeds every state from the data file and the expedited fees from the spec', async () => {
+  it('seeds every state from the data file and the expedited fees from their data file (BILL-16)', async () => {
     const res = await t.admin('GET', '/state-fees');
     expect(res.statusCode).toBe(200);
     const rows = res.json().data as Array<Record<string, any>>;
@@ -238,7 +238,7 @@ describe('state fees and price look-ups', () => {
     for (const [state, fee] of Object.entries(expedited)) expect(await stateFeeCents(db, state, 'expedited_formation', 'LLC')).toBe(cents(fee));
   });
 
-  it('expedited formation elsewhere fails with the spec message on formation.expedited', async () => {
+  it('expedited formation elsewhere fails with the ORD-FORM-5 message on formation.expedited', async () => {
     const message = 'Expedited formation is not available for the selected state and entity type';
     for (const [state, entity] of [['DE', 'CORP'], ['CA', 'LLC'], ['TX', 'CORP']] as const) {
       const err = await stateFeeCents(t.ctx.pool, state, 'expedited_formation', entity).catch((e) => e);

@@ -6,7 +6,7 @@ import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { balanceCents, einObject, formationBody, formationCompany, TEST_SSN } from './orders-fixtures.js';
 
-// Issue 6 items 2-3 without a browser: the queue, the order page and guarded actions over HTTP.
+// CONS-2 to CONS-4 without a browser: the queue, the order page and guarded actions over HTTP.
 let t: TestApp;
 let c: ConsoleClient;
 let operator: Awaited<ReturnType<typeof newOperator>>;

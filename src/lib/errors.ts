@@ -1,7 +1,7 @@
 /**
  * The closed list of error codes and their HTTP status (after unkey's error module).
  * Every error the API returns has the body `{message, code, requestId}`, plus `errors` for validation
- * failures and `minimumAmount` (dollars) for price-floor violations (spec "Errors").
+ * failures and `minimumAmount` (dollars) for price-floor violations (API-1).
  */
 export const ERROR_STATUS = {
   validation_error: 400,
@@ -85,13 +85,13 @@ export class FieldErrors {
 
 /**
  * The 404 for an unknown or other tenant's id, e.g. `notFound('company', 'comp_x')` -> "No such company: 'comp_x'"
- * (ARCHITECTURE.md "Tenancy": 404, not 403, so ids do not leak). Returns the AppError for the caller to throw.
+ * (TEN-3: 404, not 403, so ids do not leak). Returns the AppError for the caller to throw.
  */
 export const notFound = (what: string, id: string): AppError => new AppError('not_found', `No such ${what}: '${id}'`);
 
 /**
  * A body field that references an object this tenant does not have (another tenant's or environment's id, or
- * none at all): 404, like an unknown id in the path, so ids never leak across tenants (issue 2 item 9), with
+ * none at all): 404, like an unknown id in the path, so ids never leak across tenants (TEN-3), with
  * `errors` naming each field as a validation failure would.
  */
 export function referencedNotFound(errors: FieldError[]): AppError {

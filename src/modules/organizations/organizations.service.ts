@@ -20,7 +20,7 @@ export interface NewApiKey {
 
 /**
  * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) and stores only its sha256
- * (issue 2 item 3; spec "Authentication" rule 1).
+ * (AUTH-1, AUTH-3).
  */
 export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
   const key = `sk_${environment}_${randomToken(32)}`;
@@ -70,7 +70,7 @@ export async function createOrganization(
 }
 
 /**
- * The answer to creating an organization (admin API and `org create --json`; issue 2 item 4):
+ * The answer to creating an organization (admin API and `org create --json`; ORG-1):
  * `{id, name, contactEmail, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
  */
 export function createdOrganizationView(created: Awaited<ReturnType<typeof createOrganization>>) {
