@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { pathPrefix, type Config } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
@@ -42,8 +43,9 @@ export async function buildApp(bootCtx: AppContext, options: BuildOptions = {}):
     logger,
     // Always ours: a client's X-Request-Id could collide with or impersonate another request's id in the logs, so it
     // is only logged beside ours (clientRequestId, src/lib/logger.ts).
-    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
+    clientErrorHandler,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     trustProxy: ctx.config.trustProxy,
@@ -147,6 +149,36 @@ function httpTimeouts(config: Config) {
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
     http: { requestTimeout: config.httpRequestTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
   };
+}
+
+/** A request id of ours (API-9): `req_` and 32 hex digits. */
+function newRequestId(): string {
+  return `req_${randomUUID().replace(/-/g, '')}`;
+}
+
+/**
+ * Answers requests Node's HTTP parser refuses before any route runs with the one error body (API-1): request line
+ * and headers above Node's 16 KB (a huge query string) or bytes that are not HTTP get `400 bad_request`, like a
+ * malformed body, instead of Fastify's own body (and 431 for the size, a status outside the closed list of API-2).
+ * A request too slow to arrive is left to Fastify's default answer (408): it never became a request of the API.
+ */
+function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const requestId = newRequestId();
+  const json = timeout
+    ? '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}'
+    : JSON.stringify({
+      message: err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers are larger than 16 KB: shorten the URL or the headers' : 'The request is not valid HTTP',
+      code: 'bad_request',
+      requestId,
+    });
+  this.log.info({ code: err.code, requestId }, 'request refused by the HTTP parser');
+  if (socket.writable) {
+    const status = timeout ? '408 Request Timeout' : '400 Bad Request';
+    socket.write(`HTTP/1.1 ${status}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`);
+  }
+  socket.destroy(err);
 }
 
 /** One year, the usual HSTS lifetime; subdomains are left out (customers' white-label hosts are not ours to pin). */

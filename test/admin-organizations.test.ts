@@ -27,7 +27,7 @@ describe('admin API: organizations and keys', () => {
     const body = res.json();
     expect(body.id).toMatch(/^org_/);
     expect(body.name).toBe('Acme Payroll');
-    // issue 2 item 4: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
+    // ORG-1: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
     expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeyIds).toEqual({ live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) });
@@ -102,7 +102,7 @@ describe('errors', () => {
   });
 });
 
-describe('CLI: org create, keys create, keys revoke (issue 2 item 4)', () => {
+describe('CLI: org create, keys create, keys revoke', () => {
   const cli = async (...args: string[]) => {
     const env = {
       ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
@@ -125,6 +125,9 @@ describe('CLI: org create, keys create, keys revoke (issue 2 item 4)', () => {
     expect(withContact).toMatchObject({ name: 'Acme Alerts', contactEmail: 'alerts@acme.example' });
     expect((await t.admin('GET', `/organizations/${withContact.id}`)).json().contactEmail).toBe('alerts@acme.example');
     await expect(cli('org', 'create', '--name', 'Acme Typo', '--contact-email', 'alerts.acme.example')).rejects.toMatchObject({ stderr: expect.stringContaining('contactEmail') });
+    // ORG-1, LIM-2: the admin API's name bounds hold without its schema too.
+    await expect(cli('org', 'create', '--name', 'N'.repeat(201))).rejects.toMatchObject({ stderr: expect.stringContaining('name: must be at most 200 characters') });
+    await expect(cli('org', 'create', '--name', '   ')).rejects.toMatchObject({ stderr: expect.stringContaining('name: must not be blank') });
     const text = await cli('org', 'create', '--name', 'Acme Text');
     expect(text).toMatch(/sk_live_\S+/);
     expect(text).toMatch(/sk_test_\S+/);

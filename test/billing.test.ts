@@ -66,6 +66,51 @@ describe('balance credits', () => {
     expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'staging', amount: 1 })).statusCode).toBe(400);
     expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 0.001 })).statusCode).toBe(400);
   });
+
+  it('bounds every operator amount, through the admin API and the CLI alike (LIM-3), changing nothing when refused', async () => {
+    const tenant = await t.newTenant();
+    const fieldsOf = (res: { json: () => any }) => res.json().errors.map((e: { field: string }) => e.field);
+    const priced = async () => ({
+      fees: await one(t.ctx.pool, `SELECT * FROM state_fees WHERE state = 'DE'`),
+      catalog: await one(t.ctx.pool, `SELECT * FROM price_catalog WHERE type = 'ein'`),
+    });
+    const before = await priced();
+    const credit = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 10_000_000.01 });
+    expect(credit.statusCode).toBe(400);
+    expect(fieldsOf(credit)).toEqual(['amount']);
+    expect((await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 10_000_000 })).statusCode).toBe(201);
+    for (const [path, body, field] of [
+      ['/wholesale-prices/ein', { wholesaleAmount: 100_001 }, 'wholesaleAmount'],
+      ['/wholesale-prices/ein', { defaultAmount: 100_001 }, 'defaultAmount'],
+      [`/organizations/${tenant.organizationId}/wholesale-prices/ein`, { wholesaleAmount: 100_001 }, 'wholesaleAmount'],
+      ['/state-fees/DE', { llcFormation: 100_000.01 }, 'llcFormation'],
+    ] as const) {
+      const res = await t.admin('PUT', path, body);
+      expect(res.statusCode, path).toBe(400);
+      expect(fieldsOf(res), path).toEqual([field]);
+    }
+
+    const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN: 'cli-operator-token-0123456789abcdefgh', FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
+    const cli = (...args: string[]) => promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env }).then(
+      () => ({ code: 0, output: '' }), (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, output: err.stdout + err.stderr }));
+    const cliCredit = await cli('balance', 'credit', '--org', tenant.organizationId, '--environment', 'live', '--amount', '10000000.01');
+    expect(cliCredit.code).not.toBe(0);
+    expect(cliCredit.output).toContain('amount: must be at most 10,000,000 dollars');
+    const cliFee = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '100001');
+    expect(cliFee.code).not.toBe(0);
+    expect(cliFee.output).toContain('at most 100,000 dollars');
+    const cliWholesale = await cli('prices', 'wholesale', 'set', '--type', 'ein', '--wholesale', '100001');
+    expect(cliWholesale.code).not.toBe(0);
+    expect(cliWholesale.output).toContain('at most 100,000 dollars');
+    // LIM-2: notes are bounded as in the admin API.
+    const cliNote = await cli('balance', 'credit', '--org', tenant.organizationId, '--environment', 'live', '--amount', '5', '--note', 'n'.repeat(501));
+    expect(cliNote.output).toContain('note: must be at most 500 characters');
+    const cliFeeNote = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '90', '--note', 'n'.repeat(1001));
+    expect(cliFeeNote.output).toContain('note: must be at most 1000 characters');
+
+    expect(await balanceOf(tenant, 'live')).toBe(10_000_000);
+    expect(await priced()).toEqual(before);
+  });
 });
 
 describe('GET /balance-transactions', () => {
@@ -154,7 +199,7 @@ describe('ledger functions (used by POST /orders and cancellation)', () => {
 });
 
 describe('state fees and price look-ups', () => {
-  it('seeds every state from the data file and the expedited fees from the spec', async () => {
+  it('seeds every state from the data file and the expedited fees from their data file (BILL-16)', async () => {
     const res = await t.admin('GET', '/state-fees');
     expect(res.statusCode).toBe(200);
     const rows = res.json().data as Array<Record<string, any>>;
@@ -184,7 +229,7 @@ describe('state fees and price look-ups', () => {
     for (const [state, fee] of Object.entries(expedited)) expect(await stateFeeCents(db, state, 'expedited_formation', 'LLC')).toBe(cents(fee));
   });
 
-  it('expedited formation elsewhere fails with the spec message on formation.expedited', async () => {
+  it('expedited formation elsewhere fails with the ORD-FORM-5 message on formation.expedited', async () => {
     const message = 'Expedited formation is not available for the selected state and entity type';
     for (const [state, entity] of [['DE', 'CORP'], ['CA', 'LLC'], ['TX', 'CORP']] as const) {
       const err = await stateFeeCents(t.ctx.pool, state, 'expedited_formation', entity).catch((e) => e);

@@ -41,5 +41,10 @@ describe('compliance CLI', () => {
     const bad = await cli('compliance', 'rules', 'set', '--state', 'WY', '--llc', '{"frequency":"monthly"}');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('llc.frequency');
+    // LIM-2: the admin API's bound on the note holds on the command line too, and nothing changes.
+    const long = await cli('compliance', 'rules', 'set', '--state', 'WY', '--name', 'Wyoming', '--note', 'n'.repeat(501));
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain('note: must be at most 500 characters');
+    expect(JSON.parse((await cli('compliance', 'rules', 'history', '--state', 'WY', '--json')).stdout)).toHaveLength(history.length);
   }, 240_000);
 });

@@ -6,7 +6,7 @@ import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { balanceCents, einObject, formationBody, formationCompany, TEST_SSN } from './orders-fixtures.js';
 
-// Issue 6 items 2-3 without a browser: the queue, the order page and guarded actions over HTTP.
+// CONS-2 to CONS-4 without a browser: the queue, the order page and guarded actions over HTTP.
 let t: TestApp;
 let c: ConsoleClient;
 let operator: Awaited<ReturnType<typeof newOperator>>;
@@ -193,6 +193,9 @@ describe('business pages', () => {
 
     const noNote = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', confirm: 'yes' });
     expect(flashOf(noNote)).toMatchObject({ kind: 'error' });
+    // LIM-3: the console has the admin API's bound on a credit.
+    const huge = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '10,000,000.01', note: 'Typo', confirm: 'yes' });
+    expect(flashOf(huge)).toMatchObject({ kind: 'error', text: expect.stringContaining('at most 10,000,000 dollars') });
     const credit = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', note: 'Wire ref 7781', confirm: 'yes' });
     expect(flashOf(credit)).toMatchObject({ kind: 'ok' });
     const after = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': liveKey } });

@@ -202,4 +202,45 @@ describe('dashboard lists are paginated', () => {
     expect(names(odd.body)).toHaveLength(25);
     expect((await session.get('/?after=%00')).statusCode).toBe(400);
   });
+
+  it('shows 25 orders a page in the order history and on the company page, and pages the documents the same way', async () => {
+    const owner = await t.newTenant('Many Orders Co');
+    const { user, company } = await createCompany(owner, 'test', { legalName: 'Busy Client LLC' });
+    const orders: string[] = [];
+    for (let i = 0; i < 27; i++) orders.push((await createOrderRow(t.ctx, tenantOf(owner), { companyId: company.id, userId: user.id, orderType: 'annual_report' })).orderId);
+    for (let i = 0; i < 27; i++) {
+      const doc = await owner.api('POST', `/test_helpers/orders/${orders[i % orders.length]}/documents`, { documentType: 'company' });
+      expect(doc.statusCode, doc.body).toBe(201);
+    }
+    const session = await signIn(t, owner, { userId: user.id });
+    const orderCount = (html: string) => (html.match(/<li class="order">/g) ?? []).length;
+    // The company page lists its deadlines the same way: count only its "Filings and orders" section.
+    const filingsOf = (html: string) => html.slice(html.indexOf('id="filings-title"'), html.indexOf('id="documents-title"'));
+    const documentIds = (html: string) => [...html.matchAll(/\/documents\/(doc_[A-Za-z0-9]+)\/download/g)].map((m) => m[1]);
+
+    const history = await session.get('/orders');
+    expect(history.statusCode).toBe(200);
+    expect(orderCount(history.body)).toBe(25);
+    const more = /href="\/dashboard\/orders\?after=([a-z]+_[A-Za-z0-9]+)"/.exec(history.body);
+    expect(more, 'a link to older orders').not.toBeNull();
+    const older = await session.get(`/orders?after=${more![1]}`);
+    expect(orderCount(older.body)).toBe(2);
+    expect(older.body).not.toMatch(/\/orders\?after=/);
+
+    const page = await session.get(`/companies/${company.id}`);
+    expect(page.statusCode).toBe(200);
+    expect(orderCount(filingsOf(page.body))).toBe(25);
+    const olderOrders = /\?ordersAfter=([a-z]+_[A-Za-z0-9]+)"/.exec(page.body);
+    expect(olderOrders, 'a link to older orders of the company').not.toBeNull();
+    expect(orderCount(filingsOf((await session.get(`/companies/${company.id}?ordersAfter=${olderOrders![1]}`)).body))).toBe(2);
+
+    const firstDocuments = documentIds(page.body);
+    expect(firstDocuments).toHaveLength(25);
+    const olderDocuments = /\?documentsAfter=([a-z]+_[A-Za-z0-9]+)"/.exec(page.body);
+    expect(olderDocuments, 'a link to older documents').not.toBeNull();
+    const rest = documentIds((await session.get(`/companies/${company.id}?documentsAfter=${olderDocuments![1]}`)).body);
+    expect(rest).toHaveLength(2);
+    const { rows } = await t.ctx.pool.query('SELECT id FROM documents WHERE company_id = $1', [company.id]);
+    expect(new Set([...firstDocuments, ...rest])).toEqual(new Set(rows.map((r) => r.id)));
+  });
 });

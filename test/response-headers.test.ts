@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -18,17 +19,31 @@ describe('request ids', () => {
     expect(line?.req).toMatchObject({ id, clientRequestId: 'client-chosen-id-42' });
     const other = await tenant.api('GET', '/organization', undefined, { headers: { 'x-request-id': id } });
     expect(other.headers['x-request-id']).not.toBe(id);
+    // Integrators read it in the API reference.
+    const doc = (await t.app.inject({ method: 'GET', url: '/test/v1/openapi.json' })).json();
+    expect(doc.info.description).toContain('An `X-Request-Id` you send is not adopted');
   });
 });
 
 describe('Strict-Transport-Security', () => {
-  it('is sent for hosts whose public address is https, and over https', async () => {
+  it('is sent for hosts whose public address is https, over https, and on white-label hosts; never on plain http', async () => {
     const onHttpsHost = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { host: 'api.filings.test', 'x-api-key': tenant.keys.test } });
     expect(onHttpsHost.headers['strict-transport-security']).toBe('max-age=31536000');
-    const plain = await createTestApp();
+    const plain = await createTestApp({ TRUST_PROXY: 'true' });
     try {
       const res = await plain.app.inject({ method: 'GET', url: '/healthz', headers: { host: 'localhost:3000' } });
       expect(res.headers['strict-transport-security']).toBeUndefined();
+      // Behind a trusted TLS proxy the request itself came over https.
+      const overHttps = await plain.app.inject({ method: 'GET', url: '/healthz', headers: { host: 'localhost:3000', 'x-forwarded-proto': 'https' } });
+      expect(overHttps.headers['strict-transport-security']).toBe('max-age=31536000');
+      // A white-label host is always served over https (its magic links say so), whatever the proxy tells.
+      const wl = await plain.newTenant('Pinned Co');
+      await setVerifiedDomain(plain, wl, 'portal.pinned-co.test');
+      const page = await plain.app.inject({ method: 'GET', url: '/', headers: { host: 'portal.pinned-co.test' } });
+      expect(page.statusCode).toBeLessThan(500);
+      expect(page.headers['strict-transport-security']).toBe('max-age=31536000');
+      const unknownHost = await plain.app.inject({ method: 'GET', url: '/', headers: { host: 'not-a-customer.test' } });
+      expect(unknownHost.headers['strict-transport-security']).toBeUndefined();
     } finally {
       await plain.close();
     }

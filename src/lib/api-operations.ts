@@ -39,8 +39,10 @@ export interface OperationSpec {
 }
 
 // Every operation sits behind the API-key check and the per-key rate limit, any request can fail inside, and
-// while the database is unreachable requests answer 503 at once instead of hanging.
-const ANY: readonly ErrorCode[] = ['unauthorized', 'wrong_environment', 'rate_limited', 'internal_error', 'service_unavailable'];
+// while the database is unreachable requests answer 503 at once instead of hanging. Any request can also be
+// malformed before a route sees it (a path that is not valid percent-encoded UTF-8, a request line and headers
+// above 16 KB): 400 bad_request.
+const ANY: readonly ErrorCode[] = ['bad_request', 'unauthorized', 'wrong_environment', 'rate_limited', 'internal_error', 'service_unavailable'];
 // Path or query parameters are validated against the route schema.
 const PARAMS: readonly ErrorCode[] = [...ANY, 'validation_error'];
 // A JSON body can be malformed, of another media type or too large, besides failing validation.
@@ -49,6 +51,11 @@ const BODY: readonly ErrorCode[] = [...PARAMS, 'bad_request', 'unsupported_media
 const POST: readonly ErrorCode[] = [...BODY, 'idempotency_key_in_use', 'idempotency_key_reused', 'conflict'];
 
 const op = (tag: ApiTag, base: readonly ErrorCode[], ...extra: ErrorCode[]): OperationSpec => ({ tag, errors: [...new Set([...base, ...extra])] });
+
+// The example of bad_request for operations without a body (CODE_EXAMPLES has the JSON one).
+const MALFORMED_URL_EXAMPLE: { summary: string; message: string; extra?: Record<string, unknown> } = {
+  summary: 'The URL is not valid', message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
+};
 
 /** Every operation of the integrator API by operationId (camelCase verbNoun, as generated SDK methods read). */
 export const OPERATIONS = {
@@ -115,7 +122,7 @@ export function operation(id: OperationId): { operationId: OperationId; tags: [A
 }
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
-  400: 'The request is invalid; `errors` names every bad field.',
+  400: 'The request is invalid; `errors` names every bad field when the problem is in fields.',
   401: 'Missing, unknown or revoked API key, or a key used at the other environment\'s base address.',
   402: 'The prepaid balance cannot cover the request; nothing was written.',
   403: 'Understood but not allowed (e.g. the user is not an admin of the company).',
@@ -242,7 +249,8 @@ export function operationErrors(id: OperationId): Record<number, TSchema> {
   for (const status of [...byStatus.keys()].sort()) {
     const codes = byStatus.get(status)!;
     const examples = Object.fromEntries(codes.map((code) => {
-      const { summary, message, extra } = CODE_EXAMPLES[code];
+      // An operation without a body is malformed by its URL, not by JSON.
+      const { summary, message, extra } = code === 'bad_request' && !OPERATIONS[id].errors.includes('payload_too_large') ? MALFORMED_URL_EXAMPLE : CODE_EXAMPLES[code];
       return [code, { summary, value: { message: OPERATION_EXAMPLES[id]?.[code] ?? message, code, requestId: EXAMPLE_REQUEST_ID, ...extra } }];
     }));
     out[status] = Type.Unsafe({

@@ -1,7 +1,7 @@
 /**
  * The closed list of error codes and their HTTP status (after unkey's error module).
  * Every error the API returns has the body `{message, code, requestId}`, plus `errors` for validation
- * failures and `minimumAmount` (dollars) for price-floor violations (spec "Errors").
+ * failures and `minimumAmount` (dollars) for price-floor violations (API-1).
  */
 export const ERROR_STATUS = {
   validation_error: 400,
@@ -69,6 +69,14 @@ export class FieldErrors {
     this.list.push({ field, message });
     return this;
   }
+  /**
+   * Adds an error when `value` is longer than `max` characters (LIM-2). For text that reaches a service without a
+   * request schema to bound it (console forms, CLI options), so every way in refuses the same lengths.
+   */
+  maxLength(field: string, value: string | null | undefined, max: number): this {
+    if (typeof value === 'string' && value.length > max) this.add(field, `must be at most ${max} characters`);
+    return this;
+  }
   /** @throws ValidationError when any error was added. */
   throwIfAny(): void {
     if (this.list.length) throw new ValidationError(this.list);
@@ -77,13 +85,13 @@ export class FieldErrors {
 
 /**
  * The 404 for an unknown or other tenant's id, e.g. `notFound('company', 'comp_x')` -> "No such company: 'comp_x'"
- * (ARCHITECTURE.md "Tenancy": 404, not 403, so ids do not leak). Returns the AppError for the caller to throw.
+ * (TEN-3: 404, not 403, so ids do not leak). Returns the AppError for the caller to throw.
  */
 export const notFound = (what: string, id: string): AppError => new AppError('not_found', `No such ${what}: '${id}'`);
 
 /**
  * A body field that references an object this tenant does not have (another tenant's or environment's id, or
- * none at all): 404, like an unknown id in the path, so ids never leak across tenants (issue 2 item 9), with
+ * none at all): 404, like an unknown id in the path, so ids never leak across tenants (TEN-3), with
  * `errors` naming each field as a validation failure would.
  */
 export function referencedNotFound(errors: FieldError[]): AppError {

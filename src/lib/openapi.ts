@@ -34,6 +34,9 @@ draft's header fields; beyond the limit the answer is 429 (code \`rate_limited\`
 **Environments and settings.** Organization settings (PATCH /organization) are one set shared by both environments
 and reach live customers, so they change only with a live key; with a test key the answer is 403.
 
+**Request ids.** Every answer carries \`X-Request-Id\`, made by the server (it is \`requestId\` in error bodies); quote
+it when asking for help. An \`X-Request-Id\` you send is not adopted: it is logged beside ours.
+
 **Webhooks.** Each request carries \`Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}"}\`
 keyed with the endpoint's whole \`whsec_\` secret (the scheme Stripe's \`webhooks.constructEvent\` verifies). During
 the 24 hours after a secret rotation two \`v1=\` entries are sent, the new secret's first, so a parser that

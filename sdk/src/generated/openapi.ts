@@ -1896,7 +1896,7 @@ export interface operations {
                     "application/json": components["schemas"]["MagicLink"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2020,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceTransactionList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,7 +2101,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompanyList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2173,7 +2173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2286,7 +2286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2367,7 +2367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2466,7 +2466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ComplianceCalendar"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2562,7 @@ export interface operations {
                     "application/json": components["schemas"]["ComplianceDeadlineList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2650,7 +2650,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +2717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2800,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2867,7 +2867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,7 +2947,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3029,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResult"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3165,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3284,6 +3284,15 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
             401: {
                 headers: {
@@ -3344,7 +3353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3445,6 +3454,15 @@ export interface operations {
                     "application/json": components["schemas"]["PriceList"];
                 };
             };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
             401: {
                 headers: {
@@ -3509,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceRow"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`, `price_below_floor`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`, `price_below_floor`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3604,7 +3622,7 @@ export interface operations {
                     "application/json": components["schemas"]["PriceRow"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3816,7 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceTransaction"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3912,7 +3930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ComplianceReminderRun"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4022,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdvancedOrder"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4141,7 +4159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4256,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4328,7 +4346,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4432,7 +4450,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,7 +4532,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4582,7 +4600,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryWithAttempts"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4662,7 +4680,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4777,7 +4795,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4849,7 +4867,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4953,7 +4971,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5030,7 +5048,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5111,7 +5129,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5209,7 +5227,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5325,7 +5343,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description The request is invalid; `errors` names every bad field. Codes: `validation_error`, `bad_request`. */
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;

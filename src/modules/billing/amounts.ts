@@ -1,14 +1,27 @@
 import { ValidationError } from '../../lib/errors.js';
 import { dollarsToCents } from '../../lib/money.js';
 
+/** Highest retail, list or wholesale price, in whole dollars (LIM-3): far above any filing's price, far below overflow. */
+export const MAX_PRICE_DOLLARS = 100_000;
+/** Highest state fee, in dollars (LIM-3). */
+export const MAX_STATE_FEE_DOLLARS = 100_000;
+/** Largest single operator credit, in dollars (LIM-3), however it is made (admin API, console, CLI). */
+export const MAX_OPERATOR_CREDIT_DOLLARS = 10_000_000;
+/** Largest single test-helper credit, in dollars (LIM-3, TEN-7). */
+export const MAX_TEST_CREDIT_DOLLARS = 1_000_000;
+
 /**
  * Converts a dollar amount from a request to cents, naming `field` when it is not acceptable.
- * `whole`: prices are whole dollars (spec "PUT /organization/prices/{type}" rule 2); otherwise at most two
- * decimals (ARCHITECTURE.md "Money"). @throws ValidationError.
+ * `whole`: prices are whole dollars (PRICE-4); otherwise at most two decimals (API-5). `positive`: more than 0.
+ * `max`: the highest amount accepted, in dollars (LIM-3), so every way in (API, console, CLI) has the same bound.
+ * @throws ValidationError on `field`.
  */
-export function requestDollarsToCents(field: string, dollars: number, opts: { whole?: boolean; positive?: boolean } = {}): number {
+export function requestDollarsToCents(field: string, dollars: number, opts: { whole?: boolean; positive?: boolean; max?: number } = {}): number {
   if (opts.whole && !Number.isInteger(dollars)) {
     throw new ValidationError([{ field, message: `must be whole dollars (no cents), got ${dollars}` }]);
+  }
+  if (opts.max !== undefined && dollars > opts.max) {
+    throw new ValidationError([{ field, message: `must be at most ${opts.max.toLocaleString('en-US')} dollars` }]);
   }
   let cents: number;
   try {

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, FieldErrors } from '../../lib/errors.js';
 import type { Page, PageParams } from '../../lib/pagination.js';
 import { toPage } from '../../lib/pagination.js';
-import { requestDollarsToCents } from './amounts.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { creditBalance, serializeLedgerEntry } from './ledger.js';
 
@@ -12,7 +12,7 @@ import { creditBalance, serializeLedgerEntry } from './ledger.js';
 export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
 
 /**
- * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (issue 3 item 8).
+ * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (BILL-15).
  * @throws AppError not_found when `startingAfter` is not one of this tenant's entries.
  */
 export async function listBalanceTransactions(db: Db, tenant: Tenant, page: PageParams): Promise<Page<BalanceTransaction>> {
@@ -24,12 +24,17 @@ export async function listBalanceTransactions(db: Db, tenant: Tenant, page: Page
   return toPage(rows, limit, serializeLedgerEntry);
 }
 
+/** Longest note on a credit (LIM-2), whichever way it is made. */
+export const MAX_CREDIT_NOTE_LENGTH = 500;
+
 /**
- * Adds `amount` dollars (> 0, at most two decimals) to a tenant's balance: the operator's live/test credits
- * (admin API, CLI) and the test helper. @returns the credit as a balance transaction.
- * @throws ValidationError on field `amount`; AppError not_found for an unknown organization.
+ * Adds `amount` dollars (> 0, at most two decimals, at most MAX_OPERATOR_CREDIT_DOLLARS) to a tenant's balance: the
+ * operator's live/test credits (admin API, console, CLI) and the test helper (BILL-14, LIM-3). `note`: at most
+ * MAX_CREDIT_NOTE_LENGTH characters. @returns the credit as a balance transaction.
+ * @throws ValidationError on field `amount` or `note`; AppError not_found for an unknown organization.
  */
 export async function addCredit(pool: pg.Pool, tenant: Tenant, amount: number, note: string | undefined, createdBy: string): Promise<BalanceTransaction> {
-  const cents = requestDollarsToCents('amount', amount, { positive: true });
+  new FieldErrors().maxLength('note', note, MAX_CREDIT_NOTE_LENGTH).throwIfAny();
+  const cents = requestDollarsToCents('amount', amount, { positive: true, max: MAX_OPERATOR_CREDIT_DOLLARS });
   return serializeLedgerEntry(await creditBalance(pool, tenant, cents, note, createdBy));
 }

@@ -1,10 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 import { PRODUCT_TYPES } from './pricing.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, MAX_PRICE_DOLLARS, MAX_STATE_FEE_DOLLARS, MAX_TEST_CREDIT_DOLLARS } from './amounts.js';
+
+export { MAX_PRICE_DOLLARS };
 
 const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
 
-/** A price row (spec "Price row"); every amount in dollars. */
+/** A price row (PRICE-1, PRICE-2); every amount in dollars. */
 export const PriceRowSchema = Type.Object({
   type: Type.String({ enum: [...PRODUCT_TYPES], description: 'Product type.' }),
   name: Type.String(),
@@ -27,16 +30,13 @@ export const PriceTypeParams = Type.Object({
   type: Type.String({ description: `One of: ${PRODUCT_TYPES.join(', ')}. Any other value answers 404.` }),
 });
 
-/** Highest retail price, in whole dollars (LIM-3): far above any filing's price, below anything that could overflow. */
-export const MAX_PRICE_DOLLARS = 100_000;
-
-/** Body of PUT /organization/prices/{type}: retailAmount in whole dollars and/or enabled (spec rules 1-4). */
+/** Body of PUT /organization/prices/{type}: retailAmount in whole dollars and/or enabled (PRICE-4, PRICE-5). */
 export const UpdatePriceBody = Type.Object({
   retailAmount: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PRICE_DOLLARS, description: `Whole dollars, at least wholesaleAmount and at most ${MAX_PRICE_DOLLARS}.` })),
   enabled: Type.Optional(Type.Boolean({ description: 'false is accepted only for formation_tier_1/2/3, and one tier must stay enabled.' })),
 }, { additionalProperties: false, title: 'UpdatePriceRequest', description: 'At least one of retailAmount and enabled.' });
 
-/** One ledger entry as GET /balance-transactions shows it (issue 3 item 8); amounts in dollars. */
+/** One ledger entry as GET /balance-transactions shows it (BILL-15); amounts in dollars. */
 export const BalanceTransactionSchema = Type.Object({
   id: Type.String({ description: 'prefix txn_' }),
   object: Type.Literal('balance_transaction'),
@@ -59,9 +59,9 @@ export const BalanceTransactionListSchema = Type.Object({
   hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
 }, { title: 'BalanceTransactionList' });
 
-/** Body of POST /test_helpers/balance-credits: `{amount}` in dollars (issue 3 item 8). */
+/** Body of POST /test_helpers/balance-credits: `{amount}` in dollars (TEN-7, LIM-3). */
 export const TestCreditBody = Type.Object({
-  amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Test dollars to add, > 0, at most two decimals.' }),
+  amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_TEST_CREDIT_DOLLARS, description: 'Test dollars to add, > 0, at most two decimals.' }),
 }, { additionalProperties: false, title: 'TestCreditRequest' });
 
 // Operator (admin) schemas: not part of the integrator OpenAPI document.
@@ -72,7 +72,7 @@ export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal(
 /** Body of POST /admin/v1/organizations/{id}/balance-credits: `{environment, amount (dollars), note?}`. */
 export const AdminCreditBody = Type.Object({
   environment: EnvironmentSchema,
-  amount: Type.Number({ exclusiveMinimum: 0, maximum: 10_000_000, description: 'Dollars to add, > 0, at most two decimals.' }),
+  amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_OPERATOR_CREDIT_DOLLARS, description: `Dollars to add, > 0, at most two decimals and at most ${MAX_OPERATOR_CREDIT_DOLLARS}.` }),
   note: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Shown as the description of the credit.' })),
 }, { additionalProperties: false });
 
@@ -83,20 +83,20 @@ export const OrgTypeParams = Type.Object({ id: Type.String(), type: Type.String(
 /** Path `{state}` of /admin/v1/state-fees/{state}: a two-letter state code. */
 export const StateParams = Type.Object({ state: Type.String({ minLength: 2, maxLength: 2 }) });
 
-/** Body of PUT /admin/v1/wholesale-prices/{type}: default wholesale and/or list price, whole dollars (issue 3 item 3). */
+/** Body of PUT /admin/v1/wholesale-prices/{type}: default wholesale and/or list price, whole dollars (PRICE-7, LIM-3). */
 export const CatalogPriceBody = Type.Object({
-  wholesaleAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars.' })),
-  defaultAmount: Type.Optional(Type.Number({ minimum: 0, description: 'Whole dollars, at least wholesaleAmount.' })),
+  wholesaleAmount: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PRICE_DOLLARS, description: `Whole dollars, at most ${MAX_PRICE_DOLLARS}.` })),
+  defaultAmount: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_PRICE_DOLLARS, description: `Whole dollars, at least wholesaleAmount and at most ${MAX_PRICE_DOLLARS}.` })),
 }, { additionalProperties: false });
 
 /** Body of PUT /admin/v1/organizations/{id}/wholesale-prices/{type}: the organization's floor in whole dollars. */
 export const OrgWholesaleBody = Type.Object({
-  wholesaleAmount: Type.Number({ minimum: 0, description: 'Whole dollars.' }),
+  wholesaleAmount: Type.Number({ minimum: 0, maximum: MAX_PRICE_DOLLARS, description: `Whole dollars, at most ${MAX_PRICE_DOLLARS}.` }),
 }, { additionalProperties: false });
 
-const Fee = (d: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description: `${d}, dollars.` }));
+const Fee = (d: string) => Type.Optional(Type.Number({ minimum: 0, maximum: MAX_STATE_FEE_DOLLARS, description: `${d}, dollars.` }));
 
-/** Body of PUT /admin/v1/state-fees/{state}: the fees to change, in dollars, plus a `note` on why (issue 3 item 4). */
+/** Body of PUT /admin/v1/state-fees/{state}: the fees to change, in dollars, plus a `note` on why (BILL-16, LIM-3). */
 export const StateFeeBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   llcFormation: Fee('LLC formation fee'),
@@ -105,6 +105,6 @@ export const StateFeeBody = Type.Object({
   corpForeignQualification: Fee('Foreign corporation qualification fee'),
   llcAnnualReport: Fee('LLC annual report fee'),
   corpAnnualReport: Fee('Corporation annual report fee'),
-  expeditedFormation: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000, description: 'Expedited LLC formation fee (replaces the standard fee), dollars; null = not available.' }))),
+  expeditedFormation: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_STATE_FEE_DOLLARS, description: 'Expedited LLC formation fee (replaces the standard fee), dollars; null = not available.' }))),
   note: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Why the fee changed; kept in source.operatorNotes.' })),
 }, { additionalProperties: false });

@@ -3,11 +3,11 @@ import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
-import { requestDollarsToCents } from './amounts.js';
+import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { FORMATION_TIERS, isFormationTier, isProductType, loadTenantPrice, loadTenantPrices, PRODUCT_TYPES, type ProductType, type TenantPrice } from './pricing.js';
 
-/** The spec's Price row: dollars, retailAmount null until set. */
+/** A Price row (PRICE-2): dollars, retailAmount null until set. */
 export interface PriceRowView {
   type: ProductType;
   name: string;
@@ -32,8 +32,8 @@ export function priceRowView(p: TenantPrice): PriceRowView {
 }
 
 /**
- * Checks a product type from a path. Unknown types answer 404 like any unknown resource id (our choice;
- * the spec only lists the nine). @throws AppError not_found.
+ * Checks a product type from a path. Unknown types answer 404 like any unknown resource id (PRICE-1: there are
+ * nine). @throws AppError not_found.
  */
 export function parseProductType(type: string): ProductType {
   if (!isProductType(type)) throw new AppError('not_found', `No such product type: '${type}'. Types: ${PRODUCT_TYPES.join(', ')}`);
@@ -52,7 +52,7 @@ export interface PriceUpdate {
 }
 
 /**
- * PUT /organization/prices/{type} (spec rules 1-5): sets the tenant's retail price and/or enabled flag.
+ * PUT /organization/prices/{type} (PRICE-4, PRICE-5): sets the tenant's retail price and/or enabled flag.
  * @returns the updated Price row.
  * @throws ValidationError (no field given; retailAmount not whole dollars; enabled false on a non-tier;
  * disabling the last enabled tier), AppError price_below_floor with `minimumAmount` (dollars), not_found.
@@ -62,7 +62,7 @@ export async function updateTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: 
   if (body.retailAmount === undefined && body.enabled === undefined) {
     throw new ValidationError([{ field: 'retailAmount', message: 'give retailAmount, enabled, or both' }]);
   }
-  const retailCents = body.retailAmount === undefined ? undefined : requestDollarsToCents('retailAmount', body.retailAmount, { whole: true });
+  const retailCents = body.retailAmount === undefined ? undefined : requestDollarsToCents('retailAmount', body.retailAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsShared(tx);
     await repo.lockTenantPrices(tx, tenant);
@@ -98,7 +98,7 @@ async function throwIfCannotDisable(tx: Db, tenant: Tenant, price: TenantPrice):
 /**
  * DELETE /organization/prices/{type}: reverts the product to the list price (removes retailAmount; an
  * enabled=false flag of a tier is kept, it is not a price). @returns the resulting Price row.
- * @throws AppError not_found when the type is unknown or no custom price is set (spec).
+ * @throws AppError not_found when the type is unknown or no custom price is set (PRICE-6).
  */
 export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string): Promise<PriceRowView> {
   const type = parseProductType(rawType);

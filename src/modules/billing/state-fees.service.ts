@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, ValidationError } from '../../lib/errors.js';
+import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
-import { requestDollarsToCents } from './amounts.js';
+import { MAX_STATE_FEE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import type { StateFeeRow } from './pricing.js';
 
@@ -42,12 +42,14 @@ export async function listStateFeeViews(db: Db) {
 /**
  * PUT /admin/v1/state-fees/{state} and `fees set`: changes any fee (dollars, at most two decimals) of one
  * state, records `updatedBy`/`updatedAt` and appends `{at, by, changes: {field: {from, to}}, note}` to
- * source.history (issue 3 item 4). Orders placed afterwards use the new fees.
- * @throws ValidationError (nothing to change, bad amount), AppError not_found for an unknown state.
+ * source.history (BILL-16). Orders placed afterwards use the new fees.
+ * @throws ValidationError (nothing to change, bad amount, name over 100 or note over 1000 characters), AppError not_found for an unknown state.
  */
 export async function updateStateFee(pool: pg.Pool, rawState: string, update: StateFeeUpdate, actor: string) {
   const state = rawState.toUpperCase();
   const given = FEE_FIELDS.filter((f) => update[f] !== undefined);
+  // LIM-2: the console and the CLI have no request schema to bound these.
+  new FieldErrors().maxLength('name', update.name, 100).maxLength('note', update.note, 1000).throwIfAny();
   if (!given.length && update.name === undefined) {
     throw new ValidationError([{ field: 'llcFormation', message: `give at least one of: name, ${FEE_FIELDS.join(', ')}` }]);
   }
@@ -55,7 +57,7 @@ export async function updateStateFee(pool: pg.Pool, rawState: string, update: St
   for (const f of given) {
     const v = update[f];
     if (v === null && f !== 'expeditedFormation') throw new ValidationError([{ field: f, message: 'must be a number of dollars' }]);
-    newCents.set(f, v === null || v === undefined ? null : requestDollarsToCents(f, v));
+    newCents.set(f, v === null || v === undefined ? null : requestDollarsToCents(f, v, { max: MAX_STATE_FEE_DOLLARS }));
   }
   return withTransaction(pool, async (tx) => {
     const current = await repo.findStateFeesForUpdate(tx, state);

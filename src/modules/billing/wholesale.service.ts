@@ -3,12 +3,12 @@ import type { Environment } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
-import { requestDollarsToCents } from './amounts.js';
+import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { PRODUCT_TYPES, type ProductType } from './pricing.js';
 import { parseProductType } from './prices.service.js';
 
-/** A retail price raised by billing rule 11. `retailAmount` in dollars. */
+/** A retail price raised by PRICE-7. `retailAmount` in dollars. */
 export interface RaisedPrice {
   organizationId: string;
   environment: Environment;
@@ -39,9 +39,9 @@ export async function listCatalog(db: Db) {
  * PUT /admin/v1/wholesale-prices/{type} and `prices wholesale set`: changes the default wholesale price and/or
  * the list price (whole dollars; list price >= wholesale). A new wholesale price above the list price, sent
  * without a defaultAmount, raises the list price to it as well (the list price is the retail price of tenants
- * that set none, so billing rule 11 applies to it too); an explicit defaultAmount below the wholesale is a 400.
+ * that set none, so PRICE-7 applies to it too); an explicit defaultAmount below the wholesale is a 400.
  * In the same transaction every retail price of an organization WITHOUT an override that is now below the new
- * floor is raised to it (billing rule 11).
+ * floor is raised to it (PRICE-7).
  * @returns the catalogue row and the raised prices. @throws ValidationError, AppError not_found.
  */
 export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wholesaleAmount?: number; defaultAmount?: number }) {
@@ -49,8 +49,8 @@ export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wh
   if (body.wholesaleAmount === undefined && body.defaultAmount === undefined) {
     throw new ValidationError([{ field: 'wholesaleAmount', message: 'give wholesaleAmount, defaultAmount, or both' }]);
   }
-  const wholesale = body.wholesaleAmount === undefined ? undefined : requestDollarsToCents('wholesaleAmount', body.wholesaleAmount, { whole: true });
-  const list = body.defaultAmount === undefined ? undefined : requestDollarsToCents('defaultAmount', body.defaultAmount, { whole: true });
+  const wholesale = body.wholesaleAmount === undefined ? undefined : requestDollarsToCents('wholesaleAmount', body.wholesaleAmount, { whole: true, max: MAX_PRICE_DOLLARS });
+  const list = body.defaultAmount === undefined ? undefined : requestDollarsToCents('defaultAmount', body.defaultAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsExclusive(tx);
     const current = await repo.findCatalogForUpdate(tx, type);
@@ -97,11 +97,11 @@ export async function listOrgWholesale(db: Db, organizationId: string) {
 /**
  * PUT /admin/v1/organizations/{id}/wholesale-prices/{type} (`--org` in the CLI): sets the organization's
  * wholesale override (whole dollars) and, in the same transaction, raises its retail prices (both
- * environments) below the new floor (billing rule 11). @throws ValidationError, AppError not_found.
+ * environments) below the new floor (PRICE-7). @throws ValidationError, AppError not_found.
  */
 export async function setOrgWholesale(pool: pg.Pool, organizationId: string, rawType: string, wholesaleAmount: number) {
   const type = parseProductType(rawType);
-  const cents = requestDollarsToCents('wholesaleAmount', wholesaleAmount, { whole: true });
+  const cents = requestDollarsToCents('wholesaleAmount', wholesaleAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsExclusive(tx);
     await throwIfNoOrganization(tx, organizationId);
@@ -113,7 +113,7 @@ export async function setOrgWholesale(pool: pg.Pool, organizationId: string, raw
 
 /**
  * DELETE /admin/v1/organizations/{id}/wholesale-prices/{type}: removes the override so the default wholesale
- * applies again; if that default is higher, retail prices below it are raised (rule 11).
+ * applies again; if that default is higher, retail prices below it are raised (PRICE-7).
  * @throws AppError not_found when the organization or the override does not exist.
  */
 export async function removeOrgWholesale(pool: pg.Pool, organizationId: string, rawType: string) {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
+import { AppError, FieldErrors, ValidationError, type FieldError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
 import type { Page } from '../../lib/pagination.js';
 import { FORMATION_STATES, MONTHS } from '../companies/company-rules.js';
@@ -273,10 +273,12 @@ export interface RuleUpdate {
  * PUT /admin/v1/compliance-rules/{state} and `compliance rules set` (CAL-22): applies the change, refuses a result
  * the calendar cannot compute, saves it and appends `{before, after, changedBy, note}` to the change log, in one
  * transaction. Calendars computed afterwards use the new rules.
- * @throws ValidationError naming the fields (nothing to change, unusable rule); AppError not_found for an unknown state.
+ * @throws ValidationError naming the fields (nothing to change, unusable rule, name over 100 or note over 500 characters); AppError not_found for an unknown state.
  */
 export async function updateRules(pool: pg.Pool, rawState: string, update: RuleUpdate, actor: string) {
   const state = rawState.toUpperCase();
+  // LIM-2: the CLI has no request schema to bound these (the admin API's has the same bounds).
+  new FieldErrors().maxLength('name', update.name, 100).maxLength('note', update.note, 500).throwIfAny();
   if (update.name === undefined && update.confidence === undefined && update.llc === undefined && update.corporation === undefined) {
     throw new ValidationError([{ field: 'llc', message: 'give at least one of: name, confidence, llc, corporation' }]);
   }

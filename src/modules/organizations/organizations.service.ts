@@ -20,7 +20,7 @@ export interface NewApiKey {
 
 /**
  * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) and stores only its sha256
- * (issue 2 item 3; spec "Authentication" rule 1).
+ * (AUTH-1, AUTH-3).
  */
 export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
   const key = `sk_${environment}_${randomToken(32)}`;
@@ -43,17 +43,24 @@ export function normalizeContactEmail(value: string | null | undefined, errors?:
   return email;
 }
 
+/** Longest organization name (ORG-1, LIM-2), whichever way the organization is created. */
+export const MAX_ORGANIZATION_NAME_LENGTH = 200;
+
 /**
- * An organization with one live and one test key, created in one transaction. `options.contactEmail`: the
- * technical contact told when a webhook endpoint gets disabled (ARCHITECTURE.md "Webhooks").
- * @throws ValidationError naming `contactEmail` when it is not an email address.
+ * An organization with one live and one test key, created in one transaction (ORG-1). `name`: 1 to 200 characters,
+ * not blank. `options.contactEmail`: the technical contact told when a webhook endpoint gets disabled (WH-7).
+ * @throws ValidationError naming `name` (blank or too long) and `contactEmail` (not an email address).
  */
 export async function createOrganization(
   pool: pg.Pool,
   name: string,
   options: { contactEmail?: string | null } = {},
 ): Promise<{ organization: repo.OrganizationRow; apiKeys: { live: NewApiKey; test: NewApiKey } }> {
-  const contactEmail = normalizeContactEmail(options.contactEmail);
+  const errors = new FieldErrors();
+  if (!name.trim()) errors.add('name', 'must not be blank');
+  errors.maxLength('name', name, MAX_ORGANIZATION_NAME_LENGTH);
+  const contactEmail = normalizeContactEmail(options.contactEmail, errors);
+  errors.throwIfAny();
   return withTransaction(pool, async (tx) => {
     const organization = await repo.insertOrganization(tx, newId('organization'), name, contactEmail);
     const live = await createApiKey(tx, organization.id, 'live');
@@ -63,7 +70,7 @@ export async function createOrganization(
 }
 
 /**
- * The answer to creating an organization (admin API and `org create --json`; issue 2 item 4):
+ * The answer to creating an organization (admin API and `org create --json`; ORG-1):
  * `{id, name, contactEmail, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
  */
 export function createdOrganizationView(created: Awaited<ReturnType<typeof createOrganization>>) {
