@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
-import { exitOf, listeningPort, spawnService, type ServiceProcess } from './service-process.js';
+import { exitOf, listeningPort, spawnCommand, spawnService, type ServiceProcess } from './service-process.js';
 
 // SIGTERM/SIGINT: no new work, in-flight requests answered, database closed last, a clean stop logs no error.
 let t: TestApp;
@@ -67,6 +67,15 @@ async function refusesWithin(port: number, ms: number): Promise<boolean> {
 
 const errorLines = (s: ServiceProcess) => s.logs().filter((l) => l.level >= 50);
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('graceful shutdown', () => {
   it('answers a request in flight at SIGTERM, refuses new connections, exits 0 and logs no error', async () => {
     const server = start('src/server.ts');
@@ -104,6 +113,29 @@ describe('graceful shutdown', () => {
     expect(server.logs().find((l) => /shutdown timeout reached/.test(l.msg))).toMatchObject({ level: 40, unfinished: ['http'] });
     expect(errorLines(server)).toEqual([]);
   });
+
+  // Supervisors (a container's `npm run start:prod`, systemd, `kill <pid>`) signal npm's own process, not the server
+  // beneath it: the scripts exec the server in npm's shell, so the signal reaches it and nothing is left running.
+  it.each([
+    ['npm start', ['start'], /^Server listening at /],
+    ['npm run worker', ['run', 'worker'], /^worker started$/],
+  ])('%s stopped with SIGTERM to npm alone drains, exits 0 and leaves nothing running', async (_name, args, ready) => {
+    const npm = spawnCommand('npm', args, {
+      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', PORT: '0', LOG_LEVEL: 'info', npm_config_update_notifier: 'false',
+    });
+    started.push(npm);
+    const pid = (await npm.waitForLog(ready, 120_000)).pid as number;
+    try {
+      expect(pid).not.toBe(npm.child.pid); // the server runs beneath npm, as under a supervisor
+      npm.child.kill('SIGTERM');
+      expect(await exitOf(npm)).toEqual({ code: 0, signal: null });
+      expect(npm.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false, pid });
+      expect(errorLines(npm)).toEqual([]);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL'); // left behind by a failure: never outlive the test
+    }
+  }, 180_000);
 
   it('stops the worker alone on SIGINT with exit code 0 and no error', async () => {
     const worker = start('src/worker-main.ts');
