@@ -10,6 +10,7 @@ import { startEmbeddedDb, type EmbeddedDb } from './lib/embedded-db.js';
 import { createLogger } from './lib/logger.js';
 import { observePool } from './lib/metrics.js';
 import { observeWebhookBacklog } from './modules/webhooks/webhook-metrics.js';
+import { observeLedgerChecks } from './modules/ledger-audit/ledger-verify.js';
 import { migrate } from './lib/migrate.js';
 import { grantServiceRole } from './lib/service-role.js';
 import { keptDataKey, type Keyring } from './lib/secret-box.js';
@@ -65,6 +66,7 @@ async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null,
   observePool('api', pool);
   observePool('worker', workerPool);
   observeWebhookBacklog(workerPool);
+  observeLedgerChecks(workerPool);
   const closePools = () => Promise.all([pool.end(), workerPool.end()]);
   let dataKeys: Keyring;
   try {

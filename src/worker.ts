@@ -39,10 +39,11 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   observeJobFailures(events);
   let runner: Runner;
   let dispatcher: WebhookDispatcher | null = null;
+  const graphilePool = waitingPool(ctx.pool, outage, () => stopping);
   try {
     dispatcher = await startWebhookDispatcher(ctx, { outage });
     runner = await run({
-      pgPool: waitingPool(ctx.pool, outage, () => stopping),
+      pgPool: graphilePool,
       taskList: buildTaskList(ctx),
       // Recurring jobs such as the daily subscription renewal (tasks.ts cronItems).
       parsedCronItems: parseCronItems(cronItems),
@@ -64,8 +65,9 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
   runner.stop = async () => {
     stopping = true;
     try {
-      // Attempts under way get half the shutdown time, like graphile-worker's jobs.
-      await Promise.all([stop(), dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2))]);
+      // Attempts under way get half the shutdown time, like graphile-worker's jobs. OPS-4: a job that finished is
+      // recorded as done before the pool closes (graphile-worker's stop() does not wait for that write).
+      await Promise.all([stop().then(() => graphilePool.drained()), dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2))]);
     } finally {
       await liveness.close();
     }

@@ -10,11 +10,13 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 // duplicates are the few the killed worker had sent but not yet recorded.
 const DELIVERIES = 10_000;
 const CONCURRENCY = 10;
+/** Webhook attempts one worker process has in flight at most (WEBHOOK_CONCURRENCY, its default). */
+const WEBHOOK_CONCURRENCY = 100;
 /**
- * Most repeats allowed: the deliveries the killed worker had taken and not yet recorded as done, which is at
- * most its WORKER_CONCURRENCY for one attempt per job; the margin covers an engine that claims a small batch ahead.
+ * Most repeats allowed: the deliveries the killed worker had claimed and not yet recorded (sent, or finished and
+ * waiting for their outcome to be written), which its dispatcher bounds by WEBHOOK_CONCURRENCY (OPS-1).
  */
-const MAX_DUPLICATES = 100;
+const MAX_DUPLICATES = WEBHOOK_CONCURRENCY;
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -53,7 +55,9 @@ describe('a worker killed with SIGKILL mid-way through 10,000 deliveries', () =>
     expect(events).toHaveLength(DELIVERIES);
     expect((await deliveryCounts()).total).toBe(DELIVERIES);
 
-    const env = fleetEnv(t.ctx.config.databaseUrl!, { WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_DATABASE_POOL_SIZE: String(CONCURRENCY + 2), WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1' });
+    const env = fleetEnv(t.ctx.config.databaseUrl!, {
+      WORKER_CONCURRENCY: String(CONCURRENCY), WORKER_DATABASE_POOL_SIZE: String(CONCURRENCY + 2), WEBHOOK_CONCURRENCY: String(WEBHOOK_CONCURRENCY), WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+    });
     const first = await startWorkerProcess(env, started);
     await pollUntil('the first worker to deliver a quarter of the events', () => receiver.received >= DELIVERIES / 4, 600_000, () => `${receiver.received} received`, 20);
     first.child.kill('SIGKILL');

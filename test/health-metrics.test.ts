@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { run, type WorkerEvents } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -6,8 +8,11 @@ import { createPool } from '../src/lib/db.js';
 import { startMetricsServer } from '../src/lib/metrics-server.js';
 import { observeJobFailures, registry } from '../src/lib/metrics.js';
 import { latestMigrationVersion } from '../src/lib/migrate.js';
+import { withTransaction } from '../src/lib/db.js';
+import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
+import { emitEvents } from '../src/modules/events/events.service.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
-import { spawnService, type ServiceProcess } from './service-process.js';
+import { listeningPort, spawnService, type ServiceProcess } from './service-process.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -152,6 +157,92 @@ describe('metrics', () => {
       expect(sample(text, 'db_pool_clients', { pool: 'worker', state: 'total' })).toBeGreaterThanOrEqual(1);
     } finally {
       worker.kill();
+    }
+  });
+
+  it('an API process reports the webhook backlog and its oldest age, and the last ledger check whichever process ran it', async () => {
+    const api: ServiceProcess = spawnService('src/server.ts', {
+      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', PORT: '0', START_WORKER: 'false', LOG_LEVEL: 'info',
+    });
+    try {
+      const port = await listeningPort(api);
+      const scrape = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+        expect(res.status).toBe(200);
+        return res.text();
+      };
+      const value = (text: string, name: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+        return line === undefined ? null : Number(line.slice(name.length + 1));
+      };
+      // No check has run on this database: the time says so, rather than a 0 that would read as "all added up".
+      let text = await scrape();
+      expect(value(text, 'fcs_ledger_last_check_timestamp_seconds')).toBe(0);
+
+      // Three deliveries due to an endpoint no worker serves (this process runs none): the backlog grows and ages.
+      const tenant = await t.newTenant('Backlog Co');
+      expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 25 })).statusCode).toBe(201);
+      const endpoint = (await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] })).json();
+      const events = Array.from({ length: 3 }, (_, n) => ({ type: 'document.uploaded' as const, data: { documentType: 'company', n } }));
+      await withTransaction(t.ctx.pool, (tx) => emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events));
+      await new Promise((r) => setTimeout(r, 1500));
+      text = await scrape();
+      expect(value(text, 'webhook_backlog_due_deliveries')).toBeGreaterThanOrEqual(3);
+      expect(value(text, 'webhook_backlog_oldest_due_seconds')).toBeGreaterThanOrEqual(1);
+      expect((await tenant.api('DELETE', `/webhook-endpoints/${endpoint.id}`)).statusCode).toBeLessThan(300);
+
+      // A check run by another process (here the test's) that finds a balance the ledger does not explain.
+      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+      const before = Date.now() / 1000;
+      expect(await verifyLedger(t.ctx)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 600)); // past the scrape cache
+      text = await scrape();
+      expect(value(text, 'fcs_ledger_differences')).toBe(1);
+      expect(value(text, 'fcs_ledger_last_check_timestamp_seconds')).toBeGreaterThanOrEqual(Math.floor(before) - 1);
+      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+      expect(await verifyLedger(t.ctx)).toEqual([]);
+      await new Promise((r) => setTimeout(r, 600));
+      expect(value(await scrape(), 'fcs_ledger_differences')).toBe(0);
+    } finally {
+      api.kill();
+    }
+  });
+
+  it('a worker process counts its webhook attempts by outcome', async () => {
+    // Each delivery is refused with 500 on its first arrival and accepted on its second.
+    const seen = new Set<string>();
+    const receiver = http.createServer((req, res) => {
+      const id = String(req.headers['service-delivery-id']);
+      req.resume();
+      res.writeHead(seen.has(id) ? 200 : 500).end();
+      seen.add(id);
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const tenant = await t.newTenant('Outcome Co');
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    expect((await tenant.api('POST', '/webhook-endpoints', { url, eventTypes: ['document.uploaded'] })).statusCode).toBe(201);
+    const events = Array.from({ length: 2 }, (_, n) => ({ type: 'document.uploaded' as const, data: { documentType: 'company', n } }));
+    await withTransaction(t.ctx.pool, (tx) => emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events));
+    const worker: ServiceProcess = spawnService('src/worker-main.ts', {
+      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', METRICS_PORT: '0', LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+    });
+    try {
+      const { port } = await worker.waitForLog(/^metrics listening$/);
+      const deadline = Date.now() + 30_000;
+      let text = '';
+      for (;;) {
+        text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        if ((sample(text, 'webhook_delivery_attempts_total', { outcome: 'success' }) ?? 0) >= 2) break;
+        if (Date.now() > deadline) throw new Error(`attempts never counted; metrics:\n${text}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(sample(text, 'webhook_delivery_attempts_total', { outcome: 'http_error' })).toBeGreaterThanOrEqual(2);
+      expect(text).toContain('# TYPE webhook_deliveries_in_flight gauge');
+    } finally {
+      worker.kill();
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
     }
   });
 });

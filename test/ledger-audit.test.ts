@@ -59,5 +59,8 @@ describe('ledger verify', () => {
     expect(d.balanceCents - d.ledgerSumCents).toBe(1);
     await expect(verifyLedgerTask(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
     expect((await ledgerDifferences.get()).values[0]?.value).toBe(1);
+    // BILL-18: every check's result is kept, the CLI's and the job's alike, for every process's metrics.
+    const { rows: checks } = await t.ctx.pool.query('SELECT differences FROM ledger_checks ORDER BY id');
+    expect(checks.map((c) => c.differences)).toEqual([0, 1, 1]);
   });
 });

@@ -25,8 +25,18 @@ export interface ServiceProcess {
  * test runner) and a throw-away DATA_DIR.
  */
 export function spawnService(entry: string, env: Record<string, string>): ServiceProcess {
+  return spawnCommand(process.execPath, ['--import', 'tsx', entry], env);
+}
+
+/**
+ * Spawns any command the way {@link spawnService} spawns an entry point (same minimal environment, throw-away
+ * DATA_DIR), e.g. `npm start` itself, to see what an operator sees when npm is the process they signal.
+ * @param cwd working directory (default: this checkout).
+ */
+export function spawnCommand(file: string, args: string[], env: Record<string, string>, cwd?: string): ServiceProcess {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-proc-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(file, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATA_DIR: dataDir, HOST: '127.0.0.1', DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
-import { exitOf, listeningPort, spawnService, type ServiceProcess } from './service-process.js';
+import { exitOf, listeningPort, spawnCommand, spawnService, type ServiceProcess } from './service-process.js';
 
 // SIGTERM/SIGINT: no new work, in-flight requests answered, database closed last, a clean stop logs no error.
 let t: TestApp;
@@ -67,6 +68,15 @@ async function refusesWithin(port: number, ms: number): Promise<boolean> {
 
 const errorLines = (s: ServiceProcess) => s.logs().filter((l) => l.level >= 50);
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('graceful shutdown', () => {
   it('answers a request in flight at SIGTERM, refuses new connections, exits 0 and logs no error', async () => {
     const server = start('src/server.ts');
@@ -104,6 +114,87 @@ describe('graceful shutdown', () => {
     expect(server.logs().find((l) => /shutdown timeout reached/.test(l.msg))).toMatchObject({ level: 40, unfinished: ['http'] });
     expect(errorLines(server)).toEqual([]);
   });
+
+  // Supervisors (a container's `npm run start:prod`, systemd, `kill <pid>`) signal npm's own process, not the server
+  // beneath it: the scripts exec the server in npm's shell, so the signal reaches it and nothing is left running.
+  it.each([
+    ['npm start', ['start'], /^Server listening at /],
+    ['npm run worker', ['run', 'worker'], /^worker started$/],
+  ])('%s stopped with SIGTERM to npm alone drains, exits 0 and leaves nothing running', async (_name, args, ready) => {
+    const npm = spawnCommand('npm', args, {
+      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', PORT: '0', LOG_LEVEL: 'info', npm_config_update_notifier: 'false',
+    });
+    started.push(npm);
+    const pid = (await npm.waitForLog(ready, 120_000)).pid as number;
+    try {
+      expect(pid).not.toBe(npm.child.pid); // the server runs beneath npm, as under a supervisor
+      npm.child.kill('SIGTERM');
+      expect(await exitOf(npm)).toEqual({ code: 0, signal: null });
+      expect(npm.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false, pid });
+      expect(errorLines(npm)).toEqual([]);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL'); // left behind by a failure: never outlive the test
+    }
+  }, 180_000);
+
+  it('lets a running job and a webhook attempt in flight at SIGTERM finish and records both before the database closes', async () => {
+    // Both the email server and the webhook receiver take 2 s to answer: SIGTERM arrives while each is waiting.
+    const HOLD_MS = 2000;
+    const inProgress = { email: false, webhook: false };
+    const emailed: string[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        inProgress.email = true;
+        stream.resume();
+        stream.on('end', () => setTimeout(() => {
+          emailed.push(session.envelope.rcptTo.map((r) => r.address).join());
+          callback();
+        }, HOLD_MS));
+      },
+    });
+    const receiver = http.createServer((req, res) => {
+      inProgress.webhook = true;
+      req.resume();
+      setTimeout(() => res.writeHead(200).end('ok'), HOLD_MS);
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const other = await t.newTenant('Shutdown Jobs Co');
+      await t.ctx.pool.query(`UPDATE organizations SET contact_email = 'ops@shutdown.example' WHERE id = $1`, [other.organizationId]);
+      const url = `http://127.0.0.1:${(receiver.address() as net.AddressInfo).port}/hooks`;
+      const disabled = (await other.api('POST', '/webhook-endpoints', { url, eventTypes: ['document.uploaded'] })).json();
+      await t.ctx.pool.query(`UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'answered 410 Gone' WHERE id = $1`, [disabled.id]);
+      await t.ctx.pool.query(`SELECT graphile_worker.add_job('send_endpoint_disabled_email', json_build_object('endpointId', $1::text, 'reason', 'answered 410 Gone'))`, [disabled.id]);
+      const live = (await other.api('POST', '/webhook-endpoints', { url, eventTypes: ['document.uploaded'] })).json();
+      expect((await other.api('POST', `/webhook-endpoints/${live.id}/test`, {})).statusCode).toBeLessThan(300);
+
+      const worker = start('src/worker-main.ts', { SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as net.AddressInfo).port}`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+      await worker.waitForLog(/^worker started$/, 60_000);
+      const deadline = Date.now() + 30_000;
+      while (!(inProgress.email && inProgress.webhook) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(inProgress).toEqual({ email: true, webhook: true });
+      expect(emailed).toEqual([]);
+      worker.child.kill('SIGTERM');
+
+      expect(await exitOf(worker)).toEqual({ code: 0, signal: null });
+      expect(worker.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false });
+      expect(errorLines(worker)).toEqual([]);
+      expect(emailed).toEqual(['ops@shutdown.example']);
+      // The job was recorded as done (graphile-worker deletes finished jobs), the attempt as a success.
+      const { rows: jobs } = await t.ctx.pool.query(`SELECT 1 FROM graphile_worker.jobs WHERE task_identifier = 'send_endpoint_disabled_email'`);
+      expect(jobs).toEqual([]);
+      const { rows: deliveries } = await t.ctx.pool.query(`SELECT status, attempt_count FROM webhook_deliveries WHERE endpoint_id = $1`, [live.id]);
+      expect(deliveries).toEqual([{ status: 'succeeded', attempt_count: 1 }]);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
+  }, 120_000);
 
   it('stops the worker alone on SIGINT with exit code 0 and no error', async () => {
     const worker = start('src/worker-main.ts');

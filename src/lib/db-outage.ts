@@ -46,15 +46,34 @@ export function createOutageReporter(log: Logger, who: string): OutageReporter {
   };
 }
 
+/** A pool from {@link waitingPool}: the same pool, plus a way to wait for what was taken through it. */
+export type WaitingPool = pg.Pool & {
+  /**
+   * Resolves once every connection taken through this wrapper (or still being waited for) is released. A stopping
+   * process awaits it before closing the pool (OPS-4).
+   */
+  drained(): Promise<void>;
+};
+
 /**
  * The same pool, except that `connect()` waits while the database is unreachable instead of failing: it retries
  * with backoff (200 ms doubling to `maxDelayMs`) until a connection opens, `stopping()` turns true (then the last
  * error is thrown), or the error is not about reachability. For a library that polls the database and treats a
  * failed connect as an error to log or, worse, as a reason to give up on a job it has already run
  * (graphile-worker's job completion). Both the promise and the callback form of `connect` are kept.
+ *
+ * It also counts the connections it hands out, for `drained()`: graphile-worker records a finished job without
+ * waiting for that write (its runner's stop() can resolve first), so closing the pool as soon as the runner has
+ * stopped would leave a job that ran locked, to be run again by another worker (OPS-4).
  */
-export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: () => boolean, maxDelayMs = 5_000): pg.Pool {
-  const connect = async (): Promise<pg.PoolClient> => {
+export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: () => boolean, maxDelayMs = 5_000): WaitingPool {
+  let outstanding = 0;
+  const waiters: Array<() => void> = [];
+  const settle = () => {
+    outstanding -= 1;
+    if (outstanding === 0) for (const resolve of waiters.splice(0)) resolve();
+  };
+  const open = async (): Promise<pg.PoolClient> => {
     let delay = 200;
     for (;;) {
       try {
@@ -68,8 +87,30 @@ export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: (
       }
     }
   };
+  const connect = async (): Promise<pg.PoolClient> => {
+    outstanding += 1;
+    let client: pg.PoolClient;
+    try {
+      client = await open();
+    } catch (err) {
+      settle();
+      throw err;
+    }
+    const release = client.release.bind(client);
+    let released = false;
+    client.release = (err?: Error | boolean) => {
+      if (!released) {
+        released = true;
+        settle();
+      }
+      return release(err);
+    };
+    return client;
+  };
+  const drained = () => (outstanding === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)));
   return new Proxy(pool, {
     get(target, prop) {
+      if (prop === 'drained') return drained;
       if (prop === 'connect') {
         return (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => {
           if (!callback) return connect();
@@ -80,5 +121,5 @@ export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: (
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
-  });
+  }) as WaitingPool;
 }

@@ -1,4 +1,4 @@
-import { many, type Db } from '../../lib/db.js';
+import { many, one, type Db } from '../../lib/db.js';
 
 /** A tenant whose cached balance is not what its ledger entries add up to (all amounts in cents). */
 export interface LedgerDifference {
@@ -28,4 +28,21 @@ export function findLedgerDifferences(db: Db): Promise<LedgerDifference[]> {
       WHERE b.balance_cents <> COALESCE(s.total, 0) OR (last.balance_after_cents IS NOT NULL AND last.balance_after_cents <> b.balance_cents)
       ORDER BY 1, 2`,
   );
+}
+
+/** The outcome of one ledger verification as recorded in `ledger_checks` (BILL-18). */
+export interface LedgerCheck {
+  checkedAt: Date;
+  /** Tenants whose balance the ledger did not explain (0: every balance added up). */
+  differences: number;
+}
+
+/** Records a verification's outcome (BILL-18). @returns the row as written, with the database's time. */
+export async function recordLedgerCheck(db: Db, differences: number): Promise<LedgerCheck> {
+  return (await one<LedgerCheck>(db, 'INSERT INTO ledger_checks (differences) VALUES ($1) RETURNING checked_at AS "checkedAt", differences', [differences]))!;
+}
+
+/** The newest recorded verification, or null when the ledger was never checked (BILL-18). */
+export function lastLedgerCheck(db: Db): Promise<LedgerCheck | null> {
+  return one<LedgerCheck>(db, 'SELECT checked_at AS "checkedAt", differences FROM ledger_checks ORDER BY id DESC LIMIT 1');
 }
