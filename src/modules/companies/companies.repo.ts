@@ -83,6 +83,20 @@ export function findCompanyById(db: Db, tenant: Tenant, id: string, forUpdate = 
   );
 }
 
+/** A company as the API shows it: every column but `officers`, which are taken in requests and never returned. */
+export type CompanyViewRow = Omit<CompanyRow, 'officers'>;
+
+const VIEW_COLUMNS = 'id, organization_id, environment, slug, legal_name, trade_name, ein, entity_type, structure_type, tax_election, fiscal_end_month, formation_date, formation_state, principal_address, mailing_address, created_at, updated_at';
+
+/**
+ * The tenant's company by id (`comp_…`) or by slug, as the API shows it (no officers, which would only be parsed to be
+ * dropped), or null. One indexed read.
+ */
+export function findCompanyView(db: Db, tenant: Tenant, idOrSlug: { id: string } | { slug: string }): Promise<CompanyViewRow | null> {
+  const [column, value] = 'id' in idOrSlug ? ['id', idOrSlug.id] : ['slug', idOrSlug.slug];
+  return one<CompanyViewRow>(db, `SELECT ${VIEW_COLUMNS} FROM companies WHERE ${column} = $1 AND organization_id = $2 AND environment = $3`, [value, tenant.organizationId, tenant.environment]);
+}
+
 /** The tenant's company with this slug, or null; `forUpdate` locks it (inside a transaction). */
 export function findCompanyBySlug(db: Db, tenant: Tenant, slug: string, forUpdate = false): Promise<CompanyRow | null> {
   return one<CompanyRow>(

@@ -4,7 +4,7 @@ import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ListOf } from '../../lib/schemas.js';
 import { attachedFieldErrors } from '../../lib/validation.js';
 import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody, type CreateCompanyInput, type UpdateCompanyInput } from './companies.schemas.js';
-import { createCompany, findCompanyOrThrow, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
+import { createCompany, getCompanyView, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
 
 const RULES = `Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; \
 taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
@@ -51,7 +51,7 @@ the field userId, as for any id this tenant cannot see. ${RULES}`,
       params: CompanyParams,
       response: { 200: CompanySchema, ...operationErrors('getCompany') },
     },
-  }, async (request) => serializeCompany(await findCompanyOrThrow(ctx.pool, request.tenant, request.params.companyIdOrSlug)));
+  }, async (request) => getCompanyView(ctx.pool, request.tenant, request.params.companyIdOrSlug));
 
   app.patch('/companies/:companyIdOrSlug', {
     attachValidation: true,

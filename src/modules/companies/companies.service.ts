@@ -109,6 +109,13 @@ export async function findCompanyOrThrow(db: Db, tenant: Tenant, idOrSlug: strin
   return row;
 }
 
+/** GET /companies/{companyIdOrSlug}: the company as the API shows it (CO-7). @throws AppError not_found (404). */
+export async function getCompanyView(db: Db, tenant: Tenant, idOrSlug: string): Promise<Company> {
+  const row = await repo.findCompanyView(db, tenant, isId('company', idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug.toLowerCase() });
+  if (!row) throw notFound('company', idOrSlug);
+  return serializeCompany(row);
+}
+
 /** True when `userId` is an admin of the company in this tenant (spec "Authentication" rule 4). */
 export function isCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<boolean> {
   return repo.companyAdminExists(db, tenant, companyId, userId);
@@ -132,7 +139,7 @@ export async function listCompanies(db: Db, tenant: Tenant, q: ListCompaniesQuer
 }
 
 /** The API view of a company: the spec's Company response fields plus slug; officers are never returned. */
-export function serializeCompany(row: repo.CompanyRow): Company {
+export function serializeCompany(row: repo.CompanyViewRow): Company {
   return {
     id: row.id,
     slug: row.slug,
@@ -143,7 +150,7 @@ export function serializeCompany(row: repo.CompanyRow): Company {
 }
 
 /** The stored company's fields under their API names (nulls kept), without officers: the response never shows them. */
-function storedFields(row: repo.CompanyRow) {
+function storedFields(row: repo.CompanyViewRow) {
   return {
     legalName: row.legal_name,
     tradeName: row.trade_name,

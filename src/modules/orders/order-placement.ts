@@ -154,7 +154,7 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
     created: true,
     groupId: p.rows.group.id,
     companyId,
-    items: p.order.map((i) => toItemView(i >= 0 ? placedRow(tenant, p.rows, p.rows.orders[i]!, created) : p.existing.get(-1 - i)!)),
+    items: p.order.map((i) => (i >= 0 ? placedItem(p.rows.orders[i]!, created) : toItemView(p.existing.get(-1 - i)!))),
     totalCents: p.totalCents,
   };
 }
@@ -175,11 +175,11 @@ function placementWrite(p: Placement): repo.PlacementWrite {
   };
 }
 
-/** An order as the statement wrote it (filing status submitted, created at the transaction's time). */
-function placedRow(tenant: Tenant, rows: repo.PlacementRows, o: repo.PlacementOrder, createdAt: Date): repo.OrderRow {
+/** The response item of an order the statement wrote (filing status submitted, created at the transaction's time). */
+function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItemView {
   return {
-    ...o, organization_id: tenant.organizationId, environment: tenant.environment, group_id: rows.group.id, filing_status: 'submitted',
-    filing_date: null, exception_code: null, exception_message: null, created_at: createdAt, updated_at: createdAt,
+    orderId: o.id, orderType: o.order_type, filingStatus: 'submitted', filingDate: null, subscriptionStatus: o.subscription_status,
+    createdAt: createdAt.toISOString(), filingType: o.filing_type, filingState: o.filing_state, amount: centsToDollars(o.amount_cents),
   };
 }
 

@@ -104,6 +104,15 @@ export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs:
   return rows.map((r) => r.id);
 }
 
+/** Gives back leases `owner` holds on `ids` (rows claimed but never started), so any process may claim them at once. */
+export async function releaseLeases(db: Db, owner: string, ids: string[]): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET leased_until = NULL, leased_by = NULL
+      WHERE id IN (SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND leased_by = $2 AND status = 'pending' FOR UPDATE SKIP LOCKED)`,
+    [ids, owner],
+  );
+}
+
 /** The outcome of one claimed delivery, as written by {@link recordOutcomes}. */
 export interface DeliveryOutcome {
   id: string;

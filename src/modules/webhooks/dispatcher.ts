@@ -8,7 +8,7 @@ import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
 import { decideDelivery, isSuccess, TEST_EVENT_TYPE } from './delivery-policy.js';
-import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordOutcomes, renewLeases, type ClaimedDelivery, type DeliveryOutcome } from './dispatch.repo.js';
+import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordOutcomes, releaseLeases, renewLeases, type ClaimedDelivery, type DeliveryOutcome } from './dispatch.repo.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
 import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import { signingSecrets } from './endpoint-secrets.js';
@@ -73,10 +73,12 @@ interface InFlight {
  * Starts the webhook dispatcher of this process (WH-15 to WH-19): it claims due rows of `webhook_deliveries`
  * (the outbox) in batches under a lease, sends them with at most WEBHOOK_CONCURRENCY attempts in flight and at most
  * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint, through keep-alive pools, and records finished attempts in batches,
- * each batch in one transaction. It wakes on the events trigger's NOTIFY (new deliveries commit with their events),
+ * each batch in one transaction. It wakes on the events channel (signalled after every commit that wrote events),
  * on {@link DELIVERIES_DUE_CHANNEL} (resend, test events), when a slot frees up, and every second (retries,
  * expired leases). Any number of processes may run one: SKIP LOCKED and the lease keep each row with one of them.
- * Memory is bounded by the in-flight cap (one claimed row per slot, finished ones until their batch is written).
+ * Rows are claimed up to one cap's worth ahead of the free slots (per endpoint and in all), so a freed slot starts the
+ * next attempt at once; memory is bounded by twice WEBHOOK_CONCURRENCY claimed rows (queued, sending, or finished and
+ * waiting for their batch to be written). On stop, rows not started are handed back at once.
  * While the database is unreachable, failed claims, recordings and LISTEN reconnects go to `options.outage`
  * (told once as a warning, OPS-2) instead of one error line each; LISTEN is re-opened until it works.
  * @throws when the LISTEN connection cannot be opened at start.
@@ -92,6 +94,9 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   // waits for the next batched write (the row stays leased meanwhile, so no other sender takes it).
   let sending = 0;
   const perEndpoint = new Map<string, number>();
+  // Rows claimed ahead of a free slot, per endpoint (at most one more cap's worth each): a freed slot starts the next
+  // one at once instead of waiting for a claim's round trip. Endpoints are served round-robin from here (WH-17).
+  const queued = new Map<string, ClaimedDelivery[]>();
   let finished: Array<{ row: ClaimedDelivery; result: SendResult | null }> = [];
   let stopping = false;
   // Set when stop() gave up waiting: attempts cut by closing the pools are not recorded (their lease runs out instead).
@@ -102,7 +107,9 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   let listener: pg.Client | null = null;
   let relisten: NodeJS.Timeout | null = null;
 
-  const free = () => Math.min(config.webhookConcurrency - sending, 2 * config.webhookConcurrency - inFlight.size);
+  const cap = config.webhookEndpointConcurrency;
+  const free = () => 2 * config.webhookConcurrency - inFlight.size;
+  const claimedFor = (endpointId: string) => (perEndpoint.get(endpointId) ?? 0) + (queued.get(endpointId)?.length ?? 0);
 
   function wake(): void {
     if (stopping) return;
@@ -128,15 +135,36 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     while (!stopping && free() > 0) {
       const limit = free();
       const roomByEndpoint: Record<string, number> = {};
-      for (const [endpointId, n] of perEndpoint) roomByEndpoint[endpointId] = Math.max(0, config.webhookEndpointConcurrency - n);
-      const rows = await claimDueDeliveries(pool, { owner, limit, endpointCap: config.webhookEndpointConcurrency, roomByEndpoint, leaseMs: config.webhookLeaseMs });
-      for (const row of rows) start(row);
+      for (const endpointId of new Set([...perEndpoint.keys(), ...queued.keys()])) roomByEndpoint[endpointId] = Math.max(0, 2 * cap - claimedFor(endpointId));
+      const rows = await claimDueDeliveries(pool, { owner, limit, endpointCap: 2 * cap, roomByEndpoint, leaseMs: config.webhookLeaseMs });
+      const claimedAt = Date.now();
+      for (const row of rows) {
+        inFlight.set(row.id, { row, claimedAt });
+        const list = queued.get(row.endpoint_id) ?? [];
+        list.push(row);
+        queued.set(row.endpoint_id, list);
+      }
+      pump();
       if (rows.length < limit) return;
     }
   }
 
+  /** Starts queued rows while there are free slots, one endpoint after another (each endpoint within its cap). */
+  function pump(): void {
+    let started = true;
+    while (started && !stopping && sending < config.webhookConcurrency && queued.size) {
+      started = false;
+      for (const [endpointId, list] of queued) {
+        if (sending >= config.webhookConcurrency) break;
+        if ((perEndpoint.get(endpointId) ?? 0) >= cap) continue;
+        start(list.shift()!);
+        if (!list.length) queued.delete(endpointId);
+        started = true;
+      }
+    }
+  }
+
   function start(row: ClaimedDelivery): void {
-    inFlight.set(row.id, { row, claimedAt: Date.now() });
     sending += 1;
     perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     webhookInFlight.inc();
@@ -183,6 +211,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     if (result) webhookAttempts.inc({ outcome: attemptOutcome(result) });
     finished.push({ row, result });
     flush();
+    pump();
     wake();
   }
 
@@ -339,6 +368,11 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
       clearInterval(poller);
       if (relisten) clearTimeout(relisten);
       await listener?.end().catch(() => undefined);
+      // Rows claimed but not started go back to the other processes now rather than after their lease.
+      const unstarted = [...queued.values()].flat();
+      queued.clear();
+      for (const row of unstarted) inFlight.delete(row.id);
+      if (unstarted.length) await releaseLeases(pool, owner, unstarted.map((r) => r.id)).catch(() => undefined);
       const deadline = Date.now() + graceMs;
       while ((inFlight.size || recording || claiming || finished.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       clearInterval(renewer);
