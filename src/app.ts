@@ -34,10 +34,11 @@ export interface BuildOptions {
  * prefixes, test helpers, the admin API, browser routes, OpenAPI at `<prefix>/openapi.json` and `/docs`.
  * Does not listen; `server.ts` does.
  */
-export async function buildApp(bootCtx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
-  // BILL-19: this app's routes price orders from memory; the cache lives and dies with the app.
-  const prices = new PriceCache(bootCtx.pool, bootCtx.log);
-  const ctx: AppContext = { ...bootCtx, prices };
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // BILL-19: this app's routes price orders from memory; the cache lives and dies with the app. Set on the context
+  // itself, not a copy: tests replace other parts of it (the DNS resolver) after the app is built.
+  const prices = new PriceCache(ctx.pool, ctx.log);
+  ctx.prices = prices;
   const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
   const app = Fastify({
     logger,
