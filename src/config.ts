@@ -67,6 +67,7 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_WEBHOOK_RESENDS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   PASSWORD_HASH_QUEUE: Type.Optional(Int),
+  PASSWORD_HASH_CPU_PERCENT: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|100)$' })),
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9_]{8,}$' })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9_+/=]{8,}$' })),
   STRIPE_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),
@@ -184,6 +185,12 @@ export interface Config {
   /** Sign-ins that may wait for a hash; beyond it a sign-in is refused at once with 503 (PASSWORD_HASH_QUEUE, default 8). */
   passwordHashQueue: number;
   /**
+   * Share of the time (percent, 1-100) each password-check slot may spend hashing (PASSWORD_HASH_CPU_PERCENT, default
+   * 25): after a hash of d ms the slot rests d × (100 / share − 1) ms, so a flood of sign-ins keeps scrypt's CPU and
+   * memory traffic to this share of a core per slot (AUTH-8).
+   */
+  passwordHashCpuPercent: number;
+  /**
    * Live card payments at dashboard checkout (PAY-1): the Stripe secret key, the webhook signing secret and the API
    * address (STRIPE_API_BASE_URL, default https://api.stripe.com). null when STRIPE_SECRET_KEY and
    * STRIPE_WEBHOOK_SECRET are not both set: live customer-billed checkout then says card payment is unavailable.
@@ -297,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
+    passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 25),
     stripe: e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
       ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBaseUrl: trimSlash(e.STRIPE_API_BASE_URL ?? 'https://api.stripe.com') }
       : null,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/lib/db.js';
 import { attemptLogin } from '../src/modules/console/login.service.js';
 import { PasswordCheckQueue } from '../src/modules/console/password-queue.js';
@@ -200,6 +201,26 @@ describe('password checks under load', () => {
     // The success turned its own recorded failure into a success, so it does not count against the operator.
     const { rows } = await t.ctx.pool.query(`SELECT succeeded FROM login_attempts WHERE key = $1 ORDER BY attempted_at`, [`email:${op.email}`]);
     expect(rows.map((r) => r.succeeded)).toEqual([false, true]);
+  });
+
+  it('keeps each slot hashing for at most PASSWORD_HASH_CPU_PERCENT of its time: a flood waits, an answer does not', async () => {
+    const queue = new PasswordCheckQueue(1, 10, 25);
+    const starts: number[] = [];
+    const answeredAfter: number[] = [];
+    const check = async () => {
+      starts.push(performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      return true;
+    };
+    const t0 = performance.now();
+    await Promise.all([1, 2, 3].map(() => queue.run(check).then(() => answeredAfter.push(performance.now() - t0))));
+    // A 40 ms check at 25 % leaves the slot resting 120 ms: checks start at least 160 ms apart.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(155);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(155);
+    // The first sign-in is answered when its own check ends, not after the rest.
+    expect(answeredAfter[0]!).toBeLessThan(120);
+    expect(() => loadConfig({ PASSWORD_HASH_CPU_PERCENT: '0' })).toThrow(/PASSWORD_HASH_CPU_PERCENT/);
+    expect(loadConfig({}).passwordHashCpuPercent).toBe(25);
   });
 
   it('refuses at once with 503 and Retry-After when the checks and their queue are full, recording nothing', async () => {

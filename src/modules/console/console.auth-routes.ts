@@ -11,7 +11,7 @@ import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
  * throttled per e-mail and address (LOGIN_LIMITS), and password checks bounded (PASSWORD_HASH_CONCURRENCY/_QUEUE).
  */
 export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue);
+  const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue, ctx.config.passwordHashCpuPercent);
 
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext((request.query as Record<string, string>).next);
