@@ -76,6 +76,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
     ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS', 'WEBHOOK_TESTS', 'WEBHOOK_RESENDS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
     WEBHOOK_ENDPOINTS_MAX: '1000000',
+    // Sign-ins run back to back in many tests; the rest between password checks (AUTH-8) has its own test.
+    PASSWORD_HASH_CPU_PERCENT: '100',
     ...env,
   });
   const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);

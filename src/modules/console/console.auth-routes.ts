@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { perAddressLimit } from '../rate-limits/rate-limits.js';
 import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
+import { prestartScryptWorker } from './scrypt-worker.js';
 import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
 import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
 
@@ -12,6 +13,7 @@ import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
  */
 export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue, ctx.config.passwordHashCpuPercent);
+  app.addHook('onReady', async () => prestartScryptWorker());
 
   app.get('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext((request.query as Record<string, string>).next);

@@ -59,6 +59,14 @@ function fail(err: Error): void {
 }
 
 /**
+ * Starts the worker thread now (idempotent), so that starting it (a JavaScript engine of its own: tens of
+ * milliseconds) happens when the console starts, not in the middle of the first burst of sign-ins.
+ */
+export function prestartScryptWorker(): void {
+  started();
+}
+
+/**
  * scrypt(password, salt) in the low-priority worker: `keyBytes` bytes, `options` as node:crypto's scrypt takes them
  * (N, r, p, maxmem). Hashes run one after another in that thread; callers bound how many may wait.
  * @throws the worker's error (bad parameters) or when the worker died.
