@@ -13,10 +13,11 @@ const CONCURRENCY = 10;
 /** Webhook attempts one worker process has in flight at most (WEBHOOK_CONCURRENCY, its default). */
 const WEBHOOK_CONCURRENCY = 100;
 /**
- * Most repeats allowed: the deliveries the killed worker had claimed and not yet recorded (sent, or finished and
- * waiting for their outcome to be written), which its dispatcher bounds by WEBHOOK_CONCURRENCY (OPS-1).
+ * Most repeats allowed: the deliveries the killed worker had sent and not yet recorded (in flight, or finished and
+ * waiting for their outcome to be written). Its dispatcher holds at most twice WEBHOOK_CONCURRENCY claimed rows,
+ * queued ones included (those were never sent, so they are not repeats), which bounds them (OPS-1, WH-17).
  */
-const MAX_DUPLICATES = WEBHOOK_CONCURRENCY;
+const MAX_DUPLICATES = 2 * WEBHOOK_CONCURRENCY;
 
 let t: TestApp;
 let tenant: TestTenant;
