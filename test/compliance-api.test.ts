@@ -19,13 +19,11 @@ afterAll(() => t.close());
 
 const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
 
-/** An order of the company straight in the database: its filing year, status and filing date set. */
+/** An order of the company placed and moved through the orders module: its filing year, status and filing date set. */
 async function order(tenant: TestTenant, companyId: string, orderType: string, state: string, status: 'submitted' | 'pending' | 'filed' | 'cancelled', extra: { filingYear?: number; filingDate?: string } = {}) {
-  const { orderId } = await createOrderRow(t.ctx, env(tenant), { companyId, orderType, filingState: state });
-  await t.ctx.pool.query(
-    `UPDATE orders SET filing_status = $2, details = $3, filing_date = $4 WHERE id = $1`,
-    [orderId, status, extra.filingYear ? { filingYear: extra.filingYear } : {}, extra.filingDate ?? null],
-  );
+  const { orderId } = await createOrderRow(t.ctx, env(tenant), {
+    companyId, orderType, filingState: state, filingStatus: status, details: extra.filingYear ? { filingYear: extra.filingYear } : {}, filingDate: extra.filingDate,
+  });
   return orderId;
 }
 

@@ -50,8 +50,9 @@ describe('dashboard company page', () => {
     const tenant = await t.newTenant();
     const { user, company } = await createCompany(tenant, 'test', { formationState: 'TX', formationDate: `${thisYear - 1}-02-10` });
     const year = today <= `${thisYear}-05-15` ? thisYear : thisYear + 1;
-    const { orderId } = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id, orderType: 'annual_report', filingState: 'TX' });
-    await t.ctx.pool.query(`UPDATE orders SET filing_status = 'filed', details = $2 WHERE id = $1`, [orderId, { filingYear: year }]);
+    await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, {
+      companyId: company.id, userId: user.id, orderType: 'annual_report', filingState: 'TX', filingStatus: 'filed', details: { filingYear: year },
+    });
     const s = await signIn(t, tenant, { userId: user.id });
     const page = (await s.get(`/companies/${company.id}`)).body;
     expect(page).toContain('badge-success">Filed');

@@ -76,6 +76,10 @@ export interface OrderRowOptions {
   filingState?: string;
   filingStatus?: 'submitted' | 'pending' | 'filed' | 'exception' | 'cancelled';
   filingType?: string | null;
+  /** The product object kept on the order (e.g. an annual report's `{filingYear}`); default `{}`. */
+  details?: Record<string, unknown>;
+  /** With filingStatus `filed`: the filing date, 'YYYY-MM-DD'. */
+  filingDate?: string;
   subscriptionStatus?: 'active' | 'canceled' | 'past_due' | null;
   billing?: 'balance' | 'checkout';
   /** Charged for the order. With balance billing the tenant is credited this much and then debited (one or more lines). */
@@ -137,7 +141,7 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
         group: { id: groupId, userId, companyId, filingState, source: 'api', billing, request: {}, totalCents: total },
         orders: [{
           id: orderId, company_id: companyId, user_id: userId, order_type: orderType, filing_state: filingState, filing_type: o.filingType ?? null,
-          subscription_status: placedSubscription, details: {}, billing, amount_cents: total, retail_cents: null, margin_cents: null,
+          subscription_status: placedSubscription, details: o.details ?? {}, billing, amount_cents: total, retail_cents: null, margin_cents: null,
         }],
         actor: 'api',
       },
@@ -150,7 +154,7 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
     if (filingStatus !== 'submitted' || subscription !== placedSubscription) {
       await changeOrderStatus(tx, tenant, {
         orderId, actor: 'test_helper',
-        ...(filingStatus !== 'submitted' ? { filing: { from: 'submitted', to: filingStatus } } : {}),
+        ...(filingStatus !== 'submitted' ? { filing: { from: 'submitted', to: filingStatus, filingDate: o.filingDate ?? null } } : {}),
         ...(subscription !== placedSubscription ? { subscription: { status: subscription } } : {}),
       });
     }
