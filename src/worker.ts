@@ -3,13 +3,13 @@ import { Logger, parseCronItems, run, type Runner, type TaskList, type WorkerEve
 import type { AppContext } from './context.js';
 import { createOutageReporter, waitingPool, type OutageReporter } from './lib/db-outage.js';
 import { observeJobFailures } from './lib/metrics.js';
-import { cronItems, taskFactories } from './tasks.js';
+import { cronItems, taskDefinitions } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 
-/** The task list bound to a context. */
+/** The task list bound to a context: every task of tasks.ts with its handler. */
 export function buildTaskList(ctx: AppContext): TaskList {
-  return Object.fromEntries(Object.entries(taskFactories).map(([name, make]) => [name, make(ctx)]));
+  return Object.fromEntries(Object.values(taskDefinitions).map((task) => [task.name, task.handler(ctx)]));
 }
 
 /**

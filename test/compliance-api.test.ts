@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../src/lib/validation.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
-import { COMPLIANCE_REMINDERS_TASK } from '../src/modules/compliance/compliance-reminders.task.js';
-import { cronItems, taskFactories } from '../src/tasks.js';
+import { complianceRemindersTask } from '../src/modules/compliance/compliance-reminders.task.js';
+import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { corpFields, createCompany, createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
@@ -204,10 +204,10 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
   });
 
   it('the daily job is scheduled and reminds every tenant, live included, once', async () => {
-    expect(cronItems.map((c) => c.task)).toContain(COMPLIANCE_REMINDERS_TASK);
+    expect(cronItems.map((c) => c.task)).toContain(complianceRemindersTask.name);
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant, 'live');
-    const task = taskFactories[COMPLIANCE_REMINDERS_TASK]!(t.ctx);
+    const task = taskDefinitions[complianceRemindersTask.name].handler(t.ctx);
     const helpers = {} as Parameters<typeof task>[1];
     await task({ asOf: '2031-04-02' }, helpers);
     await task({ asOf: '2031-04-02' }, helpers);

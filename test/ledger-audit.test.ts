@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerDifferences } from '../src/modules/ledger-audit/ledger-verify.js';
-import { verifyLedgerTask, VERIFY_LEDGER_TASK } from '../src/modules/ledger-audit/verify-ledger.task.js';
+import { verifyLedgerTask } from '../src/modules/ledger-audit/verify-ledger.task.js';
 import { cronItems } from '../src/tasks.js';
 import { createOrderRow } from './factories.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
@@ -45,7 +45,7 @@ describe('append-only records', () => {
 
 describe('ledger verify', () => {
   it('finds every balance explained, then names a tenant whose balance no longer adds up (CLI, daily job, metric)', async () => {
-    expect(cronItems).toContainEqual(expect.objectContaining({ task: VERIFY_LEDGER_TASK }));
+    expect(cronItems).toContainEqual(expect.objectContaining({ task: verifyLedgerTask.name }));
     const clean = await cli('ledger', 'verify', '--json');
     expect(clean.code).toBe(0);
     expect(JSON.parse(clean.stdout)).toEqual({ ok: true, differences: [] });
@@ -57,7 +57,7 @@ describe('ledger verify', () => {
     expect(JSON.parse(broken.stdout).differences).toEqual([expect.objectContaining({ organizationId: tenant.organizationId, environment: 'test' })]);
     const d = JSON.parse(broken.stdout).differences[0];
     expect(d.balanceCents - d.ledgerSumCents).toBe(1);
-    await expect(verifyLedgerTask(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
+    await expect(verifyLedgerTask.handler(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
     expect((await ledgerDifferences.get()).values[0]?.value).toBe(1);
     // BILL-18: every check's result is kept, the CLI's and the job's alike, for every process's metrics.
     const { rows: checks } = await t.ctx.pool.query('SELECT differences FROM ledger_checks ORDER BY id');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../src/lib/secrets.js';
-import { purgeExpiredTask, PURGE_EXPIRED_TASK } from '../src/modules/maintenance/purge-expired.task.js';
-import { cronItems, taskFactories } from '../src/tasks.js';
+import { purgeExpiredTask } from '../src/modules/maintenance/purge-expired.task.js';
+import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { mintLink, signIn } from './dashboard-helpers.js';
@@ -16,12 +16,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const count = async (sql: string, params: unknown[] = []) => (await t.ctx.pool.query(sql, params)).rows[0].n as number;
-const runPurge = () => purgeExpiredTask(t.ctx)({}, {} as never);
+const runPurge = () => purgeExpiredTask.handler(t.ctx)({}, {} as never);
 
 describe('daily purge of expired rows', () => {
   it('is a daily graphile-worker cron task', () => {
-    expect(taskFactories[PURGE_EXPIRED_TASK]).toBeDefined();
-    expect(cronItems).toContainEqual(expect.objectContaining({ task: PURGE_EXPIRED_TASK, match: expect.stringMatching(/^\d+ \d+ \* \* \*$/) }));
+    expect(taskDefinitions[purgeExpiredTask.name]).toBe(purgeExpiredTask);
+    expect(cronItems).toContainEqual(expect.objectContaining({ task: purgeExpiredTask.name, match: expect.stringMatching(/^\d+ \d+ \* \* \*$/) }));
   });
 
   it('deletes expired idempotency keys, spent or expired links, ended sessions and unused forms, and keeps what is live', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refundCardPaymentTask } from '../src/modules/payments/card-refunds.js';
+import { refundCardPaymentTask } from '../src/modules/payments/refund-card-payment.task.js';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { consoleClient, newOperator, signIn as consoleSignIn } from './console-helpers.js';
@@ -164,7 +164,7 @@ describe('live checkout through Stripe Checkout', () => {
     expect((await t.admin('POST', `/orders/${formation.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
     const refund = (await t.ctx.pool.query('SELECT id, amount_cents FROM card_refunds WHERE order_id = $1', [formation.id])).rows[0];
     expect(refund.amount_cents).toBe(formation.retail_cents + fee);
-    await refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    await refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
     expect(stripe.callsTo('/v1/refunds').at(-1)!.form).toMatchObject({ payment_intent: 'pi_formation', amount: String(formation.retail_cents + fee) });
   });
 
@@ -320,7 +320,7 @@ describe('live checkout through Stripe Checkout', () => {
     expect(changed.map((e) => e.status)).toEqual(['submitted', 'cancelled']);
     expect((await c.s.get(`/companies/${c.company.id}`)).body).toContain('Cancelled');
 
-    const run = () => refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    const run = () => refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
     stripe.failRefunds = 'This PaymentIntent cannot be refunded right now';
     await expect(run()).rejects.toThrow(/cannot be refunded/);
     const failed = (await t.ctx.pool.query('SELECT status, attempts, last_error FROM card_refunds WHERE id = $1', [refund.id])).rows[0];
@@ -399,7 +399,7 @@ describe('test mode with Stripe configured', () => {
     expect((await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
     const refund = (await t.ctx.pool.query('SELECT id, provider, amount_cents FROM card_refunds WHERE order_id = $1', [order.id])).rows[0];
     expect(refund).toMatchObject({ provider: 'sandbox', amount_cents: order.amount_cents });
-    await refundCardPaymentTask(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    await refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
     expect((await t.ctx.pool.query('SELECT status, provider_reference FROM card_refunds WHERE id = $1', [refund.id])).rows[0]).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^sbx_re_/) });
     expect(stripe.calls.length).toBe(before);
   });

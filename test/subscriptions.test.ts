@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Environment } from '../src/context.js';
-import { RENEW_SUBSCRIPTIONS_TASK } from '../src/modules/subscriptions/renew-subscriptions.task.js';
+import { renewSubscriptionsTask } from '../src/modules/subscriptions/renew-subscriptions.task.js';
 import { renewDueSubscriptions } from '../src/modules/subscriptions/subscriptions.service.js';
 import { buildTaskList, startWorker } from '../src/worker.js';
 import { createCompany, createOrderRow } from './factories.js';
@@ -275,7 +275,7 @@ describe('worker and CLI', () => {
     const tenant = await t.newTenant();
     await credit(tenant, 1000);
     const ra = await subscribe(tenant, 'registeredAgent');
-    const task = buildTaskList(t.ctx)[RENEW_SUBSCRIPTIONS_TASK]!;
+    const task = buildTaskList(t.ctx)[renewSubscriptionsTask.name]!;
     await task({ _cron: { ts: `${plusYears(ra.day0, 1)}T04:17:00.000Z`, backfilled: false } }, {} as never);
     expect(await orderRow(ra.orderId)).toEqual({ subscription_status: 'active', current_period_end: plusYears(ra.day0, 2) });
   });

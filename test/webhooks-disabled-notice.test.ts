@@ -8,7 +8,7 @@ import { withTransaction } from '../src/lib/db.js';
 import { loggerOptions } from '../src/lib/logger.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
-import { SEND_ENDPOINT_DISABLED_EMAIL_TASK } from '../src/modules/notifications/notifications.service.js';
+import { sendEndpointDisabledEmailTask } from '../src/modules/notifications/endpoint-disabled-email.task.js';
 import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
@@ -64,7 +64,7 @@ async function disabledEndpoint(tenant: TestTenant, endpointId: string) {
 /** Email jobs for the endpoint still queued or failed (a sent email's job is deleted). */
 async function emailJobsOf(endpointId: string): Promise<number> {
   const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
-      WHERE k.identifier = $1 AND j.payload->>'endpointId' = $2`, [SEND_ENDPOINT_DISABLED_EMAIL_TASK, endpointId]);
+      WHERE k.identifier = $1 AND j.payload->>'endpointId' = $2`, [sendEndpointDisabledEmailTask.name, endpointId]);
   return rows[0].n;
 }
 

@@ -1,6 +1,7 @@
 import { boot, type Booted } from '../boot.js';
 import { loadConfig } from '../config.js';
 import type { Environment } from '../context.js';
+import { dollarsToCents, formatCents } from '../lib/money.js';
 
 /** Output helpers shared by CLI commands: `--json` prints machine-readable JSON, otherwise text lines. */
 export interface CliIo {
@@ -24,6 +25,30 @@ export function io(opts: { json?: boolean }): CliIo {
  */
 export function envOption(value: string): Environment {
   if (value !== 'live' && value !== 'test') throw new Error(`--environment must be live or test (got '${value}')`);
+  return value;
+}
+
+/**
+ * Commander parser of a dollar amount (`--amount`, `--wholesale`, fee options): the number.
+ * @throws Error naming the value when it is empty or not a number (commander then stops with the message).
+ */
+export function dollarsOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new Error(`'${value}' is not a dollar amount`);
+  return n;
+}
+
+/** A dollar amount as the CLI prints it ('$1,234.50'), or '—' for none. */
+export function formatDollars(d: number | null): string {
+  return d === null ? '—' : formatCents(dollarsToCents(d));
+}
+
+/**
+ * The value of an option that may also be given as the command's argument (`keys revoke key_…` or `--key key_…`).
+ * @throws Error naming the option when neither was given.
+ */
+export function requiredValue(value: string | undefined, option: string): string {
+  if (!value) throw new Error(`${option} is required (or give it as the argument)`);
   return value;
 }
 

@@ -3,9 +3,12 @@ import { formatCents } from '../lib/money.js';
 import { verifyLedger } from '../modules/ledger-audit/ledger-verify.js';
 import { io, withContext } from './cli-context.js';
 
-/** `ledger verify`: does every balance equal the sum of its ledger entries? Exits 1 when any does not. */
+/**
+ * The `ledger` group: `ledger verify`, does every balance equal the sum of its ledger entries? Exits 1 when any
+ * does not (BILL-18).
+ */
 export function registerLedgerCommands(program: Command): void {
-  const ledger = program.commands.find((c) => c.name() === 'ledger') ?? program.command('ledger').description('The prepaid balance ledger');
+  const ledger = program.command('ledger').description('The prepaid balance ledger');
   ledger.command('verify')
     .option('--json', 'print JSON')
     .description('Check that every balance equals the sum of its ledger entries; list each difference (exit code 1 when any)')

@@ -16,7 +16,7 @@ function dateOption(value: string): string {
  * `subscriptions renew [--as-of YYYY-MM-DD] [--org org_…] [--environment live|test] [--json]`: the daily renewal
  * run by hand (the worker runs it at 04:17 UTC). Idempotent; exits 1 when a subscription failed.
  */
-export function registerSubscriptionCommands(program: Command): void {
+export function registerSubscriptionsCommands(program: Command): void {
   program.command('subscriptions').description('Registered agent and annual report subscriptions')
     .command('renew')
     .option('--as-of <date>', 'renew what is due on this UTC date (default today)', dateOption)

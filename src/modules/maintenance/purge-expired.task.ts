@@ -1,12 +1,18 @@
-import type { CronItem, Task } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { CronItem } from 'graphile-worker';
+import { defineTask, type CronPayload } from '../../lib/jobs.js';
 import { SESSION_IDLE_SECONDS } from '../dashboard/sessions.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 import { LOGIN_LIMITS } from '../console/login.service.js';
 import { purgeExpired, type PurgeCounts, type PurgeRules } from './purge.repo.js';
 
-/** The graphile-worker task that deletes what has expired (no payload). */
-export const PURGE_EXPIRED_TASK = 'purge_expired';
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      /** Deletes what has expired; queued by cron only, so the payload is cron's. */
+      purge_expired: CronPayload;
+    }
+  }
+}
 
 /**
  * What the purge keeps. Checkout form tokens outlive the longest dashboard session (7 days) by a day; login
@@ -19,21 +25,21 @@ export const PURGE_RULES: PurgeRules = {
   loginAttemptSeconds: Math.max(24 * 3600, LOGIN_LIMITS.windowSeconds),
 };
 
+/** Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts). */
+export const purgeExpiredTask = defineTask('purge_expired', (ctx) => {
+  return async () => {
+    const counts: PurgeCounts = await purgeExpired(ctx.pool, PURGE_RULES);
+    ctx.log.info({ counts }, 'purged expired rows');
+  };
+});
+
 /**
  * Daily at 03:41 UTC, once across all workers (graphile-worker cron). Every expired row is useless to everyone
  * (a spent link, an ended session, a key past its replay window), so a missed day is simply caught up by the next.
  */
 export const purgeExpiredCron: CronItem = {
-  task: PURGE_EXPIRED_TASK,
+  task: purgeExpiredTask.name,
   match: '41 3 * * *',
   identifier: 'maintenance:purge-expired-daily',
   options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'maintenance' },
 };
-
-/** Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts). */
-export function purgeExpiredTask(ctx: AppContext): Task {
-  return async () => {
-    const counts: PurgeCounts = await purgeExpired(ctx.pool, PURGE_RULES);
-    ctx.log.info({ counts }, 'purged expired rows');
-  };
-}

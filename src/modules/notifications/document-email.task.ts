@@ -1,10 +1,18 @@
-import type { Task } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
 import { one } from '../../lib/db.js';
+import { defineTask } from '../../lib/jobs.js';
 import { brandTheme } from '../dashboard/theme.js';
 import { ORDER_TYPE_LABELS, formatDate, presentDocument } from '../dashboard/presenters.js';
 import { createMailer, fromHeader } from './mailer.js';
 import { renderDocumentEmail } from './document-email.template.js';
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      /** Emails one company admin about one new document; queued by queueDocumentEmail. */
+      send_document_email: { documentId: string; userId: string };
+    }
+  }
+}
 
 interface EmailFacts {
   document_id: string;
@@ -29,9 +37,9 @@ interface EmailFacts {
  * Skips quietly when the document, user or admin right is gone or notifications were switched off since.
  * A send failure throws, so graphile-worker retries with backoff up to EMAIL_MAX_ATTEMPTS.
  */
-export function sendDocumentEmailTask(ctx: AppContext): Task {
+export const sendDocumentEmailTask = defineTask('send_document_email', (ctx) => {
   return async (payload, helpers) => {
-    const { documentId, userId } = payload as { documentId: string; userId: string };
+    const { documentId, userId } = payload;
     const facts = await one<EmailFacts>(
       ctx.pool,
       `SELECT d.id AS document_id, d.document_type, d.file_name, d.file_type, d.size_bytes, d.created_at, d.company_id, o.order_type,
@@ -63,4 +71,4 @@ export function sendDocumentEmailTask(ctx: AppContext): Task {
       headers: { 'X-Document-Id': facts.document_id },
     });
   };
-}
+});

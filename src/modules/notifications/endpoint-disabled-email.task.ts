@@ -1,8 +1,16 @@
-import type { Task } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
 import { many, one } from '../../lib/db.js';
+import { defineTask } from '../../lib/jobs.js';
 import { createMailer } from './mailer.js';
 import { renderEndpointDisabledEmail } from './endpoint-disabled-email.template.js';
+
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      /** Tells the technical contact that a webhook endpoint was disabled; queued by queueEndpointDisabledEmail. */
+      send_endpoint_disabled_email: { endpointId: string; reason: string };
+    }
+  }
+}
 
 /** How many of the endpoint's most recent attempts the email lists. */
 export const EMAILED_ATTEMPTS = 5;
@@ -24,9 +32,9 @@ interface EndpointFacts {
  * was deleted or re-enabled meanwhile (the organization already acted) or the contact was removed since. A send failure
  * throws, so graphile-worker retries with backoff up to EMAIL_MAX_ATTEMPTS.
  */
-export function sendEndpointDisabledEmailTask(ctx: AppContext): Task {
+export const sendEndpointDisabledEmailTask = defineTask('send_endpoint_disabled_email', (ctx) => {
   return async (payload, helpers) => {
-    const { endpointId, reason } = payload as { endpointId: string; reason: string };
+    const { endpointId, reason } = payload;
     const e = await one<EndpointFacts>(
       ctx.pool,
       `SELECT e.id, e.url, e.environment, e.disabled, e.deleted_at IS NOT NULL AS deleted, e.failing_since, o.name AS org_name, o.contact_email
@@ -60,4 +68,4 @@ export function sendEndpointDisabledEmailTask(ctx: AppContext): Task {
       headers: { 'X-Webhook-Endpoint-Id': e.id },
     });
   };
-}
+});

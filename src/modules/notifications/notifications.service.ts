@@ -1,8 +1,7 @@
 import type { Tenant } from '../../context.js';
-import { one, type Db } from '../../lib/db.js';
+import { many, one, type Db } from '../../lib/db.js';
+import { addJob } from '../../lib/jobs.js';
 
-/** graphile-worker task that emails one company admin about one new document (payload `{documentId, userId}`). */
-export const SEND_DOCUMENT_EMAIL_TASK = 'send_document_email';
 /** Attempts before graphile-worker gives up on an email (its exponential backoff spans about a day). */
 export const EMAIL_MAX_ATTEMPTS = 12;
 
@@ -15,20 +14,20 @@ export const EMAIL_MAX_ATTEMPTS = 12;
  * @returns how many emails were queued.
  */
 export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: string): Promise<number> {
-  const { rowCount } = await tx.query(
-    `SELECT graphile_worker.add_job($4, json_build_object('documentId', d.id, 'userId', a.user_id),
-                                    max_attempts := $5, job_key := 'document-email:' || d.id || ':' || a.user_id)
+  const recipients = await many<{ user_id: string }>(
+    tx,
+    `SELECT a.user_id
        FROM documents d
        JOIN organizations o ON o.id = d.organization_id AND o.email_notifications
        JOIN company_admins a ON a.company_id = d.company_id
       WHERE d.id = $1 AND d.organization_id = $2 AND d.environment = $3`,
-    [documentId, tenant.organizationId, tenant.environment, SEND_DOCUMENT_EMAIL_TASK, EMAIL_MAX_ATTEMPTS],
+    [documentId, tenant.organizationId, tenant.environment],
   );
-  return rowCount ?? 0;
+  for (const { user_id: userId } of recipients) {
+    await addJob(tx, 'send_document_email', { documentId, userId }, { maxAttempts: EMAIL_MAX_ATTEMPTS, jobKey: `document-email:${documentId}:${userId}` });
+  }
+  return recipients.length;
 }
-
-/** graphile-worker task that tells an organization's technical contact that a webhook endpoint was disabled (payload `{endpointId, reason}`). */
-export const SEND_ENDPOINT_DISABLED_EMAIL_TASK = 'send_endpoint_disabled_email';
 
 /**
  * Queues the "webhook endpoint disabled" email to the organization's technical contact (`contact_email`), in the
@@ -42,10 +41,12 @@ export const SEND_ENDPOINT_DISABLED_EMAIL_TASK = 'send_endpoint_disabled_email';
 export async function queueEndpointDisabledEmail(tx: Db, endpointId: string, reason: string): Promise<string | null> {
   const row = await one<{ contact_email: string }>(
     tx,
-    `SELECT o.contact_email, graphile_worker.add_job($2, json_build_object('endpointId', e.id, 'reason', $3::text), max_attempts := $4)
+    `SELECT o.contact_email
        FROM webhook_endpoints e JOIN organizations o ON o.id = e.organization_id
       WHERE e.id = $1 AND o.contact_email IS NOT NULL`,
-    [endpointId, SEND_ENDPOINT_DISABLED_EMAIL_TASK, reason, EMAIL_MAX_ATTEMPTS],
+    [endpointId],
   );
-  return row?.contact_email ?? null;
+  if (!row) return null;
+  await addJob(tx, 'send_endpoint_disabled_email', { endpointId, reason }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
+  return row.contact_email;
 }

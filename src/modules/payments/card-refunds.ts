@@ -1,20 +1,16 @@
-import type { Task } from 'graphile-worker';
-import type { AppContext, Tenant } from '../../context.js';
+import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
-import type { PaymentProvider } from './payment-provider.js';
-import { paymentProviderFor } from './payments.service.js';
+import { addJob } from '../../lib/jobs.js';
 
 /*
  * Refunds of cancelled card-paid orders (PAY-6, PAY-7). The status change to cancelled records a card_refunds row
  * (the order's retail + state fee: orders.amount_cents) and queues a job in the same transaction; the job asks the
  * payment provider for the refund, with the row id as idempotency key, so a retry after a crash or a timeout never
  * refunds twice. A refused refund stays pending with its error (shown in the console) and graphile-worker retries it
- * with growing delays.
+ * with growing delays. The job is the task of refund-card-payment.task.ts.
  */
 
-/** graphile-worker task name of {@link refundCardPaymentTask}. */
-export const REFUND_CARD_PAYMENT_TASK = 'refund_card_payment';
 /** Attempts before graphile-worker gives up (with its exponential backoff, about three days). The row stays pending, visible in the console. */
 export const REFUND_MAX_ATTEMPTS = 20;
 
@@ -44,55 +40,12 @@ export async function queueCardRefund(tx: Db, tenant: Tenant, order: RefundableO
        SELECT $1, $3, $4, $5, paid.id, paid.provider, $6 FROM paid
        ON CONFLICT (order_id) DO NOTHING RETURNING id
      )
-     SELECT id, graphile_worker.add_job($7, json_build_object('refundId', id), max_attempts := $8) FROM refund`,
-    [newId('cardRefund'), order.group_id, tenant.organizationId, tenant.environment, order.id, Number(order.amount_cents), REFUND_CARD_PAYMENT_TASK, REFUND_MAX_ATTEMPTS],
+     SELECT id FROM refund`,
+    [newId('cardRefund'), order.group_id, tenant.organizationId, tenant.environment, order.id, Number(order.amount_cents)],
   );
-  return row?.id ?? null;
-}
-
-interface RefundFacts {
-  id: string;
-  status: 'pending' | 'succeeded';
-  provider: string;
-  amount_cents: string | number;
-  environment: 'live' | 'test';
-  reference: string;
-}
-
-/**
- * Sends one refund to the payment provider (payload `{refundId}`). Already succeeded: nothing to do. The provider's
- * answer is recorded either way (reference and time, or the error and the attempt count); a refusal then throws so
- * graphile-worker retries later with the same idempotency key.
- */
-export function refundCardPaymentTask(ctx: AppContext, providerOf: (provider: string, environment: 'live' | 'test') => PaymentProvider | null = (_p, env) => paymentProviderFor(ctx.config, env)): Task {
-  return async (payload, helpers) => {
-    const { refundId } = payload as { refundId: string };
-    const r = await one<RefundFacts>(
-      ctx.pool,
-      `SELECT r.id, r.status, r.provider, r.amount_cents, r.environment, p.provider_reference AS reference
-         FROM card_refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1`,
-      [refundId],
-    );
-    if (!r || r.status === 'succeeded') return;
-    const provider = providerOf(r.provider, r.environment);
-    try {
-      if (!provider || provider.name !== r.provider) throw new Error(`the payment provider '${r.provider}' is not configured`);
-      const done = await provider.refund({ reference: r.reference, amountCents: Number(r.amount_cents), idempotencyKey: r.id });
-      await ctx.pool.query(
-        `UPDATE card_refunds SET status = 'succeeded', provider_reference = $2, refunded_at = now(), attempts = attempts + 1, last_attempt_at = now(), last_error = NULL
-          WHERE id = $1 AND status = 'pending'`,
-        [r.id, done.reference],
-      );
-      helpers.logger.info(`refund ${r.id} of ${r.amount_cents} cents sent to ${r.provider}`);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      await ctx.pool.query(
-        'UPDATE card_refunds SET attempts = attempts + 1, last_attempt_at = now(), last_error = $2 WHERE id = $1',
-        [r.id, message.slice(0, 500)],
-      );
-      throw err;
-    }
-  };
+  if (!row) return null;
+  await addJob(tx, 'refund_card_payment', { refundId: row.id }, { maxAttempts: REFUND_MAX_ATTEMPTS });
+  return row.id;
 }
 
 /** A card refund as the console shows it. Money in cents. */

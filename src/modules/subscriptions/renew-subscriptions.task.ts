@@ -1,10 +1,29 @@
-import type { CronItem, Task } from 'graphile-worker';
-import type { AppContext } from '../../context.js';
+import type { CronItem } from 'graphile-worker';
+import { defineTask, type CronPayload } from '../../lib/jobs.js';
 import { todayUtc } from '../filings/transitions.js';
 import { renewDueSubscriptions } from './subscriptions.service.js';
 
-/** The graphile-worker task that renews due subscriptions (payload: graphile's cron payload, or `{asOf?}`). */
-export const RENEW_SUBSCRIPTIONS_TASK = 'renew_subscriptions';
+declare global {
+  namespace GraphileWorker {
+    interface Tasks {
+      /** Renews due subscriptions: cron's payload, or `asOf` ('YYYY-MM-DD') when queued by hand. */
+      renew_subscriptions: CronPayload & { asOf?: string };
+    }
+  }
+}
+
+/**
+ * Renews every subscription due on the run's date (UTC date of the cron tick; `asOf` 'YYYY-MM-DD' when queued by
+ * hand; else today). Throws when any subscription failed, so graphile-worker retries the run with backoff; the
+ * retry charges only what is still due.
+ */
+export const renewSubscriptionsTask = defineTask('renew_subscriptions', (ctx) => {
+  return async (payload) => {
+    const asOf = payload.asOf ?? (payload._cron?.ts ? todayUtc(new Date(payload._cron.ts)) : todayUtc());
+    const summary = await renewDueSubscriptions(ctx, { asOf, actor: 'worker' });
+    if (summary.counts.failed > 0) throw new Error(`${summary.counts.failed} subscription renewal(s) failed for ${asOf}; see the log`);
+  };
+});
 
 /**
  * Daily at 04:17 UTC (graphile-worker cron runs in UTC). A worker that was down at that time runs the missed
@@ -12,22 +31,8 @@ export const RENEW_SUBSCRIPTIONS_TASK = 'renew_subscriptions';
  * graphile-worker, and the renewal itself is idempotent, so a retried or doubled run charges nothing twice.
  */
 export const renewSubscriptionsCron: CronItem = {
-  task: RENEW_SUBSCRIPTIONS_TASK,
+  task: renewSubscriptionsTask.name,
   match: '17 4 * * *',
   identifier: 'subscriptions:renew-daily',
   options: { backfillPeriod: 24 * 3600 * 1000, maxAttempts: 5, queueName: 'subscription_renewals' },
 };
-
-/**
- * Renews every subscription due on the run's date (UTC date of the cron tick; `asOf` 'YYYY-MM-DD' when queued by
- * hand; else today). Throws when any subscription failed, so graphile-worker retries the run with backoff; the
- * retry charges only what is still due.
- */
-export function renewSubscriptionsTask(ctx: AppContext): Task {
-  return async (payload) => {
-    const p = (payload ?? {}) as { asOf?: string; _cron?: { ts?: string } };
-    const asOf = p.asOf ?? (p._cron?.ts ? todayUtc(new Date(p._cron.ts)) : todayUtc());
-    const summary = await renewDueSubscriptions(ctx, { asOf, actor: 'worker' });
-    if (summary.counts.failed > 0) throw new Error(`${summary.counts.failed} subscription renewal(s) failed for ${asOf}; see the log`);
-  };
-}

@@ -5,10 +5,10 @@ import { createOperator, disableOperator, enableOperator, listOperators, MIN_PAS
 import { io, withContext } from './cli-context.js';
 
 /**
- * `operators create | list | disable | enable` (issue 6 item 1). Without --password, create asks for one on
- * a terminal (empty answer: generate) and otherwise generates one; a generated password is printed once.
+ * The `operators` group: `operators create|list|disable|enable` (CONS-1, AUTH-9). Without --password, create asks
+ * for one on a terminal (empty answer: generate) and otherwise generates one; a generated password is printed once.
  */
-export function registerOperatorCommands(program: Command): void {
+export function registerOperatorsCommands(program: Command): void {
   const operators = program.command('operators').description('Console operator accounts');
   operators.command('create')
     .requiredOption('--email <email>', 'sign-in e-mail address')

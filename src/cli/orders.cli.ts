@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import mime from 'mime-types';
 import type { Environment } from '../context.js';
 import { AppError } from '../lib/errors.js';
+import { maskDeep } from '../modules/console/order-view.js';
+import * as q from '../modules/console/queue.repo.js';
 import { storeDocument } from '../modules/documents/documents.service.js';
 import { getOrderDetail, listOrderQueue, transitionOrder } from '../modules/filings/filings.service.js';
 import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
@@ -22,11 +24,11 @@ const stateOption = (value: string): string => {
 };
 
 /**
- * `orders transition|upload|list|advance`: the filing team's work from a terminal (issue 4 item 3).
- * Adds to an existing `orders` group when another module created it.
+ * The `orders` group: `orders transition|upload|list|advance|show`, the filing team's work from a terminal
+ * (FIL-11, CONS-3).
  */
-export function registerFilingCommands(program: Command): void {
-  const orders = program.commands.find((c) => c.name() === 'orders') ?? program.command('orders').description('Orders and their filings');
+export function registerOrdersCommands(program: Command): void {
+  const orders = program.command('orders').description('Orders and their filings');
 
   orders.command('transition <orderId>')
     .requiredOption('--status <status>', `new filing status: ${FILING_STATUSES.join(', ')}`, statusOption)
@@ -104,6 +106,32 @@ export function registerFilingCommands(program: Command): void {
         ...(page.hasMore ? ['More orders match; run again or raise --limit.'] : []),
       ].join('\n'));
       if (failed.length) process.exitCode = 1;
+    }));
+
+  orders.command('show <orderId>')
+    .option('--json', 'print JSON')
+    .description('Everything about one order: request (SSNs masked), status history, events and webhook deliveries')
+    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
+      const detail = await getOrderDetail(ctx, orderId);
+      const row = await q.findOrderDetail(ctx.pool, orderId);
+      const events = await q.findOrderEvents(ctx.pool, row!);
+      const deliveries = await q.findDeliveries(ctx.pool, events.map((e) => e.id));
+      const out = {
+        ...detail,
+        request: maskDeep(row!.group_request),
+        events: events.map((e) => ({
+          id: e.id, type: e.type, createdAt: e.created_at.toISOString(), data: e.data,
+          deliveries: deliveries.filter((d) => d.event_id === e.id).map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
+        })),
+      };
+      io(opts).print(out, () => [
+        `${row!.id}  ${row!.environment}  ${row!.order_type} in ${row!.filing_state}  ${row!.filing_status}${row!.exception_code ? ` ${row!.exception_code}` : ''}`,
+        `  ${row!.organization_name} (${row!.organization_id}) · ${String(row!.company.legal_name)}`,
+        'History:',
+        ...detail.history.map((h) => `  ${JSON.stringify(h)}`),
+        'Events:',
+        ...out.events.map((e) => `  ${e.createdAt}  ${e.type}  ${e.id}  ${e.deliveries.map((d) => `${d.status}(${d.attempts.map((a) => a.status_code ?? 'ERR').join(',')})`).join(' ') || 'no deliveries'}`),
+      ].join('\n'));
     }));
 }
 

@@ -1,17 +1,24 @@
 import type { Command } from 'commander';
 import { formatCents } from '../lib/money.js';
 import { listOrganizationSummaries, organizationDetail, setWhiteLabelDomain, verifyDomainForOperator, type OrganizationDetail } from '../modules/console/organizations.console.js';
-import { deliveryBacklog, organizationWebhookHealth, webhookOverview } from '../modules/console/webhook-health.js';
-import { io, withContext } from './cli-context.js';
+import { createdOrganizationView, createOrganization } from '../modules/organizations/organizations.service.js';
+import { io, requiredValue, withContext } from './cli-context.js';
 
-/** The command group `name`, created when no other registrar made it yet (so modules can share `org`). */
-export function group(program: Command, name: string, description: string): Command {
-  return program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
-}
+/** The `org` group: `org create|list|show|set-domain|verify-domain` (ORG-1, ORG-4). */
+export function registerOrgCommands(program: Command): void {
+  const org = program.command('org').description('Organizations (tenants)');
+  org.command('create')
+    .argument('[name]', 'organization name (or --name)')
+    .option('--name <name>', 'organization name')
+    .option('--contact-email <email>', 'technical contact, emailed when a webhook endpoint gets disabled')
+    .option('--json', 'print JSON')
+    .description('Create an organization with one live and one test API key (shown once)')
+    .action((name: string | undefined, opts) => withContext(async ({ ctx }) => {
+      // The same JSON as POST /admin/v1/organizations.
+      const out = createdOrganizationView(await createOrganization(ctx.pool, requiredValue(opts.name ?? name, '--name'), { contactEmail: opts.contactEmail }));
+      io(opts).print(out, () => [`Created ${out.id} (${out.name})`, `  contact email: ${out.contactEmail ?? '(none)'}`, `  live key: ${out.apiKeys.live}  (${out.apiKeyIds.live})`, `  test key: ${out.apiKeys.test}  (${out.apiKeyIds.test})`, 'Keys are shown only once.'].join('\n'));
+    }));
 
-/** `org list`, `org show`, `org set-domain`, `webhooks health` (issue 6 items 4-5). */
-export function registerConsoleOrgCommands(program: Command): void {
-  const org = group(program, 'org', 'Organizations (tenants)');
   org.command('list')
     .option('--json', 'print JSON')
     .description('List organizations with balances (dollars), active keys and open live orders')
@@ -60,32 +67,6 @@ export function registerConsoleOrgCommands(program: Command): void {
     .action((id: string, opts) => withContext(async ({ ctx }) => {
       const { balanceCents: _omit, ...o } = await verifyDomainForOperator(ctx, id);
       io(opts).print(o, () => describeDomain(o));
-    }));
-
-  const webhooks = group(program, 'webhooks', 'Webhook endpoints and deliveries');
-  webhooks.command('health')
-    .option('--org <organizationId>', 'one organization: endpoints and recent attempts')
-    .option('--limit <n>', 'recent attempts to show (with --org)', (v: string) => Math.max(1, Math.min(500, Number.parseInt(v, 10) || 20)), 20)
-    .option('--json', 'print JSON')
-    .description('Webhook health: the delivery backlog, failing and disabled endpoints, recent attempts with status codes')
-    .action((opts) => withContext(async ({ ctx }) => {
-      if (!opts.org) {
-        const [backlog, organizations] = await Promise.all([deliveryBacklog(ctx.pool), webhookOverview(ctx.pool)]);
-        io(opts).print({ backlog, organizations }, () => [
-          `Backlog: ${backlog.dueDeliveries} due deliveries, oldest due ${backlog.oldestDueSeconds.toFixed(1)} s`,
-          ...organizations.map((r) => `${r.organizationId}  ${r.organizationName.padEnd(28)} endpoints ${r.endpoints}  failing ${r.failing}  disabled ${r.disabled}  24h ok ${r.attemptsOk} failed ${r.attemptsFailed}  pending ${r.pendingDeliveries}  due ${r.dueDeliveries}`),
-          ...(organizations.length ? [] : ['No webhook endpoints.']),
-        ].join('\n'));
-        return;
-      }
-      const health = await organizationWebhookHealth(ctx.pool, opts.org, opts.limit);
-      io(opts).print(health, () => [
-        `${health.organization.id}  ${health.organization.name}`,
-        'Endpoints:',
-        ...health.endpoints.map((e) => `  ${e.state.padEnd(8)} ${e.environment}  ${e.url}  ok ${e.attemptsOk} failed ${e.attemptsFailed} (${health.windowHours}h)${e.disabledReason ? `  ${e.disabledReason}` : ''}${e.failingSince ? `  failing since ${e.failingSince}` : ''}`),
-        'Recent attempts:',
-        ...health.recentAttempts.map((a) => `  ${a.at}  ${String(a.statusCode ?? 'ERR').padEnd(4)} ${a.eventType.padEnd(22)} #${a.attemptNumber} ${a.durationMs}ms  ${a.url}${a.error ? `  ${a.error}` : ''}`),
-      ].join('\n'));
     }));
 }
 
