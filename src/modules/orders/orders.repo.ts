@@ -67,7 +67,7 @@ export function findOrderCompany(db: Db, tenant: Tenant, companyId: string, forU
   );
 }
 
-/** The company's active registered agent service in `state` (registeredAgent rule 4), or null. */
+/** The company's active registered agent service in `state` (ORD-RA-4), or null. */
 export function findActiveRegisteredAgent(db: Db, tenant: Tenant, companyId: string, state: string): Promise<OrderRow | null> {
   return one<OrderRow>(
     db,
@@ -91,7 +91,7 @@ export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise
 }
 
 /**
- * The company's PAID foreign qualification in `state` (foreignQualification rule 4), or null. Not paid:
+ * The company's PAID foreign qualification in `state` (ORD-FQ-4), or null. Not paid:
  * cancelled orders (their debit was reversed), orders stopped in exception 460/461 (payment required or
  * failed), and checkout orders without a succeeded payment.
  */
