@@ -47,7 +47,7 @@ export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInp
     throw referencedNotFound(errors);
   }
   if (!(await isCompanyAdmin(db, tenant, company.id, user.id))) {
-    throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins (spec "POST /orders", Authentication rule 4)`);
+    throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins`);
   }
   const needsAgent = Boolean(body.registeredAgent || body.foreignQualification);
   const facts: OrderFacts = {
