@@ -21,7 +21,7 @@ export const EXPEDITED_STATES = ['AZ', 'DE', 'FL', 'NV', 'NY', 'WY'] as const;
 /** A two-letter state code as a plain `enum` (one clear Ajv message instead of one per code). */
 const stateCode = (description: string) => Type.String({ enum: [...FORMATION_STATES], description });
 
-/** Spec "Supplied registered agent": flat address fields, addressState must equal filingState. */
+/** A supplied registered agent (ORD-RA-3): flat address fields, addressState must equal filingState. */
 export const SuppliedAgentSchema = Type.Object(
   {
     type: Type.Union([Type.Literal('PERSON'), Type.Literal('COMPANY')]),
