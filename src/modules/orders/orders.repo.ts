@@ -191,7 +191,8 @@ export type PlacementOutcome = { outcome: 'placed'; createdAt: Date } | { outcom
  * formation and its admin link, the order group, the orders, their `submitted` history, the events with their
  * deliveries, and last the debits (the balance row is locked only for them and the commit). On a pool the statement
  * is its own transaction; on a client it joins the caller's.
- * @returns placed; or unknown_user / slug_taken, when NOTHING was written.
+ * @returns placed; or unknown_user / slug_taken, when NOTHING was written (the user is checked here, not by a
+ * foreign key: ORD-16).
  * @throws AppError insufficient_balance (402) when the balance is below `minBalanceCents` (nothing written; inside a
  * transaction the transaction is aborted and must be rolled back).
  */
