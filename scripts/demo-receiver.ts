@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 
-/** The envelope the service POSTs (spec "Events"). */
+/** The envelope the service POSTs (EVT-1). */
 export interface DemoEvent {
   id: string;
   type: string;

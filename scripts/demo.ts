@@ -1,5 +1,5 @@
 /**
- * `npm run demo` (issue 4 item 11): the whole main job on real input, in one process. Starts the service on
+ * `npm run demo`: the whole main job on real input, in one process. Starts the service on
  * the embedded PostgreSQL (DATA_DIR, default .data/demo) on a free port, starts a local webhook receiver that
  * verifies signatures with Stripe's constructEvent, creates an organization, a user and a Delaware LLC with
  * two members, orders formation + EIN + registered agent in test mode, plays the filing team with the test

@@ -124,7 +124,7 @@ export interface Config {
   smtpUrl: string | null;
   emailFrom: string;
   webhookTimeoutMs: number;
-  /** Delay before each retry, in seconds (spec leaves retries open; ARCHITECTURE.md "Webhooks"). */
+  /** Delay before each retry, in seconds (WH-5; the public API leaves retries open). */
   webhookRetryScheduleSeconds: number[];
   webhookDisableAfterHours: number;
   webhookAllowPrivateNetworks: boolean;

@@ -6,7 +6,7 @@ import type { PriceCache } from './modules/billing/price-cache.js';
 
 /**
  * What every route plugin, service and task is handed: configuration, the database pool and a logger.
- * Passed explicitly (no DI container, ARCHITECTURE.md "To avoid").
+ * Passed explicitly: there is no dependency-injection container (docs/architecture.md, "Code layout").
  */
 export interface AppContext {
   config: Config;
@@ -28,7 +28,7 @@ export interface AppContext {
   prices?: PriceCache;
 }
 
-/** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */
+/** The environment half of a tenant (TEN-1). */
 export type Environment = 'live' | 'test';
 
 /** The tenant a request acts for: every tenant-owned query filters on both fields. */

@@ -3,7 +3,7 @@ import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
 
-// Review fix (issue 5 item 5): a checkout form submitted twice (double click, reload, back + resubmit, two
+// DASH-9: a checkout form submitted twice (double click, reload, back + resubmit, two
 // requests racing) places and charges once; the second submit lands on the first one's orders.
 let t: TestApp;
 beforeAll(async () => {

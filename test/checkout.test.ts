@@ -33,7 +33,7 @@ async function customerTenant(name: string) {
   return tenant;
 }
 
-describe('checkout prices (billing rule 9)', () => {
+describe('checkout prices (BILL-11)', () => {
   it('shows each enabled formation package at tier + registered agent retail (tiers 2, 3) and the state fee as its own line', async () => {
     const tenant = await customerTenant('Rule Nine Co');
     expect((await tenant.api('PUT', '/organization/prices/registered_agent', { retailAmount: 333 })).statusCode).toBe(200);

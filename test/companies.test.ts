@@ -154,7 +154,7 @@ describe('POST /companies: address rules', () => {
   ];
   for (const [rule, body, field] of cases) it(`400: ${rule}`, () => expectInvalid(body, field).then(() => undefined));
 
-  it('accepts US addresses without state or postalCode, as the spec Address table makes both optional', async () => {
+  it('accepts US addresses without state or postalCode, as CO-4 makes both optional', async () => {
     const bare = usAddress({ state: undefined, postalCode: undefined });
     const res = await post(llc({
       legalName: 'Bare Address LLC',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, quickStartEnv } from '../src/config.js';
 import { livePaymentsStatus } from '../src/modules/payments/payments.service.js';
 
-// Issue 2 item 2: configuration from environment variables, validated once at boot with clear errors.
+// Configuration from environment variables, validated once at boot with clear errors.
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});

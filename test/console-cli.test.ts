@@ -7,7 +7,7 @@ import { runCli } from './cli-runner.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
 
-// Issue 6 item 5: console actions are CLI commands with --json; run the real CLI against the test database.
+// CONS-6: console actions are CLI commands with --json; run the real CLI against the test database.
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
@@ -124,7 +124,7 @@ describe('console CLI', () => {
     const status = async (id: string) => (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [id])).rows[0].filing_status;
     expect(await status(de[0].orderId)).toBe('pending');
     expect(await status(ny.orderId)).toBe('submitted');
-    // Integrators move their own test-mode orders (spec: "in the test environment filings do not advance on their own").
+    // Integrators move their own test-mode orders (TEN-5: in the test environment filings do not advance on their own).
     expect(await status(testMode.orderId)).toBe('submitted');
     const history = await t.ctx.pool.query('SELECT actor FROM order_status_history WHERE order_id = $1 AND to_status = $2', [de[1].orderId, 'pending']);
     expect(history.rows).toHaveLength(1);

@@ -12,7 +12,7 @@ import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
-// Issue 6 item 6: an operator walks one LIVE formation through the console, from submitted to filed with an
+// CONS-2 to CONS-4: an operator walks one LIVE formation through the console, from submitted to filed with an
 // exception on the way and a document upload; the integrator's receiver must get every event.
 const SHOTS = path.resolve('test-results');
 

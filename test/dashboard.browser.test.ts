@@ -10,7 +10,7 @@ import { mintLink } from './dashboard-helpers.js';
 import { setVerifiedDomain } from './domain-helpers.js';
 
 /*
- * Browser tests of the customer dashboard (issue 5 item 8): Debian's Chromium driven by playwright-core.
+ * Browser tests of the customer dashboard (DASH-3, DASH-11): Debian's Chromium driven by playwright-core.
  * The app listens on 127.0.0.1:<random port>; magic links minted by the API are opened at localhost:<port>
  * (same host name and path, the test server's port). The white-label test maps its host to 127.0.0.1 in
  * Chromium's resolver. Every page is checked with axe-core (no serious or critical violations) at a

@@ -76,7 +76,7 @@ describe('test helper documents', () => {
   it('stores a well-formed document type it does not list as given, and refuses a malformed one with 400 naming the field', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
-    // The spec leaves the list open ("values seen: company, registered_agent"): an integrator's own word for the articles works.
+    // DOC-2: the list is open (the public API shows only company and registered_agent): an integrator's own word for the articles works.
     const articles = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'articles' });
     expect(articles.statusCode, articles.body).toBe(201);
     expect(articles.json()).toMatchObject({ documentType: 'articles', fileType: 'application/pdf', fileName: 'articles.pdf' });

@@ -3,7 +3,7 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { balanceCents, credit, einObject, formationBody, newUser, toCents } from './orders-fixtures.js';
 
 /*
- * The filing pipeline on orders placed through POST /orders (issue 4 items 1-5): test-helper moves, the
+ * The filing pipeline on orders placed through POST /orders (FIL-2, FIL-6 to FIL-8, TEN-5, EVT-3): test-helper moves, the
  * cancellation reversal seen through the public balance and ledger, and the company fields a filing sets.
  */
 

@@ -3,8 +3,8 @@ import { AppError, ValidationError } from '../src/lib/errors.js';
 import { EXCEPTION_REASONS } from '../src/modules/filings/exception-codes.js';
 import { FILING_STATUSES, planTransition, type FilingStatus, type OrderState, type TransitionRequest } from '../src/modules/filings/transitions.js';
 
-// The spec's state machine written out independently of the implementation's table ("States and transitions",
-// issue 4 item 1, plus the documented decisions in transitions.ts).
+// The filing state machine (FIL-1, FIL-2) written out independently of the implementation's table, plus the
+// documented decisions in transitions.ts.
 const TERMINAL = new Set<FilingStatus>(['filed', 'cancelled']);
 function specAllows(from: FilingStatus, to: FilingStatus): boolean {
   if (TERMINAL.has(from)) return false;
@@ -64,7 +64,7 @@ describe('fields that go with a transition', () => {
     expect(() => planTransition(order('pending'), { filingStatus: 'exception', exceptionCode: '485' }, TODAY)).toThrow(/'485' is not a filing exception code/);
   });
 
-  it('accepts every code of the spec table', () => {
+  it('accepts every code of the FIL-12 table', () => {
     for (const code of Object.keys(EXCEPTION_REASONS)) {
       expect(planTransition(order('submitted'), { filingStatus: 'exception', exceptionCode: code }, TODAY).exceptionReason).toBe(EXCEPTION_REASONS[code]);
     }

@@ -9,8 +9,8 @@ import {
 } from './orders-fixtures.js';
 
 /*
- * POST /orders debits (spec "Billing rules" 1-7; issue 3 items 2, 5, 7, 9). Every expected amount is computed here
- * from data/price-catalog.json, data/state-fees.json and the spec's expedited fees.
+ * POST /orders debits (BILL-1 to BILL-9; ORD-6, ORD-7, ORD-9). Every expected amount is computed here
+ * from data/price-catalog.json, data/state-fees.json and the expedited fees of ORD-FORM-5.
  */
 
 let t: TestApp;
@@ -43,7 +43,7 @@ const sorted = (lines: Array<[string, number]>) => [...lines].sort(([a], [b]) =>
 const item = (res: { json(): any }, orderType: string) => res.json().items.find((i: { orderType: string }) => i.orderType === orderType);
 
 describe('billing rules', () => {
-  it('formation alone: tier 1 wholesale + the LLC formation fee of filingState (rules 4, 7)', async () => {
+  it('formation alone: tier 1 wholesale + the LLC formation fee of filingState (BILL-5, BILL-9)', async () => {
     const { tenant, userId } = await funded();
     const before = await balanceCents(tenant);
     const res = await tenant.api('POST', '/orders', formationBody(userId, 'DE'));
@@ -67,7 +67,7 @@ describe('billing rules', () => {
     expect(await debitsOf(tenant, res.json().items[0].orderId)).toEqual(sorted([['formation_tier_1', wholesale('formation_tier_1')], ['state_fee', stateFee('CA', 'Formation', 'CORP')]]));
   });
 
-  it('formation + ein in one request: tier 2 wholesale and the EIN line at 0 (rule 4)', async () => {
+  it('formation + ein in one request: tier 2 wholesale and the EIN line at 0 (BILL-5)', async () => {
     const { tenant, userId } = await funded();
     const before = await balanceCents(tenant);
     const res = await tenant.api('POST', '/orders', formationBody(userId, 'TX', { extra: { ein: einObject() } }));
@@ -82,7 +82,7 @@ describe('billing rules', () => {
     expect(before - (await balanceCents(tenant))).toBe(expected);
   });
 
-  it('an EIN ordered later is billed at the ein wholesale price (rule 4)', async () => {
+  it('an EIN ordered later is billed at the ein wholesale price (BILL-5)', async () => {
     const { tenant } = await funded();
     const { user, company } = await createCompany(tenant);
     const before = await balanceCents(tenant);
@@ -93,7 +93,7 @@ describe('billing rules', () => {
     expect(before - (await balanceCents(tenant))).toBe(wholesale('ein'));
   });
 
-  it('registered agent: its wholesale, no state fee, an active subscription (rule 5)', async () => {
+  it('registered agent: its wholesale, no state fee, an active subscription (BILL-6, ORD-RA-5)', async () => {
     const { tenant, userId } = await funded();
     const res = await tenant.api('POST', '/orders', { userId, filingState: 'NY', formation: { company: formationBody(userId).formation.company }, registeredAgent: { isChangeOfAgent: false } });
     expect(res.statusCode, res.body).toBe(201);
@@ -114,7 +114,7 @@ describe('billing rules', () => {
     expect(event.rows[0].data).toMatchObject({ orderId: ra.orderId, filingType: 'change_of_agent', filingStatus: 'submitted' });
   });
 
-  it('foreign qualification: its wholesale + the foreign fee for the company entity type (rule 6)', async () => {
+  it('foreign qualification: its wholesale + the foreign fee for the company entity type (BILL-7)', async () => {
     for (const entityType of ['LLC', 'CORP'] as const) {
       const { tenant } = await funded();
       const { user, company } = await createCompany(tenant, 'test', entityType === 'CORP' ? { entityType: 'CORP', formationState: 'DE' } : {});
@@ -148,7 +148,7 @@ describe('billing rules', () => {
     }
   });
 
-  it('the organization wholesale override is what API orders pay; retail prices never apply (rules 1, 8, 11)', async () => {
+  it('the organization wholesale override is what API orders pay; retail prices never apply (BILL-1, PRICE-4)', async () => {
     const { tenant, userId } = await funded();
     const override = wholesale('formation_tier_1') + 1_100;
     const set = await t.admin('PUT', `/organizations/${tenant.organizationId}/wholesale-prices/formation_tier_1`, { wholesaleAmount: override / 100 });
@@ -212,7 +212,7 @@ describe('the order transaction', () => {
   });
 });
 
-describe('registered agent no-op (registeredAgent rule 4)', () => {
+describe('registered agent no-op (ORD-RA-4)', () => {
   it('returns the existing item, creates nothing and charges nothing', async () => {
     const { tenant } = await funded();
     const { user, company } = await createCompany(tenant);

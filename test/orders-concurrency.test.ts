@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from './harness.js';
 import { balanceCents, credit, formationBody, newUser, stateFee, wholesale } from './orders-fixtures.js';
 
 /*
- * Issue 3 item 6: many simultaneous POST /orders against a balance that covers only some of them. The balance
+ * BILL-3, ORD-11: many simultaneous POST /orders against a balance that covers only some of them. The balance
  * never goes negative, exactly as many succeed as it can pay for, and the ledger sums match the balance.
  */
 

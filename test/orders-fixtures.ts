@@ -5,13 +5,13 @@ import { corpFields, createUser, llcFields, usAddress } from './factories.js';
 
 /*
  * Fixtures of the orders tests. Expected amounts are computed here from the SOURCE data (data/price-catalog.json,
- * data/state-fees.json and the spec's expedited fees), never from the implementation.
+ * data/state-fees.json and the expedited fees of ORD-FORM-5), never from the implementation.
  */
 
 const priceCatalog = JSON.parse(fs.readFileSync('data/price-catalog.json', 'utf8')) as { products: Array<{ type: string; wholesaleAmount: number }> };
 const stateFeeData = JSON.parse(fs.readFileSync('data/state-fees.json', 'utf8')) as { states: Record<string, Record<string, number>> };
 
-/** Spec formation rule 5, verbatim (dollars; LLCs only). */
+/** The expedited fees of ORD-FORM-5, verbatim (dollars; LLCs only). */
 export const SPEC_EXPEDITED_FEES: Record<string, number> = { AZ: 85, DE: 185, FL: 195, NV: 550, NY: 205, WY: 103.75 };
 export const EXPEDITED_MESSAGE = 'Expedited formation is not available for the selected state and entity type';
 
@@ -55,7 +55,7 @@ export const einObject = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** formation.company of an LLC (or CORP) formed in any state: no formationState/formationDate (formation rule 1). */
+/** formation.company of an LLC (or CORP) formed in any state: no formationState/formationDate (ORD-FORM-1). */
 export function formationCompany(entityType: 'LLC' | 'CORP' = 'LLC', overrides: Record<string, unknown> = {}) {
   const { formationDate: _d, formationState: _s, ...fields } = (entityType === 'LLC' ? llcFields() : corpFields()) as Record<string, unknown>;
   return { ...fields, ...overrides };

@@ -3,7 +3,7 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { sha256 } from '../src/lib/secrets.js';
 import { balanceCents, counts, credit, einObject, formationBody, newUser, TEST_SSN } from './orders-fixtures.js';
 
-/* Idempotency-Key on POST requests (issue 3 item 9), shown on POST /orders and one other POST route. */
+/* Idempotency-Key on POST requests (IDEM-1 to IDEM-5), shown on POST /orders and one other POST route. */
 
 let t: TestApp;
 let tenant: TestTenant;

@@ -5,8 +5,8 @@ import { runSecuritySuite } from './security-suite.js';
 import { credit, einObject, EXPEDITED_MESSAGE, formationBody, formationCompany, newUser, suppliedAgent, TEST_SSN } from './orders-fixtures.js';
 
 /*
- * POST /orders request rules (spec "POST /orders"): each broken rule answers with its status, names the field
- * and the rule. Money is plentiful here; amounts are checked in orders-billing.test.ts.
+ * POST /orders request rules (ORD, ORD-FORM, ORD-RA, ORD-FQ, ORD-EIN, ORD-AR): each broken rule answers with its
+ * status, names the field and the rule (in the messages, the numbering integrators know, e.g. "formation rule 2"). Money is plentiful here; amounts are checked in orders-billing.test.ts.
  */
 
 let t: TestApp;
@@ -49,24 +49,24 @@ async function existingCompany(overrides: Record<string, unknown> = {}) {
 }
 
 describe('cross-product rules', () => {
-  it('rule 1: at least one product object', async () => {
+  it('ORD-1: at least one product object', async () => {
     const { adminId, companyId } = await existingCompany();
     const res = await post({ userId: adminId, companyId, filingState: 'DE' });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain('cross-product rule 1');
   });
 
-  it('rule 2: formation and foreignQualification never together', async () => {
+  it('ORD-2: formation and foreignQualification never together', async () => {
     await expect400(formationBody(userId, 'DE', { extra: { foreignQualification: true } }), 'foreignQualification', /cross-product rule 2/);
   });
 
-  it('rule 3: companyId is required unless formation is included, and refused with it', async () => {
+  it('ORD-3: companyId is required unless formation is included, and refused with it', async () => {
     await expect400({ userId, filingState: 'DE', ein: einObject() }, 'companyId', /cross-product rule 3/);
     const { companyId } = await existingCompany();
     await expect400(formationBody(userId, 'DE', { extra: { companyId } }), 'companyId', /cross-product rule 3/);
   });
 
-  it('rule 4: one filingState from the listed codes', async () => {
+  it('ORD-4: one filingState from the listed codes', async () => {
     for (const filingState of ['XX', 'de', 'PR', ['DE', 'NY']]) {
       await expect400({ ...formationBody(userId, 'DE'), filingState }, 'filingState');
     }
@@ -78,7 +78,7 @@ describe('cross-product rules', () => {
 });
 
 describe('formation rules', () => {
-  it('rule 1: ein, tradeName, formationDate, formationState are refused inside formation.company, each named', async () => {
+  it('ORD-FORM-1: ein, tradeName, formationDate, formationState are refused inside formation.company, each named', async () => {
     const company = formationCompany('LLC', { ein: '12-3456789', tradeName: 'Acme', formationDate: '2024-01-01', formationState: 'DE' });
     const res = await expect400(formationBody(userId, 'DE', { formation: { company } }), 'formation.company.ein', /formation rule 1/);
     for (const f of ['tradeName', 'formationDate', 'formationState']) {
@@ -86,7 +86,7 @@ describe('formation rules', () => {
     }
   });
 
-  it('rule 2: a registered agent is required: ordered or supplied in filingState', async () => {
+  it('ORD-FORM-4: a registered agent is required: ordered or supplied in filingState', async () => {
     await expect400({ userId, filingState: 'DE', formation: { company: formationCompany() } }, 'formation.registeredAgent', /formation rule 2/);
     await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('NY') } }), 'formation.registeredAgent.addressState', /filingState/);
     await expect400(formationBody(userId, 'DE', { extra: { registeredAgent: { isChangeOfAgent: false } } }), 'formation.registeredAgent', /formation rule 2/);
@@ -94,7 +94,7 @@ describe('formation rules', () => {
     expect(ordered.statusCode, ordered.body).toBe(201);
   });
 
-  it('rules 1 and 3: formationState comes from filingState, fiscalEndMonth defaults to December, the user is admin', async () => {
+  it('ORD-FORM-2: formationState comes from filingState, fiscalEndMonth defaults to December, the user is admin', async () => {
     const res = await post(formationBody(userId, 'WY'));
     expect(res.statusCode, res.body).toBe(201);
     const company = (await tenant.api('GET', `/companies/${res.json().companyId}`)).json();
@@ -105,7 +105,7 @@ describe('formation rules', () => {
     expect((await tenant.api('GET', `/companies/${june.json().companyId}`)).json().fiscalEndMonth).toBe('June');
   });
 
-  it('rule 4: officer and title rules of the Officer table', async () => {
+  it('ORD-FORM-3: officer and title rules of the company (CO-5, CO-6)', async () => {
     const llcPresident = formationCompany('LLC', { officers: [personOfficer({ title: 'President' })] });
     await expect400(formationBody(userId, 'DE', { formation: { company: llcPresident } }), 'formation.company.officers.0.title');
     const corpMember = formationCompany('CORP', { officers: [personOfficer({ title: 'Member' })] });
@@ -117,7 +117,7 @@ describe('formation rules', () => {
     await expect400(formationBody(userId, 'DE', { formation: { company: noStructure } }), 'formation.company.structureType');
   });
 
-  it('rule 5: expedited only for LLCs in AZ DE FL NV NY WY, with the exact message', async () => {
+  it('ORD-FORM-5: expedited only for LLCs in AZ DE FL NV NY WY, with the exact message', async () => {
     for (const [state, entityType] of [['CA', 'LLC'], ['TX', 'LLC'], ['DE', 'CORP'], ['NV', 'CORP']] as const) {
       const res = await post(formationBody(userId, state, { entityType, formation: { expedited: true } }));
       expect(res.statusCode).toBe(400);
@@ -128,7 +128,7 @@ describe('formation rules', () => {
     expect(ok.statusCode, ok.body).toBe(201);
   });
 
-  it('alternativeNames: up to 10 non-empty strings beside company', async () => {
+  it('ORD-FORM-6: alternativeNames: up to 10 non-empty strings beside company', async () => {
     const names = (n: number) => Array.from({ length: n }, (_, i) => `Fallback ${i + 1} LLC`);
     await expect400(formationBody(userId, 'DE', { formation: { alternativeNames: names(11) } }), 'formation.alternativeNames');
     await expect400(formationBody(userId, 'DE', { formation: { alternativeNames: [''] } }), 'formation.alternativeNames.0');
@@ -139,13 +139,13 @@ describe('formation rules', () => {
 });
 
 describe('registeredAgent rules and the supplied agent', () => {
-  it('rule 1: isChangeOfAgent is a required boolean', async () => {
+  it('ORD-RA-1: isChangeOfAgent is a required boolean', async () => {
     const { adminId, companyId } = await existingCompany();
     await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: {} }, 'registeredAgent.isChangeOfAgent', /required/);
     await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: 'no' } }, 'registeredAgent.isChangeOfAgent');
   });
 
-  it('rule 1: isChangeOfAgent true ordered with a formation is accepted as a new appointment', async () => {
+  it('ORD-RA-1: isChangeOfAgent true ordered with a formation is accepted as a new appointment', async () => {
     const company = formationCompany('LLC', { legalName: 'Change Ignored LLC' });
     const body = { userId, filingState: 'DE', formation: { company }, registeredAgent: { isChangeOfAgent: true } };
     const quoted = await tenant.api('POST', '/orders/quote', body);
@@ -161,7 +161,7 @@ describe('registeredAgent rules and the supplied agent', () => {
     expect(events.map((e: { type: string; data: { filingType: unknown } }) => [e.type, e.data.filingType])).toEqual([['filing.status_changed', null]]);
   });
 
-  it('a formation whose US addresses have no state or postalCode is placed (spec Address: both optional)', async () => {
+  it('a formation whose US addresses have no state or postalCode is placed (CO-4: both optional)', async () => {
     const bare = { line1: '1209 Orange Street', city: 'Wilmington', country: 'US' };
     const company = formationCompany('LLC', { legalName: 'No Zip LLC', principalAddress: bare, mailingAddress: bare });
     const res = await post({ userId, filingState: 'DE', formation: { company }, registeredAgent: { isChangeOfAgent: false } });
@@ -170,19 +170,19 @@ describe('registeredAgent rules and the supplied agent', () => {
     expect(created.principalAddress).toEqual(bare);
   });
 
-  it('rule 2: no agent address is supplied with the service', async () => {
+  it('ORD-RA-2: no agent address is supplied with the service', async () => {
     const { adminId, companyId } = await existingCompany();
     await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: false, addressStreet: '1 Main St' } }, 'registeredAgent.addressStreet');
   });
 
-  it('rule 3: a supplied agent is only for keeping an existing agent, in filingState', async () => {
+  it('ORD-RA-3: a supplied agent is only for keeping an existing agent, in filingState', async () => {
     const { adminId, companyId } = await existingCompany();
     const both = { userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: false }, annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('DE') } };
     await expect400(both, 'annualReport.registeredAgent', /registeredAgent rule/);
     await expect400({ userId: adminId, companyId, filingState: 'DE', annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('NJ') } }, 'annualReport.registeredAgent.addressState', /filingState/);
   });
 
-  it('supplied agent table: PERSON needs names, COMPANY a companyName, all address fields present', async () => {
+  it('ORD-RA-3: the supplied agent: PERSON needs names, COMPANY a companyName, all address fields present', async () => {
     await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { firstName: undefined }) } }), 'formation.registeredAgent.firstName', /PERSON/);
     await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { lastName: undefined }) } }), 'formation.registeredAgent.lastName', /PERSON/);
     const company = suppliedAgent('DE', { type: 'COMPANY', firstName: undefined, lastName: undefined });
@@ -196,7 +196,7 @@ describe('registeredAgent rules and the supplied agent', () => {
 });
 
 describe('foreignQualification rules', () => {
-  it('rule 1: an agent in the state: ordered, supplied, or on file', async () => {
+  it('ORD-FQ-1: an agent in the state: ordered, supplied, or on file', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'CA' };
     await expect400({ ...base, foreignQualification: true }, 'foreignQualification.registeredAgent', /foreignQualification rule 1/);
@@ -214,21 +214,21 @@ describe('foreignQualification rules', () => {
     expect(onFile.statusCode, onFile.body).toBe(201);
   });
 
-  it('rule 2: companyId of an existing company is required', async () => {
+  it('ORD-FQ-2: companyId of an existing company is required', async () => {
     await expect400({ userId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } }, 'companyId', /foreignQualification rule 2/);
   });
 
-  it('rule 3: the company needs formationState (and entityType)', async () => {
+  it('ORD-FQ-3: the company needs formationState (and entityType)', async () => {
     const { adminId, companyId } = await existingCompany({ formationState: undefined, formationDate: undefined });
     await expect400({ userId: adminId, companyId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } }, 'companyId', /foreignQualification rule 3/);
   });
 
-  it('refuses qualifying in the home state', async () => {
+  it('ORD-FQ-5: refuses qualifying in the home state', async () => {
     const { adminId, companyId } = await existingCompany();
     await expect400({ userId: adminId, companyId, filingState: 'DE', foreignQualification: { registeredAgent: suppliedAgent('DE') } }, 'filingState', /home state/);
   });
 
-  it('rule 4: 409 when a paid qualification exists in that state; a cancelled one does not block', async () => {
+  it('ORD-FQ-4: 409 when a paid qualification exists in that state; a cancelled one does not block', async () => {
     const { adminId, companyId } = await existingCompany();
     const body = { userId: adminId, companyId, filingState: 'FL', foreignQualification: { registeredAgent: suppliedAgent('FL') } };
     const first = await post(body);
@@ -246,7 +246,7 @@ describe('foreignQualification rules', () => {
     expect(reorder.statusCode, reorder.body).toBe(201);
   });
 
-  it('rule 4: an unpaid attempt (exception 460) does not block', async () => {
+  it('ORD-FQ-4: an unpaid attempt (exception 460) does not block', async () => {
     const { adminId, companyId } = await existingCompany();
     const body = { userId: adminId, companyId, filingState: 'OH', foreignQualification: { registeredAgent: suppliedAgent('OH') } };
     const first = await post(body);
@@ -257,7 +257,7 @@ describe('foreignQualification rules', () => {
 });
 
 describe('EIN rule', () => {
-  it('409 ein_already_requested when the company has an EIN or a non-cancelled EIN order', async () => {
+  it('ORD-EIN-4: 409 ein_already_requested when the company has an EIN or a non-cancelled EIN order', async () => {
     const withEin = await existingCompany({ ein: '12-3456789' });
     const has = await post({ userId: withEin.adminId, companyId: withEin.companyId, filingState: 'DE', ein: einObject() });
     expect(has.statusCode).toBe(409);
@@ -275,7 +275,7 @@ describe('EIN rule', () => {
     expect((await post(body)).statusCode).toBe(201);
   });
 
-  it('the SS-4 object: required parts, conditional fields, valid tax ids never echoed', async () => {
+  it('ORD-EIN-1, ORD-EIN-2: the SS-4 object: required parts, conditional fields, valid tax ids never echoed', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'DE' };
     for (const f of ['responsibleParty', 'employees', 'irsQuestions', 'reasonForApplying', 'principalActivity', 'principalProductOrService']) {
@@ -295,7 +295,7 @@ describe('EIN rule', () => {
 });
 
 describe('annualReport', () => {
-  it('filingYear is an integer, at most next year', async () => {
+  it('ORD-AR-1: filingYear is an integer, at most next year', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'DE' };
     await expect400({ ...base, annualReport: { filingYear: '2025' } }, 'annualReport.filingYear');
@@ -303,7 +303,7 @@ describe('annualReport', () => {
     await expect400({ ...base, annualReport: { filingYear: new Date().getUTCFullYear() + 2 } }, 'annualReport.filingYear', /later than/);
   });
 
-  it('annualReport {} is accepted (the spec shows no required field) and reports on the current year', async () => {
+  it('ORD-AR-1: annualReport {} is accepted (no field is required) and reports on the current year', async () => {
     const { adminId, companyId } = await existingCompany();
     const body = { userId: adminId, companyId, filingState: 'DE', annualReport: {} };
     const quote = await tenant.api('POST', '/orders/quote', body);
@@ -313,7 +313,7 @@ describe('annualReport', () => {
 });
 
 describe('the user and the company', () => {
-  it('unknown or other-tenant user and company are 404 naming their field (ids never leak across tenants)', async () => {
+  it('ORD-5, TEN-3: unknown or other-tenant user and company are 404 naming their field (ids never leak across tenants)', async () => {
     const { adminId, companyId } = await existingCompany();
     const expect404 = async (body: unknown, field: string, rule: RegExp, env: 'test' | 'live' = 'test') => {
       const res = await tenant.api('POST', '/orders', body, { env });
@@ -332,7 +332,7 @@ describe('the user and the company', () => {
     await expect404({ userId: adminId, companyId, filingState: 'DE', ein: einObject() }, 'companyId', /no company/, 'live');
   });
 
-  it('403 when the user is not an admin of the existing company', async () => {
+  it('ORD-5, AUTH-5: 403 when the user is not an admin of the existing company', async () => {
     const { companyId } = await existingCompany();
     const stranger = await newUser(tenant);
     const res = await post({ userId: stranger.id, companyId, filingState: 'DE', ein: einObject() });

@@ -153,7 +153,7 @@ describe('DELETE /organization/prices/{type}', () => {
   });
 });
 
-describe('operator wholesale prices and billing rule 11', () => {
+describe('operator wholesale prices and PRICE-7', () => {
   it('a new default floor above a retail price raises it, only for organizations without an override', async () => {
     const type = 'certificate_of_good_standing';
     const { wholesaleAmount: w, defaultAmount: d } = listed(type);
@@ -226,7 +226,7 @@ describe('operator wholesale prices and billing rule 11', () => {
     expect(list.find((r: { type: string }) => r.type === 'ein')).toMatchObject({ wholesaleAmount: w, defaultAmount: d });
   });
 
-  it('a wholesale price above the list price, sent alone, raises the list price too (rule 11)', async () => {
+  it('a wholesale price above the list price, sent alone, raises the list price too (PRICE-7)', async () => {
     const type = 'certificate_of_good_standing';
     const { wholesaleAmount: w, defaultAmount: d } = listed(type);
     const tenant = await t.newTenant();

@@ -5,7 +5,7 @@ import type { Environment } from '../src/context.js';
 import type { TestApp, TestTenant } from './harness.js';
 
 /**
- * The shared security suite (issue 2 item 9; ARCHITECTURE.md "every route runs a shared security suite").
+ * The shared security suite (AUTH-1, AUTH-2, TEN-3): every route runs it.
  *
  * Usage, in any `*.test.ts` after `createTestApp()` in beforeAll:
  * ```ts

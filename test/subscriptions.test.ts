@@ -10,8 +10,7 @@ import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './
 import { balanceCents, credit, einObject, formationBody, newUser, stateFee, toCents, wholesale } from './orders-fixtures.js';
 
 /*
- * Yearly renewal of registered agent and annual report subscriptions (spec "Order item" subscriptionStatus,
- * billing rule 5). Prices come from data/price-catalog.json and data/state-fees.json (orders-fixtures) or are set
+ * Yearly renewal of registered agent and annual report subscriptions (SUB-1 to SUB-9). Prices come from data/price-catalog.json and data/state-fees.json (orders-fixtures) or are set
  * here through the admin API; dates are computed here from the order's createdAt.
  */
 

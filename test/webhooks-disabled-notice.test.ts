@@ -13,7 +13,7 @@ import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
-// ARCHITECTURE.md "Webhooks": "an endpoint that keeps failing is disabled and the organization is told".
+// WH-6, WH-7: an endpoint that keeps failing is disabled and the organization is told.
 // No SMTP_URL: the mailer writes each message as a .eml file to DATA_DIR/outbox, read back here.
 let t: TestApp;
 let worker: Runner;

@@ -5,7 +5,7 @@ import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
-// Issue 4 item 10: a formation placed in test mode, advanced through pending and exception (465) to filed,
+// The main job end to end (TEN-5, FIL-2, EVT-3, EVT-4, WH-2): a formation placed in test mode, advanced through pending and exception (465) to filed,
 // with articles uploaded; a real HTTP receiver on localhost must get exactly the events that describe it.
 let t: TestApp;
 let worker: Runner;

@@ -9,7 +9,7 @@ import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
-// Issue 4 item 8: https only and public addresses only, at creation/update AND before every delivery attempt.
+// WH-13: https only and public addresses only, at creation/update AND before every delivery attempt.
 let t: TestApp;
 let strict: TestApp;
 let worker: Runner;

@@ -81,7 +81,7 @@ export function registerOrdersCommands(program: Command): void {
     .option('--json', 'print JSON')
     .description('Move every matching order (live unless --environment test; each in its own transaction); failures are reported and skipped')
     .action((opts) => withContext(async ({ ctx }) => {
-      // Live unless asked: test-mode orders are the integrator's to move (spec: they do not advance on their own).
+      // Live unless asked: test-mode orders are the integrator's to move (TEN-5: they do not advance on their own).
       const page = await listOrderQueue(ctx.pool, queueFilter({ ...opts, environment: opts.environment ?? 'live' }, opts.from, opts.limit ?? 500));
       const bar = opts.json ? null : new SingleBar({ format: 'Advancing {bar} {value}/{total} orders | {orderId}', hideCursor: true }, Presets.shades_classic);
       bar?.start(page.data.length, 0, { orderId: '' });

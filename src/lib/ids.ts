@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory, type PRNG } from 'ulid';
 
-/** Every id prefix of the service, in one map (spec: user_, comp_, order_, evt_, whsec_ ...). */
+/** Every id prefix of the service, in one map (API-4: user_, comp_, order_, evt_, ...). */
 export const ID_PREFIX = {
   organization: 'org',
   apiKey: 'key',

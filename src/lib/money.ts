@@ -1,6 +1,6 @@
 /**
  * Money is integer cents inside the service and dollars (at most two decimals) at the API edge
- * (ARCHITECTURE.md "Money"). These are the only conversions.
+ * (API-5). These are the only conversions.
  */
 export type Cents = number;
 

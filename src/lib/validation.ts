@@ -7,8 +7,8 @@ import type { FieldError } from './errors.js';
 function buildAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
   addFormats(ajv);
-  // One definition of a valid email for the whole service: the `validator` package's isEmail (issue 2 item 5
-  // asks for a well-kept library), so `format: 'email'` in any schema means exactly that.
+  // One definition of a valid email for the whole service: the `validator` package's isEmail (USR-1:
+  // a well-kept library), so `format: 'email'` in any schema means exactly that.
   ajv.addFormat('email', { type: 'string', validate: (s: string) => validator.isEmail(s) });
   return ajv;
 }

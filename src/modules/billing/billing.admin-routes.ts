@@ -9,7 +9,7 @@ import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, set
 // The admin API authenticates one operator token, so changes are recorded as made by 'operator'.
 const ACTOR = 'operator';
 
-/** Operator routes (/admin/v1): wholesale prices (billing rule 11), state fees, balance credits (issue 3). */
+/** Operator routes (/admin/v1): wholesale prices (PRICE-7), state fees (BILL-16), balance credits (BILL-14). */
 export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get('/wholesale-prices', { schema: { tags: ['Billing'] } }, async () => ({ object: 'list' as const, data: await listCatalog(ctx.pool), hasMore: false }));
 

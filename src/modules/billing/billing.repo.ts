@@ -6,7 +6,7 @@ import type { ProductType, StateFeeRow } from './pricing.js';
 
 // Lock keys (pg_advisory_xact_lock). Operator floor changes take FLOOR_LOCK exclusively and tenant price
 // edits take it shared, so a retail price is never validated against a floor that is being raised
-// (billing rule 11) while tenant edits do not block one another.
+// (PRICE-7, PRICE-9) while tenant edits do not block one another.
 const FLOOR_LOCK = 7_300_011;
 
 /** Shared floor lock: held by PUT /organization/prices while it validates against the floor. */
@@ -14,7 +14,7 @@ export async function lockFloorsShared(tx: Db): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock_shared($1)', [FLOOR_LOCK]);
 }
 
-/** Exclusive floor lock: held by operator wholesale changes until their rule 11 raise is written. */
+/** Exclusive floor lock: held by operator wholesale changes until their PRICE-7 raise is written. */
 export async function lockFloorsExclusive(tx: Db): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [FLOOR_LOCK]);
 }
@@ -80,7 +80,7 @@ export async function findWholesaleOverrides(db: Db, organizationId: string): Pr
   return new Map(rows.map((r) => [r.type, r.wholesale_amount_cents]));
 }
 
-/** Sets the organization's wholesale price (its floor) for `type`, in cents (issue 3 item 3). */
+/** Sets the organization's wholesale price (its floor) for `type`, in cents (PRICE-7). */
 export async function upsertWholesaleOverride(tx: Db, organizationId: string, type: ProductType, cents: number): Promise<void> {
   pricesChanged(tx);
   await tx.query(
@@ -98,7 +98,7 @@ export async function deleteWholesaleOverride(tx: Db, organizationId: string, ty
 }
 
 /**
- * Billing rule 11: raises every retail price of `type` that is below its organization's floor (override,
+ * PRICE-7: raises every retail price of `type` that is below its organization's floor (override,
  * else catalogue wholesale) to that floor, for one organization or (null) all. One statement.
  * @returns the raised rows (organization, environment, new retail cents).
  */

@@ -6,7 +6,7 @@ import { addCredit, listBalanceTransactions } from './balance.service.js';
 import * as s from './billing.schemas.js';
 import { deleteTenantPrice, listPriceRows, updateTenantPrice } from './prices.service.js';
 
-/** Integrator routes: prices (spec "GET/PUT/DELETE /organization/prices") and the ledger (issue 3 item 8). */
+/** Integrator routes: prices (PRICE-2, PRICE-4 to PRICE-6) and the ledger (BILL-15); the test-mode credit (TEN-7). */
 export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/organization/prices', {
     schema: {

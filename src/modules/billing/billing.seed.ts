@@ -11,7 +11,7 @@ export interface PriceCatalogFile {
   products: Array<{ type: string; name: string; description: string; defaultAmount: number; wholesaleAmount: number }>;
 }
 
-/** data/state-fees.json (copied from ../shared/data): state government fees in dollars. */
+/** data/state-fees.json: state government fees in dollars, with their sources (BILL-16). */
 export interface StateFeesFile {
   asOf: string;
   states: Record<string, {
@@ -26,7 +26,7 @@ export interface StateFeesFile {
   }>;
 }
 
-/** data/expedited-formation-fees.json: spec formation rule 5, dollars per state (LLC only). */
+/** data/expedited-formation-fees.json: ORD-FORM-5, dollars per state (LLC only). */
 export interface ExpeditedFeesFile {
   states: Record<string, number>;
 }
@@ -56,7 +56,7 @@ export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
 
 /**
  * Seeds the state fee schedule from data/state-fees.json (standard fees) and data/expedited-formation-fees.json
- * (spec formation rule 5). Provenance (notes, sources, confidence, unverifiedFields, report frequencies,
+ * (ORD-FORM-5; BILL-16). Provenance (notes, sources, confidence, unverifiedFields, report frequencies,
  * minimum taxes) is kept in `source`. Inserts only missing states; never overwrites operator edits.
  */
 export async function seedStateFees(pool: pg.Pool): Promise<void> {

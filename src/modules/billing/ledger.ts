@@ -4,7 +4,7 @@ import { many, one, withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 
-/** credit (money in), debit (an order line), reversal (undoes one debit; ARCHITECTURE.md "Money"). */
+/** credit (money in), debit (an order line), reversal (undoes one debit; BILL-13). */
 export type LedgerEntryType = 'credit' | 'debit' | 'reversal';
 
 /** A ledger_entries row. Amounts in cents: > 0 adds to the balance, < 0 takes from it. */
@@ -41,7 +41,7 @@ export interface LedgerEntryInput {
 /**
  * Locks the tenant's balance row (SELECT … FOR UPDATE) until the transaction ends and returns the balance
  * in cents. Every money write of a tenant takes this lock first, so concurrent orders serialize on it and
- * can never take the balance below zero (issue 3 item 6). Creates the row (0) when missing.
+ * can never take the balance below zero (BILL-3). Creates the row (0) when missing.
  */
 export async function lockBalance(tx: Db, tenant: Tenant): Promise<number> {
   const sql = 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE';
@@ -99,7 +99,7 @@ export function ledgerLine(e: LedgerEntryInput) {
 
 /**
  * One priced line of an order to debit. `amountCents` is the CHARGE, >= 0 (it is stored negated);
- * 0 is allowed (the EIN line of a formation + EIN bundle, billing rule 4) and still writes an entry.
+ * 0 is allowed (the EIN line of a formation + EIN bundle, BILL-5; BILL-2) and still writes an entry.
  */
 export interface DebitLine {
   amountCents: number;
@@ -133,7 +133,7 @@ export function debitEntries(lines: DebitLine[], createdBy: string | null): Arra
 
 /**
  * Debits every line in the caller's transaction, after checking that the balance covers their SUM; when it
- * does not, throws before writing any entry (billing rule 2; issue 3 item 5). Lines are written in order.
+ * does not, throws before writing any entry (BILL-3; ORD-6). Lines are written in order.
  * `orderId`s must reference orders already inserted in this transaction.
  * @returns the debit entries, in line order. @throws AppError insufficient_balance (402), RangeError for a
  * negative or non-integer line amount.
@@ -166,7 +166,7 @@ export async function creditBalance(pool: pg.Pool, tenant: Tenant, amountCents: 
 
 /**
  * Reverses every debit of `orderId` not yet reversed: one `reversal` entry per debit, amount = -debit,
- * linked by `reverses_entry_id` (billing rule 3). Runs in the caller's transaction (the one that cancels
+ * linked by `reverses_entry_id` (BILL-4). Runs in the caller's transaction (the one that cancels
  * the order). Idempotent: the balance lock serializes concurrent calls and the unique index on
  * reverses_entry_id forbids a second reversal of the same debit.
  * @returns the reversal entries written (empty when nothing was left to reverse).
@@ -189,7 +189,7 @@ export async function reverseOrderDebits(tx: Db, tenant: Tenant, orderId: string
   return posted.ok ? posted.entries : [];
 }
 
-/** 402 insufficient_balance for a request costing `totalCents` against `balanceCents` (billing rule 2). */
+/** 402 insufficient_balance for a request costing `totalCents` against `balanceCents` (BILL-3). */
 export function insufficientBalance(tenant: Tenant, totalCents: number, balanceCents: number): AppError {
   const short = totalCents - balanceCents;
   return new AppError(

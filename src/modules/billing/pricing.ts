@@ -2,7 +2,7 @@ import type { Tenant } from '../../context.js';
 import { one, many, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 
-/** The nine product types of the spec ("Price row"), in catalogue order. */
+/** The nine product types (PRICE-1), in catalogue order. */
 export const PRODUCT_TYPES = [
   'ein',
   'expedited_formation',
@@ -18,7 +18,7 @@ export const PRODUCT_TYPES = [
 /** One of PRODUCT_TYPES: the `type` of a price row and of the price catalogue. */
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
-/** The formation packages; only these may be disabled (spec "PUT /organization/prices/{type}" rules 3-4). */
+/** The formation packages; only these may be disabled (PRICE-5). */
 export const FORMATION_TIERS = ['formation_tier_1', 'formation_tier_2', 'formation_tier_3'] as const satisfies readonly ProductType[];
 
 /** Narrowing guard for path parameters and request data. */
@@ -35,9 +35,9 @@ export function isFormationTier(type: string): boolean {
  * One product's prices as seen by one tenant, all in integer cents.
  * - `defaultCents`: the list price (catalogue), used at checkout when no retail price is set.
  * - `catalogWholesaleCents`: the operator's default wholesale; `wholesaleOverrideCents` the organization's override or null.
- * - `wholesaleCents`: what balance-billed orders are debited = override ?? catalogue (billing rules 1, 11).
+ * - `wholesaleCents`: what balance-billed orders are debited = override ?? catalogue (BILL-1, PRICE-4).
  * - `retailCents`: the tenant's custom price or null; `effectiveRetailCents` = max(retail ?? default, wholesale):
- *   what in-app checkout charges (billing rules 8, 11).
+ *   what in-app checkout charges (BILL-11, PRICE-8).
  * - `enabled`: false only for a formation tier the tenant switched off (dashboard checkout only).
  */
 export interface TenantPrice {
@@ -121,7 +121,7 @@ export async function loadTenantPrice(db: Db, tenant: Tenant, type: ProductType)
 
 /**
  * Wholesale price in cents that balance-billed orders of this organization are debited for `type`:
- * the organization's override, else the catalogue default (billing rules 1 and 11). Wholesale is per
+ * the organization's override, else the catalogue default (BILL-1, PRICE-4). Wholesale is per
  * organization, the same in live and test.
  * @throws AppError not_found when the type is not in the catalogue.
  */
@@ -140,7 +140,7 @@ export async function wholesaleCents(db: Db, organizationId: string, type: Produ
 
 /**
  * Retail price in cents that in-app checkout charges for `type`: the tenant's custom retail price, else the
- * catalogue list price (spec "Price row" defaultAmount; billing rule 8), never below the wholesale floor.
+ * catalogue list price (PRICE-2 defaultAmount; BILL-11), never below (PRICE-8) the wholesale floor.
  * @throws AppError not_found when the type is not in the catalogue.
  */
 export async function retailCents(db: Db, tenant: Tenant, type: ProductType): Promise<number> {
@@ -150,7 +150,7 @@ export async function retailCents(db: Db, tenant: Tenant, type: ProductType): Pr
 /** Which state fee: formation, foreign qualification, annual report, or the expedited formation fee. */
 export type StateFeeKind = 'formation' | 'foreign_qualification' | 'annual_report' | 'expedited_formation';
 
-/** The company's entity type, which picks the LLC or corporation column of a state fee (spec "Company"). */
+/** The company's entity type, which picks the LLC or corporation column of a state fee (CO-2, BILL-7). */
 export type EntityType = 'LLC' | 'CORP';
 
 /** A row of the state fee schedule (table state_fees), all amounts in cents. */
@@ -169,10 +169,10 @@ export interface StateFeeRow {
   updated_by: string | null;
 }
 
-/** The exact message of spec formation rule 5. */
+/** The exact message of ORD-FORM-5. */
 export const EXPEDITED_UNAVAILABLE_MESSAGE = 'Expedited formation is not available for the selected state and entity type';
 
-/** The 400 of spec formation rule 5: message exactly as the spec words it, field `formation.expedited`. */
+/** The 400 of ORD-FORM-5: message exactly as the contract words it, field `formation.expedited`. */
 export function expeditedUnavailableError(): AppError {
   return new AppError('validation_error', EXPEDITED_UNAVAILABLE_MESSAGE, {
     errors: [{ field: 'formation.expedited', message: EXPEDITED_UNAVAILABLE_MESSAGE }],
@@ -186,8 +186,8 @@ export function findStateFees(db: Db, state: string): Promise<StateFeeRow | null
 
 /**
  * Picks one fee from a loaded schedule row (pure; the quote loads the row once and calls this per line).
- * `expedited_formation` is the expedited state fee that REPLACES the standard formation fee (spec formation
- * rule 5); it exists only for LLCs in the states that have it.
+ * `expedited_formation` is the expedited state fee that REPLACES the standard formation fee (ORD-FORM-5,
+ * BILL-9); it exists only for LLCs in the states that have it.
  * @returns cents. @throws the formation.expedited validation error when expedite is unavailable.
  */
 export function pickStateFee(row: StateFeeRow, fee: StateFeeKind, entityType: EntityType): number {
@@ -207,8 +207,8 @@ export function pickStateFee(row: StateFeeRow, fee: StateFeeKind, entityType: En
 
 /**
  * State government fee in cents for `state` (two-letter code) from the operator-editable schedule
- * (issue 3 item 4). @throws ValidationError on field `filingState` when the state has no schedule row;
- * the formation.expedited validation error for unavailable expedite (spec formation rule 5).
+ * (BILL-16). @throws ValidationError on field `filingState` when the state has no schedule row;
+ * the formation.expedited validation error for unavailable expedite (ORD-FORM-5).
  */
 export async function stateFeeCents(db: Db, state: string, fee: StateFeeKind, entityType: EntityType): Promise<number> {
   const row = await findStateFees(db, state);

@@ -14,7 +14,7 @@ firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice 
 LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never \
 returned. A 400 lists every bad field in \`errors\` as dotted paths (e.g. officers.1.title).`;
 
-/** POST/GET/PATCH /companies (issue 2 item 6; spec "Company", "POST /companies", "GET/PATCH /companies/{companyIdOrSlug}"). */
+/** POST/GET/PATCH /companies (CO-1 to CO-11). */
 export const companyRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post('/companies', {
     attachValidation: true,

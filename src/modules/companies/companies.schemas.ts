@@ -13,7 +13,7 @@ function nullableString<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: ['string', 'null'], ...(s.enum ? { enum: [...s.enum, null] } : {}) });
 }
 
-/** POST /companies: the company request fields plus the owning user (spec "POST /companies"). */
+/** POST /companies: the company request fields plus the owning user (CO-1, CO-9). */
 export const CreateCompanyBody = Type.Object(
   {
     ...F,
@@ -50,7 +50,7 @@ export const UpdateCompanyBody = Type.Object(
 /** The PATCH /companies/{companyIdOrSlug} body as validated by UpdateCompanyBody. */
 export type UpdateCompanyInput = Static<typeof UpdateCompanyBody>;
 
-/** The Company response: the spec's response fields plus slug; officers are request-only and never returned. */
+/** The Company response (CO-7): its response fields plus slug; officers are request-only and never returned. */
 export const CompanySchema = Type.Object(
   {
     id: Type.String({ description: 'prefix comp_' }),
@@ -75,7 +75,7 @@ export const CompanySchema = Type.Object(
 /** A Company as the API returns it (timestamps ISO 8601, formationDate YYYY-MM-DD). */
 export type Company = Static<typeof CompanySchema>;
 
-/** Path `{companyIdOrSlug}`: a company id (comp_…) or its slug (spec "GET /companies/{companyIdOrSlug}"). */
+/** Path `{companyIdOrSlug}`: a company id (comp_…) or its slug (CO-8). */
 export const CompanyParams = Type.Object({
   companyIdOrSlug: Type.String({ minLength: 1, description: 'Company id (comp_…) or slug.' }),
 });

@@ -15,7 +15,7 @@ export type { CompanyRow } from './companies.repo.js';
 /**
  * Inserts a company, its slug and the admin link in the caller's transaction (or on the pool; prefer a
  * transaction so the company and its admin row land together). The input is assumed already valid
- * (schema + companyRuleErrors); fiscalEndMonth defaults to December (spec Company table).
+ * (schema + companyRuleErrors); fiscalEndMonth defaults to December (CO-3).
  * Slug: the legal name in kebab case (`acme-holdings-llc`), then `-2`, `-3`… when taken in the tenant;
  * concurrent inserts of the same name are resolved by the unique constraint and a retry.
  * @param adminUserId id of a user of the tenant (not checked here); becomes a company admin.
@@ -59,11 +59,11 @@ export async function freeCompanySlug(db: Db, tenant: Tenant, legalName: string)
 }
 
 /**
- * POST /companies (issue 2 item 6): checks the shape errors passed in, the cross-field rules and that userId
+ * POST /companies (CO-1, CO-9): checks the shape errors passed in, the cross-field rules and that userId
  * is a user of the tenant, all reported together; then inserts the company and makes the user its admin
  * in one transaction.
  * @throws ValidationError (400) naming every bad field; then AppError not_found (404, field `userId` in
- * `errors`) when userId is not a user of this tenant: other tenants' ids answer 404 (issue 2 item 9).
+ * `errors`) when userId is not a user of this tenant: other tenants' ids answer 404 (TEN-3).
  */
 export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
   const errors = [...schemaErrors, ...companyRuleErrors(body)];
@@ -116,7 +116,7 @@ export async function getCompanyView(db: Db, tenant: Tenant, idOrSlug: string): 
   return serializeCompany(row);
 }
 
-/** True when `userId` is an admin of the company in this tenant (spec "Authentication" rule 4). */
+/** True when `userId` is an admin of the company in this tenant (AUTH-5). */
 export function isCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<boolean> {
   return repo.companyAdminExists(db, tenant, companyId, userId);
 }
@@ -138,7 +138,7 @@ export async function listCompanies(db: Db, tenant: Tenant, q: ListCompaniesQuer
   return toPage(await repo.listCompanies(db, tenant, { limit, startingAfter: q.startingAfter, userId: q.userId }), limit, serializeCompany);
 }
 
-/** The API view of a company: the spec's Company response fields plus slug; officers are never returned. */
+/** The API view of a company: the Company response fields plus slug; officers are never returned (CO-7). */
 export function serializeCompany(row: repo.CompanyViewRow): Company {
   return {
     id: row.id,

@@ -3,14 +3,14 @@ import countries from 'i18n-iso-countries';
 import type { FieldError } from '../../lib/errors.js';
 
 /*
- * The Company, Address and Officer tables of the spec ("Resources and their fields") in two halves:
+ * The company, address and officer rules (CO-1 to CO-6) in two halves:
  * TypeBox schemas for the shape (Ajv, allErrors: types, enums, patterns, min lengths, required fields)
  * and `companyRuleErrors`, a pure function for the rules that span fields (entity type vs structure type,
  * officer titles, US addresses, country codes). Both halves report dotted field paths so a caller can merge
  * them into one 400 that names every bad field. The orders module reuses both for `formation.company`.
  */
 
-/** The 51 formation-state codes the spec lists (50 states + DC). */
+/** The 51 formation-state codes (50 states + DC; LIM-6). */
 export const FORMATION_STATES = [
   'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY',
   'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH',
@@ -26,19 +26,19 @@ export const US_ADDRESS_STATES: ReadonlySet<string> = new Set<string>([
   ...FORMATION_STATES, 'PR', 'GU', 'VI', 'AS', 'MP', 'AA', 'AE', 'AP',
 ]);
 
-/** fiscalEndMonth values: English month names, January to December (spec Company table). */
+/** fiscalEndMonth values: English month names, January to December (CO-3). */
 export const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
 ] as const;
 
-/** Officer titles allowed when entityType is CORP (spec Officer table, title rules). */
+/** Officer titles allowed when entityType is CORP (CO-6). */
 export const CORP_TITLES = ['President', 'Vice President', 'Secretary', 'Treasurer', 'CEO', 'CFO', 'COO'] as const;
-/** Officer titles allowed when entityType is LLC (spec Officer table, title rules). */
+/** Officer titles allowed when entityType is LLC (CO-6). */
 export const LLC_TITLES = ['Managing Member', 'Member', 'Manager'] as const;
 /** LLC rule: at least one officer carries one of these titles. */
 const LLC_OWNER_TITLES: ReadonlySet<string> = new Set(['Member', 'Managing Member']);
 
-/** Default when the request leaves fiscalEndMonth out (spec Company table and formation rule 3). */
+/** Default when the request leaves fiscalEndMonth out (CO-3, ORD-FORM-2). */
 export const DEFAULT_FISCAL_END_MONTH = 'December';
 
 /**
@@ -48,7 +48,7 @@ export const DEFAULT_FISCAL_END_MONTH = 'December';
 export const stringEnum = <T extends readonly string[]>(values: T, description?: string) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
-/** The Address object (spec "Address"), shape only; the country code and US state/ZIP are addressRuleErrors' job. */
+/** The Address object (CO-4), shape only; the country code and US state/ZIP are addressRuleErrors' job. */
 export const AddressSchema = Type.Object(
   {
     line1: Type.String({ minLength: 1 }),
@@ -64,7 +64,7 @@ export const AddressSchema = Type.Object(
 /** An Address as validated by AddressSchema. */
 export type AddressInput = Static<typeof AddressSchema>;
 
-/** One Officer (spec "Officer"), shape only; names per type and the title rules are companyRuleErrors' job. */
+/** One Officer (CO-5), shape only; names per type and the title rules are companyRuleErrors' job. */
 export const OfficerSchema = Type.Object(
   {
     type: stringEnum(['PERSON', 'COMPANY'] as const),
@@ -84,7 +84,7 @@ export const OfficerSchema = Type.Object(
 /** An Officer as validated by OfficerSchema. */
 export type OfficerInput = Static<typeof OfficerSchema>;
 
-/** The company request fields of POST /companies, without userId (spec "POST /companies"). */
+/** The company request fields of POST /companies, without userId (CO-1). */
 export const CompanyFieldsSchema = Type.Object(
   {
     legalName: Type.String({ minLength: 1 }),
@@ -110,10 +110,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isSet = (v: unknown) => v !== undefined && v !== null;
 
 /**
- * Cross-field rules of one Address (spec Address table): the country is a real ISO 3166-1 alpha-2 code
+ * Cross-field rules of one Address (CO-4): the country is a real ISO 3166-1 alpha-2 code
  * (i18n-iso-countries, which includes XK); on a US address a state, when given, is a two-letter US state code
- * and a postal code, when given, has five digits. Both stay optional for US addresses too: the spec's Address
- * table marks them "no" for every country and only constrains their format. Shape errors (missing line1,
+ * and a postal code, when given, has five digits. Both stay optional for US addresses too: the public API
+ * marks them optional for every country and only constrains their format. Shape errors (missing line1,
  * wrong types) are the schema's job and are not repeated here.
  * @param prefix dotted path of the address including the trailing dot, e.g. 'officers.0.address.'.
  */
@@ -141,7 +141,7 @@ function isCountryCode(code: string): boolean {
 }
 
 /**
- * The cross-field rules of a company (spec Company, Address and Officer tables):
+ * The cross-field rules of a company (CO-2 to CO-6):
  * structureType required for LLC and refused for CORP; taxElection required for CORP and refused for LLC;
  * both addresses (see addressRuleErrors); at least one officer, exactly one isPrimary; PERSON officers need
  * firstName and lastName (companyName refused), COMPANY officers need companyName (names refused);

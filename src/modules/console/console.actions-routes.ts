@@ -8,7 +8,7 @@ import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import * as q from './queue.repo.js';
 
-/** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
+/** The order-page actions an operator can take (CONS-4). `resolve` leaves an exception. */
 export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
 
 /** One of ORDER_ACTIONS (the `action` segment of an order-page form). */
@@ -164,7 +164,7 @@ async function renderConfirm(
 
 /**
  * What cancelling will give back: the order's debits not yet reversed (the same set the ledger's
- * reverseOrderDebits reverses) and their total, in cents. Only balance-billed orders are reversed (rule 3).
+ * reverseOrderDebits reverses) and their total, in cents. Only balance-billed orders are reversed (BILL-4).
  */
 export async function reversalPreview(ctx: AppContext, order: Pick<q.OrderDetailRow, 'id' | 'billing'>) {
   const ledger = await q.findOrderLedger(ctx.pool, order.id);

@@ -9,7 +9,7 @@ import { deliveryBacklog, disabledEndpoints, organizationWebhookHealth, webhookO
 
 /**
  * Organizations (create with an optional technical contact, balances, live credit, keys, white-label domain) and
- * webhook health with disabled endpoints first (issue 6 item 4; ARCHITECTURE.md "Webhooks").
+ * webhook health with disabled endpoints first (CONS-5; WH-6, WH-19).
  */
 export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get('/organizations', { schema: { hide: true } }, async (request, reply) =>

@@ -15,7 +15,7 @@ import { findRefundOfOrder, listUnsettledRefunds } from '../payments/card-refund
 /** Queue rows per page. */
 export const QUEUE_PAGE_SIZE = 50;
 
-/** The work queue and the order page (issue 6 item 2). */
+/** The work queue and the order page (CONS-2, CONS-3). */
 export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;

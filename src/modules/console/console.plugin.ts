@@ -26,7 +26,7 @@ const CSS = fs.readFileSync(path.join(HERE, 'assets', 'console.css'));
 const PUBLIC_PATHS = new Set([`${CONSOLE_PREFIX}/login`, `${CONSOLE_PREFIX}/assets/console.css`]);
 
 /**
- * The filing team's console under /console (issue 6): server-rendered eta pages, operator sessions in
+ * The filing team's console under /console (CONS-1 to CONS-7; AUTH-7, AUTH-10): server-rendered eta pages, operator sessions in
  * PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope only.
  */
 export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {

@@ -20,7 +20,7 @@ export const FEE_LABELS: Record<string, string> = {
 
 /**
  * Wholesale prices (the catalogue default and per-organization overrides) and the state fee schedule
- * (issue 6 item 4). Every change goes through the billing services, which also apply billing rule 11.
+ * (CONS-5). Every change goes through the billing services, which also apply PRICE-7.
  */
 export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   app.get('/prices', { schema: { hide: true } }, async (request, reply) => {

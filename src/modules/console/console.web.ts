@@ -9,7 +9,7 @@ import { viewHelpers } from './view-helpers.js';
 /** Cookie names of the console; all scoped to the /console path. */
 export const COOKIES = { session: 'fcs_console', login: 'fcs_console_login', flash: 'fcs_console_flash' } as const;
 
-/** Path prefix of every console page (issue 6 item 1). */
+/** Path prefix of every console page (AUTH-7). */
 export const CONSOLE_PREFIX = '/console';
 
 declare module 'fastify' {
@@ -19,7 +19,7 @@ declare module 'fastify' {
   }
 }
 
-/** HttpOnly, SameSite=Lax, path /console; Secure when the console is reached over https (issue 6 item 1). */
+/** HttpOnly, SameSite=Lax, path /console; Secure when the console is reached over https (AUTH-7). */
 export function cookieOptions(ctx: AppContext, request: FastifyRequest, maxAgeSeconds?: number) {
   const secure = request.protocol === 'https' || ctx.config.consoleBaseUrl.startsWith('https:');
   return { path: CONSOLE_PREFIX, httpOnly: true, sameSite: 'lax' as const, secure, ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) };
@@ -134,7 +134,7 @@ export function field(body: unknown, name: string): string {
   return typeof v === 'string' ? v.trim() : Array.isArray(v) ? String(v[0] ?? '').trim() : '';
 }
 
-/** The operator actor recorded in status history and the ledger: `operator:<op id>` (issue 6 item 3). */
+/** The operator actor recorded in status history and the ledger: `operator:<op id>` (CONS-4, FIL-9). */
 export function actorOf(request: FastifyRequest): string {
   return `operator:${request.consoleSession!.operator.id}`;
 }

@@ -1,6 +1,6 @@
 import { many, one, type Db } from '../../lib/db.js';
 
-/** An operator account (issue 6 item 1). `password_hash` never leaves the console module. */
+/** An operator account (CONS-1). `password_hash` never leaves the console module. */
 export interface OperatorRow {
   id: string;
   email: string;

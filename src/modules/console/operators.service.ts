@@ -25,7 +25,7 @@ export function serializeOperator(o: repo.OperatorRow): OperatorView {
 }
 
 /**
- * Creates an operator account (issue 6 item 1). Without `password`, a random one is generated and returned
+ * Creates an operator account (CONS-1, AUTH-9). Without `password`, a random one is generated and returned
  * once as `generatedPassword`.
  * @throws ValidationError for a bad e-mail, empty name or short password; AppError conflict when the e-mail is taken.
  */

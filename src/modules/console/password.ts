@@ -16,7 +16,7 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 }
 
 /**
- * Hashes a password with scrypt and a fresh 16-byte salt (issue 6 item 1).
+ * Hashes a password with scrypt and a fresh 16-byte salt (AUTH-9).
  * @returns `scrypt$N=131072,r=8,p=1$<salt base64>$<key base64>`.
  */
 export async function hashPassword(password: string): Promise<string> {

@@ -5,7 +5,7 @@ import type { DocumentRow } from '../documents/documents.repo.js';
 import type { StatusHistoryRow } from '../filings/filings.repo.js';
 import type { OrderRow } from '../orders/orders.repo.js';
 
-/** Statuses the filing team works on (issue 6 item 2). */
+/** Statuses the filing team works on (CONS-2). */
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
 
 /** One of QUEUE_STATUSES. */

@@ -13,7 +13,7 @@ export interface ConsoleSession {
 }
 
 /**
- * Starts a session (issue 6 item 1). Only the sha256 of the session id is stored; the id itself goes in
+ * Starts a session (AUTH-7). Only the sha256 of the session id is stored; the id itself goes in
  * the cookie. The CSRF token is a separate random value kept with the session (synchronizer pattern).
  * @returns the raw session id for the cookie.
  */

@@ -6,10 +6,10 @@ import { findGroupByIdempotencyKey } from '../orders/orders.repo.js';
 import { recordPlacement, type PricedLine } from '../orders/orders.service.js';
 
 /*
- * Certificate of good standing: sold only in the dashboard (spec "Product availability": no POST /orders key).
+ * Certificate of good standing: sold only in the dashboard (DASH-10: no POST /orders key).
  * Its order goes through the same tables and pipeline as every order: an order group, an order row at
  * `submitted`, the status-history row and a filing.status_changed event (webhooks) in one transaction; balance
- * billing debits the ledger at wholesale, in-app checkout records retail and margin (billing rules 8-10).
+ * billing debits the ledger at wholesale, in-app checkout records retail and margin (BILL-10 to BILL-12).
  * The state issues it without a separate state fee line.
  */
 

@@ -5,7 +5,7 @@ import { findGroupByIdempotencyKey } from '../orders/orders.repo.js';
 import type { DashboardSession } from './sessions.js';
 
 /*
- * One-time checkout form tokens (issue 5 item 5, review fix: a double-submitted checkout must never place or
+ * One-time checkout form tokens (DASH-9: a double-submitted checkout must never place or
  * charge twice; client JS alone does not prevent it). Every rendered checkout form carries a fresh token in
  * the hidden field `_checkout`; the server keeps its sha256 with the session (table checkout_forms). The order
  * group a submit places stores `dashboard-checkout:<sha256>` as its idempotency key in the order's own

@@ -5,13 +5,13 @@ import { einSections, formationCompanySections, suppliedAgentSection, type Optio
 import { bodyFromForm, getPath, setPath, type FormValues } from './checkout.forms.js';
 
 /*
- * The products of the dashboard checkout (spec "Product availability"): formation packages tier 1-3 (a new
+ * The products of the dashboard checkout (DASH-4): formation packages tier 1-3 (a new
  * company), and for an existing company EIN, annual report, registered agent, foreign qualification and
  * certificate of good standing. Each product knows its options (chosen before the form, because they change
  * the price), its form sections and how the form becomes a POST /orders body.
  */
 
-/** A checkout product as it appears in dashboard URLs (spec "Product availability": every product the dashboard sells). */
+/** A checkout product as it appears in dashboard URLs (DASH-4: every product the dashboard sells). */
 export type ProductKey = 'formation' | 'ein' | 'annual-report' | 'registered-agent' | 'foreign-qualification' | 'certificate-of-good-standing';
 
 /** The products sold for an existing company, in display order (formation makes a new company). */
@@ -33,7 +33,7 @@ export interface ProductInfo {
   key: ProductKey;
   title: string;
   blurb: string;
-  /** Price types whose retail sum is the displayed price (rule 9: tier + registered_agent for tiers 2-3). */
+  /** Price types whose retail sum is the displayed price (BILL-11: tier + registered_agent for tiers 2-3). */
   priceTypes: ProductType[];
   /** Price is followed by this note, e.g. '+ state fee' or 'per year'. */
   priceNote: string;
@@ -49,7 +49,7 @@ export const PRODUCT_INFO: Record<Exclude<ProductKey, 'formation'>, ProductInfo>
   'certificate-of-good-standing': { key: 'certificate-of-good-standing', title: 'Certificate of good standing', blurb: 'Official proof from the state that your company is in good standing.', priceTypes: ['certificate_of_good_standing'], priceNote: 'one time', includes: ['Ordered from the state', 'PDF in your documents'] },
 };
 
-/** Formation packages (rule 9: tiers 2 and 3 add registered agent as its own subscription line). */
+/** Formation packages (BILL-11: tiers 2 and 3 add registered agent as its own subscription line). */
 export function tierInfo(tier: 1 | 2 | 3): ProductInfo {
   const includes = ['State formation filing', tier === 1 ? 'You name your own registered agent' : 'Registered agent service, first year'];
   if (tier >= 2) includes.push('EIN (federal tax ID)');
@@ -64,7 +64,7 @@ export function tierInfo(tier: 1 | 2 | 3): ProductInfo {
   };
 }
 
-/** Retail price in cents shown for a product (rule 9: sum of its price types, retail = retailAmount else defaultAmount). */
+/** Retail price in cents shown for a product (BILL-11: sum of its price types, retail = retailAmount else defaultAmount). */
 export function displayedRetailCents(info: ProductInfo, prices: Record<ProductType, TenantPrice>): number {
   return info.priceTypes.reduce((sum, type) => sum + prices[type].effectiveRetailCents, 0);
 }

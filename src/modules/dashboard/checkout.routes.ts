@@ -22,7 +22,7 @@ type Params = { companyId?: string; product?: string };
 const TOTAL_FIELD = '_total';
 
 /**
- * Checkout pages (issue 5 items 4-5): `/checkout` (formation packages, a new company),
+ * Checkout pages (DASH-4 to DASH-9): `/checkout` (formation packages, a new company),
  * `/companies/:companyId/checkout` (products for an existing company) and one form page per product.
  */
 export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -18,7 +18,7 @@ import { startHostedCheckout } from './hosted-checkout.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
 
 /*
- * Dashboard checkout (issue 5 items 4-5; spec billing rules 8-10). Who pays is the organization's
+ * Dashboard checkout (DASH-4 to DASH-10; BILL-10 to BILL-12). Who pays is the organization's
  * `dashboard_billing`: `organization` places the order exactly like an API order (prepaid balance, wholesale),
  * `customer` charges the customer's card for retail + state fees through the payment provider, then places
  * the order with billing 'checkout' (retail and margin recorded) and the payment row in ONE transaction.
@@ -33,7 +33,7 @@ export function billingOf(organization: OrganizationRow): Billing {
   return organization.dashboard_billing === 'customer' ? 'checkout' : 'balance';
 }
 
-/** Formation tiers enabled for the tenant's checkout, ascending (spec "PUT /organization/prices" rule 5). */
+/** Formation tiers enabled for the tenant's checkout, ascending (PRICE-5). */
 export function enabledTiers(prices: Record<ProductType, TenantPrice>): Array<1 | 2 | 3> {
   return ([1, 2, 3] as const).filter((t) => prices[`formation_tier_${t}`]?.enabled !== false);
 }
@@ -56,7 +56,7 @@ export async function unavailableReason(db: Db, tenant: Tenant, product: Product
     if (await findPaidQualification(db, tenant, company.id, o.filingState)) return `The company is already qualified (or being qualified) in ${o.filingState}.`;
   }
   // Our service already is the agent there: a new appointment or a change of agent to us would be a no-op
-  // (spec "POST /orders" registeredAgent rule 4), so neither is offered for a price.
+  // (ORD-RA-4, DASH-5), so neither is offered for a price.
   if (product === 'registered-agent' && (await findActiveRegisteredAgent(db, tenant, company.id, o.filingState))) {
     return `Registered agent service in ${o.filingState} is already active for this company.`;
   }
@@ -70,7 +70,7 @@ export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow
 
 /**
  * The priced lines the customer will be shown and charged (cents), computed by the same planner that
- * places the order (formation tier + registered agent for tiers 2-3, state fees as their own lines: rule 9).
+ * places the order (formation tier + registered agent for tiers 2-3, state fees as their own lines: BILL-11).
  * @throws ValidationError as planOrder does (e.g. a filingState without a fee schedule).
  */
 export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, o: CheckoutOptions, company: CompanyRow | null, billing: Billing, activeAgent: boolean): Promise<PricedLine[]> {

@@ -29,7 +29,7 @@ interface SiteOptions {
 }
 
 /**
- * The customer dashboard (issue 5 items 2-4): mounted at the path of DASHBOARD_BASE_URL (default /dashboard)
+ * The customer dashboard (DASH-1 to DASH-11): mounted at the path of DASHBOARD_BASE_URL (default /dashboard)
  * on the service's own host, and at the root of every organization's white-label domain (routing by Host).
  * Cookies, form bodies and templates are registered inside this scope only, so the JSON API keeps refusing
  * form bodies with 415.

@@ -35,7 +35,7 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
   const signedIn = { preHandler: requireSession(ctx) };
 
   // Link checkers and mail scanners probe with HEAD: that is no browser frame signing in, so it spends nothing
-  // (spec "POST /auth/magic-link" rule 2) and tells nothing about the token either.
+  // (ML-3) and tells nothing about the token either.
   app.head('/auth/:token', async (_request, reply) => reply.status(200).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').type('text/html; charset=utf-8').send());
 
   app.get<{ Params: { token: string } }>('/auth/:token', { exposeHeadRoute: false, config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'magic-link', ctx.config.rateLimits.magicLinkOpens) } }, async (request, reply) => {

@@ -2,7 +2,7 @@ import { formatCents } from '../../lib/money.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import type { CompanyRow, DocumentRow, OrderRow } from './dashboard.repo.js';
 
-/** Plain-word names of order types (spec "Product availability"). */
+/** Plain-word names of order types (DASH-2, DASH-4). */
 export const ORDER_TYPE_LABELS: Record<string, string> = {
   formation: 'Company formation',
   ein: 'EIN (federal tax ID)',
@@ -13,7 +13,7 @@ export const ORDER_TYPE_LABELS: Record<string, string> = {
   dba: 'DBA (trade name)',
 };
 
-/** Status names a customer understands, with a tone for the badge (spec "States and transitions"). */
+/** Status names a customer understands, with a tone for the badge (FIL-1, DASH-2). */
 const STATUS: Record<string, { label: string; tone: string }> = {
   submitted: { label: 'Submitted', tone: 'info' },
   pending: { label: 'With the state', tone: 'info' },

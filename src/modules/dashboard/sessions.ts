@@ -6,7 +6,7 @@ import { consumeMagicLink } from '../magic-links/magic-links.repo.js';
 
 /** Name of the dashboard session cookie (HttpOnly, SameSite=Lax, Secure under https, path-scoped). */
 export const SESSION_COOKIE = 'fcs_dashboard';
-/** A session ends after this many seconds without a request (issue 5 item 2: "sessions expire"). */
+/** A session ends after this many seconds without a request (AUTH-6, LIM-4). */
 export const SESSION_IDLE_SECONDS = 12 * 3600;
 /** ...and at the latest this many seconds after sign-in, however active. */
 export const SESSION_MAX_SECONDS = 7 * 24 * 3600;
@@ -24,7 +24,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
 
 /**
  * Spends a magic-link token and opens a session for its user, in one transaction. Concurrent opens of the
- * same link race on one UPDATE; exactly one gets a session (spec "POST /auth/magic-link" rule 2).
+ * same link race on one UPDATE; exactly one gets a session (ML-3).
  * `where.organizationId`: on a white-label host only that organization's links are accepted; `where.host`: the
  * request's host name, which must be the one the link was issued for (`defaultHost` for links that name none).
  * @returns the new session id (for the cookie) and the company the link lands on, or null when the token is

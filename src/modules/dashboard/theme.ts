@@ -1,6 +1,6 @@
 /**
  * Organization branding turned into colours that keep WCAG AA contrast whatever the integrator picks
- * (issue 5 item 8: pages pass an accessibility check). Colours are '#rrggbb'.
+ * (DASH-3: pages pass an accessibility check). Colours are '#rrggbb'.
  */
 export interface Theme {
   /** Brand colour: header and primary buttons. */

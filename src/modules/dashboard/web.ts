@@ -88,7 +88,7 @@ export function requireSession(ctx: AppContext) {
 
 /**
  * preHandler for state-changing forms: the `_csrf` field must equal the session's synchronizer token
- * (issue 5 item 2). Runs after requireSession.
+ * (AUTH-10). Runs after requireSession.
  */
 export async function requireCsrf(request: FastifyRequest, reply: FastifyReply) {
   const sent = (request.body as Record<string, unknown> | undefined)?._csrf;

@@ -1,6 +1,6 @@
 /**
- * The complete list of documentType values (the spec shows only `company` and `registered_agent` and leaves
- * the list open: "Complete list of documentType values: not shown"). Each value says which filing or event
+ * The complete list of documentType values (DOC-2; the public API shows only `company` and `registered_agent`
+ * and leaves the list open). Each value says which filing or event
  * produces it, so integrators can route documents without reading them.
  */
 export const DOCUMENT_TYPES = {
@@ -26,8 +26,8 @@ export type DocumentType = string;
 export const DOCUMENT_TYPE_VALUES = Object.keys(DOCUMENT_TYPES) as KnownDocumentType[];
 
 /**
- * Shape of an accepted documentType. The spec leaves the list open ("values seen: company, registered_agent";
- * "complete list: not shown"), so a caller's own well-formed type (e.g. `articles`) is stored as given rather
+ * Shape of an accepted documentType (DOC-2). The public API leaves the list open (it shows only company and
+ * registered_agent), so a caller's own well-formed type (e.g. `articles`) is stored as given rather
  * than refused; the known values above are the ones this service produces and documents.
  */
 export const DOCUMENT_TYPE_PATTERN = '^[a-z0-9][a-z0-9_.-]{0,63}$';

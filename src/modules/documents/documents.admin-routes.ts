@@ -8,7 +8,7 @@ import * as schemas from './documents.schemas.js';
 import { MAX_DOCUMENT_BYTES, storeDocument } from './documents.service.js';
 
 /**
- * `POST /admin/v1/orders/{orderId}/documents` (issue 4 item 3): the filing team uploads a document
+ * `POST /admin/v1/orders/{orderId}/documents` (DOC-4): the filing team uploads a document
  * returned by the state, multipart/form-data with `file` and `documentType`. The multipart parser is
  * registered in this plugin only; the rest of the API stays JSON-only.
  */

@@ -4,7 +4,7 @@ import { operation, operationErrors } from '../../lib/api-operations.js';
 import * as schemas from './documents.schemas.js';
 import * as service from './documents.service.js';
 
-/** Integrator routes: GET /documents/{documentId} (spec; issue 4 item 9) and GET /documents. */
+/** Integrator routes: GET /documents/{documentId} and GET /documents (DOC-1). */
 export const documentRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/documents/:documentId', {
     schema: {

@@ -11,7 +11,7 @@ export const DocumentTypeSchema = Type.String({
   description: `Kind of document: a lowercase identifier (letters, digits, \`_\`, \`.\`, \`-\`; at most 64 characters). The spec leaves the list open; the values this service produces are below, and another well-formed value is stored as given:\n${typeList}`,
 });
 
-/** The Document response (spec "Document") plus orderId and companyId; `fileUrl` is signed, valid FILE_URL_TTL_SECONDS. */
+/** The Document response (DOC-1) plus orderId and companyId; `fileUrl` is signed, valid FILE_URL_TTL_SECONDS. */
 export const DocumentSchema = Type.Object({
   documentId: Type.String({ description: 'prefix doc_' }),
   documentType: Type.String({ description: `For example ${DOCUMENT_TYPE_VALUES.join(', ')} (see documentType of the upload).` }),
@@ -42,13 +42,13 @@ export const ListDocumentsQuery = Type.Composite([
 /** A page of documents, newest first. */
 export const DocumentList = ListOf(DocumentSchema);
 
-/** Path `{orderId}` of the upload routes (admin, and the test helper; issue 4 items 3-4). */
+/** Path `{orderId}` of the upload routes (admin, and the test helper; DOC-4). */
 export const OrderParams = Type.Object({ orderId: Type.String({ minLength: 1 }) });
 
-/** Body of POST /test_helpers/orders/{orderId}/documents: `{documentType}`; the service makes the PDF (issue 4 item 4). */
+/** Body of POST /test_helpers/orders/{orderId}/documents: `{documentType}`; the service makes the PDF (DOC-4). */
 export const SampleDocumentBody = Type.Object({ documentType: DocumentTypeSchema }, { additionalProperties: false, title: 'SampleDocumentRequest' });
 
-/** Path `{documentId}` of the signed file link (GET /files/{documentId}, issue 4 item 9). */
+/** Path `{documentId}` of the signed file link (GET /files/{documentId}, DOC-5). */
 export const FileParams = Type.Object({ documentId: Type.String({ minLength: 1 }) });
 /** Query of the signed file link: `expires` in unix seconds, `signature` the hex HMAC-SHA256 made by signedFileUrl. */
 export const FileQuery = Type.Object({

@@ -11,7 +11,7 @@ import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
 import { queueDocumentEmail } from '../notifications/notifications.service.js';
 
-/** The Document resource (spec "Document"; issue 4 item 9). `fileUrl` is a signed link (file-urls.ts); createdAt ISO 8601. */
+/** The Document resource (DOC-1). `fileUrl` is a signed link (file-urls.ts); createdAt ISO 8601. */
 export interface DocumentView {
   documentId: string;
   documentType: string;
@@ -44,7 +44,7 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 /**
  * Stores a document: the file under STORAGE_DIR, then ONE transaction with the documents row and the
  * `document.uploaded` event (data: orderId, companyId, documentId, documentType, fileName, fileType,
- * fileUrl, createdAt; issue 4 item 5). If the transaction fails the file is removed again.
+ * fileUrl, createdAt; EVT-4, DOC-4). If the transaction fails the file is removed again.
  * @param tenant the caller's tenant, or null for operators (the tenant is the order's or company's).
  * @param actor `operator`, `operator:<id>`, `cli`, `test_helper`.
  * @throws ValidationError (400) for a bad documentType/fileName/empty file or an order of another company;
@@ -66,7 +66,7 @@ export async function storeDocument(ctx: AppContext, tenant: Tenant | null, inpu
       });
       const eventView = serializeDocument(ctx, row, EVENT_FILE_URL_TTL_SECONDS);
       const event = await emitEvent(tx, ownerTenant, 'document.uploaded', { ...eventView });
-      // Company admins are emailed by a background job queued in this transaction (issue 5 item 7).
+      // Company admins are emailed by a background job queued in this transaction (DOC-6).
       await queueDocumentEmail(tx, ownerTenant, row.id);
       return { document: serializeDocument(ctx, row), event };
     });
@@ -77,7 +77,7 @@ export async function storeDocument(ctx: AppContext, tenant: Tenant | null, inpu
 }
 
 /**
- * Test environment (issue 4 item 4): makes a small real PDF (title, company legal name, order id, date)
+ * Test environment (DOC-4, TEN-4): makes a small real PDF (title, company legal name, order id, date)
  * and stores it as a document of the order, emitting `document.uploaded`.
  * @throws as storeDocument; not_found for an order outside the tenant.
  */

@@ -4,7 +4,7 @@ import { operation, operationErrors } from '../../lib/api-operations.js';
 import * as schemas from './documents.schemas.js';
 import { storeSampleDocument } from './documents.service.js';
 
-/** POST /test_helpers/orders/{orderId}/documents (issue 4 item 4): mounted only at the test base address. */
+/** POST /test_helpers/orders/{orderId}/documents (DOC-4, TEN-4): mounted only at the test base address. */
 export const documentTestHelperRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx, environment }) => {
   // Defence in depth: app.ts mounts helpers only for test; a live mount would register nothing (404).
   if (environment !== 'test') return;

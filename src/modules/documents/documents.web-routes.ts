@@ -8,7 +8,7 @@ import { checkFileLink, FILES_PATH } from './file-urls.js';
 
 /**
  * `GET /files/{documentId}?expires=…&signature=…`: streams a document's file to whoever holds a valid
- * signed link (issue 4 item 9). The signature is checked before the database is read; a bad signature or
+ * signed link (DOC-5). The signature is checked before the database is read; a bad signature or
  * an expired link answers 403, an unknown document 404, both in the one error body.
  */
 export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 /**
  * Document files live under STORAGE_DIR (config.storageDir) at a key the service makes itself
  * (`<environment>/<documentId>`): no part of a path ever comes from a request, so an upload cannot
- * write or read outside the directory (issue 4 item 9).
+ * write or read outside the directory (DOC-4).
  */
 export function storageKeyFor(environment: string, documentId: string): string {
   if (!/^(live|test)$/.test(environment) || !/^doc_[0-9a-z]+$/.test(documentId)) throw new Error(`bad storage key parts: ${environment}/${documentId}`);

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { safeEqual } from '../../lib/secrets.js';
 
-/** Lifetime of the fileUrl returned by GET /documents and GET /documents/{id}: one hour (issue 4 item 9). */
+/** Lifetime of the fileUrl returned by GET /documents and GET /documents/{id}: one hour (DOC-5). */
 export const FILE_URL_TTL_SECONDS = 3600;
 
 /**

@@ -10,7 +10,7 @@ export interface SamplePdfContent {
 
 /**
  * A small, real one-page PDF (US Letter) standing in for a state-issued document in the test environment
- * (issue 4 item 4): title, company legal name, order id, date, and a line saying it was filed nowhere.
+ * (DOC-4): title, company legal name, order id, date, and a line saying it was filed nowhere.
  * @returns the PDF bytes (they start with `%PDF-`).
  */
 export async function makeSamplePdf(c: SamplePdfContent): Promise<Uint8Array> {

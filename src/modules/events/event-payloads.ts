@@ -9,7 +9,7 @@ import { DocumentSchema } from '../documents/documents.schemas.js';
  * against these schemas, so the documentation cannot drift from what receivers get.
  */
 
-/** `data` of filing.status_changed (spec "Events"): the order's new state. */
+/** `data` of filing.status_changed (EVT-3): the order's new state. */
 export const FilingStatusChangedDataSchema = Type.Object({
   orderId: Type.String({ description: 'prefix order_' }),
   companyId: Type.String({ description: 'prefix comp_' }),

@@ -7,7 +7,7 @@ import * as repo from './events.repo.js';
 import * as schemas from './events.schemas.js';
 import type { EventEnvelope } from './events.service.js';
 
-/** GET /events and GET /events/{eventId}: integrators reconcile what webhooks told them (issue 4 item 5). */
+/** GET /events and GET /events/{eventId}: integrators reconcile what webhooks told them (EVT-6, ORD-10). */
 export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.get('/events', {
     preValidation: acceptCursorAliases,

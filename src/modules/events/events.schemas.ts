@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ListOf, PageQuery } from '../../lib/schemas.js';
 import { EVENT_TYPES } from './events.service.js';
 
-/** The envelope of every event, as webhooks deliver it (spec "Events"). */
+/** The envelope of every event, as webhooks deliver it (EVT-1). */
 export const EventSchema = Type.Object({
   id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
   type: Type.String({ description: EVENT_TYPES.join(', ') }),
@@ -13,7 +13,7 @@ export const EventSchema = Type.Object({
   }),
 }, { title: 'Event' });
 
-/** Path `{eventId}` of GET /events/{eventId} (issue 4 item 5). */
+/** Path `{eventId}` of GET /events/{eventId} (EVT-6). */
 export const EventParams = Type.Object({ eventId: Type.String({ minLength: 1 }) });
 
 /** Query of GET /events: cursor pagination plus optional `type` and `orderId` filters. */

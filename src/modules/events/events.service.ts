@@ -6,7 +6,7 @@ import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 
 /**
- * Subscribable event types: the spec's two ("Events") and the compliance calendar's reminders (CAL-20).
+ * Subscribable event types (EVT-2): the contract's two and the compliance calendar's reminders (CAL-20).
  * `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
  */
 export const EVENT_TYPES = ['filing.status_changed', 'document.uploaded', 'compliance.deadline_approaching', 'compliance.deadline_missed'] as const;

@@ -1,4 +1,4 @@
-/** Filing exception codes and their standard reasons (spec "Errors", filing exception codes table). */
+/** Filing exception codes and their standard reasons (FIL-12). */
 export const EXCEPTION_REASONS: Readonly<Record<string, string>> = {
   '460': 'Payment required; client has not submitted payment',
   '461': 'Payment exception; expired or invalid credit card',
@@ -32,5 +32,5 @@ export const EXCEPTION_REASONS: Readonly<Record<string, string>> = {
   '499': 'Failed to submit order through API',
 };
 
-/** Every code of the spec's exception table as a string (e.g. "465"), in table order. */
+/** Every code of the exception table (FIL-12) as a string (e.g. "465"), in table order. */
 export const EXCEPTION_CODES = Object.keys(EXCEPTION_REASONS);

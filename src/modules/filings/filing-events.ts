@@ -14,7 +14,7 @@ export interface OrderForEvent {
 }
 
 /**
- * `filing.status_changed` data (spec "Events"; issue 4 item 5): orderId, companyId, orderType, filingStatus,
+ * `filing.status_changed` data (EVT-3): orderId, companyId, orderType, filingStatus,
  * filingDate, filingType, subscriptionStatus, and exceptionCode/exceptionReason/exceptionMessage when in exception.
  */
 export function statusChangedData(order: OrderForEvent): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { errorResponses } from '../../lib/schemas.js';
 import * as schemas from './filings.schemas.js';
 import * as service from './filings.service.js';
 
-/** Operator routes of the filing team (issue 4 item 3), under /admin/v1. The actor recorded is `operator`. */
+/** Operator routes of the filing team (FIL-11), under /admin/v1. The actor recorded is `operator`. */
 export const filingsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.post('/orders/:orderId/transitions', {
     schema: {

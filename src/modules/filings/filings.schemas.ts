@@ -6,13 +6,13 @@ import { FILING_STATUSES, MAX_EXCEPTION_MESSAGE } from './transitions.js';
 
 const codeList = EXCEPTION_CODES.map((c) => `- \`${c}\`: ${EXCEPTION_REASONS[c]}`).join('\n');
 
-/** A filingStatus in requests; its description states the transition table (issue 4 item 1). */
+/** A filingStatus in requests; its description states the transition table (FIL-2). */
 export const FilingStatusSchema = Type.Union(FILING_STATUSES.map((s) => Type.Literal(s)), {
   description: 'submitted -> pending; any non-terminal -> exception, filed or cancelled; exception -> submitted or pending (resume). filed and cancelled are terminal (409).',
 });
 
-// A string such as "465" as the spec writes it; the bare number 465 is accepted too and reported as the string.
-// Checked against the spec's table by planTransition, which names the code when it is not one.
+// A string such as "465", as the code table writes it (FIL-4, FIL-12); the bare number 465 is accepted too and reported as the string.
+// Checked against the code table by planTransition, which names the code when it is not one.
 const ExceptionCode = Type.Union([Type.String({ minLength: 1, maxLength: 8 }), Type.Integer()], {
   description: `Required when filingStatus is exception. One of (a string such as "465"; the number 465 is accepted too):\n${codeList}`,
 });
@@ -21,7 +21,7 @@ const FilingDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description:
 
 const Ein = Type.String({ pattern: '^\\d{2}-\\d{7}$', description: 'Only when an EIN order is filed: the EIN the IRS assigned (12-3456789), set on the company. Required in live; in test a fake 00-NNNNNNN is made when omitted.' });
 
-/** Body of the operators' transition (issue 4 item 3). */
+/** Body of the operators' transition (FIL-11). */
 export const TransitionBody = Type.Object({
   filingStatus: FilingStatusSchema,
   exceptionCode: Type.Optional(ExceptionCode),
@@ -30,7 +30,7 @@ export const TransitionBody = Type.Object({
   ein: Type.Optional(Ein),
 }, { additionalProperties: false });
 
-/** Body of the test helper advance (issue 4 item 4). */
+/** Body of the test helper advance (TEN-5). */
 export const AdvanceBody = Type.Object({
   filingStatus: FilingStatusSchema,
   exceptionCode: Type.Optional(ExceptionCode),

@@ -25,7 +25,7 @@ export interface TransitionResult {
  * the orders module's status change (row, status-history row, `filing.status_changed` event with its webhook
  * deliveries; ORD-14), then side effects. A failure anywhere leaves nothing behind (no history, no event, no reversal).
  *
- * Side effects: cancelled + balance billing -> every debit of the order is reversed (billing rule 3);
+ * Side effects: cancelled + balance billing -> every debit of the order is reversed (BILL-4);
  * cancelled + card payment (checkout billing) -> a refund of the order's amount is recorded and queued (PAY-6);
  * cancelled subscription -> subscriptionStatus canceled; filed formation -> company formationDate =
  * filingDate; filed EIN order -> company ein (see transitions.ts for the test-environment EIN).

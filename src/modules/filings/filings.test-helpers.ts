@@ -5,7 +5,7 @@ import * as schemas from './filings.schemas.js';
 import { transitionOrder } from './filings.service.js';
 import { orderStatusView } from './filings.views.js';
 
-/** POST /test_helpers/orders/{orderId}/advance (issue 4 item 4): mounted only at the test base address. */
+/** POST /test_helpers/orders/{orderId}/advance (TEN-4, TEN-5): mounted only at the test base address. */
 export const filingTestHelperRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx, environment }) => {
   // Defence in depth: app.ts mounts helpers only for test; a live mount would register nothing (404).
   if (environment !== 'test') return;

@@ -3,11 +3,11 @@ import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { EXCEPTION_REASONS } from './exception-codes.js';
 
 /**
- * The filing state machine of the spec ("States and transitions"; issue 4 item 1) as one pure table plus
+ * The filing state machine (FIL-1 to FIL-10) as one pure table plus
  * guards. Nothing here touches the database: `planTransition` turns (current order, request, today) into
  * the change to write, or throws.
  *
- * Decisions where the spec is silent ("Transitions between other states: not shown"):
+ * Decisions where the public API is silent (it does not show transitions between other states; FIL-2):
  * - submitted -> pending is the only forward move between non-terminal, non-exception states;
  *   pending -> submitted (backwards) and X -> X no-ops are refused with 409 invalid_transition.
  * - exception -> exception is allowed when the exception code or message changes (a second problem found
@@ -21,13 +21,13 @@ import { EXCEPTION_REASONS } from './exception-codes.js';
  *   (prefix 00 is assigned to no IRS campus, so a test EIN never equals a real one).
  */
 
-/** Every filingStatus of the spec ("States and transitions"); every order starts submitted. */
+/** Every filingStatus (FIL-1); every order starts submitted (ORD-8). */
 export const FILING_STATUSES = ['submitted', 'pending', 'filed', 'exception', 'cancelled'] as const;
 
 /** One of FILING_STATUSES. */
 export type FilingStatus = (typeof FILING_STATUSES)[number];
 
-/** filed and cancelled end an order's life (spec "States and transitions"). */
+/** filed and cancelled end an order's life (FIL-1). */
 export const TERMINAL_STATUSES: readonly FilingStatus[] = ['filed', 'cancelled'];
 
 /** The one transition table: from -> the statuses it may move to. Terminal statuses have none. */
@@ -42,10 +42,10 @@ export const TRANSITIONS: Readonly<Record<FilingStatus, readonly FilingStatus[]>
 /** Longest exceptionMessage accepted, in characters. */
 export const MAX_EXCEPTION_MESSAGE = 2000;
 
-/** EIN format of the spec's Company table: two digits, hyphen, seven digits. */
+/** EIN format of a company (CO-1, FIL-7): two digits, hyphen, seven digits. */
 export const EIN_PATTERN = /^\d{2}-\d{7}$/;
 
-/** What a caller asks for. Dates are 'YYYY-MM-DD'; exceptionCode is a code of the spec's table, e.g. "465". */
+/** What a caller asks for. Dates are 'YYYY-MM-DD'; exceptionCode is a code of the FIL-12 table, e.g. "465". */
 export interface TransitionRequest {
   filingStatus: string;
   /** "465"; the number 465 is accepted too and treated as "465". */
@@ -124,7 +124,7 @@ export function planTransition(order: OrderState, given: TransitionRequest, toda
   };
 }
 
-// exceptionCode travels as a string ("465", spec "Events"); a caller sending the number 465 means the same code.
+// exceptionCode travels as a string ("465", FIL-4, EVT-3); a caller sending the number 465 means the same code.
 function withStringCode(request: TransitionRequest): TransitionRequest {
   return typeof request.exceptionCode === 'number' ? { ...request, exceptionCode: String(request.exceptionCode) } : request;
 }
@@ -150,7 +150,7 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
   const code = request.exceptionCode == null ? request.exceptionCode : String(request.exceptionCode);
   if (to === 'exception') {
     if (!code) errors.add('exceptionCode', 'is required when filingStatus is exception');
-    else if (!Object.hasOwn(EXCEPTION_REASONS, code)) errors.add('exceptionCode', `'${code}' is not a filing exception code (460-499, see the spec's table)`);
+    else if (!Object.hasOwn(EXCEPTION_REASONS, code)) errors.add('exceptionCode', `'${code}' is not a filing exception code (460-499, listed in the OpenAPI document)`);
     if (request.exceptionMessage != null && request.exceptionMessage.length > MAX_EXCEPTION_MESSAGE) errors.add('exceptionMessage', `must be at most ${MAX_EXCEPTION_MESSAGE} characters`);
   } else {
     if (request.exceptionCode != null) errors.add('exceptionCode', 'is allowed only when filingStatus is exception');

@@ -7,8 +7,8 @@ import * as repo from './idempotency.repo.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
 /*
- * Idempotency-Key for every integrator POST (issue 3 item 9; after Stripe and brandur's "Implementing Stripe-like
- * Idempotency Keys in Postgres"): the first request with a key claims it (status running), runs, and its response
+ * Idempotency-Key for every integrator POST (IDEM-1 to IDEM-6; modelled on Stripe's idempotency keys, kept in
+ * PostgreSQL): the first request with a key claims it (status running), runs, and its response
  * is stored; a retry with the same key and body within 24 h gets that response again (status and body, header
  * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
  * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
@@ -21,7 +21,7 @@ import { openResponse, sealResponse } from './sealed-response.js';
  * and return the earlier result on a re-run: POST /orders stores it on the order group (`request.idempotencyKey`).
  */
 
-/** The `Idempotency-Key` request header (issue 3 item 9), lower-case as Node exposes header names. */
+/** The `Idempotency-Key` request header (IDEM-1), lower-case as Node exposes header names. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /** The shared OpenAPI/validation schema of the header, added to every integrator POST route. */

@@ -10,7 +10,7 @@ export interface IdempotencyRow {
   created_at: Date;
 }
 
-/** A key is remembered this long (issue 3 item 9: "within 24 h"). */
+/** A key is remembered this long (IDEM-4: 24 hours). */
 export const KEY_TTL_HOURS = 24;
 /** A `running` key older than this belongs to a request that died (crash, lost connection) and may be taken over. */
 export const ABANDONED_AFTER_MINUTES = 5;

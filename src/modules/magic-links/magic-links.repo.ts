@@ -2,8 +2,8 @@ import type { Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
 
 /**
- * A magic_links row without the token hash. `used_at`: when a browser spent the link (single use, spec
- * "POST /auth/magic-link" rule 2).
+ * A magic_links row without the token hash. `used_at`: when a browser spent the link (single use,
+ * ML-3).
  */
 export interface MagicLinkRow {
   id: string;
@@ -33,7 +33,7 @@ const COLUMNS = 'id, organization_id, environment, user_id, company_id, expires_
 /**
  * Spends a link in ONE statement: only the first of any number of concurrent callers gets the row back
  * (the row lock serialises them and the later ones see used_at set), so exactly one session results
- * (spec "POST /auth/magic-link" rule 2). `organizationId` restricts it to one organization's links (a
+ * (ML-3). `organizationId` restricts it to one organization's links (a
  * white-label host accepts only its own); `host` must be the host the link was issued for (a link without one
  * counts as issued for `defaultHost`). Returns null for unknown, used, expired, foreign or misdirected tokens.
  */

@@ -4,7 +4,7 @@ import { operation, operationErrors } from '../../lib/api-operations.js';
 import { CreateMagicLinkBody, MagicLinkSchema } from './magic-links.schemas.js';
 import { mintMagicLink } from './magic-links.service.js';
 
-/** POST /auth/magic-link (spec "POST /auth/magic-link"; issue 5 item 1). */
+/** POST /auth/magic-link (ML-1, ML-2). */
 export const magicLinkRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post('/auth/magic-link', {
     schema: {

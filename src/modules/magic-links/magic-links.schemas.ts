@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime } from '../../lib/schemas.js';
 
-/** Body of POST /auth/magic-link (spec "POST /auth/magic-link"). */
+/** Body of POST /auth/magic-link (ML-1). */
 export const CreateMagicLinkBody = Type.Object(
   {
     userId: Type.String({ minLength: 1, description: 'One of your users (prefix user_).' }),
@@ -13,7 +13,7 @@ export const CreateMagicLinkBody = Type.Object(
   { additionalProperties: false, title: 'CreateMagicLinkRequest' },
 );
 
-/** POST /auth/magic-link answer: `{magicLink, expiresAt}` (spec "POST /auth/magic-link" rules 1-5). */
+/** POST /auth/magic-link answer: `{magicLink, expiresAt}` (ML-1 to ML-5). */
 export const MagicLinkSchema = Type.Object(
   {
     magicLink: Type.String({

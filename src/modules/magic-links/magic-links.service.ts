@@ -6,10 +6,10 @@ import { effectiveDomain } from '../organizations/domain-verification.js';
 import { getOrganizationOrThrow } from '../organizations/organizations.service.js';
 import * as repo from './magic-links.repo.js';
 
-/** Lifetime of a magic link, in seconds (spec "Limits": 7 days; single use). */
+/** Lifetime of a magic link, in seconds (ML-3, LIM-4: 7 days; single use). */
 export const MAGIC_LINK_TTL_SECONDS = 7 * 24 * 3600;
 
-/** Random bytes in a token (issue 5 item 1: at least 32). */
+/** Random bytes in a token (ML-2: 32). */
 const TOKEN_BYTES = 32;
 
 /** What POST /auth/magic-link answers: the URL (a live credential) and when it stops working (ISO 8601). */
@@ -19,12 +19,12 @@ export interface MintedMagicLink {
 }
 
 /**
- * Mints a fresh single-use dashboard link for a user of the tenant (spec "POST /auth/magic-link" rules 1-5).
+ * Mints a fresh single-use dashboard link for a user of the tenant (ML-1 to ML-5).
  * The token is 32 random bytes (base64url); only its sha256 is stored, with the host the link names. The URL is
  * `https://<white-label domain>/auth/<token>` when the organization has a verified one, else
  * `<DASHBOARD_BASE_URL>/auth/<token>`; the `/auth/<token>` shape is one the logger scrubs.
  * @throws AppError not_found (404) for a userId or companyId not in the tenant;
- *         forbidden (403) when the user is not an admin of companyId (spec "Authentication" rule 4).
+ *         forbidden (403) when the user is not an admin of companyId (AUTH-5).
  */
 export async function mintMagicLink(ctx: AppContext, tenant: Tenant, input: { userId: string; companyId?: string }): Promise<MintedMagicLink> {
   const { userId, companyId = null } = input;
@@ -48,7 +48,7 @@ export function defaultDashboardHost(ctx: AppContext): string {
 
 /**
  * Where an organization's dashboard lives: `https://<white-label domain>` (dashboard at the root) when set,
- * else DASHBOARD_BASE_URL (spec "POST /auth/magic-link" rule 4). No trailing slash.
+ * else DASHBOARD_BASE_URL (ML-2, ORG-4). No trailing slash.
  */
 export function dashboardOrigin(ctx: AppContext, whiteLabelDomain: string | null): string {
   return whiteLabelDomain ? `https://${whiteLabelDomain}` : ctx.config.dashboardBaseUrl;

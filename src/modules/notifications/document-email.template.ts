@@ -14,7 +14,7 @@ export interface DocumentEmailFacts {
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
- * Subject, text and HTML of the email sent to company admins when a document arrives (issue 5 item 7).
+ * Subject, text and HTML of the email sent to company admins when a document arrives (DOC-6).
  * It carries no link with a credential: customers open their dashboard through the organization.
  */
 export function renderDocumentEmail(f: DocumentEmailFacts): { subject: string; text: string; html: string } {

@@ -34,7 +34,7 @@ export function attemptResult(a: Pick<AttemptLine, 'statusCode' | 'error'>): str
 
 /**
  * Subject, text and HTML of the email to an organization's technical contact when the delivery policy disabled one
- * of its webhook endpoints (ARCHITECTURE.md "Webhooks"): which endpoint, why, the last attempts' results and how to
+ * of its webhook endpoints (WH-7): which endpoint, why, the last attempts' results and how to
  * re-enable it (`PATCH /webhook-endpoints/{id}` with `{"disabled": false}`). It carries no secret.
  */
 export function renderEndpointDisabledEmail(f: EndpointDisabledFacts): { subject: string; text: string; html: string } {

@@ -10,7 +10,7 @@ export interface Mailer {
   send(message: Mail.Options): Promise<{ messageId: string; file?: string }>;
 }
 
-/** Folder of the .eml files written when no SMTP server is configured (issue 5 item 7: `.data/outbox`). */
+/** Folder of the .eml files written when no SMTP server is configured (DOC-6: `.data/outbox`). */
 export function outboxDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'outbox');
 }

@@ -8,7 +8,7 @@ export const EMAIL_MAX_ATTEMPTS = 12;
 /**
  * Queues the "new document" email for every admin of the document's company, in the caller's transaction
  * (the one that stores the document and emits `document.uploaded`), when the organization has email
- * notifications on (issue 5 item 7; spec "Events": users may be emailed). One job per recipient, so a retry
+ * notifications on (DOC-6: users may be emailed). One job per recipient, so a retry
  * never re-sends to someone already served; the job key makes a repeated call harmless. Sending never blocks
  * the request: the worker does it.
  * @returns how many emails were queued.
@@ -31,8 +31,8 @@ export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: str
 
 /**
  * Queues the "webhook endpoint disabled" email to the organization's technical contact (`contact_email`), in the
- * caller's transaction: the one in which the delivery policy disabled the endpoint (ARCHITECTURE.md "Webhooks": "an
- * endpoint that keeps failing is disabled and the organization is told"), so a rolled-back disable sends nothing and
+ * caller's transaction: the one in which the delivery policy disabled the endpoint (WH-6, WH-7: an
+ * endpoint that keeps failing is disabled and the organization is told), so a rolled-back disable sends nothing and
  * a committed one is always told. Call it once per disable (when the endpoint went from enabled to disabled).
  * `reason` is the endpoint's disabled_reason as just written (410 Gone, or failing since …).
  * @returns the address the job will email, or null when the organization has no contact (nothing queued: the caller

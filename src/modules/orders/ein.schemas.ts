@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 
 /*
  * The `ein` product object of POST /orders, designed after IRS Form SS-4 (Application for Employer
- * Identification Number). The spec leaves its fields open beyond "a required list covering responsible
- * party, employee counts and IRS questions"; each field names the SS-4 line it feeds. The entity's legal
+ * Identification Number). The public API leaves its fields open beyond a required list covering the responsible
+ * party, employee counts and IRS questions (ORD-EIN-1); each field names the SS-4 line it feeds. The entity's legal
  * name, type, addresses, state and closing month come from the company record (SS-4 lines 1, 4-6, 9a-9b, 12),
  * so they are not asked again here.
  */

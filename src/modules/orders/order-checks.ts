@@ -7,9 +7,9 @@ import type { OrderBodyInput } from './orders.schemas.js';
 import * as repo from './orders.repo.js';
 
 /*
- * The POST /orders rules that read the database (spec "POST /orders" and "Authentication" rule 4):
+ * The POST /orders rules that read the database (ORD-5, AUTH-5, ORD-11):
  * the user and company exist in the tenant, the user is an admin of an existing company, the
- * foreignQualification rules 1-4, the EIN rule and the registered-agent no-op (registeredAgent rule 4).
+ * foreign qualification rules (ORD-FQ-1 to ORD-FQ-5), the EIN rule (ORD-EIN-4) and the registered-agent no-op (ORD-RA-4).
  * placeOrder runs them inside its transaction after locking the company row, so two concurrent requests
  * for one company cannot both pass (e.g. two EIN orders).
  */
@@ -21,13 +21,13 @@ export interface OrderFacts {
   entityType: 'LLC' | 'CORP';
   /** The company's formation state; filingState for a formation. */
   formationState: string | null;
-  /** Active registered agent service of the company in filingState (registeredAgent rule 4; foreignQualification rule 1). */
+  /** Active registered agent service of the company in filingState (ORD-RA-4; ORD-FQ-1). */
   activeAgent: repo.OrderRow | null;
 }
 
 /**
  * Runs the database rules in the order a client fixes them: unknown user or company (404 naming the field in
- * `errors`: other tenants' ids answer 404 like unknown ones, so ids never leak; issue 2 item 9), user not
+ * `errors`: other tenants' ids answer 404 like unknown ones, so ids never leak; TEN-3), user not
  * an admin of the company (403), company unfit for foreign qualification (400), then conflicts (409).
  * @param lock lock the company row (inside placeOrder's transaction).
  * @throws ValidationError (400); AppError not_found (404), forbidden (403), ein_already_requested (409), qualification_already_paid (409).
@@ -47,7 +47,7 @@ export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInp
     throw referencedNotFound(errors);
   }
   if (!(await isCompanyAdmin(db, tenant, company.id, user.id))) {
-    throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins (spec "POST /orders", Authentication rule 4)`);
+    throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins`);
   }
   const needsAgent = Boolean(body.registeredAgent || body.foreignQualification);
   const facts: OrderFacts = {
@@ -65,7 +65,7 @@ function unknownUser(userId: string): AppError {
   return referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
 }
 
-/** foreignQualification rules 1, 3 and 4 (rule 2, companyId, is a request rule). */
+/** ORD-FQ-1, ORD-FQ-3, ORD-FQ-4 and ORD-FQ-5 (ORD-FQ-2, companyId, is a request rule). */
 async function checkForeignQualification(db: Db, tenant: Tenant, body: OrderBodyInput, facts: OrderFacts): Promise<void> {
   const state = body.filingState;
   if (!facts.formationState || !facts.entityType) {

@@ -16,7 +16,7 @@ import * as repo from './orders.repo.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
- * Placing orders (ORD-13; billing rules 1-7): everything that can be known before writing is worked out first —
+ * Placing orders (ORD-13; BILL-1 to BILL-9): everything that can be known before writing is worked out first —
  * request rules, prices and fees (from the process's price cache, BILL-19), ids, amounts, the rows, the events'
  * data and the ledger lines — and then ONE statement writes it all (the database function `place_order_group`):
  * the company of a formation, the order group, the orders and their status history, the events with their
@@ -44,7 +44,7 @@ export interface PlaceOrderOptions extends PricingOptions {
   idempotencyKey?: string;
 }
 
-/** One order item of the response (spec "Order item" plus filingType, filingState, amount in dollars). */
+/** One order item of the response (ORD-4: the order item plus filingType, filingState, amount in dollars). */
 export interface OrderItemView {
   orderId: string;
   orderType: string;
@@ -194,7 +194,7 @@ function pricingOf(options: PlaceOrderOptions): PricingOptions {
   return { ...options, retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType, billing: options.billing };
 }
 
-/** A formation's facts need no read: the company does not exist yet (formation rules 1, 3). */
+/** A formation's facts need no read: the company does not exist yet (ORD-FORM-1, ORD-FORM-3). */
 function formationFacts(body: OrderBodyInput): OrderFacts {
   return { companyId: null, entityType: body.formation!.company.entityType, formationState: body.filingState, activeAgent: null };
 }
@@ -248,7 +248,7 @@ function placementOf(tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opti
   };
 }
 
-/** orders.amount_cents = sum of its lines; checkout orders also record retail and margin (billing rule 10). */
+/** orders.amount_cents = sum of its lines; checkout orders also record retail and margin (BILL-12). */
 function amounts(lines: PricedLine[], billing: 'balance' | 'checkout') {
   const amount_cents = lines.reduce((s, l) => s + l.amountCents, 0);
   if (billing === 'balance') return { amount_cents, retail_cents: null, margin_cents: null };
@@ -257,7 +257,7 @@ function amounts(lines: PricedLine[], billing: 'balance' | 'checkout') {
   return { amount_cents, retail_cents: retail, margin_cents: retail - service.reduce((s, l) => s + l.wholesaleCents, 0) };
 }
 
-/** The company a formation creates: formationState from filingState, fiscalEndMonth default December (formation rules 1, 3). */
+/** The company a formation creates: formationState from filingState, fiscalEndMonth default December (ORD-FORM-2). */
 function formationCompany(body: OrderBodyInput): CompanyInput {
   const { ein: _e, tradeName: _t, formationDate: _d, formationState: _s, ...company } = body.formation!.company;
   return { ...company, fiscalEndMonth: company.fiscalEndMonth ?? DEFAULT_FISCAL_END_MONTH, formationState: body.filingState } as CompanyInput;

@@ -10,15 +10,15 @@ import type { OrderRow } from './orders.repo.js';
 import type { OrderBodyInput, OrderType } from './orders.schemas.js';
 
 /*
- * Prices a POST /orders request line by line (spec "Billing rules" 1-7; issue 3 items 4, 5, 9):
+ * Prices a POST /orders request line by line (BILL-1 to BILL-11, BILL-16; ORD-9 for quotes):
  *  - formation alone: formation_tier_1 + the filingState's LLC or corporation formation fee;
- *  - formation + ein: formation_tier_2, and the EIN line is 0 (rule 4); a later ein: ein (rule 4);
- *  - expedited formation: the expedited state fee INSTEAD of the standard fee, plus expedited_formation (formation rule 5);
- *  - registered_agent: its price, no state fee (rule 5); a no-op (active service on file) costs 0 (registeredAgent rule 4);
- *  - foreign_qualification: its price + the state's foreign fee for the company's entity type (rule 6);
- *  - annual_report: its price + the state's report fee for the company's entity type.
- * Balance billing charges wholesale (rules 1, 8); in-app checkout charges retail, with state fees as their own
- * lines (rule 9). Amounts are integer cents.
+ *  - formation + ein: formation_tier_2, and the EIN line is 0 (BILL-5); a later ein: ein (BILL-5);
+ *  - expedited formation: the expedited state fee INSTEAD of the standard fee, plus expedited_formation (ORD-FORM-5, BILL-9);
+ *  - registered_agent: its price, no state fee (BILL-6); a no-op (active service on file) costs 0 (ORD-RA-4);
+ *  - foreign_qualification: its price + the state's foreign fee for the company's entity type (BILL-7);
+ *  - annual_report: its price + the state's report fee for the company's entity type (BILL-8).
+ * Balance billing charges wholesale (BILL-1); in-app checkout charges retail, with state fees as their own
+ * lines (BILL-10, BILL-11). Amounts are integer cents.
  */
 
 /** Billing options of a quote or placement (dashboard only; API orders are always balance-billed at tier 1/2). */
@@ -137,7 +137,7 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
       p.included('registered_agent', 'registered_agent', `Registered agent service in ${state} is already active (order ${facts.activeAgent.id}): no-op, no charge (registeredAgent rule 4)`);
       item('registered_agent', facts.activeAgent.details, { existing: facts.activeAgent });
     } else {
-      // registeredAgent rule 1: ordered with a formation it is always a new appointment, whatever isChangeOfAgent
+      // ORD-RA-1: ordered with a formation it is always a new appointment, whatever isChangeOfAgent
       // says; a company being formed has no current agent to replace.
       const changeOfAgent = ra.isChangeOfAgent && !body.formation;
       p.service('registered_agent', 'registered_agent', `Registered agent service in ${state}, 1 year${changeOfAgent ? ' (change of agent)' : ''}`);
@@ -154,7 +154,7 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
   return { facts, items, lines: p.lines, totalCents: p.lines.reduce((s, l) => s + l.amountCents, 0), billing };
 }
 
-/** Billing rule 4 (and the dashboard packages): tier 2 when ein is ordered with the formation. */
+/** BILL-5, ORD-FORM-7 (and the dashboard packages, DASH-4): tier 2 when ein is ordered with the formation. */
 function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3 {
   const tier = options.formationTier ?? (body.ein ? 2 : 1);
   if (tier >= 2 && !body.ein) throw new ValidationError([{ field: 'ein', message: `is required for formation package tier ${tier}, which includes an EIN (billing rule 4)` }]);

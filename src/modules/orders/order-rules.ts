@@ -4,10 +4,11 @@ import { companyRuleErrors, type CompanyInput } from '../companies/company-rules
 import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js';
 
 /*
- * The request rules of POST /orders that need no database (spec "POST /orders": cross-product rules 1-5,
- * formation rules 1-5, registeredAgent rules 2-3 (rule 1, a formation's agent is a new appointment, is applied
- * when pricing: order-pricing.ts), the supplied-agent table, foreignQualification rule 2,
- * and the SS-4 rules of the ein object). Every function is pure and tolerates input that already failed the
+ * The request rules of POST /orders that need no database: the cross-product rules (ORD-1 to ORD-4), the
+ * formation rules (ORD-FORM-1 to ORD-FORM-6), the registered agent rules ORD-RA-2 and ORD-RA-3 (ORD-RA-1, a
+ * formation's agent is a new appointment, is applied when pricing: order-pricing.ts), the supplied agent
+ * (ORD-RA-3), ORD-FQ-2, the annual report year (ORD-AR-1) and the SS-4 rules of the ein object (ORD-EIN-1,
+ * ORD-EIN-2). The error messages name the rule in the words integrators know ("formation rule 2"). Every function is pure and tolerates input that already failed the
  * schema, so its errors merge with the schema's into one 400 naming every bad field and its rule.
  */
 
@@ -39,8 +40,8 @@ export function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
 }
 
 /**
- * Throws the 400 for rule errors. When formation rule 5 is among them the message is exactly the spec's
- * wording ('Expedited formation is not available for the selected state and entity type').
+ * Throws the 400 for rule errors. When ORD-FORM-5 (expedited formation) is among them the message is exactly the
+ * contract's wording ('Expedited formation is not available for the selected state and entity type').
  * @throws ValidationError / AppError validation_error (400) when `errors` is not empty.
  */
 export function throwIfRuleErrors(errors: FieldError[]): void {
@@ -103,7 +104,7 @@ function formationErrors(b: Obj): FieldError[] {
   return errors;
 }
 
-/** Formation rule 5: expedite exists only for LLCs in AZ, DE, FL, NV, NY, WY. */
+/** ORD-FORM-5: expedite exists only for LLCs in AZ, DE, FL, NV, NY, WY. */
 export function expeditedAvailable(filingState: unknown, entityType: unknown): boolean {
   return entityType === 'LLC' && (EXPEDITED_STATES as readonly unknown[]).includes(filingState);
 }
@@ -131,8 +132,8 @@ function suppliedAgentsErrors(b: Obj): FieldError[] {
 }
 
 /**
- * Spec "Supplied registered agent": PERSON needs firstName and lastName, COMPANY needs companyName, and
- * addressState equals filingState (registeredAgent rule 3, formation rule 2, foreignQualification rule 1).
+ * A supplied registered agent (ORD-RA-3): PERSON needs firstName and lastName, COMPANY needs companyName, and
+ * addressState equals filingState (ORD-RA-3, ORD-FORM-4, ORD-FQ-1).
  */
 export function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
   const errors: FieldError[] = [];

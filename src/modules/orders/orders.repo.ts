@@ -67,7 +67,7 @@ export function findOrderCompany(db: Db, tenant: Tenant, companyId: string, forU
   );
 }
 
-/** The company's active registered agent service in `state` (registeredAgent rule 4), or null. */
+/** The company's active registered agent service in `state` (ORD-RA-4), or null. */
 export function findActiveRegisteredAgent(db: Db, tenant: Tenant, companyId: string, state: string): Promise<OrderRow | null> {
   return one<OrderRow>(
     db,
@@ -91,7 +91,7 @@ export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise
 }
 
 /**
- * The company's PAID foreign qualification in `state` (foreignQualification rule 4), or null. Not paid:
+ * The company's PAID foreign qualification in `state` (ORD-FQ-4), or null. Not paid:
  * cancelled orders (their debit was reversed), orders stopped in exception 460/461 (payment required or
  * failed), and checkout orders without a succeeded payment.
  */
@@ -191,7 +191,8 @@ export type PlacementOutcome = { outcome: 'placed'; createdAt: Date } | { outcom
  * formation and its admin link, the order group, the orders, their `submitted` history, the events with their
  * deliveries, and last the debits (the balance row is locked only for them and the commit). On a pool the statement
  * is its own transaction; on a client it joins the caller's.
- * @returns placed; or unknown_user / slug_taken, when NOTHING was written.
+ * @returns placed; or unknown_user / slug_taken, when NOTHING was written (the user is checked here, not by a
+ * foreign key: ORD-16).
  * @throws AppError insufficient_balance (402) when the balance is below `minBalanceCents` (nothing written; inside a
  * transaction the transaction is aborted and must be rolled back).
  */

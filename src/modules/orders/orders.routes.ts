@@ -12,7 +12,7 @@ other organizations and environments included; \`errors\` names the field); 403 
 (the company has an EIN or a non-cancelled EIN order) and 409 qualification_already_paid (a paid, non-cancelled
 foreign qualification in filingState; a cancelled or unpaid one does not block).`;
 
-/** POST /orders and POST /orders/quote (spec "POST /orders"; issue 3 items 1, 2, 5, 7, 9). No GET: the spec has no order-polling endpoint. */
+/** POST /orders and POST /orders/quote (ORD-1 to ORD-13, ORD-9 for quotes, IDEM-1). No GET: there is no order-polling endpoint (ORD-10). */
 export const orderRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post('/orders', {
     attachValidation: true,
@@ -50,7 +50,7 @@ ${ERRORS_DOC}`,
     const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, {
       source: 'api', billing: 'balance', actor: 'api', idempotencyKey: request.idempotencyKey,
     });
-    // Always 201, also for a pure registered-agent no-op: the spec says it "succeeds", and one success status for
+    // ORD-7: always 201, also for a pure registered-agent no-op (it "succeeds", ORD-RA-4), and one success status for
     // every placement keeps clients simple (the item returned is the existing one).
     return reply.status(201).send({ companyId: placed.companyId, items: placed.items });
   });

@@ -4,24 +4,24 @@ import { CompanyFieldsSchema, FORMATION_STATES } from '../companies/company-rule
 import { EinOrderSchema } from './ein.schemas.js';
 
 /*
- * POST /orders and POST /orders/quote (spec "POST /orders"; issue 3 items 1, 2, 9). The request is a set of
+ * POST /orders and POST /orders/quote (ORD-1, ORD-4, ORD-9). The request is a set of
  * per-product objects, not an item array. The schema checks shapes; rules spanning fields and the database
  * are in order-rules.ts and order-checks.ts, and every message names its rule.
  */
 
-/** The order types POST /orders creates, one per product object (spec "Order item"). */
+/** The order types POST /orders creates, one per product object (ORD-4). */
 export const ORDER_TYPES = ['formation', 'ein', 'annual_report', 'registered_agent', 'foreign_qualification'] as const;
 
-/** An order item's orderType: one of ORDER_TYPES, or `dba` (dashboard tier 3 only, spec "Product availability"). */
+/** An order item's orderType: one of ORDER_TYPES, or `dba` (dashboard tier 3 only, DASH-4). */
 export type OrderType = (typeof ORDER_TYPES)[number] | 'dba';
 
-/** States where an LLC may be formed expedited (spec formation rule 5). */
+/** States where an LLC may be formed expedited (ORD-FORM-5). */
 export const EXPEDITED_STATES = ['AZ', 'DE', 'FL', 'NV', 'NY', 'WY'] as const;
 
 /** A two-letter state code as a plain `enum` (one clear Ajv message instead of one per code). */
 const stateCode = (description: string) => Type.String({ enum: [...FORMATION_STATES], description });
 
-/** Spec "Supplied registered agent": flat address fields, addressState must equal filingState. */
+/** A supplied registered agent (ORD-RA-3): flat address fields, addressState must equal filingState. */
 export const SuppliedAgentSchema = Type.Object(
   {
     type: Type.Union([Type.Literal('PERSON'), Type.Literal('COMPANY')]),
@@ -40,12 +40,12 @@ export const SuppliedAgentSchema = Type.Object(
   },
 );
 
-/** Fields refused inside formation.company (formation rule 1), kept in the schema so the 400 can name the rule. */
+/** Fields refused inside formation.company (ORD-FORM-1), kept in the schema so the 400 can name the rule. */
 export const FORMATION_EXCLUDED_FIELDS = ['ein', 'tradeName', 'formationDate', 'formationState'] as const;
 
 const refused = (why: string) => Type.Optional(Type.Unknown({ description: `Refused with 400 (formation rule 1): ${why}` }));
 
-/** formation.company: the company fields minus those formation rule 1 excludes. */
+/** formation.company: the company fields minus those ORD-FORM-1 excludes. */
 export const FormationCompanySchema = Type.Object(
   {
     ...Type.Omit(CompanyFieldsSchema, [...FORMATION_EXCLUDED_FIELDS]).properties,
@@ -61,7 +61,7 @@ export const FormationCompanySchema = Type.Object(
   },
 );
 
-/** The `formation` product object (spec "POST /orders", formation object and rules 1-5). */
+/** The `formation` product object (ORD-FORM-1 to ORD-FORM-6). */
 export const FormationSchema = Type.Object(
   {
     expedited: Type.Optional(Type.Boolean({ default: false, description: 'Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.' })),
@@ -76,7 +76,7 @@ export const FormationSchema = Type.Object(
   },
 );
 
-/** The `registeredAgent` product object: `{isChangeOfAgent}` (spec "POST /orders", registeredAgent rules 1-4). */
+/** The `registeredAgent` product object: `{isChangeOfAgent}` (ORD-RA-1 to ORD-RA-4). */
 export const RegisteredAgentOrderSchema = Type.Object(
   {
     isChangeOfAgent: Type.Boolean({ description: 'false: a new appointment; true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent. Ordered together with a formation it is always a new appointment (registeredAgent rule 1): true is accepted there and treated as false.' }),
@@ -88,10 +88,10 @@ export const RegisteredAgentOrderSchema = Type.Object(
   },
 );
 
-/** The `annualReport` product object; every field optional (the spec shows only registeredAgent). */
+/** The `annualReport` product object; every field optional (ORD-AR-1: the contract shows only registeredAgent). */
 export const AnnualReportOrderSchema = Type.Object(
   {
-    // Optional: the spec shows no field of annualReport beyond registeredAgent, so `annualReport: {}` must work.
+    // Optional (ORD-AR-1): the contract shows no field of annualReport beyond registeredAgent, so `annualReport: {}` must work.
     filingYear: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).' })),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
@@ -108,12 +108,12 @@ export const ForeignQualificationObjectSchema = Type.Object(
   { additionalProperties: false, title: 'ForeignQualificationOrder' },
 );
 
-/** The `foreignQualification` product: `true` or the object form (spec foreignQualification rules 1-4). */
+/** The `foreignQualification` product: `true` or the object form (ORD-FQ-1 to ORD-FQ-4). */
 export const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
   description: 'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
 });
 
-/** Body of POST /orders and POST /orders/quote (spec "POST /orders"; cross-product rules 1-4). */
+/** Body of POST /orders and POST /orders/quote (ORD-1 to ORD-4). */
 export const OrderBody = Type.Object(
   {
     userId: Type.String({ pattern: '^user_', description: 'The ordering user (prefix user_); must exist in this environment and, for an existing company, be one of its admins (403 otherwise). Becomes the admin of a company formed by this request.' }),
@@ -135,7 +135,7 @@ export const OrderBody = Type.Object(
 /** A POST /orders body as validated by OrderBody (rules across fields not yet checked: see order-rules.ts). */
 export type OrderBodyInput = Static<typeof OrderBody>;
 
-/** One order item of the POST /orders answer (spec "Order item") plus filingType, filingState and amount (dollars). */
+/** One order item of the POST /orders answer (ORD-4) plus filingType, filingState and amount (dollars). */
 export const OrderItemSchema = Type.Object(
   {
     orderId: Type.String({ description: 'prefix order_' }),
@@ -151,7 +151,7 @@ export const OrderItemSchema = Type.Object(
   { title: 'OrderItem' },
 );
 
-/** POST /orders answer: `{companyId, items}`, one item per product ordered (spec "POST /orders" response). */
+/** POST /orders answer: `{companyId, items}`, one item per product ordered (ORD-4). */
 export const OrderResultSchema = Type.Object(
   {
     companyId: Type.String({ description: 'The company of every item (the new company for a formation).' }),
@@ -172,7 +172,7 @@ export const QuoteLineSchema = Type.Object(
   { title: 'QuoteLine' },
 );
 
-/** POST /orders/quote answer (issue 3 item 9): the priced lines and their total, in dollars; nothing is placed. */
+/** POST /orders/quote answer (ORD-9): the priced lines and their total, in dollars; nothing is placed. */
 export const QuoteSchema = Type.Object(
   {
     companyId: Nullable(Type.String({ description: 'null when the request forms a new company.' })),

@@ -1,5 +1,5 @@
 /*
- * The orders module's public interface (issue 3): place a request (POST /orders, dashboard checkout) and
+ * The orders module's public interface (the ORD rules): place a request (POST /orders, dashboard checkout) and
  * quote it (POST /orders/quote). The work is split by role: order-rules.ts (request rules, no database),
  * order-checks.ts (database rules), order-pricing.ts (priced lines, quote), order-placement.ts (the one
  * transaction that writes orders, debits, history and events).

@@ -5,7 +5,7 @@ import * as repo from './organizations.repo.js';
 import * as schemas from './organizations.schemas.js';
 import * as service from './organizations.service.js';
 
-/** Operator routes for organizations and their API keys (issue 2 item 4), mounted under /admin/v1. */
+/** Operator routes for organizations and their API keys (ORG-1, AUTH-3), mounted under /admin/v1. */
 export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const adminView = async (o: repo.OrganizationRow) => (await service.organizationAdminView(ctx.pool, o)).view;
 

@@ -4,7 +4,7 @@ import type { Environment } from '../../context.js';
 
 /**
  * A row of `organizations`. `branding` is the stored JSON object (colours `#rrggbb`, lower case);
- * `dashboard_billing` says who pays for dashboard orders (issue 5 item 5).
+ * `dashboard_billing` says who pays for dashboard orders (DASH-6).
  */
 export interface OrganizationRow {
   id: string;
@@ -79,7 +79,7 @@ export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
   return many<OrganizationRow>(db, 'SELECT * FROM organizations ORDER BY created_at DESC');
 }
 
-/** Stores a key by its sha256 `keyHash` and `redacted` form (issue 2 item 3); returns the row without the hash. */
+/** Stores a key by its sha256 `keyHash` and `redacted` form (AUTH-3); returns the row without the hash. */
 export async function insertApiKey(db: Db, key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string }): Promise<ApiKeyRow> {
   const row = await one<ApiKeyRow>(
     db,

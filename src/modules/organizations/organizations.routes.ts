@@ -27,7 +27,7 @@ const DomainVerificationSchema = Type.Object({
   verifiedAt: Nullable(DateTime),
 }, { title: 'DomainVerification' });
 
-/** GET/PATCH /organization answer (issue 3 item 8, issue 5 item 6): settings plus the key environment's `balance` in dollars. */
+/** GET/PATCH /organization answer (ORG-2, ORG-3): settings plus the key environment's `balance` in dollars. */
 export const OrganizationSchema = Type.Object({
   id: Type.String({ description: 'prefix org_' }),
   name: Type.String(),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 
-/** The environment of a key or balance: `live` or `test` (ARCHITECTURE.md "Tenancy and environments"). */
+/** The environment of a key or balance: `live` or `test` (TEN-1). */
 export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], { description: 'live or test' });
 
 /** An API key as created (POST /admin/v1/organizations/{id}/api-keys): the only answer that carries the secret `key`. */
@@ -37,7 +37,7 @@ export const CreateOrganizationBody = Type.Object(
 );
 
 /**
- * POST /admin/v1/organizations answer (issue 2 item 4: `{id, name, apiKeys: {live, test}}`): `apiKeys.live` and
+ * POST /admin/v1/organizations answer (ORG-1: `{id, name, apiKeys: {live, test}}`): `apiKeys.live` and
  * `apiKeys.test` are the secret keys themselves, usable as `x-api-key` as they are; `apiKeyIds` gives their ids
  * (for DELETE …/api-keys/{keyId}).
  */

@@ -1,5 +1,5 @@
 /**
- * The payment provider of in-app checkout (billing rule 10, PAY-1). Two kinds:
+ * The payment provider of in-app checkout (BILL-10, PAY-1). Two kinds:
  * - `card`: the service takes the card details and charges them at once (the test environment's sandbox);
  * - `hosted`: the customer pays on the provider's own page (Stripe Checkout) and the provider confirms the payment
  *   later through a signed webhook; only then is the order placed (PAY-3).
@@ -74,7 +74,7 @@ export interface CardDetails {
   name: string;
 }
 
-/** One charge: `amountCents` in US cents (retail plus state fees, billing rule 10), the card, and an idempotency key. */
+/** One charge: `amountCents` in US cents (retail plus state fees, BILL-10, BILL-11), the card, and an idempotency key. */
 export interface ChargeRequest {
   amountCents: number;
   card: CardDetails;

@@ -3,13 +3,13 @@ import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
 
-/** The product types sold as yearly subscriptions (spec "Order item" subscriptionStatus; billing rule 5). */
+/** The product types sold as yearly subscriptions (SUB-1, ORD-RA-5, ORD-AR-2). */
 export const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
 
 /** One of SUBSCRIPTION_ORDER_TYPES. */
 export type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
 
-/** Subscription statuses of the spec ("Order item"). */
+/** Subscription statuses of an order item (ORD-4, SUB-1). */
 export type SubscriptionStatus = 'active' | 'canceled' | 'past_due';
 
 /** A subscription order as the renewal run reads it. Dates 'YYYY-MM-DD' (UTC); money in cents. */
@@ -67,7 +67,7 @@ export async function lockCompany(tx: Db, tenant: Tenant, companyId: string): Pr
   return row?.entity_type ?? null;
 }
 
-/** Another active registered agent service of the company in the same state (registeredAgent rule 4), or null. */
+/** Another active registered agent service of the company in the same state (ORD-RA-4, SUB-6), or null. */
 export function findOtherActiveAgent(db: Db, sub: SubscriptionRow): Promise<{ id: string } | null> {
   return one(
     db,

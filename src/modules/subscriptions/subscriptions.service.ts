@@ -9,9 +9,9 @@ import * as repo from './subscriptions.repo.js';
 import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.js';
 
 /*
- * Yearly renewal of subscription orders (registered_agent, annual_report; spec "Order item" subscriptionStatus,
- * billing rule 5; ARCHITECTURE.md: renewals are a graphile-worker task). The spec leaves the transitions "not
- * shown"; they follow Stripe's subscription model:
+ * Yearly renewal of subscription orders (registered_agent, annual_report; SUB-1 to SUB-9;
+ * renewals are a graphile-worker task, see docs/architecture.md "Background work"). The public API leaves the
+ * transitions open; they follow Stripe's subscription model:
  *  - a balance-billed subscription whose period has ended is charged the CURRENT wholesale of its product
  *    (annual_report: + the state's current annual report fee) from the prepaid balance, and its period moves a year;
  *  - when the balance cannot cover it: active -> past_due, nothing is debited; every later run retries, and a
@@ -157,8 +157,8 @@ export function addYears(date: string, years: number): string {
 }
 
 /**
- * The debit lines of the periods at today's prices, through the pricing module used at placement (billing rules 1,
- * 5, 11): the organization's wholesale of the product, and for annual reports the state's current fee for the
+ * The debit lines of the periods at today's prices, through the pricing module used at placement (BILL-1,
+ * BILL-8, SUB-3, PRICE-4): the organization's wholesale of the product, and for annual reports the state's current fee for the
  * company's entity type. Each line is linked to the order.
  */
 async function renewalLines(db: Db, sub: SubscriptionRow, entityType: EntityType, periods: Period[]): Promise<Array<DebitLine & { period: number }>> {

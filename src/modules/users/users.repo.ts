@@ -1,7 +1,7 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 
-/** A row of `users` (issue 2 item 5). */
+/** A row of `users` (USR-1). */
 export interface UserRow {
   id: string;
   organization_id: string;

@@ -6,7 +6,7 @@ import { attachedFieldErrors } from '../../lib/validation.js';
 import { CreateUserBody, UserParams, UserSchema, type CreateUserInput } from './users.schemas.js';
 import { createUser, findUserOrThrow, listUsers, serializeUser } from './users.service.js';
 
-/** POST /users, GET /users, GET /users/{userIdOrEmail} (issue 2 item 5; spec "User", "POST /users"). */
+/** POST /users, GET /users, GET /users/{userIdOrEmail} (USR-1, USR-4). */
 export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post('/users', {
     attachValidation: true,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 
-/** Request body of POST /users (spec User table). Email syntax and phone validity are checked in the service. */
+/** Request body of POST /users (USR-1). Email syntax and phone validity are checked in the service. */
 export const CreateUserBody = Type.Object(
   {
     fullName: Type.String({ minLength: 1 }),
@@ -14,7 +14,7 @@ export const CreateUserBody = Type.Object(
 /** The POST /users body as validated by CreateUserBody. */
 export type CreateUserInput = Static<typeof CreateUserBody>;
 
-/** The User response: always all six fields (spec User table). */
+/** The User response: always all six fields (USR-1). */
 export const UserSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix user_' }),

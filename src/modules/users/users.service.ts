@@ -9,14 +9,14 @@ import type { CreateUserInput, User } from './users.schemas.js';
 
 export type { UserRow } from './users.repo.js';
 
-/** Emails are unique per tenant without regard to case (issue 2 item 5): the stored key is lower-cased. */
+/** Emails are unique per tenant without regard to case (USR-3): the stored key is lower-cased. */
 export const normalizeEmail = (email: string): string => email.toLowerCase();
 
 // E.164: '+', a country code not starting with 0, at most 15 digits in all; 7 is the shortest real number (e.g. +6831234).
 const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
- * Rules of the User table the schema cannot express: phoneNumber is in E.164 format (the spec's only rule):
+ * Rules of the User table the schema cannot express: phoneNumber is in E.164 format (USR-2):
  * '+', 7 to 15 digits, and a country calling code that exists and a length that country allows at most, per
  * libphonenumber-js. Deliberately NOT libphonenumber's full "valid number" test: that refuses E.164 numbers
  * that are merely unassigned, such as the +1 555 numbers everyone uses in tests and sandboxes.
@@ -34,7 +34,7 @@ export function userRuleErrors(body: Partial<CreateUserInput>): FieldError[] {
 }
 
 /**
- * Creates a user (spec "POST /users"). `schemaErrors` are the request's shape errors, merged with the rule
+ * Creates a user (USR-1). `schemaErrors` are the request's shape errors, merged with the rule
  * errors so the 400 names every bad field.
  * @throws ValidationError (400) for bad fields; AppError conflict (409) when the email is taken in this tenant.
  */

@@ -66,7 +66,7 @@ function attemptView(a: repo.AttemptRow): AttemptView {
 /** Query of GET /webhook-deliveries (status already validated against pending, succeeded, failed). */
 export type DeliveryListParams = PageParams & repo.DeliveryFilters;
 
-/** GET /webhook-deliveries: newest first, filtered by endpointId, eventId and status (issue 4 item 7). */
+/** GET /webhook-deliveries: newest first, filtered by endpointId, eventId and status (WH-12). */
 export async function listDeliveries(ctx: AppContext, tenant: Tenant, q: DeliveryListParams): Promise<Page<DeliveryView>> {
   const limit = q.limit ?? 20;
   const rows = await repo.listDeliveries(ctx.pool, tenant, { endpointId: q.endpointId, eventId: q.eventId, status: q.status }, limit, q.startingAfter);

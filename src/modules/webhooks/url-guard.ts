@@ -17,7 +17,7 @@ export class UnresolvableHostError extends UnsafeWebhookUrlError {}
  * True when `ip` is a public unicast address. Everything else is refused: private, loopback, link-local,
  * unique-local, carrier-grade NAT, multicast, broadcast, unspecified, reserved and the IPv6 translation
  * ranges (6to4, Teredo, NAT64) that could tunnel to an internal IPv4 host. IPv4-mapped IPv6 addresses
- * (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry (issue 4 item 8).
+ * (`::ffff:127.0.0.1`) are judged as the IPv4 address they carry (WH-13).
  */
 export function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
@@ -27,7 +27,7 @@ export function isPublicAddress(ip: string): boolean {
 }
 
 /**
- * Checks a webhook URL and resolves its host (issue 4 item 8).
+ * Checks a webhook URL and resolves its host (WH-13, WH-14).
  * - Always: an absolute http(s) URL without user name or password.
  * - Unless `allowPrivateNetworks` (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): https only, and every address the
  *   host resolves to (node:dns lookup, all addresses) must be public. Called at create/update and again

@@ -11,7 +11,7 @@ import {
   EndpointWithSecretSchema, UpdateEndpointBody, WebhookDeliverySchema, WebhookEndpointSchema,
 } from './webhooks.schemas.js';
 
-/** Webhook endpoints and deliveries (spec "POST /webhook-endpoints", "Other endpoints"; issue 4 items 6-7). */
+/** Webhook endpoints and deliveries (WH-1, WH-3, WH-8 to WH-12; caps SEC-4). */
 export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post('/webhook-endpoints', {
     schema: {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageQuery } from '../../lib/schemas.js';
 import { EVENT_TYPES } from '../events/events.service.js';
 
-/** One subscribable event type (spec "Events"); anything else is a 400 naming `eventTypes.<n>`. */
+/** One subscribable event type (EVT-2); anything else is a 400 naming `eventTypes.<n>`. */
 export const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES] });
 
 const Url = Type.String({
@@ -17,7 +17,7 @@ const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, uniqueItems: true,
 const Description = Type.String({ maxLength: 500, description: 'Your label for the endpoint.' });
 
 /**
- * Body of POST /webhook-endpoints: `{url, eventTypes, description?}` (spec "POST /webhook-endpoints"; issue 4 items 6, 8).
+ * Body of POST /webhook-endpoints: `{url, eventTypes, description?}` (WH-1, WH-13).
  */
 export const CreateEndpointBody = Type.Object(
   { url: Url, eventTypes: EventTypes, description: Type.Optional(Description) },
@@ -25,8 +25,7 @@ export const CreateEndpointBody = Type.Object(
 );
 
 /**
- * Body of PATCH /webhook-endpoints/{id}: url, eventTypes, description, disabled; only the fields sent change (issue 4 item
- * 6).
+ * Body of PATCH /webhook-endpoints/{id}: url, eventTypes, description, disabled; only the fields sent change (WH-8).
  */
 export const UpdateEndpointBody = Type.Object(
   {
@@ -75,7 +74,7 @@ export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Lite
 /** A delivery status filter: pending, succeeded or failed (DeliveryStatus). */
 export const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
 
-/** A webhook delivery (issue 4 item 7; the spec leaves its fields open): one per endpoint and event. */
+/** A webhook delivery (WH-12; the public API leaves its fields open): one per endpoint and event. */
 export const WebhookDeliverySchema = Type.Object({
   id: Type.String({ description: 'prefix wd_' }),
   endpointId: Type.String(),

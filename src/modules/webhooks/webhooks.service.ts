@@ -12,7 +12,7 @@ import { newSigningSecret } from './signature.js';
 import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
 
-/** Hours the replaced secret keeps signing beside the new one after a rotation (issue 4 item 6). */
+/** Hours the replaced secret keeps signing beside the new one after a rotation (WH-3). */
 export const ROTATION_GRACE_HOURS = 24;
 
 /** The endpoint as the API shows it: never its secret. Times ISO 8601. */
@@ -54,7 +54,7 @@ export interface CreateEndpointInput {
 }
 
 /**
- * Registers an endpoint (spec "POST /webhook-endpoints"; issue 4 items 6, 8) with a fresh `whsec_` secret.
+ * Registers an endpoint (WH-1, WH-13, SEC-4) with a fresh `whsec_` secret.
  * @returns the endpoint plus `secret`, the only time the secret is shown.
  * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
  *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
@@ -128,7 +128,7 @@ export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string
 }
 
 /**
- * Issues a new secret (issue 4 item 6). For 24 hours the replaced secret keeps signing beside it: each request
+ * Issues a new secret (WH-3). For 24 hours the replaced secret keeps signing beside it: each request
  * then carries two `v1=` entries, the new one first. Rotating again within those hours replaces the
  * older secret, so at most two are ever valid. @returns the endpoint plus the new `secret`, shown only now.
  * @throws AppError not_found (404) for an endpoint not in the tenant.
