@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Create a company
-         * @description Creates a company owned by userId, who becomes an admin of it. The company gets a readable slug unique in this environment, derived from legalName (acme-holdings-llc, then acme-holdings-llc-2 …); it never changes. A userId that is not a user of this environment (another organization's or environment's included) is a 404 whose `errors` names the field userId, as for any id this tenant cannot see. Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never returned. A 400 lists every bad field in `errors` as dotted paths (e.g. officers.1.title).
+         * @description Creates a company owned by userId, who becomes an admin of it. The company gets a readable slug unique in this environment, derived from legalName (acme-holdings-llc, then acme-holdings-llc-2 …); it never changes. A userId that is not a user of this environment (another organization's or environment's included) is a 404 whose `errors` names the field userId, as for any id this tenant cannot see. Rules (Company, Address and Officer): structureType is required for an LLC and refused for a CORP; taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted: the API takes five digits). Officers: at least one, exactly one isPrimary; PERSON needs firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never returned. A 400 lists every bad field in `errors` as dotted paths (e.g. officers.1.title).
          */
         post: operations["createCompany"];
         delete?: never;
@@ -83,7 +83,7 @@ export interface paths {
         head?: never;
         /**
          * Update a company
-         * @description Updatable: legalName, tradeName, ein, structureType, taxElection, fiscalEndMonth, formationDate, formationState, principalAddress, mailingAddress, officers. Send only the fields to change; an address or officers sent replaces the whole value (officers: the whole list). null clears tradeName, ein, formationDate or formationState. entityType cannot change (sending the current value is accepted); the slug never changes, even when legalName does. The company that results from the change is validated with the same rules as a new one, so e.g. a CORP cannot get a structureType. Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never returned. A 400 lists every bad field in `errors` as dotted paths (e.g. officers.1.title).
+         * @description Updatable: legalName, tradeName, ein, structureType, taxElection, fiscalEndMonth, formationDate, formationState, principalAddress, mailingAddress, officers. Send only the fields to change; an address or officers sent replaces the whole value (officers: the whole list). null clears tradeName, ein, formationDate or formationState. entityType cannot change (sending the current value is accepted); the slug never changes, even when legalName does. The company that results from the change is validated with the same rules as a new one, so e.g. a CORP cannot get a structureType. Rules (Company, Address and Officer): structureType is required for an LLC and refused for a CORP; taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted: the API takes five digits). Officers: at least one, exactly one isPrimary; PERSON needs firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never returned. A 400 lists every bad field in `errors` as dotted paths (e.g. officers.1.title).
          */
         patch: operations["updateCompany"];
         trace?: never;
@@ -248,7 +248,7 @@ export interface paths {
          *     Answers 201 with one item per product. A registeredAgent for a company that already has active registered agent service
          *     in filingState is a no-op (registeredAgent rule 4): the order succeeds (still 201, the same answer as placing it) with
          *     the existing service's item, and nothing is created or charged for it. Use POST /orders/quote to see the priced lines
-         *     first. The spec's cross-product rule 5 has no idempotency-key mechanism; this service adds an optional Idempotency-Key
+         *     first. Cross-product rule 5 defines no idempotency-key mechanism; this service adds an optional Idempotency-Key
          *     header (see its description) so retries after a timeout are safe. Without the header every request is placed anew.
          *
          *     Subscriptions: registeredAgent and annualReport items are yearly subscriptions (subscriptionStatus active) whose year
@@ -1129,7 +1129,7 @@ export interface components {
         };
         /** CreateMagicLinkRequest */
         CreateMagicLinkRequest: {
-            /** @description The link lands on this company's page; the user must be an admin of the company (spec "Authentication" rule 4). */
+            /** @description The link lands on this company's page; the user must be an admin of the company (Authentication rule 4). */
             companyId?: string;
             /** @description One of your users (prefix user_). */
             userId: string;
@@ -1585,7 +1585,7 @@ export interface components {
         /** SampleDocumentRequest */
         SampleDocumentRequest: {
             /**
-             * @description Kind of document: a lowercase identifier (letters, digits, `_`, `.`, `-`; at most 64 characters). The spec leaves the list open; the values this service produces are below, and another well-formed value is stored as given:
+             * @description Kind of document: a lowercase identifier (letters, digits, `_`, `.`, `-`; at most 64 characters). The list is open; the values this service produces are below, and another well-formed value is stored as given:
              *     - `articles_of_organization`: Filed articles of organization of an LLC (formation order, once filed).
              *     - `articles_of_incorporation`: Filed articles (certificate) of incorporation of a corporation (formation order, once filed).
              *     - `ein_confirmation`: The IRS EIN assignment notice, CP 575 (EIN order, once filed).
@@ -2615,7 +2615,7 @@ export interface operations {
                 /** @description Only documents of this company. */
                 companyId?: string;
                 /**
-                 * @description Kind of document: a lowercase identifier (letters, digits, `_`, `.`, `-`; at most 64 characters). The spec leaves the list open; the values this service produces are below, and another well-formed value is stored as given:
+                 * @description Kind of document: a lowercase identifier (letters, digits, `_`, `.`, `-`; at most 64 characters). The list is open; the values this service produces are below, and another well-formed value is stored as given:
                  *     - `articles_of_organization`: Filed articles of organization of an LLC (formation order, once filed).
                  *     - `articles_of_incorporation`: Filed articles (certificate) of incorporation of a corporation (formation order, once filed).
                  *     - `ein_confirmation`: The IRS EIN assignment notice, CP 575 (EIN order, once filed).

@@ -6,10 +6,10 @@ import { attachedFieldErrors } from '../../lib/validation.js';
 import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody, type CreateCompanyInput, type UpdateCompanyInput } from './companies.schemas.js';
 import { createCompany, getCompanyView, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
 
-const RULES = `Rules (spec Company, Address and Officer tables): structureType is required for an LLC and refused for a CORP; \
+const RULES = `Rules (Company, Address and Officer): structureType is required for an LLC and refused for a CORP; \
 taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
 ISO 3166-1 alpha-2 code in upper case (XK included); state and postalCode are optional, and on a US address a state given is \
-a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted, as the spec asks for five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
+a two-letter code and a postalCode given has five digits (ZIP+4 is not accepted: the API takes five digits). Officers: at least one, exactly one isPrimary; PERSON needs \
 firstName and lastName, COMPANY needs companyName; CORP titles: President, Vice President, Secretary, Treasurer, CEO, CFO, COO; \
 LLC titles: Managing Member, Member, Manager, with at least one Member or Managing Member. Officers are stored but never \
 returned. A 400 lists every bad field in \`errors\` as dotted paths (e.g. officers.1.title).`;

@@ -7,7 +7,7 @@ export const CreateMagicLinkBody = Type.Object(
     userId: Type.String({ minLength: 1, description: 'One of your users (prefix user_).' }),
     companyId: Type.Optional(Type.String({
       minLength: 1,
-      description: 'The link lands on this company\'s page; the user must be an admin of the company (spec "Authentication" rule 4).',
+      description: 'The link lands on this company\'s page; the user must be an admin of the company (Authentication rule 4).',
     })),
   },
   { additionalProperties: false, title: 'CreateMagicLinkRequest' },

@@ -28,7 +28,7 @@ submitted; progress is reported only by filing.status_changed webhooks (there is
 Answers 201 with one item per product. A registeredAgent for a company that already has active registered agent service
 in filingState is a no-op (registeredAgent rule 4): the order succeeds (still 201, the same answer as placing it) with
 the existing service's item, and nothing is created or charged for it. Use POST /orders/quote to see the priced lines
-first. The spec's cross-product rule 5 has no idempotency-key mechanism; this service adds an optional Idempotency-Key
+first. Cross-product rule 5 defines no idempotency-key mechanism; this service adds an optional Idempotency-Key
 header (see its description) so retries after a timeout are safe. Without the header every request is placed anew.
 
 Subscriptions: registeredAgent and annualReport items are yearly subscriptions (subscriptionStatus active) whose year
