@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, ValidationError } from '../../lib/errors.js';
+import { centsToDecimalString } from '../../lib/money.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
-import * as q from './queue.repo.js';
+import * as q from '../filings/filings.repo.js';
 
 /** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
 export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
@@ -58,7 +59,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
       const seen = field(request.body, 'expectedStatus') || undefined;
       const result = await transitionOrder(ctx, null, orderId, { ...transition, expectedStatus: seen }, actorOf(request));
       const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
-      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${(reversed / 100).toFixed(2)} dollars back on the balance` : '';
+      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${centsToDecimalString(reversed)} dollars back on the balance` : '';
       return redirectWith(ctx, request, reply, orderUrl(orderId), {
         kind: 'ok',
         text: `Order is now ${result.order.filing_status === 'exception' ? 'in exception' : result.order.filing_status} (event ${result.event.id})${extra}.`,
