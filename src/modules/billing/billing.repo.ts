@@ -73,6 +73,12 @@ export async function updateCatalog(tx: Db, type: ProductType, defaultCents: num
   return row!;
 }
 
+/** Whether the organization exists (a wholesale override needs one). */
+export async function organizationExists(db: Db, organizationId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
+  return Boolean(rowCount);
+}
+
 /** The organization's wholesale overrides, type -> cents. */
 export async function findWholesaleOverrides(db: Db, organizationId: string): Promise<Map<string, number>> {
   const rows = await many<{ type: string; wholesale_amount_cents: number }>(

@@ -5,7 +5,7 @@ import { loadOrderRecord } from '../filings/order-record.js';
 import { render } from './console.web.js';
 import { orderPageView } from './order-page.js';
 import * as q from './queue.repo.js';
-import { listUnsettledRefunds } from '../payments/card-refunds.js';
+import { listUnsettledRefunds } from '../payments/payments.repo.js';
 
 /** Queue rows per page. */
 export const QUEUE_PAGE_SIZE = 50;

@@ -104,12 +104,6 @@ export async function listDocuments(ctx: AppContext, tenant: Tenant, filter: Omi
   return toPage(rows, limit, (r) => serializeDocument(ctx, r));
 }
 
-/** The documents of an order, oldest first (operators' order view). */
-export async function listOrderDocuments(ctx: AppContext, db: Db, orderId: string): Promise<DocumentView[]> {
-  const { rows } = await db.query<repo.DocumentRow>('SELECT * FROM documents WHERE order_id = $1 ORDER BY id', [orderId]);
-  return rows.map((r) => serializeDocument(ctx, r));
-}
-
 /** The API shape of a document row; `ttlSeconds` is the link lifetime (default one hour). */
 export function serializeDocument(ctx: AppContext, row: repo.DocumentRow, ttlSeconds?: number): DocumentView {
   return {

@@ -3,7 +3,7 @@ import { notFound } from '../../lib/errors.js';
 import type { LedgerEntryRow } from '../billing/ledger.js';
 import { operatorNames } from '../console/operators.repo.js';
 import type { DocumentRow } from '../documents/documents.repo.js';
-import { findRefundOfOrder, type CardRefundView } from '../payments/card-refunds.js';
+import { findRefundOfOrder, type CardRefundView } from '../payments/payments.repo.js';
 import * as repo from './filings.repo.js';
 
 /** An event of the order with its webhook deliveries (each with every attempt, oldest first). */

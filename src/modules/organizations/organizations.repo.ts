@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db.js';
 import { one, many } from '../../lib/db.js';
-import type { Environment } from '../../context.js';
+import type { Environment, Tenant } from '../../context.js';
 
 /**
  * A row of `organizations`. `branding` is the stored JSON object (colours `#rrggbb`, lower case);
@@ -120,6 +120,12 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
   const out: Record<Environment, number> = { live: 0, test: 0 };
   for (const r of rows) out[r.environment] = r.balance_cents;
   return out;
+}
+
+/** The cached balance of one tenant, in cents; 0 when the tenant has no balances row yet. */
+export async function findBalance(db: Db, tenant: Tenant): Promise<number> {
+  const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);
+  return bal?.balance_cents ?? 0;
 }
 
 /** Changes an organization's settings; `branding` is merged into the stored object. Returns null when missing. */
