@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
 import { isSealed, open, seal, type Keyring } from '../../lib/secret-box.js';
+import * as repo from './webhooks.repo.js';
 
 /**
  * Webhook signing secrets at rest (SEC-2): `webhook_endpoints.secret` and `previous_secret` hold sealed text
