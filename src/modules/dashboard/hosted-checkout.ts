@@ -57,7 +57,7 @@ export async function startHostedCheckout(ctx: AppContext, s: CheckoutSubmit, pr
       });
     } catch (err) {
       ctx.log.error({ err, checkoutId }, 'the payment provider could not open a payment page');
-      await tx.query('DELETE FROM card_checkouts WHERE id = $1', [checkoutId]);
+      await checkouts.deleteCheckout(tx, checkoutId);
       return { ok: false, errors: [], message: 'Card payment is temporarily unavailable. You have not been charged; please try again in a few minutes.' };
     }
     await checkouts.setSession(tx, checkoutId, session.sessionId, session.url);
