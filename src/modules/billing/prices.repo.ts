@@ -36,3 +36,34 @@ export function findWholesaleCents(db: Db, organizationId: string, type: Product
 export function findStateFeesRow(db: Db, state: string): Promise<StateFeeRow | null> {
   return one<StateFeeRow>(db, 'SELECT * FROM state_fees WHERE state = $1', [state]);
 }
+
+/** A catalogue row to seed; amounts in cents. */
+export interface SeedCatalogRow {
+  type: string;
+  name: string;
+  description: string;
+  defaultCents: number;
+  wholesaleCents: number;
+  sortOrder: number;
+}
+
+/** Inserts a catalogue row unless the type exists (operator changes survive restarts). */
+export async function insertSeedCatalogRow(db: Db, p: SeedCatalogRow): Promise<void> {
+  await db.query(
+    `INSERT INTO price_catalog (type, name, description, default_amount_cents, wholesale_amount_cents, sort_order)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (type) DO NOTHING`,
+    [p.type, p.name, p.description, p.defaultCents, p.wholesaleCents, p.sortOrder],
+  );
+}
+
+/** Inserts a state's fee schedule row as seeded (updated_by 'seed') unless the state has one; amounts in cents. */
+export async function insertSeedStateFees(db: Db, state: string, f: Pick<StateFeeRow, 'name' | 'llc_formation_cents' | 'corp_formation_cents' | 'llc_foreign_cents'
+  | 'corp_foreign_cents' | 'llc_annual_report_cents' | 'corp_annual_report_cents' | 'expedited_formation_cents' | 'source'>): Promise<void> {
+  await db.query(
+    `INSERT INTO state_fees (state, name, llc_formation_cents, corp_formation_cents, llc_foreign_cents, corp_foreign_cents,
+                               llc_annual_report_cents, corp_annual_report_cents, expedited_formation_cents, source, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'seed') ON CONFLICT (state) DO NOTHING`,
+    [state, f.name, f.llc_formation_cents, f.corp_formation_cents, f.llc_foreign_cents, f.corp_foreign_cents,
+      f.llc_annual_report_cents, f.corp_annual_report_cents, f.expedited_formation_cents, f.source],
+  );
+}

@@ -157,3 +157,18 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
       patch.contactEmail !== undefined, patch.contactEmail ?? null, patch.domainToken ?? null, patch.domainVerified ?? false],
   );
 }
+
+/**
+ * Claims the one-time demo organization (instance setting 'demo_organization') when no organization exists yet.
+ * @returns false when it was claimed before or organizations exist.
+ */
+export async function claimDemoOrganization(db: Db): Promise<boolean> {
+  const claimed = await one(db, `INSERT INTO instance_settings (key, value) SELECT 'demo_organization', '{}'::jsonb
+     WHERE NOT EXISTS (SELECT 1 FROM organizations) ON CONFLICT (key) DO NOTHING RETURNING key`);
+  return claimed !== null;
+}
+
+/** Records which organization the demo is. */
+export async function recordDemoOrganization(db: Db, organizationId: string): Promise<void> {
+  await db.query(`UPDATE instance_settings SET value = $1 WHERE key = 'demo_organization'`, [{ organizationId }]);
+}
