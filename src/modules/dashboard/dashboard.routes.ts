@@ -9,7 +9,7 @@ import { enabledTiers, loadPrices } from './checkout.service.js';
 import * as repo from './dashboard.repo.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { presentCompany, presentDocument, presentOrder } from './presenters.js';
-import { dashboardDeadlines } from '../compliance/compliance.web.js';
+import { dashboardDeadlines } from '../compliance/compliance.views.js';
 import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
