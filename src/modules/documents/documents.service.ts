@@ -104,6 +104,14 @@ export async function listDocuments(ctx: AppContext, tenant: Tenant, filter: Omi
   return toPage(rows, limit, (r) => serializeDocument(ctx, r));
 }
 
+/**
+ * The document a verified file link names (any tenant: the signature already proved the link is ours), with its
+ * storage key; null when it no longer exists.
+ */
+export function findLinkedDocument(db: Db, documentId: string): Promise<repo.DocumentRow | null> {
+  return repo.findDocument(db, null, documentId);
+}
+
 /** The API shape of a document row; `ttlSeconds` is the link lifetime (default one hour). */
 export function serializeDocument(ctx: AppContext, row: repo.DocumentRow, ttlSeconds?: number): DocumentView {
   return {

@@ -1,7 +1,9 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { signalAtCommit } from '../../lib/commit-signals.js';
+import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { toPage, type Page } from '../../lib/pagination.js';
 import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import * as repo from './events.repo.js';
 import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
@@ -73,4 +75,26 @@ export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string,
   await repo.insertDelivery(tx, tenant, id, endpointId, eventId, autoRetry);
   notifyDeliveriesDue(tx);
   return id;
+}
+
+/**
+ * One page of the tenant's events, newest first, as envelopes (GET /events); `limit` defaults to 20, `startingAfter`
+ * is the last event id of the previous page.
+ */
+export async function listEventPage(db: Db, tenant: Tenant, query: Omit<repo.EventFilter, 'limit'> & { limit?: number }): Promise<Page<EventEnvelope>> {
+  const limit = query.limit ?? 20;
+  const rows = await repo.listEvents(db, tenant, { ...query, limit });
+  return toPage(rows, limit, toEnvelope);
+}
+
+/** One event of the tenant as its envelope (GET /events/{eventId}). @throws AppError not_found (404). */
+export async function getEvent(db: Db, tenant: Tenant, eventId: string): Promise<EventEnvelope> {
+  const row = await repo.findEvent(db, tenant, eventId);
+  if (!row) throw notFound('event', eventId);
+  return toEnvelope(row);
+}
+
+/** An events row as the envelope `{id, type, createdAt (ISO 8601, ms, UTC), data}`. */
+export function toEnvelope(row: repo.EventRow): EventEnvelope {
+  return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
 }
