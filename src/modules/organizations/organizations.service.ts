@@ -143,6 +143,11 @@ export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
   return { view, balanceCents };
 }
 
+/** Every organization, as stored (operators' lists: admin API, console pickers). */
+export function listOrganizations(db: Db): Promise<repo.OrganizationRow[]> {
+  return repo.listOrganizations(db);
+}
+
 /**
  * The integrator's view of its organization for one environment (OrganizationSchema; `balance` in dollars).
  * @throws AppError not_found (404) when the organization no longer exists.
