@@ -8,13 +8,7 @@ import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import type { OrderDetailRow } from '../filings/filings.repo.js';
-import { loadActionOrder, reversalPreview } from './order-actions.service.js';
-
-/** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
-export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
-
-/** One of ORDER_ACTIONS (the `action` segment of an order-page form). */
-export type OrderAction = (typeof ORDER_ACTIONS)[number];
+import { loadActionOrder, ORDER_ACTIONS, requestFor, reversalPreview, type OrderAction } from './order-actions.service.js';
 
 const ACTION_TITLES: Record<OrderAction, string> = {
   pending: 'Send to pending',
@@ -115,29 +109,6 @@ function throwIfActionDoesNotFit(order: Pick<OrderDetailRow, 'id' | 'filing_stat
 function parseAction(value: string): OrderAction {
   if ((ORDER_ACTIONS as readonly string[]).includes(value)) return value as OrderAction;
   throw new ValidationError([{ field: 'action', message: `must be one of: ${ORDER_ACTIONS.join(', ')}` }]);
-}
-
-/**
- * The transition request an action form describes (empty fields are left out, so the guard's defaults apply).
- * @throws ValidationError on `resumeTo` when a resolve names neither submitted nor pending.
- */
-export function requestFor(action: OrderAction, body: unknown): TransitionRequest {
-  const opt = (name: string) => field(body, name) || undefined;
-  switch (action) {
-    case 'pending':
-      return { filingStatus: 'pending' };
-    case 'filed':
-      return { filingStatus: 'filed', filingDate: opt('filingDate'), ein: opt('ein') };
-    case 'exception':
-      return { filingStatus: 'exception', exceptionCode: opt('exceptionCode'), exceptionMessage: opt('exceptionMessage') };
-    case 'resolve': {
-      const to = field(body, 'resumeTo');
-      if (to !== 'submitted' && to !== 'pending') throw new ValidationError([{ field: 'resumeTo', message: 'must be submitted or pending' }]);
-      return { filingStatus: to };
-    }
-    case 'cancel':
-      return { filingStatus: 'cancelled' };
-  }
 }
 
 function stateOf(o: OrderDetailRow) {
