@@ -4,7 +4,7 @@ import { findOrderDetail, findOrderLedger, type OrderDetailRow } from '../filing
 import type { TransitionRequest } from '../filings/transitions.js';
 import { field } from './console.web.js';
 
-/** The order-page actions an operator can take (issue 6 item 3). `resolve` leaves an exception. */
+/** The order-page actions an operator can take (CONS-4). `resolve` leaves an exception. */
 export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
 
 /** One of ORDER_ACTIONS (the `action` segment of an order-page form). */
