@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addCredit } from '../modules/billing/balance.service.js';
-import { dollarsOption, envOption, formatDollars, io, withContext } from './cli-context.js';
+import { formatDollars } from '../lib/money.js';
+import { dollarsOption, envOption, io, withContext } from './cli-context.js';
 
 /** The `balance` group: `balance credit` (BILL-14). */
 export function registerBalanceCommands(program: Command): void {

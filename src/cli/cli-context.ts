@@ -1,7 +1,6 @@
 import { boot, type Booted } from '../boot.js';
 import { loadConfig } from '../config.js';
 import type { Environment } from '../context.js';
-import { dollarsToCents, formatCents } from '../lib/money.js';
 
 /** Output helpers shared by CLI commands: `--json` prints machine-readable JSON, otherwise text lines. */
 export interface CliIo {
@@ -36,11 +35,6 @@ export function dollarsOption(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n)) throw new Error(`'${value}' is not a dollar amount`);
   return n;
-}
-
-/** A dollar amount as the CLI prints it ('$1,234.50'), or '—' for none. */
-export function formatDollars(d: number | null): string {
-  return d === null ? '—' : formatCents(dollarsToCents(d));
 }
 
 /**

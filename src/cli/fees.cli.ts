@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../modules/billing/state-fees.service.js';
-import { dollarsOption, formatDollars, io, withContext } from './cli-context.js';
+import { formatDollars } from '../lib/money.js';
+import { dollarsOption, io, withContext } from './cli-context.js';
 
 /** The `fees` group: `fees list`, `fees set` (BILL-16). */
 export function registerFeesCommands(program: Command): void {

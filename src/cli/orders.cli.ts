@@ -6,9 +6,10 @@ import mime from 'mime-types';
 import type { Environment } from '../context.js';
 import { AppError } from '../lib/errors.js';
 import { maskDeep } from '../modules/console/order-view.js';
-import * as q from '../modules/console/queue.repo.js';
 import { storeDocument } from '../modules/documents/documents.service.js';
 import { getOrderDetail, listOrderQueue, transitionOrder } from '../modules/filings/filings.service.js';
+import { adminOrderDetailView } from '../modules/filings/filings.views.js';
+import { loadOrderRecord } from '../modules/filings/order-record.js';
 import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
 import { envOption, io, withContext } from './cli-context.js';
 
@@ -112,21 +113,20 @@ export function registerOrdersCommands(program: Command): void {
     .option('--json', 'print JSON')
     .description('Everything about one order: request (SSNs masked), status history, events and webhook deliveries')
     .action((orderId: string, opts) => withContext(async ({ ctx }) => {
-      const detail = await getOrderDetail(ctx, orderId);
-      const row = await q.findOrderDetail(ctx.pool, orderId);
-      const events = await q.findOrderEvents(ctx.pool, row!);
-      const deliveries = await q.findDeliveries(ctx.pool, events.map((e) => e.id));
+      const record = await loadOrderRecord(ctx.pool, orderId);
+      const detail = adminOrderDetailView(ctx, record);
+      const row = record.order;
       const out = {
         ...detail,
-        request: maskDeep(row!.group_request),
-        events: events.map((e) => ({
+        request: maskDeep(row.group_request),
+        events: record.events.map((e) => ({
           id: e.id, type: e.type, createdAt: e.created_at.toISOString(), data: e.data,
-          deliveries: deliveries.filter((d) => d.event_id === e.id).map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
+          deliveries: e.deliveries.map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
         })),
       };
       io(opts).print(out, () => [
-        `${row!.id}  ${row!.environment}  ${row!.order_type} in ${row!.filing_state}  ${row!.filing_status}${row!.exception_code ? ` ${row!.exception_code}` : ''}`,
-        `  ${row!.organization_name} (${row!.organization_id}) · ${String(row!.company.legal_name)}`,
+        `${row.id}  ${row.environment}  ${row.order_type} in ${row.filing_state}  ${row.filing_status}${row.exception_code ? ` ${row.exception_code}` : ''}`,
+        `  ${row.organization_name} (${row.organization_id}) · ${String(row.company.legal_name)}`,
         'History:',
         ...detail.history.map((h) => `  ${JSON.stringify(h)}`),
         'Events:',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCents } from '../lib/money.js';
+import { centsToDollars, formatCents } from '../lib/money.js';
 import { listOrganizationSummaries, organizationDetail, setWhiteLabelDomain, verifyDomainForOperator, type OrganizationDetail } from '../modules/console/organizations.console.js';
 import { createdOrganizationView, createOrganization } from '../modules/organizations/organizations.service.js';
 import { io, requiredValue, withContext } from './cli-context.js';
@@ -25,7 +25,7 @@ export function registerOrgCommands(program: Command): void {
     .action((opts) => withContext(async ({ ctx }) => {
       const rows = await listOrganizationSummaries(ctx.pool);
       const out = rows.map((r) => ({
-        id: r.id, name: r.name, whiteLabelDomain: r.whiteLabelDomain, balances: { live: r.liveBalanceCents / 100, test: r.testBalanceCents / 100 },
+        id: r.id, name: r.name, whiteLabelDomain: r.whiteLabelDomain, balances: { live: centsToDollars(r.liveBalanceCents), test: centsToDollars(r.testBalanceCents) },
         activeKeys: r.activeKeys, openLiveOrders: r.openLiveOrders, createdAt: r.createdAt.toISOString(),
       }));
       io(opts).print(out, () => rows.map((r) => `${r.id}  ${r.name.padEnd(28)} live ${formatCents(r.liveBalanceCents).padStart(12)}  test ${formatCents(r.testBalanceCents).padStart(12)}  keys ${r.activeKeys}  open ${r.openLiveOrders}${r.whiteLabelDomain ? `  ${r.whiteLabelDomain}` : ''}`).join('\n') || 'No organizations.');

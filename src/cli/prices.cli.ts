@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { formatCents } from '../lib/money.js';
+import { formatDollars } from '../lib/money.js';
 import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, setOrgWholesale } from '../modules/billing/wholesale.service.js';
-import { dollarsOption, formatDollars, io, withContext } from './cli-context.js';
+import { dollarsOption, io, withContext } from './cli-context.js';
 
 /** The `prices` group: `prices wholesale set|list|remove`, the catalogue's and each organization's wholesale prices (PRICE-7). */
 export function registerPricesCommands(program: Command): void {
@@ -33,11 +33,11 @@ export function registerPricesCommands(program: Command): void {
     .action((opts) => withContext(async ({ ctx }) => {
       if (opts.org) {
         const rows = await listOrgWholesale(ctx.pool, opts.org);
-        io(opts).print(rows, () => rows.map((r) => `${r.type.padEnd(30)} ${formatCents(Math.round(r.wholesaleAmount * 100)).padStart(10)}${r.overridden ? `  override (default ${formatCents(Math.round(r.defaultWholesaleAmount * 100))})` : ''}`).join('\n'));
+        io(opts).print(rows, () => rows.map((r) => `${r.type.padEnd(30)} ${formatDollars(r.wholesaleAmount).padStart(10)}${r.overridden ? `  override (default ${formatDollars(r.defaultWholesaleAmount)})` : ''}`).join('\n'));
         return;
       }
       const rows = await listCatalog(ctx.pool);
-      io(opts).print(rows, () => rows.map((r) => `${r.type.padEnd(30)} wholesale ${formatCents(Math.round(r.wholesaleAmount * 100)).padStart(10)}  list ${formatCents(Math.round(r.defaultAmount * 100)).padStart(10)}`).join('\n'));
+      io(opts).print(rows, () => rows.map((r) => `${r.type.padEnd(30)} wholesale ${formatDollars(r.wholesaleAmount).padStart(10)}  list ${formatDollars(r.defaultAmount).padStart(10)}`).join('\n'));
     }));
   wholesale.command('remove')
     .requiredOption('--org <organizationId>', 'organization id (org_…)')
@@ -46,6 +46,6 @@ export function registerPricesCommands(program: Command): void {
     .description('Remove an organization\'s wholesale override; the default applies again')
     .action((opts) => withContext(async ({ ctx }) => {
       const result = await removeOrgWholesale(ctx.pool, opts.org, opts.type);
-      io(opts).print(result, () => `${result.type} for ${result.organizationId}: override removed, wholesale is ${formatCents(Math.round(result.wholesaleAmount * 100))}`);
+      io(opts).print(result, () => `${result.type} for ${result.organizationId}: override removed, wholesale is ${formatDollars(result.wholesaleAmount)}`);
     }));
 }

@@ -46,6 +46,28 @@ export async function withTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient
   }
 }
 
+/**
+ * Marks a savepoint in the caller's transaction, so a later {@link rollbackToSavepoint} undoes only what came after
+ * it (e.g. a placement that failed after the card was charged, whose refund is then recorded in the same commit).
+ * `name` is a fixed SQL identifier of the caller, never user input.
+ */
+export async function savepoint(tx: Db, name: string): Promise<void> {
+  await tx.query(`SAVEPOINT ${name}`);
+}
+
+/** Undoes the caller's transaction back to the savepoint `name` (see {@link savepoint}); the transaction goes on. */
+export async function rollbackToSavepoint(tx: Db, name: string): Promise<void> {
+  await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+}
+
+/**
+ * Subscribes a dedicated connection to NOTIFY channels (one statement). `channels` are the service's fixed channel
+ * names, never user input.
+ */
+export async function listenOn(client: pg.Client, channels: string[]): Promise<void> {
+  await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
+}
+
 /** First row or null. */
 export async function one<T extends pg.QueryResultRow>(db: Db, sql: string, params: unknown[] = []): Promise<T | null> {
   const { rows } = await db.query<T>(sql, params);

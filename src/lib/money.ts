@@ -23,3 +23,16 @@ export function formatCents(cents: Cents): string {
   const sign = cents < 0 ? '-' : '';
   return `${sign}$${(Math.abs(cents) / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 }
+
+/**
+ * A dollar amount (a JSON number as the API answers it) as a display string for the console, the dashboard and
+ * the CLI, e.g. 1234.5 -> "$1,234.50"; null -> '—'. @throws RangeError for more than two decimals (dollarsToCents).
+ */
+export function formatDollars(dollars: number | null): string {
+  return dollars === null ? '—' : formatCents(dollarsToCents(dollars));
+}
+
+/** Cents as a plain two-decimal number for form fields and messages, without sign grouping or '$': 150000 -> "1500.00". */
+export function centsToDecimalString(cents: Cents): string {
+  return (cents / 100).toFixed(2);
+}

@@ -1,6 +1,6 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
-import type { LedgerEntryRow } from './ledger.js';
+import type { LedgerEntryRow, ledgerLine } from './ledger.js';
 import { pricesChanged } from './price-cache.js';
 import type { ProductType, StateFeeRow } from './pricing.js';
 
@@ -71,6 +71,12 @@ export async function updateCatalog(tx: Db, type: ProductType, defaultCents: num
     [type, defaultCents, wholesaleCents],
   );
   return row!;
+}
+
+/** Whether the organization exists (a wholesale override needs one). */
+export async function organizationExists(db: Db, organizationId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
+  return Boolean(rowCount);
 }
 
 /** The organization's wholesale overrides, type -> cents. */
@@ -163,4 +169,39 @@ export function listLedgerEntries(db: Db, tenant: Tenant, limit: number, startin
 /** True when the tenant owns a ledger entry with this id. */
 export async function ledgerEntryExists(db: Db, tenant: Tenant, id: string): Promise<boolean> {
   return Boolean(await one(db, 'SELECT 1 FROM ledger_entries WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]));
+}
+
+/** Locks the tenant's balance row (FOR UPDATE) until the transaction ends; its balance in cents, or null when missing. */
+export async function lockBalanceRow(tx: Db, tenant: Tenant): Promise<number | null> {
+  const row = await one<{ balance_cents: number }>(tx, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [tenant.organizationId, tenant.environment]);
+  return row ? row.balance_cents : null;
+}
+
+/** Creates the tenant's balance row (0) unless it exists. */
+export async function insertBalanceRow(tx: Db, tenant: Tenant): Promise<void> {
+  await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenant.organizationId, tenant.environment]);
+}
+
+/**
+ * Calls the database function post_ledger_entries (BILL-17) with the entries as JSON: the written rows, each with
+ * the balance before (cents); one row with a null id when the balance was below `minBalanceCents` (nothing written).
+ */
+export async function postLedgerEntries(tx: Db, tenant: Tenant, lines: Array<ReturnType<typeof ledgerLine>>, minBalanceCents: number | null): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
+  const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
+    'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
+    [tenant.organizationId, tenant.environment, JSON.stringify(lines), minBalanceCents],
+  );
+  return rows;
+}
+
+/** The order's debits of the tenant not yet reversed, by id (cents, negative). */
+export function listUnreversedDebits(tx: Db, tenant: Tenant, orderId: string): Promise<LedgerEntryRow[]> {
+  return many<LedgerEntryRow>(
+    tx,
+    `SELECT d.* FROM ledger_entries d
+      WHERE d.organization_id = $1 AND d.environment = $2 AND d.order_id = $3 AND d.type = 'debit'
+        AND NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.reverses_entry_id = d.id)
+      ORDER BY d.id`,
+    [tenant.organizationId, tenant.environment, orderId],
+  );
 }

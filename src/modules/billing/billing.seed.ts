@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type pg from 'pg';
 import { dollarsToCents } from '../../lib/money.js';
 import { PRODUCT_TYPES } from './pricing.js';
+import * as repo from './prices.repo.js';
 
 const dataFile = (name: string) => new URL(`../../../data/${name}`, import.meta.url);
 const readJson = <T>(name: string): T => JSON.parse(fs.readFileSync(dataFile(name), 'utf8')) as T;
@@ -46,11 +47,7 @@ export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
   const { products } = loadPriceCatalogFile();
   for (const [i, p] of products.entries()) {
     if (!(PRODUCT_TYPES as readonly string[]).includes(p.type)) throw new Error(`price-catalog.json: unknown product type '${p.type}'`);
-    await pool.query(
-      `INSERT INTO price_catalog (type, name, description, default_amount_cents, wholesale_amount_cents, sort_order)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (type) DO NOTHING`,
-      [p.type, p.name, p.description, dollarsToCents(p.defaultAmount), dollarsToCents(p.wholesaleAmount), i + 1],
-    );
+    await repo.insertSeedCatalogRow(pool, { type: p.type, name: p.name, description: p.description, defaultCents: dollarsToCents(p.defaultAmount), wholesaleCents: dollarsToCents(p.wholesaleAmount), sortOrder: i + 1 });
   }
 }
 
@@ -64,14 +61,12 @@ export async function seedStateFees(pool: pg.Pool): Promise<void> {
   const expedited = loadExpeditedFeesFile().states;
   for (const [state, s] of Object.entries(states)) {
     const { name, llcFormation, corpFormation, llcForeignQualification, corpForeignQualification, llcAnnualReport, corpAnnualReport, ...provenance } = s;
-    await pool.query(
-      `INSERT INTO state_fees (state, name, llc_formation_cents, corp_formation_cents, llc_foreign_cents, corp_foreign_cents,
-                               llc_annual_report_cents, corp_annual_report_cents, expedited_formation_cents, source, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'seed') ON CONFLICT (state) DO NOTHING`,
-      [state, name, dollarsToCents(llcFormation), dollarsToCents(corpFormation), dollarsToCents(llcForeignQualification),
-        dollarsToCents(corpForeignQualification), dollarsToCents(llcAnnualReport), dollarsToCents(corpAnnualReport),
-        expedited[state] === undefined ? null : dollarsToCents(expedited[state]), { ...provenance, asOf }],
-    );
+    await repo.insertSeedStateFees(pool, state, {
+      name, llc_formation_cents: dollarsToCents(llcFormation), corp_formation_cents: dollarsToCents(corpFormation),
+      llc_foreign_cents: dollarsToCents(llcForeignQualification), corp_foreign_cents: dollarsToCents(corpForeignQualification),
+      llc_annual_report_cents: dollarsToCents(llcAnnualReport), corp_annual_report_cents: dollarsToCents(corpAnnualReport),
+      expedited_formation_cents: expedited[state] === undefined ? null : dollarsToCents(expedited[state]), source: { ...provenance, asOf },
+    });
   }
 }
 

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Tenant } from '../../context.js';
-import { many, one, withTransaction, type Db } from '../../lib/db.js';
+import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
+import * as repo from './billing.repo.js';
 
 /** credit (money in), debit (an order line), reversal (undoes one debit; BILL-13). */
 export type LedgerEntryType = 'credit' | 'debit' | 'reversal';
@@ -44,14 +45,12 @@ export interface LedgerEntryInput {
  * can never take the balance below zero (BILL-3). Creates the row (0) when missing.
  */
 export async function lockBalance(tx: Db, tenant: Tenant): Promise<number> {
-  const sql = 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE';
-  const params = [tenant.organizationId, tenant.environment];
-  let row = await one<{ balance_cents: number }>(tx, sql, params);
-  if (!row) {
-    await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', params);
-    row = await one<{ balance_cents: number }>(tx, sql, params);
+  let balance = await repo.lockBalanceRow(tx, tenant);
+  if (balance === null) {
+    await repo.insertBalanceRow(tx, tenant);
+    balance = await repo.lockBalanceRow(tx, tenant);
   }
-  return row!.balance_cents;
+  return balance!;
 }
 
 /**
@@ -80,10 +79,7 @@ export type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number
 export async function postEntries(tx: Db, tenant: Tenant, entries: LedgerEntryInput[], minBalanceCents: number | null): Promise<Posted> {
   if (!entries.length) throw new RangeError('postEntries needs at least one entry');
   const delta = entries.reduce((s, e) => s + e.amountCents, 0);
-  const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
-    'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
-    [tenant.organizationId, tenant.environment, JSON.stringify(entries.map(ledgerLine)), minBalanceCents],
-  );
+  const rows = await repo.postLedgerEntries(tx, tenant, entries.map(ledgerLine), minBalanceCents);
   const before = Number(rows[0]!.balance_before);
   if (rows[0]!.id === null) return { ok: false, balanceCents: before };
   return { ok: true, entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow), balanceCents: before + delta };
@@ -158,8 +154,7 @@ export async function debitOrThrow(tx: Db, tenant: Tenant, lines: DebitLine[], c
 export async function creditBalance(pool: pg.Pool, tenant: Tenant, amountCents: number, note: string | null | undefined, createdBy: string | null): Promise<LedgerEntryRow> {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`credit amount must be integer cents > 0, got ${amountCents}`);
   return withTransaction(pool, async (tx) => {
-    const org = await one(tx, 'SELECT 1 FROM organizations WHERE id = $1', [tenant.organizationId]);
-    if (!org) throw new AppError('not_found', `No such organization: '${tenant.organizationId}'`);
+    if (!(await repo.organizationExists(tx, tenant.organizationId))) throw new AppError('not_found', `No such organization: '${tenant.organizationId}'`);
     return appendLedgerEntry(tx, tenant, { type: 'credit', amountCents, lineType: null, description: note?.trim() || 'Balance credit', createdBy });
   });
 }
@@ -173,14 +168,7 @@ export async function creditBalance(pool: pg.Pool, tenant: Tenant, amountCents: 
  */
 export async function reverseOrderDebits(tx: Db, tenant: Tenant, orderId: string, createdBy: string | null): Promise<LedgerEntryRow[]> {
   await lockBalance(tx, tenant);
-  const debits = await many<LedgerEntryRow>(
-    tx,
-    `SELECT d.* FROM ledger_entries d
-      WHERE d.organization_id = $1 AND d.environment = $2 AND d.order_id = $3 AND d.type = 'debit'
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.reverses_entry_id = d.id)
-      ORDER BY d.id`,
-    [tenant.organizationId, tenant.environment, orderId],
-  );
+  const debits = await repo.listUnreversedDebits(tx, tenant, orderId);
   if (!debits.length) return [];
   const posted = await postEntries(tx, tenant, debits.map((d) => ({
     type: 'reversal' as const, amountCents: -d.amount_cents, lineType: d.line_type, description: `Reversal: ${d.description}`,

@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
-import { one, many, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
+import * as repo from './prices.repo.js';
 
 /** The nine product types (PRICE-1), in catalogue order. */
 export const PRODUCT_TYPES = [
@@ -70,14 +71,6 @@ export interface PriceJoinRow {
   customized: boolean;
 }
 
-/** The catalogue joined with a tenant's wholesale and retail overrides; $1 organization id, $2 environment. */
-export const PRICE_SELECT = `
-  SELECT c.type, c.name, c.description, c.sort_order, c.default_amount_cents, c.wholesale_amount_cents,
-         w.wholesale_amount_cents AS override_cents, p.retail_amount_cents, p.enabled, (p.type IS NOT NULL) AS customized
-    FROM price_catalog c
-    LEFT JOIN organization_wholesale_prices w ON w.organization_id = $1 AND w.type = c.type
-    LEFT JOIN organization_prices p ON p.organization_id = $1 AND p.environment = $2 AND p.type = c.type`;
-
 /** A {@link PriceJoinRow} as the tenant's effective price (wholesale after override, retail never below it). */
 export function toTenantPrice(r: PriceJoinRow): TenantPrice {
   return {
@@ -102,7 +95,7 @@ export function toTenantPrice(r: PriceJoinRow): TenantPrice {
  * and by the order quote, which needs several types at once).
  */
 export async function loadTenantPrices(db: Db, tenant: Tenant): Promise<TenantPrice[]> {
-  const rows = await many<PriceJoinRow>(db, `${PRICE_SELECT} ORDER BY c.sort_order, c.type`, [tenant.organizationId, tenant.environment]);
+  const rows = await repo.listTenantPriceRows(db, tenant);
   return rows.map(toTenantPrice);
 }
 
@@ -114,7 +107,7 @@ export async function loadTenantPriceMap(db: Db, tenant: Tenant): Promise<Record
 
 /** One product's prices for a tenant. @throws AppError not_found when the type is not in the catalogue. */
 export async function loadTenantPrice(db: Db, tenant: Tenant, type: ProductType): Promise<TenantPrice> {
-  const row = await one<PriceJoinRow>(db, `${PRICE_SELECT} WHERE c.type = $3`, [tenant.organizationId, tenant.environment, type]);
+  const row = await repo.findTenantPriceRow(db, tenant, type);
   if (!row) throw new AppError('not_found', `No such product type: '${type}'`);
   return toTenantPrice(row);
 }
@@ -126,14 +119,7 @@ export async function loadTenantPrice(db: Db, tenant: Tenant, type: ProductType)
  * @throws AppError not_found when the type is not in the catalogue.
  */
 export async function wholesaleCents(db: Db, organizationId: string, type: ProductType): Promise<number> {
-  const row = await one<{ cents: number }>(
-    db,
-    `SELECT COALESCE(w.wholesale_amount_cents, c.wholesale_amount_cents) AS cents
-       FROM price_catalog c
-       LEFT JOIN organization_wholesale_prices w ON w.organization_id = $1 AND w.type = c.type
-      WHERE c.type = $2`,
-    [organizationId, type],
-  );
+  const row = await repo.findWholesaleCents(db, organizationId, type);
   if (!row) throw new AppError('not_found', `No such product type: '${type}'`);
   return row.cents;
 }
@@ -181,7 +167,7 @@ export function expeditedUnavailableError(): AppError {
 
 /** The fee schedule row of a state (two-letter code), or null. */
 export function findStateFees(db: Db, state: string): Promise<StateFeeRow | null> {
-  return one<StateFeeRow>(db, 'SELECT * FROM state_fees WHERE state = $1', [state.toUpperCase()]);
+  return repo.findStateFeesRow(db, state.toUpperCase());
 }
 
 /**

@@ -67,8 +67,7 @@ export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wh
 }
 
 async function throwIfNoOrganization(tx: Db, organizationId: string): Promise<void> {
-  const { rowCount } = await tx.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
-  if (!rowCount) throw new AppError('not_found', `No such organization: '${organizationId}'`);
+  if (!(await repo.organizationExists(tx, organizationId))) throw new AppError('not_found', `No such organization: '${organizationId}'`);
 }
 
 /** The per-organization wholesale view of one type (dollars); `overridden` false means the default applies. */

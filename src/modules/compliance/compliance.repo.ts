@@ -163,3 +163,11 @@ export function listReminders(db: Db, tenant: Tenant, limit = 100): Promise<Remi
       WHERE organization_id = $1 AND environment = $2 ORDER BY sent_at DESC, company_id LIMIT $3`,
     [tenant.organizationId, tenant.environment, limit]);
 }
+
+/** Inserts a jurisdiction's due-date rule as seeded (updated_by 'seed') unless the jurisdiction has one (CAL-1). */
+export async function insertSeedRule(db: Db, state: string, rule: unknown, asOf: string): Promise<void> {
+  await db.query(
+    `INSERT INTO compliance_rules (state, rule, data_as_of, updated_by) VALUES ($1, $2, $3, 'seed') ON CONFLICT (state) DO NOTHING`,
+    [state, rule, asOf],
+  );
+}

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import * as repo from './compliance.repo.js';
 import { loadDueDateRulesFile, ruleProblems } from './due-date-rules.js';
 
 /**
@@ -11,9 +12,6 @@ export async function seedComplianceRules(pool: pg.Pool): Promise<void> {
   for (const [state, entry] of Object.entries(states)) {
     const problems = ruleProblems(entry);
     if (problems.length) throw new Error(`annual-report-due-dates.json ${state}: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
-    await pool.query(
-      `INSERT INTO compliance_rules (state, rule, data_as_of, updated_by) VALUES ($1, $2, $3, 'seed') ON CONFLICT (state) DO NOTHING`,
-      [state, entry, asOf],
-    );
+    await repo.insertSeedRule(pool, state, entry, asOf);
   }
 }

@@ -1,18 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError, notFound, ValidationError } from '../../lib/errors.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+import { centsToDecimalString } from '../../lib/money.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
-import * as q from './queue.repo.js';
-
-/** The order-page actions an operator can take (CONS-4). `resolve` leaves an exception. */
-export const ORDER_ACTIONS = ['pending', 'filed', 'exception', 'resolve', 'cancel'] as const;
-
-/** One of ORDER_ACTIONS (the `action` segment of an order-page form). */
-export type OrderAction = (typeof ORDER_ACTIONS)[number];
+import type { OrderDetailRow } from '../filings/filings.repo.js';
+import { loadActionOrder, ORDER_ACTIONS, requestFor, reversalPreview, type OrderAction } from './order-actions.service.js';
 
 const ACTION_TITLES: Record<OrderAction, string> = {
   pending: 'Send to pending',
@@ -30,7 +26,7 @@ const ACTION_TITLES: Record<OrderAction, string> = {
 export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   app.post('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
     const { orderId } = request.params as { orderId: string };
-    const order = await loadOrder(ctx, orderId);
+    const order = await loadActionOrder(ctx.pool, orderId);
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
     try {
@@ -48,17 +44,17 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
     if (field(request.body, 'confirm') !== 'yes') {
-      const order = await loadOrder(ctx, orderId);
+      const order = await loadActionOrder(ctx.pool, orderId);
       const plan = planTransition(stateOf(order), transition, todayUtc());
       return renderConfirm(ctx, request, reply.status(400), order, action, transition, plan, 'Tick the confirmation box to go ahead.');
     }
     try {
-      if (action === 'resolve') throwIfActionDoesNotFit(await loadOrder(ctx, orderId), action);
+      if (action === 'resolve') throwIfActionDoesNotFit(await loadActionOrder(ctx.pool, orderId), action);
       // The status shown on the confirmation page: if the order moved meanwhile, the guard refuses (no stale resolve).
       const seen = field(request.body, 'expectedStatus') || undefined;
       const result = await transitionOrder(ctx, null, orderId, { ...transition, expectedStatus: seen }, actorOf(request));
       const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
-      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${(reversed / 100).toFixed(2)} dollars back on the balance` : '';
+      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${centsToDecimalString(reversed)} dollars back on the balance` : '';
       return redirectWith(ctx, request, reply, orderUrl(orderId), {
         kind: 'ok',
         text: `Order is now ${result.order.filing_status === 'exception' ? 'in exception' : result.order.filing_status} (event ${result.event.id})${extra}.`,
@@ -100,17 +96,11 @@ function orderUrl(orderId: string): string {
   return `${CONSOLE_PREFIX}/orders/${encodeURIComponent(orderId)}`;
 }
 
-async function loadOrder(ctx: AppContext, orderId: string): Promise<q.OrderDetailRow> {
-  const order = await q.findOrderDetail(ctx.pool, orderId);
-  if (!order) throw notFound('order', orderId);
-  return order;
-}
-
 /**
  * `resolve` means leaving an exception: on an order in any other status it is refused (the table alone would
  * let submitted -> pending through). The check is repeated in the transaction's guard for every other action.
  */
-function throwIfActionDoesNotFit(order: Pick<q.OrderDetailRow, 'id' | 'filing_status'>, action: OrderAction): void {
+function throwIfActionDoesNotFit(order: Pick<OrderDetailRow, 'id' | 'filing_status'>, action: OrderAction): void {
   if (action === 'resolve' && order.filing_status !== 'exception') {
     throw new AppError('invalid_transition', `Order ${order.id} is ${order.filing_status}, not in exception; there is nothing to resolve`);
   }
@@ -121,54 +111,20 @@ function parseAction(value: string): OrderAction {
   throw new ValidationError([{ field: 'action', message: `must be one of: ${ORDER_ACTIONS.join(', ')}` }]);
 }
 
-/**
- * The transition request an action form describes (empty fields are left out, so the guard's defaults apply).
- * @throws ValidationError on `resumeTo` when a resolve names neither submitted nor pending.
- */
-export function requestFor(action: OrderAction, body: unknown): TransitionRequest {
-  const opt = (name: string) => field(body, name) || undefined;
-  switch (action) {
-    case 'pending':
-      return { filingStatus: 'pending' };
-    case 'filed':
-      return { filingStatus: 'filed', filingDate: opt('filingDate'), ein: opt('ein') };
-    case 'exception':
-      return { filingStatus: 'exception', exceptionCode: opt('exceptionCode'), exceptionMessage: opt('exceptionMessage') };
-    case 'resolve': {
-      const to = field(body, 'resumeTo');
-      if (to !== 'submitted' && to !== 'pending') throw new ValidationError([{ field: 'resumeTo', message: 'must be submitted or pending' }]);
-      return { filingStatus: to };
-    }
-    case 'cancel':
-      return { filingStatus: 'cancelled' };
-  }
-}
-
-function stateOf(o: q.OrderDetailRow) {
+function stateOf(o: OrderDetailRow) {
   if (!isFilingStatus(o.filing_status)) throw new AppError('internal_error', `order ${o.id} has an unknown status`);
   return { id: o.id, orderType: o.order_type, environment: o.environment, filingStatus: o.filing_status, exceptionCode: o.exception_code, exceptionMessage: o.exception_message };
 }
 
 async function renderConfirm(
-  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, order: q.OrderDetailRow, action: OrderAction,
+  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, order: OrderDetailRow, action: OrderAction,
   transition: TransitionRequest, plan: ReturnType<typeof planTransition>, error: string | null,
 ) {
-  const reversal = action === 'cancel' ? await reversalPreview(ctx, order) : null;
+  const reversal = action === 'cancel' ? await reversalPreview(ctx.pool, order) : null;
   return render(ctx, request, reply, 'confirm', {
     title: ACTION_TITLES[action], section: 'queue', order, action, actionTitle: ACTION_TITLES[action], plan, reversal, error,
     exceptionReason: plan.exceptionCode ? EXCEPTION_REASONS[plan.exceptionCode] : null,
     hidden: Object.entries({ action, expectedStatus: order.filing_status, filingDate: transition.filingDate, ein: transition.ein, exceptionCode: transition.exceptionCode, exceptionMessage: transition.exceptionMessage, resumeTo: action === 'resolve' ? transition.filingStatus : undefined })
       .filter(([, v]) => v != null && v !== ''),
   });
-}
-
-/**
- * What cancelling will give back: the order's debits not yet reversed (the same set the ledger's
- * reverseOrderDebits reverses) and their total, in cents. Only balance-billed orders are reversed (BILL-4).
- */
-export async function reversalPreview(ctx: AppContext, order: Pick<q.OrderDetailRow, 'id' | 'billing'>) {
-  const ledger = await q.findOrderLedger(ctx.pool, order.id);
-  const reversed = new Set(ledger.map((e) => e.reverses_entry_id).filter(Boolean));
-  const debits = order.billing === 'balance' ? ledger.filter((e) => e.type === 'debit' && !reversed.has(e.id)) : [];
-  return { billing: order.billing, debits, totalCents: -debits.reduce((sum, d) => sum + d.amount_cents, 0) };
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Environment } from '../../context.js';
-import { AppError, ValidationError } from '../../lib/errors.js';
+import { ValidationError } from '../../lib/errors.js';
+import { formatDollars } from '../../lib/money.js';
 import { addCredit } from '../billing/balance.service.js';
 import { addApiKey, createOrganization, normalizeContactEmail, revokeKey, type NewApiKey } from '../organizations/organizations.service.js';
+import { formAction, parseDollars } from './console.forms.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import { listOrganizationSummaries, organizationDetail, recentLedger, setWhiteLabelDomain, verifyDomainForOperator } from './organizations.console.js';
 import { deliveryBacklog, disabledEndpoints, organizationWebhookHealth, webhookOverview } from './webhook-health.js';
@@ -41,7 +43,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     if (!note) return redirectWith(ctx, request, reply, back, { kind: 'error', text: 'A note is required: say why the balance is credited (e.g. wire received, reference).' });
     return formAction(ctx, request, reply, back, async () => {
       const txn = await addCredit(ctx.pool, { organizationId: id, environment: 'live' }, parseDollars(field(request.body, 'amount'), 'amount'), note, actorOf(request));
-      return `Credited $${txn.amount.toFixed(2)} to the live balance; it is now $${txn.balanceAfter.toFixed(2)} (${txn.id}).`;
+      return `Credited ${formatDollars(txn.amount)} to the live balance; it is now ${formatDollars(txn.balanceAfter)} (${txn.id}).`;
     });
   });
 
@@ -100,27 +102,6 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
 
 function orgUrl(id: string): string {
   return `${CONSOLE_PREFIX}/organizations/${encodeURIComponent(id)}`;
-}
-
-/** Whole or cent dollar amount typed in a form, e.g. "1500" or "1,500.00". @throws ValidationError. */
-export function parseDollars(raw: string, name: string): number {
-  const cleaned = raw.replace(/[$,\s]/g, '');
-  if (!/^\d+(\.\d{1,2})?$/.test(cleaned)) throw new ValidationError([{ field: name, message: 'must be an amount in dollars, e.g. 1500 or 1500.00' }]);
-  return Number(cleaned);
-}
-
-/**
- * Runs a business form's action and redirects back with its message, or with the refusal (4xx AppError)
- * as an error message. 5xx errors go to the error page.
- */
-export async function formAction(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, back: string, action: () => Promise<string>): Promise<FastifyReply> {
-  try {
-    return redirectWith(ctx, request, reply, back, { kind: 'ok', text: await action() });
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500) return redirectWith(ctx, request, reply, back, { kind: 'error', text: err.message });
-    if (err instanceof RangeError) return redirectWith(ctx, request, reply, back, { kind: 'error', text: err.message });
-    throw err;
-  }
 }
 
 async function renderOrganization(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, id: string, newKeys: NewApiKey[]) {

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import { FEE_FIELDS, listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../billing/state-fees.service.js';
 import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, setOrgWholesale } from '../billing/wholesale.service.js';
-import { listOrganizations } from '../organizations/organizations.repo.js';
-import { formAction, parseDollars } from './console.business-routes.js';
+import { listOrganizations } from '../organizations/organizations.service.js';
+import { formAction, parseDollars } from './console.forms.js';
 import { actorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
 
 /** Labels of the fee fields of the state fee schedule, in table order. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { one, withTransaction, type Db } from '../../lib/db.js';
+import { withTransaction, type Db } from '../../lib/db.js';
 import { DUMMY_HASH, verifyPassword } from './password.js';
 import type { PasswordCheckQueue } from './password-queue.js';
 import * as repo from './operators.repo.js';
@@ -44,7 +44,7 @@ export async function attemptLogin(pool: pg.Pool, checks: PasswordCheckQueue, in
     const operator = claim.operator;
     if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
     return await withTransaction(pool, async (tx) => {
-      await tx.query('UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded', [[keys.email, keys.ip], claim.attemptedAt]);
+      await repo.markAttemptsSucceeded(tx, [keys.email, keys.ip], claim.attemptedAt);
       const session = await createSession(tx, operator.id);
       return { ok: true as const, ...session, operatorId: operator.id };
     });
@@ -60,30 +60,18 @@ type Claim =
 // Step 1: throttle check and the attempt written as a failure, in one short transaction.
 async function recordAttempt(pool: pg.Pool, keys: { email: string; ip: string }, email: string): Promise<Claim> {
   return withTransaction(pool, async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`console-login:${keys.email}`]);
+    await repo.lockLoginKey(tx, `console-login:${keys.email}`);
     const wait = Math.max(await throttledFor(tx, keys.email, LOGIN_LIMITS.perEmail, true), await throttledFor(tx, keys.ip, LOGIN_LIMITS.perIp, false));
     if (wait > 0) return { kind: 'throttled', wait };
     // As text: a JS Date would drop the microseconds the success update must match.
-    const row = await one<{ attempted_at: string }>(tx, `INSERT INTO login_attempts (key, succeeded) VALUES ($1, false), ($2, false) RETURNING attempted_at::text`, [keys.email, keys.ip]);
-    return { kind: 'recorded', attemptedAt: row!.attempted_at, operator: await repo.findOperatorByEmail(tx, email) };
+    const attemptedAt = await repo.insertFailedAttempts(tx, keys.email, keys.ip);
+    return { kind: 'recorded', attemptedAt, operator: await repo.findOperatorByEmail(tx, email) };
   });
 }
 
 // Seconds until the key may try again (0: allowed now). Counts failures inside the window, for e-mails only
 // those after the last success; the wait ends when the oldest counted failure leaves the window.
 async function throttledFor(db: Db, key: string, limit: number, resetOnSuccess: boolean): Promise<number> {
-  const row = await one<{ failures: number; wait: number | null }>(
-    db,
-    `WITH since AS (
-       SELECT greatest(now() - make_interval(secs => $2),
-                       CASE WHEN $4 THEN coalesce((SELECT max(attempted_at) FROM login_attempts WHERE key = $1 AND succeeded), '-infinity') ELSE '-infinity' END) AS t),
-     failed AS (
-       SELECT attempted_at FROM login_attempts, since WHERE key = $1 AND NOT succeeded AND attempted_at > since.t
-       ORDER BY attempted_at DESC LIMIT $3)
-     SELECT count(*)::int AS failures,
-            ceil(extract(epoch FROM (min(attempted_at) + make_interval(secs => $2) - now())))::int AS wait
-       FROM failed`,
-    [key, LOGIN_LIMITS.windowSeconds, limit, resetOnSuccess],
-  );
+  const row = await repo.countRecentFailures(db, key, LOGIN_LIMITS.windowSeconds, limit, resetOnSuccess);
   return row && row.failures >= limit ? Math.max(1, row.wait ?? 1) : 0;
 }

@@ -1,9 +1,9 @@
 import type { AppContext, Environment } from '../../context.js';
-import { many, type Db } from '../../lib/db.js';
-import type { LedgerEntryRow } from '../billing/ledger.js';
+import type { Db } from '../../lib/db.js';
 import { getOrganizationOrThrow, organizationAdminView } from '../organizations/organizations.service.js';
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
 import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js';
+import * as repo from './console.repo.js';
 
 /** A row of the operator's organization list: balances per environment in cents. */
 export interface OrganizationSummary {
@@ -19,15 +19,7 @@ export interface OrganizationSummary {
 
 /** Every organization with balances, active key count and open live orders, newest first (one query). */
 export async function listOrganizationSummaries(db: Db): Promise<OrganizationSummary[]> {
-  const rows = await many<{ id: string; name: string; white_label_domain: string | null; live: number; test: number; keys: number; open: number; created_at: Date }>(
-    db,
-    `SELECT o.id, o.name, o.white_label_domain, o.created_at,
-            COALESCE((SELECT balance_cents FROM balances b WHERE b.organization_id = o.id AND b.environment = 'live'), 0) AS live,
-            COALESCE((SELECT balance_cents FROM balances b WHERE b.organization_id = o.id AND b.environment = 'test'), 0) AS test,
-            (SELECT count(*)::int FROM api_keys k WHERE k.organization_id = o.id AND k.revoked_at IS NULL) AS keys,
-            (SELECT count(*)::int FROM orders r WHERE r.organization_id = o.id AND r.environment = 'live' AND r.filing_status IN ('submitted', 'pending', 'exception')) AS open
-       FROM organizations o ORDER BY o.created_at DESC`,
-  );
+  const rows = await repo.listOrganizationRows(db);
   return rows.map((r) => ({
     id: r.id, name: r.name, whiteLabelDomain: r.white_label_domain, liveBalanceCents: r.live, testBalanceCents: r.test,
     activeKeys: r.keys, openLiveOrders: r.open, createdAt: r.created_at,
@@ -36,12 +28,7 @@ export async function listOrganizationSummaries(db: Db): Promise<OrganizationSum
 
 /** The most recent ledger entries of one tenant, newest first (cents). */
 export function recentLedger(db: Db, organizationId: string, environment: Environment, limit = 15) {
-  return many<Pick<LedgerEntryRow, 'id' | 'type' | 'amount_cents' | 'balance_after_cents' | 'line_type' | 'description' | 'order_id' | 'created_by' | 'created_at'>>(
-    db,
-    `SELECT id, type, amount_cents, balance_after_cents, line_type, description, order_id, created_by, created_at
-       FROM ledger_entries WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
-    [organizationId, environment, limit],
-  );
+  return repo.listRecentLedger(db, organizationId, environment, limit);
 }
 
 /**

@@ -1,5 +1,6 @@
-import { one, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
+import * as repo from './operators.repo.js';
 
 /** Console sessions last 12 hours from sign-in (a working day), then the operator signs in again. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
@@ -19,29 +20,18 @@ export interface ConsoleSession {
  */
 export async function createSession(db: Db, operatorId: string): Promise<{ sessionId: string; expiresAt: Date }> {
   const sessionId = randomToken(32);
-  const row = await one<{ expires_at: Date }>(
-    db,
-    `INSERT INTO operator_sessions (id_hash, operator_id, csrf_token, expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(secs => $4)) RETURNING expires_at`,
-    [sha256(sessionId), operatorId, randomToken(32), SESSION_TTL_SECONDS],
-  );
-  return { sessionId, expiresAt: row!.expires_at };
+  const expiresAt = await repo.insertSession(db, sha256(sessionId), operatorId, randomToken(32), SESSION_TTL_SECONDS);
+  return { sessionId, expiresAt };
 }
 
 /** The live session for a cookie value: not revoked, not expired, operator not disabled; else null. */
 export async function findSession(db: Db, sessionId: string): Promise<ConsoleSession | null> {
-  const row = await one<{ id_hash: string; csrf_token: string; expires_at: Date; id: string; email: string; name: string }>(
-    db,
-    `SELECT s.id_hash, s.csrf_token, s.expires_at, o.id, o.email, o.name
-       FROM operator_sessions s JOIN operators o ON o.id = s.operator_id
-      WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND o.disabled_at IS NULL`,
-    [sha256(sessionId)],
-  );
+  const row = await repo.findLiveSession(db, sha256(sessionId));
   if (!row) return null;
   return { idHash: row.id_hash, csrfToken: row.csrf_token, expiresAt: row.expires_at, operator: { id: row.id, email: row.email, name: row.name } };
 }
 
 /** Signs a session out (the cookie value stops working at once). */
 export async function revokeSession(db: Db, idHash: string): Promise<void> {
-  await db.query('UPDATE operator_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [idHash]);
+  await repo.revokeSessionRow(db, idHash);
 }

@@ -1,4 +1,4 @@
-import { formatCents } from '../../lib/money.js';
+import { centsToDecimalString, dollarsToCents, formatCents, formatDollars } from '../../lib/money.js';
 
 const ACRONYMS: Record<string, string> = { ein: 'EIN', dba: 'DBA' };
 
@@ -6,6 +6,14 @@ const ACRONYMS: Record<string, string> = { ein: 'EIN', dba: 'DBA' };
 export const viewHelpers = {
   money(cents: number | null | undefined): string {
     return cents == null ? '—' : formatCents(Number(cents));
+  },
+  /** A dollar amount as the services answer it (API shape), e.g. 1500 -> '$1,500.00'; null -> '—'. */
+  dollars(dollars: number | null | undefined): string {
+    return formatDollars(dollars ?? null);
+  },
+  /** A dollar amount as a form field's value: 1500 -> '1500.00'; null -> ''. */
+  dollarsField(dollars: number | null | undefined): string {
+    return dollars == null ? '' : centsToDecimalString(dollarsToCents(dollars));
   },
   /** '2025-03-04 17:05 UTC' */
   time(value: Date | string | null | undefined): string {

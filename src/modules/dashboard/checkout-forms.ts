@@ -1,7 +1,8 @@
 import type { Tenant } from '../../context.js';
-import { one, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { findGroupByIdempotencyKey } from '../orders/orders.repo.js';
+import * as repo from './dashboard.repo.js';
 import type { DashboardSession } from './sessions.js';
 
 /*
@@ -31,11 +32,8 @@ export function checkoutKey(token: string): string {
 /** Issues the token of one rendered checkout form for this session (32 random bytes, base64url). */
 export async function issueCheckoutForm(db: Db, session: DashboardSession): Promise<string> {
   const token = randomToken(32);
-  await db.query(
-    // Old tokens are deleted by the daily purge (src/modules/maintenance), not on this request path.
-    `INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
-    [sha256(token), session.idHash, session.tenant.organizationId, session.tenant.environment],
-  );
+  // Old tokens are deleted by the daily purge (src/modules/maintenance), not on this request path.
+  await repo.insertCheckoutForm(db, sha256(token), session.idHash, session.tenant);
   return token;
 }
 
@@ -46,17 +44,13 @@ export async function issueCheckoutForm(db: Db, session: DashboardSession): Prom
  */
 export async function lockCheckoutForm(tx: Db, session: DashboardSession, token: string): Promise<LockedCheckoutForm | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const row = await one<{ attempts: number }>(
-    tx,
-    'SELECT attempts FROM checkout_forms WHERE token_hash = $1 AND session_id_hash = $2 FOR UPDATE',
-    [sha256(token), session.idHash],
-  );
+  const row = await repo.lockCheckoutFormRow(tx, sha256(token), session.idHash);
   return row ? { key: checkoutKey(token), attempts: row.attempts } : null;
 }
 
 /** Counts a failed payment attempt, so the next submit of the form is a new charge at the provider. */
 export async function countFailedAttempt(db: Db, token: string): Promise<void> {
-  await db.query('UPDATE checkout_forms SET attempts = attempts + 1 WHERE token_hash = $1', [sha256(token)]);
+  await repo.incrementFormAttempts(db, sha256(token));
 }
 
 /** The order group an earlier submit of this form placed, or null. */

@@ -13,7 +13,7 @@ import {
 import { paymentProviderFor } from '../payments/payments.service.js';
 import { billingOf, enabledTiers, hasActiveAgent, loadPrices, submitCheckout, summaryLines, unavailableReason } from './checkout.service.js';
 import { returnView } from './hosted-checkout.js';
-import * as repo from './dashboard.repo.js';
+import { findCompanyForUser } from './dashboard.service.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
 type Params = { companyId?: string; product?: string };
@@ -82,7 +82,7 @@ export const checkoutRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
 
 async function companyOr404(ctx: AppContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
   const { session } = request.signedIn;
-  const company = await repo.findCompanyForUser(ctx.pool, session.tenant, session.userId, request.params.companyId ?? '');
+  const company = await findCompanyForUser(ctx.pool, session, request.params.companyId ?? '');
   if (!company) await renderMessage(reply, request, 404, 'Company not found', 'This company does not exist or you are not one of its admins.');
   return company;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext, Tenant } from '../../context.js';
-import { withTransaction, type Db } from '../../lib/db.js';
+import { rollbackToSavepoint, savepoint, withTransaction, type Db } from '../../lib/db.js';
 import { AppError, type FieldError } from '../../lib/errors.js';
 import { validatorCompiler, toFieldErrors } from '../../lib/validation.js';
 import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billing/pricing.js';
@@ -230,7 +230,7 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
       if (s.formToken) await countFailedAttempt(tx, s.formToken);
       return { ok: false, errors: [{ field: 'card.number', message: charge.message }], message: charge.message };
     }
-    await tx.query('SAVEPOINT checkout_place');
+    await savepoint(tx, 'checkout_place');
     try {
       const placed = await place(tx, form.key);
       if (!placed.groupId) throw new AppError('conflict', 'This service is already active for the company. You have not been charged.');
@@ -241,7 +241,7 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
       return placedOutcome(placed);
     } catch (err) {
       // Give the money back and keep the record of it (and the spent attempt) in the same commit that releases the form.
-      await tx.query('ROLLBACK TO SAVEPOINT checkout_place');
+      await rollbackToSavepoint(tx, 'checkout_place');
       await provider.refund({ reference: charge.reference, amountCents: totalCents, idempotencyKey: `${chargeKey}:refund` });
       await recordPayment(tx, s.tenant, { ...paid, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
       if (s.formToken) await countFailedAttempt(tx, s.formToken);

@@ -1,4 +1,4 @@
-import type { Tenant } from '../../context.js';
+import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import type { CompanyRow } from '../companies/companies.repo.js';
 import type { DocumentRow as StoredDocumentRow } from '../documents/documents.repo.js';
@@ -119,4 +119,65 @@ export function findDocumentForUser(db: Db, tenant: Tenant, userId: string, docu
       WHERE d.id = $4 AND d.organization_id = $1 AND d.environment = $2 AND ${ADMIN_OF}`,
     [tenant.organizationId, tenant.environment, userId, documentId],
   );
+}
+
+/** A new dashboard session: the sha256 of its id, its tenant and user, the magic link spent, and its lifetime in seconds. */
+export interface NewSessionRow {
+  idHash: string;
+  organizationId: string;
+  environment: Environment;
+  userId: string;
+  magicLinkId: string;
+  csrfToken: string;
+  maxSeconds: number;
+}
+
+/** Stores a dashboard session expiring `s.maxSeconds` from now. */
+export async function insertSession(tx: Db, s: NewSessionRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO dashboard_sessions (id_hash, organization_id, environment, user_id, magic_link_id, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
+    [s.idHash, s.organizationId, s.environment, s.userId, s.magicLinkId, s.csrfToken, s.maxSeconds],
+  );
+}
+
+/**
+ * Touches the idle timer of a live session (not revoked, not expired, seen within `idleSeconds`) and returns it;
+ * null otherwise.
+ */
+export function touchLiveSession(db: Db, idHash: string, idleSeconds: number): Promise<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string } | null> {
+  return one<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string }>(
+    db,
+    `UPDATE dashboard_sessions SET last_seen_at = now()
+      WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
+      RETURNING id_hash, organization_id, environment, user_id, csrf_token`,
+    [idHash, idleSeconds],
+  );
+}
+
+/** Revokes a dashboard session (kept revoked when it already was). */
+export async function revokeSessionRow(db: Db, idHash: string): Promise<void> {
+  await db.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [idHash]);
+}
+
+/** Stores the sha256 of a checkout form token issued to the session (table checkout_forms). */
+export async function insertCheckoutForm(db: Db, tokenHash: string, sessionIdHash: string, tenant: Tenant): Promise<void> {
+  await db.query(
+    `INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
+    [tokenHash, sessionIdHash, tenant.organizationId, tenant.environment],
+  );
+}
+
+/** Locks the form token's row (FOR UPDATE) if it was issued to the session; its failed attempts so far, or null. */
+export function lockCheckoutFormRow(tx: Db, tokenHash: string, sessionIdHash: string): Promise<{ attempts: number } | null> {
+  return one<{ attempts: number }>(
+    tx,
+    'SELECT attempts FROM checkout_forms WHERE token_hash = $1 AND session_id_hash = $2 FOR UPDATE',
+    [tokenHash, sessionIdHash],
+  );
+}
+
+/** Counts one more failed payment attempt of the form token. */
+export async function incrementFormAttempts(db: Db, tokenHash: string): Promise<void> {
+  await db.query('UPDATE checkout_forms SET attempts = attempts + 1 WHERE token_hash = $1', [tokenHash]);
 }

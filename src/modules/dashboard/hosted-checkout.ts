@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext, Tenant } from '../../context.js';
-import { withTransaction, type Db } from '../../lib/db.js';
+import { rollbackToSavepoint, savepoint, withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { open, seal, type Keyring } from '../../lib/secret-box.js';
@@ -57,7 +57,7 @@ export async function startHostedCheckout(ctx: AppContext, s: CheckoutSubmit, pr
       });
     } catch (err) {
       ctx.log.error({ err, checkoutId }, 'the payment provider could not open a payment page');
-      await tx.query('DELETE FROM card_checkouts WHERE id = $1', [checkoutId]);
+      await checkouts.deleteCheckout(tx, checkoutId);
       return { ok: false, errors: [], message: 'Card payment is temporarily unavailable. You have not been charged; please try again in a few minutes.' };
     }
     await checkouts.setSession(tx, checkoutId, session.sessionId, session.url);
@@ -114,7 +114,7 @@ export async function settleHostedCheckout(tx: Db, ctx: AppContext, provider: Ho
   }
   const payment = { provider: provider.name, amountCents: report.amountCents, cardLast4: null, userId: checkout.user_id, companyId: checkout.company_id, providerReference: report.paymentReference };
   const opened = openIntent(ctx.secrets.dataKeys, checkout.id, checkout.intent);
-  await tx.query('SAVEPOINT hosted_place');
+  await savepoint(tx, 'hosted_place');
   try {
     if (!opened) throw new AppError('conflict', 'the order request could not be read back (its data encryption key is no longer configured)');
     if (report.amountCents !== Number(checkout.amount_cents)) throw new AppError('conflict', `paid ${report.amountCents} cents, the checkout asked for ${checkout.amount_cents}`);
@@ -126,7 +126,7 @@ export async function settleHostedCheckout(tx: Db, ctx: AppContext, provider: Ho
     return { result: 'placed', ...done };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    await tx.query('ROLLBACK TO SAVEPOINT hosted_place');
+    await rollbackToSavepoint(tx, 'hosted_place');
     log.warn({ checkoutId: checkout.id, reason: err.message }, 'a paid checkout could not be placed; refunding the payment');
     // Keyed by the checkout: a redelivered event never refunds twice.
     await provider.refund({ reference: report.paymentReference, amountCents: report.amountCents, idempotencyKey: `${checkout.id}:refund` });

@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import type { Environment, Tenant } from '../../context.js';
-import { one, withTransaction, type Db } from '../../lib/db.js';
+import type { Tenant } from '../../context.js';
+import { withTransaction, type Db } from '../../lib/db.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { consumeMagicLink } from '../magic-links/magic-links.repo.js';
+import * as repo from './dashboard.repo.js';
 
 /** Name of the dashboard session cookie (HttpOnly, SameSite=Lax, Secure under https, path-scoped). */
 export const SESSION_COOKIE = 'fcs_dashboard';
@@ -38,11 +39,7 @@ export async function startSessionFromLink(pool: pg.Pool, token: string, where: 
     const sessionId = randomToken(32);
     const csrfToken = randomToken(32);
     const idHash = sha256(sessionId);
-    await tx.query(
-      `INSERT INTO dashboard_sessions (id_hash, organization_id, environment, user_id, magic_link_id, csrf_token, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))`,
-      [idHash, link.organization_id, link.environment, link.user_id, link.id, csrfToken, SESSION_MAX_SECONDS],
-    );
+    await repo.insertSession(tx, { idHash, organizationId: link.organization_id, environment: link.environment, userId: link.user_id, magicLinkId: link.id, csrfToken, maxSeconds: SESSION_MAX_SECONDS });
     const session: DashboardSession = {
       idHash, userId: link.user_id, csrfToken, tenant: { organizationId: link.organization_id, environment: link.environment },
     };
@@ -56,18 +53,12 @@ export async function startSessionFromLink(pool: pg.Pool, token: string, where: 
  */
 export async function findSession(db: Db, sessionId: string | undefined): Promise<DashboardSession | null> {
   if (!sessionId || !TOKEN_SHAPE.test(sessionId)) return null;
-  const row = await one<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string }>(
-    db,
-    `UPDATE dashboard_sessions SET last_seen_at = now()
-      WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
-      RETURNING id_hash, organization_id, environment, user_id, csrf_token`,
-    [sha256(sessionId), SESSION_IDLE_SECONDS],
-  );
+  const row = await repo.touchLiveSession(db, sha256(sessionId), SESSION_IDLE_SECONDS);
   if (!row) return null;
   return { idHash: row.id_hash, userId: row.user_id, csrfToken: row.csrf_token, tenant: { organizationId: row.organization_id, environment: row.environment } };
 }
 
 /** Signs a session out for good (the cookie is cleared by the caller). */
 export async function revokeSession(db: Db, idHash: string): Promise<void> {
-  await db.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [idHash]);
+  await repo.revokeSessionRow(db, idHash);
 }

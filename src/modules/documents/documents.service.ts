@@ -104,10 +104,12 @@ export async function listDocuments(ctx: AppContext, tenant: Tenant, filter: Omi
   return toPage(rows, limit, (r) => serializeDocument(ctx, r));
 }
 
-/** The documents of an order, oldest first (operators' order view). */
-export async function listOrderDocuments(ctx: AppContext, db: Db, orderId: string): Promise<DocumentView[]> {
-  const { rows } = await db.query<repo.DocumentRow>('SELECT * FROM documents WHERE order_id = $1 ORDER BY id', [orderId]);
-  return rows.map((r) => serializeDocument(ctx, r));
+/**
+ * The document a verified file link names (any tenant: the signature already proved the link is ours), with its
+ * storage key; null when it no longer exists.
+ */
+export function findLinkedDocument(db: Db, documentId: string): Promise<repo.DocumentRow | null> {
+  return repo.findDocument(db, null, documentId);
 }
 
 /** The API shape of a document row; `ttlSeconds` is the link lifetime (default one hour). */

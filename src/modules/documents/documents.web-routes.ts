@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import * as repo from './documents.repo.js';
+import { findLinkedDocument } from './documents.service.js';
 import * as schemas from './documents.schemas.js';
 import { openStoredFile } from './file-storage.js';
 import { checkFileLink, FILES_PATH } from './file-urls.js';
@@ -19,7 +19,7 @@ export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
     const check = checkFileLink(ctx.secrets.fileUrlSecret, documentId, request.query.expires, request.query.signature);
     if (check === 'bad_signature') throw new AppError('forbidden', 'This file link is not valid; fetch the document again (GET /documents/{documentId}) for a fresh link');
     if (check === 'expired') throw new AppError('forbidden', 'This file link has expired; fetch the document again (GET /documents/{documentId}) for a fresh link');
-    const doc = await repo.findDocument(ctx.pool, null, documentId);
+    const doc = await findLinkedDocument(ctx.pool, documentId);
     const file = doc ? await openStoredFile(ctx.config, doc.storage_key) : null;
     if (!doc || !file) {
       if (doc) request.log.error({ documentId }, 'document file missing from storage');

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../context.js';
+import { listenOn } from '../../lib/db.js';
 
 /** The channel signalled after events commit (eventsWritten): payload 'org_…:live,org_…:test' or '*'. */
 export const EVENTS_CHANNEL = 'events_inserted';
@@ -74,7 +75,7 @@ export class EventStreamHub {
     client.on('end', () => this.lost(client, null));
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await listenOn(client, [EVENTS_CHANNEL]);
     } catch (err) {
       client.end().catch(() => undefined);
       this.scheduleReconnect();

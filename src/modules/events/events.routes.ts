@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../routes.js';
-import { notFound } from '../../lib/errors.js';
-import { acceptCursorAliases, toPage } from '../../lib/pagination.js';
+import { acceptCursorAliases } from '../../lib/pagination.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
-import * as repo from './events.repo.js';
 import * as schemas from './events.schemas.js';
-import type { EventEnvelope } from './events.service.js';
+import * as service from './events.service.js';
 
 /** GET /events and GET /events/{eventId}: integrators reconcile what webhooks told them (EVT-6, ORD-10). */
 export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
@@ -19,9 +17,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (a
       response: { 200: schemas.EventList, ...operationErrors('listEvents') },
     },
   }, async (request) => {
-    const limit = request.query.limit ?? 20;
-    const rows = await repo.listEvents(ctx.pool, request.tenant, { ...request.query, limit });
-    return toPage(rows, limit, toEnvelope);
+    return service.listEventPage(ctx.pool, request.tenant, request.query);
   });
 
   app.get('/events/:eventId', {
@@ -33,13 +29,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (a
       response: { 200: schemas.EventSchema, ...operationErrors('getEvent') },
     },
   }, async (request) => {
-    const row = await repo.findEvent(ctx.pool, request.tenant, request.params.eventId);
-    if (!row) throw notFound('event', request.params.eventId);
-    return toEnvelope(row);
+    return service.getEvent(ctx.pool, request.tenant, request.params.eventId);
   });
 };
-
-/** An events row as the envelope `{id, type, createdAt (ISO 8601, ms, UTC), data}`. */
-export function toEnvelope(row: repo.EventRow): EventEnvelope {
-  return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
-}

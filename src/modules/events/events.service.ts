@@ -1,8 +1,11 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { signalAtCommit } from '../../lib/commit-signals.js';
+import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { toPage, type Page } from '../../lib/pagination.js';
 import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
+import * as repo from './events.repo.js';
 import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 
 /**
@@ -48,10 +51,7 @@ export async function emitEvent(tx: Db, tenant: Tenant, type: EventType, data: R
 export async function emitEvents(tx: Db, tenant: Tenant, events: NewEvent[]): Promise<EventEnvelope[]> {
   if (!events.length) return [];
   const rows = events.map((e) => ({ id: newId('event'), type: e.type, data: e.data }));
-  const { rows: written } = await tx.query<{ id: string; created_at: Date }>(
-    'SELECT id, created_at FROM emit_events($1, $2, $3::jsonb)',
-    [tenant.organizationId, tenant.environment, JSON.stringify(rows)],
-  );
+  const written = await repo.insertEvents(tx, tenant, rows);
   eventsWritten(tx, tenant);
   const createdAt = new Map(written.map((w) => [w.id, w.created_at]));
   return rows.map((r) => ({ id: r.id, type: r.type, createdAt: createdAt.get(r.id)!.toISOString(), data: r.data }));
@@ -72,11 +72,29 @@ export function eventsWritten(tx: Db, tenant: Tenant): void {
  */
 export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string, eventId: string, autoRetry = true): Promise<string> {
   const id = newId('webhookDelivery');
-  await tx.query(
-    `INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at, auto_retry)
-     VALUES ($1, $2, $3, $4, $5, now(), $6)`,
-    [id, tenant.organizationId, tenant.environment, endpointId, eventId, autoRetry],
-  );
+  await repo.insertDelivery(tx, tenant, id, endpointId, eventId, autoRetry);
   notifyDeliveriesDue(tx);
   return id;
+}
+
+/**
+ * One page of the tenant's events, newest first, as envelopes (GET /events); `limit` defaults to 20, `startingAfter`
+ * is the last event id of the previous page.
+ */
+export async function listEventPage(db: Db, tenant: Tenant, query: Omit<repo.EventFilter, 'limit'> & { limit?: number }): Promise<Page<EventEnvelope>> {
+  const limit = query.limit ?? 20;
+  const rows = await repo.listEvents(db, tenant, { ...query, limit });
+  return toPage(rows, limit, toEnvelope);
+}
+
+/** One event of the tenant as its envelope (GET /events/{eventId}). @throws AppError not_found (404). */
+export async function getEvent(db: Db, tenant: Tenant, eventId: string): Promise<EventEnvelope> {
+  const row = await repo.findEvent(db, tenant, eventId);
+  if (!row) throw notFound('event', eventId);
+  return toEnvelope(row);
+}
+
+/** An events row as the envelope `{id, type, createdAt (ISO 8601, ms, UTC), data}`. */
+export function toEnvelope(row: repo.EventRow): EventEnvelope {
+  return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
 }

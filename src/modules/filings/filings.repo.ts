@@ -1,6 +1,8 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
-import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
+import type { LedgerEntryRow } from '../billing/ledger.js';
+import type { DocumentRow } from '../documents/documents.repo.js';
+import { orderSummaryColumns, type OrderRow as FullOrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
 import type { FilingStatus } from './transitions.js';
 
 /**
@@ -84,6 +86,101 @@ export function listOrdersForOperators(db: Db, f: OrderQueueFilter): Promise<Arr
       ORDER BY o.id LIMIT $${params.length}`,
     params,
   );
+}
+
+/** An order (every column, o.*) with what the order page shows around it. */
+export interface OrderDetailRow extends FullOrderRow {
+  organization_name: string;
+  group_request: Record<string, unknown>;
+  group_source: string;
+  group_total_cents: number;
+  user_name: string;
+  user_email: string;
+  company: Record<string, unknown>;
+}
+
+/** The order (any organization, any environment: operators see everything) or null. */
+export function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow | null> {
+  return one<OrderDetailRow>(
+    db,
+    `SELECT o.*, org.name AS organization_name, g.request AS group_request, g.source AS group_source, g.total_cents AS group_total_cents,
+            u.full_name AS user_name, u.email AS user_email, to_jsonb(c) AS company
+       FROM orders o
+       JOIN organizations org ON org.id = o.organization_id
+       JOIN order_groups g ON g.id = o.group_id
+       JOIN users u ON u.id = o.user_id
+       JOIN companies c ON c.id = o.company_id
+      WHERE o.id = $1`,
+    [orderId],
+  );
+}
+
+/** Another order placed by the same request: id, product and filing status. */
+export interface SiblingOrderRow {
+  id: string;
+  order_type: string;
+  filing_status: string;
+}
+
+/** The other orders placed by the same request (e.g. the EIN ordered with a formation), by id. */
+export function findSiblingOrders(db: Db, groupId: string, orderId: string): Promise<SiblingOrderRow[]> {
+  return many<SiblingOrderRow>(
+    db, 'SELECT id, order_type, filing_status FROM orders WHERE group_id = $1 AND id <> $2 ORDER BY id', [groupId, orderId]);
+}
+
+/** An event of an order as the operators' views read it. */
+export interface OrderEventRow {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** The events of one order (data.orderId), oldest first, within the order's tenant. */
+export function findOrderEvents(db: Db, o: { id: string; organization_id: string; environment: string }): Promise<OrderEventRow[]> {
+  return many<OrderEventRow>(
+    db,
+    `SELECT id, type, data, created_at FROM events
+      WHERE data ? 'orderId' AND data->>'orderId' = $1 AND organization_id = $2 AND environment = $3 ORDER BY id`,
+    [o.id, o.organization_id, o.environment],
+  );
+}
+
+/** A webhook delivery with its endpoint URL and every attempt (status code null: no HTTP answer). */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  url: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  attempts: Array<{ attempt_number: number; status_code: number | null; duration_ms: number; error: string | null; created_at: string }>;
+}
+
+/** Deliveries of the given events with every attempt (oldest first). */
+export function findDeliveries(db: Db, eventIds: string[]): Promise<DeliveryRow[]> {
+  if (!eventIds.length) return Promise.resolve([]);
+  return many<DeliveryRow>(
+    db,
+    `SELECT d.id, d.event_id, d.endpoint_id, e.url, d.status, d.attempt_count, d.next_attempt_at,
+            COALESCE((SELECT json_agg(json_build_object('attempt_number', a.attempt_number, 'status_code', a.status_code,
+                        'duration_ms', a.duration_ms, 'error', a.error, 'created_at', a.created_at) ORDER BY a.attempt_number)
+                        FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE d.event_id = ANY($1) ORDER BY d.id`,
+    [eventIds],
+  );
+}
+
+/** Ledger entries that reference the order (debits, reversals), oldest first; amounts in cents, debits negative. */
+export function findOrderLedger(db: Db, orderId: string): Promise<LedgerEntryRow[]> {
+  return many<LedgerEntryRow>(db, 'SELECT * FROM ledger_entries WHERE order_id = $1 ORDER BY id', [orderId]);
+}
+
+/** Documents attached to the order, oldest first. */
+export function findOrderDocuments(db: Db, orderId: string): Promise<DocumentRow[]> {
+  return many<DocumentRow>(db, 'SELECT * FROM documents WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
 }
 
 function tenantFilter(tenant: Tenant | null, firstParam: number): string {

@@ -4,11 +4,11 @@ import { notFound } from '../../lib/errors.js';
 import { toPage } from '../../lib/pagination.js';
 import { reverseOrderDebits, type LedgerEntryRow } from '../billing/ledger.js';
 import { queueCardRefund } from '../payments/card-refunds.js';
-import { listOrderDocuments } from '../documents/documents.service.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import * as repo from './filings.repo.js';
 import { setCompanyFiled } from '../companies/companies.service.js';
-import { adminOrderView, historyView } from './filings.views.js';
+import { adminOrderDetailView, adminOrderView } from './filings.views.js';
+import { loadOrderRecord } from './order-record.js';
 import { changeOrderStatus } from '../orders/order-status.js';
 import { planTransition, todayUtc, type PlannedTransition, type TransitionRequest } from './transitions.js';
 
@@ -55,14 +55,11 @@ export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, or
 }
 
 /**
- * The operators' view of one order (GET /admin/v1/orders/{orderId}, console, CLI): the order, its status
- * history (oldest first) and its documents with fresh one-hour links. @throws AppError not_found.
+ * The operators' view of one order (GET /admin/v1/orders/{orderId}, CLI): the order, its status history (oldest
+ * first) and its documents with fresh one-hour links; amount in dollars. @throws AppError not_found.
  */
 export async function getOrderDetail(ctx: AppContext, orderId: string) {
-  const order = await repo.findOrder(ctx.pool, null, orderId);
-  if (!order) throw notFound('order', orderId);
-  const [history, documents] = await Promise.all([repo.listStatusHistory(ctx.pool, order.id), listOrderDocuments(ctx, ctx.pool, order.id)]);
-  return { ...adminOrderView(order), history: history.map(historyView), documents };
+  return adminOrderDetailView(ctx, await loadOrderRecord(ctx.pool, orderId));
 }
 
 /** The operators' queue across tenants, oldest first (GET /admin/v1/orders, `orders list`). */

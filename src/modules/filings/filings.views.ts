@@ -1,6 +1,10 @@
+import type { AppContext } from '../../context.js';
 import { centsToDollars } from '../../lib/money.js';
+import { serializeDocument } from '../documents/documents.service.js';
 import { EXCEPTION_REASONS } from './exception-codes.js';
 import type { OrderRow, StatusHistoryRow } from './filings.repo.js';
+import type { OrderRecord } from './order-record.js';
+import type { OrderSummaryRow } from '../orders/orders.repo.js';
 
 /** The order as integrators see it after a test-helper move (OrderStatusSchema). */
 export function orderStatusView(o: OrderRow, eventId: string) {
@@ -35,7 +39,7 @@ export function historyView(h: StatusHistoryRow) {
 }
 
 /** The operators' view of an order (AdminOrderSchema); amount in dollars. */
-export function adminOrderView(o: OrderRow & { company_legal_name?: string; organization_name?: string }) {
+export function adminOrderView(o: OrderSummaryRow & { company_legal_name?: string; organization_name?: string }) {
   return {
     orderId: o.id,
     organizationId: o.organization_id,
@@ -57,5 +61,19 @@ export function adminOrderView(o: OrderRow & { company_legal_name?: string; orga
     updatedAt: o.updated_at.toISOString(),
     ...(o.company_legal_name !== undefined ? { companyLegalName: o.company_legal_name } : {}),
     ...(o.organization_name !== undefined ? { organizationName: o.organization_name } : {}),
+  };
+}
+
+/**
+ * An order's full record as the admin API answers it (AdminOrderSchema): the order (amount in dollars), its status
+ * history, oldest first, and its documents with fresh one-hour links.
+ */
+export function adminOrderDetailView(ctx: AppContext, record: OrderRecord) {
+  // The detail names neither company nor organization (the queue rows do), so the joined names stay out.
+  const { organization_name: _organizationName, ...order } = record.order;
+  return {
+    ...adminOrderView(order),
+    history: record.history.map(historyView),
+    documents: record.documents.map((d) => serializeDocument(ctx, d)),
   };
 }

@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { addJob } from '../../lib/jobs.js';
+import * as repo from './notifications.repo.js';
 
 /** Attempts before graphile-worker gives up on an email (its exponential backoff spans about a day). */
 export const EMAIL_MAX_ATTEMPTS = 12;
@@ -14,15 +15,7 @@ export const EMAIL_MAX_ATTEMPTS = 12;
  * @returns how many emails were queued.
  */
 export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: string): Promise<number> {
-  const recipients = await many<{ user_id: string }>(
-    tx,
-    `SELECT a.user_id
-       FROM documents d
-       JOIN organizations o ON o.id = d.organization_id AND o.email_notifications
-       JOIN company_admins a ON a.company_id = d.company_id
-      WHERE d.id = $1 AND d.organization_id = $2 AND d.environment = $3`,
-    [documentId, tenant.organizationId, tenant.environment],
-  );
+  const recipients = await repo.findDocumentEmailRecipients(tx, tenant, documentId);
   for (const { user_id: userId } of recipients) {
     await addJob(tx, 'send_document_email', { documentId, userId }, { maxAttempts: EMAIL_MAX_ATTEMPTS, jobKey: `document-email:${documentId}:${userId}` });
   }
@@ -39,13 +32,7 @@ export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: str
  *   logs instead).
  */
 export async function queueEndpointDisabledEmail(tx: Db, endpointId: string, reason: string): Promise<string | null> {
-  const row = await one<{ contact_email: string }>(
-    tx,
-    `SELECT o.contact_email
-       FROM webhook_endpoints e JOIN organizations o ON o.id = e.organization_id
-      WHERE e.id = $1 AND o.contact_email IS NOT NULL`,
-    [endpointId],
-  );
+  const row = await repo.findEndpointContact(tx, endpointId);
   if (!row) return null;
   await addJob(tx, 'send_endpoint_disabled_email', { endpointId, reason }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
   return row.contact_email;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { one } from '../../lib/db.js';
 import { createOrganization } from './organizations.service.js';
+import * as repo from './organizations.repo.js';
 
 /**
  * On the first start of the embedded quick start (no DATABASE_URL) with an empty database: creates a demo
@@ -10,11 +10,9 @@ import { createOrganization } from './organizations.service.js';
  */
 export async function ensureDemoOrganization(ctx: AppContext): Promise<string[] | null> {
   if (ctx.config.databaseUrl) return null;
-  const claimed = await one(ctx.pool, `INSERT INTO instance_settings (key, value) SELECT 'demo_organization', '{}'::jsonb
-     WHERE NOT EXISTS (SELECT 1 FROM organizations) ON CONFLICT (key) DO NOTHING RETURNING key`);
-  if (!claimed) return null;
+  if (!(await repo.claimDemoOrganization(ctx.pool))) return null;
   const { organization, apiKeys } = await createOrganization(ctx.pool, 'Demo Organization');
-  await ctx.pool.query(`UPDATE instance_settings SET value = $1 WHERE key = 'demo_organization'`, [{ organizationId: organization.id }]);
+  await repo.recordDemoOrganization(ctx.pool, organization.id);
   return [
     '',
     '  First start: created the demo organization ' + organization.id,

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
-import * as repo from './organizations.repo.js';
+import type { OrganizationRow } from './organizations.repo.js';
 import * as schemas from './organizations.schemas.js';
 import * as service from './organizations.service.js';
 
 /** Operator routes for organizations and their API keys (ORG-1, AUTH-3), mounted under /admin/v1. */
 export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const adminView = async (o: repo.OrganizationRow) => (await service.organizationAdminView(ctx.pool, o)).view;
+  const adminView = async (o: OrganizationRow) => (await service.organizationAdminView(ctx.pool, o)).view;
 
   app.post('/organizations', {
     schema: { tags: ['Organizations'], body: schemas.CreateOrganizationBody, response: { 201: schemas.CreatedOrganizationSchema, ...errorResponses() } },
@@ -17,7 +17,7 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
   });
 
   app.get('/organizations', { schema: { tags: ['Organizations'] } }, async () => {
-    const rows = await repo.listOrganizations(ctx.pool);
+    const rows = await service.listOrganizations(ctx.pool);
     return { object: 'list', data: await Promise.all(rows.map((o) => adminView(o))), hasMore: false };
   });
 

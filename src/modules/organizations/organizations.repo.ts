@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db.js';
 import { one, many } from '../../lib/db.js';
-import type { Environment } from '../../context.js';
+import type { Environment, Tenant } from '../../context.js';
 
 /**
  * A row of `organizations`. `branding` is the stored JSON object (colours `#rrggbb`, lower case);
@@ -122,6 +122,12 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
   return out;
 }
 
+/** The cached balance of one tenant, in cents; 0 when the tenant has no balances row yet. */
+export async function findBalance(db: Db, tenant: Tenant): Promise<number> {
+  const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);
+  return bal?.balance_cents ?? 0;
+}
+
 /** Changes an organization's settings; `branding` is merged into the stored object. Returns null when missing. */
 export function updateOrganizationSettings(db: Db, id: string, patch: {
   name?: string; whiteLabelDomain?: string | null; branding?: Record<string, string | null>; emailNotifications?: boolean; dashboardBilling?: 'organization' | 'customer';
@@ -150,4 +156,19 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
     [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null,
       patch.contactEmail !== undefined, patch.contactEmail ?? null, patch.domainToken ?? null, patch.domainVerified ?? false],
   );
+}
+
+/**
+ * Claims the one-time demo organization (instance setting 'demo_organization') when no organization exists yet.
+ * @returns false when it was claimed before or organizations exist.
+ */
+export async function claimDemoOrganization(db: Db): Promise<boolean> {
+  const claimed = await one(db, `INSERT INTO instance_settings (key, value) SELECT 'demo_organization', '{}'::jsonb
+     WHERE NOT EXISTS (SELECT 1 FROM organizations) ON CONFLICT (key) DO NOTHING RETURNING key`);
+  return claimed !== null;
+}
+
+/** Records which organization the demo is. */
+export async function recordDemoOrganization(db: Db, organizationId: string): Promise<void> {
+  await db.query(`UPDATE instance_settings SET value = $1 WHERE key = 'demo_organization'`, [{ organizationId }]);
 }

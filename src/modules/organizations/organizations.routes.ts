@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Tenant } from '../../context.js';
 import type { ApiPluginOptions } from '../../routes.js';
-import { one, type Db } from '../../lib/db.js';
-import { centsToDollars } from '../../lib/money.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { Nullable, DateTime } from '../../lib/schemas.js';
-import { getOrganizationOrThrow } from './organizations.service.js';
+import { organizationView } from './organizations.service.js';
 import { assertMayChangeSettings, updateOrganizationSettings } from './organization-settings.js';
-import { domainVerificationView, verifyWhiteLabelDomain } from './domain-verification.js';
+import { verifyWhiteLabelDomain } from './domain-verification.js';
 import { UpdateOrganizationBody } from './organizations.schemas.js';
 
 const LIVE_ONLY = 'Settings are one set per organization, shared by the live and test environments, and they reach live customers '
@@ -98,26 +95,3 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
     return organizationView(ctx.pool, request.tenant);
   });
 };
-
-/**
- * The integrator's view of its organization for one environment (OrganizationSchema; `balance` in dollars).
- * @throws AppError not_found (404) when the organization no longer exists.
- */
-export async function organizationView(db: Db, tenant: Tenant) {
-  const o = await getOrganizationOrThrow(db, tenant.organizationId);
-  const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);
-  return {
-    id: o.id,
-    name: o.name,
-    environment: tenant.environment,
-    balance: centsToDollars(bal?.balance_cents ?? 0),
-    whiteLabelDomain: o.white_label_domain,
-    whiteLabelDomainVerification: domainVerificationView(o),
-    branding: { logoUrl: o.branding.logoUrl ?? null, primaryColor: o.branding.primaryColor ?? null, accentColor: o.branding.accentColor ?? null },
-    emailNotifications: o.email_notifications,
-    dashboardBilling: o.dashboard_billing,
-    contactEmail: o.contact_email,
-    createdAt: o.created_at.toISOString(),
-    updatedAt: o.updated_at.toISOString(),
-  };
-}

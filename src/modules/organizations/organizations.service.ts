@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import validator from 'validator';
-import type { Environment } from '../../context.js';
+import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -141,4 +141,32 @@ export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
     createdAt: o.created_at.toISOString(),
   };
   return { view, balanceCents };
+}
+
+/** Every organization, as stored (operators' lists: admin API, console pickers). */
+export function listOrganizations(db: Db): Promise<repo.OrganizationRow[]> {
+  return repo.listOrganizations(db);
+}
+
+/**
+ * The integrator's view of its organization for one environment (OrganizationSchema; `balance` in dollars).
+ * @throws AppError not_found (404) when the organization no longer exists.
+ */
+export async function organizationView(db: Db, tenant: Tenant) {
+  const o = await getOrganizationOrThrow(db, tenant.organizationId);
+  const balanceCents = await repo.findBalance(db, tenant);
+  return {
+    id: o.id,
+    name: o.name,
+    environment: tenant.environment,
+    balance: centsToDollars(balanceCents),
+    whiteLabelDomain: o.white_label_domain,
+    whiteLabelDomainVerification: domainVerificationView(o),
+    branding: { logoUrl: o.branding.logoUrl ?? null, primaryColor: o.branding.primaryColor ?? null, accentColor: o.branding.accentColor ?? null },
+    emailNotifications: o.email_notifications,
+    dashboardBilling: o.dashboard_billing,
+    contactEmail: o.contact_email,
+    createdAt: o.created_at.toISOString(),
+    updatedAt: o.updated_at.toISOString(),
+  };
 }

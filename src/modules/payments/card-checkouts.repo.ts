@@ -41,6 +41,11 @@ export async function insertCheckout(tx: Db, tenant: Tenant, c: NewCardCheckout)
 }
 
 /** Records the provider's session id and the page address the customer is sent to. */
+/** Deletes a checkout whose payment page could not be opened (nothing was charged). */
+export async function deleteCheckout(tx: Db, id: string): Promise<void> {
+  await tx.query('DELETE FROM card_checkouts WHERE id = $1', [id]);
+}
+
 export async function setSession(tx: Db, id: string, sessionId: string, url: string): Promise<void> {
   await tx.query('UPDATE card_checkouts SET provider_session_id = $2, redirect_url = $3, updated_at = now() WHERE id = $1', [id, sessionId, url]);
 }

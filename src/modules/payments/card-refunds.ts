@@ -1,7 +1,8 @@
 import type { Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { addJob } from '../../lib/jobs.js';
+import * as repo from './payments.repo.js';
 
 /*
  * Refunds of cancelled card-paid orders (PAY-6, PAY-7). The status change to cancelled records a card_refunds row
@@ -31,45 +32,8 @@ export interface RefundableOrder {
  */
 export async function queueCardRefund(tx: Db, tenant: Tenant, order: RefundableOrder): Promise<string | null> {
   if (order.billing !== 'checkout' || Number(order.amount_cents) <= 0) return null;
-  const row = await one<{ id: string }>(
-    tx,
-    `WITH paid AS (
-       SELECT id, provider FROM payments WHERE group_id = $2 AND status = 'succeeded' AND provider_reference IS NOT NULL ORDER BY created_at LIMIT 1
-     ), refund AS (
-       INSERT INTO card_refunds (id, organization_id, environment, order_id, payment_id, provider, amount_cents)
-       SELECT $1, $3, $4, $5, paid.id, paid.provider, $6 FROM paid
-       ON CONFLICT (order_id) DO NOTHING RETURNING id
-     )
-     SELECT id FROM refund`,
-    [newId('cardRefund'), order.group_id, tenant.organizationId, tenant.environment, order.id, Number(order.amount_cents)],
-  );
-  if (!row) return null;
-  await addJob(tx, 'refund_card_payment', { refundId: row.id }, { maxAttempts: REFUND_MAX_ATTEMPTS });
-  return row.id;
-}
-
-/** A card refund as the console shows it. Money in cents. */
-export interface CardRefundView {
-  id: string;
-  order_id: string;
-  organization_id: string;
-  environment: 'live' | 'test';
-  provider: string;
-  amount_cents: number;
-  status: 'pending' | 'succeeded';
-  provider_reference: string | null;
-  attempts: number;
-  last_error: string | null;
-  created_at: Date;
-  refunded_at: Date | null;
-}
-
-/** The refund of one order, or null (PAY-6: recorded on the order). */
-export function findRefundOfOrder(db: Db, orderId: string): Promise<CardRefundView | null> {
-  return one<CardRefundView>(db, 'SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE order_id = $1', [orderId]);
-}
-
-/** Refunds the provider has not accepted yet, oldest first (the console's list of failing refunds, PAY-7). */
-export function listUnsettledRefunds(db: Db, limit = 50): Promise<CardRefundView[]> {
-  return many<CardRefundView>(db, `SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1`, [limit]);
+  const id = await repo.insertCardRefund(tx, newId('cardRefund'), tenant, order);
+  if (!id) return null;
+  await addJob(tx, 'refund_card_payment', { refundId: id }, { maxAttempts: REFUND_MAX_ATTEMPTS });
+  return id;
 }

@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js';
 import type { Environment, Tenant } from '../../context.js';
-import { one, type Db } from '../../lib/db.js';
+import type { Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
+import * as repo from './payments.repo.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { SandboxPaymentProvider } from './sandbox-provider.js';
 import { StripePaymentProvider } from './stripe-provider.js';
@@ -42,28 +43,7 @@ export function livePaymentsStatus(config: Config): { level: 'info' | 'warn'; me
   return { level: 'info', message: `live card payments through Stripe (API ${config.stripe.apiBaseUrl})` };
 }
 
-/** A payments row to record; amounts in cents. `groupId` is the order group paid for (null for a decline). */
-export interface PaymentRecord {
-  provider: string;
-  amountCents: number;
-  status: 'succeeded' | 'declined' | 'refunded';
-  cardLast4: string | null;
-  failureMessage?: string | null;
-  providerReference?: string | null;
-  groupId?: string | null;
-  userId: string;
-  companyId?: string | null;
-}
-
 /** Records one checkout payment attempt (call inside the order's transaction for a success). @returns the pay_ id. */
-export async function recordPayment(db: Db, tenant: Tenant, p: PaymentRecord): Promise<string> {
-  const row = await one<{ id: string }>(
-    db,
-    `INSERT INTO payments (id, organization_id, environment, group_id, provider, amount_cents, status, card_last4, failure_message,
-                           provider_reference, user_id, company_id, refunded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $7 = 'refunded' THEN now() END) RETURNING id`,
-    [newId('payment'), tenant.organizationId, tenant.environment, p.groupId ?? null, p.provider, p.amountCents, p.status, p.cardLast4,
-      p.failureMessage ?? null, p.providerReference ?? null, p.userId, p.companyId ?? null],
-  );
-  return row!.id;
+export function recordPayment(db: Db, tenant: Tenant, p: repo.PaymentRecord): Promise<string> {
+  return repo.insertPayment(db, tenant, newId('payment'), p);
 }

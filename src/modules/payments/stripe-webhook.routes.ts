@@ -1,17 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
-import { withTransaction } from '../../lib/db.js';
-import { settleHostedCheckout, type HostedPaymentReport } from '../dashboard/hosted-checkout.js';
-import { linkEvent, recordProviderEvent } from './card-checkouts.repo.js';
 import { stripeProvider } from './payments.service.js';
+import { handleStripeEvent } from './stripe-events.js';
 
 /** Largest Stripe event accepted, in bytes (Checkout Session events are a few KB). */
 export const STRIPE_WEBHOOK_BODY_LIMIT = 256 * 1024;
-
-const HANDLED = new Set([
-  'checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired',
-]);
 
 /**
  * `POST /stripe/webhook` (PAY-3, PAY-4): Stripe's events about Checkout Sessions. Unauthenticated, so bounded in
@@ -43,14 +37,7 @@ export const stripeWebhookRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
       request.log.warn({ eventId: event.id, type: event.type, livemode: Boolean(event.livemode) }, 'Stripe event of the other mode than STRIPE_SECRET_KEY; acknowledged and ignored');
       return { received: true };
     }
-    const outcome = await withTransaction(ctx.pool, async (tx) => {
-      if (!(await recordProviderEvent(tx, { id: event.id, provider: provider.name, type: event.type }))) return { result: 'duplicate', checkoutId: null };
-      const report = HANDLED.has(event.type) ? reportOf(event) : null;
-      if (!report) return { result: 'ignored', checkoutId: null };
-      const settled = await settleHostedCheckout(tx, ctx, provider, report, request.log);
-      if (settled.checkoutId) await linkEvent(tx, event.id, settled.checkoutId);
-      return settled;
-    });
+    const outcome = await handleStripeEvent(ctx, provider, event, request.log);
     const log = { eventId: event.id, type: event.type, ...outcome };
     if (outcome.result === 'unknown_session') request.log.warn(log, 'Stripe event for a Checkout Session this service did not open; acknowledged');
     else request.log.info(log, 'Stripe event handled');
@@ -60,26 +47,4 @@ export const stripeWebhookRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
 
 function headerOf(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** What a Checkout Session event says about the payment (PAY-3). */
-function reportOf(event: Stripe.Event): HostedPaymentReport | null {
-  const session = event.data.object as Stripe.Checkout.Session;
-  if (session.object !== 'checkout.session' || typeof session.id !== 'string') return null;
-  const paymentReference = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id ?? null;
-  const paid = { outcome: 'paid' as const, sessionId: session.id, paymentReference: paymentReference ?? '', amountCents: session.amount_total ?? 0 };
-  switch (event.type) {
-    case 'checkout.session.completed':
-      // Card payments are paid at completion; delayed methods (bank debits) complete unpaid and report later.
-      if (session.payment_status === 'paid' && paymentReference) return paid;
-      return { outcome: 'processing', sessionId: session.id };
-    case 'checkout.session.async_payment_succeeded':
-      return paymentReference ? paid : null;
-    case 'checkout.session.async_payment_failed':
-      return { outcome: 'failed', sessionId: session.id, message: 'The payment did not go through. Nothing was ordered; please order again with another payment method.' };
-    case 'checkout.session.expired':
-      return { outcome: 'expired', sessionId: session.id };
-    default:
-      return null;
-  }
 }

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { AppContext } from '../../context.js';
-import { withTransaction } from '../../lib/db.js';
+import { listenOn, withTransaction } from '../../lib/db.js';
 import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { EventEnvelope } from '../events/events.service.js';
@@ -337,7 +337,7 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${DELIVERIES_DUE_CHANNEL}`);
+      await listenOn(c, [EVENTS_CHANNEL, DELIVERIES_DUE_CHANNEL]);
     } catch (err) {
       await c.end().catch(() => undefined);
       throw err;

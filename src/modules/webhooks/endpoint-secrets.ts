@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
 import { isSealed, open, seal, type Keyring } from '../../lib/secret-box.js';
+import * as repo from './webhooks.repo.js';
 
 /**
  * Webhook signing secrets at rest (SEC-2): `webhook_endpoints.secret` and `previous_secret` hold sealed text
@@ -57,21 +58,13 @@ const BATCH = 200;
  */
 export async function resealEndpointSecrets(pool: pg.Pool, keyring: Keyring, options: { onlyPlaintext?: boolean } = {}): Promise<ResealResult> {
   const result: ResealResult = { resealed: 0, current: 0 };
-  const stale = options.onlyPlaintext
-    ? `(secret NOT LIKE 'sealed:%' OR previous_secret NOT LIKE 'sealed:%')`
-    : `(secret NOT LIKE $2 OR previous_secret NOT LIKE $2)`;
   let after = '';
   for (;;) {
     const done = await withTransaction(pool, async (tx) => {
-      const params: unknown[] = [after];
-      if (!options.onlyPlaintext) params.push(`sealed:v1:${keyring.current.id}:%`);
-      const { rows } = await tx.query<{ id: string; secret: string; previous_secret: string | null }>(
-        `SELECT id, secret, previous_secret FROM webhook_endpoints WHERE id > $1 AND ${stale} ORDER BY id LIMIT ${BATCH} FOR UPDATE`,
-        params,
-      );
+      const rows = await repo.lockStaleSecrets(tx, after, BATCH, options.onlyPlaintext ? null : `sealed:v1:${keyring.current.id}:%`);
       for (const r of rows) {
         const again = (value: string) => seal(keyring, isSealed(value) ? open(keyring, value, r.id) : value, r.id);
-        await tx.query('UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1', [r.id, again(r.secret), r.previous_secret === null ? null : again(r.previous_secret)]);
+        await repo.updateEndpointSecrets(tx, r.id, again(r.secret), r.previous_secret === null ? null : again(r.previous_secret));
         result.resealed++;
       }
       if (rows.length) after = rows[rows.length - 1]!.id;
@@ -80,18 +73,13 @@ export async function resealEndpointSecrets(pool: pg.Pool, keyring: Keyring, opt
     if (done) break;
   }
   if (!options.onlyPlaintext) {
-    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE secret LIKE $1', [`sealed:v1:${keyring.current.id}:%`]);
-    result.current = rows[0]!.n - result.resealed;
+    result.current = (await repo.countSecretsLike(pool, `sealed:v1:${keyring.current.id}:%`)) - result.resealed;
   }
   return result;
 }
 
 /** Key ids found on stored secrets with how many secrets each seals (`plaintext` for values still in clear). */
 export async function secretKeyUsage(pool: pg.Pool): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ key: string; n: number }>(
-    `SELECT CASE WHEN v LIKE 'sealed:v1:%' THEN split_part(v, ':', 3) ELSE 'plaintext' END AS key, count(*)::int AS n
-       FROM (SELECT secret AS v FROM webhook_endpoints UNION ALL SELECT previous_secret FROM webhook_endpoints WHERE previous_secret IS NOT NULL) s
-      GROUP BY 1 ORDER BY 1`,
-  );
+  const rows = await repo.countSecretsByKey(pool);
   return Object.fromEntries(rows.map((r) => [r.key, r.n]));
 }

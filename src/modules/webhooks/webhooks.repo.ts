@@ -160,3 +160,42 @@ export async function disableEndpoint(db: Db, id: string, reason: string): Promi
   const row = await one(db, `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id`, [id, reason]);
   return row !== null;
 }
+
+/**
+ * Locks (FOR UPDATE) and returns up to `limit` endpoints after id `after`, by id, whose secret or previous secret is
+ * stale: still in clear when `currentPattern` is null, else not sealed with the LIKE pattern of the current key.
+ * Deleted endpoints included.
+ */
+export async function lockStaleSecrets(tx: Db, after: string, limit: number, currentPattern: string | null): Promise<Array<{ id: string; secret: string; previous_secret: string | null }>> {
+  const stale = currentPattern === null
+    ? `(secret NOT LIKE 'sealed:%' OR previous_secret NOT LIKE 'sealed:%')`
+    : `(secret NOT LIKE $2 OR previous_secret NOT LIKE $2)`;
+  const params: unknown[] = [after];
+  if (currentPattern !== null) params.push(currentPattern);
+  const { rows } = await tx.query<{ id: string; secret: string; previous_secret: string | null }>(
+    `SELECT id, secret, previous_secret FROM webhook_endpoints WHERE id > $1 AND ${stale} ORDER BY id LIMIT ${limit} FOR UPDATE`,
+    params,
+  );
+  return rows;
+}
+
+/** Stores an endpoint's (sealed) signing secret and previous secret. */
+export async function updateEndpointSecrets(tx: Db, id: string, secret: string, previousSecret: string | null): Promise<void> {
+  await tx.query('UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1', [id, secret, previousSecret]);
+}
+
+/** How many endpoint secrets match the LIKE pattern (e.g. sealed under one key). */
+export async function countSecretsLike(db: Db, pattern: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE secret LIKE $1', [pattern]);
+  return rows[0]!.n;
+}
+
+/** Stored secrets and previous secrets counted by sealing key id (`plaintext` for values still in clear). */
+export async function countSecretsByKey(db: Db): Promise<Array<{ key: string; n: number }>> {
+  const { rows } = await db.query<{ key: string; n: number }>(
+    `SELECT CASE WHEN v LIKE 'sealed:v1:%' THEN split_part(v, ':', 3) ELSE 'plaintext' END AS key, count(*)::int AS n
+       FROM (SELECT secret AS v FROM webhook_endpoints UNION ALL SELECT previous_secret FROM webhook_endpoints WHERE previous_secret IS NOT NULL) s
+      GROUP BY 1 ORDER BY 1`,
+  );
+  return rows;
+}

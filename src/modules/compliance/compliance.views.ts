@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
+import { formatDollars } from '../../lib/money.js';
 import { formatDate } from '../dashboard/presenters.js';
 import * as repo from './compliance.repo.js';
 import { deadlinesOf, resolveRange, todayUtc, type DeadlineItem } from './compliance.service.js';
@@ -29,7 +30,7 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, to
     opens: formatDate(d.windowOpensOn),
     statusLabel: status.label,
     tone: status.tone,
-    fee: d.estimatedStateFee === null ? null : `$${d.estimatedStateFee.toFixed(2)}`,
+    fee: d.estimatedStateFee === null ? null : formatDollars(d.estimatedStateFee),
     kindLabel: d.kind === 'initial_report' ? 'Initial report' : 'Report',
     orderUrl: canOrder
       ? `${checkoutBase}/annual-report?filingState=${encodeURIComponent(d.jurisdiction)}&filingYear=${d.filingYear}`

@@ -1,0 +1,56 @@
+import type { AppContext } from '../../context.js';
+import { DOCUMENT_TYPES } from '../documents/document-types.js';
+import { signedFileUrl } from '../documents/file-urls.js';
+import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import type { OrderRecord } from '../filings/order-record.js';
+import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
+import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';
+
+/**
+ * Everything the order page shows, from the order's full record: the order, what the request carried (masked),
+ * the company record, status history with operator names, events with their webhook deliveries and attempts,
+ * ledger entries (cents), documents with fresh links, and which actions the transition table allows now.
+ */
+export function orderPageView(ctx: AppContext, record: OrderRecord) {
+  const { order, siblings, refund, history, events, ledger, documents, operatorNames: names } = record;
+  const status = order.filing_status;
+  const can = (to: string) => isFilingStatus(status) && isFilingStatus(to) && canTransition(status, to);
+  return {
+    title: `Order ${order.id}`,
+    section: 'queue',
+    order,
+    siblings,
+    refund,
+    requestView: buildRequestView(order.details ?? {}),
+    companyView: buildCompanyView(order.company),
+    fullRequest: maskDeep(order.group_request),
+    history: history.map((h) => ({ ...h, actorLabel: actorLabel(h.actor, names) })),
+    events,
+    ledger: ledger.map((l) => ({ ...l, actorLabel: l.created_by ? shortActor(l.created_by, names) : '—' })),
+    documents: documents.map((d) => ({ ...d, actorLabel: shortActor(d.uploaded_by, names), url: signedFileUrl(ctx, d.id) })),
+    documentTypes: DOCUMENT_TYPES,
+    exceptionCodes: EXCEPTION_REASONS,
+    today: todayUtc(),
+    actions: {
+      pending: status !== 'exception' && can('pending'),
+      filed: can('filed'),
+      exception: can('exception'),
+      resolve: status === 'exception',
+      cancel: can('cancelled'),
+      upload: true,
+    },
+  };
+}
+
+/** `operator:op_…` -> the operator's name (for narrow columns); other actors as they are. */
+function shortActor(actor: string, names: Map<string, string>): string {
+  const name = actor.startsWith('operator:') ? names.get(actor.slice('operator:'.length)) : undefined;
+  return name ? name.replace(/ <.*>$/, '') : actor;
+}
+
+/** `operator:op_…` -> 'Ada Admin <ada@example.com>'; other actors (api, cli, test_helper) as they are. */
+export function actorLabel(actor: string, names: Map<string, string>): string {
+  if (!actor.startsWith('operator:')) return actor;
+  const name = names.get(actor.slice('operator:'.length));
+  return name ? `${name} (${actor})` : actor;
+}
