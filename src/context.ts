@@ -36,3 +36,9 @@ export interface Tenant {
   organizationId: string;
   environment: Environment;
 }
+
+/** Options every integrator route plugin receives: the context and the environment it is mounted for. */
+export interface ApiPluginOptions {
+  ctx: AppContext;
+  environment: Environment;
+}

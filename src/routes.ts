@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Environment } from './context.js';
+import type { ApiPluginOptions, AppContext } from './context.js';
 import { billingAdminRoutes } from './modules/billing/billing.admin-routes.js';
 import { billingRoutes, billingTestHelperRoutes } from './modules/billing/billing.routes.js';
 import { organizationsAdminRoutes } from './modules/organizations/organizations.admin-routes.js';
@@ -23,12 +23,6 @@ import { orderRoutes } from './modules/orders/orders.routes.js';
 import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
-
-/** Options every integrator route plugin receives: the context and the environment it is mounted for. */
-export interface ApiPluginOptions {
-  ctx: AppContext;
-  environment: Environment;
-}
 
 /**
  * Integrator API route plugins, mounted once under the live prefix (/v1) and once under the test prefix

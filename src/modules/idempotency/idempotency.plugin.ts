@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import * as repo from './idempotency.repo.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Tenant } from '../../context.js';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions, Tenant } from '../../context.js';
 import { one, type Db } from '../../lib/db.js';
 import { centsToDollars } from '../../lib/money.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
