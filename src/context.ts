@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Keyring } from './lib/secret-box.js';
+import type { Environment } from './lib/tenant.js';
 import type { PriceCache } from './modules/billing/price-cache.js';
 
 /**
@@ -28,14 +29,7 @@ export interface AppContext {
   prices?: PriceCache;
 }
 
-/** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */
-export type Environment = 'live' | 'test';
-
-/** The tenant a request acts for: every tenant-owned query filters on both fields. */
-export interface Tenant {
-  organizationId: string;
-  environment: Environment;
-}
+export type { Environment, Tenant } from './lib/tenant.js';
 
 /** Options every integrator route plugin receives: the context and the environment it is mounted for. */
 export interface ApiPluginOptions {

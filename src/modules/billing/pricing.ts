@@ -1,4 +1,4 @@
-import type { Tenant } from '../../context.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { one, many, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 
