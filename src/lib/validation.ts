@@ -122,3 +122,11 @@ function dedupe(errors: FieldError[]): FieldError[] {
   const seen = new Set<string>();
   return errors.filter((e) => !seen.has(`${e.field}|${e.message}`) && !!seen.add(`${e.field}|${e.message}`));
 }
+
+/**
+ * One field of a request body as sent (a parsed form or JSON object), unchecked: undefined when the body is not an
+ * object or has no such field. For browser forms that have no body schema, so nothing is assumed about the body.
+ */
+export function bodyField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null && name in body ? Reflect.get(body, name) : undefined;
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, ValidationError } from '../../lib/errors.js';
+import { bodyField } from '../../lib/validation.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
@@ -73,8 +74,8 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
 
   app.post('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
     const { orderId } = request.params as { orderId: string };
-    const body = request.body as Record<string, unknown> | undefined;
-    const file = body?.file as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
+    const body: unknown = request.body;
+    const file = bodyField(body, 'file') as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
     if (field(body, 'confirm') !== 'yes') {
       return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Tick the confirmation box to upload the document.' });
     }
