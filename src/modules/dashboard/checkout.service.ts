@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, type FieldError } from '../../lib/errors.js';
-import { validatorCompiler, toFieldErrors } from '../../lib/validation.js';
+import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
+import { validated } from '../../lib/validation.js';
 import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billing/pricing.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
@@ -93,8 +93,6 @@ export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, 
 
 type PlaceFn = (tx: Db, idempotencyKey: string | undefined) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
 
-const validateOrderBody = validatorCompiler({ schema: OrderBody, httpPart: 'body', method: 'POST', url: '/orders' }) as ((b: unknown) => boolean) & { errors?: any[] };
-
 /**
  * Validates the form, then places the order: from the balance (organization billing) or after charging the
  * card (customer billing). A decline records a `declined` payment and places nothing; if the order fails
@@ -111,10 +109,14 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   let pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } = {};
   if (s.product !== 'certificate-of-good-standing') {
     const built = buildOrderBody(s.product, s.options, s.form, productSections(s.product, s.options, s.activeAgent), s.userId, s.company?.id ?? null, s.activeAgent);
-    body = built.body as unknown as OrderBodyInput;
     pricing = built.pricing;
-    if (!validateOrderBody(body)) errors.push(...toFieldErrors(validateOrderBody.errors ?? []));
-    errors.push(...orderRuleErrors(body));
+    try {
+      body = validated(OrderBody, built.body, [orderRuleErrors]);
+    } catch (err) {
+      // Shown on the form with the card and trade-name errors below, not thrown.
+      if (!(err instanceof ValidationError)) throw err;
+      errors.push(...err.errors);
+    }
     if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName) errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
   }
   const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, s.tenant.environment) : null;
