@@ -29,8 +29,8 @@ const ACTION_TITLES: Record<OrderAction, string> = {
  * `transitionOrder` with actor `operator:<id>`. Uploads take a confirm box on the form itself.
  */
 export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.post('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     const order = await loadOrder(ctx, orderId);
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
@@ -44,8 +44,8 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     }
   });
 
-  app.post('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
     if (field(request.body, 'confirm') !== 'yes') {
@@ -72,8 +72,8 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     }
   });
 
-  app.post('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     const body: unknown = request.body;
     const file = bodyField(body, 'file') as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
     if (field(body, 'confirm') !== 'yes') {

@@ -16,8 +16,8 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
   const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue, ctx.config.passwordHashCpuPercent);
   app.addHook('onReady', async () => prestartScryptWorker());
 
-  app.get('/login', { schema: { hide: true } }, async (request, reply) => {
-    const next = safeNext((request.query as Record<string, string>).next);
+  app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
+    const next = safeNext(request.query.next);
     return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
   });
 

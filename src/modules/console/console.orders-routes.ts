@@ -17,8 +17,8 @@ export const QUEUE_PAGE_SIZE = 50;
 
 /** The work queue and the order page (issue 6 item 2). */
 export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
+  app.get<{ Querystring: Record<string, string | undefined> }>('/queue', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.query;
     const filter = parseQueueFilter(query);
     // Keyset pages (API-8): `after` is the last order id of the previous page; `page` only numbers the rows shown.
     const after = query.after && isId('order', query.after) ? query.after : undefined;
@@ -39,8 +39,8 @@ export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: A
     });
   });
 
-  app.get('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.get<{ Params: { orderId: string } }>('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     return render(ctx, request, reply, 'order', await loadOrderPage(ctx, orderId));
   });
 }

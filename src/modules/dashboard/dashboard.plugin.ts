@@ -90,8 +90,8 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   });
   site.setErrorHandler((err, request, reply) => renderError(err, request, reply));
 
-  site.get('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
-    const asset = ASSETS[(request.params as { file: string }).file];
+  site.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = ASSETS[request.params.file];
     if (!asset) return reply.callNotFound();
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
   });
