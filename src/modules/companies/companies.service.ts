@@ -60,11 +60,11 @@ export async function freeCompanySlug(db: Db, tenant: Tenant, legalName: string)
 }
 
 /**
- * POST /companies (issue 2 item 6): `body` has passed CreateCompanyBody and companyRuleErrors (the route runs both
- * through `validated`); checks that userId is a user of the tenant, then inserts the company and makes the user
- * its admin in one transaction.
+ * POST /companies (CO-1): `body` has passed CreateCompanyBody and companyRuleErrors (the route runs both through
+ * `validated`); checks that userId is a user of the tenant (CO-9), then inserts the company and makes the user its
+ * admin in one transaction.
  * @throws AppError not_found (404, field `userId` in `errors`) when userId is not a user of this tenant: other
- * tenants' ids answer 404 (issue 2 item 9).
+ * tenants' ids answer 404 (TEN-3).
  */
 export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput): Promise<repo.CompanyRow> {
   if (!(await findUserById(pool, tenant, body.userId))) {
@@ -75,8 +75,8 @@ export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateC
 }
 
 /**
- * The rules a PATCH body must pass against the company it changes: entityType cannot change, and the MERGED
- * company is checked with the same rules as a new one, so e.g. a CORP cannot get a structureType. Each takes the
+ * The rules a PATCH body must pass against the company it changes (CO-10): entityType cannot change, and the MERGED
+ * company is checked with the same rules as a new one (CO-2 to CO-6), so e.g. a CORP cannot get a structureType. Each takes the
  * body as sent (unknown). Routes pass them to `validated` with UpdateCompanyBody; updateCompany runs them again.
  */
 export function companyPatchRules(current: repo.CompanyRow): FieldRule[] {
