@@ -78,7 +78,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
       description: 'Deliveries of this environment, newest first, optionally of one endpoint, one event or one status (pending, succeeded, failed).',
       response: { 200: ListOf(WebhookDeliverySchema), ...operationErrors('listWebhookDeliveries') },
     },
-  }, async (request) => deliveries.listDeliveries(ctx, request.tenant, request.query as deliveries.DeliveryListParams));
+  }, async (request) => deliveries.listDeliveries(ctx, request.tenant, request.query));
 
   app.get('/webhook-deliveries/:id', {
     schema: {
