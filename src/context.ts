@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Keyring } from './lib/secret-box.js';
+import type { Environment } from './lib/tenant.js';
 import type { PriceCache } from './modules/billing/price-cache.js';
 
 /**
@@ -28,11 +29,10 @@ export interface AppContext {
   prices?: PriceCache;
 }
 
-/** The environment half of a tenant (TEN-1). */
-export type Environment = 'live' | 'test';
+export type { Environment, Tenant } from './lib/tenant.js';
 
-/** The tenant a request acts for: every tenant-owned query filters on both fields. */
-export interface Tenant {
-  organizationId: string;
+/** Options every integrator route plugin receives: the context and the environment it is mounted for. */
+export interface ApiPluginOptions {
+  ctx: AppContext;
   environment: Environment;
 }

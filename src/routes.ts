@@ -1,5 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext, Environment } from './context.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ApiPluginOptions, AppContext } from './context.js';
 import { billingAdminRoutes } from './modules/billing/billing.admin-routes.js';
 import { billingRoutes, billingTestHelperRoutes } from './modules/billing/billing.routes.js';
 import { organizationsAdminRoutes } from './modules/organizations/organizations.admin-routes.js';
@@ -24,52 +24,46 @@ import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
 
-/** Options every integrator route plugin receives: the context and the environment it is mounted for. */
-export interface ApiPluginOptions {
-  ctx: AppContext;
-  environment: Environment;
-}
-
 /**
  * Integrator API route plugins, mounted once under the live prefix (/v1) and once under the test prefix
  * (/test/v1). Each module adds its plugin here.
  */
-export const integratorRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
+export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>> = [
   // First: its hooks (Idempotency-Key on every POST) apply to all routes registered after it, test helpers included.
   idempotencyPlugin,
-  organizationRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  userRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  companyRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  billingRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  documentRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  eventStreamRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  eventRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  webhookRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  magicLinkRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  orderRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  complianceRoutes as FastifyPluginAsync<ApiPluginOptions>,
+  organizationRoutes,
+  userRoutes,
+  companyRoutes,
+  billingRoutes,
+  documentRoutes,
+  eventStreamRoutes,
+  eventRoutes,
+  webhookRoutes,
+  magicLinkRoutes,
+  orderRoutes,
+  complianceRoutes,
 ];
 
 /** Test-helper plugins: mounted under `<test prefix>/test_helpers` only, so they answer 404 in live. */
-export const testHelperRoutes: Array<FastifyPluginAsync<ApiPluginOptions>> = [
-  billingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  filingTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  documentTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
-  complianceTestHelperRoutes as FastifyPluginAsync<ApiPluginOptions>,
+export const testHelperRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>> = [
+  billingTestHelperRoutes,
+  filingTestHelperRoutes,
+  documentTestHelperRoutes,
+  complianceTestHelperRoutes,
 ];
 
 /** Operator admin API plugins, mounted under /admin/v1 behind the operator token. */
-export const adminRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
-  organizationsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
-  billingAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
-  filingsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
-  documentsAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
-  complianceAdminRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+export const adminRoutes: Array<FastifyPluginAsyncTypebox<{ ctx: AppContext }>> = [
+  organizationsAdminRoutes,
+  billingAdminRoutes,
+  filingsAdminRoutes,
+  documentsAdminRoutes,
+  complianceAdminRoutes,
 ];
 
 /** Browser-facing plugins (dashboard, console, file downloads) and the Stripe webhook, which bring their own authentication. */
-export const webRoutes: Array<FastifyPluginAsync<{ ctx: AppContext }>> = [
-  documentWebRoutes as FastifyPluginAsync<{ ctx: AppContext }>,
+export const webRoutes: Array<FastifyPluginAsyncTypebox<{ ctx: AppContext }>> = [
+  documentWebRoutes,
   stripeWebhookRoutes,
   dashboardWeb,
   consoleWebRoutes,

@@ -27,11 +27,12 @@ const CURSOR_ALIASES = ['starting_after', 'cursor'] as const;
  * the (strict) query schema sees it, so integrators used to either spelling page without a 400.
  */
 export async function acceptCursorAliases(request: { query: unknown }): Promise<void> {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (!query) return;
+  const query = request.query;
+  if (typeof query !== 'object' || query === null) return;
   for (const alias of CURSOR_ALIASES) {
-    if (query[alias] === undefined) continue;
-    if (query.startingAfter === undefined) query.startingAfter = query[alias];
-    delete query[alias];
+    const value: unknown = Reflect.get(query, alias);
+    if (value === undefined) continue;
+    if (Reflect.get(query, 'startingAfter') === undefined) Reflect.set(query, 'startingAfter', value);
+    Reflect.deleteProperty(query, alias);
   }
 }

@@ -1,8 +1,9 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import validator from 'validator';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from './errors.js';
+import { ValidationError, type FieldError } from './errors.js';
 
 function buildAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
@@ -73,4 +74,59 @@ export function attachedFieldErrors(request: { validationError?: Error }): Field
   const v = request.validationError as (Error & { validation?: ErrorObject[]; validationContext?: string }) | undefined;
   if (!v) return [];
   return v.validation ? toFieldErrors(v.validation, v.validationContext) : [{ field: v.validationContext ?? 'body', message: v.message }];
+}
+
+/**
+ * A rule of a request value that its schema cannot express. It receives the value as sent (it may have failed the
+ * schema), so it narrows before reading and skips what it cannot check, and returns every broken rule as
+ * `{field, message}` with dotted paths (empty when none is broken).
+ */
+export type FieldRule = (input: unknown) => FieldError[];
+
+/**
+ * Checks a request value against its TypeBox schema (the strict body validator routes use) and `rules`, and returns
+ * it typed by the schema, so what a service receives has passed both. Every error is collected first: the schema's
+ * (as `toFieldErrors` names them), then each rule's in order, exact duplicates dropped, so one 400 names every bad field.
+ * @param options.prior errors found before (e.g. a request's params or headers) put first in the same 400.
+ * @param options.raise throws the combined errors in a caller's own way; ValidationError when unset or when it returns.
+ * @throws ValidationError (400 validation_error, `errors` listing every bad field) when anything failed.
+ */
+export function validated<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  rules: readonly FieldRule[] = [],
+  options: { prior?: FieldError[]; raise?: (errors: FieldError[]) => void } = {},
+): Static<T> {
+  // Ajv keeps what it compiled per schema object, so this compiles each schema once (the route compiled it already).
+  const validate = strictAjv.compile<Static<T>>(schema);
+  const errors = [...(options.prior ?? [])];
+  const valid = validate(value);
+  if (!valid) errors.push(...toFieldErrors(validate.errors ?? []));
+  for (const rule of rules) errors.push(...rule(value));
+  if (valid && !errors.length) return value;
+  const combined = dedupe(errors);
+  options.raise?.(combined);
+  throw new ValidationError(combined);
+}
+
+/**
+ * The field errors Fastify attached for a request's params, query string or headers (routes with
+ * `attachValidation: true`); empty when those passed or when only the body failed, which `validated` checks itself.
+ */
+export function attachedNonBodyErrors(request: { validationError?: Error }): FieldError[] {
+  const v = request.validationError as (Error & { validationContext?: string }) | undefined;
+  return v && v.validationContext !== 'body' ? attachedFieldErrors(request) : [];
+}
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(`${e.field}|${e.message}`) && !!seen.add(`${e.field}|${e.message}`));
+}
+
+/**
+ * One field of a request body as sent (a parsed form or JSON object), unchecked: undefined when the body is not an
+ * object or has no such field. For browser forms that have no body schema, so nothing is assumed about the body.
+ */
+export function bodyField(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null && name in body ? Reflect.get(body, name) : undefined;
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Tenant } from '../../context.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { onCommit } from '../../lib/commit-signals.js';
 import type { Db } from '../../lib/db.js';
 import { NotifiedCache } from '../../lib/notified-cache.js';

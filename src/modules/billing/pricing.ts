@@ -1,4 +1,4 @@
-import type { Tenant } from '../../context.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import * as repo from './prices.repo.js';

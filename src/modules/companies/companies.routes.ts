@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ListOf } from '../../lib/schemas.js';
-import { attachedFieldErrors } from '../../lib/validation.js';
-import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody, type CreateCompanyInput, type UpdateCompanyInput } from './companies.schemas.js';
-import { createCompany, getCompanyView, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
+import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
+import { CompanyParams, CompanySchema, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody } from './companies.schemas.js';
+import { companyPatchRules, createCompany, findCompanyOrThrow, getCompanyView, listCompanies, serializeCompany, updateCompany } from './companies.service.js';
+import { companyRuleErrors } from './company-rules.js';
 
 const RULES = `Rules (Company, Address and Officer): structureType is required for an LLC and refused for a CORP; \
 taxElection is required for a CORP and refused for an LLC; fiscalEndMonth defaults to December. Addresses: country is an \
@@ -29,7 +30,8 @@ the field userId, as for any id this tenant cannot see. ${RULES}`,
       response: { 201: CompanySchema, ...operationErrors('createCompany') },
     },
   }, async (request, reply) => {
-    const row = await createCompany(ctx.pool, request.tenant, request.body as CreateCompanyInput, attachedFieldErrors(request));
+    const body = validated(CreateCompanyBody, request.body, [companyRuleErrors], { prior: attachedNonBodyErrors(request) });
+    const row = await createCompany(ctx.pool, request.tenant, body);
     return reply.status(201).send(serializeCompany(row));
   });
 
@@ -68,7 +70,10 @@ results from the change is validated with the same rules as a new one, so e.g. a
       response: { 200: CompanySchema, ...operationErrors('updateCompany') },
     },
   }, async (request) => {
-    const row = await updateCompany(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.body as UpdateCompanyInput, attachedFieldErrors(request));
+    // The rules check the company the patch produces, so the company is read first (404 before any 400).
+    const current = await findCompanyOrThrow(ctx.pool, request.tenant, request.params.companyIdOrSlug);
+    const patch = validated(UpdateCompanyBody, request.body, companyPatchRules(current), { prior: attachedNonBodyErrors(request) });
+    const row = await updateCompany(ctx.pool, request.tenant, current.id, patch);
     return serializeCompany(row);
   });
 };

@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { notFound, referencedNotFound, ValidationError, type FieldError } from '../../lib/errors.js';
+import { notFound, referencedNotFound } from '../../lib/errors.js';
 import { isId, newId } from '../../lib/ids.js';
 import { toPage, type Page } from '../../lib/pagination.js';
+import { validated, type FieldRule } from '../../lib/validation.js';
 import { findUserById } from '../users/users.service.js';
 import * as repo from './companies.repo.js';
-import type { Company, CreateCompanyInput, ListCompaniesQuery, UpdateCompanyInput } from './companies.schemas.js';
+import { UpdateCompanyBody, type Company, type CreateCompanyInput, type ListCompaniesQuery, type UpdateCompanyInput } from './companies.schemas.js';
 import { companyRuleErrors, DEFAULT_FISCAL_END_MONTH, type CompanyInput } from './company-rules.js';
 import { slugBase, nextFreeSlug } from './slug.js';
 
@@ -59,15 +60,13 @@ export async function freeCompanySlug(db: Db, tenant: Tenant, legalName: string)
 }
 
 /**
- * POST /companies (CO-1, CO-9): checks the shape errors passed in, the cross-field rules and that userId
- * is a user of the tenant, all reported together; then inserts the company and makes the user its admin
- * in one transaction.
- * @throws ValidationError (400) naming every bad field; then AppError not_found (404, field `userId` in
- * `errors`) when userId is not a user of this tenant: other tenants' ids answer 404 (TEN-3).
+ * POST /companies (CO-1): `body` has passed CreateCompanyBody and companyRuleErrors (the route runs both through
+ * `validated`); checks that userId is a user of the tenant (CO-9), then inserts the company and makes the user its
+ * admin in one transaction.
+ * @throws AppError not_found (404, field `userId` in `errors`) when userId is not a user of this tenant: other
+ * tenants' ids answer 404 (TEN-3).
  */
-export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
-  const errors = [...schemaErrors, ...companyRuleErrors(body)];
-  if (errors.length) throw new ValidationError(dedupe(errors));
+export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateCompanyInput): Promise<repo.CompanyRow> {
   if (!(await findUserById(pool, tenant, body.userId))) {
     throw referencedNotFound([{ field: 'userId', message: `no user '${body.userId}' exists in this environment` }]);
   }
@@ -76,23 +75,34 @@ export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateC
 }
 
 /**
+ * The rules a PATCH body must pass against the company it changes (CO-10): entityType cannot change, and the MERGED
+ * company is checked with the same rules as a new one (CO-2 to CO-6), so e.g. a CORP cannot get a structureType. Each takes the
+ * body as sent (unknown). Routes pass them to `validated` with UpdateCompanyBody; updateCompany runs them again.
+ */
+export function companyPatchRules(current: repo.CompanyRow): FieldRule[] {
+  return [
+    (patch) => {
+      const entityType = isObject(patch) ? patch.entityType : undefined;
+      return entityType !== undefined && entityType !== current.entity_type
+        ? [{ field: 'entityType', message: `cannot be changed after creation (the company is ${current.entity_type})` }]
+        : [];
+    },
+    (patch) => companyRuleErrors(mergePatch(current, patch)),
+  ];
+}
+
+/**
  * PATCH /companies/{companyIdOrSlug}: every field except entityType (immutable) and the slug can change;
  * officers, when sent, replace the whole list; null clears tradeName, ein, formationDate, formationState.
- * The MERGED company is checked with the same rules as a new one, so e.g. a CORP cannot get a
- * structureType. Runs in one transaction with the row locked, so concurrent PATCHes do not lose updates.
+ * `patch` has passed UpdateCompanyBody and companyPatchRules; the rules run again on the row locked here (it may
+ * have changed since), in one transaction, so concurrent PATCHes do not lose updates.
  * @throws AppError not_found (404); ValidationError (400) naming every bad field.
  */
-export async function updateCompany(pool: pg.Pool, tenant: Tenant, idOrSlug: string, patch: UpdateCompanyInput, schemaErrors: FieldError[] = []): Promise<repo.CompanyRow> {
+export async function updateCompany(pool: pg.Pool, tenant: Tenant, idOrSlug: string, patch: UpdateCompanyInput): Promise<repo.CompanyRow> {
   return withTransaction(pool, async (tx) => {
     const current = await findCompanyOrThrow(tx, tenant, idOrSlug, true);
-    const errors = [...schemaErrors];
-    if (patch?.entityType !== undefined && patch.entityType !== current.entity_type) {
-      errors.push({ field: 'entityType', message: `cannot be changed after creation (the company is ${current.entity_type})` });
-    }
-    const merged = mergePatch(current, patch ?? {});
-    errors.push(...companyRuleErrors(merged));
-    if (errors.length) throw new ValidationError(dedupe(errors));
-    return (await repo.updateCompany(tx, tenant, current.id, toColumns(merged)))!;
+    const checked = validated(UpdateCompanyBody, patch, companyPatchRules(current));
+    return (await repo.updateCompany(tx, tenant, current.id, toColumns(mergePatch(current, checked))))!;
   });
 }
 
@@ -166,10 +176,13 @@ function storedFields(row: repo.CompanyViewRow) {
   };
 }
 
-/** The stored company as request fields (nulls dropped), with the patch applied (null clears). */
-function mergePatch(row: repo.CompanyRow, patch: UpdateCompanyInput): CompanyInput {
+/**
+ * The stored company as request fields (nulls dropped), with the patch applied (null clears). The patch may not
+ * have passed its schema yet (companyPatchRules merges it to check the result), so a non-object applies nothing.
+ */
+function mergePatch(row: repo.CompanyRow, patch: unknown): CompanyInput {
   const current: Record<string, unknown> = { ...storedFields(row), officers: row.officers };
-  const merged = { ...current, ...patch, entityType: row.entity_type };
+  const merged: Record<string, unknown> = { ...current, ...(isObject(patch) ? patch : {}), entityType: row.entity_type };
   return Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) as CompanyInput;
 }
 
@@ -190,7 +203,4 @@ function toColumns(c: CompanyInput): repo.CompanyColumns {
   };
 }
 
-function dedupe(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => !seen.has(`${e.field}|${e.message}`) && !!seen.add(`${e.field}|${e.message}`));
-}
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -152,9 +152,9 @@ function isCountryCode(code: string): boolean {
  * @param fieldPrefix prepended to every field path, e.g. 'formation.company.' (include the trailing dot).
  * @returns every broken rule as `{field, message}` with dotted paths; empty when the company is valid.
  */
-export function companyRuleErrors(company: CompanyInput, fieldPrefix = ''): FieldError[] {
-  const c = company as unknown as Record<string, unknown>;
-  if (!isObject(c)) return [];
+export function companyRuleErrors(company: unknown, fieldPrefix = ''): FieldError[] {
+  if (!isObject(company)) return [];
+  const c = company;
   const errors: FieldError[] = [];
   const add = (field: string, message: string) => errors.push({ field: `${fieldPrefix}${field}`, message });
   const entityType = c.entityType;

@@ -16,8 +16,8 @@ const PAGE_LIMIT = 300;
  * someone (not filed, no order in progress).
  */
 export async function consoleComplianceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/deadlines', { schema: { hide: true } }, async (request, reply) => {
-    const q = request.query as Record<string, string | undefined>;
+  app.get<{ Querystring: Record<string, string | undefined> }>('/deadlines', { schema: { hide: true } }, async (request, reply) => {
+    const q = request.query;
     const filter = {
       environment: q.environment === 'test' ? 'test' as const : 'live' as const,
       state: (FORMATION_STATES as readonly string[]).includes(q.state ?? '') ? q.state! : '',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ValidationError } from '../../lib/errors.js';
 import { acceptCursorAliases } from '../../lib/pagination.js';

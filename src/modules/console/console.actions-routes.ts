@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { centsToDecimalString } from '../../lib/money.js';
+import { bodyField } from '../../lib/validation.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
@@ -24,8 +25,8 @@ const ACTION_TITLES: Record<OrderAction, string> = {
  * `transitionOrder` with actor `operator:<id>`. Uploads take a confirm box on the form itself.
  */
 export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.post('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     const order = await loadActionOrder(ctx.pool, orderId);
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
@@ -39,8 +40,8 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     }
   });
 
-  app.post('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     const action = parseAction(field(request.body, 'action'));
     const transition = requestFor(action, request.body);
     if (field(request.body, 'confirm') !== 'yes') {
@@ -67,10 +68,10 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     }
   });
 
-  app.post('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
-    const body = request.body as Record<string, unknown> | undefined;
-    const file = body?.file as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
+  app.post<{ Params: { orderId: string } }>('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
+    const body: unknown = request.body;
+    const file = bodyField(body, 'file') as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
     if (field(body, 'confirm') !== 'yes') {
       return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Tick the confirmation box to upload the document.' });
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { bodyField } from '../../lib/validation.js';
 import { perAddressLimit } from '../rate-limits/rate-limits.js';
 import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
@@ -15,8 +16,8 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
   const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue, ctx.config.passwordHashCpuPercent);
   app.addHook('onReady', async () => prestartScryptWorker());
 
-  app.get('/login', { schema: { hide: true } }, async (request, reply) => {
-    const next = safeNext((request.query as Record<string, string>).next);
+  app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
+    const next = safeNext(request.query.next);
     return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
   });
 
@@ -32,7 +33,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
   }, async (request, reply) => {
     checkLoginCsrf(ctx, request);
     const email = field(request.body, 'email');
-    const password = (request.body as Record<string, unknown> | undefined)?.password;
+    const password = bodyField(request.body, 'password');
     const next = safeNext(field(request.body, 'next'));
     const again = (status: number, error: string) =>
       render(ctx, request, reply.status(status), 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email, error });

@@ -32,11 +32,11 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     return renderOrganization(ctx, request, reply.status(201), organization.id, [apiKeys.live, apiKeys.test]);
   });
 
-  app.get('/organizations/:id', { schema: { hide: true } }, async (request, reply) =>
-    renderOrganization(ctx, request, reply, (request.params as { id: string }).id, []));
+  app.get<{ Params: { id: string } }>('/organizations/:id', { schema: { hide: true } }, async (request, reply) =>
+    renderOrganization(ctx, request, reply, request.params.id, []));
 
-  app.post('/organizations/:id/credit', { schema: { hide: true } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
+  app.post<{ Params: { id: string } }>('/organizations/:id/credit', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params;
     const back = orgUrl(id);
     if (field(request.body, 'confirm') !== 'yes') return redirectWith(ctx, request, reply, back, { kind: 'error', text: 'Tick the confirmation box to credit the balance.' });
     const note = field(request.body, 'note');
@@ -47,8 +47,8 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     });
   });
 
-  app.post('/organizations/:id/keys', { schema: { hide: true } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
+  app.post<{ Params: { id: string } }>('/organizations/:id/keys', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params;
     const environment = field(request.body, 'environment') as Environment;
     if (environment !== 'live' && environment !== 'test') throw new ValidationError([{ field: 'environment', message: 'must be live or test' }]);
     const key = await addApiKey(ctx.pool, id, environment);
@@ -56,8 +56,8 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     return renderOrganization(ctx, request, reply.status(201), id, [key]);
   });
 
-  app.post('/organizations/:id/keys/:keyId/revoke', { schema: { hide: true } }, async (request, reply) => {
-    const { id, keyId } = request.params as { id: string; keyId: string };
+  app.post<{ Params: { id: string; keyId: string } }>('/organizations/:id/keys/:keyId/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const { id, keyId } = request.params;
     if (field(request.body, 'confirm') !== 'yes') return redirectWith(ctx, request, reply, orgUrl(id), { kind: 'error', text: 'Tick the confirmation box to revoke the key.' });
     return formAction(ctx, request, reply, orgUrl(id), async () => {
       const key = await revokeKey(ctx.pool, id, keyId);
@@ -66,8 +66,8 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     });
   });
 
-  app.post('/organizations/:id/domain', { schema: { hide: true } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
+  app.post<{ Params: { id: string } }>('/organizations/:id/domain', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params;
     return formAction(ctx, request, reply, orgUrl(id), async () => {
       const verified = field(request.body, 'verified') === 'yes';
       const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null, { verified });
@@ -79,23 +79,23 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     });
   });
 
-  app.post('/organizations/:id/domain/verify', { schema: { hide: true } }, async (request, reply) => {
-    const { id } = request.params as { id: string };
+  app.post<{ Params: { id: string } }>('/organizations/:id/domain/verify', { schema: { hide: true } }, async (request, reply) => {
+    const { id } = request.params;
     return formAction(ctx, request, reply, orgUrl(id), async () => {
       const org = await verifyDomainForOperator(ctx, id);
       return `White-label domain ${org.whiteLabelDomain} is verified and in effect.`;
     });
   });
 
-  app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
-    const orgId = (request.query as Record<string, string | undefined>).organizationId;
+  app.get<{ Querystring: Record<string, string | undefined> }>('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const orgId = request.query.organizationId;
     if (orgId) return reply.redirect(`${CONSOLE_PREFIX}/webhooks/${encodeURIComponent(orgId)}`);
     const [overview, disabled, backlog] = await Promise.all([webhookOverview(ctx.pool), disabledEndpoints(ctx.pool), deliveryBacklog(ctx.pool)]);
     return render(ctx, request, reply, 'webhooks', { title: 'Webhook health', section: 'webhooks', overview, disabled, backlog });
   });
 
-  app.get('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
-    const health = await organizationWebhookHealth(ctx.pool, (request.params as { id: string }).id);
+  app.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
+    const health = await organizationWebhookHealth(ctx.pool, request.params.id);
     return render(ctx, request, reply, 'webhook-health', { title: `Webhooks · ${health.organization.name}`, section: 'webhooks', health });
   });
 }

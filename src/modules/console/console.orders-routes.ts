@@ -7,13 +7,12 @@ import { queuePageView } from './queue.service.js';
 
 /** The work queue and the order page (CONS-2, CONS-3). */
 export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/queue', { schema: { hide: true } }, async (request, reply) => {
-    const query = request.query as Record<string, string | undefined>;
-    return render(ctx, request, reply, 'queue', await queuePageView(ctx, query));
+  app.get<{ Querystring: Record<string, string | undefined> }>('/queue', { schema: { hide: true } }, async (request, reply) => {
+    return render(ctx, request, reply, 'queue', await queuePageView(ctx, request.query));
   });
 
-  app.get('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params as { orderId: string };
+  app.get<{ Params: { orderId: string } }>('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
+    const { orderId } = request.params;
     return render(ctx, request, reply, 'order', orderPageView(ctx, await loadOrderRecord(ctx.pool, orderId)));
   });
 }

@@ -23,16 +23,16 @@ export const FEE_LABELS: Record<string, string> = {
  * (CONS-5). Every change goes through the billing services, which also apply PRICE-7.
  */
 export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get('/prices', { schema: { hide: true } }, async (request, reply) => {
-    const orgId = (request.query as Record<string, string | undefined>).organizationId || '';
+  app.get<{ Querystring: Record<string, string | undefined> }>('/prices', { schema: { hide: true } }, async (request, reply) => {
+    const orgId = request.query.organizationId || '';
     const [catalog, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
     const orgPrices = orgId ? await listOrgWholesale(ctx.pool, orgId) : null;
     const org = orgId ? organizations.find((o) => o.id === orgId) ?? null : null;
     return render(ctx, request, reply, 'prices', { title: 'Wholesale prices', section: 'prices', catalog, organizations, orgPrices, org });
   });
 
-  app.post('/prices/:type', { schema: { hide: true } }, async (request, reply) => {
-    const { type } = request.params as { type: string };
+  app.post<{ Params: { type: string } }>('/prices/:type', { schema: { hide: true } }, async (request, reply) => {
+    const { type } = request.params;
     return formAction(ctx, request, reply, `${CONSOLE_PREFIX}/prices`, async () => {
       const wholesale = field(request.body, 'wholesaleAmount');
       const list = field(request.body, 'defaultAmount');
@@ -45,8 +45,8 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     });
   });
 
-  app.post('/prices/organizations/:id/:type', { schema: { hide: true } }, async (request, reply) => {
-    const { id, type } = request.params as { id: string; type: string };
+  app.post<{ Params: { id: string; type: string } }>('/prices/organizations/:id/:type', { schema: { hide: true } }, async (request, reply) => {
+    const { id, type } = request.params;
     const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
     return formAction(ctx, request, reply, back, async () => {
       if (field(request.body, 'remove') === 'yes') {
@@ -62,15 +62,15 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
   app.get('/fees', { schema: { hide: true } }, async (request, reply) =>
     render(ctx, request, reply, 'fees', { title: 'State fee schedule', section: 'fees', fees: await listStateFeeViews(ctx.pool), feeFields: FEE_FIELDS, feeLabels: FEE_LABELS }));
 
-  app.get('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
-    const state = (request.params as { state: string }).state.toUpperCase();
+  app.get<{ Params: { state: string } }>('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
+    const state = request.params.state.toUpperCase();
     const fee = (await listStateFeeViews(ctx.pool)).find((f) => f.state === state);
     if (!fee) throw notFound('state fee schedule', state);
     return render(ctx, request, reply, 'fee-edit', { title: `State fees · ${fee.name}`, section: 'fees', fee, feeFields: FEE_FIELDS, feeLabels: FEE_LABELS });
   });
 
-  app.post('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
-    const state = (request.params as { state: string }).state.toUpperCase();
+  app.post<{ Params: { state: string } }>('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
+    const state = request.params.state.toUpperCase();
     const back = `${CONSOLE_PREFIX}/fees/${encodeURIComponent(state)}`;
     return formAction(ctx, request, reply, back, async () => {
       const update: StateFeeUpdate = { note: field(request.body, 'note') || undefined };

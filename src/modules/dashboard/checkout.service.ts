@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext, Tenant } from '../../context.js';
 import { rollbackToSavepoint, savepoint, withTransaction, type Db } from '../../lib/db.js';
-import { AppError, type FieldError } from '../../lib/errors.js';
-import { validatorCompiler, toFieldErrors } from '../../lib/validation.js';
+import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
+import { validated } from '../../lib/validation.js';
 import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billing/pricing.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
 import { OrderBody, type OrderBodyInput } from '../orders/orders.schemas.js';
-import { checkOrderFacts, orderRuleErrors, placeOrderInTx, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
+import { checkOrderFacts, orderRuleErrors, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
 import { paymentProviderFor, recordPayment } from '../payments/payments.service.js';
-import { certificateLine, placeCertificateInTx } from './certificate-orders.js';
-import { countFailedAttempt, lockCheckoutForm, placedByForm } from './checkout-forms.js';
-import type { DashboardSession } from './sessions.js';
+import { certificateLine } from './certificate-orders.js';
+import { countFailedAttempt } from './checkout-forms.js';
 import type { CompanyRow } from './dashboard.repo.js';
-import { readCard, type FormValues } from './checkout.forms.js';
+import { readCard } from './checkout.forms.js';
+import { guardForm, placeCheckoutIntent, type Billing, type CheckoutOutcome, type CheckoutSubmit, type PlacementIntent } from './checkout-placement.js';
 import { startHostedCheckout } from './hosted-checkout.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
 
@@ -24,9 +24,6 @@ import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey 
  * the order with billing 'checkout' (retail and margin recorded) and the payment row in ONE transaction.
  * Either way the orders enter the same pipeline (status history, filing.status_changed webhooks).
  */
-
-/** How a dashboard order is paid: `balance` (prepaid balance, wholesale) or `checkout` (the customer's card, retail). */
-export type Billing = 'balance' | 'checkout';
 
 /** The billing mode of dashboard orders for an organization. */
 export function billingOf(organization: OrganizationRow): Billing {
@@ -94,58 +91,7 @@ export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, 
   return plan.lines;
 }
 
-/** The outcome of a checkout submit: the placed group, or what to show the customer (`expired`: a stale form token). */
-export type CheckoutOutcome =
-  | { ok: true; companyId: string; groupId: string }
-  /** Customer billing through a hosted payment page (PAY-2): send the customer there; the order follows the payment. */
-  | { ok: true; redirectTo: string }
-  | { ok: false; errors: FieldError[]; message: string | null; expired?: boolean };
-
-/** Everything a checkout submit needs: who orders what for which company, the posted form, and the form token. */
-export interface CheckoutSubmit {
-  tenant: Tenant;
-  organization: OrganizationRow;
-  userId: string;
-  company: CompanyRow | null;
-  product: ProductKey;
-  options: CheckoutOptions;
-  form: FormValues;
-  activeAgent: boolean;
-  /** The signed-in session (the form token must have been issued to it). */
-  session: DashboardSession;
-  /** The form's one-time token (`_checkout`); null for a post without one (placed without double-submit protection). */
-  formToken: string | null;
-  /** Customer billing: the total (cents) the page showed; when the price changed since, nothing is charged. */
-  expectedTotalCents?: number | null;
-  /** Hosted payment pages (PAY-2): the dashboard's absolute address (origin + base path) and the e-mail to prefill. */
-  hosted?: { siteUrl: string; customerEmail: string };
-}
-
-/** What a checkout places once paid (or at once when the organization pays): an order request, or a certificate. */
-export type PlacementIntent =
-  | { kind: 'order'; body: OrderBodyInput; pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } }
-  | { kind: 'certificate'; userId: string; companyId: string; filingState: string };
-
-/**
- * Places a checkout's orders inside the caller's transaction: the one placement of every dashboard order, by
- * balance, sandbox card or hosted payment (PAY-3: retail, wholesale and margin recorded the same way). The pure
- * request rules must have run (submitCheckout does). With `idempotencyKey` an earlier group under that key is returned.
- * @returns the group (null when nothing was created), the company and the total in cents.
- * @throws AppError from the database rules; insufficient_balance (402) for balance billing.
- */
-export async function placeCheckoutIntent(tx: Db, tenant: Tenant, intent: PlacementIntent, billing: Billing, idempotencyKey: string | undefined) {
-  return intent.kind === 'order'
-    ? placeOrderInTx(tx, tenant, intent.body, { source: 'dashboard', billing, actor: 'dashboard', ...intent.pricing, idempotencyKey })
-    : placeCertificateInTx(tx, tenant, { userId: intent.userId, companyId: intent.companyId, filingState: intent.filingState }, billing, 'dashboard', idempotencyKey);
-}
-
 type PlaceFn = (tx: Db, idempotencyKey: string | undefined) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
-
-const validateOrderBody = validatorCompiler({ schema: OrderBody, httpPart: 'body', method: 'POST', url: '/orders' }) as ((b: unknown) => boolean) & { errors?: any[] };
-
-const EXPIRED_FORM: CheckoutOutcome = {
-  ok: false, errors: [], expired: true, message: 'This order form has expired. Please review the order and submit it again.',
-};
 
 /**
  * Validates the form, then places the order: from the balance (organization billing) or after charging the
@@ -163,10 +109,14 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   let pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } = {};
   if (s.product !== 'certificate-of-good-standing') {
     const built = buildOrderBody(s.product, s.options, s.form, productSections(s.product, s.options, s.activeAgent), s.userId, s.company?.id ?? null, s.activeAgent);
-    body = built.body as unknown as OrderBodyInput;
     pricing = built.pricing;
-    if (!validateOrderBody(body)) errors.push(...toFieldErrors(validateOrderBody.errors ?? []));
-    errors.push(...orderRuleErrors(body));
+    try {
+      body = validated(OrderBody, built.body, [orderRuleErrors]);
+    } catch (err) {
+      // Shown on the form with the card and trade-name errors below, not thrown.
+      if (!(err instanceof ValidationError)) throw err;
+      errors.push(...err.errors);
+    }
     if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName) errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
   }
   const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, s.tenant.environment) : null;
@@ -193,16 +143,6 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   } catch (err) {
     return refusal(err, s.organization);
   }
-}
-
-/** With a form token: locks its row, then answers with the orders an earlier submit of the form placed, if any. */
-export async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
-  if (!s.formToken) return { key: undefined, attempts: 0 };
-  const form = await lockCheckoutForm(tx, s.session, s.formToken);
-  if (!form) return { outcome: EXPIRED_FORM };
-  const earlier = await placedByForm(tx, s.tenant, s.formToken);
-  if (earlier) return { outcome: { ok: true, ...earlier } };
-  return form;
 }
 
 async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNullable<ReturnType<typeof readCard>['card']>, body: OrderBodyInput | null, pricing: object, place: PlaceFn): Promise<CheckoutOutcome> {

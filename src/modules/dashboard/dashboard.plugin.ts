@@ -41,6 +41,9 @@ export const dashboardWeb: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   await app.register(dashboardSite, { ctx, whiteLabel: true, basePath: '' });
 };
 
+/** The route handler a constraint strategy's storage keeps, as Fastify's router declares it. */
+type ConstrainedHandler = Parameters<ReturnType<Parameters<FastifyInstance['addConstraintStrategy']>[0]['storage']>['set']>[1];
+
 // Routes of the white-label mount carry a Host constraint so they never shadow other root routes on the
 // service's own hosts. The constraint is a cheap filter; the organization is looked up per request.
 function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
@@ -48,15 +51,15 @@ function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
   app.addConstraintStrategy({
     name: HOST_CONSTRAINT,
     storage() {
-      const map = new Map<string, unknown>();
-      return { get: (k: string) => (map.get(k) ?? null) as never, set: (k: string, v: unknown) => void map.set(k, v) };
+      const map = new Map<unknown, ConstrainedHandler>();
+      return { get: (k: unknown) => map.get(k) ?? null, set: (k: unknown, v: ConstrainedHandler) => void map.set(k, v) };
     },
     deriveConstraint(req: { headers: Record<string, string | string[] | undefined> }) {
       const host = hostnameOf(req.headers, ctx.config.trustProxy);
       return host && !ownHosts.has(host) ? 'white-label' : undefined;
     },
     mustMatchWhenDerived: false,
-  } as never);
+  });
 }
 
 /** Lower-case host name of a request without the port (X-Forwarded-Host first when TRUST_PROXY is on). */
@@ -90,8 +93,8 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   });
   site.setErrorHandler((err, request, reply) => renderError(err, request, reply));
 
-  site.get('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
-    const asset = ASSETS[(request.params as { file: string }).file];
+  site.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = ASSETS[request.params.file];
     if (!asset) return reply.callNotFound();
     return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
   });

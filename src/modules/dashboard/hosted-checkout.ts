@@ -9,7 +9,7 @@ import * as checkouts from '../payments/card-checkouts.repo.js';
 import type { HostedPaymentProvider } from '../payments/payment-provider.js';
 import { recordPayment } from '../payments/payments.service.js';
 import { certificateLine } from './certificate-orders.js';
-import { guardForm, placeCheckoutIntent, type CheckoutOutcome, type CheckoutSubmit, type PlacementIntent } from './checkout.service.js';
+import { guardForm, placeCheckoutIntent, type CheckoutOutcome, type CheckoutSubmit, type PlacementIntent } from './checkout-placement.js';
 
 /*
  * Customer-billed checkout through a hosted payment page (Stripe Checkout; rules PAY-2..PAY-5). The submit prices

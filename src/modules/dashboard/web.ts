@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { safeEqual } from '../../lib/secrets.js';
+import { bodyField } from '../../lib/validation.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { findUser } from './dashboard.repo.js';
@@ -91,7 +92,7 @@ export function requireSession(ctx: AppContext) {
  * (AUTH-10). Runs after requireSession.
  */
 export async function requireCsrf(request: FastifyRequest, reply: FastifyReply) {
-  const sent = (request.body as Record<string, unknown> | undefined)?._csrf;
+  const sent = bodyField(request.body, '_csrf');
   if (typeof sent !== 'string' || !safeEqual(sent, request.signedIn.session.csrfToken)) {
     return renderMessage(reply, request, 403, 'This form has expired', 'For your security the form could not be accepted. Go back, reload the page and try again.');
   }

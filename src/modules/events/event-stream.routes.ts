@@ -1,7 +1,7 @@
 import fastifySse from '@fastify/sse';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { sha256 } from '../../lib/secrets.js';
 import { EventStreamSession, parseStreamTypes, POSITION_MESSAGE, positionCursor, STREAMABLE_EVENT_TYPES, startPosition, streamsOf } from './event-stream.service.js';

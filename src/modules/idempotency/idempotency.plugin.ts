@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import { AppError } from '../../lib/errors.js';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import * as repo from './idempotency.repo.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
@@ -38,58 +39,58 @@ declare module 'fastify' {
   }
 }
 
+/** The hooks of idempotencyPlugin: document the header on POST routes, claim and replay keys, store responses. */
+const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) => {
+  app.addHook('onRoute', documentHeader);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = headerKey(request);
+    if (key === null || !request.tenant) return;
+    const hash = requestHash(ctx.secrets.fileUrlSecret, request);
+    // Two rounds: a key released (5xx) between our failed claim and the read is simply claimed again.
+    for (let round = 0; round < 2; round++) {
+      if (await repo.claimKey(ctx.pool, request.tenant, key, hash)) {
+        request.idempotencyKey = key;
+        return;
+      }
+      const row = await repo.findKey(ctx.pool, request.tenant, key);
+      if (!row) continue;
+      if (row.request_hash !== hash) {
+        throw new AppError('idempotency_key_reused', `Idempotency-Key '${key}' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request`);
+      }
+      if (row.status === 'running') {
+        throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+      }
+      const stored = openResponse(ctx.secrets.fileUrlSecret, request.tenant, key, row.response_body);
+      if (!stored.ok) {
+        throw new AppError('conflict', `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`);
+      }
+      return reply
+        .status(row.response_status ?? 200)
+        .header('idempotent-replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(stored.body));
+    }
+    throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const key = request.idempotencyKey;
+    if (!key) return payload;
+    request.idempotencyKey = undefined;
+    const body = parseJson(payload);
+    if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
+    // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
+    else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, sealResponse(ctx.secrets.fileUrlSecret, request.tenant, key, body));
+    return payload;
+  });
+};
+
 /**
- * Integrator-scope plugin (register it FIRST in `integratorRoutes`): it is not encapsulated (skip-override),
+ * Integrator-scope plugin (register it FIRST in `integratorRoutes`): it is not encapsulated (fastify-plugin),
  * so its hooks apply to every route registered after it under /v1 and /test/v1, test helpers included.
  */
-export const idempotencyPlugin: FastifyPluginAsync<ApiPluginOptions> = Object.assign(
-  async (app: Parameters<FastifyPluginAsync<ApiPluginOptions>>[0], { ctx }: ApiPluginOptions) => {
-    app.addHook('onRoute', documentHeader);
-
-    app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-      const key = headerKey(request);
-      if (key === null || !request.tenant) return;
-      const hash = requestHash(ctx.secrets.fileUrlSecret, request);
-      // Two rounds: a key released (5xx) between our failed claim and the read is simply claimed again.
-      for (let round = 0; round < 2; round++) {
-        if (await repo.claimKey(ctx.pool, request.tenant, key, hash)) {
-          request.idempotencyKey = key;
-          return;
-        }
-        const row = await repo.findKey(ctx.pool, request.tenant, key);
-        if (!row) continue;
-        if (row.request_hash !== hash) {
-          throw new AppError('idempotency_key_reused', `Idempotency-Key '${key}' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request`);
-        }
-        if (row.status === 'running') {
-          throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
-        }
-        const stored = openResponse(ctx.secrets.fileUrlSecret, request.tenant, key, row.response_body);
-        if (!stored.ok) {
-          throw new AppError('conflict', `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`);
-        }
-        return reply
-          .status(row.response_status ?? 200)
-          .header('idempotent-replayed', 'true')
-          .type('application/json; charset=utf-8')
-          .send(JSON.stringify(stored.body));
-      }
-      throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
-    });
-
-    app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      const key = request.idempotencyKey;
-      if (!key) return payload;
-      request.idempotencyKey = undefined;
-      const body = parseJson(payload);
-      if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
-      // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
-      else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, sealResponse(ctx.secrets.fileUrlSecret, request.tenant, key, body));
-      return payload;
-    });
-  },
-  { [Symbol.for('skip-override')]: true },
-);
+export const idempotencyPlugin = fp(idempotency, { name: 'idempotency' });
 
 /**
  * Adds the header to the schema (validation and OpenAPI) of every POST route, and documents the 409 and 422

@@ -1,6 +1,6 @@
 import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
 import { EXPEDITED_UNAVAILABLE_MESSAGE } from '../billing/pricing.js';
-import { companyRuleErrors, type CompanyInput } from '../companies/company-rules.js';
+import { companyRuleErrors } from '../companies/company-rules.js';
 import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js';
 
 /*
@@ -84,7 +84,7 @@ function formationErrors(b: Obj): FieldError[] {
         errors.push({ field: `formation.company.${key}`, message: `is not accepted in a formation company (formation rule 1): ${FORMATION_EXCLUDED_WHY[key]}` });
       }
     }
-    errors.push(...companyRuleErrors(company as unknown as CompanyInput, 'formation.company.'));
+    errors.push(...companyRuleErrors(company, 'formation.company.'));
   }
   const raOrdered = isSet(b.registeredAgent);
   if (!raOrdered && !isSet(f.registeredAgent)) {

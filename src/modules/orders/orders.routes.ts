@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
-import { attachedFieldErrors } from '../../lib/validation.js';
-import { OrderBody, OrderResultSchema, QuoteSchema, type OrderBodyInput } from './orders.schemas.js';
+import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
+import { OrderBody, OrderResultSchema, QuoteSchema } from './orders.schemas.js';
 import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
 
 const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; expedited
@@ -46,8 +46,8 @@ ${ERRORS_DOC}`,
       response: { 201: OrderResultSchema, ...operationErrors('createOrder') },
     },
   }, async (request, reply) => {
-    throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
-    const placed = await placeOrder(ctx, request.tenant, request.body as OrderBodyInput, {
+    const body = validated(OrderBody, request.body, [orderRuleErrors], { prior: attachedNonBodyErrors(request), raise: throwIfRuleErrors });
+    const placed = await placeOrder(ctx, request.tenant, body, {
       source: 'api', billing: 'balance', actor: 'api', idempotencyKey: request.idempotencyKey,
     });
     // ORD-7: always 201, also for a pure registered-agent no-op (it "succeeds", ORD-RA-4), and one success status for
@@ -69,7 +69,7 @@ ${ERRORS_DOC}`,
       response: { 200: QuoteSchema, ...operationErrors('quoteOrder') },
     },
   }, async (request) => {
-    throwIfRuleErrors([...attachedFieldErrors(request), ...orderRuleErrors(request.body)]);
-    return quoteOrder(ctx.pool, request.tenant, request.body as OrderBodyInput, {}, ctx.prices);
+    const body = validated(OrderBody, request.body, [orderRuleErrors], { prior: attachedNonBodyErrors(request), raise: throwIfRuleErrors });
+    return quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices);
   });
 };

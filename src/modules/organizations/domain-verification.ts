@@ -1,10 +1,9 @@
 import { promises as dns } from 'node:dns';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../lib/db.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import * as repo from './organizations.repo.js';
-import { getOrganizationOrThrow } from './organizations.service.js';
 
 /**
  * Label under the domain whose TXT record proves control: `_fcs-domain-verification.portal.example.com`.
@@ -55,7 +54,9 @@ export function effectiveDomain(o: repo.OrganizationRow): string | null {
  *   service_unavailable (503) when DNS could not be asked (timeout, server failure); not_found (404).
  */
 export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: string): Promise<repo.OrganizationRow> {
-  const o = await getOrganizationOrThrow(ctx.pool, organizationId);
+  // Read through the repository, not organizations.service (which imports this module for domainVerificationView).
+  const o = await repo.findOrganization(ctx.pool, organizationId);
+  if (!o) throw notFound('organization', organizationId);
   const challenge = domainVerificationView(o);
   if (!challenge) {
     throw new AppError('conflict', 'No white-label domain is requested: set whiteLabelDomain with PATCH /organization first', {

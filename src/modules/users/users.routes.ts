@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ListOf, PageQuery } from '../../lib/schemas.js';
-import { attachedFieldErrors } from '../../lib/validation.js';
-import { CreateUserBody, UserParams, UserSchema, type CreateUserInput } from './users.schemas.js';
-import { createUser, findUserOrThrow, listUsers, serializeUser } from './users.service.js';
+import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
+import { CreateUserBody, UserParams, UserSchema } from './users.schemas.js';
+import { createUser, findUserOrThrow, listUsers, serializeUser, userRuleErrors } from './users.service.js';
 
 /** POST /users, GET /users, GET /users/{userIdOrEmail} (USR-1, USR-4). */
 export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
@@ -18,7 +18,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (ap
       response: { 201: UserSchema, ...operationErrors('createUser') },
     },
   }, async (request, reply) => {
-    const row = await createUser(ctx.pool, request.tenant, request.body as CreateUserInput, attachedFieldErrors(request));
+    const body = validated(CreateUserBody, request.body, [userRuleErrors], { prior: attachedNonBodyErrors(request) });
+    const row = await createUser(ctx.pool, request.tenant, body);
     return reply.status(201).send(serializeUser(row));
   });
 

@@ -1,7 +1,7 @@
 import { validatePhoneNumberLength } from 'libphonenumber-js/max';
 import type { Tenant } from '../../context.js';
 import { isUniqueViolation, type Db } from '../../lib/db.js';
-import { AppError, notFound, ValidationError, type FieldError } from '../../lib/errors.js';
+import { AppError, notFound, type FieldError } from '../../lib/errors.js';
 import { isId, newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import * as repo from './users.repo.js';
@@ -23,8 +23,8 @@ const E164 = /^\+[1-9]\d{6,14}$/;
  * Email syntax is the schema's `format: 'email'` (validator's isEmail).
  * Tolerates input that failed the schema. @returns field errors, empty when valid.
  */
-export function userRuleErrors(body: Partial<CreateUserInput>): FieldError[] {
-  const phone = body?.phoneNumber;
+export function userRuleErrors(body: unknown): FieldError[] {
+  const phone = typeof body === 'object' && body !== null && 'phoneNumber' in body ? body.phoneNumber : undefined;
   if (typeof phone !== 'string') return [];
   if (!E164.test(phone)) return [{ field: 'phoneNumber', message: 'must be in E.164 format: + then country code and number, 7 to 15 digits, nothing else (e.g. +14155550123)' }];
   const length = validatePhoneNumberLength(phone);
@@ -34,13 +34,11 @@ export function userRuleErrors(body: Partial<CreateUserInput>): FieldError[] {
 }
 
 /**
- * Creates a user (USR-1). `schemaErrors` are the request's shape errors, merged with the rule
- * errors so the 400 names every bad field.
- * @throws ValidationError (400) for bad fields; AppError conflict (409) when the email is taken in this tenant.
+ * Creates a user (USR-1) from a body that passed CreateUserBody and userRuleErrors (the route runs
+ * both through `validated`).
+ * @throws AppError conflict (409) when the email is taken in this tenant.
  */
-export async function createUser(db: Db, tenant: Tenant, body: CreateUserInput, schemaErrors: FieldError[] = []): Promise<repo.UserRow> {
-  const errors = [...schemaErrors, ...userRuleErrors(body)];
-  if (errors.length) throw new ValidationError(errors);
+export async function createUser(db: Db, tenant: Tenant, body: CreateUserInput): Promise<repo.UserRow> {
   try {
     return await repo.insertUser(db, tenant, {
       id: newId('user'),

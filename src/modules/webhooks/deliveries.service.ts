@@ -63,13 +63,17 @@ function attemptView(a: repo.AttemptRow): AttemptView {
   };
 }
 
-/** Query of GET /webhook-deliveries (status already validated against pending, succeeded, failed). */
-export type DeliveryListParams = PageParams & repo.DeliveryFilters;
+/** Query of GET /webhook-deliveries as its schema checked it (status, when given, is pending, succeeded or failed). */
+export type DeliveryListParams = PageParams & Omit<repo.DeliveryFilters, 'status'> & { status?: string };
+
+const DELIVERY_STATUSES: readonly repo.DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 
 /** GET /webhook-deliveries: newest first, filtered by endpointId, eventId and status (WH-12). */
 export async function listDeliveries(ctx: AppContext, tenant: Tenant, q: DeliveryListParams): Promise<Page<DeliveryView>> {
   const limit = q.limit ?? 20;
-  const rows = await repo.listDeliveries(ctx.pool, tenant, { endpointId: q.endpointId, eventId: q.eventId, status: q.status }, limit, q.startingAfter);
+  // Narrowed, not cast: the query schema admits only these values, so this keeps what was sent.
+  const status = DELIVERY_STATUSES.find((s) => s === q.status);
+  const rows = await repo.listDeliveries(ctx.pool, tenant, { endpointId: q.endpointId, eventId: q.eventId, status }, limit, q.startingAfter);
   return toPage(rows, limit, deliveryView);
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ApiPluginOptions } from '../../routes.js';
+import type { ApiPluginOptions } from '../../context.js';
 import { acceptCursorAliases } from '../../lib/pagination.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ListOf, PageQuery } from '../../lib/schemas.js';
@@ -78,7 +78,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
       description: 'Deliveries of this environment, newest first, optionally of one endpoint, one event or one status (pending, succeeded, failed).',
       response: { 200: ListOf(WebhookDeliverySchema), ...operationErrors('listWebhookDeliveries') },
     },
-  }, async (request) => deliveries.listDeliveries(ctx, request.tenant, request.query as deliveries.DeliveryListParams));
+  }, async (request) => deliveries.listDeliveries(ctx, request.tenant, request.query));
 
   app.get('/webhook-deliveries/:id', {
     schema: {

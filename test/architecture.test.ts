@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * No import cycles under src/, of any kind: static imports, type-only imports, re-exports (`export … from`) and
+ * dynamic `import()` of relative paths all count. A cycle makes module load order decide what is initialised
+ * (a value can be `undefined` at import time), and type-only cycles are where runtime ones start. The graph is
+ * read with the TypeScript compiler's own import scanner (`ts.preProcessFile`, typescript is already installed),
+ * and NodeNext specifiers (`./x.js`) are resolved to their `.ts` sources as tsc resolves them; no graph library is
+ * needed for that, and none has to read this project's `.js`-suffixed imports right.
+ */
+
+const SRC = path.resolve('src');
+
+/** Every .ts file under `dir`, absolute, sorted. */
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...tsFiles(full));
+    else if (/\.(ts|mts|cts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out.sort();
+}
+
+/** The file a relative specifier names (`./x.js` is `./x.ts` under NodeNext), or null when it is not a source file. */
+function resolveRelative(from: string, specifier: string): string | null {
+  const base = path.resolve(path.dirname(from), specifier);
+  const stem = base.replace(/\.(js|mjs|cjs|ts|mts|cts)$/, '');
+  const candidates = [base, `${stem}.ts`, `${stem}.mts`, `${stem}.cts`, path.join(base, 'index.ts')];
+  for (const c of candidates) if (/\.(ts|mts|cts)$/.test(c) && fs.existsSync(c) && fs.statSync(c).isFile()) return c;
+  return null;
+}
+
+/** The relative imports of one file (every kind `ts.preProcessFile` reports: import, import type, export from, import()). */
+function relativeImports(file: string): string[] {
+  const info = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map((f) => f.fileName).filter((name) => name.startsWith('.'));
+}
+
+/** The import graph of `files`: each file to the source files it imports, in source order, without duplicates. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets: string[] = [];
+    for (const specifier of relativeImports(file)) {
+      const target = resolveRelative(file, specifier);
+      if (target && !targets.includes(target)) targets.push(target);
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+/**
+ * The cycles of `graph`, one per strongly connected component of more than one file (or a file importing
+ * itself), each as a path that starts and ends at the same file. Tarjan's algorithm, iterative.
+ */
+function findCycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  for (const root of graph.keys()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; next: number }> = [{ node: root, next: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length) {
+      const frame = work[work.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.next < edges.length) {
+        const to = edges[frame.next++]!;
+        if (!graph.has(to)) continue;
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, next: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        const selfLoop = component.length === 1 && (graph.get(component[0]!) ?? []).includes(component[0]!);
+        if (component.length > 1 || selfLoop) components.push(component);
+      }
+    }
+  }
+  return components.map((component) => cycleWithin(graph, new Set(component)));
+}
+
+/** One concrete cycle inside a strongly connected component: a shortest path from its first file back to itself. */
+function cycleWithin(graph: Map<string, string[]>, members: Set<string>): string[] {
+  const start = [...members].sort()[0]!;
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const node = queue.shift()!;
+    for (const to of graph.get(node) ?? []) {
+      if (!members.has(to)) continue;
+      if (to === start) {
+        const cycle = [start];
+        for (let at = node; at !== start; at = previous.get(at)!) cycle.unshift(at);
+        cycle.unshift(start);
+        return cycle;
+      }
+      if (!previous.has(to)) {
+        previous.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start, start];
+}
+
+const show = (cycle: string[]): string => cycle.map((f) => path.relative(process.cwd(), f)).join(' -> ');
+
+describe('architecture', () => {
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const graph = new Map<string, string[]>([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+    ]);
+    expect(findCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts'], ['e.ts', 'e.ts']]);
+    expect(findCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+  });
+
+  it('sees type-only imports, re-exports and dynamic import() of relative paths', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'architecture-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'a.ts'), "import type { B } from './b.js';\nexport type A = B;\n");
+      fs.writeFileSync(path.join(dir, 'b.ts'), "export * from './c.js';\nexport type B = string;\n");
+      fs.writeFileSync(path.join(dir, 'c.ts'), "export async function load() { return import('./a.js'); }\n");
+      const cycles = findCycles(importGraph(tsFiles(dir)));
+      expect(cycles.map((c) => c.map((f) => path.basename(f)))).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('src/ has no import cycles (static, type-only, re-export or dynamic)', () => {
+    const files = tsFiles(SRC);
+    expect(files.length).toBeGreaterThan(50);
+    const cycles = findCycles(importGraph(files)).map(show);
+    expect(cycles, `import cycles under src/:\n${cycles.join('\n')}`).toEqual([]);
+  });
+});
