@@ -1,6 +1,5 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
-import type { LedgerEntryRow, ledgerLine } from './ledger.js';
 import { pricesChanged } from './price-cache.js';
 import type { ProductType, StateFeeRow } from './pricing.js';
 
@@ -8,6 +7,36 @@ import type { ProductType, StateFeeRow } from './pricing.js';
 // edits take it shared, so a retail price is never validated against a floor that is being raised
 // (PRICE-7, PRICE-9) while tenant edits do not block one another.
 const FLOOR_LOCK = 7_300_011;
+
+/** credit (money in), debit (an order line), reversal (undoes one debit; BILL-13). */
+export type LedgerEntryType = 'credit' | 'debit' | 'reversal';
+
+/** A ledger_entries row. Amounts in cents: > 0 adds to the balance, < 0 takes from it. */
+export interface LedgerEntryRow {
+  id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  type: LedgerEntryType;
+  amount_cents: number;
+  balance_after_cents: number;
+  line_type: string | null;
+  description: string;
+  order_id: string | null;
+  reverses_entry_id: string | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+/** One entry as `post_ledger_entries` takes it (JSON): amounts in signed cents, null where not applicable. */
+export type LedgerLine = {
+  type: LedgerEntryType;
+  amount_cents: number;
+  line_type: string | null;
+  description: string;
+  order_id: string | null;
+  reverses_entry_id: string | null;
+  created_by: string | null;
+};
 
 /** Shared floor lock: held by PUT /organization/prices while it validates against the floor. */
 export async function lockFloorsShared(tx: Db): Promise<void> {
@@ -186,7 +215,7 @@ export async function insertBalanceRow(tx: Db, tenant: Tenant): Promise<void> {
  * Calls the database function post_ledger_entries (BILL-17) with the entries as JSON: the written rows, each with
  * the balance before (cents); one row with a null id when the balance was below `minBalanceCents` (nothing written).
  */
-export async function postLedgerEntries(tx: Db, tenant: Tenant, lines: Array<ReturnType<typeof ledgerLine>>, minBalanceCents: number | null): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
+export async function postLedgerEntries(tx: Db, tenant: Tenant, lines: LedgerLine[], minBalanceCents: number | null): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
   const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
     'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
     [tenant.organizationId, tenant.environment, JSON.stringify(lines), minBalanceCents],

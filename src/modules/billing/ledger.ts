@@ -4,25 +4,9 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 import * as repo from './billing.repo.js';
+import type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 
-/** credit (money in), debit (an order line), reversal (undoes one debit; BILL-13). */
-export type LedgerEntryType = 'credit' | 'debit' | 'reversal';
-
-/** A ledger_entries row. Amounts in cents: > 0 adds to the balance, < 0 takes from it. */
-export interface LedgerEntryRow {
-  id: string;
-  organization_id: string;
-  environment: 'live' | 'test';
-  type: LedgerEntryType;
-  amount_cents: number;
-  balance_after_cents: number;
-  line_type: string | null;
-  description: string;
-  order_id: string | null;
-  reverses_entry_id: string | null;
-  created_by: string | null;
-  created_at: Date;
-}
+export type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 
 /**
  * What to append. `amountCents` is signed: positive for credits and reversals of debits, negative (or 0)
@@ -86,7 +70,7 @@ export async function postEntries(tx: Db, tenant: Tenant, entries: LedgerEntryIn
 }
 
 /** An entry as `post_ledger_entries` takes it (JSON, amounts in signed cents). */
-export function ledgerLine(e: LedgerEntryInput) {
+export function ledgerLine(e: LedgerEntryInput): LedgerLine {
   return {
     type: e.type, amount_cents: e.amountCents, line_type: e.lineType ?? null, description: e.description,
     order_id: e.orderId ?? null, reverses_entry_id: e.reversesEntryId ?? null, created_by: e.createdBy ?? null,

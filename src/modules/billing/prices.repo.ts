@@ -1,6 +1,36 @@
-import type { Tenant } from '../../context.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { many, one, type Db } from '../../lib/db.js';
-import type { PriceJoinRow, ProductType, StateFeeRow } from './pricing.js';
+import type { ProductType } from './product-types.js';
+
+/** A row of PRICE_SELECT: the catalogue joined with the tenant's overrides. Cents. */
+export interface PriceJoinRow {
+  type: ProductType;
+  name: string;
+  description: string;
+  sort_order: number;
+  default_amount_cents: number;
+  wholesale_amount_cents: number;
+  override_cents: number | null;
+  retail_amount_cents: number | null;
+  enabled: boolean | null;
+  customized: boolean;
+}
+
+/** A row of the state fee schedule (table state_fees), all amounts in cents. */
+export interface StateFeeRow {
+  state: string;
+  name: string;
+  llc_formation_cents: number;
+  corp_formation_cents: number;
+  llc_foreign_cents: number;
+  corp_foreign_cents: number;
+  llc_annual_report_cents: number;
+  corp_annual_report_cents: number;
+  expedited_formation_cents: number | null;
+  source: Record<string, unknown>;
+  updated_at: Date;
+  updated_by: string | null;
+}
 
 /** The catalogue joined with a tenant's wholesale and retail overrides; $1 organization id, $2 environment. */
 const PRICE_SELECT = `

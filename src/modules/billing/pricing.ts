@@ -2,22 +2,12 @@ import type { Tenant } from '../../lib/tenant.js';
 import type { Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import * as repo from './prices.repo.js';
+import type { PriceJoinRow, StateFeeRow } from './prices.repo.js';
+import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
-/** The nine product types (PRICE-1), in catalogue order. */
-export const PRODUCT_TYPES = [
-  'ein',
-  'expedited_formation',
-  'formation_tier_1',
-  'formation_tier_2',
-  'formation_tier_3',
-  'annual_report',
-  'registered_agent',
-  'foreign_qualification',
-  'certificate_of_good_standing',
-] as const;
+export type { PriceJoinRow, StateFeeRow } from './prices.repo.js';
+export { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
-/** One of PRODUCT_TYPES: the `type` of a price row and of the price catalogue. */
-export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /** The formation packages; only these may be disabled (PRICE-5). */
 export const FORMATION_TIERS = ['formation_tier_1', 'formation_tier_2', 'formation_tier_3'] as const satisfies readonly ProductType[];
@@ -57,19 +47,6 @@ export interface TenantPrice {
   customized: boolean;
 }
 
-/** A row of {@link PRICE_SELECT}: the catalogue joined with the tenant's overrides. Cents. */
-export interface PriceJoinRow {
-  type: ProductType;
-  name: string;
-  description: string;
-  sort_order: number;
-  default_amount_cents: number;
-  wholesale_amount_cents: number;
-  override_cents: number | null;
-  retail_amount_cents: number | null;
-  enabled: boolean | null;
-  customized: boolean;
-}
 
 /** A {@link PriceJoinRow} as the tenant's effective price (wholesale after override, retail never below it). */
 export function toTenantPrice(r: PriceJoinRow): TenantPrice {
@@ -139,21 +116,6 @@ export type StateFeeKind = 'formation' | 'foreign_qualification' | 'annual_repor
 /** The company's entity type, which picks the LLC or corporation column of a state fee (CO-2, BILL-7). */
 export type EntityType = 'LLC' | 'CORP';
 
-/** A row of the state fee schedule (table state_fees), all amounts in cents. */
-export interface StateFeeRow {
-  state: string;
-  name: string;
-  llc_formation_cents: number;
-  corp_formation_cents: number;
-  llc_foreign_cents: number;
-  corp_foreign_cents: number;
-  llc_annual_report_cents: number;
-  corp_annual_report_cents: number;
-  expedited_formation_cents: number | null;
-  source: Record<string, unknown>;
-  updated_at: Date;
-  updated_by: string | null;
-}
 
 /** The exact message of ORD-FORM-5. */
 export const EXPEDITED_UNAVAILABLE_MESSAGE = 'Expedited formation is not available for the selected state and entity type';
