@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
@@ -8,12 +9,14 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { runSecuritySuite } from './security-suite.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
-// Retries after ~1 s (three of them), a short timeout: the whole policy runs in seconds.
+// Retries after ~1 s (three of them): the whole policy runs in seconds. The timeout is generous, so a receiver
+// that answers at once is never cut off on a busy machine and the attempt counts below are exact; the timeout
+// test shortens it for itself.
 let t: TestApp;
 let worker: Runner;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
-  t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+  t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '15000' });
   worker = await startWorker(t.ctx);
 });
 afterAll(async () => {
@@ -26,6 +29,17 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   const r = await startReceiver(...args);
   receivers.push(r);
   return r;
+}
+
+/** A loopback URL whose connections are refused (checked, so a machine with a listener there fails clearly). */
+async function refusedUrl(): Promise<string> {
+  const refused = await new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port: 1 });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+  if (!refused) throw new Error('127.0.0.1:1 does not refuse connections on this machine: the refused-connection test needs a port nothing listens on');
+  return 'http://127.0.0.1:1/hooks';
 }
 
 async function endpoint(tenant: TestTenant, url: string, eventTypes: string[] = ['filing.status_changed', 'document.uploaded']) {
@@ -41,6 +55,12 @@ function emit(tenant: TestTenant, type: EventType = 'document.uploaded', data: R
 
 async function deliveriesOf(tenant: TestTenant, query = '') {
   return (await tenant.api('GET', `/webhook-deliveries${query}`)).json<{ data: any[]; hasMore: boolean }>().data;
+}
+
+/** Deliveries of the organization (both environments) not yet finished. */
+async function pendingDeliveries(organizationId: string): Promise<number> {
+  const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending'`, [organizationId]);
+  return rows[0].n;
 }
 
 async function settled(tenant: TestTenant, eventId: string) {
@@ -82,6 +102,10 @@ describe('webhook delivery', () => {
     const event = await emit(tenant, 'document.uploaded');
     await waitFor('the subscribed endpoint', () => docs.requests.length === 1);
     expect(docs.requests[0]!.event.id).toBe(event.id);
+    // Absence is asserted once the system has settled: the event's one delivery is done and no delivery of the
+    // organization in either environment is still due, so nothing could still reach the other receivers.
+    expect(await settled(tenant, event.id)).toMatchObject({ status: 'succeeded' });
+    await waitFor('no delivery of the organization still due', async () => (await pendingDeliveries(tenant.organizationId)) === 0);
     expect((await deliveriesOf(tenant, `?eventId=${event.id}`)).length).toBe(1);
     expect([filings.requests.length, off.requests.length, live.requests.length]).toEqual([0, 0, 0]);
   });
@@ -108,7 +132,19 @@ describe('webhook delivery', () => {
     const tenant = await t.newTenant();
     const r = await receiver((_req, n) => (n === 1 ? 'hang' : { status: 200 }));
     await endpoint(tenant, r.url);
-    const event = await emit(tenant);
+    const before = t.ctx.config.webhookTimeoutMs;
+    t.ctx.config.webhookTimeoutMs = 1000;
+    let event: Awaited<ReturnType<typeof emit>>;
+    try {
+      event = await emit(tenant);
+      await waitFor('the first attempt to time out', async () => {
+        const [d] = await deliveriesOf(tenant, `?eventId=${event.id}`);
+        return d && d.attemptCount >= 1;
+      });
+    } finally {
+      t.ctx.config.webhookTimeoutMs = before;
+    }
+    // The retry runs with the generous timeout again, so it gets the receiver's 200 however busy the machine is.
     const delivery = await settled(tenant, event.id);
     expect(delivery.status).toBe('succeeded');
     expect(delivery.attempts[0]).toMatchObject({ attemptNumber: 1, statusCode: null, error: expect.stringContaining('Timed out after 1000 ms') });
@@ -117,9 +153,9 @@ describe('webhook delivery', () => {
 
   it('records a refused connection and gives up when the schedule is exhausted', async () => {
     const tenant = await t.newTenant();
-    const r = await receiver();
-    const url = r.url;
-    await r.close(); // nothing listens there any more
+    // Port 1 (tcpmux) on loopback: privileged and unused, so nothing of ours can be listening there. A port a test
+    // server just closed could be taken again by any process meanwhile.
+    const url = await refusedUrl();
     const ep = await endpoint(tenant, url);
     const event = await emit(tenant);
     const delivery = await settled(tenant, event.id);
@@ -208,9 +244,12 @@ describe('test events', () => {
     await waitFor('the test event', () => target.requests.length === 1);
     const req = target.requests[0]!;
     expect(verifyWithStripe(req, ep.secret)).toMatchObject({ type: 'webhook.test', data: { endpointId: ep.id } });
-    expect(other.requests.length).toBe(0);
     const d = await settled(tenant, req.event.id);
     expect(d).toMatchObject({ id: res.json().id, status: 'succeeded', attemptCount: 1 });
+    // Settled, and nothing else due: the other endpoint got no delivery and no request.
+    await waitFor('no delivery of the organization still due', async () => (await pendingDeliveries(tenant.organizationId)) === 0);
+    expect((await deliveriesOf(tenant)).map((x) => x.endpointId)).toEqual([ep.id]);
+    expect(other.requests.length).toBe(0);
   });
 
   it('does not retry a failed test event nor start the failure clock', async () => {
