@@ -11,7 +11,6 @@ import { appendLedgerEntry, creditBalance, debitOrThrow, reverseOrderDebits } fr
 import { retailCents, stateFeeCents, wholesaleCents } from '../src/modules/billing/pricing.js';
 import { createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 // Expected amounts come from the data files, converted here to cents.
 const stateData = JSON.parse(fs.readFileSync('data/state-fees.json', 'utf8')).states as Record<string, Record<string, any>>;
@@ -135,15 +134,6 @@ describe('GET /balance-transactions', () => {
     expect((await tenant.api('GET', '/balance-transactions?limit=101')).statusCode).toBe(400);
     expect((await tenant.api('GET', '/balance-transactions', undefined, { env: 'live' })).json().data).toEqual([]);
   });
-});
-
-runSecuritySuite({
-  name: 'balance transactions',
-  app: () => t,
-  createResource: async (owner, env) => env === 'test'
-    ? (await owner.api('POST', '/test_helpers/balance-credits', { amount: 1 })).json().id
-    : (await t.admin('POST', `/organizations/${owner.organizationId}/balance-credits`, { environment: 'live', amount: 1 })).json().id,
-  routes: [{ method: 'GET', path: '/balance-transactions?startingAfter={id}' }],
 });
 
 describe('ledger functions (used by POST /orders and cancellation)', () => {

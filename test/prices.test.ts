@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 // Expected amounts come from the seed data file, never from the implementation.
 interface CatalogEntry { type: string; name: string; description: string; defaultAmount: number; wholesaleAmount: number }
@@ -255,16 +254,6 @@ describe('operator wholesale prices and billing rule 11', () => {
       expect((await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d, wholesaleAmount: w })).statusCode).toBe(200);
     }
   });
-});
-
-runSecuritySuite({
-  name: 'prices',
-  app: () => t,
-  routes: [
-    { method: 'GET', path: '/organization/prices' },
-    { method: 'PUT', path: '/organization/prices/ein', body: { retailAmount: 500 } },
-    { method: 'DELETE', path: '/organization/prices/ein' },
-  ],
 });
 
 describe('OpenAPI', () => {

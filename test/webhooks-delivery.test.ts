@@ -6,7 +6,6 @@ import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
 import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
 // Retries after ~1 s (three of them): the whole policy runs in seconds. The timeout is generous, so a receiver
@@ -398,24 +397,3 @@ describe('webhook deliveries API', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'webhook deliveries',
-  app: () => t,
-  // A finished delivery, so the owner's own resend is accepted in the control check.
-  createResource: async (owner, env) => {
-    const ep = (await owner.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/x', eventTypes: ['document.uploaded'] }, { env })).json();
-    const ev = await withTransaction(t.ctx.pool, async (tx) => {
-      const e = await emitEvent(tx, { organizationId: owner.organizationId, environment: env }, 'document.uploaded', {});
-      // Settled before any dispatcher can claim it.
-      await tx.query(`UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE event_id = $1`, [e.id]);
-      return e;
-    });
-    const row = await t.ctx.pool.query(`UPDATE webhook_deliveries SET status = 'succeeded' WHERE event_id = $1 AND endpoint_id = $2 RETURNING id`, [ev.id, ep.id]);
-    return row.rows[0].id;
-  },
-  routes: [
-    { method: 'GET', path: '/webhook-deliveries' },
-    { method: 'GET', path: '/webhook-deliveries/{id}' },
-    { method: 'POST', path: '/webhook-deliveries/{id}/resend' },
-  ],
-});
