@@ -50,9 +50,10 @@ let counter = 0;
 
 /**
  * Builds the app against a fresh database cloned from the template. Pass `env` to override configuration
- * variables (e.g. WEBHOOK_RETRY_SCHEDULE). Close it in afterAll.
+ * variables (e.g. WEBHOOK_RETRY_SCHEDULE); a variable given as `undefined` is left unset, so its default applies.
+ * Close it in afterAll.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
   const adminUrl = inject('pgAdminUrl');
   const template = inject('pgTemplate');
   const dbName = `fcs_t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
@@ -62,7 +63,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
-  const config = loadConfig({
+  const settings: Record<string, string | undefined> = {
     DATABASE_URL: url.toString(),
     OPERATOR_TOKEN,
     FILE_URL_SECRET: 'test-file-url-secret-0123456789',
@@ -79,7 +80,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     // Sign-ins run back to back in many tests; the rest between password checks (AUTH-8) has its own test.
     PASSWORD_HASH_CPU_PERCENT: '100',
     ...env,
-  });
+  };
+  const config = loadConfig(Object.fromEntries(Object.entries(settings).filter((e): e is [string, string] => e[1] !== undefined)));
   const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
   const logs: string[] = [];
   const stream = new Writable({
