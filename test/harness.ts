@@ -9,6 +9,7 @@ import type { AppContext, Environment } from '../src/context.js';
 import { createPool } from '../src/lib/db.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { responseChecker } from './openapi-responses.js';
 
 /** Test settings: fixed secrets, a temp data dir, private-network webhooks allowed unless overridden. */
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
@@ -95,8 +96,11 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
   const app = await buildApp(ctx, { logger: { stream } });
   await app.ready();
 
+  // Every integrator API answer is checked against the app's own OpenAPI document (test/openapi-responses.ts).
+  const openapi = responseChecker(app);
   const call = async (options: InjectOptions): Promise<Response> => {
     const res = await app.inject(options);
+    openapi.check(String(options.method ?? 'GET'), String(options.url), res);
     return { statusCode: res.statusCode, headers: res.headers as Response['headers'], body: res.body, json: () => JSON.parse(res.body) };
   };
 
