@@ -46,6 +46,8 @@ export function responseChecker(app: FastifyInstance): ResponseChecker {
       const route = routes.find((r) => r.regex.test(rel));
       const op = route && doc.paths[route.path][method.toLowerCase()];
       if (!route || !op) return;
+      // An operation served at one base address only (the test helpers) is not documented at the other.
+      if (Array.isArray(op.servers) && !op.servers.some((s: { url: string }) => new URL(s.url, 'http://server.invalid').pathname === prefix)) return;
       const status = String(res.statusCode);
       const key = [status, `${status[0]}XX`, 'default'].find((k) => op.responses?.[k]);
       const label = `${method.toUpperCase()} ${prefix}${route.path} answered ${status}`;
