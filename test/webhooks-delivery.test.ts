@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
-import net from 'node:net';
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
 import { startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
+import { refusedPort, startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
 // Retries after ~1 s (three of them): the whole policy runs in seconds. The timeout is generous, so a receiver
 // that answers at once is never cut off on a busy machine and the attempt counts below are exact; the timeout
@@ -28,17 +27,6 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   const r = await startReceiver(...args);
   receivers.push(r);
   return r;
-}
-
-/** A loopback URL whose connections are refused (checked, so a machine with a listener there fails clearly). */
-async function refusedUrl(): Promise<string> {
-  const refused = await new Promise<boolean>((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port: 1 });
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
-  if (!refused) throw new Error('127.0.0.1:1 does not refuse connections on this machine: the refused-connection test needs a port nothing listens on');
-  return 'http://127.0.0.1:1/hooks';
 }
 
 async function endpoint(tenant: TestTenant, url: string, eventTypes: string[] = ['filing.status_changed', 'document.uploaded']) {
@@ -154,7 +142,7 @@ describe('webhook delivery', () => {
     const tenant = await t.newTenant();
     // Port 1 (tcpmux) on loopback: privileged and unused, so nothing of ours can be listening there. A port a test
     // server just closed could be taken again by any process meanwhile.
-    const url = await refusedUrl();
+    const url = `http://127.0.0.1:${await refusedPort()}/hooks`;
     const ep = await endpoint(tenant, url);
     const event = await emit(tenant);
     const delivery = await settled(tenant, event.id);
