@@ -149,6 +149,23 @@ const TENANT_RESOURCES: Record<string, TenantResource> = {
   '/test_helpers/orders/:orderId/documents': order,
 };
 
+/** Integrator list routes whose query names a tenant's resource (a cursor); another organization's id answers 404. */
+const QUERY_IDS: Array<{ path: string; param: string; resource: TenantResource }> = [
+  {
+    path: '/balance-transactions',
+    param: 'startingAfter',
+    resource: {
+      create: async (t, owner, env) => env === 'test'
+        ? (await owner.api('POST', '/test_helpers/balance-credits', { amount: 1 })).json().id
+        : (await t.admin('POST', `/organizations/${owner.organizationId}/balance-credits`, { environment: 'live', amount: 1 })).json().id,
+      snapshot: async (t, owner, env, id) => ({
+        row: await row(t, 'ledger_entries', id),
+        balance: (await owner.api('GET', '/organization', undefined, { env })).json().balance,
+      }),
+    },
+  },
+];
+
 /** Integrator routes whose path parameter is no tenant's resource id, with the value used and why. */
 const NOT_A_TENANT_ID: Record<string, { value: string; reason: string }> = {
   '/organization/prices/:type': { value: 'ein', reason: 'a product type of the shared catalogue; the price row written is always the caller\'s own' },
@@ -221,6 +238,7 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
       for (const p of ['/v1/companies', '/test/v1/companies', '/test/v1/test_helpers/balance-credits', '/admin/v1/organizations', '/admin/v1/state-fees/:state']) {
         expect(paths.has(p), p).toBe(true);
       }
+      for (const q of QUERY_IDS) expect(paths.has(`/v1${q.path}`), `${q.path} (a list with an id in its query) is no route any more`).toBe(true);
     });
   });
 
@@ -290,6 +308,19 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             // Control: the owner reaches its own resource, so the 404s above come from tenancy, not from the request.
             const own = await inject(route.method, url(id), { 'x-api-key': owner.keys[env] }, body);
             expect(own.statusCode, `the owner's own id (body: ${own.body.slice(0, 200)})`).toBeLessThan(400);
+          });
+        }
+        for (const q of QUERY_IDS.filter((x) => x.path === rel && route.method === 'GET')) {
+          it(`${label}?${q.param}=: another tenant's id answers 404 and leaves the resource unchanged`, async () => {
+            const t = opts.app();
+            const id = await q.resource.create(t, owner, env);
+            const before = await q.resource.snapshot(t, owner, env, id);
+            const at = (key: string) => inject('GET', `${PREFIX[env]}${rel}?${q.param}=${encodeURIComponent(id)}`, { 'x-api-key': key });
+            const foreign = await at(stranger.keys[env]);
+            expect(foreign.statusCode, foreign.body.slice(0, 200)).toBe(404);
+            expect(foreign.json().code).toBe('not_found');
+            expect(await q.resource.snapshot(t, owner, env, id)).toEqual(before);
+            expect((await at(owner.keys[env])).statusCode, 'the owner\'s own id').toBe(200);
           });
         }
       } else if (c.kind === 'operator') {
