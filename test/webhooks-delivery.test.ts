@@ -266,8 +266,10 @@ describe('webhook deliveries API', () => {
     const a = await endpoint(tenant, ok.url);
     const b = await endpoint(tenant, failing.url);
     const e1 = await emit(tenant);
-    await settled(tenant, e1.id).catch(() => undefined);
-    await waitFor('both deliveries of e1 settled', async () => (await deliveriesOf(tenant, `?eventId=${e1.id}`)).every((d) => d.status !== 'pending'));
+    await waitFor('both deliveries of e1 settled', async () => {
+      const ds = await deliveriesOf(tenant, `?eventId=${e1.id}`);
+      return ds.length === 2 && ds.every((d) => d.status !== 'pending');
+    });
     const e2 = await emit(tenant);
     await settled(tenant, e2.id);
     const all = await deliveriesOf(tenant);
