@@ -84,8 +84,8 @@ describe('webhook delivery', () => {
     await endpoint(tenant, docs.url, ['document.uploaded']);
     await endpoint(tenant, filings.url, ['filing.status_changed']);
     const disabled = await endpoint(tenant, off.url, ['document.uploaded']);
-    await tenant.api('PATCH', `/webhook-endpoints/${disabled.id}`, { disabled: true });
-    await tenant.api('POST', '/webhook-endpoints', { url: live.url, eventTypes: ['document.uploaded'] }, { env: 'live' });
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${disabled.id}`, { disabled: true })).json()).toMatchObject({ disabled: true });
+    expect((await tenant.api('POST', '/webhook-endpoints', { url: live.url, eventTypes: ['document.uploaded'] }, { env: 'live' })).statusCode).toBe(201);
     const event = await emit(tenant, 'document.uploaded');
     await waitFor('the subscribed endpoint', () => docs.requests.length === 1);
     expect(docs.requests[0]!.event.id).toBe(event.id);
@@ -367,15 +367,18 @@ describe('webhook deliveries API', () => {
     const tenant = await t.newTenant();
     const r = await receiver();
     const ep = await endpoint(tenant, r.url);
-    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true });
-    await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: false });
+    // Disabled and re-enabled: the endpoint takes events again (the delivery below exists only if it does).
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true })).json()).toMatchObject({ disabled: true });
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: false })).json()).toMatchObject({ disabled: false });
     const pending = await withTransaction(t.ctx.pool, async (tx) => {
       // A delivery whose next attempt is scheduled far ahead (as during a long retry wait).
       const ev = await emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {});
       await tx.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = $1`, [ev.id]);
       return ev;
     });
-    const [d] = await deliveriesOf(tenant, `?eventId=${pending.id}`);
+    const ds = await deliveriesOf(tenant, `?eventId=${pending.id}`);
+    expect(ds.map((x) => x.endpointId)).toEqual([ep.id]);
+    const [d] = ds;
     const res = await tenant.api('POST', `/webhook-deliveries/${d.id}/resend`);
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toContain('pending');
