@@ -12,7 +12,8 @@ import { chromium, type Browser } from 'playwright-core';
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const executablePath = inject('chromiumPath');
   if (!executablePath || !fs.existsSync(executablePath)) {
-    throw new Error(`Browser tests need Chromium, and none was found (path: ${JSON.stringify(executablePath)}). Set CHROMIUM_PATH to a Chromium executable or reinstall @sparticuz/chromium.`);
+    const why = inject('chromiumError') || `no executable at ${JSON.stringify(executablePath)}`;
+    throw new Error(`Browser tests need Chromium, and there is none (${why}). Set CHROMIUM_PATH to a Chromium executable or reinstall @sparticuz/chromium.`);
   }
   try {
     return await chromium.launch({
