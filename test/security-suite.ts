@@ -340,8 +340,8 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
           expect((await inject(c.route.method, url, { authorization: `Bearer ${randomBytes(24).toString('hex')}` })).statusCode, 'wrong token').toBe(401);
           expect((await inject(c.route.method, url, { authorization: `Bearer ${owner.keys.live}`, 'x-api-key': owner.keys.live })).statusCode, 'an integrator key').toBe(401);
         });
-      } else if (c.kind === 'dashboard session' || c.kind === 'console session') {
-        it(`${label}: answers nothing successful without a ${c.kind}`, async () => {
+      } else if (c.kind === 'dashboard session' || c.kind === 'console session' || c.kind === 'own credential') {
+        it(`${label}: answers nothing successful without ${c.kind === 'own credential' ? 'its credential' : `a ${c.kind}`}`, async () => {
           const res = await inject(c.route.method, fill(c.route.path, DUMMY_ID), {}, c.route.method === 'POST' ? {} : undefined);
           expect(res.statusCode, `${c.reason} (body: ${res.body.slice(0, 200)})`).toBeGreaterThanOrEqual(300);
           expect(res.headers['set-cookie'] ?? '', 'no session handed out').not.toMatch(/session=[^;]{8,}/);
