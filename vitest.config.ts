@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // After each file: every balance equals the sum of its ledger entries (test/ledger-check.setup.ts).
+    setupFiles: ['test/ledger-check.setup.ts'],
     // DATABASE_URL requires a data encryption key: every app and process a test starts gets this one.
     env: { DATA_ENCRYPTION_KEY: 'dGVzdC1kYXRhLWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=' },
     testTimeout: 60_000,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { inject } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 
@@ -5,11 +6,21 @@ import { chromium, type Browser } from 'playwright-core';
  * Launches headless Chromium for a browser test. The executable is the one global-setup unpacked from the
  * `@sparticuz/chromium` npm package (or CHROMIUM_PATH when set), so a fresh machine needs no system browser.
  * The flags keep Chromium off the network it cannot reach (background services, component updates).
+ * A browser that cannot start fails the test with the reason: a browser test never passes or skips unrun.
  * @param extraArgs further Chromium switches, e.g. `--host-resolver-rules=…`.
  */
-export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: inject('chromiumPath'),
-    args: ['--headless', '--no-sandbox', '--no-zygote', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
-  });
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  const executablePath = inject('chromiumPath');
+  if (!executablePath || !fs.existsSync(executablePath)) {
+    const why = inject('chromiumError') || `no executable at ${JSON.stringify(executablePath)}`;
+    throw new Error(`Browser tests need Chromium, and there is none (${why}). Set CHROMIUM_PATH to a Chromium executable or reinstall @sparticuz/chromium.`);
+  }
+  try {
+    return await chromium.launch({
+      executablePath,
+      args: ['--headless', '--no-sandbox', '--no-zygote', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+    });
+  } catch (err) {
+    throw new Error(`Browser tests need Chromium, and ${executablePath} did not start: ${(err as Error).message}`, { cause: err });
+  }
 }

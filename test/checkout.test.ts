@@ -1,6 +1,7 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { createTestApp, type TestApp } from './harness.js';
 import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
 
 let t: TestApp;
@@ -9,15 +10,22 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Prices = Record<string, { retailAmount: number | null; defaultAmount: number; wholesaleAmount: number; enabled: boolean }>;
-async function pricesOf(tenant: TestTenant): Promise<Prices> {
-  const res = await tenant.api('GET', '/organization/prices');
-  expect(res.statusCode, res.body).toBe(200);
-  return Object.fromEntries(res.json().data.map((p: any) => [p.type, p]));
+// Expected amounts come from the data files the service seeds its catalogue and fee schedule from, not from the
+// service's own rows: a seeding or conversion mistake (dollars vs cents, a wrong column) must fail these tests.
+const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
+const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } = dataFile('price-catalog.json');
+const feesFile: { states: Record<string, Record<string, number>> } = dataFile('state-fees.json');
+function product(type: string) {
+  const p = catalogFile.products.find((x) => x.type === type);
+  if (!p) throw new Error(`data/price-catalog.json has no product '${type}'`);
+  return { defaultCents: Math.round(p.defaultAmount * 100), wholesaleCents: Math.round(p.wholesaleAmount * 100) };
 }
-const retailCents = (p: Prices[string]) => Math.round((p.retailAmount ?? p.defaultAmount) * 100);
+function stateFee(state: string, field: 'llcFormation' | 'llcAnnualReport'): number {
+  const fee = feesFile.states[state]?.[field];
+  if (typeof fee !== 'number') throw new Error(`data/state-fees.json has no ${field} for ${state}`);
+  return Math.round(fee * 100);
+}
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
-const stateFee = async (state: string, column: string) => Number((await t.ctx.pool.query(`SELECT ${column} AS c FROM state_fees WHERE state = $1`, [state])).rows[0].c);
 
 const card = (number: string) => ({ 'card.name': 'Ada Lovelace', 'card.number': number, 'card.exp': '12/39', 'card.cvc': '123' });
 const einForm = {
@@ -38,14 +46,14 @@ describe('checkout prices (BILL-11)', () => {
     const tenant = await customerTenant('Rule Nine Co');
     expect((await tenant.api('PUT', '/organization/prices/registered_agent', { retailAmount: 333 })).statusCode).toBe(200);
     expect((await tenant.api('PUT', '/organization/prices/formation_tier_1', { enabled: false })).statusCode).toBe(200);
-    const prices = await pricesOf(tenant);
     const { user } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
 
     const catalog = await s.get('/checkout');
     expect(catalog.statusCode).toBe(200);
-    const tier2 = retailCents(prices.formation_tier_2) + 33300;
-    const tier3 = retailCents(prices.formation_tier_3) + 33300;
+    // No retail price set for the tiers: their list price from the catalogue file, plus the agent's retail price set above.
+    const tier2 = product('formation_tier_2').defaultCents + 33300;
+    const tier3 = product('formation_tier_3').defaultCents + 33300;
     expect(catalog.body).toContain(dollars(tier2));
     expect(catalog.body).toContain(dollars(tier3));
     expect(catalog.body).not.toContain('Starter');
@@ -53,7 +61,7 @@ describe('checkout prices (BILL-11)', () => {
 
     const form = await s.get('/checkout/formation?tier=2&entityType=LLC&filingState=DE');
     expect(form.statusCode).toBe(200);
-    const fee = await stateFee('DE', 'llc_formation_cents');
+    const fee = stateFee('DE', 'llcFormation');
     expect(form.body).toContain(dollars(fee));
     expect(form.body).toContain('State fee');
     expect(form.body).toContain(`Pay ${dollars(tier2 + fee)}`);
@@ -63,7 +71,6 @@ describe('checkout prices (BILL-11)', () => {
 describe('in-app checkout (customer pays)', () => {
   it('charges the sandbox card, records retail and margin, and places the order in the pipeline', async () => {
     const tenant = await customerTenant('Card Co');
-    const prices = await pricesOf(tenant);
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id, companyId: company.id });
     const page = await s.get(`/companies/${company.id}/checkout/ein`);
@@ -75,8 +82,8 @@ describe('in-app checkout (customer pays)', () => {
 
     const { rows: orders } = await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [company.id]);
     expect(orders).toHaveLength(1);
-    const retail = retailCents(prices.ein);
-    expect(orders[0]).toMatchObject({ order_type: 'ein', billing: 'checkout', filing_status: 'submitted', retail_cents: retail, margin_cents: retail - Math.round(prices.ein.wholesaleAmount * 100) });
+    const retail = product('ein').defaultCents;
+    expect(orders[0]).toMatchObject({ order_type: 'ein', billing: 'checkout', filing_status: 'submitted', retail_cents: retail, margin_cents: retail - product('ein').wholesaleCents });
     const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id]);
     expect(payments).toMatchObject([{ status: 'succeeded', amount_cents: retail, card_last4: '4242', provider: 'sandbox' }]);
     const events = await t.ctx.pool.query(`SELECT data FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`, [orders[0].id]);
@@ -162,7 +169,6 @@ describe('organization-billed dashboard orders', () => {
   it('debit the prepaid balance at wholesale plus state fee, like an API order; certificate orders too', async () => {
     const tenant = await t.newTenant('Balance Co');
     expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
-    const prices = await pricesOf(tenant);
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const page = await s.get(`/companies/${company.id}/checkout/annual-report`);
@@ -174,8 +180,8 @@ describe('organization-billed dashboard orders', () => {
     const cogs = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE' });
     expect(cogs.statusCode, cogs.body.slice(0, 2000)).toBe(303);
 
-    const fee = await stateFee('DE', 'llc_annual_report_cents');
-    const wholesale = Math.round(prices.annual_report.wholesaleAmount * 100) + fee + Math.round(prices.certificate_of_good_standing.wholesaleAmount * 100);
+    const fee = stateFee('DE', 'llcAnnualReport');
+    const wholesale = product('annual_report').wholesaleCents + fee + product('certificate_of_good_standing').wholesaleCents;
     expect((await tenant.api('GET', '/organization')).json().balance).toBe(5000 - wholesale / 100);
     const { rows } = await t.ctx.pool.query('SELECT o.order_type, o.billing, g.source FROM orders o JOIN order_groups g ON g.id = o.group_id WHERE o.company_id = $1 ORDER BY o.order_type', [company.id]);
     expect(rows).toEqual([

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyRuleErrors, type CompanyInput } from '../src/modules/companies/company-rules.js';
 import { corpFields, createCompany, createUser, llcFields, personOfficer, usAddress } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -362,14 +361,3 @@ describe('PATCH /companies/{companyIdOrSlug}', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'companies',
-  app: () => t,
-  createResource: async (owner, env) => (await createCompany(owner, env)).company.id,
-  routes: [
-    { method: 'POST', path: '/companies', body: llcFields() },
-    { method: 'GET', path: '/companies' },
-    { method: 'GET', path: '/companies/{id}' },
-    { method: 'PATCH', path: '/companies/{id}', body: { tradeName: 'Renamed' } },
-  ],
-});

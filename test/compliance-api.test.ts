@@ -80,9 +80,12 @@ describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
   it('defaults to today until 18 months ahead', async () => {
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant);
+    const before = new Date().toISOString().slice(0, 10);
     const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar`)).json();
-    const today = new Date().toISOString().slice(0, 10);
-    expect(body.from).toBe(today);
+    // The service's "today" lies between the readings before and after the call (a run may cross midnight).
+    const after = new Date().toISOString().slice(0, 10);
+    expect([before, after]).toContain(body.from);
+    const today: string = body.from;
     const to = new Date(`${today}T00:00:00Z`);
     to.setUTCMonth(to.getUTCMonth() + 18);
     expect(body.to.slice(0, 7)).toBe(to.toISOString().slice(0, 7));
@@ -249,13 +252,19 @@ describe('operators edit the rules (admin API)', () => {
     const { company } = await createCompany(tenant, 'test', { formationState: 'MT' });
     const before = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)).json();
     expect(before.items.map((i: { dueDate: string }) => i.dueDate)).toEqual(['2030-04-15']);
-    const res = await t.admin('PUT', '/compliance-rules/mt', { llc: { params: { month: 5, day: 1 } }, note: 'Statute amended' });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ state: 'MT', updatedBy: 'operator', llc: { params: { month: 5, day: 1 } } });
-    const after = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)).json();
-    expect(after.items.map((i: { dueDate: string }) => i.dueDate)).toEqual(['2030-05-01']);
-    const log = (await t.admin('GET', '/compliance-rules/changes?state=MT')).json().data;
-    expect(log[0]).toMatchObject({ state: 'MT', changedBy: 'operator', note: 'Statute amended', before: { llc: { params: { month: 4, day: 15 } } }, after: { llc: { params: { month: 5, day: 1 } } } });
+    // Montana's rule is shared by every test of this file: put back even when an assertion fails.
+    try {
+      const res = await t.admin('PUT', '/compliance-rules/mt', { llc: { params: { month: 5, day: 1 } }, note: 'Statute amended' });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ state: 'MT', updatedBy: 'operator', llc: { params: { month: 5, day: 1 } } });
+      const after = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)).json();
+      expect(after.items.map((i: { dueDate: string }) => i.dueDate)).toEqual(['2030-05-01']);
+      const log = (await t.admin('GET', '/compliance-rules/changes?state=MT')).json().data;
+      expect(log[0]).toMatchObject({ state: 'MT', changedBy: 'operator', note: 'Statute amended', before: { llc: { params: { month: 4, day: 15 } } }, after: { llc: { params: { month: 5, day: 1 } } } });
+    } finally {
+      const restored = await t.admin('PUT', '/compliance-rules/MT', { llc: { params: { month: 4, day: 15 } }, note: 'Restored after the test' });
+      expect(restored.statusCode, restored.body).toBe(200);
+    }
   });
 
   it('refuses a rule the calendar cannot compute, naming the field, and an unknown jurisdiction', async () => {

@@ -11,8 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const thisYear = new Date().getUTCFullYear();
-const today = new Date().toISOString().slice(0, 10);
+// One clock reading for both, so a run across midnight (or New Year) never pairs this year with tomorrow's date.
+const now = new Date();
+const thisYear = now.getUTCFullYear();
+const today = now.toISOString().slice(0, 10);
 
 describe('dashboard company page', () => {
   it('shows upcoming deadlines with status and a button to the annual report checkout for the state', async () => {

@@ -255,13 +255,20 @@ describe('business pages', () => {
     const prices = (await c.get(`/console/prices?organizationId=${tenant.organizationId}`)).body;
     expect(prices).toMatch(/registered_agent[\s\S]*?\$42\.00[\s\S]*?override/);
 
-    const before = (await c.get('/console/fees/WY')).body;
-    expect(before).toContain('Source');
-    const res = await c.post('/console/fees/WY', { _csrf: c.csrf(), llcFormation: '104.00', note: 'Fee change notice 2025-07', expeditedWas: '103.75', expeditedFormation: '103.75' });
-    expect(flashOf(res)).toMatchObject({ kind: 'ok' });
-    const { rows } = await t.ctx.pool.query(`SELECT llc_formation_cents, updated_by, source FROM state_fees WHERE state = 'WY'`);
-    expect(rows[0]).toMatchObject({ llc_formation_cents: 10400, updated_by: `operator:${operator.id}` });
-    expect(rows[0].source.sources.length).toBeGreaterThan(0);
-    expect((await c.get('/console/fees/WY')).body).toContain('Fee change notice 2025-07');
+    // WY's fees are shared by every test of this file: put back as seeded even when an assertion fails.
+    const seeded = (await t.admin('GET', '/state-fees')).json().data.find((f: { state: string }) => f.state === 'WY');
+    try {
+      const before = (await c.get('/console/fees/WY')).body;
+      expect(before).toContain('Source');
+      const res = await c.post('/console/fees/WY', { _csrf: c.csrf(), llcFormation: '104.00', note: 'Fee change notice 2025-07', expeditedWas: '103.75', expeditedFormation: '103.75' });
+      expect(flashOf(res)).toMatchObject({ kind: 'ok' });
+      const { rows } = await t.ctx.pool.query(`SELECT llc_formation_cents, updated_by, source FROM state_fees WHERE state = 'WY'`);
+      expect(rows[0]).toMatchObject({ llc_formation_cents: 10400, updated_by: `operator:${operator.id}` });
+      expect(rows[0].source.sources.length).toBeGreaterThan(0);
+      expect((await c.get('/console/fees/WY')).body).toContain('Fee change notice 2025-07');
+    } finally {
+      const restored = await t.admin('PUT', '/state-fees/WY', { llcFormation: seeded.llcFormation, expeditedFormation: seeded.expeditedFormation });
+      expect(restored.statusCode, restored.body).toBe(200);
+    }
   });
 });

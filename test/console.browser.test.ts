@@ -54,7 +54,9 @@ async function act(page: Page, action: string, fill: (form: ReturnType<Page['loc
   await page.locator('input[name="confirm"]').check();
   await page.locator('form[action$="/transition"] button[type="submit"]').click();
   await page.waitForURL(/\/console\/orders\/order_[a-z0-9]+$/);
-  await expect(page.locator('.flash-ok')).toBeTruthy();
+  // The confirmation the operator sees after the transition (a locator object is always truthy: wait for the element).
+  await page.locator('.flash-ok').waitFor({ state: 'visible', timeout: 10_000 });
+  expect(await page.locator('.flash-ok').count()).toBe(1);
 }
 
 async function samplePdf(): Promise<string> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createOrderRow, createUser, llcFields } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { csrfOf, mintLink, openLink, sessionCookie, signIn } from './dashboard-helpers.js';
-import { setVerifiedDomain } from './domain-helpers.js';
+import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -176,6 +176,62 @@ describe('white-label host', () => {
 
     // The root of an unknown host is not the dashboard.
     expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode).toBe(404);
+  });
+});
+
+describe('dashboard sessions (AUTH-6)', () => {
+  it('refuses a session of one organization on another organization\'s white-label host', async () => {
+    const dns = fakeDns(t);
+    const [a, b] = [await t.newTenant('Alpha Legal'), await t.newTenant('Beta Legal')];
+    await setVerifiedDomain(t, a, 'portal.alpha-legal.test', dns);
+    await setVerifiedDomain(t, b, 'portal.beta-legal.test', dns);
+    const { user, company } = await createCompany(a, 'test', { legalName: 'Alpha Client LLC' });
+    const opened = await openLink(t, await mintLink(a, { userId: user.id, companyId: company.id }));
+    expect(opened.statusCode).toBe(303);
+    const { pair } = sessionCookie(opened.headers['set-cookie']);
+    const at = (host: string, url: string) => t.app.inject({ method: 'GET', url, headers: { host, cookie: pair } });
+    // Control: the session works on its own organization's host.
+    expect((await at('portal.alpha-legal.test', `/companies/${company.id}`)).statusCode).toBe(200);
+    // The same cookie sent to B's host (a browser would not, but a cookie can be copied) opens nothing there.
+    for (const url of ['/', `/companies/${company.id}`, '/orders']) {
+      const res = await at('portal.beta-legal.test', url);
+      expect(res.statusCode, url).toBe(401);
+      expect(res.body).toContain('Please sign in again');
+      expect(res.body).not.toContain('Alpha Client LLC');
+    }
+    // A session opened at the default address is not accepted on a white-label host either.
+    const { user: plain, company: plainCompany } = await createCompany(tenant, 'test', { legalName: 'Default Host Client LLC' });
+    const s = await signIn(t, tenant, { userId: plain.id, companyId: plainCompany.id });
+    expect((await s.get(`/companies/${plainCompany.id}`)).statusCode).toBe(200);
+    const { pair: defaultPair } = sessionCookie((await openLink(t, await mintLink(tenant, { userId: plain.id }))).headers['set-cookie']);
+    const elsewhere = await t.app.inject({ method: 'GET', url: `/companies/${plainCompany.id}`, headers: { host: 'portal.beta-legal.test', cookie: defaultPair } });
+    expect(elsewhere.statusCode).toBe(401);
+    expect(elsewhere.body).not.toContain('Default Host Client LLC');
+  });
+
+  it('ends a session 7 days after sign-in even while it is in use (absolute expiry)', async () => {
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    expect((await s.get('/')).statusCode).toBe(200);
+    const sessionOf = async () => (await t.ctx.pool.query(`SELECT id_hash FROM dashboard_sessions WHERE user_id = $1`, [user.id])).rows[0].id_hash as string;
+    const idHash = await sessionOf();
+    // Signed in 6 days 23 hours ago and used a minute ago: still within both limits.
+    await t.ctx.pool.query(
+      `UPDATE dashboard_sessions SET created_at = now() - interval '6 days 23 hours', expires_at = now() - interval '6 days 23 hours' + interval '7 days',
+              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`, [idHash]);
+    expect((await s.get('/')).statusCode).toBe(200);
+    // Signed in 7 days and 1 minute ago and active a minute ago (never idle for 12 hours): refused all the same.
+    await t.ctx.pool.query(
+      `UPDATE dashboard_sessions SET created_at = now() - interval '7 days 1 minute', expires_at = now() - interval '7 days 1 minute' + interval '7 days',
+              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`, [idHash]);
+    const expired = await s.get('/');
+    expect(expired.statusCode).toBe(401);
+    expect(expired.body).toContain('Please sign in again');
+    // The lifetime set at sign-in is 7 days, not more.
+    const fresh = await signIn(t, tenant, { userId: user.id });
+    expect((await fresh.get('/')).statusCode).toBe(200);
+    const { rows } = await t.ctx.pool.query(`SELECT extract(epoch FROM expires_at - created_at)::int AS lifetime FROM dashboard_sessions WHERE user_id = $1 AND id_hash <> $2`, [user.id, idHash]);
+    expect(rows.map((r) => r.lifetime)).toEqual([7 * 24 * 3600]);
   });
 });
 

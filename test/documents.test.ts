@@ -4,7 +4,6 @@ import { signedFileUrl } from '../src/modules/documents/file-urls.js';
 import { storeDocument } from '../src/modules/documents/documents.service.js';
 import { createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,21 +30,6 @@ async function adminUpload(orderId: string, fields: Record<string, string>, file
   const body = multipart(fields, file);
   return t.app.inject({ method: 'POST', url: `/admin/v1/orders/${orderId}/documents`, payload: body.payload, headers: { ...body.headers, authorization: `Bearer ${t.ctx.secrets.operatorToken}` } });
 }
-
-runSecuritySuite({
-  name: 'documents',
-  app: () => t,
-  createResource: async (owner, environment) => {
-    const { orderId } = await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment });
-    const { PDFDocument: Pdf } = await import('pdf-lib');
-    const bytes = await (await Pdf.create()).save();
-    return (await storeDocument(t.ctx, null, { orderId, documentType: 'company', fileName: 'a.pdf', bytes }, 'cli')).document.documentId;
-  },
-  routes: [
-    { method: 'GET', path: '/documents/{id}' },
-    { method: 'GET', path: '/documents' },
-  ],
-});
 
 describe('test helper documents', () => {
   it('makes a real PDF for the order, emits document.uploaded and serves it by a signed link', async () => {

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrderRow } from './factories.js';
-import { transitionOrder } from '../src/modules/filings/filings.service.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -12,19 +10,6 @@ afterAll(() => t.close());
 
 const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
 const advance = (tenant: TestTenant, orderId: string, body: Record<string, unknown>) => tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body);
-
-runSecuritySuite({
-  name: 'events',
-  app: () => t,
-  createResource: async (owner, environment) => {
-    const { orderId } = await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment });
-    return (await transitionOrder(t.ctx, null, orderId, { filingStatus: 'pending' }, 'cli')).event.id;
-  },
-  routes: [
-    { method: 'GET', path: '/events/{id}' },
-    { method: 'GET', path: '/events' },
-  ],
-});
 
 describe('GET /events', () => {
   it('lists the envelopes newest first with cursor pagination', async () => {

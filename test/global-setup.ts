@@ -67,8 +67,15 @@ async function prepare(project: TestProject): Promise<void> {
   }
   project.provide('pgAdminUrl', admin);
   project.provide('pgTemplate', template);
-  // Unpacked once here so parallel browser test files never race on the extraction.
-  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await unpackChromium()));
+  // Unpacked once here so parallel browser test files never race on the extraction. A browser that cannot be had
+  // fails the browser tests, with this reason (test/browser.ts), and nothing else.
+  try {
+    project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await unpackChromium()));
+    project.provide('chromiumError', '');
+  } catch (err) {
+    project.provide('chromiumPath', '');
+    project.provide('chromiumError', `unpacking @sparticuz/chromium failed: ${(err as Error).message}`);
+  }
 }
 
 export async function teardown(): Promise<void> {
@@ -159,7 +166,9 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
-    /** Headless Chromium for the browser tests (test/browser.ts). */
+    /** Headless Chromium for the browser tests (test/browser.ts); empty when it could not be unpacked. */
     chromiumPath: string;
+    /** Why there is no Chromium (empty when there is). */
+    chromiumError: string;
   }
 }

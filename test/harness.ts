@@ -9,6 +9,8 @@ import type { AppContext, Environment } from '../src/context.js';
 import { createPool } from '../src/lib/db.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
+import { findLedgerDifferences, type LedgerDifference } from '../src/modules/ledger-audit/ledger-audit.repo.js';
+import { responseChecker } from './openapi-responses.js';
 
 /** Test settings: fixed secrets, a temp data dir, private-network webhooks allowed unless overridden. */
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
@@ -49,10 +51,27 @@ export interface Response {
 let counter = 0;
 
 /**
- * Builds the app against a fresh database cloned from the template. Pass `env` to override configuration
- * variables (e.g. WEBHOOK_RETRY_SCHEDULE). Close it in afterAll.
+ * The ledger of every database this file's test apps used: the differences each had when its app closed, and the
+ * pools of apps still open. Each test file runs in a module graph of its own, so this is the file's alone.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+const ledgerOfClosed: Array<{ database: string; differences: LedgerDifference[] }> = [];
+const openPools = new Map<string, pg.Pool>();
+
+/**
+ * Every balance of the file's databases that is not the sum of its ledger entries (BILL-18), for the after-each-file
+ * check in test/ledger-check.setup.ts. Apps still open are asked now; closed ones answered when they closed.
+ */
+export async function ledgerDifferencesOfThisFile(): Promise<Array<{ database: string; differences: LedgerDifference[] }>> {
+  const open = await Promise.all([...openPools].map(async ([database, pool]) => ({ database, differences: await findLedgerDifferences(pool) })));
+  return [...ledgerOfClosed, ...open].filter((d) => d.differences.length > 0);
+}
+
+/**
+ * Builds the app against a fresh database cloned from the template. Pass `env` to override configuration
+ * variables (e.g. WEBHOOK_RETRY_SCHEDULE); a variable given as `undefined` is left unset, so its default applies.
+ * Close it in afterAll.
+ */
+export async function createTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
   const adminUrl = inject('pgAdminUrl');
   const template = inject('pgTemplate');
   const dbName = `fcs_t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
@@ -62,7 +81,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
-  const config = loadConfig({
+  const settings: Record<string, string | undefined> = {
     DATABASE_URL: url.toString(),
     OPERATOR_TOKEN,
     FILE_URL_SECRET: 'test-file-url-secret-0123456789',
@@ -79,7 +98,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     // Sign-ins run back to back in many tests; the rest between password checks (AUTH-8) has its own test.
     PASSWORD_HASH_CPU_PERCENT: '100',
     ...env,
-  });
+  };
+  const config = loadConfig(Object.fromEntries(Object.entries(settings).filter((e): e is [string, string] => e[1] !== undefined)));
   const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
   const logs: string[] = [];
   const stream = new Writable({
@@ -88,13 +108,17 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       cb();
     },
   });
+  openPools.set(dbName, pool);
   const log = createLogger('silent');
   const ctx: AppContext = { config, pool, log, secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret!, dataKeys: keyringOf(config) } };
   const app = await buildApp(ctx, { logger: { stream } });
   await app.ready();
 
+  // Every integrator API answer is checked against the app's own OpenAPI document (test/openapi-responses.ts).
+  const openapi = responseChecker(app);
   const call = async (options: InjectOptions): Promise<Response> => {
     const res = await app.inject(options);
+    openapi.check(String(options.method ?? 'GET'), String(options.url), res);
     return { statusCode: res.statusCode, headers: res.headers as Response['headers'], body: res.body, json: () => JSON.parse(res.body) };
   };
 
@@ -119,6 +143,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     },
     async close() {
       await app.close();
+      // Read before the database is dropped: the after-each-file check asserts it was empty.
+      if (openPools.delete(dbName)) ledgerOfClosed.push({ database: dbName, differences: await findLedgerDifferences(pool) });
       await pool.end();
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();

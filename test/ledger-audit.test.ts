@@ -52,15 +52,20 @@ describe('ledger verify', () => {
 
     // Balances are a cache and stay writable: a bad write there is what the check exists to catch.
     await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
-    const broken = await cli('ledger', 'verify', '--json');
-    expect(broken.code, broken.stdout).toBe(1);
-    expect(JSON.parse(broken.stdout).differences).toEqual([expect.objectContaining({ organizationId: tenant.organizationId, environment: 'test' })]);
-    const d = JSON.parse(broken.stdout).differences[0];
-    expect(d.balanceCents - d.ledgerSumCents).toBe(1);
-    await expect(verifyLedgerTask.handler(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
-    expect((await ledgerDifferences.get()).values[0]?.value).toBe(1);
-    // BILL-18: every check's result is kept, the CLI's and the job's alike, for every process's metrics.
-    const { rows: checks } = await t.ctx.pool.query('SELECT differences FROM ledger_checks ORDER BY id');
-    expect(checks.map((c) => c.differences)).toEqual([0, 1, 1]);
+    try {
+      const broken = await cli('ledger', 'verify', '--json');
+      expect(broken.code, broken.stdout).toBe(1);
+      expect(JSON.parse(broken.stdout).differences).toEqual([expect.objectContaining({ organizationId: tenant.organizationId, environment: 'test' })]);
+      const d = JSON.parse(broken.stdout).differences[0];
+      expect(d.balanceCents - d.ledgerSumCents).toBe(1);
+      await expect(verifyLedgerTask.handler(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
+      expect((await ledgerDifferences.get()).values[0]?.value).toBe(1);
+      // BILL-18: every check's result is kept, the CLI's and the job's alike, for every process's metrics.
+      const { rows: checks } = await t.ctx.pool.query('SELECT differences FROM ledger_checks ORDER BY id');
+      expect(checks.map((c) => c.differences)).toEqual([0, 1, 1]);
+    } finally {
+      // Put right again: every test file ends with each balance explained by its ledger (test/ledger-check.setup.ts).
+      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+    }
   });
 });

@@ -3,7 +3,6 @@ import { sha256 } from '../src/lib/secrets.js';
 import { createCompany, createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { mintLink, openLink } from './dashboard-helpers.js';
-import { runSecuritySuite } from './security-suite.js';
 import { setVerifiedDomain } from './domain-helpers.js';
 
 let t: TestApp;
@@ -183,8 +182,3 @@ describe('a magic link opens only on the host it was issued for', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'magic links',
-  app: () => t,
-  routes: [{ method: 'POST', path: '/auth/magic-link', body: { userId: 'user_x' } }],
-});

@@ -3,6 +3,7 @@ import { OPERATIONS, API_TAGS } from '../src/lib/api-operations.js';
 import { ERROR_STATUS } from '../src/lib/errors.js';
 import { publishedServerUrl } from '../src/lib/openapi.js';
 import { createTestApp, type TestApp } from './harness.js';
+import { responseChecker } from './openapi-responses.js';
 
 let t: TestApp;
 let doc: any;
@@ -236,5 +237,25 @@ describe('/docs', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toMatch(/<html/i);
+  });
+});
+
+describe('responses checked against the document (test/openapi-responses.ts, run by the harness on every call)', () => {
+  const json = (statusCode: number, body: unknown) => ({ statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+
+  it('accepts a real answer and refuses one that breaks the declared schema or status', async () => {
+    const checker = responseChecker(t.app);
+    const tenant = await t.newTenant();
+    const created = await tenant.api('POST', '/users', { fullName: 'Ada Lovelace', email: `ada.${Date.now()}@example.com` });
+    expect(created.statusCode).toBe(201);
+    const user = created.json();
+    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(200, user))).not.toThrow();
+    // A field of the wrong type, a missing required field, a status the operation does not declare.
+    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(200, { ...user, fullName: 42 }))).toThrow(/GET \/test\/v1\/users\/\{userIdOrEmail\} answered 200.*\n.*fullName/);
+    const { id: _id, ...withoutId } = user;
+    expect(() => checker.check('GET', `/v1/users/${user.id}`, json(200, withoutId))).toThrow(/does not match/);
+    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(418, { message: 'teapot' }))).toThrow(/does not declare/);
+    // Routes outside the document (the admin API) are not its business.
+    expect(() => checker.check('GET', '/admin/v1/orders', json(200, { anything: true }))).not.toThrow();
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { waitFor } from './webhook-receiver.js';
 import { sha256 } from '../src/lib/secrets.js';
 import { balanceCents, counts, credit, einObject, formationBody, newUser, TEST_SSN } from './orders-fixtures.js';
 
@@ -70,12 +71,9 @@ describe('Idempotency-Key', () => {
     await blocker.query('BEGIN');
     await blocker.query('SELECT 1 FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [tenant.organizationId, 'test']);
     const firstP = tenant.api('POST', '/orders', body, withKey('slow-1'));
-    // Wait until the first request has claimed the key.
-    for (let i = 0; i < 200; i++) {
-      const r = await t.ctx.pool.query(`SELECT status FROM idempotency_keys WHERE key = 'slow-1'`);
-      if (r.rowCount) break;
-      await new Promise((res) => setTimeout(res, 10));
-    }
+    // Wait until the first request has claimed the key; without the claim the 409 below would test nothing.
+    await waitFor('the first request to claim idempotency key slow-1', async () =>
+      (await t.ctx.pool.query(`SELECT status FROM idempotency_keys WHERE key = 'slow-1'`)).rowCount! > 0);
     const concurrent = await tenant.api('POST', '/orders', body, withKey('slow-1'));
     expect(concurrent.statusCode).toBe(409);
     expect(concurrent.json().code).toBe('idempotency_key_in_use');

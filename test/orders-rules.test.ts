@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, personOfficer } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 import { credit, einObject, EXPEDITED_MESSAGE, formationBody, formationCompany, newUser, suppliedAgent, TEST_SSN } from './orders-fixtures.js';
 
 /*
@@ -19,15 +18,6 @@ beforeAll(async () => {
   await credit(tenant, 100_000);
 });
 afterAll(() => t.close());
-
-runSecuritySuite({
-  name: 'orders',
-  app: () => t,
-  routes: [
-    { method: 'POST', path: '/orders', body: { userId: 'user_x', filingState: 'DE', registeredAgent: { isChangeOfAgent: false } } },
-    { method: 'POST', path: '/orders/quote', body: { userId: 'user_x', filingState: 'DE', registeredAgent: { isChangeOfAgent: false } } },
-  ],
-});
 
 const post = (body: unknown) => tenant.api('POST', '/orders', body);
 const fields = (res: { json(): any }) => (res.json().errors ?? []).map((e: { field: string }) => e.field);

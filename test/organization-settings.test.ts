@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 import { createUser } from './factories.js';
 import { mintLink } from './dashboard-helpers.js';
@@ -211,8 +210,3 @@ describe('white-label domain verification', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'organization settings',
-  app: () => t,
-  routes: [{ method: 'PATCH', path: '/organization', body: { name: 'X' } }, { method: 'POST', path: '/organization/white-label-domain/verify' }],
-});

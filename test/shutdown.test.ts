@@ -4,6 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
 import { exitOf, listeningPort, spawnCommand, spawnService, type ServiceProcess } from './service-process.js';
+import { waitFor } from './webhook-receiver.js';
 
 // SIGTERM/SIGINT: no new work, in-flight requests answered, database closed last, a clean stop logs no error.
 let t: TestApp;
@@ -174,8 +175,7 @@ describe('graceful shutdown', () => {
 
       const worker = start('src/worker-main.ts', { SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as net.AddressInfo).port}`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
       await worker.waitForLog(/^worker started$/, 60_000);
-      const deadline = Date.now() + 30_000;
-      while (!(inProgress.email && inProgress.webhook) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the worker to hold both the email and the webhook job in progress', () => inProgress.email && inProgress.webhook, 30_000);
       expect(inProgress).toEqual({ email: true, webhook: true });
       expect(emailed).toEqual([]);
       worker.child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 import { exitOf, spawnService, type ServiceProcess } from './service-process.js';
+import { refusedPort } from './webhook-receiver.js';
 
 // Every start-up failure ends in one plain message naming the cause and the fix, never a stack trace.
 let t: TestApp;
@@ -40,7 +41,8 @@ describe.concurrent('start-up failures', () => {
   });
 
   it('says the database cannot be reached, and where, without its password', async () => {
-    const port = await closedPort();
+    // A port nothing listens on for certain (a just-closed one may be taken again by the time the service starts).
+    const port = await refusedPort();
     const { code, stderr } = await failedStart({ DATABASE_URL: `postgres://app:s3cret-pw@127.0.0.1:${port}/fcs` });
     expect(code).toBe(1);
     expectPlainMessage(stderr, 'the service', new RegExp(`Cannot reach the database at 127\\.0\\.0\\.1:${port}/fcs`), /DATABASE_URL/);
@@ -81,12 +83,3 @@ describe.concurrent('start-up failures', () => {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });
-
-// A port nothing listens on: bound once to learn a free number, then released.
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}

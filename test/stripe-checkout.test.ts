@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundCardPaymentTask } from '../src/modules/payments/refund-card-payment.task.js';
 import { createCompany } from './factories.js';
@@ -70,9 +71,15 @@ function session(id: string, fields: Record<string, unknown>) {
 }
 
 const ordersOf = async (companyId: string) => (await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [companyId])).rows;
-const retailOf = async (tenant: TestTenant, type: string) => {
-  const p = (await tenant.api('GET', '/organization/prices', undefined, { env: 'live' })).json().data.find((x: any) => x.type === type);
-  return { retail: Math.round((p.retailAmount ?? p.defaultAmount) * 100), wholesale: Math.round(p.wholesaleAmount * 100) };
+// Expected amounts come from the data files the service seeds from, not from its own rows. These organizations set no
+// retail prices, so the list price (defaultAmount) is what the customer pays.
+const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
+const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } = dataFile('price-catalog.json');
+const feesFile: { states: Record<string, { llcFormation: number }> } = dataFile('state-fees.json');
+const retailOf = async (_tenant: TestTenant, type: string) => {
+  const p = catalogFile.products.find((x) => x.type === type);
+  if (!p) throw new Error(`data/price-catalog.json has no product '${type}'`);
+  return { retail: Math.round(p.defaultAmount * 100), wholesale: Math.round(p.wholesaleAmount * 100) };
 };
 
 describe('live checkout through Stripe Checkout', () => {
@@ -137,7 +144,7 @@ describe('live checkout through Stripe Checkout', () => {
     for (let i = 0; created.form[`line_items[${i}][price_data][unit_amount]`]; i++) {
       lines.push({ name: created.form[`line_items[${i}][price_data][product_data][name]`], cents: Number(created.form[`line_items[${i}][price_data][unit_amount]`]) });
     }
-    const fee = Number((await t.ctx.pool.query('SELECT llc_formation_cents AS c FROM state_fees WHERE state = $1', ['WY'])).rows[0].c);
+    const fee = Math.round(feesFile.states.WY!.llcFormation * 100);
     expect(lines.filter((l) => l.cents === fee).length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.every((l) => l.cents > 0 && l.name)).toBe(true);

@@ -129,12 +129,18 @@ describe('balance-billed renewal', () => {
     expect(cents(await debitsOf(tenant, ar.orderId))).toBe(wholesale('annual_report') + stateFee('CA', 'AnnualReport', 'CORP'));
     // The state changes its fee during the year; the renewal charges the schedule as it is then.
     const newFee = stateFee('CA', 'AnnualReport', 'CORP') + 500;
-    const put = await t.admin('PUT', '/state-fees/CA', { corpAnnualReport: newFee / 100, note: 'subscriptions test' });
-    expect(put.statusCode, put.body).toBe(200);
-    const run = await renew(tenant, plusYears(ar.day0, 1));
-    expect(run.outcomes).toEqual([expect.objectContaining({ orderId: ar.orderId, result: 'renewed', amountCents: wholesale('annual_report') + newFee })]);
-    const renewal = (await debitsOf(tenant, ar.orderId)).filter((d) => d.description.includes('renewal'));
-    expect(renewal.map((d) => [d.lineType, -toCents(d.amount)]).sort()).toEqual([['annual_report', wholesale('annual_report')], ['state_fee', newFee]].sort());
+    // California's fee is shared by every test of this file: put back as seeded even when an assertion fails.
+    try {
+      const put = await t.admin('PUT', '/state-fees/CA', { corpAnnualReport: newFee / 100, note: 'subscriptions test' });
+      expect(put.statusCode, put.body).toBe(200);
+      const run = await renew(tenant, plusYears(ar.day0, 1));
+      expect(run.outcomes).toEqual([expect.objectContaining({ orderId: ar.orderId, result: 'renewed', amountCents: wholesale('annual_report') + newFee })]);
+      const renewal = (await debitsOf(tenant, ar.orderId)).filter((d) => d.description.includes('renewal'));
+      expect(renewal.map((d) => [d.lineType, -toCents(d.amount)]).sort()).toEqual([['annual_report', wholesale('annual_report')], ['state_fee', newFee]].sort());
+    } finally {
+      const restored = await t.admin('PUT', '/state-fees/CA', { corpAnnualReport: stateFee('CA', 'AnnualReport', 'CORP') / 100 });
+      expect(restored.statusCode, restored.body).toBe(200);
+    }
   });
 
   it('renews live subscriptions from the live balance, test ones from the test balance', async () => {

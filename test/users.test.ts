@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -153,13 +152,3 @@ describe('GET /users', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'users',
-  app: () => t,
-  createResource: async (owner, env) => (await createUser(owner, env)).id,
-  routes: [
-    { method: 'POST', path: '/users', body: { fullName: 'A', email: 'a@example.com' } },
-    { method: 'GET', path: '/users' },
-    { method: 'GET', path: '/users/{id}' },
-  ],
-});

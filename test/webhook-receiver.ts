@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 
 /** One request the receiver got, with the raw body exactly as sent. */
@@ -73,4 +73,23 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A loopback port that refuses connections: 1 (tcpmux), privileged and unused, so no test server or other process of
+ * ours can be listening there, unlike a port a test server just closed, which anything may take again. Checked, so
+ * a machine where something does listen there fails with the reason.
+ */
+export async function refusedPort(): Promise<number> {
+  const port = 1;
+  const refused = await new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+  if (!refused) throw new Error(`127.0.0.1:${port} does not refuse connections on this machine; tests of a refused connection need a port nothing listens on`);
+  return port;
 }

@@ -21,7 +21,7 @@ const workerLogs: Array<Record<string, any>> = [];
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+  t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '15000' });
   const stream = new Writable({
     write(chunk, _enc, cb) {
       workerLogs.push(JSON.parse(String(chunk)));
@@ -123,8 +123,18 @@ describe('telling the organization about a disabled webhook endpoint', () => {
     expect(mail.decoded).not.toMatch(/whsec_|sk_(live|test)_[A-Za-z0-9]/);
     expect(await waitFor('the log line', () => logOf(endpointId))).toMatchObject({ level: 30, organizationId: tenant.organizationId });
 
-    // The instructions work: re-enabled, it receives events again.
+    // The instructions work: re-enabled (the receiver is fixed meanwhile), it receives events again.
+    r.respond = () => ({ status: 200, body: 'ok' });
+    const before = r.requests.length;
     expect((await tenant.api('PATCH', `/webhook-endpoints/${endpointId}`, { disabled: false })).json()).toMatchObject({ disabled: false, disabledReason: null });
+    const again = await emit(tenant);
+    const delivered = await waitFor('the event sent after re-enabling to be delivered', async () => {
+      const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${again.id}`)).json().data as Array<{ status: string }>;
+      return d && d.status !== 'pending' ? d : null;
+    });
+    expect(delivered).toMatchObject({ status: 'succeeded', endpointId });
+    expect(r.requests.slice(before).map((q) => q.event.id)).toEqual([again.id]);
+    expect((await tenant.api('GET', `/webhook-endpoints/${endpointId}`)).json()).toMatchObject({ disabled: false });
   });
 
   it('says since when every delivery failed when the endpoint is disabled after WEBHOOK_DISABLE_AFTER_HOURS', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingSecrets } from '../src/modules/webhooks/endpoint-secrets.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { runSecuritySuite } from './security-suite.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -211,17 +210,3 @@ describe('OpenAPI', () => {
   });
 });
 
-runSecuritySuite({
-  name: 'webhook endpoints',
-  app: () => t,
-  createResource: async (owner, env) => (await owner.api('POST', '/webhook-endpoints', body(), { env })).json().id,
-  routes: [
-    { method: 'POST', path: '/webhook-endpoints', body: body() },
-    { method: 'GET', path: '/webhook-endpoints' },
-    { method: 'GET', path: '/webhook-endpoints/{id}' },
-    { method: 'PATCH', path: '/webhook-endpoints/{id}', body: { description: 'x' } },
-    { method: 'DELETE', path: '/webhook-endpoints/{id}' },
-    { method: 'POST', path: '/webhook-endpoints/{id}/rotate-secret' },
-    { method: 'POST', path: '/webhook-endpoints/{id}/test' },
-  ],
-});

@@ -183,3 +183,39 @@ describe('response bodies of private targets', () => {
     }
   });
 });
+
+describe('the private-network default (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)', () => {
+  // Production runs without the variable: private and loopback receivers must be refused unless an operator opts in.
+  let unset: TestApp;
+  beforeAll(async () => {
+    unset = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined });
+  });
+  afterAll(() => unset?.close());
+
+  it('is off: endpoints at loopback, at 10/8 and at a name resolving to loopback are refused with 400, and the answer never names the resolved address', async () => {
+    expect(unset.ctx.config.webhookAllowPrivateNetworks).toBe(false);
+    const tenant = await unset.newTenant('Default Platform');
+    const cases = [
+      ['https://127.0.0.1/hooks', NON_PUBLIC_MESSAGE],
+      ['http://127.0.0.1:8080/hooks', 'must use https'],
+      ['https://10.1.2.3/hooks', NON_PUBLIC_MESSAGE],
+      ['https://localhost/hooks', NON_PUBLIC_MESSAGE],
+    ] as const;
+    for (const [url, mention] of cases) {
+      const res = await tenant.api('POST', '/webhook-endpoints', body({ url }));
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+      expect(res.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(mention) }]);
+      // WH-14: the answer says the host is not public, never what it resolved to (beyond the URL the caller sent).
+      const host = new URL(url).hostname;
+      expect(res.body.replaceAll(url, '').replaceAll(host, ''), `${url}: the answer names an address`).not.toMatch(/127\.0\.0\.1|::1|10\.1\.2\.3/);
+    }
+    expect((await tenant.api('GET', '/webhook-endpoints')).json().data).toEqual([]);
+    // Moving an existing public endpoint to a private address is refused the same way.
+    const created = await tenant.api('POST', '/webhook-endpoints', body());
+    expect(created.statusCode, created.body).toBe(201);
+    const moved = await tenant.api('PATCH', `/webhook-endpoints/${created.json().id}`, { url: 'https://10.1.2.3/hooks' });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(NON_PUBLIC_MESSAGE) }]);
+    expect((await tenant.api('GET', `/webhook-endpoints/${created.json().id}`)).json().url).toBe(body().url);
+  });
+});
