@@ -36,7 +36,13 @@ declare module 'autocannon' {
     overallRate?: number;
     timeout?: number;
     /** Per-request hooks; setupRequest may return a changed request (e.g. a new body). */
-    requests?: Array<{ setupRequest?: (request: { body?: string; path?: string; [k: string]: unknown }) => { body?: string; path?: string; [k: string]: unknown } }>;
+    requests?: Array<{
+      setupRequest?: (request: { body?: string; path?: string; [k: string]: unknown }) => {
+        body?: string;
+        path?: string;
+        [k: string]: unknown;
+      };
+    }>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

@@ -7,17 +7,31 @@
 import Fastify from 'fastify';
 import pg from 'pg';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BENCH_POOL_SIZE ?? 10) });
-await pool.query(`CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.BENCH_POOL_SIZE ?? 10),
+});
+await pool.query(
+  `CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`,
+);
 const app = Fastify({ logger: false });
 app.post('/insert', async (request) => {
   const { rows } = await pool.query('INSERT INTO bench_baseline (payload) VALUES ($1) RETURNING id', [request.body]);
   return { id: rows[0].id };
 });
 app.get<{ Params: { id: string } }>('/select/:id', async (request, reply) => {
-  const { rows } = await pool.query('SELECT id, payload, created_at FROM bench_baseline WHERE id = $1', [request.params.id]);
+  const { rows } = await pool.query('SELECT id, payload, created_at FROM bench_baseline WHERE id = $1', [
+    request.params.id,
+  ]);
   return rows[0] ?? reply.status(404).send({});
 });
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`READY ${url}\n`);
-process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

@@ -16,38 +16,88 @@ import { record } from './lib/report.js';
 
 export const benchOrders: BenchSection = async (db, settings, baselines) => {
   const url = await db.another('orders');
-  const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections) });
+  const server = await startChild('app-server.ts', {
+    DATABASE_URL: url,
+    DATABASE_POOL_SIZE: String(settings.connections),
+  });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
     const { organization, apiKeys } = await createOrganization(pool, 'Bench Org');
     const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
     await creditBalance(pool, tenant, 1_000_000_000, 'bench credit', 'bench');
     const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
-    const userRes = await fetch(`${server.url}/test/v1/users`, { method: 'POST', headers, body: JSON.stringify({ fullName: 'Bench User', email: 'bench@example.com' }) });
+    const userRes = await fetch(`${server.url}/test/v1/users`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ fullName: 'Bench User', email: 'bench@example.com' }),
+    });
     const user = (await userRes.json()) as { id: string };
     const template = formationBody(user.id);
-    // Each request forms a differently named company, as real traffic would (equal names would contend on the slug index).
+    // Each request forms a differently named company, as real traffic would (equal names would contend on the slug
+    // index).
     let n = 0;
     const fresh = (request: { body?: string }) => {
       n += 1;
-      return { ...request, body: JSON.stringify({ ...template, formation: { ...template.formation, company: { ...template.formation.company, legalName: `Bench ${n} Holdings LLC` } } }) };
+      return {
+        ...request,
+        body: JSON.stringify({
+          ...template,
+          formation: {
+            ...template.formation,
+            company: { ...template.formation.company, legalName: `Bench ${n} Holdings LLC` },
+          },
+        }),
+      };
     };
-    const common = { method: 'POST', headers, body: JSON.stringify(template), connections: settings.connections, seconds: settings.seconds, requests: [{ setupRequest: fresh }] };
+    const common = {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(template),
+      connections: settings.connections,
+      seconds: settings.seconds,
+      requests: [{ setupRequest: fresh }],
+    };
     const quote = await runLoad({ ...common, url: `${server.url}/test/v1/orders/quote` });
-    record({ section: 'orders', name: 'POST /orders/quote', value: quote.rps, unit: 'req/s', baseline: { name: 'INSERT baseline', value: baselines.insert.rps } });
+    record({
+      section: 'orders',
+      name: 'POST /orders/quote',
+      value: quote.rps,
+      unit: 'req/s',
+      baseline: { name: 'INSERT baseline', value: baselines.insert.rps },
+    });
     const place = await runLoad({ ...common, url: `${server.url}/test/v1/orders` });
     const share = place.rps / baselines.insert.rps;
     record({
-      section: 'orders', name: 'POST /orders', value: place.rps, unit: 'req/s', baseline: { name: 'INSERT baseline', value: baselines.insert.rps },
-      target: '>= 40 % of INSERT baseline', pass: share >= 0.4 && place.failed === 0,
+      section: 'orders',
+      name: 'POST /orders',
+      value: place.rps,
+      unit: 'req/s',
+      baseline: { name: 'INSERT baseline', value: baselines.insert.rps },
+      target: '>= 40 % of INSERT baseline',
+      pass: share >= 0.4 && place.failed === 0,
     });
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
-    // Latency at half the INSERT-baseline share the target asks for (a fixed offered rate), and alone on one connection.
+    // Latency at half the INSERT-baseline share the target asks for (a fixed offered rate), and alone on one
+    // connection.
     const halfRate = Math.max(1, Math.round((baselines.insert.rps * 0.4) / 2));
     const paced = await runLoad({ ...common, url: `${server.url}/test/v1/orders`, overallRate: halfRate });
-    record({ section: 'orders', name: `POST /orders p99 at ${halfRate} req/s`, value: paced.p99, unit: 'ms', target: '<= 25 ms', pass: paced.p99 <= 25 && paced.failed === 0 });
+    record({
+      section: 'orders',
+      name: `POST /orders p99 at ${halfRate} req/s`,
+      value: paced.p99,
+      unit: 'ms',
+      target: '<= 25 ms',
+      pass: paced.p99 <= 25 && paced.failed === 0,
+    });
     const alone = await runLoad({ ...common, connections: 1, url: `${server.url}/test/v1/orders` });
-    record({ section: 'orders', name: 'POST /orders p50, 1 connection', value: alone.p50, unit: 'ms', target: '<= 3 ms', pass: alone.p50 <= 3 && alone.failed === 0 });
+    record({
+      section: 'orders',
+      name: 'POST /orders p50, 1 connection',
+      value: alone.p50,
+      unit: 'ms',
+      target: '<= 3 ms',
+      pass: alone.p50 <= 3 && alone.failed === 0,
+    });
     await checkLedger(pool, tenant);
   } finally {
     await pool.end();
@@ -57,21 +107,53 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
 
 /** A POST /orders body for `userId`: an LLC formed in Delaware with an EIN and our registered agent (three orders). */
 export function formationBody(userId: string) {
-  const address = { line1: '251 Little Falls Drive', city: 'Wilmington', state: 'DE', postalCode: '19808', country: 'US' };
+  const address = {
+    line1: '251 Little Falls Drive',
+    city: 'Wilmington',
+    state: 'DE',
+    postalCode: '19808',
+    country: 'US',
+  };
   return {
     userId,
     filingState: 'DE',
     formation: {
       company: {
-        legalName: 'Bench Holdings LLC', entityType: 'LLC', structureType: 'MEMBER', principalAddress: address, mailingAddress: address,
-        officers: [{ type: 'PERSON', firstName: 'Ada', lastName: 'Lovelace', title: 'Managing Member', address, isPrimary: true }],
+        legalName: 'Bench Holdings LLC',
+        entityType: 'LLC',
+        structureType: 'MEMBER',
+        principalAddress: address,
+        mailingAddress: address,
+        officers: [
+          {
+            type: 'PERSON',
+            firstName: 'Ada',
+            lastName: 'Lovelace',
+            title: 'Managing Member',
+            address,
+            isPrimary: true,
+          },
+        ],
       },
     },
     ein: {
-      responsibleParty: { firstName: 'Ada', lastName: 'Lovelace', taxIdType: 'SSN', taxId: '123-45-6789', title: 'Managing Member' },
-      reasonForApplying: 'started_new_business', principalActivity: 'retail', principalProductOrService: 'Handmade furniture',
+      responsibleParty: {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        taxIdType: 'SSN',
+        taxId: '123-45-6789',
+        title: 'Managing Member',
+      },
+      reasonForApplying: 'started_new_business',
+      principalActivity: 'retail',
+      principalProductOrService: 'Handmade furniture',
       employees: { agricultural: 0, household: 0, other: 0 },
-      irsQuestions: { ownsHeavyHighwayVehicle: false, involvesGambling: false, filesExciseTaxForm720: false, sellsAlcoholTobaccoOrFirearms: false },
+      irsQuestions: {
+        ownsHeavyHighwayVehicle: false,
+        involvesGambling: false,
+        filesExciseTaxForm720: false,
+        sellsAlcoholTobaccoOrFirearms: false,
+      },
     },
     registeredAgent: { isChangeOfAgent: false },
   };
@@ -85,5 +167,12 @@ async function checkLedger(pool: pg.Pool, tenant: Tenant): Promise<void> {
     [tenant.organizationId, tenant.environment],
   );
   const ok = Number(rows[0].ledger) === Number(rows[0].balance);
-  record({ section: 'orders', name: 'ledger sum equals cached balance', value: ok ? 1 : 0, unit: '(1 = yes)', target: 'equal', pass: ok });
+  record({
+    section: 'orders',
+    name: 'ledger sum equals cached balance',
+    value: ok ? 1 : 0,
+    unit: '(1 = yes)',
+    target: 'equal',
+    pass: ok,
+  });
 }

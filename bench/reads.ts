@@ -17,14 +17,27 @@ export const READ_TARGET = 0.7;
 
 export const benchReads: BenchSection = async (db, settings, baselines) => {
   const url = await db.another('reads');
-  const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections) });
+  const server = await startChild('app-server.ts', {
+    DATABASE_URL: url,
+    DATABASE_POOL_SIZE: String(settings.connections),
+  });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
     const { organization, apiKeys } = await createOrganization(pool, 'Bench Reads Org');
-    await creditBalance(pool, { organizationId: organization.id, environment: 'test' }, 1_000_000, 'bench credit', 'bench');
+    await creditBalance(
+      pool,
+      { organizationId: organization.id, environment: 'test' },
+      1_000_000,
+      'bench credit',
+      'bench',
+    );
     const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}/test/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server.url}/test/v1${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<Record<string, any>>;
     };
@@ -40,11 +53,21 @@ export const benchReads: BenchSection = async (db, settings, baselines) => {
       ['GET /events/{id}', `/events/${events.data[0].id}`],
     ];
     for (const [name, path] of targets) {
-      const load = await runLoad({ url: `${server.url}/test/v1${path}`, headers, connections: settings.connections, seconds: settings.seconds });
+      const load = await runLoad({
+        url: `${server.url}/test/v1${path}`,
+        headers,
+        connections: settings.connections,
+        seconds: settings.seconds,
+      });
       const ratio = load.rps / baselines.select.rps;
       record({
-        section: 'reads', name, value: load.rps, unit: 'req/s', baseline: { name: 'SELECT baseline', value: baselines.select.rps },
-        target: `>= ${READ_TARGET * 100} % of SELECT baseline`, pass: ratio >= READ_TARGET && load.failed === 0,
+        section: 'reads',
+        name,
+        value: load.rps,
+        unit: 'req/s',
+        baseline: { name: 'SELECT baseline', value: baselines.select.rps },
+        target: `>= ${READ_TARGET * 100} % of SELECT baseline`,
+        pass: ratio >= READ_TARGET && load.failed === 0,
       });
       record({ section: 'reads', name: `${name} p99`, value: load.p99, unit: 'ms' });
     }

@@ -31,7 +31,9 @@ async function main(): Promise<void> {
     seconds: Math.max(1, Math.min(Number(process.env.BENCH_SECONDS ?? 10), 60)),
     connections: Math.max(1, Math.min(Number(process.env.BENCH_CONNECTIONS ?? 10), 100)),
   };
-  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const db = await openBenchDatabase();
   let ok = true;
   try {
@@ -43,7 +45,9 @@ async function main(): Promise<void> {
       await section(db, settings, baselines);
     }
   } finally {
-    ok = printReport(`${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`);
+    ok = printReport(
+      `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`,
+    );
     await db.close();
   }
   if (!ok) process.exitCode = 1;

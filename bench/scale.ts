@@ -25,7 +25,10 @@ const DEBIT_CENTS = 5000;
 export const benchScale: BenchSection = async (db, settings) => {
   const large = Math.max(10_000, Number(process.env.BENCH_SCALE_ORDERS ?? 1_000_000));
   const url = await db.another('scale');
-  const server = await startChild('app-server.ts', { DATABASE_URL: url, DATABASE_POOL_SIZE: String(settings.connections) });
+  const server = await startChild('app-server.ts', {
+    DATABASE_URL: url,
+    DATABASE_POOL_SIZE: String(settings.connections),
+  });
   const pool = new pg.Pool({ connectionString: url, max: 3 });
   try {
     const { organization, apiKeys } = await createOrganization(pool, 'Bench Scale Org');
@@ -33,17 +36,31 @@ export const benchScale: BenchSection = async (db, settings) => {
     await creditBalance(pool, tenant, 100_000_000_000, 'bench credit', 'bench');
     await seedTenants(pool, organization.id);
     const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
-    const userRes = await fetch(`${server.url}/test/v1/users`, { method: 'POST', headers, body: JSON.stringify({ fullName: 'Scale User', email: 'scale@example.com' }) });
+    const userRes = await fetch(`${server.url}/test/v1/users`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ fullName: 'Scale User', email: 'scale@example.com' }),
+    });
     const user = (await userRes.json()) as { id: string };
 
     const small = await measureAt(pool, server.url, headers, settings, tenant, user.id, 0, TENANTS, 'small');
     const big = await measureAt(pool, server.url, headers, settings, tenant, user.id, TENANTS, large, 'large');
     for (const [name, p99Small] of Object.entries(small)) {
       const p99Large = big[name]!;
-      record({ section: 'scale', name: `${name} p99 at ${TENANTS.toLocaleString('en-US')} orders`, value: p99Small, unit: 'ms' });
       record({
-        section: 'scale', name: `${name} p99 at ${large.toLocaleString('en-US')} orders`, value: p99Large, unit: 'ms',
-        baseline: { name: 'p99 at 1,000 orders', value: p99Small }, target: '<= 120 % of the small size', pass: p99Large <= p99Small * 1.2,
+        section: 'scale',
+        name: `${name} p99 at ${TENANTS.toLocaleString('en-US')} orders`,
+        value: p99Small,
+        unit: 'ms',
+      });
+      record({
+        section: 'scale',
+        name: `${name} p99 at ${large.toLocaleString('en-US')} orders`,
+        value: p99Large,
+        unit: 'ms',
+        baseline: { name: 'p99 at 1,000 orders', value: p99Small },
+        target: '<= 120 % of the small size',
+        pass: p99Large <= p99Small * 1.2,
       });
     }
   } finally {
@@ -53,26 +70,60 @@ export const benchScale: BenchSection = async (db, settings) => {
 };
 
 /** Seeds orders [from, to), then measures every hot path; @returns p99 in ms by path. */
-async function measureAt(pool: pg.Pool, base: string, headers: Record<string, string>, settings: { seconds: number; connections: number },
-  tenant: Tenant, userId: string, from: number, to: number, label: string): Promise<Record<string, number>> {
+async function measureAt(
+  pool: pg.Pool,
+  base: string,
+  headers: Record<string, string>,
+  settings: { seconds: number; connections: number },
+  tenant: Tenant,
+  userId: string,
+  from: number,
+  to: number,
+  label: string,
+): Promise<Record<string, number>> {
   const started = Date.now();
   for (let i = from; i < to; i += SEED_BATCH) await seedOrders(pool, i, Math.min(to, i + SEED_BATCH));
   await pool.query('ANALYZE');
-  process.stdout.write(`  scale: ${to.toLocaleString('en-US')} orders seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  const company = (await pool.query('SELECT id FROM companies WHERE organization_id = $1 ORDER BY id LIMIT 1', [tenant.organizationId])).rows[0].id as string;
+  process.stdout.write(
+    `  scale: ${to.toLocaleString('en-US')} orders seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
+  const company = (
+    await pool.query('SELECT id FROM companies WHERE organization_id = $1 ORDER BY id LIMIT 1', [tenant.organizationId])
+  ).rows[0].id as string;
   const out: Record<string, number> = {};
   const load = { headers, connections: settings.connections, seconds: settings.seconds };
   let n = 0;
   const template = formationBody(userId);
   const fresh = (request: { body?: string }) => {
     n += 1;
-    return { ...request, body: JSON.stringify({ ...template, formation: { ...template.formation, company: { ...template.formation.company, legalName: `Scale ${label} ${n} LLC` } } }) };
+    return {
+      ...request,
+      body: JSON.stringify({
+        ...template,
+        formation: {
+          ...template.formation,
+          company: { ...template.formation.company, legalName: `Scale ${label} ${n} LLC` },
+        },
+      }),
+    };
   };
-  out['POST /orders'] = (await runLoad({ ...load, url: `${base}/test/v1/orders`, method: 'POST', body: JSON.stringify(template), requests: [{ setupRequest: fresh }] })).p99;
+  out['POST /orders'] = (
+    await runLoad({
+      ...load,
+      url: `${base}/test/v1/orders`,
+      method: 'POST',
+      body: JSON.stringify(template),
+      requests: [{ setupRequest: fresh }],
+    })
+  ).p99;
   out['GET /companies/{id}'] = (await runLoad({ ...load, url: `${base}/test/v1/companies/${company}` })).p99;
   out['GET /events'] = (await runLoad({ ...load, url: `${base}/test/v1/events?limit=100` })).p99;
-  out['GET /balance-transactions'] = (await runLoad({ ...load, url: `${base}/test/v1/balance-transactions?limit=100` })).p99;
-  out['GET /webhook-deliveries'] = (await runLoad({ ...load, url: `${base}/test/v1/webhook-deliveries?limit=100` })).p99;
+  out['GET /balance-transactions'] = (
+    await runLoad({ ...load, url: `${base}/test/v1/balance-transactions?limit=100` })
+  ).p99;
+  out['GET /webhook-deliveries'] = (
+    await runLoad({ ...load, url: `${base}/test/v1/webhook-deliveries?limit=100` })
+  ).p99;
   out['console queue page'] = await queuePageP99(pool, settings.seconds);
   await printPlans(pool, tenant, company, label);
   return out;
@@ -80,7 +131,14 @@ async function measureAt(pool: pg.Pool, base: string, headers: Record<string, st
 
 /** The console queue page's two queries (first page of 50 and the tab counts), timed back to back; p99 in ms. */
 async function queuePageP99(pool: pg.Pool, seconds: number): Promise<number> {
-  const filter = { environment: 'test' as const, status: '' as const, state: '', orderType: '', organizationId: '', q: '' };
+  const filter = {
+    environment: 'test' as const,
+    status: '' as const,
+    state: '',
+    orderType: '',
+    organizationId: '',
+    q: '',
+  };
   const times: number[] = [];
   const end = Date.now() + seconds * 1000;
   while (Date.now() < end) {
@@ -95,17 +153,49 @@ async function queuePageP99(pool: pg.Pool, seconds: number): Promise<number> {
 async function printPlans(pool: pg.Pool, tenant: Tenant, companyId: string, label: string): Promise<void> {
   const t = [tenant.organizationId, tenant.environment];
   const queries: Array<[string, string, unknown[]]> = [
-    ['GET /companies/{id}', 'SELECT * FROM companies WHERE id = $1 AND organization_id = $2 AND environment = $3', [companyId, ...t]],
-    ['GET /events', 'SELECT id, type, data, created_at FROM events WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT 101', t],
-    ['GET /balance-transactions', 'SELECT * FROM ledger_entries WHERE organization_id = $1 AND environment = $2 AND ($3::text IS NULL OR id < $3) ORDER BY id DESC LIMIT 101', [...t, null]],
-    ['GET /webhook-deliveries', `SELECT d.id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    [
+      'GET /companies/{id}',
+      'SELECT * FROM companies WHERE id = $1 AND organization_id = $2 AND environment = $3',
+      [companyId, ...t],
+    ],
+    [
+      'GET /events',
+      'SELECT id, type, data, created_at FROM events WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT 101',
+      t,
+    ],
+    [
+      'GET /balance-transactions',
+      'SELECT * FROM ledger_entries WHERE organization_id = $1 AND environment = $2 AND ($3::text IS NULL OR id < $3) ORDER BY id DESC LIMIT 101',
+      [...t, null],
+    ],
+    [
+      'GET /webhook-deliveries',
+      `SELECT d.id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
        WHERE d.organization_id = $1 AND d.environment = $2 AND ($3::text IS NULL OR d.endpoint_id = $3) AND ($4::text IS NULL OR d.event_id = $4)
-         AND ($5::text IS NULL OR d.status = $5) AND ($6::text IS NULL OR d.id < $6) ORDER BY d.id DESC LIMIT 101`, [...t, null, null, null, null]],
-    ['POST /orders: balance debit lock', 'SELECT balance_cents, last_entry_id FROM balances WHERE organization_id = $1 AND environment = $2', t],
+         AND ($5::text IS NULL OR d.status = $5) AND ($6::text IS NULL OR d.id < $6) ORDER BY d.id DESC LIMIT 101`,
+      [...t, null, null, null, null],
+    ],
+    [
+      'POST /orders: balance debit lock',
+      'SELECT balance_cents, last_entry_id FROM balances WHERE organization_id = $1 AND environment = $2',
+      t,
+    ],
   ];
-  const filter = { environment: 'test' as const, status: '' as const, state: '', orderType: '', organizationId: '', q: '' };
+  const filter = {
+    environment: 'test' as const,
+    status: '' as const,
+    state: '',
+    orderType: '',
+    organizationId: '',
+    q: '',
+  };
   const captured: Array<[string, string, unknown[]]> = [];
-  const capture = { query: (sql: string, params: unknown[]) => { captured.push(['console queue', sql, params]); return Promise.resolve({ rows: [] }); } };
+  const capture = {
+    query: (sql: string, params: unknown[]) => {
+      captured.push(['console queue', sql, params]);
+      return Promise.resolve({ rows: [] });
+    },
+  };
   await listQueue(capture as never, filter, 50);
   await countQueue(capture as never, filter);
   for (const [name, sql, params] of [...queries, ...captured]) {
@@ -139,8 +229,11 @@ async function seedTenants(pool: pg.Pool, measuredOrg: string): Promise<void> {
  * The tenants' balances are then set to their ledger sums. Ids sort before any id the service makes.
  */
 async function seedOrders(pool: pg.Pool, from: number, to: number): Promise<void> {
-  const orgOf = (g: string) => `CASE WHEN (${g}) % ${TENANTS} = 0 THEN $3 ELSE 'org_00s' || lpad(((${g}) % ${TENANTS})::text, 23, '0') END`;
-  const measured = (await pool.query(`SELECT id FROM organizations WHERE id NOT LIKE 'org_00s%' ORDER BY created_at LIMIT 1`)).rows[0].id as string;
+  const orgOf = (g: string) =>
+    `CASE WHEN (${g}) % ${TENANTS} = 0 THEN $3 ELSE 'org_00s' || lpad(((${g}) % ${TENANTS})::text, 23, '0') END`;
+  const measured = (
+    await pool.query(`SELECT id FROM organizations WHERE id NOT LIKE 'org_00s%' ORDER BY created_at LIMIT 1`)
+  ).rows[0].id as string;
   await pool.query(
     `WITH o AS (
        SELECT i, i / ${ORDERS_PER_GROUP} AS g, lpad(i::text, 23, '0') AS sfx, ${orgOf(`i / ${ORDERS_PER_GROUP}`)} AS org,

@@ -1,9 +1,8 @@
-
 /**
  * The attacker of the `signin` bench section, in its own process so that its sockets and timers never delay
  * the load generator's measurements: waves of SIGNIN_CONCURRENCY concurrent console sign-ins with wrong
- * passwords, each for a different e-mail from a different address, one wave after another until SIGTERM. Prints `READY <target>` once the
- * first wave is under way and `ATTACK <json counts by status>` when stopped.
+ * passwords, each for a different e-mail from a different address, one wave after another until SIGTERM. Prints
+ * `READY <target>` once the first wave is under way and `ATTACK <json counts by status>` when stopped.
  */
 export {};
 
@@ -22,11 +21,21 @@ let stopping = false;
 
 async function attempt(): Promise<void> {
   n += 1;
-  const body = new URLSearchParams({ _csrf: csrf!, email: `attacker-${process.pid}-${n}@example.com`, password: 'wrong password guess', next: '/console/queue' });
+  const body = new URLSearchParams({
+    _csrf: csrf!,
+    email: `attacker-${process.pid}-${n}@example.com`,
+    password: 'wrong password guess',
+    next: '/console/queue',
+  });
   try {
     // A distributed attack: every attempt from another address (the server trusts X-Forwarded-For in this run).
     const from = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-    const res = await fetch(`${target}/console/login`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from }, body, redirect: 'manual' });
+    const res = await fetch(`${target}/console/login`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
+      body,
+      redirect: 'manual',
+    });
     await res.arrayBuffer();
     counts[res.status] = (counts[res.status] ?? 0) + 1;
   } catch {

@@ -22,10 +22,12 @@ function verified(key: string, body: string, header: string | undefined): boolea
   const parts = header.split(',');
   const t = parts.find((p) => p.startsWith('t='))?.slice(2);
   const expected = createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest();
-  return parts.filter((p) => p.startsWith('v1=')).some((p) => {
-    const got = Buffer.from(p.slice(3), 'hex');
-    return got.length === expected.length && timingSafeEqual(got, expected);
-  });
+  return parts
+    .filter((p) => p.startsWith('v1='))
+    .some((p) => {
+      const got = Buffer.from(p.slice(3), 'hex');
+      return got.length === expected.length && timingSafeEqual(got, expected);
+    });
 }
 
 const server = http.createServer((req, res) => {
@@ -41,10 +43,14 @@ const server = http.createServer((req, res) => {
       return void res.writeHead(204).end();
     }
     if (req.method === 'GET' && kind === 'stats') {
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: Object.fromEntries(counts), bad }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ count: Object.fromEntries(counts), bad }));
     }
     if (req.method === 'GET' && kind === 'arrivals') {
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Object.fromEntries(arrivals.get(key) ?? [])));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(Object.fromEntries(arrivals.get(key) ?? [])));
     }
     if (kind === 'hang') return;
     if (!verified(key, body, req.headers['service-signature'] as string | undefined)) {
@@ -54,7 +60,10 @@ const server = http.createServer((req, res) => {
     if (kind === 'fail') return void res.writeHead(500).end('failing on purpose');
     const eventId = String(req.headers['service-event-id']);
     let seen = arrivals.get(key);
-    if (!seen) arrivals.set(key, (seen = new Map()));
+    if (!seen) {
+      seen = new Map();
+      arrivals.set(key, seen);
+    }
     if (!seen.has(eventId)) seen.set(eventId, at);
     counts.set(key, (counts.get(key) ?? 0) + 1);
     res.writeHead(200).end('ok');

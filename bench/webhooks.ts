@@ -36,8 +36,11 @@ export const benchWebhooks: BenchSection = async (db, settings, baselines) => {
   const url = await db.another('webhooks');
   const receiver = await startChild('webhook-receiver.ts', {});
   const server = await startChild('app-server.ts', {
-    DATABASE_URL: url, BENCH_WITH_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    DATABASE_POOL_SIZE: String(settings.connections), WORKER_DATABASE_POOL_SIZE: String(settings.connections),
+    DATABASE_URL: url,
+    BENCH_WITH_WORKER: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    DATABASE_POOL_SIZE: String(settings.connections),
+    WORKER_DATABASE_POOL_SIZE: String(settings.connections),
   }).catch(async (err) => {
     await receiver.stop();
     throw err;
@@ -47,13 +50,42 @@ export const benchWebhooks: BenchSection = async (db, settings, baselines) => {
   try {
     await throughput(b, settings.seconds, baselines.insert.rps);
     const quiet = await latencyRun(b, 'latency', []);
-    record({ section: 'webhooks', name: `commit -> receiver p50 at ${RATE} events/s`, value: quiet.p50, unit: 'ms', target: '<= 10 ms', pass: quiet.p50 <= 10 });
-    record({ section: 'webhooks', name: `commit -> receiver p99 at ${RATE} events/s`, value: quiet.p99, unit: 'ms', target: '<= 50 ms', pass: quiet.p99 <= 50 });
+    record({
+      section: 'webhooks',
+      name: `commit -> receiver p50 at ${RATE} events/s`,
+      value: quiet.p50,
+      unit: 'ms',
+      target: '<= 10 ms',
+      pass: quiet.p50 <= 10,
+    });
+    record({
+      section: 'webhooks',
+      name: `commit -> receiver p99 at ${RATE} events/s`,
+      value: quiet.p99,
+      unit: 'ms',
+      target: '<= 50 ms',
+      pass: quiet.p99 <= 50,
+    });
     const noisy = await latencyRun(b, 'isolation', ['hang', 'fail']);
-    record({ section: 'webhooks', name: 'healthy p99 beside a hanging and a failing endpoint', value: noisy.p99, unit: 'ms', baseline: { name: 'p99 without them', value: quiet.p99 }, target: '<= 120 % of p99 without them', pass: noisy.p99 <= quiet.p99 * 1.2 });
+    record({
+      section: 'webhooks',
+      name: 'healthy p99 beside a hanging and a failing endpoint',
+      value: noisy.p99,
+      unit: 'ms',
+      baseline: { name: 'p99 without them', value: quiet.p99 },
+      target: '<= 120 % of p99 without them',
+      pass: noisy.p99 <= quiet.p99 * 1.2,
+    });
     await fairness(b);
     const stats = await receiverStats(b);
-    record({ section: 'webhooks', name: 'requests with a bad signature', value: stats.bad, unit: '', target: '0', pass: stats.bad === 0 });
+    record({
+      section: 'webhooks',
+      name: 'requests with a bad signature',
+      value: stats.bad,
+      unit: '',
+      target: '0',
+      pass: stats.bad === 0,
+    });
   } finally {
     await pool.end();
     await server.stop();
@@ -69,12 +101,19 @@ async function tenantWithEndpoints(b: Bench, label: string, kinds: string[]): Pr
   const { organization, apiKeys } = await createOrganization(b.pool, `Bench ${label}`);
   for (const kind of kinds) {
     const res = await fetch(`${b.server.url}/test/v1/webhook-endpoints`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key },
-      body: JSON.stringify({ url: `${b.receiver.url}/${kind}/${keyOf(label, kind)}`, eventTypes: ['filing.status_changed'] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key },
+      body: JSON.stringify({
+        url: `${b.receiver.url}/${kind}/${keyOf(label, kind)}`,
+        eventTypes: ['filing.status_changed'],
+      }),
     });
     if (res.status !== 201) throw new Error(`creating an endpoint answered ${res.status}: ${await res.text()}`);
     const { secret } = (await res.json()) as { secret: string };
-    await fetch(`${b.receiver.url}/register`, { method: 'POST', body: JSON.stringify({ key: keyOf(label, kind), secret }) });
+    await fetch(`${b.receiver.url}/register`, {
+      method: 'POST',
+      body: JSON.stringify({ key: keyOf(label, kind), secret }),
+    });
   }
   return { organizationId: organization.id, environment: 'test' };
 }
@@ -84,7 +123,10 @@ function keyOf(label: string, kind: string): string {
 }
 
 function events(n: number): NewEvent[] {
-  return Array.from({ length: n }, (_, i) => ({ type: 'filing.status_changed', data: { orderId: `ord_bench${i}`, status: 'submitted' } }));
+  return Array.from({ length: n }, (_, i) => ({
+    type: 'filing.status_changed',
+    data: { orderId: `ord_bench${i}`, status: 'submitted' },
+  }));
 }
 
 async function emitBatch(b: Bench, tenant: Tenant, n: number): Promise<{ ids: string[]; committedAt: number }> {
@@ -112,7 +154,9 @@ async function receiverStats(b: Bench): Promise<{ count: Record<string, number>;
 }
 
 async function dueBacklog(b: Bench): Promise<number> {
-  const { rows } = await b.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`);
+  const { rows } = await b.pool.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+  );
   return rows[0].n;
 }
 
@@ -133,7 +177,15 @@ async function throughput(b: Bench, seconds: number, insertRps: number): Promise
   await sleep(seconds * 1000);
   const rate = ((await delivered()) - startCount) / ((now() - started) / 1000);
   const left = await dueBacklog(b);
-  record({ section: 'webhooks', name: `deliveries/s (backlog left after the window: ${left})`, value: rate, unit: 'deliveries/s', baseline: { name: 'INSERT baseline', value: insertRps }, target: '>= 100 % of INSERT baseline', pass: rate >= insertRps });
+  record({
+    section: 'webhooks',
+    name: `deliveries/s (backlog left after the window: ${left})`,
+    value: rate,
+    unit: 'deliveries/s',
+    baseline: { name: 'INSERT baseline', value: insertRps },
+    target: '>= 100 % of INSERT baseline',
+    pass: rate >= insertRps,
+  });
   await endLeftovers(b);
 }
 
@@ -154,13 +206,26 @@ async function latencyRun(b: Bench, label: string, extra: string[]): Promise<{ p
   const arrivals = await waitForArrivals(b, label, committed.size);
   const latencies = [...committed].filter(([id]) => arrivals[id] !== undefined).map(([id, at]) => arrivals[id]! - at);
   const missing = committed.size - latencies.length;
-  if (missing) record({ section: 'webhooks', name: `${label}: events not delivered within 30 s`, value: missing, unit: '', target: '0', pass: false });
+  if (missing)
+    record({
+      section: 'webhooks',
+      name: `${label}: events not delivered within 30 s`,
+      value: missing,
+      unit: '',
+      target: '0',
+      pass: false,
+    });
   if (extra.length) await disableExtraEndpoints(b, tenant);
   await endLeftovers(b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-async function waitForArrivals(b: Bench, label: string, expected: number, timeoutMs = 30_000): Promise<Record<string, number>> {
+async function waitForArrivals(
+  b: Bench,
+  label: string,
+  expected: number,
+  timeoutMs = 30_000,
+): Promise<Record<string, number>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const arrivals = (await (await fetch(`${b.receiver.url}/arrivals/${label}`)).json()) as Record<string, number>;
@@ -171,7 +236,10 @@ async function waitForArrivals(b: Bench, label: string, expected: number, timeou
 
 // The hanging and failing endpoints would keep retrying through the next scenarios.
 async function disableExtraEndpoints(b: Bench, tenant: Tenant): Promise<void> {
-  await b.pool.query(`UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'bench over' WHERE organization_id = $1 AND url NOT LIKE '%/ok/%'`, [tenant.organizationId]);
+  await b.pool.query(
+    `UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'bench over' WHERE organization_id = $1 AND url NOT LIKE '%/ok/%'`,
+    [tenant.organizationId],
+  );
 }
 
 async function fairness(b: Bench): Promise<void> {
@@ -187,6 +255,13 @@ async function fairness(b: Bench): Promise<void> {
   const backlogLeft = await dueBacklog(b);
   const latencies = [...committed].map(([id, at]) => (arrivals[id] ?? Number.POSITIVE_INFINITY) - at);
   const worst = Math.max(...latencies);
-  record({ section: 'webhooks', name: `tenant B's worst latency beside A's backlog of ${FAIRNESS_BACKLOG} (still due after: ${backlogLeft})`, value: worst, unit: 'ms', target: '<= 1000 ms', pass: worst <= 1000 });
+  record({
+    section: 'webhooks',
+    name: `tenant B's worst latency beside A's backlog of ${FAIRNESS_BACKLOG} (still due after: ${backlogLeft})`,
+    value: worst,
+    unit: 'ms',
+    target: '<= 1000 ms',
+    pass: worst <= 1000,
+  });
   await b.pool.query(`UPDATE webhook_endpoints SET disabled = true WHERE organization_id = $1`, [a.organizationId]);
 }

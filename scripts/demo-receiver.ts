@@ -35,7 +35,11 @@ export async function startDemoReceiver(print: (line: string) => void): Promise<
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       try {
-        const event = stripe.webhooks.constructEvent(raw, String(req.headers['service-signature'] ?? ''), receiver.secret ?? '') as unknown as DemoEvent;
+        const event = stripe.webhooks.constructEvent(
+          raw,
+          String(req.headers['service-signature'] ?? ''),
+          receiver.secret ?? '',
+        ) as unknown as DemoEvent;
         receiver.verified.push(event);
         print(`  webhook ✔ signature verified  ${describeEvent(event)}`);
         res.writeHead(200).end('ok');
@@ -59,8 +63,12 @@ export async function startDemoReceiver(print: (line: string) => void): Promise<
 export function describeEvent(e: DemoEvent): string {
   const d = e.data;
   if (e.type === 'filing.status_changed') {
-    const extra = d.filingStatus === 'exception' ? ` ${d.exceptionCode} (${d.exceptionReason})${d.exceptionMessage ? `: ${d.exceptionMessage}` : ''}`
-      : d.filingStatus === 'filed' ? ` on ${d.filingDate}` : '';
+    const extra =
+      d.filingStatus === 'exception'
+        ? ` ${d.exceptionCode} (${d.exceptionReason})${d.exceptionMessage ? `: ${d.exceptionMessage}` : ''}`
+        : d.filingStatus === 'filed'
+          ? ` on ${d.filingDate}`
+          : '';
     return `${e.id}  ${e.type}  ${d.orderType} -> ${d.filingStatus}${extra}`;
   }
   if (e.type === 'document.uploaded') return `${e.id}  ${e.type}  ${d.documentType} ${d.fileName} (${d.fileType})`;

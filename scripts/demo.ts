@@ -46,7 +46,8 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
   }
 }
 
-const usd = (n: number) => `${n < 0 ? '-' : ''}$${Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const usd = (n: number) =>
+  `${n < 0 ? '-' : ''}$${Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 async function main(): Promise<number> {
   const port = Number(process.env.PORT ?? (await freePort()));
@@ -69,7 +70,9 @@ async function main(): Promise<number> {
   await app.listen({ port, host: '127.0.0.1' });
   const worker = await startWorker(booted.workerCtx);
   const receiver = await startDemoReceiver(print);
-  print(`  API (test):       ${config.testBaseUrl}   (${booted.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
+  print(
+    `  API (test):       ${config.testBaseUrl}   (${booted.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`,
+  );
   print(`  webhook receiver: ${receiver.url}   (verifies Service-Signature with stripe.webhooks.constructEvent)`);
   print('  WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: the receiver is on a local address');
 
@@ -90,7 +93,11 @@ async function main(): Promise<number> {
   return 0;
 }
 
-async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited<ReturnType<typeof startDemoReceiver>>): Promise<void> {
+async function run(
+  operatorToken: string,
+  testBaseUrl: string,
+  receiver: Awaited<ReturnType<typeof startDemoReceiver>>,
+): Promise<void> {
   const origin = new URL(testBaseUrl).origin;
   const admin = client(`${origin}/admin/v1`, { authorization: `Bearer ${operatorToken}` });
   step('Operator creates an integrator organization');
@@ -99,10 +106,18 @@ async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited
   const api = client(testBaseUrl, { 'x-api-key': org.apiKeys.test });
 
   // Every action commits its events and deliveries before answering; wait until none is pending.
-  const settle = () => until('webhook deliveries', async () => (await api('GET', '/webhook-deliveries?status=pending&limit=1')).data.length === 0);
+  const settle = () =>
+    until(
+      'webhook deliveries',
+      async () => (await api('GET', '/webhook-deliveries?status=pending&limit=1')).data.length === 0,
+    );
 
   step('Integrator registers its webhook endpoint');
-  const endpoint = await api('POST', '/webhook-endpoints', { url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'], description: 'Demo receiver' });
+  const endpoint = await api('POST', '/webhook-endpoints', {
+    url: receiver.url,
+    eventTypes: ['filing.status_changed', 'document.uploaded'],
+    description: 'Demo receiver',
+  });
   receiver.secret = endpoint.secret;
   print(`  ${endpoint.id} -> ${endpoint.url}  secret ${endpoint.secret.slice(0, 10)}… (shown once)`);
 
@@ -111,16 +126,23 @@ async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited
   print(`  +${usd(credit.amount)}  balance ${usd(credit.balanceAfter)}`);
 
   step('Integrator creates the customer');
-  const maya = await api('POST', '/users', { fullName: 'Maya Chen', email: 'maya.chen@blueheroncoffee.com', phoneNumber: '+13025550142' });
+  const maya = await api('POST', '/users', {
+    fullName: 'Maya Chen',
+    email: 'maya.chen@blueheroncoffee.com',
+    phoneNumber: '+13025550142',
+  });
   print(`  ${maya.id}  ${maya.fullName} <${maya.email}>`);
 
   step('Integrator orders formation + EIN + registered agent (Delaware LLC, two members)');
   const placed = await api('POST', '/orders', orderBody(maya.id));
   print(`  company ${placed.companyId}  Blue Heron Coffee Roasters LLC`);
-  for (const item of placed.items) print(`  ${item.orderId}  ${item.orderType.padEnd(17)} ${item.filingStatus.padEnd(10)} ${usd(item.amount)}`);
+  for (const item of placed.items)
+    print(`  ${item.orderId}  ${item.orderType.padEnd(17)} ${item.filingStatus.padEnd(10)} ${usd(item.amount)}`);
   await settle();
 
-  const byType = Object.fromEntries(placed.items.map((i: { orderType: string; orderId: string }) => [i.orderType, i.orderId]));
+  const byType = Object.fromEntries(
+    placed.items.map((i: { orderType: string; orderId: string }) => [i.orderType, i.orderId]),
+  );
   const advance = async (type: string, body: Record<string, unknown>, note = '') => {
     step(`Filing team (test helper): ${type} -> ${body.filingStatus}${note}`);
     await api('POST', `/test_helpers/orders/${byType[type]}/advance`, body);
@@ -134,7 +156,12 @@ async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited
   };
 
   await advance('formation', { filingStatus: 'pending' }, ' (sent to the Delaware Division of Corporations)');
-  await advance('formation', { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'A Delaware entity named "Blue Heron Coffee Roasters LLC" already exists; filing under the first alternative name' });
+  await advance('formation', {
+    filingStatus: 'exception',
+    exceptionCode: '465',
+    exceptionMessage:
+      'A Delaware entity named "Blue Heron Coffee Roasters LLC" already exists; filing under the first alternative name',
+  });
   await advance('formation', { filingStatus: 'pending' }, ' (exception resolved, filing resumes)');
   await advance('formation', { filingStatus: 'filed' });
   await upload('formation', 'articles_of_organization');
@@ -150,12 +177,21 @@ async function run(operatorToken: string, testBaseUrl: string, receiver: Awaited
   print(`  test balance: ${usd(organization.balance)}`);
   print('  balance transactions (newest first):');
   for (const t of txns.data) {
-    print(`    ${t.id}  ${t.type.padEnd(8)} ${usd(t.amount).padStart(11)}  after ${usd(t.balanceAfter).padStart(11)}  ${t.description}`);
+    print(
+      `    ${t.id}  ${t.type.padEnd(8)} ${usd(t.amount).padStart(11)}  after ${usd(t.balanceAfter).padStart(11)}  ${t.description}`,
+    );
   }
 }
 
 function orderBody(userId: string) {
-  const office = { line1: '1201 N Orange Street', line2: 'Suite 600', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
+  const office = {
+    line1: '1201 N Orange Street',
+    line2: 'Suite 600',
+    city: 'Wilmington',
+    state: 'DE',
+    postalCode: '19801',
+    country: 'US',
+  };
   return {
     userId,
     filingState: 'DE',
@@ -168,20 +204,56 @@ function orderBody(userId: string) {
         principalAddress: office,
         mailingAddress: office,
         officers: [
-          { type: 'PERSON', firstName: 'Maya', lastName: 'Chen', title: 'Managing Member', isPrimary: true, address: { line1: '42 Brandywine Blvd', city: 'Wilmington', state: 'DE', postalCode: '19809', country: 'US' } },
-          { type: 'PERSON', firstName: 'Daniel', lastName: 'Okafor', title: 'Member', address: { line1: '310 Market Street', city: 'Philadelphia', state: 'PA', postalCode: '19106', country: 'US' } },
+          {
+            type: 'PERSON',
+            firstName: 'Maya',
+            lastName: 'Chen',
+            title: 'Managing Member',
+            isPrimary: true,
+            address: {
+              line1: '42 Brandywine Blvd',
+              city: 'Wilmington',
+              state: 'DE',
+              postalCode: '19809',
+              country: 'US',
+            },
+          },
+          {
+            type: 'PERSON',
+            firstName: 'Daniel',
+            lastName: 'Okafor',
+            title: 'Member',
+            address: {
+              line1: '310 Market Street',
+              city: 'Philadelphia',
+              state: 'PA',
+              postalCode: '19106',
+              country: 'US',
+            },
+          },
         ],
       },
       alternativeNames: ['Blue Heron Roasting Company LLC', 'Blue Heron Coffee LLC'],
     },
     ein: {
-      responsibleParty: { firstName: 'Maya', lastName: 'Chen', taxIdType: 'SSN', taxId: '123-45-6789', title: 'Managing Member' },
+      responsibleParty: {
+        firstName: 'Maya',
+        lastName: 'Chen',
+        taxIdType: 'SSN',
+        taxId: '123-45-6789',
+        title: 'Managing Member',
+      },
       reasonForApplying: 'started_new_business',
       principalActivity: 'accommodation_and_food_service',
       principalProductOrService: 'Specialty coffee roasting and retail coffee bar',
       employees: { agricultural: 0, household: 0, other: 4 },
       firstWagesDate: '2025-06-01',
-      irsQuestions: { ownsHeavyHighwayVehicle: false, involvesGambling: false, filesExciseTaxForm720: false, sellsAlcoholTobaccoOrFirearms: false },
+      irsQuestions: {
+        ownsHeavyHighwayVehicle: false,
+        involvesGambling: false,
+        filesExciseTaxForm720: false,
+        sellsAlcoholTobaccoOrFirearms: false,
+      },
     },
     registeredAgent: { isChangeOfAgent: false },
   };

@@ -10,14 +10,37 @@ import { createLogger } from '../src/lib/logger.js';
  * never connected. Base addresses come from LIVE_BASE_URL and TEST_BASE_URL as at boot.
  * @returns the live and the test document (the test one also has the test helpers).
  */
-export async function servedDocuments(env: Record<string, string | undefined> = process.env): Promise<Record<Environment, Record<string, unknown>>> {
-  const config = loadConfig({ ...env, DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', OPERATOR_TOKEN: 'x'.repeat(32), FILE_URL_SECRET: 'x'.repeat(32), DATA_ENCRYPTION_KEY: 'A'.repeat(43) + '=' });
+export async function servedDocuments(
+  env: Record<string, string | undefined> = process.env,
+): Promise<Record<Environment, Record<string, unknown>>> {
+  const config = loadConfig({
+    ...env,
+    DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
+    OPERATOR_TOKEN: 'x'.repeat(32),
+    FILE_URL_SECRET: 'x'.repeat(32),
+    DATA_ENCRYPTION_KEY: `${'A'.repeat(43)}=`,
+  });
   const pool = createPool(config.databaseUrl!);
-  const app = await buildApp({ config, pool, log: createLogger('silent'), secrets: { operatorToken: config.operatorToken!, fileUrlSecret: config.fileUrlSecret!, dataKeys: { current: config.dataEncryptionKey!, previous: [] } } }, { logger: false });
+  const app = await buildApp(
+    {
+      config,
+      pool,
+      log: createLogger('silent'),
+      secrets: {
+        operatorToken: config.operatorToken!,
+        fileUrlSecret: config.fileUrlSecret!,
+        dataKeys: { current: config.dataEncryptionKey!, previous: [] },
+      },
+    },
+    { logger: false },
+  );
   try {
     await app.ready();
     const get = async (url: string) => (await app.inject({ method: 'GET', url })).json() as Record<string, unknown>;
-    return { live: await get(`${new URL(config.liveBaseUrl).pathname}/openapi.json`), test: await get(`${new URL(config.testBaseUrl).pathname}/openapi.json`) };
+    return {
+      live: await get(`${new URL(config.liveBaseUrl).pathname}/openapi.json`),
+      test: await get(`${new URL(config.testBaseUrl).pathname}/openapi.json`),
+    };
   } finally {
     await app.close();
     await pool.end();

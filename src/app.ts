@@ -39,7 +39,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // itself, not a copy: tests replace other parts of it (the DNS resolver) after the app is built.
   const prices = new PriceCache(ctx.pool, ctx.log);
   ctx.prices = prices;
-  const logger = options.logger === false ? false : { ...loggerOptions(ctx.config.logLevel), ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) };
+  const logger =
+    options.logger === false
+      ? false
+      : {
+          ...loggerOptions(ctx.config.logLevel),
+          ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}),
+        };
   const app = Fastify({
     logger,
     // Always ours: a client's X-Request-Id could collide with or impersonate another request's id in the logs, so it
@@ -56,9 +62,20 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     frameworkErrors: (error, request, reply) => {
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const body: Record<string, string> = tooLong
-        ? { message: 'No such resource: a path parameter is longer than any id', code: 'not_found', requestId: request.id }
-        : { message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8', code: 'bad_request', requestId: request.id };
-      return (reply as unknown as FastifyReply).status(tooLong ? 404 : 400).type('application/json').send(body);
+        ? {
+            message: 'No such resource: a path parameter is longer than any id',
+            code: 'not_found',
+            requestId: request.id,
+          }
+        : {
+            message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
+            code: 'bad_request',
+            requestId: request.id,
+          };
+      return (reply as unknown as FastifyReply)
+        .status(tooLong ? 404 : 400)
+        .type('application/json')
+        .send(body);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -74,12 +91,20 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     reply.header('x-request-id', request.id);
     if (hsts(request)) reply.header('strict-transport-security', HSTS_VALUE);
   });
-  await installRateLimits(app, new SharedCounters(ctx.pool, ctx.config.rateLimits.syncMs, (err) => ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying')));
+  await installRateLimits(
+    app,
+    new SharedCounters(ctx.pool, ctx.config.rateLimits.syncMs, (err) =>
+      ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying'),
+    ),
+  );
   app.addHook('preValidation', rejectNulCharacters);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids in paths would make one time series per resource.
     const route = request.routeOptions.url ?? 'unmatched';
-    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    httpRequestDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 
   // AUTH-12: each app instance (each process) keeps the keys it has seen and hears their changes.
@@ -95,28 +120,43 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const testPrefix = pathPrefix(ctx.config.testBaseUrl);
   await app.register(fastifySwagger, buildOpenApiOptions(ctx, livePrefix, testPrefix));
 
-  for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
-    await app.register(async (api) => {
-      api.addHook('onRequest', apiKeyAuth(ctx, environment, apiKeys));
-      await limitPerApiKey(api, ctx.config.rateLimits);
-      for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
-      if (environment === 'test') {
-        for (const plugin of testHelperRoutes) await api.register(plugin, { ctx, environment, prefix: '/test_helpers' });
-      }
-    }, { prefix });
+  for (const [environment, prefix] of [
+    ['live', livePrefix],
+    ['test', testPrefix],
+  ] as Array<[Environment, string]>) {
+    await app.register(
+      async (api) => {
+        api.addHook('onRequest', apiKeyAuth(ctx, environment, apiKeys));
+        await limitPerApiKey(api, ctx.config.rateLimits);
+        for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
+        if (environment === 'test') {
+          for (const plugin of testHelperRoutes)
+            await api.register(plugin, { ctx, environment, prefix: '/test_helpers' });
+        }
+      },
+      { prefix },
+    );
   }
 
-  await app.register(async (admin) => {
-    admin.addHook('onRequest', operatorAuth(ctx));
-    await limitAdminPerAddress(admin, ctx.config.rateLimits);
-    for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
-  }, { prefix: '/admin/v1' });
+  await app.register(
+    async (admin) => {
+      admin.addHook('onRequest', operatorAuth(ctx));
+      await limitAdminPerAddress(admin, ctx.config.rateLimits);
+      for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
+    },
+    { prefix: '/admin/v1' },
+  );
 
   for (const plugin of webRoutes) await app.register(plugin, { ctx });
 
   // Each base address serves its own environment's document (publishedDocument), no key needed; /docs shows both.
-  for (const [environment, prefix] of [['live', livePrefix], ['test', testPrefix]] as Array<[Environment, string]>) {
-    app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () => publishedDocument(app.swagger(), ctx, environment));
+  for (const [environment, prefix] of [
+    ['live', livePrefix],
+    ['test', testPrefix],
+  ] as Array<[Environment, string]>) {
+    app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () =>
+      publishedDocument(app.swagger(), ctx, environment),
+    );
   }
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/metrics', { schema: { hide: true }, onRequest: operatorAuth(ctx) }, async (_request, reply) => {
@@ -138,7 +178,9 @@ function registerProbes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const r = await readiness();
     if (r.ready) return { status: 'ready', migration: r.migration, expectedMigration: r.expectedMigration };
-    return reply.status(503).send({ message: `Not ready: ${r.reason}`, code: 'service_unavailable', requestId: request.id });
+    return reply
+      .status(503)
+      .send({ message: `Not ready: ${r.reason}`, code: 'service_unavailable', requestId: request.id });
   });
 }
 
@@ -148,7 +190,11 @@ function httpTimeouts(config: Config) {
   return {
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: config.httpKeepAliveTimeoutMs,
-    http: { requestTimeout: config.httpRequestTimeoutMs, headersTimeout: config.httpHeadersTimeoutMs, connectionsCheckingInterval: 1000 },
+    http: {
+      requestTimeout: config.httpRequestTimeoutMs,
+      headersTimeout: config.httpHeadersTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    },
   };
 }
 
@@ -170,14 +216,19 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
   const json = timeout
     ? '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}'
     : JSON.stringify({
-      message: err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers are larger than 16 KB: shorten the URL or the headers' : 'The request is not valid HTTP',
-      code: 'bad_request',
-      requestId,
-    });
+        message:
+          err.code === 'HPE_HEADER_OVERFLOW'
+            ? 'The request line and headers are larger than 16 KB: shorten the URL or the headers'
+            : 'The request is not valid HTTP',
+        code: 'bad_request',
+        requestId,
+      });
   this.log.info({ code: err.code, requestId }, 'request refused by the HTTP parser');
   if (socket.writable) {
     const status = timeout ? '408 Request Timeout' : '400 Bad Request';
-    socket.write(`HTTP/1.1 ${status}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`);
+    socket.write(
+      `HTTP/1.1 ${status}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${json}`,
+    );
   }
   socket.destroy(err);
 }
@@ -192,6 +243,14 @@ const HSTS_VALUE = 'max-age=31536000';
  */
 function hstsFor(ctx: AppContext): (request: FastifyRequest) => boolean {
   const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
-  const httpsHosts = new Set([liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl].map((u) => new URL(u)).filter((u) => u.protocol === 'https:').map((u) => u.hostname));
-  return (request) => request.protocol === 'https' || httpsHosts.has(request.hostname.replace(/:\d+$/, '').toLowerCase()) || Boolean(request.dashboardSite?.hostOrganization);
+  const httpsHosts = new Set(
+    [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl]
+      .map((u) => new URL(u))
+      .filter((u) => u.protocol === 'https:')
+      .map((u) => u.hostname),
+  );
+  return (request) =>
+    request.protocol === 'https' ||
+    httpsHosts.has(request.hostname.replace(/:\d+$/, '').toLowerCase()) ||
+    Boolean(request.dashboardSite?.hostOrganization);
 }

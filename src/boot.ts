@@ -47,7 +47,9 @@ export async function boot(config: Config, options: { migrate?: boolean } = {}):
   fs.mkdirSync(config.dataDir, { recursive: true });
   const embedded = config.databaseUrl
     ? null
-    : await startEmbeddedDb(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'filing', { onNotice: (message) => log.warn(message) });
+    : await startEmbeddedDb(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'filing', {
+        onNotice: (message) => log.warn(message),
+      });
   try {
     return await connect(config, log, embedded, options);
   } catch (err) {
@@ -57,12 +59,27 @@ export async function boot(config: Config, options: { migrate?: boolean } = {}):
   }
 }
 
-async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null, options: { migrate?: boolean }): Promise<Booted> {
+async function connect(
+  config: Config,
+  log: Logger,
+  embedded: EmbeddedDb | null,
+  options: { migrate?: boolean },
+): Promise<Booted> {
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   if (options.migrate !== false) await prepareDatabase(databaseUrl);
   // SEC-3: both pools act as the service role, which cannot drop, alter or truncate anything.
-  const pool = createPool(databaseUrl, config.databasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
-  const workerPool = createPool(databaseUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs, config.databaseServiceRole);
+  const pool = createPool(
+    databaseUrl,
+    config.databasePoolSize,
+    config.databaseConnectTimeoutMs,
+    config.databaseServiceRole,
+  );
+  const workerPool = createPool(
+    databaseUrl,
+    config.workerDatabasePoolSize,
+    config.databaseConnectTimeoutMs,
+    config.databaseServiceRole,
+  );
   observePool('api', pool);
   observePool('worker', workerPool);
   observeWebhookBacklog(workerPool);
@@ -79,14 +96,19 @@ async function connect(config: Config, log: Logger, embedded: EmbeddedDb | null,
       const known = new Set([dataKeys.current.id, ...dataKeys.previous.map((k) => k.id)]);
       const unknown = Object.entries(await secretKeyUsage(pool)).filter(([id]) => id !== 'plaintext' && !known.has(id));
       if (unknown.length) {
-        log.error({ keys: Object.fromEntries(unknown) }, 'some webhook secrets are sealed under keys this process does not have: their deliveries fail until DATA_ENCRYPTION_KEY or DATA_ENCRYPTION_KEY_PREVIOUS holds those keys');
+        log.error(
+          { keys: Object.fromEntries(unknown) },
+          'some webhook secrets are sealed under keys this process does not have: their deliveries fail until DATA_ENCRYPTION_KEY or DATA_ENCRYPTION_KEY_PREVIOUS holds those keys',
+        );
       }
     }
   } catch (err) {
     await closePools().catch(() => undefined);
     throw err;
   }
-  const operator = config.operatorToken ? { value: config.operatorToken, generated: false } : keptSecret(config.dataDir, 'operator-token');
+  const operator = config.operatorToken
+    ? { value: config.operatorToken, generated: false }
+    : keptSecret(config.dataDir, 'operator-token');
   const fileUrlSecret = config.fileUrlSecret ?? keptSecret(config.dataDir, 'file-url-secret').value;
   const ctx: AppContext = { config, pool, log, secrets: { operatorToken: operator.value, fileUrlSecret, dataKeys } };
   let closed: Promise<void> | null = null;
@@ -125,8 +147,13 @@ export async function seed(pool: pg.Pool): Promise<void> {
  * requires the variable with DATABASE_URL) the key generated once into `dataDir/data-encryption-key`.
  * @throws SecretBoxError when the kept key file is damaged.
  */
-export function keyringOf(config: Pick<Config, 'dataEncryptionKey' | 'dataEncryptionKeysPrevious' | 'dataDir'>): Keyring {
-  return { current: config.dataEncryptionKey ?? keptDataKey(config.dataDir), previous: config.dataEncryptionKeysPrevious };
+export function keyringOf(
+  config: Pick<Config, 'dataEncryptionKey' | 'dataEncryptionKeysPrevious' | 'dataDir'>,
+): Keyring {
+  return {
+    current: config.dataEncryptionKey ?? keptDataKey(config.dataDir),
+    previous: config.dataEncryptionKeysPrevious,
+  };
 }
 
 // A secret generated on first use and kept in DATA_DIR (mode 600) so restarts reuse it.

@@ -32,7 +32,9 @@ const EnvSchema = Type.Object({
   EMAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   WEBHOOK_TIMEOUT_MS: Type.Optional(Int),
   // Seconds, comma-separated; fractions (0.5) and spaces after commas are accepted.
-  WEBHOOK_RETRY_SCHEDULE: Type.Optional(Type.String({ pattern: '^\\s*[0-9]+(\\.[0-9]+)?(\\s*,\\s*[0-9]+(\\.[0-9]+)?)*\\s*$' })),
+  WEBHOOK_RETRY_SCHEDULE: Type.Optional(
+    Type.String({ pattern: '^\\s*[0-9]+(\\.[0-9]+)?(\\s*,\\s*[0-9]+(\\.[0-9]+)?)*\\s*$' }),
+  ),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Optional(Bool),
   WORKER_CONCURRENCY: Type.Optional(Int),
@@ -210,25 +212,46 @@ export class ConfigError extends Error {
  * @param env usually process.env; tests pass their own object.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const raw = Object.fromEntries(Object.keys(EnvSchema.properties).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
-  const problems = [...Value.Errors(EnvSchema, raw)].map((e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${shownValue(e.path.slice(1), e.value)})`);
+  const raw = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const problems = [...Value.Errors(EnvSchema, raw)].map(
+    (e) => `${e.path.slice(1) || 'environment'}: ${e.message} (got ${shownValue(e.path.slice(1), e.value)})`,
+  );
   const token = raw.OPERATOR_TOKEN;
   if (typeof token === 'string' && token.length < MIN_OPERATOR_TOKEN_LENGTH) {
-    problems.push(`OPERATOR_TOKEN: must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (got ${shownValue('OPERATOR_TOKEN', token)}); generate one with: openssl rand -base64 32`);
+    problems.push(
+      `OPERATOR_TOKEN: must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (got ${shownValue('OPERATOR_TOKEN', token)}); generate one with: openssl rand -base64 32`,
+    );
   }
   if (!raw.STRIPE_SECRET_KEY !== !raw.STRIPE_WEBHOOK_SECRET) {
-    const [set, unset] = raw.STRIPE_SECRET_KEY ? ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] : ['STRIPE_WEBHOOK_SECRET', 'STRIPE_SECRET_KEY'];
-    problems.push(`${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`);
+    const [set, unset] = raw.STRIPE_SECRET_KEY
+      ? ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']
+      : ['STRIPE_WEBHOOK_SECRET', 'STRIPE_SECRET_KEY'];
+    problems.push(
+      `${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`,
+    );
   }
   const dataKey = typeof raw.DATA_ENCRYPTION_KEY === 'string' ? parseDataKey(raw.DATA_ENCRYPTION_KEY) : null;
   if (typeof raw.DATA_ENCRYPTION_KEY === 'string' && !dataKey) {
-    problems.push(`DATA_ENCRYPTION_KEY: must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY', raw.DATA_ENCRYPTION_KEY)}); generate one with: ${MAKE_DATA_KEY}`);
+    problems.push(
+      `DATA_ENCRYPTION_KEY: must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY', raw.DATA_ENCRYPTION_KEY)}); generate one with: ${MAKE_DATA_KEY}`,
+    );
   } else if (!dataKey && raw.DATABASE_URL) {
-    problems.push(`DATA_ENCRYPTION_KEY: required when DATABASE_URL is set (it seals webhook secrets in the database); generate one with: ${MAKE_DATA_KEY} and keep it apart from database backups`);
+    problems.push(
+      `DATA_ENCRYPTION_KEY: required when DATABASE_URL is set (it seals webhook secrets in the database); generate one with: ${MAKE_DATA_KEY} and keep it apart from database backups`,
+    );
   }
-  const previousKeys = typeof raw.DATA_ENCRYPTION_KEY_PREVIOUS === 'string' ? raw.DATA_ENCRYPTION_KEY_PREVIOUS.split(',').map((k) => parseDataKey(k)) : [];
+  const previousKeys =
+    typeof raw.DATA_ENCRYPTION_KEY_PREVIOUS === 'string'
+      ? raw.DATA_ENCRYPTION_KEY_PREVIOUS.split(',').map((k) => parseDataKey(k))
+      : [];
   if (previousKeys.some((k) => !k)) {
-    problems.push(`DATA_ENCRYPTION_KEY_PREVIOUS: each comma-separated key must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY_PREVIOUS', raw.DATA_ENCRYPTION_KEY_PREVIOUS)})`);
+    problems.push(
+      `DATA_ENCRYPTION_KEY_PREVIOUS: each comma-separated key must be 32 bytes as base64 or 64 hex digits (got ${shownValue('DATA_ENCRYPTION_KEY_PREVIOUS', raw.DATA_ENCRYPTION_KEY_PREVIOUS)})`,
+    );
   }
   if (problems.length) throw new ConfigError(problems);
   const e = raw as Static<typeof EnvSchema>;
@@ -242,13 +265,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const httpRequestTimeoutMs = Number(e.HTTP_REQUEST_TIMEOUT_MS ?? 30000);
   const httpHeadersTimeoutMs = Number(e.HTTP_HEADERS_TIMEOUT_MS ?? Math.min(10000, httpRequestTimeoutMs));
   if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
-    throw new ConfigError([`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`]);
+    throw new ConfigError([
+      `HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`,
+    ]);
   }
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   // Whatever is printed from now on (logs, CLI errors) leaves these values out.
-  rememberSecrets([e.OPERATOR_TOKEN, e.FILE_URL_SECRET, e.DATA_ENCRYPTION_KEY, ...(e.DATA_ENCRYPTION_KEY_PREVIOUS?.split(',') ?? []), passwordOf(e.DATABASE_URL), passwordOf(e.SMTP_URL), e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET]);
-  const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000').split(',').map((v) => Number(v.trim()));
+  rememberSecrets([
+    e.OPERATOR_TOKEN,
+    e.FILE_URL_SECRET,
+    e.DATA_ENCRYPTION_KEY,
+    ...(e.DATA_ENCRYPTION_KEY_PREVIOUS?.split(',') ?? []),
+    passwordOf(e.DATABASE_URL),
+    passwordOf(e.SMTP_URL),
+    e.STRIPE_SECRET_KEY,
+    e.STRIPE_WEBHOOK_SECRET,
+  ]);
+  const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000')
+    .split(',')
+    .map((v) => Number(v.trim()));
   return {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -278,7 +314,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookLeaseMs: Number(e.WEBHOOK_LEASE_MS ?? 5000),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
-    databaseServiceRole: (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : e.DATABASE_SERVICE_ROLE ?? 'fcs_service',
+    databaseServiceRole:
+      (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service'),
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     apiKeyCacheSeconds: Number(e.API_KEY_CACHE_SECONDS ?? 60),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
@@ -305,15 +342,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
     passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 25),
-    stripe: e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
-      ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBaseUrl: trimSlash(e.STRIPE_API_BASE_URL ?? 'https://api.stripe.com') }
-      : null,
+    stripe:
+      e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+            apiBaseUrl: trimSlash(e.STRIPE_API_BASE_URL ?? 'https://api.stripe.com'),
+          }
+        : null,
   };
 }
 
 // Variables that hold a secret or may carry one (a password in a connection URL). A refused value is printed at boot
 // (stderr, deployment logs), so it is described instead of echoed: tokens by length, URLs without their password.
-const SECRET_VARIABLES = new Set(['OPERATOR_TOKEN', 'FILE_URL_SECRET', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_KEY_PREVIOUS', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']);
+const SECRET_VARIABLES = new Set([
+  'OPERATOR_TOKEN',
+  'FILE_URL_SECRET',
+  'DATA_ENCRYPTION_KEY',
+  'DATA_ENCRYPTION_KEY_PREVIOUS',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+]);
 
 /** How to make a data encryption key, as the start's message tells it. */
 const MAKE_DATA_KEY = 'openssl rand -base64 32';
@@ -322,7 +371,8 @@ const URL_VARIABLES = new Set(['DATABASE_URL', 'SMTP_URL']);
 function shownValue(name: string, value: unknown): string {
   if (typeof value !== 'string') return JSON.stringify(value);
   if (SECRET_VARIABLES.has(name)) return `a value of ${value.length} characters, not shown`;
-  if (URL_VARIABLES.has(name)) return JSON.stringify(value.replace(/:.*@/, ':***@').replace(/([?&]password=)[^&#]*/gi, '$1***'));
+  if (URL_VARIABLES.has(name))
+    return JSON.stringify(value.replace(/:.*@/, ':***@').replace(/([?&]password=)[^&#]*/gi, '$1***'));
   return JSON.stringify(value);
 }
 
@@ -349,7 +399,10 @@ export const MIN_OPERATOR_TOKEN_LENGTH = 32;
  * start (DATABASE_URL unset) WEBHOOK_ALLOW_PRIVATE_NETWORKS is turned on when it is not set, so a receiver on
  * localhost works; every other setting is left as it is. `turnedOn` lists what this changed, for the start to say so.
  */
-export function quickStartEnv(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; turnedOn: string[] } {
+export function quickStartEnv(env: Record<string, string | undefined>): {
+  env: Record<string, string | undefined>;
+  turnedOn: string[];
+} {
   if (env.DATABASE_URL || env.WEBHOOK_ALLOW_PRIVATE_NETWORKS) return { env, turnedOn: [] };
   return { env: { ...env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, turnedOn: ['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true'] };
 }

@@ -31,9 +31,14 @@ async function main(): Promise<void> {
     if (booted.embedded) ctx.log.info({ dataDir: booted.embedded.clusterDir }, 'using the embedded PostgreSQL');
     // WH-14: the quick start says what it turned on by itself, and how to turn it off.
     if (quickStart.turnedOn.length) {
-      ctx.log.warn({ turnedOn: quickStart.turnedOn }, 'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=false to refuse private addresses)');
+      ctx.log.warn(
+        { turnedOn: quickStart.turnedOn },
+        'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=false to refuse private addresses)',
+      );
     } else if (config.webhookAllowPrivateNetworks) {
-      ctx.log.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses');
+      ctx.log.warn(
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhook URLs may use plain http and private or local addresses',
+      );
     }
     const payments = livePaymentsStatus(config);
     ctx.log[payments.level](payments.message);
@@ -52,18 +57,23 @@ async function main(): Promise<void> {
     failStartup('the service', err, config ?? {});
   }
   const running = { app: app!, worker, booted: booted! };
-  const shutdown = installShutdown({
-    log: running.booted.ctx.log,
-    timeoutMs: config!.shutdownTimeoutMs,
-    drain: [
-      // Fastify stops accepting, answers 503 on kept-alive connections, and waits for in-flight requests.
-      { name: 'http', stop: () => running.app.close(), force: () => running.app.server.closeAllConnections() },
-      ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
-      // Running jobs finish; forced, they are failed back to the queue and retried by a live worker.
-      ...(worker ? [{ name: 'worker', stop: () => worker!.stop(), force: () => worker!.kill('shutdown timeout') }] : []),
-    ],
-    last: () => running.booted.close(),
-  }, signals);
+  const shutdown = installShutdown(
+    {
+      log: running.booted.ctx.log,
+      timeoutMs: config!.shutdownTimeoutMs,
+      drain: [
+        // Fastify stops accepting, answers 503 on kept-alive connections, and waits for in-flight requests.
+        { name: 'http', stop: () => running.app.close(), force: () => running.app.server.closeAllConnections() },
+        ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
+        // Running jobs finish; forced, they are failed back to the queue and retried by a live worker.
+        ...(worker
+          ? [{ name: 'worker', stop: () => worker!.stop(), force: () => worker!.kill('shutdown timeout') }]
+          : []),
+      ],
+      last: () => running.booted.close(),
+    },
+    signals,
+  );
   // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
   running.worker?.promise.catch((err) => {
     running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');

@@ -52,7 +52,10 @@ export interface LivenessEvents {
  * @param events `onError` gets a failed sweep's or re-lock's error; a bare function is taken as `onError`.
  * @throws the connect error when the first lock connection cannot be opened.
  */
-export async function startWorkerLiveness(pool: pg.Pool, events: LivenessEvents | ((err: unknown) => void)): Promise<WorkerLiveness> {
+export async function startWorkerLiveness(
+  pool: pg.Pool,
+  events: LivenessEvents | ((err: unknown) => void),
+): Promise<WorkerLiveness> {
   const { onError, onRelocked } = typeof events === 'function' ? { onError: events, onRelocked: undefined } : events;
   const mine = new Set<string>();
   let holder: pg.PoolClient | null = null;
@@ -66,7 +69,8 @@ export async function startWorkerLiveness(pool: pg.Pool, events: LivenessEvents 
     pending = next.catch(() => undefined);
     return next;
   };
-  const lockQuery = (client: pg.PoolClient, poolId: string) => client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, poolId]);
+  const lockQuery = (client: pg.PoolClient, poolId: string) =>
+    client.query('SELECT pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, poolId]);
 
   const adopt = (client: pg.PoolClient) => {
     let lost = false;
@@ -88,27 +92,29 @@ export async function startWorkerLiveness(pool: pg.Pool, events: LivenessEvents 
       void relock();
     }, RELOCK_INTERVAL_MS);
   };
-  const relock = () => onHolder(async () => {
-    if (closed || holder) return;
-    let client: pg.PoolClient | null = null;
-    try {
-      client = await pool.connect();
-      for (const poolId of mine) await lockQuery(client, poolId);
-    } catch (err) {
-      client?.release(true);
-      onError(err);
-      scheduleRelock();
-      return;
-    }
-    adopt(client);
-    onRelocked?.();
-  });
+  const relock = () =>
+    onHolder(async () => {
+      if (closed || holder) return;
+      let client: pg.PoolClient | null = null;
+      try {
+        client = await pool.connect();
+        for (const poolId of mine) await lockQuery(client, poolId);
+      } catch (err) {
+        client?.release(true);
+        onError(err);
+        scheduleRelock();
+        return;
+      }
+      adopt(client);
+      onRelocked?.();
+    });
 
   adopt(await pool.connect());
-  const runSweep = () => sweepDeadWorkers(pool, mine).catch((err) => {
-    onError(err);
-    return [] as string[];
-  });
+  const runSweep = () =>
+    sweepDeadWorkers(pool, mine).catch((err) => {
+      onError(err);
+      return [] as string[];
+    });
   const timer = setInterval(() => void runSweep(), SWEEP_INTERVAL_MS);
   timer.unref();
   return {
@@ -155,7 +161,10 @@ export async function sweepDeadWorkers(pool: pg.Pool, alive: ReadonlySet<string>
   const dead: string[] = [];
   try {
     for (const poolId of candidates) {
-      const got = await client.query<{ free: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS free', [LIVENESS_LOCK_CLASS, poolId]);
+      const got = await client.query<{ free: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS free', [
+        LIVENESS_LOCK_CLASS,
+        poolId,
+      ]);
       if (!got.rows[0]!.free) continue;
       await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, poolId]);
       dead.push(poolId);

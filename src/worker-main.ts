@@ -18,11 +18,16 @@ async function main(): Promise<void> {
   let runner: Runner | null = null;
   let metrics: MetricsServer | null = null;
   try {
-    // The same settings as `npm start` on the embedded quick start, so a worker started beside it delivers alike (WH-14).
+    // The same settings as `npm start` on the embedded quick start, so a worker started beside it delivers alike
+    // (WH-14).
     const quickStart = quickStartEnv(process.env);
     config = loadConfig(quickStart.env);
     booted = await boot(config);
-    if (quickStart.turnedOn.length) booted.ctx.log.warn({ turnedOn: quickStart.turnedOn }, 'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost');
+    if (quickStart.turnedOn.length)
+      booted.ctx.log.warn(
+        { turnedOn: quickStart.turnedOn },
+        'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost',
+      );
     if (config.metricsPort !== null) {
       metrics = await startMetricsServer(config.metricsPort, config.host);
       booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
@@ -34,15 +39,18 @@ async function main(): Promise<void> {
     failStartup('the worker', err, config ?? {});
   }
   const running = { runner: runner!, booted: booted! };
-  const shutdown = installShutdown({
-    log: running.booted.ctx.log,
-    timeoutMs: config!.shutdownTimeoutMs,
-    drain: [
-      ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
-      { name: 'worker', stop: () => running.runner.stop(), force: () => running.runner.kill('shutdown timeout') },
-    ],
-    last: () => running.booted.close(),
-  }, signals);
+  const shutdown = installShutdown(
+    {
+      log: running.booted.ctx.log,
+      timeoutMs: config!.shutdownTimeoutMs,
+      drain: [
+        ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
+        { name: 'worker', stop: () => running.runner.stop(), force: () => running.runner.kill('shutdown timeout') },
+      ],
+      last: () => running.booted.close(),
+    },
+    signals,
+  );
   // The worker stops by itself only on a fatal error: exit non-zero so the supervisor restarts the process.
   running.runner.promise.catch((err) => {
     running.booted.ctx.log.error({ err }, 'the background worker stopped on an error');

@@ -67,7 +67,10 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     try {
       // Attempts under way get half the shutdown time, like graphile-worker's jobs. OPS-4: a job that finished is
       // recorded as done before the pool closes (graphile-worker's stop() does not wait for that write).
-      await Promise.all([stop().then(() => graphilePool.drained()), dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2))]);
+      await Promise.all([
+        stop().then(() => graphilePool.drained()),
+        dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2)),
+      ]);
     } finally {
       await liveness.close();
     }
@@ -85,7 +88,8 @@ function graphileLogger(ctx: AppContext, outage: OutageReporter) {
       if (outage.report(m.error ?? m.fatalError ?? { message }, message)) return;
     }
     const log = ctx.log.child({ component: 'worker', ...scope });
-    const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : level === 'info' ? log.debug : log.trace;
+    const fn =
+      level === 'error' ? log.error : level === 'warning' ? log.warn : level === 'info' ? log.debug : log.trace;
     fn.call(log, meta ?? {}, message);
   });
 }

@@ -17,7 +17,11 @@ describe('admin API: organizations and keys', () => {
     const none = await t.app.inject({ method: 'POST', url: '/admin/v1/organizations', payload: { name: 'X' } });
     expect(none.statusCode).toBe(401);
     expect(none.json()).toMatchObject({ code: 'unauthorized', requestId: expect.any(String) });
-    const wrong = await t.app.inject({ method: 'GET', url: '/admin/v1/organizations', headers: { authorization: 'Bearer nope' } });
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/organizations',
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(wrong.statusCode).toBe(401);
   });
 
@@ -31,7 +35,11 @@ describe('admin API: organizations and keys', () => {
     expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
     expect(body.apiKeyIds).toEqual({ live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) });
-    const org = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': body.apiKeys.test } });
+    const org = await t.app.inject({
+      method: 'GET',
+      url: '/test/v1/organization',
+      headers: { 'x-api-key': body.apiKeys.test },
+    });
     expect(org.statusCode).toBe(200);
     expect(org.json()).toMatchObject({ id: body.id, name: 'Acme Payroll', environment: 'test' });
 
@@ -39,24 +47,39 @@ describe('admin API: organizations and keys', () => {
     expect(got.statusCode).toBe(200);
     expect(got.body).not.toContain(body.apiKeys.live);
     expect(got.json().apiKeys).toHaveLength(2);
-    expect(got.json().apiKeys.map((k: { id: string }) => k.id).sort()).toEqual([body.apiKeyIds.live, body.apiKeyIds.test].sort());
+    expect(
+      got
+        .json()
+        .apiKeys.map((k: { id: string }) => k.id)
+        .sort(),
+    ).toEqual([body.apiKeyIds.live, body.apiKeyIds.test].sort());
     expect(got.json().balances).toEqual({ live: 0, test: 0 });
   });
 
   it('takes an optional technical contact email at creation and shows it to the operator and the organization', async () => {
-    const res = await t.admin('POST', '/organizations', { name: 'Contact Co', contactEmail: 'webhooks@contact-co.example' });
+    const res = await t.admin('POST', '/organizations', {
+      name: 'Contact Co',
+      contactEmail: 'webhooks@contact-co.example',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body.contactEmail).toBe('webhooks@contact-co.example');
     expect((await t.admin('GET', `/organizations/${body.id}`)).json().contactEmail).toBe('webhooks@contact-co.example');
-    const org = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': body.apiKeys.test } });
+    const org = await t.app.inject({
+      method: 'GET',
+      url: '/test/v1/organization',
+      headers: { 'x-api-key': body.apiKeys.test },
+    });
     expect(org.json().contactEmail).toBe('webhooks@contact-co.example');
 
     const none = (await t.admin('POST', '/organizations', { name: 'No Contact Co' })).json();
     expect(none.contactEmail).toBeNull();
     expect((await t.admin('GET', `/organizations/${none.id}`)).json().contactEmail).toBeNull();
 
-    const bad = await t.admin('POST', '/organizations', { name: 'Bad Contact Co', contactEmail: 'webhooks-at-example' });
+    const bad = await t.admin('POST', '/organizations', {
+      name: 'Bad Contact Co',
+      contactEmail: 'webhooks-at-example',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.map((e: { field: string }) => e.field)).toContain('contactEmail');
   });
@@ -79,8 +102,12 @@ describe('admin API: organizations and keys', () => {
     expect(revoked.json().revokedAt).not.toBeNull();
     const again = await t.admin('DELETE', `/organizations/${org.id}/api-keys/key_missing`);
     expect(again.statusCode).toBe(404);
-    expect((await t.admin('POST', `/organizations/org_missing/api-keys`, { environment: 'live' })).statusCode).toBe(404);
-    expect((await t.admin('POST', `/organizations/${org.id}/api-keys`, { environment: 'staging' })).statusCode).toBe(400);
+    expect((await t.admin('POST', `/organizations/org_missing/api-keys`, { environment: 'live' })).statusCode).toBe(
+      404,
+    );
+    expect((await t.admin('POST', `/organizations/${org.id}/api-keys`, { environment: 'staging' })).statusCode).toBe(
+      400,
+    );
   });
 });
 
@@ -93,10 +120,20 @@ describe('errors', () => {
 
   it('malformed JSON is a 400 and a non-JSON body a 415, never a 500', async () => {
     const headers = { authorization: 'Bearer test-operator-token-0123456789abcdef' };
-    const bad = await t.app.inject({ method: 'POST', url: '/admin/v1/organizations', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name": ' });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/organizations',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe('bad_request');
-    const text = await t.app.inject({ method: 'POST', url: '/admin/v1/organizations', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'name=x' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/organizations',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().code).toBe('unsupported_media_type');
   });
@@ -105,35 +142,60 @@ describe('errors', () => {
 describe('CLI: org create, keys create, keys revoke', () => {
   const cli = async (...args: string[]) => {
     const env = {
-      ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')), LOG_LEVEL: 'silent',
+      ...process.env,
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')),
+      LOG_LEVEL: 'silent',
     };
-    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env });
+    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
+      env,
+    });
     return stdout;
   };
-  const orgOf = (key: string) => t.app.inject({ method: 'GET', url: key.startsWith('sk_live_') ? '/v1/organization' : '/test/v1/organization', headers: { 'x-api-key': key } });
+  const orgOf = (key: string) =>
+    t.app.inject({
+      method: 'GET',
+      url: key.startsWith('sk_live_') ? '/v1/organization' : '/test/v1/organization',
+      headers: { 'x-api-key': key },
+    });
 
   it('org create --json answers like the admin API; keys create and revoke (by --key or as the argument) act at once', async () => {
     const created = JSON.parse(await cli('org', 'create', '--name', 'Acme', '--json'));
     expect(created).toEqual({
-      id: expect.stringMatching(/^org_/), name: 'Acme', contactEmail: null,
+      id: expect.stringMatching(/^org_/),
+      name: 'Acme',
+      contactEmail: null,
       apiKeys: { live: expect.stringMatching(/^sk_live_/), test: expect.stringMatching(/^sk_test_/) },
       apiKeyIds: { live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) },
     });
     expect((await orgOf(created.apiKeys.live)).json()).toMatchObject({ id: created.id, environment: 'live' });
-    const withContact = JSON.parse(await cli('org', 'create', '--name', 'Acme Alerts', '--contact-email', 'alerts@acme.example', '--json'));
+    const withContact = JSON.parse(
+      await cli('org', 'create', '--name', 'Acme Alerts', '--contact-email', 'alerts@acme.example', '--json'),
+    );
     expect(withContact).toMatchObject({ name: 'Acme Alerts', contactEmail: 'alerts@acme.example' });
     expect((await t.admin('GET', `/organizations/${withContact.id}`)).json().contactEmail).toBe('alerts@acme.example');
-    await expect(cli('org', 'create', '--name', 'Acme Typo', '--contact-email', 'alerts.acme.example')).rejects.toMatchObject({ stderr: expect.stringContaining('contactEmail') });
+    await expect(
+      cli('org', 'create', '--name', 'Acme Typo', '--contact-email', 'alerts.acme.example'),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('contactEmail') });
     // ORG-1, LIM-2: the admin API's name bounds hold without its schema too.
-    await expect(cli('org', 'create', '--name', 'N'.repeat(201))).rejects.toMatchObject({ stderr: expect.stringContaining('name: must be at most 200 characters') });
-    await expect(cli('org', 'create', '--name', '   ')).rejects.toMatchObject({ stderr: expect.stringContaining('name: must not be blank') });
+    await expect(cli('org', 'create', '--name', 'N'.repeat(201))).rejects.toMatchObject({
+      stderr: expect.stringContaining('name: must be at most 200 characters'),
+    });
+    await expect(cli('org', 'create', '--name', '   ')).rejects.toMatchObject({
+      stderr: expect.stringContaining('name: must not be blank'),
+    });
     const text = await cli('org', 'create', '--name', 'Acme Text');
     expect(text).toMatch(/sk_live_\S+/);
     expect(text).toMatch(/sk_test_\S+/);
 
     const key = JSON.parse(await cli('keys', 'create', '--org', created.id, '--environment', 'test', '--json'));
-    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), environment: 'test', key: expect.stringMatching(/^sk_test_/) });
+    expect(key).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      environment: 'test',
+      key: expect.stringMatching(/^sk_test_/),
+    });
     expect((await orgOf(key.key)).statusCode).toBe(200);
     const revoked = JSON.parse(await cli('keys', 'revoke', '--org', created.id, '--key', key.id, '--json'));
     expect(revoked).toMatchObject({ id: key.id, revokedAt: expect.any(String) });

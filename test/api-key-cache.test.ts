@@ -19,8 +19,13 @@ afterAll(async () => {
 
 async function startServer(): Promise<number> {
   const service = spawnService('src/server.ts', {
-    DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', PORT: '0', LOG_LEVEL: 'info',
-    START_WORKER: 'false', API_KEY_CACHE_SECONDS: '600',
+    DATABASE_URL: t.ctx.config.databaseUrl!,
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    START_WORKER: 'false',
+    API_KEY_CACHE_SECONDS: '600',
   });
   started.push(service);
   // Start-up on a loaded machine can take a while (tsx compiles the service first).
@@ -55,7 +60,10 @@ it('a revoked key is refused by every process within a second, although each had
   }
   const revoked = await t.admin('DELETE', `/organizations/${tenant.organizationId}/api-keys/${tenant.keyIds.test}`);
   expect(revoked.statusCode, revoked.body).toBe(200);
-  const [msA, msB] = await Promise.all([msUntil(a, tenant.keys.test, 401, 1000), msUntil(b, tenant.keys.test, 401, 1000)]);
+  const [msA, msB] = await Promise.all([
+    msUntil(a, tenant.keys.test, 401, 1000),
+    msUntil(b, tenant.keys.test, 401, 1000),
+  ]);
   expect(msA).toBeLessThanOrEqual(1000);
   expect(msB).toBeLessThanOrEqual(1000);
   // The other tenant's key is unaffected, and the revoked key stays refused.

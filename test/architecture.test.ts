@@ -144,8 +144,18 @@ describe('architecture', () => {
       ['d.ts', []],
       ['e.ts', ['e.ts']],
     ]);
-    expect(findCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts', 'a.ts'], ['e.ts', 'e.ts']]);
-    expect(findCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+    expect(findCycles(graph)).toEqual([
+      ['a.ts', 'b.ts', 'c.ts', 'a.ts'],
+      ['e.ts', 'e.ts'],
+    ]);
+    expect(
+      findCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('sees type-only imports, re-exports and dynamic import() of relative paths', () => {

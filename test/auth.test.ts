@@ -23,16 +23,28 @@ describe('API-key authentication', () => {
     for (const headers of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': `sk_test_${'a'.repeat(43)}` }]) {
       const res = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers });
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({ code: 'unauthorized', message: expect.any(String), requestId: expect.any(String) });
+      expect(res.json()).toMatchObject({
+        code: 'unauthorized',
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
   });
 
   it('refuses a key at the other environment base address, naming the right one', async () => {
     const tenant = await t.newTenant();
-    const liveAtTest = await t.app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': tenant.keys.live } });
+    const liveAtTest = await t.app.inject({
+      method: 'GET',
+      url: '/test/v1/organization',
+      headers: { 'x-api-key': tenant.keys.live },
+    });
     expect(liveAtTest.statusCode).toBe(401);
     expect(liveAtTest.json().message).toContain(t.ctx.config.liveBaseUrl);
-    const testAtLive = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': tenant.keys.test } });
+    const testAtLive = await t.app.inject({
+      method: 'GET',
+      url: '/v1/organization',
+      headers: { 'x-api-key': tenant.keys.test },
+    });
     expect(testAtLive.statusCode).toBe(401);
     expect(testAtLive.json().message).toContain(t.ctx.config.testBaseUrl);
   });
@@ -47,12 +59,23 @@ describe('API-key authentication', () => {
     expect(all).not.toContain(tenant.keys.live);
   });
 
-  it('scrubs secrets from a logged error\'s stack as well as its message', async () => {
+  it("scrubs secrets from a logged error's stack as well as its message", async () => {
     const tenant = await t.newTenant();
     const lines: string[] = [];
-    const log = pino(loggerOptions('info'), new Writable({ write: (chunk, _enc, cb) => { lines.push(String(chunk)); cb(); } }));
+    const log = pino(
+      loggerOptions('info'),
+      new Writable({
+        write: (chunk, _enc, cb) => {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
     // What the error handler logs for a 5xx: an unexpected error whose text happens to carry a credential.
-    log.error({ err: new Error(`upstream refused key ${tenant.keys.test} and secret whsec_${'s'.repeat(43)}`) }, 'request failed');
+    log.error(
+      { err: new Error(`upstream refused key ${tenant.keys.test} and secret whsec_${'s'.repeat(43)}`) },
+      'request failed',
+    );
     const logged = JSON.parse(lines.join(''));
     expect(logged.err.stack).toContain('sk_test_[redacted]');
     expect(lines.join('')).not.toContain(tenant.keys.test);

@@ -13,14 +13,28 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
   const executablePath = inject('chromiumPath');
   if (!executablePath || !fs.existsSync(executablePath)) {
     const why = inject('chromiumError') || `no executable at ${JSON.stringify(executablePath)}`;
-    throw new Error(`Browser tests need Chromium, and there is none (${why}). Set CHROMIUM_PATH to a Chromium executable or reinstall @sparticuz/chromium.`);
+    throw new Error(
+      `Browser tests need Chromium, and there is none (${why}). Set CHROMIUM_PATH to a Chromium executable or reinstall @sparticuz/chromium.`,
+    );
   }
   try {
     return await chromium.launch({
       executablePath,
-      args: ['--headless', '--no-sandbox', '--no-zygote', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--no-zygote',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        ...extraArgs,
+      ],
     });
   } catch (err) {
-    throw new Error(`Browser tests need Chromium, and ${executablePath} did not start: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Browser tests need Chromium, and ${executablePath} did not start: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }

@@ -16,7 +16,10 @@ let t: TestApp;
 const started: ServiceProcess[] = [];
 beforeAll(async () => {
   t = await createTestApp();
-  await promisify(execFile)('npm', ['run', 'build'], { env: { ...process.env, npm_config_update_notifier: 'false' }, timeout: 300_000 });
+  await promisify(execFile)('npm', ['run', 'build'], {
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    timeout: 300_000,
+  });
 }, 320_000);
 afterAll(async () => {
   for (const s of started) s.kill();
@@ -31,11 +34,16 @@ function compiledFiles(dir: string): string[] {
 }
 
 /** The package a bare import specifier names: `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('npm run build', () => {
   it('compiles every entry point to dist/, which imports production dependencies only', () => {
-    for (const entry of ['server.js', 'worker-main.js', 'cli.js']) expect(fs.existsSync(path.join(DIST, entry)), entry).toBe(true);
+    for (const entry of ['server.js', 'worker-main.js', 'cli.js'])
+      expect(fs.existsSync(path.join(DIST, entry)), entry).toBe(true);
     const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
     const builtins = new Set(builtinModules);
     const imported = new Map<string, string>();
@@ -52,26 +60,38 @@ describe('npm run build', () => {
       }
     }
     expect(imported.size).toBeGreaterThan(10);
-    const notProduction = [...imported].filter(([name]) => !(name in pkg.dependencies)).map(([name, file]) => `${name} (${file})`);
+    const notProduction = [...imported]
+      .filter(([name]) => !(name in pkg.dependencies))
+      .map(([name, file]) => `${name} (${file})`);
     expect(notProduction).toEqual([]);
   });
 
   it.each([
     ['start:prod', 'dist/server.js', /^Server listening at /],
     ['worker:prod', 'dist/worker-main.js', /^worker started$/],
-  ])('npm run %s runs %s with plain node and stops cleanly on SIGTERM', async (script, file, ready) => {
-    const proc = spawnCommand('npm', ['run', script], { ...fleetEnv(t.ctx.config.databaseUrl!), PORT: '0', LOG_LEVEL: 'info', npm_config_update_notifier: 'false' });
-    started.push(proc);
-    const pid = (await proc.waitForLog(ready, 120_000)).pid as number;
-    if (fs.existsSync('/proc/self/cmdline')) {
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      expect(cmdline).toContain(file);
-      expect(cmdline.join(' ')).not.toMatch(/tsx/);
-    }
-    if (script === 'start:prod') expect((await fetch(`http://127.0.0.1:${await listeningPort(proc)}/readyz`)).status).toBe(200);
-    proc.child.kill('SIGTERM');
-    expect(await exitOf(proc)).toEqual({ code: 0, signal: null });
-    expect(proc.logs().filter((l) => l.level >= 50)).toEqual([]);
-    expect(proc.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false });
-  }, 180_000);
+  ])(
+    'npm run %s runs %s with plain node and stops cleanly on SIGTERM',
+    async (script, file, ready) => {
+      const proc = spawnCommand('npm', ['run', script], {
+        ...fleetEnv(t.ctx.config.databaseUrl!),
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        npm_config_update_notifier: 'false',
+      });
+      started.push(proc);
+      const pid = (await proc.waitForLog(ready, 120_000)).pid as number;
+      if (fs.existsSync('/proc/self/cmdline')) {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        expect(cmdline).toContain(file);
+        expect(cmdline.join(' ')).not.toMatch(/tsx/);
+      }
+      if (script === 'start:prod')
+        expect((await fetch(`http://127.0.0.1:${await listeningPort(proc)}/readyz`)).status).toBe(200);
+      proc.child.kill('SIGTERM');
+      expect(await exitOf(proc)).toEqual({ code: 0, signal: null });
+      expect(proc.logs().filter((l) => l.level >= 50)).toEqual([]);
+      expect(proc.logs().at(-1)).toMatchObject({ msg: 'stopped', forced: false });
+    },
+    180_000,
+  );
 });

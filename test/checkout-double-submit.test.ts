@@ -11,13 +11,21 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const card = (number: string) => ({ 'card.name': 'Ada Lovelace', 'card.number': number, 'card.exp': '12/39', 'card.cvc': '123' });
+const card = (number: string) => ({
+  'card.name': 'Ada Lovelace',
+  'card.number': number,
+  'card.exp': '12/39',
+  'card.cvc': '123',
+});
 const count = async (sql: string, params: unknown[]) => (await t.ctx.pool.query(sql, params)).rowCount;
 
 async function tenantBilling(name: string, billing: 'customer' | 'organization'): Promise<TestTenant> {
   const tenant = await t.newTenant(name);
-  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: billing }, { env: 'live' })).statusCode).toBe(200);
-  if (billing === 'organization') expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
+  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: billing }, { env: 'live' })).statusCode).toBe(
+    200,
+  );
+  if (billing === 'organization')
+    expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
   return tenant;
 }
 
@@ -47,11 +55,15 @@ describe('a checkout form submitted more than once', () => {
   it('customer pays: many submits racing at once place one order and one charge, and all land on it', async () => {
     const tenant = await tenantBilling('Race Card Co', 'customer');
     const { s, path, form, company } = await certificateForm(tenant);
-    const results = await Promise.all(Array.from({ length: 6 }, () => s.post(path, { ...form, ...card('4242424242424242') })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => s.post(path, { ...form, ...card('4242424242424242') })),
+    );
     expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(303));
     expect(new Set(results.map((r) => r.headers.location)).size).toBe(1);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    expect((await t.ctx.pool.query('SELECT status FROM payments WHERE company_id = $1', [company.id])).rows).toEqual([{ status: 'succeeded' }]);
+    expect((await t.ctx.pool.query('SELECT status FROM payments WHERE company_id = $1', [company.id])).rows).toEqual([
+      { status: 'succeeded' },
+    ]);
   });
 
   it('customer pays: after a decline the same form can be paid with another card, once', async () => {
@@ -61,7 +73,12 @@ describe('a checkout form submitted more than once', () => {
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    const payments = (await t.ctx.pool.query('SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at', [company.id])).rows;
+    const payments = (
+      await t.ctx.pool.query(
+        'SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
+        [company.id],
+      )
+    ).rows;
     expect(payments.map((p) => p.status)).toEqual(['declined', 'succeeded']);
   });
 
@@ -71,12 +88,26 @@ describe('a checkout form submitted more than once', () => {
     const s = await signIn(t, tenant, { userId: user.id });
     const path = `/companies/${company.id}/checkout/annual-report`;
     const page = await s.get(path);
-    const form = { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', filingYear: String(new Date().getUTCFullYear()) };
+    const form = {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      filingState: 'DE',
+      filingYear: String(new Date().getUTCFullYear()),
+    };
     const results = await Promise.all([s.post(path, form), s.post(path, form), s.post(path, form)]);
     expect(results.map((r) => r.statusCode)).toEqual([303, 303, 303]);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    expect(await count(`SELECT 1 FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`, [company.id])).toBeGreaterThan(0);
-    const debits = (await t.ctx.pool.query(`SELECT count(DISTINCT l.order_id)::int AS n, count(*)::int AS lines FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`, [company.id])).rows[0];
+    expect(
+      await count(`SELECT 1 FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`, [
+        company.id,
+      ]),
+    ).toBeGreaterThan(0);
+    const debits = (
+      await t.ctx.pool.query(
+        `SELECT count(DISTINCT l.order_id)::int AS n, count(*)::int AS lines FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`,
+        [company.id],
+      )
+    ).rows[0];
     expect(debits.n).toBe(1);
     // Two priced lines at most (annual report + state fee), never duplicated.
     expect(debits.lines).toBeLessThanOrEqual(2);
@@ -88,11 +119,18 @@ describe('a checkout form submitted more than once', () => {
     const second = await s.get(path);
     expect(checkoutTokenOf(second.body)).not.toBe(form._checkout);
     expect((await s.post(path, { ...form, ...card('4242424242424242') })).statusCode).toBe(303);
-    expect((await s.post(path, { ...form, _checkout: checkoutTokenOf(second.body), ...card('4242424242424242') })).statusCode).toBe(303);
+    expect(
+      (await s.post(path, { ...form, _checkout: checkoutTokenOf(second.body), ...card('4242424242424242') }))
+        .statusCode,
+    ).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(2);
 
     const other = await certificateForm(tenant);
-    const foreign = await other.s.post(other.path, { ...other.form, _checkout: checkoutTokenOf((await s.get(path)).body), ...card('4242424242424242') });
+    const foreign = await other.s.post(other.path, {
+      ...other.form,
+      _checkout: checkoutTokenOf((await s.get(path)).body),
+      ...card('4242424242424242'),
+    });
     expect(foreign.statusCode).toBe(409);
     expect(foreign.body).toContain('This order form has expired');
     expect(checkoutTokenOf(foreign.body)).toBeTruthy();
@@ -104,17 +142,28 @@ describe('a checkout form submitted more than once', () => {
     const tenant = await tenantBilling('Refund Co', 'customer');
     const { s, path, form, company } = await certificateForm(tenant);
     // Make the order insert fail after the card was charged (a database failure the service cannot foresee).
-    await t.ctx.pool.query(`CREATE FUNCTION review_fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`);
-    await t.ctx.pool.query(`CREATE TRIGGER review_fail BEFORE INSERT ON orders FOR EACH ROW WHEN (NEW.company_id = '${company.id}') EXECUTE FUNCTION review_fail_insert()`);
+    await t.ctx.pool.query(
+      `CREATE FUNCTION review_fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`,
+    );
+    await t.ctx.pool.query(
+      `CREATE TRIGGER review_fail BEFORE INSERT ON orders FOR EACH ROW WHEN (NEW.company_id = '${company.id}') EXECUTE FUNCTION review_fail_insert()`,
+    );
     const failed = await s.post(path, { ...form, ...card('4242424242424242') });
     await t.ctx.pool.query('DROP TRIGGER review_fail ON orders; DROP FUNCTION review_fail_insert()');
     expect(failed.statusCode).toBe(500);
     expect(failed.body).not.toContain('disk full');
-    expect((await t.ctx.pool.query('SELECT status FROM payments WHERE company_id = $1', [company.id])).rows).toEqual([{ status: 'refunded' }]);
+    expect((await t.ctx.pool.query('SELECT status FROM payments WHERE company_id = $1', [company.id])).rows).toEqual([
+      { status: 'refunded' },
+    ]);
 
     expect((await s.post(path, { ...form, ...card('4242424242424242') })).statusCode).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    const payments = (await t.ctx.pool.query('SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at', [company.id])).rows;
+    const payments = (
+      await t.ctx.pool.query(
+        'SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
+        [company.id],
+      )
+    ).rows;
     expect(payments.map((p) => p.status)).toEqual(['refunded', 'succeeded']);
     // The retry was a new charge at the provider, not the refunded one again.
     expect(payments[1].provider_reference).not.toBe(payments[0].provider_reference);

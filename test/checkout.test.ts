@@ -13,7 +13,8 @@ afterAll(() => t.close());
 // Expected amounts come from the data files the service seeds its catalogue and fee schedule from, not from the
 // service's own rows: a seeding or conversion mistake (dollars vs cents, a wrong column) must fail these tests.
 const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
-const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } = dataFile('price-catalog.json');
+const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } =
+  dataFile('price-catalog.json');
 const feesFile: { states: Record<string, Record<string, number>> } = dataFile('state-fees.json');
 function product(type: string) {
   const p = catalogFile.products.find((x) => x.type === type);
@@ -27,31 +28,48 @@ function stateFee(state: string, field: 'llcFormation' | 'llcAnnualReport'): num
 }
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 
-const card = (number: string) => ({ 'card.name': 'Ada Lovelace', 'card.number': number, 'card.exp': '12/39', 'card.cvc': '123' });
+const card = (number: string) => ({
+  'card.name': 'Ada Lovelace',
+  'card.number': number,
+  'card.exp': '12/39',
+  'card.cvc': '123',
+});
 const einForm = {
-  'ein.responsibleParty.firstName': 'Ada', 'ein.responsibleParty.lastName': 'Lovelace', 'ein.responsibleParty.taxIdType': 'SSN',
-  'ein.responsibleParty.taxId': '123-45-6789', 'ein.responsibleParty.title': 'Managing Member', 'ein.reasonForApplying': 'started_new_business',
-  'ein.principalActivity': 'retail', 'ein.principalProductOrService': 'Handmade furniture', 'ein.employees.agricultural': '0',
-  'ein.employees.household': '0', 'ein.employees.other': '0',
+  'ein.responsibleParty.firstName': 'Ada',
+  'ein.responsibleParty.lastName': 'Lovelace',
+  'ein.responsibleParty.taxIdType': 'SSN',
+  'ein.responsibleParty.taxId': '123-45-6789',
+  'ein.responsibleParty.title': 'Managing Member',
+  'ein.reasonForApplying': 'started_new_business',
+  'ein.principalActivity': 'retail',
+  'ein.principalProductOrService': 'Handmade furniture',
+  'ein.employees.agricultural': '0',
+  'ein.employees.household': '0',
+  'ein.employees.other': '0',
 };
 
 async function customerTenant(name: string) {
   const tenant = await t.newTenant(name);
-  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode).toBe(200);
+  expect(
+    (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
+  ).toBe(200);
   return tenant;
 }
 
 describe('checkout prices (BILL-11)', () => {
   it('shows each enabled formation package at tier + registered agent retail (tiers 2, 3) and the state fee as its own line', async () => {
     const tenant = await customerTenant('Rule Nine Co');
-    expect((await tenant.api('PUT', '/organization/prices/registered_agent', { retailAmount: 333 })).statusCode).toBe(200);
+    expect((await tenant.api('PUT', '/organization/prices/registered_agent', { retailAmount: 333 })).statusCode).toBe(
+      200,
+    );
     expect((await tenant.api('PUT', '/organization/prices/formation_tier_1', { enabled: false })).statusCode).toBe(200);
     const { user } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
 
     const catalog = await s.get('/checkout');
     expect(catalog.statusCode).toBe(200);
-    // No retail price set for the tiers: their list price from the catalogue file, plus the agent's retail price set above.
+    // No retail price set for the tiers: their list price from the catalogue file, plus the agent's retail price set
+    // above.
     const tier2 = product('formation_tier_2').defaultCents + 33300;
     const tier3 = product('formation_tier_3').defaultCents + 33300;
     expect(catalog.body).toContain(dollars(tier2));
@@ -76,17 +94,35 @@ describe('in-app checkout (customer pays)', () => {
     const page = await s.get(`/companies/${company.id}/checkout/ein`);
     expect(page.statusCode).toBe(200);
 
-    const res = await s.post(`/companies/${company.id}/checkout/ein`, { _csrf: csrfOf(page.body), filingState: 'DE', ...einForm, ...card('4242 4242 4242 4242') });
+    const res = await s.post(`/companies/${company.id}/checkout/ein`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      ...einForm,
+      ...card('4242 4242 4242 4242'),
+    });
     expect(res.statusCode, res.body).toBe(303);
     expect(res.headers.location).toMatch(new RegExp(`^/dashboard/companies/${company.id}\\?placed=ordgrp_`));
 
     const { rows: orders } = await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [company.id]);
     expect(orders).toHaveLength(1);
     const retail = product('ein').defaultCents;
-    expect(orders[0]).toMatchObject({ order_type: 'ein', billing: 'checkout', filing_status: 'submitted', retail_cents: retail, margin_cents: retail - product('ein').wholesaleCents });
-    const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id]);
-    expect(payments).toMatchObject([{ status: 'succeeded', amount_cents: retail, card_last4: '4242', provider: 'sandbox' }]);
-    const events = await t.ctx.pool.query(`SELECT data FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`, [orders[0].id]);
+    expect(orders[0]).toMatchObject({
+      order_type: 'ein',
+      billing: 'checkout',
+      filing_status: 'submitted',
+      retail_cents: retail,
+      margin_cents: retail - product('ein').wholesaleCents,
+    });
+    const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [
+      orders[0].group_id,
+    ]);
+    expect(payments).toMatchObject([
+      { status: 'succeeded', amount_cents: retail, card_last4: '4242', provider: 'sandbox' },
+    ]);
+    const events = await t.ctx.pool.query(
+      `SELECT data FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`,
+      [orders[0].id],
+    );
     expect(events.rows).toHaveLength(1);
     expect((await tenant.api('GET', '/organization')).json().balance).toBe(0);
 
@@ -100,12 +136,18 @@ describe('in-app checkout (customer pays)', () => {
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const page = await s.get(`/companies/${company.id}/checkout/certificate-of-good-standing`);
-    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE', ...card('4000 0000 0000 0002') });
+    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      ...card('4000 0000 0000 0002'),
+    });
     expect(res.statusCode).toBe(402);
     expect(res.body).toContain('Your card was declined');
     expect(res.body).not.toContain('4000 0000 0000 0002');
     expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
-    expect((await t.ctx.pool.query(`SELECT status, card_last4 FROM payments WHERE company_id = $1`, [company.id])).rows).toEqual([{ status: 'declined', card_last4: '0002' }]);
+    expect(
+      (await t.ctx.pool.query(`SELECT status, card_last4 FROM payments WHERE company_id = $1`, [company.id])).rows,
+    ).toEqual([{ status: 'declined', card_last4: '0002' }]);
   });
 
   it('names bad fields next to their inputs and refuses a form without the CSRF token', async () => {
@@ -113,11 +155,25 @@ describe('in-app checkout (customer pays)', () => {
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const page = await s.get(`/companies/${company.id}/checkout/ein`);
-    const bad = await s.post(`/companies/${company.id}/checkout/ein`, { _csrf: csrfOf(page.body), filingState: 'DE', ...einForm, 'ein.responsibleParty.taxId': '12', ...card('4242 4242 4242 4241') });
+    const bad = await s.post(`/companies/${company.id}/checkout/ein`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      ...einForm,
+      'ein.responsibleParty.taxId': '12',
+      ...card('4242 4242 4242 4241'),
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('id="f-ein-responsibleParty-taxId-error"');
     expect(bad.body).toContain('Enter a valid card number');
-    expect((await s.post(`/companies/${company.id}/checkout/ein`, { filingState: 'DE', ...einForm, ...card('4242424242424242') })).statusCode).toBe(403);
+    expect(
+      (
+        await s.post(`/companies/${company.id}/checkout/ein`, {
+          filingState: 'DE',
+          ...einForm,
+          ...card('4242424242424242'),
+        })
+      ).statusCode,
+    ).toBe(403);
     expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
   });
 
@@ -128,16 +184,29 @@ describe('in-app checkout (customer pays)', () => {
     const page = await s.get('/checkout/formation?tier=3&entityType=LLC&filingState=WY');
     expect(page.statusCode).toBe(200);
     const res = await s.post('/checkout/formation', {
-      _csrf: csrfOf(page.body), tier: '3', entityType: 'LLC', filingState: 'WY',
-      'formation.company.legalName': 'Prairie Wind LLC', 'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
-      dbaName: 'Prairie Wind Outfitters', ...einForm, ...card('4242424242424242'),
+      _csrf: csrfOf(page.body),
+      tier: '3',
+      entityType: 'LLC',
+      filingState: 'WY',
+      'formation.company.legalName': 'Prairie Wind LLC',
+      'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St',
+      'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY',
+      'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada',
+      'formation.company.officers.0.lastName': 'Lovelace',
+      'formation.company.officers.0.title': 'Managing Member',
+      dbaName: 'Prairie Wind Outfitters',
+      ...einForm,
+      ...card('4242424242424242'),
     });
     expect(res.statusCode, res.body.slice(0, 3000)).toBe(303);
     const companyId = /companies\/(comp_[a-z0-9]+)/.exec(String(res.headers.location))![1];
-    const { rows } = await t.ctx.pool.query('SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type', [companyId]);
+    const { rows } = await t.ctx.pool.query(
+      'SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type',
+      [companyId],
+    );
     expect(rows.map((r) => r.order_type)).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
     expect(new Set(rows.map((r) => r.billing))).toEqual(new Set(['checkout']));
   });
@@ -154,13 +223,26 @@ describe('live customer billing without Stripe configured', () => {
     expect(page.body).not.toContain('name="card.number"');
 
     // A submit anyway (an old tab, a crafted form) takes no order and charges nothing.
-    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE', ...card('4242424242424242') });
+    const res = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      ...card('4242424242424242'),
+    });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('Card payment is not available yet');
-    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM orders WHERE company_id = $1', [company.id])).rows[0].n).toBe(0);
-    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE company_id = $1', [company.id])).rows[0].n).toBe(0);
+    expect(
+      (await t.ctx.pool.query('SELECT count(*)::int AS n FROM orders WHERE company_id = $1', [company.id])).rows[0].n,
+    ).toBe(0);
+    expect(
+      (await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE company_id = $1', [company.id])).rows[0].n,
+    ).toBe(0);
     // Nothing answers for Stripe either.
-    const hook = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: '{}' });
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: '/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      payload: '{}',
+    });
     expect(hook.statusCode).toBe(404);
   });
 });
@@ -175,15 +257,26 @@ describe('organization-billed dashboard orders', () => {
     expect(page.body).toContain('covers this order');
     expect(page.body).not.toContain('card.number');
     const year = String(new Date().getUTCFullYear());
-    const res = await s.post(`/companies/${company.id}/checkout/annual-report`, { _csrf: csrfOf(page.body), filingState: 'DE', filingYear: year });
+    const res = await s.post(`/companies/${company.id}/checkout/annual-report`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      filingYear: year,
+    });
     expect(res.statusCode, res.body.slice(0, 2000)).toBe(303);
-    const cogs = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, { _csrf: csrfOf(page.body), filingState: 'DE' });
+    const cogs = await s.post(`/companies/${company.id}/checkout/certificate-of-good-standing`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+    });
     expect(cogs.statusCode, cogs.body.slice(0, 2000)).toBe(303);
 
     const fee = stateFee('DE', 'llcAnnualReport');
-    const wholesale = product('annual_report').wholesaleCents + fee + product('certificate_of_good_standing').wholesaleCents;
+    const wholesale =
+      product('annual_report').wholesaleCents + fee + product('certificate_of_good_standing').wholesaleCents;
     expect((await tenant.api('GET', '/organization')).json().balance).toBe(5000 - wholesale / 100);
-    const { rows } = await t.ctx.pool.query('SELECT o.order_type, o.billing, g.source FROM orders o JOIN order_groups g ON g.id = o.group_id WHERE o.company_id = $1 ORDER BY o.order_type', [company.id]);
+    const { rows } = await t.ctx.pool.query(
+      'SELECT o.order_type, o.billing, g.source FROM orders o JOIN order_groups g ON g.id = o.group_id WHERE o.company_id = $1 ORDER BY o.order_type',
+      [company.id],
+    );
     expect(rows).toEqual([
       { order_type: 'annual_report', billing: 'balance', source: 'dashboard' },
       { order_type: 'certificate_of_good_standing', billing: 'balance', source: 'dashboard' },
@@ -195,7 +288,11 @@ describe('organization-billed dashboard orders', () => {
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const page = await s.get(`/companies/${company.id}/checkout/registered-agent`);
-    const res = await s.post(`/companies/${company.id}/checkout/registered-agent`, { _csrf: csrfOf(page.body), filingState: 'DE', changeOfAgent: 'false' });
+    const res = await s.post(`/companies/${company.id}/checkout/registered-agent`, {
+      _csrf: csrfOf(page.body),
+      filingState: 'DE',
+      changeOfAgent: 'false',
+    });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('Please contact Broke Co');
   });
@@ -209,11 +306,20 @@ describe('what the customer was shown is what is ordered and charged', () => {
     const page = await s.get('/checkout/formation?tier=1&entityType=LLC&filingState=WY');
     expect((await tenant.api('PUT', '/organization/prices/formation_tier_1', { enabled: false })).statusCode).toBe(200);
     const res = await s.post('/checkout/formation', {
-      _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), tier: '1', entityType: 'LLC', filingState: 'WY',
-      'formation.company.legalName': 'Gone Tier LLC', 'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      tier: '1',
+      entityType: 'LLC',
+      filingState: 'WY',
+      'formation.company.legalName': 'Gone Tier LLC',
+      'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St',
+      'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY',
+      'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada',
+      'formation.company.officers.0.lastName': 'Lovelace',
+      'formation.company.officers.0.title': 'Managing Member',
       ...card('4242424242424242'),
     });
     expect(res.statusCode).toBe(409);
@@ -228,8 +334,16 @@ describe('what the customer was shown is what is ordered and charged', () => {
     const s = await signIn(t, tenant, { userId: user.id });
     const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
     const page = await s.get(path);
-    expect((await tenant.api('PUT', '/organization/prices/certificate_of_good_standing', { retailAmount: 250 })).statusCode).toBe(200);
-    const res = await s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), _total: /name="_total" value="(\d+)"/.exec(page.body)![1], filingState: 'DE', ...card('4242424242424242') });
+    expect(
+      (await tenant.api('PUT', '/organization/prices/certificate_of_good_standing', { retailAmount: 250 })).statusCode,
+    ).toBe(200);
+    const res = await s.post(path, {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      _total: /name="_total" value="(\d+)"/.exec(page.body)![1],
+      filingState: 'DE',
+      ...card('4242424242424242'),
+    });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('The price changed');
     expect(res.body).toContain('Pay $250.00');
@@ -243,7 +357,17 @@ describe('what the customer was shown is what is ordered and charged', () => {
     const s = await signIn(t, tenant, { userId: user.id });
     const path = `/companies/${company.id}/checkout/registered-agent`;
     const page = await s.get(`${path}?filingState=DE`);
-    expect((await s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', changeOfAgent: 'false', ...card('4242424242424242') })).statusCode).toBe(303);
+    expect(
+      (
+        await s.post(path, {
+          _csrf: csrfOf(page.body),
+          _checkout: checkoutTokenOf(page.body),
+          filingState: 'DE',
+          changeOfAgent: 'false',
+          ...card('4242424242424242'),
+        })
+      ).statusCode,
+    ).toBe(303);
     for (const changeOfAgent of ['false', 'true']) {
       const again = await s.get(`${path}?filingState=DE&changeOfAgent=${changeOfAgent}`);
       expect(again.body, changeOfAgent).toContain('already active for this company');

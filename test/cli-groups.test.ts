@@ -23,7 +23,12 @@ function shape(command: Command): CommandShape {
     name: command.name(),
     help: command.helpInformation(),
     args: command.registeredArguments.map((a) => ({ name: a.name(), required: a.required, variadic: a.variadic })),
-    options: command.options.map((o: Option) => ({ flags: o.flags, mandatory: o.mandatory, defaultValue: o.defaultValue, parsed: Boolean(o.parseArg) })),
+    options: command.options.map((o: Option) => ({
+      flags: o.flags,
+      mandatory: o.mandatory,
+      defaultValue: o.defaultValue,
+      parsed: Boolean(o.parseArg),
+    })),
     hasAction: Boolean(internals._actionHandler),
     showHelpAfterError: internals._showHelpAfterError,
     commands: command.commands.map(shape),
@@ -38,31 +43,61 @@ function tree(groups: readonly CommandGroup[]) {
 }
 
 const cliDir = path.resolve('src/cli');
-const groupFiles = fs.readdirSync(cliDir).filter((f) => f.endsWith('.cli.ts')).sort();
+const groupFiles = fs
+  .readdirSync(cliDir)
+  .filter((f) => f.endsWith('.cli.ts'))
+  .sort();
 
 describe('CLI command groups (CONS-6)', () => {
   it('one file per group: each <group>.cli.ts adds exactly the group it is named after, and every file is registered', async () => {
     const registered = new Set<CommandGroup>(commandGroups);
     const names: string[] = [];
     for (const file of groupFiles) {
-      const exports = Object.values(await import(path.join(cliDir, file))).filter((v): v is CommandGroup => typeof v === 'function');
+      const exports = Object.values(await import(path.join(cliDir, file))).filter(
+        (v): v is CommandGroup => typeof v === 'function',
+      );
       expect(exports, file).toHaveLength(1);
       expect(registered.has(exports[0]!), `${file} is in commandGroups`).toBe(true);
       const program = new Command('cli');
       exports[0]!(program);
-      expect(program.commands.map((c) => c.name()), file).toEqual([file.replace(/\.cli\.ts$/, '')]);
+      expect(
+        program.commands.map((c) => c.name()),
+        file,
+      ).toEqual([file.replace(/\.cli\.ts$/, '')]);
       names.push(program.commands[0]!.name());
     }
     expect(commandGroups).toHaveLength(groupFiles.length);
-    expect(buildCli().commands.map((c) => c.name()).sort()).toEqual(names.sort());
-    expect(names).toEqual(expect.arrayContaining(['org', 'keys', 'orders', 'prices', 'fees', 'balance', 'webhooks', 'operators', 'subscriptions']));
+    expect(
+      buildCli()
+        .commands.map((c) => c.name())
+        .sort(),
+    ).toEqual(names.sort());
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'org',
+        'keys',
+        'orders',
+        'prices',
+        'fees',
+        'balance',
+        'webhooks',
+        'operators',
+        'subscriptions',
+      ]),
+    );
   });
 
   it('registered in any order, the groups build the same command tree', () => {
     const expected = tree(commandGroups);
-    fc.assert(fc.property(fc.shuffledSubarray([...commandGroups], { minLength: commandGroups.length, maxLength: commandGroups.length }), (shuffled) => {
-      expect(tree(shuffled)).toEqual(expected);
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray([...commandGroups], { minLength: commandGroups.length, maxLength: commandGroups.length }),
+        (shuffled) => {
+          expect(tree(shuffled)).toEqual(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
     expect(tree([...commandGroups].reverse())).toEqual(expected);
   });
 

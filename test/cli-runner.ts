@@ -5,14 +5,26 @@ import { OPERATOR_TOKEN, type TestApp } from './harness.js';
 const run = promisify(execFile);
 
 /** What one CLI run printed and its exit code. */
-export interface CliResult { stdout: string; stderr: string; code: number }
+export interface CliResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
 
 /**
  * Runs the real CLI (`tsx src/cli.ts …`) against the test app's database and data directory; `env` adds or
  * overrides environment variables. Never throws on a non-zero exit: the code is in the result.
  */
 export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const full = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent', ...env };
+  const full = {
+    ...process.env,
+    DATABASE_URL: t.ctx.config.databaseUrl!,
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
+    DATA_DIR: t.ctx.config.dataDir,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
   try {
     const { stdout, stderr } = await run('npx', ['tsx', 'src/cli.ts', ...args], { env: full, timeout: 60_000 });
     return { stdout, stderr, code: 0 };

@@ -9,7 +9,11 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 /** True when `event` matches the documented webhook payload of its type. */
 const matchesSchema = (type: keyof typeof WEBHOOK_EVENT_SCHEMAS, event: unknown) =>
-  (validatorCompiler({ schema: WEBHOOK_EVENT_SCHEMAS[type], httpPart: 'body', method: 'POST', url: '/' }) as (v: unknown) => boolean)(event);
+  (
+    validatorCompiler({ schema: WEBHOOK_EVENT_SCHEMAS[type], httpPart: 'body', method: 'POST', url: '/' }) as (
+      v: unknown,
+    ) => boolean
+  )(event);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,21 +21,43 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
+const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
+  organizationId: tenant.organizationId,
+  environment,
+});
 
 /** An order of the company placed and moved through the orders module: its filing year, status and filing date set. */
-async function order(tenant: TestTenant, companyId: string, orderType: string, state: string, status: 'submitted' | 'pending' | 'filed' | 'cancelled', extra: { filingYear?: number; filingDate?: string } = {}) {
+async function order(
+  tenant: TestTenant,
+  companyId: string,
+  orderType: string,
+  state: string,
+  status: 'submitted' | 'pending' | 'filed' | 'cancelled',
+  extra: { filingYear?: number; filingDate?: string } = {},
+) {
   const { orderId } = await createOrderRow(t.ctx, env(tenant), {
-    companyId, orderType, filingState: state, filingStatus: status, details: extra.filingYear ? { filingYear: extra.filingYear } : {}, filingDate: extra.filingDate,
+    companyId,
+    orderType,
+    filingState: state,
+    filingStatus: status,
+    details: extra.filingYear ? { filingYear: extra.filingYear } : {},
+    filingDate: extra.filingDate,
   });
   return orderId;
 }
 
 // The factory LLC: Delaware, formed 2024-03-01 (Delaware LLC tax: June 1 every year, $300 in the fee schedule).
-const DE_LLC_2030 = { jurisdiction: 'DE', presence: 'domestic', kind: 'annual_report', dueDate: '2030-06-01', windowOpensOn: null, filingYear: 2030 };
+const DE_LLC_2030 = {
+  jurisdiction: 'DE',
+  presence: 'domestic',
+  kind: 'annual_report',
+  dueDate: '2030-06-01',
+  windowOpensOn: null,
+  filingYear: 2030,
+};
 
 describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
-  it('lists the formation state\'s reports in the range with status, fee, source and orderability', async () => {
+  it("lists the formation state's reports in the range with status, fee, source and orderability", async () => {
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant);
     const res = await tenant.api('GET', `/companies/${company.slug}/compliance-calendar?from=2030-01-01&to=2031-12-31`);
@@ -39,10 +65,22 @@ describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
     const body = res.json();
     expect(body).toMatchObject({ companyId: company.id, from: '2030-01-01', to: '2031-12-31' });
     expect(body.items).toEqual([
-      expect.objectContaining({ ...DE_LLC_2030, status: 'upcoming', estimatedStateFee: 300, orderable: true, orderId: null, coveredByPendingOrder: false }),
+      expect.objectContaining({
+        ...DE_LLC_2030,
+        status: 'upcoming',
+        estimatedStateFee: 300,
+        orderable: true,
+        orderId: null,
+        coveredByPendingOrder: false,
+      }),
       expect.objectContaining({ jurisdiction: 'DE', dueDate: '2031-06-01', filingYear: 2031 }),
     ]);
-    expect(body.items[0]).toMatchObject({ reportName: expect.any(String), confidence: expect.stringMatching(/^(high|medium|low)$/), sourceUrl: expect.stringMatching(/^https?:\/\//), id: expect.stringMatching(/^dl_20300601_/) });
+    expect(body.items[0]).toMatchObject({
+      reportName: expect.any(String),
+      confidence: expect.stringMatching(/^(high|medium|low)$/),
+      sourceUrl: expect.stringMatching(/^https?:\/\//),
+      id: expect.stringMatching(/^dl_20300601_/),
+    });
   });
 
   it('adds every state of a filed foreign qualification, anchored on its filing date, sorted by due date', async () => {
@@ -50,11 +88,13 @@ describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
     const { company } = await createCompany(tenant);
     await order(tenant, company.id, 'foreign_qualification', 'CA', 'filed', { filingDate: '2025-02-10' });
     await order(tenant, company.id, 'foreign_qualification', 'TX', 'pending'); // not qualified yet
-    const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2031-12-31`)).json();
+    const body = (
+      await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2031-12-31`)
+    ).json();
     // California LLC: biennial in odd years (registered 2025), due the end of the February anniversary month.
-    expect(body.items.map((i: Record<string, unknown>) => `${i.jurisdiction} ${i.presence} ${i.dueDate} ${i.windowOpensOn}`)).toEqual([
-      'DE domestic 2030-06-01 null', 'CA foreign 2031-02-28 2030-09-01', 'DE domestic 2031-06-01 null',
-    ]);
+    expect(
+      body.items.map((i: Record<string, unknown>) => `${i.jurisdiction} ${i.presence} ${i.dueDate} ${i.windowOpensOn}`),
+    ).toEqual(['DE domestic 2030-06-01 null', 'CA foreign 2031-02-28 2030-09-01', 'DE domestic 2031-06-01 null']);
   });
 
   it('shows filed when an annual report order for the state and year was filed, and a pending order as covering', async () => {
@@ -63,17 +103,26 @@ describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
     const filed = await order(tenant, company.id, 'annual_report', 'DE', 'filed', { filingYear: 2030 });
     const pending = await order(tenant, company.id, 'annual_report', 'DE', 'pending', { filingYear: 2031 });
     await order(tenant, company.id, 'annual_report', 'DE', 'filed', { filingYear: 2032 }); // another year
-    const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2031-12-31`)).json();
+    const body = (
+      await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2031-12-31`)
+    ).json();
     expect(body.items).toEqual([
       expect.objectContaining({ dueDate: '2030-06-01', status: 'filed', orderId: filed, coveredByPendingOrder: false }),
-      expect.objectContaining({ dueDate: '2031-06-01', status: 'upcoming', orderId: pending, coveredByPendingOrder: true }),
+      expect.objectContaining({
+        dueDate: '2031-06-01',
+        status: 'upcoming',
+        orderId: pending,
+        coveredByPendingOrder: true,
+      }),
     ]);
   });
 
   it('marks a past, unfiled report overdue', async () => {
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant);
-    const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2025-12-31`)).json();
+    const body = (
+      await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2025-12-31`)
+    ).json();
     expect(body.items).toEqual([expect.objectContaining({ dueDate: '2025-06-01', status: 'overdue' })]);
   });
 
@@ -97,44 +146,70 @@ describe('GET /companies/{companyIdOrSlug}/compliance-calendar', () => {
     const { company } = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'NY' });
     const res = await tenant.api('GET', `/companies/${company.id}/compliance-calendar`);
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toMatchObject({ code: 'conflict', message: expect.stringContaining('formationDate'), errors: [{ field: 'formationDate' }] });
+    expect(res.json()).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('formationDate'),
+      errors: [{ field: 'formationDate' }],
+    });
   });
 
-  it('validates the range, naming the field, and hides other tenants\' companies', async () => {
+  it("validates the range, naming the field, and hides other tenants' companies", async () => {
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant);
     const bad = await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-02-30`);
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].field).toBe('from');
-    const backwards = await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2026-01-01&to=2025-01-01`);
+    const backwards = await tenant.api(
+      'GET',
+      `/companies/${company.id}/compliance-calendar?from=2026-01-01&to=2025-01-01`,
+    );
     expect(backwards.statusCode).toBe(400);
     expect(backwards.json().errors[0].field).toBe('to');
     const other = await t.newTenant();
     expect((await other.api('GET', `/companies/${company.id}/compliance-calendar`)).statusCode).toBe(404);
-    expect((await tenant.api('GET', `/companies/${company.id}/compliance-calendar`, undefined, { env: 'live' })).statusCode).toBe(404);
+    expect(
+      (await tenant.api('GET', `/companies/${company.id}/compliance-calendar`, undefined, { env: 'live' })).statusCode,
+    ).toBe(404);
   });
 });
 
 describe('GET /compliance-deadlines', () => {
-  it('lists every company\'s deadlines by due date, filtered and keyset-paginated', async () => {
+  it("lists every company's deadlines by due date, filtered and keyset-paginated", async () => {
     const tenant = await t.newTenant();
     const { company: llc } = await createCompany(tenant);
     // Wyoming corporation formed in May: due May 1 (first day of the anniversary month).
-    const { company: corp } = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'WY', formationDate: '2024-05-10' });
+    const { company: corp } = await createCompany(tenant, 'test', {
+      ...corpFields(),
+      formationState: 'WY',
+      formationDate: '2024-05-10',
+    });
     await createCompany(tenant, 'test', { ...corpFields(), legalName: 'No Date Inc' }); // no formation date: left out
     const q = 'from=2030-01-01&to=2030-12-31';
     const first = (await tenant.api('GET', `/compliance-deadlines?${q}&limit=1`)).json();
-    expect(first).toMatchObject({ object: 'list', hasMore: true, data: [{ companyId: corp.id, jurisdiction: 'WY', dueDate: '2030-05-01' }] });
-    const second = (await tenant.api('GET', `/compliance-deadlines?${q}&limit=1&startingAfter=${first.data[0].id}`)).json();
-    expect(second).toMatchObject({ hasMore: false, data: [{ companyId: llc.id, jurisdiction: 'DE', dueDate: '2030-06-01' }] });
-    const alias = (await tenant.api('GET', `/compliance-deadlines?${q}&limit=1&starting_after=${first.data[0].id}`)).json();
+    expect(first).toMatchObject({
+      object: 'list',
+      hasMore: true,
+      data: [{ companyId: corp.id, jurisdiction: 'WY', dueDate: '2030-05-01' }],
+    });
+    const second = (
+      await tenant.api('GET', `/compliance-deadlines?${q}&limit=1&startingAfter=${first.data[0].id}`)
+    ).json();
+    expect(second).toMatchObject({
+      hasMore: false,
+      data: [{ companyId: llc.id, jurisdiction: 'DE', dueDate: '2030-06-01' }],
+    });
+    const alias = (
+      await tenant.api('GET', `/compliance-deadlines?${q}&limit=1&starting_after=${first.data[0].id}`)
+    ).json();
     expect(alias.data[0].id).toBe(second.data[0].id);
 
     const de = (await tenant.api('GET', `/compliance-deadlines?${q}&jurisdiction=DE`)).json();
     expect(de.data.map((d: { companyId: string }) => d.companyId)).toEqual([llc.id]);
     expect((await tenant.api('GET', `/compliance-deadlines?${q}&status=upcoming`)).json().data).toHaveLength(2);
     expect((await tenant.api('GET', `/compliance-deadlines?${q}&status=overdue`)).json().data).toEqual([]);
-    expect((await tenant.api('GET', '/compliance-deadlines?from=2025-01-01&to=2025-12-31&status=overdue')).json().data).toHaveLength(2);
+    expect(
+      (await tenant.api('GET', '/compliance-deadlines?from=2025-01-01&to=2025-12-31&status=overdue')).json().data,
+    ).toHaveLength(2);
 
     const badCursor = await tenant.api('GET', `/compliance-deadlines?${q}&startingAfter=comp_x`);
     expect(badCursor.statusCode).toBe(400);
@@ -145,7 +220,8 @@ describe('GET /compliance-deadlines', () => {
 });
 
 describe('compliance reminders (POST /test_helpers/compliance-reminders/run and the daily job)', () => {
-  const run = (tenant: TestTenant, asOf: string) => tenant.api('POST', '/test_helpers/compliance-reminders/run', { asOf });
+  const run = (tenant: TestTenant, asOf: string) =>
+    tenant.api('POST', '/test_helpers/compliance-reminders/run', { asOf });
 
   it('emits deadline_approaching at 60, 30 and 7 days and deadline_missed the day after, each once', async () => {
     const tenant = await t.newTenant();
@@ -153,22 +229,43 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     const sixty = await run(tenant, '2030-04-02');
     expect(sixty.statusCode, sixty.body).toBe(200);
     expect(sixty.json().emitted).toEqual([
-      expect.objectContaining({ type: 'compliance.deadline_approaching', companyId: company.id, jurisdiction: 'DE', kind: 'annual_report', dueDate: '2030-06-01', daysUntilDue: 60 }),
+      expect.objectContaining({
+        type: 'compliance.deadline_approaching',
+        companyId: company.id,
+        jurisdiction: 'DE',
+        kind: 'annual_report',
+        dueDate: '2030-06-01',
+        daysUntilDue: 60,
+      }),
     ]);
     expect((await run(tenant, '2030-04-02')).json().emitted).toEqual([]);
     expect((await run(tenant, '2030-04-20')).json().emitted).toEqual([]);
-    expect((await run(tenant, '2030-05-02')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue)).toEqual([30]);
+    expect(
+      (await run(tenant, '2030-05-02')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue),
+    ).toEqual([30]);
     expect((await run(tenant, '2030-05-20')).json().emitted).toEqual([]);
-    expect((await run(tenant, '2030-05-25')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue)).toEqual([7]);
+    expect(
+      (await run(tenant, '2030-05-25')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue),
+    ).toEqual([7]);
     expect((await run(tenant, '2030-06-01')).json().emitted).toEqual([]);
     const missed = (await run(tenant, '2030-06-02')).json().emitted;
-    expect(missed).toEqual([expect.objectContaining({ type: 'compliance.deadline_missed', dueDate: '2030-06-01', daysUntilDue: -1 })]);
+    expect(missed).toEqual([
+      expect.objectContaining({ type: 'compliance.deadline_missed', dueDate: '2030-06-01', daysUntilDue: -1 }),
+    ]);
     expect((await run(tenant, '2030-06-03')).json().emitted).toEqual([]);
 
     const event = (await tenant.api('GET', `/events/${sixty.json().emitted[0].eventId}`)).json();
     expect(event).toMatchObject({
       type: 'compliance.deadline_approaching',
-      data: { companyId: company.id, jurisdiction: 'DE', kind: 'annual_report', dueDate: '2030-06-01', daysUntilDue: 60, reportName: expect.any(String), orderable: true },
+      data: {
+        companyId: company.id,
+        jurisdiction: 'DE',
+        kind: 'annual_report',
+        dueDate: '2030-06-01',
+        daysUntilDue: 60,
+        reportName: expect.any(String),
+        orderable: true,
+      },
     });
     expect(matchesSchema('compliance.deadline_approaching', event)).toBe(true);
     const missedEvent = (await tenant.api('GET', `/events/${missed[0].eventId}`)).json();
@@ -178,7 +275,9 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
   it('first seen late, only the tightest threshold is sent', async () => {
     const tenant = await t.newTenant();
     await createCompany(tenant);
-    expect((await run(tenant, '2030-05-20')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue)).toEqual([12]);
+    expect(
+      (await run(tenant, '2030-05-20')).json().emitted.map((e: { daysUntilDue: number }) => e.daysUntilDue),
+    ).toEqual([12]);
   });
 
   it('sends nothing for a report covered by a filed or pending annual report order', async () => {
@@ -191,7 +290,9 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     await order(tenant, c.id, 'annual_report', 'DE', 'cancelled', { filingYear: 2030 });
     const emitted = (await run(tenant, '2030-04-02')).json().emitted;
     expect(emitted.map((e: { companyId: string }) => e.companyId)).toEqual([c.id]);
-    expect((await run(tenant, '2030-06-02')).json().emitted.map((e: { companyId: string }) => e.companyId)).toEqual([c.id]);
+    expect((await run(tenant, '2030-06-02')).json().emitted.map((e: { companyId: string }) => e.companyId)).toEqual([
+      c.id,
+    ]);
   });
 
   it('runs for the calling test tenant only; the live address answers 404', async () => {
@@ -200,7 +301,12 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     await createCompany(other);
     await createCompany(tenant, 'live');
     expect((await run(tenant, '2030-04-02')).json().emitted).toEqual([]);
-    const live = await tenant.api('POST', '/test_helpers/compliance-reminders/run', { asOf: '2030-04-02' }, { env: 'live' });
+    const live = await tenant.api(
+      'POST',
+      '/test_helpers/compliance-reminders/run',
+      { asOf: '2030-04-02' },
+      { env: 'live' },
+    );
     expect(live.statusCode).toBe(404);
     const bad = await run(tenant, '2030-13-01');
     expect(bad.statusCode).toBe(400);
@@ -215,29 +321,48 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     await task({ asOf: '2031-04-02' }, helpers);
     await task({ asOf: '2031-04-02' }, helpers);
     const { rows } = await t.ctx.pool.query(
-      `SELECT type, data FROM events WHERE organization_id = $1 AND environment = 'live' AND data->>'companyId' = $2`, [tenant.organizationId, company.id]);
-    expect(rows).toEqual([{ type: 'compliance.deadline_approaching', data: expect.objectContaining({ dueDate: '2031-06-01', daysUntilDue: 60 }) }]);
+      `SELECT type, data FROM events WHERE organization_id = $1 AND environment = 'live' AND data->>'companyId' = $2`,
+      [tenant.organizationId, company.id],
+    );
+    expect(rows).toEqual([
+      {
+        type: 'compliance.deadline_approaching',
+        data: expect.objectContaining({ dueDate: '2031-06-01', daysUntilDue: 60 }),
+      },
+    ]);
   });
 
   it('webhook endpoints can subscribe to the reminder events', async () => {
     const tenant = await t.newTenant();
-    const res = await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['compliance.deadline_approaching', 'compliance.deadline_missed'] });
+    const res = await tenant.api('POST', '/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      eventTypes: ['compliance.deadline_approaching', 'compliance.deadline_missed'],
+    });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().eventTypes).toEqual(['compliance.deadline_approaching', 'compliance.deadline_missed']);
   });
 
   it('reaches the endpoints subscribed to it, never one subscribed to the filing and document events only', async () => {
     const tenant = await t.newTenant();
-    const create = async (eventTypes: string[]) => (await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes })).json().id as string;
+    const create = async (eventTypes: string[]) =>
+      (await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes })).json()
+        .id as string;
     const existing = await create(['filing.status_changed', 'document.uploaded']);
     const reminders = await create(['compliance.deadline_approaching']);
     const { company, user } = await createCompany(tenant);
     const [reminder] = (await run(tenant, '2030-04-02')).json().emitted;
-    const { orderId } = await createOrderRow(t.ctx, env(tenant), { companyId: company.id, userId: user.id, orderType: 'annual_report' });
-    expect((await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' })).statusCode).toBe(200);
+    const { orderId } = await createOrderRow(t.ctx, env(tenant), {
+      companyId: company.id,
+      userId: user.id,
+      orderType: 'annual_report',
+    });
+    expect(
+      (await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' })).statusCode,
+    ).toBe(200);
     const { rows } = await t.ctx.pool.query<{ endpoint_id: string; type: string }>(
       `SELECT DISTINCT d.endpoint_id, e.type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.organization_id = $1 ORDER BY e.type`,
-      [tenant.organizationId]);
+      [tenant.organizationId],
+    );
     expect(rows).toEqual([
       { endpoint_id: reminders, type: 'compliance.deadline_approaching' },
       { endpoint_id: existing, type: 'filing.status_changed' },
@@ -250,19 +375,35 @@ describe('operators edit the rules (admin API)', () => {
   it('changes a rule, keeps who changed it, and calendars follow', async () => {
     const tenant = await t.newTenant();
     const { company } = await createCompany(tenant, 'test', { formationState: 'MT' });
-    const before = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)).json();
+    const before = (
+      await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)
+    ).json();
     expect(before.items.map((i: { dueDate: string }) => i.dueDate)).toEqual(['2030-04-15']);
     // Montana's rule is shared by every test of this file: put back even when an assertion fails.
     try {
-      const res = await t.admin('PUT', '/compliance-rules/mt', { llc: { params: { month: 5, day: 1 } }, note: 'Statute amended' });
+      const res = await t.admin('PUT', '/compliance-rules/mt', {
+        llc: { params: { month: 5, day: 1 } },
+        note: 'Statute amended',
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ state: 'MT', updatedBy: 'operator', llc: { params: { month: 5, day: 1 } } });
-      const after = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)).json();
+      const after = (
+        await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2030-01-01&to=2030-12-31`)
+      ).json();
       expect(after.items.map((i: { dueDate: string }) => i.dueDate)).toEqual(['2030-05-01']);
       const log = (await t.admin('GET', '/compliance-rules/changes?state=MT')).json().data;
-      expect(log[0]).toMatchObject({ state: 'MT', changedBy: 'operator', note: 'Statute amended', before: { llc: { params: { month: 4, day: 15 } } }, after: { llc: { params: { month: 5, day: 1 } } } });
+      expect(log[0]).toMatchObject({
+        state: 'MT',
+        changedBy: 'operator',
+        note: 'Statute amended',
+        before: { llc: { params: { month: 4, day: 15 } } },
+        after: { llc: { params: { month: 5, day: 1 } } },
+      });
     } finally {
-      const restored = await t.admin('PUT', '/compliance-rules/MT', { llc: { params: { month: 4, day: 15 } }, note: 'Restored after the test' });
+      const restored = await t.admin('PUT', '/compliance-rules/MT', {
+        llc: { params: { month: 4, day: 15 } },
+        note: 'Restored after the test',
+      });
       expect(restored.statusCode, restored.body).toBe(200);
     }
   });
@@ -277,21 +418,31 @@ describe('operators edit the rules (admin API)', () => {
   });
 });
 
-describe('Alabama\'s repealed corporate annual report in the fee schedule', () => {
+describe("Alabama's repealed corporate annual report in the fee schedule", () => {
   // Migration 060 corrects a schedule seeded from the fee data before the repeal was recorded in it.
-  const correction = fs.readFileSync(new URL('../migrations/060.do.compliance-calendar.sql', import.meta.url), 'utf8').replace(/^[\s\S]*?(?=UPDATE state_fees)/, '');
-  const alabama = async () => (await t.admin('GET', '/state-fees')).json().data.find((s: { state: string }) => s.state === 'AL');
+  const correction = fs
+    .readFileSync(new URL('../migrations/060.do.compliance-calendar.sql', import.meta.url), 'utf8')
+    .replace(/^[\s\S]*?(?=UPDATE state_fees)/, '');
+  const alabama = async () =>
+    (await t.admin('GET', '/state-fees')).json().data.find((s: { state: string }) => s.state === 'AL');
 
-  it('is $0 as seeded, a schedule seeded before the correction becomes $0, and an operator\'s own figure stays', async () => {
+  it("is $0 as seeded, a schedule seeded before the correction becomes $0, and an operator's own figure stays", async () => {
     expect(await alabama()).toMatchObject({ corpAnnualReport: 0, llcAnnualReport: 0 });
     try {
-      await t.ctx.pool.query(`UPDATE state_fees SET corp_annual_report_cents = 1000, updated_by = 'seed' WHERE state = 'AL'`);
+      await t.ctx.pool.query(
+        `UPDATE state_fees SET corp_annual_report_cents = 1000, updated_by = 'seed' WHERE state = 'AL'`,
+      );
       await t.ctx.pool.query(correction);
       const fixed = await alabama();
       expect(fixed).toMatchObject({ corpAnnualReport: 0, updatedBy: 'migration' });
-      expect(fixed.source.history.at(-1)).toMatchObject({ by: 'migration', changes: { corpAnnualReport: { from: 10, to: 0 } } });
+      expect(fixed.source.history.at(-1)).toMatchObject({
+        by: 'migration',
+        changes: { corpAnnualReport: { from: 10, to: 0 } },
+      });
 
-      await t.ctx.pool.query(`UPDATE state_fees SET corp_annual_report_cents = 1500, updated_by = 'operator' WHERE state = 'AL'`);
+      await t.ctx.pool.query(
+        `UPDATE state_fees SET corp_annual_report_cents = 1500, updated_by = 'operator' WHERE state = 'AL'`,
+      );
       await t.ctx.pool.query(correction);
       expect(await alabama()).toMatchObject({ corpAnnualReport: 15, updatedBy: 'operator' });
     } finally {
@@ -301,8 +452,14 @@ describe('Alabama\'s repealed corporate annual report in the fee schedule', () =
 
   it('an Alabama corporation owes no report from 2025', async () => {
     const tenant = await t.newTenant();
-    const { company } = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'AL', formationDate: '2023-05-10' });
-    const body = (await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2029-12-31`)).json();
+    const { company } = await createCompany(tenant, 'test', {
+      ...corpFields(),
+      formationState: 'AL',
+      formationDate: '2023-05-10',
+    });
+    const body = (
+      await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2029-12-31`)
+    ).json();
     expect(body).toMatchObject({ companyId: company.id, items: [] });
   });
 });

@@ -20,7 +20,11 @@ describe('dashboard company page', () => {
   it('shows upcoming deadlines with status and a button to the annual report checkout for the state', async () => {
     const tenant = await t.newTenant();
     // Formed last year in Texas: the report is due May 15 each year, so one falls in the next 18 months.
-    const { user, company } = await createCompany(tenant, 'test', { formationState: 'TX', formationDate: `${thisYear - 1}-02-10`, legalName: 'Lone Star LLC' });
+    const { user, company } = await createCompany(tenant, 'test', {
+      formationState: 'TX',
+      formationDate: `${thisYear - 1}-02-10`,
+      legalName: 'Lone Star LLC',
+    });
     const s = await signIn(t, tenant, { userId: user.id });
     const page = await s.get(`/companies/${company.id}`);
     expect(page.statusCode).toBe(200);
@@ -31,38 +35,63 @@ describe('dashboard company page', () => {
     const href = `${s.base}/companies/${company.id}/checkout/annual-report?filingState=TX&amp;filingYear=${nextDue}`;
     expect(page.body).toContain(href);
     // The button opens the annual report checkout for that state and year.
-    const checkout = await s.get(`/companies/${company.id}/checkout/annual-report?filingState=TX&filingYear=${nextDue}`);
+    const checkout = await s.get(
+      `/companies/${company.id}/checkout/annual-report?filingState=TX&filingYear=${nextDue}`,
+    );
     expect(checkout.statusCode).toBe(200);
     expect(checkout.body).toContain('Annual report');
   });
 
-  it('a report still overdue from last year has no button: the checkout would order this year\'s report instead', async () => {
+  it("a report still overdue from last year has no button: the checkout would order this year's report instead", async () => {
     const tenant = await t.newTenant();
     // Minnesota: due December 31 every year, so last year's report is overdue and this year's is open (CAL-23).
-    const { user, company } = await createCompany(tenant, 'test', { formationState: 'MN', formationDate: `${thisYear - 3}-06-01`, legalName: 'North Star LLC' });
+    const { user, company } = await createCompany(tenant, 'test', {
+      formationState: 'MN',
+      formationDate: `${thisYear - 3}-06-01`,
+      legalName: 'North Star LLC',
+    });
     const s = await signIn(t, tenant, { userId: user.id });
     const page = (await s.get(`/companies/${company.id}`)).body;
     expect(page).toContain(`Dec 31, ${thisYear - 1}`);
     expect(page).toContain('badge-warning">Overdue');
     expect(page).not.toContain(`filingYear=${thisYear - 1}`);
-    expect(page).toContain(`${s.base}/companies/${company.id}/checkout/annual-report?filingState=MN&amp;filingYear=${thisYear}`);
+    expect(page).toContain(
+      `${s.base}/companies/${company.id}/checkout/annual-report?filingState=MN&amp;filingYear=${thisYear}`,
+    );
   });
 
   it('shows a filed report as filed, without a button, and says when there is no formation date', async () => {
     const tenant = await t.newTenant();
-    const { user, company } = await createCompany(tenant, 'test', { formationState: 'TX', formationDate: `${thisYear - 1}-02-10` });
-    const year = today <= `${thisYear}-05-15` ? thisYear : thisYear + 1;
-    await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, {
-      companyId: company.id, userId: user.id, orderType: 'annual_report', filingState: 'TX', filingStatus: 'filed', details: { filingYear: year },
+    const { user, company } = await createCompany(tenant, 'test', {
+      formationState: 'TX',
+      formationDate: `${thisYear - 1}-02-10`,
     });
+    const year = today <= `${thisYear}-05-15` ? thisYear : thisYear + 1;
+    await createOrderRow(
+      t.ctx,
+      { organizationId: tenant.organizationId, environment: 'test' },
+      {
+        companyId: company.id,
+        userId: user.id,
+        orderType: 'annual_report',
+        filingState: 'TX',
+        filingStatus: 'filed',
+        details: { filingYear: year },
+      },
+    );
     const s = await signIn(t, tenant, { userId: user.id });
     const page = (await s.get(`/companies/${company.id}`)).body;
     expect(page).toContain('badge-success">Filed');
     expect(page).not.toContain(`filingState=TX&amp;filingYear=${year}`);
 
-    const { user: u2, company: noDate } = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'NY' });
+    const { user: u2, company: noDate } = await createCompany(tenant, 'test', {
+      ...corpFields(),
+      formationState: 'NY',
+    });
     const s2 = await signIn(t, tenant, { userId: u2.id });
-    expect((await s2.get(`/companies/${noDate.id}`)).body).toContain('Deadlines appear once the company has a formation date.');
+    expect((await s2.get(`/companies/${noDate.id}`)).body).toContain(
+      'Deadlines appear once the company has a formation date.',
+    );
   });
 });
 
@@ -70,8 +99,16 @@ describe('console deadlines view', () => {
   it('lists live deadlines across tenants for the filing team, filtered', async () => {
     const a = await t.newTenant('Alpha Platform');
     const b = await t.newTenant('Beta Platform');
-    await createCompany(a, 'live', { legalName: 'Alpha Widgets LLC', formationState: 'WY', formationDate: '2024-09-03' });
-    await createCompany(b, 'live', { legalName: 'Beta Gadgets LLC', formationState: 'DE', formationDate: '2024-03-01' });
+    await createCompany(a, 'live', {
+      legalName: 'Alpha Widgets LLC',
+      formationState: 'WY',
+      formationDate: '2024-09-03',
+    });
+    await createCompany(b, 'live', {
+      legalName: 'Beta Gadgets LLC',
+      formationState: 'DE',
+      formationDate: '2024-03-01',
+    });
     await createCompany(b, 'test', { legalName: 'Test Only LLC', formationState: 'DE', formationDate: '2024-03-01' });
     const op = await newOperator(t.ctx.pool);
     const c = consoleClient(t.app);

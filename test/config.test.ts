@@ -19,7 +19,10 @@ describe('configuration', () => {
 
   it('refuses private webhook addresses by default, with or without DATABASE_URL, unless set', () => {
     expect(loadConfig({}).webhookAllowPrivateNetworks).toBe(false);
-    expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) }).webhookAllowPrivateNetworks).toBe(false);
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) })
+        .webhookAllowPrivateNetworks,
+    ).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhookAllowPrivateNetworks).toBe(true);
   });
 
@@ -27,16 +30,24 @@ describe('configuration', () => {
     const quick = quickStartEnv({});
     expect(quick.turnedOn).toEqual(['WEBHOOK_ALLOW_PRIVATE_NETWORKS=true']);
     expect(loadConfig(quick.env).webhookAllowPrivateNetworks).toBe(true);
-    expect(quickStartEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toEqual({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, turnedOn: [] });
+    expect(quickStartEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' })).toEqual({
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' },
+      turnedOn: [],
+    });
     const deployed = quickStartEnv({ DATABASE_URL: 'postgres://x@h/db', DATA_ENCRYPTION_KEY: 'ab'.repeat(32) });
     expect(deployed.turnedOn).toEqual([]);
     expect(loadConfig(deployed.env).webhookAllowPrivateNetworks).toBe(false);
   });
 
   it('derives the default base addresses from PORT and takes the given ones', () => {
-    expect(loadConfig({ PORT: '8080' })).toMatchObject({ port: 8080, liveBaseUrl: 'http://localhost:8080/v1', testBaseUrl: 'http://localhost:8080/test/v1' });
-    expect(loadConfig({ LIVE_BASE_URL: 'https://api.example.com/v1/', TEST_BASE_URL: 'https://api.example.com/test/v1' }))
-      .toMatchObject({ liveBaseUrl: 'https://api.example.com/v1', testBaseUrl: 'https://api.example.com/test/v1' });
+    expect(loadConfig({ PORT: '8080' })).toMatchObject({
+      port: 8080,
+      liveBaseUrl: 'http://localhost:8080/v1',
+      testBaseUrl: 'http://localhost:8080/test/v1',
+    });
+    expect(
+      loadConfig({ LIVE_BASE_URL: 'https://api.example.com/v1/', TEST_BASE_URL: 'https://api.example.com/test/v1' }),
+    ).toMatchObject({ liveBaseUrl: 'https://api.example.com/v1', testBaseUrl: 'https://api.example.com/test/v1' });
   });
 
   it('takes an OPERATOR_TOKEN of 32 characters or more, and stops on a shorter one without printing it', () => {
@@ -54,9 +65,22 @@ describe('configuration', () => {
   });
 
   it('has documented rate limits, each configurable', () => {
-    expect(loadConfig({}).rateLimits).toEqual({ windowSeconds: 60, apiRequests: 1200, adminRequests: 300, adminAuthFailures: 10, signInAttempts: 10, magicLinkOpens: 30, syncMs: 250, webhookTestsPerMinute: 10, webhookResendsPerMinute: 60 });
+    expect(loadConfig({}).rateLimits).toEqual({
+      windowSeconds: 60,
+      apiRequests: 1200,
+      adminRequests: 300,
+      adminAuthFailures: 10,
+      signInAttempts: 10,
+      magicLinkOpens: 30,
+      syncMs: 250,
+      webhookTestsPerMinute: 10,
+      webhookResendsPerMinute: 60,
+    });
     expect(loadConfig({}).webhookEndpointsMax).toBe(20);
-    expect(loadConfig({ RATE_LIMIT_API_REQUESTS: '50', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimits).toMatchObject({ apiRequests: 50, windowSeconds: 10 });
+    expect(loadConfig({ RATE_LIMIT_API_REQUESTS: '50', RATE_LIMIT_WINDOW_SECONDS: '10' }).rateLimits).toMatchObject({
+      apiRequests: 50,
+      windowSeconds: 10,
+    });
     expect(() => loadConfig({ RATE_LIMIT_API_REQUESTS: '0' })).toThrow(/RATE_LIMIT_API_REQUESTS/);
   });
 
@@ -100,22 +124,45 @@ describe('configuration', () => {
       metricsPort: null,
     });
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000' }).httpHeadersTimeoutMs).toBe(4000);
-    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_HEADERS_TIMEOUT_MS: '5000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_HEADERS_TIMEOUT_MS: '5000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS/,
+    );
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
   });
 
   // PAY-1: live card payments need both Stripe settings; the API address defaults to Stripe's own.
-  it('turns live card payments on with both Stripe settings, defaulting to Stripe\'s API, and says which state it is in', () => {
+  it("turns live card payments on with both Stripe settings, defaulting to Stripe's API, and says which state it is in", () => {
     const off = loadConfig({});
     expect(off.stripe).toBeNull();
-    expect(livePaymentsStatus(off)).toMatchObject({ level: 'warn', message: expect.stringContaining('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set') });
-    const live = loadConfig({ STRIPE_SECRET_KEY: 'sk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' });
-    expect(live.stripe).toEqual({ secretKey: 'sk_live_0123456789abcdef', webhookSecret: 'whsec_0123456789abcdef', apiBaseUrl: 'https://api.stripe.com' });
-    expect(livePaymentsStatus(live)).toEqual({ level: 'info', message: 'live card payments through Stripe (API https://api.stripe.com)' });
-    const standIn = loadConfig({ STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef', STRIPE_API_BASE_URL: 'http://127.0.0.1:4100/' });
+    expect(livePaymentsStatus(off)).toMatchObject({
+      level: 'warn',
+      message: expect.stringContaining('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set'),
+    });
+    const live = loadConfig({
+      STRIPE_SECRET_KEY: 'sk_live_0123456789abcdef',
+      STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef',
+    });
+    expect(live.stripe).toEqual({
+      secretKey: 'sk_live_0123456789abcdef',
+      webhookSecret: 'whsec_0123456789abcdef',
+      apiBaseUrl: 'https://api.stripe.com',
+    });
+    expect(livePaymentsStatus(live)).toEqual({
+      level: 'info',
+      message: 'live card payments through Stripe (API https://api.stripe.com)',
+    });
+    const standIn = loadConfig({
+      STRIPE_SECRET_KEY: 'sk_test_0123456789abcdef',
+      STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef',
+      STRIPE_API_BASE_URL: 'http://127.0.0.1:4100/',
+    });
     expect(standIn.stripe?.apiBaseUrl).toBe('http://127.0.0.1:4100');
     expect(livePaymentsStatus(standIn)).toMatchObject({ level: 'warn', message: expect.stringContaining('TEST mode') });
-    expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(/STRIPE_SECRET_KEY: required when STRIPE_WEBHOOK_SECRET is set/);
-    expect(() => loadConfig({ STRIPE_SECRET_KEY: 'pk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' })).toThrow(
+      /STRIPE_SECRET_KEY: required when STRIPE_WEBHOOK_SECRET is set/,
+    );
+    expect(() =>
+      loadConfig({ STRIPE_SECRET_KEY: 'pk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' }),
+    ).toThrow(/STRIPE_SECRET_KEY/);
   });
 });

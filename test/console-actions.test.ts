@@ -19,7 +19,11 @@ beforeAll(async () => {
   await signIn(c, operator.email, operator.password);
   tenant = await t.newTenant('Queue Platform');
   for (const environment of ['live', 'test']) {
-    const res = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment, amount: 5000, note: 'float' });
+    const res = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
+      environment,
+      amount: 5000,
+      note: 'float',
+    });
     expect(res.statusCode, res.body).toBe(201);
   }
 });
@@ -32,9 +36,12 @@ async function placeFormation(env: 'live' | 'test', state = 'DE', extra: Record<
   return res.json<{ companyId: string; items: Array<{ orderId: string; orderType: string }> }>();
 }
 
-const statusOf = async (orderId: string) => (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [orderId])).rows[0].filing_status;
+const statusOf = async (orderId: string) =>
+  (await t.ctx.pool.query('SELECT filing_status FROM orders WHERE id = $1', [orderId])).rows[0].filing_status;
 const flashOf = (res: { headers: Record<string, unknown> }) => {
-  const cookie = ([] as string[]).concat((res.headers['set-cookie'] as string[]) ?? []).find((s) => s.startsWith('fcs_console_flash='));
+  const cookie = ([] as string[])
+    .concat((res.headers['set-cookie'] as string[]) ?? [])
+    .find((s) => s.startsWith('fcs_console_flash='));
   return cookie ? JSON.parse(Buffer.from(cookie.split(';')[0].split('=')[1], 'base64url').toString()) : null;
 };
 
@@ -53,19 +60,32 @@ describe('work queue', () => {
     const wy = (await c.get('/console/queue?state=WY')).body;
     expect(wy).toContain(second);
     expect(wy).not.toContain(first);
-    expect((await c.get(`/console/queue?organizationId=${tenant.organizationId}&orderType=formation&status=submitted`)).body).toContain(first);
+    expect(
+      (await c.get(`/console/queue?organizationId=${tenant.organizationId}&orderType=formation&status=submitted`)).body,
+    ).toContain(first);
     expect((await c.get('/console/queue?status=exception')).body).not.toContain(first);
   });
 
   it('searches by order id, company id or a piece of the legal name, alone or with other filters', async () => {
     const user = await createUser(tenant, 'live');
-    const named = await tenant.api('POST', '/orders', formationBody(user.id, 'NV', {
-      formation: { company: formationCompany('LLC', { legalName: 'Zephyr Quill 50% Holdings LLC' }) },
-    }), { env: 'live' });
+    const named = await tenant.api(
+      'POST',
+      '/orders',
+      formationBody(user.id, 'NV', {
+        formation: { company: formationCompany('LLC', { legalName: 'Zephyr Quill 50% Holdings LLC' }) },
+      }),
+      { env: 'live' },
+    );
     expect(named.statusCode, named.body).toBe(201);
     const orderId = named.json().items[0].orderId;
     const other = (await placeFormation('live', 'NV')).items[0].orderId;
-    for (const query of ['q=zephyr%20quill', 'q=Quill&state=NV', `q=Quill&orderType=formation&organizationId=${tenant.organizationId}`, `q=${orderId}`, `q=${named.json().companyId}&status=submitted`]) {
+    for (const query of [
+      'q=zephyr%20quill',
+      'q=Quill&state=NV',
+      `q=Quill&orderType=formation&organizationId=${tenant.organizationId}`,
+      `q=${orderId}`,
+      `q=${named.json().companyId}&status=submitted`,
+    ]) {
       const res = await c.get(`/console/queue?${query}`);
       expect(res.statusCode, query).toBe(200);
       expect(res.body, query).toContain(orderId);
@@ -117,27 +137,49 @@ describe('order actions', () => {
     expect(unconfirmed.statusCode).toBe(400);
     expect(await statusOf(orderId)).toBe('submitted');
 
-    const done = await c.post(`/console/orders/${orderId}/transition`, { _csrf: c.csrf(), action: 'pending', confirm: 'yes' });
+    const done = await c.post(`/console/orders/${orderId}/transition`, {
+      _csrf: c.csrf(),
+      action: 'pending',
+      confirm: 'yes',
+    });
     expect(done.statusCode).toBe(303);
     expect(flashOf(done)).toMatchObject({ kind: 'ok' });
     expect(await statusOf(orderId)).toBe('pending');
-    const { rows } = await t.ctx.pool.query(`SELECT actor FROM order_status_history WHERE order_id = $1 AND to_status = 'pending'`, [orderId]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT actor FROM order_status_history WHERE order_id = $1 AND to_status = 'pending'`,
+      [orderId],
+    );
     expect(rows).toEqual([{ actor: `operator:${operator.id}` }]);
-    expect((await c.get(`/console/orders/${orderId}`)).body).toContain(`Ada Admin &lt;${operator.email}&gt; (operator:${operator.id})`);
+    expect((await c.get(`/console/orders/${orderId}`)).body).toContain(
+      `Ada Admin &lt;${operator.email}&gt; (operator:${operator.id})`,
+    );
   });
 
   it('refuses a move the pipeline forbids and a live EIN filed without its EIN, with the reason', async () => {
     const placed = await placeFormation('live', 'DE', { ein: einObject() });
     const ein = placed.items.find((i) => i.orderType === 'ein')!.orderId;
     await c.get(`/console/orders/${ein}`);
-    const noEin = await c.post(`/console/orders/${ein}/review`, { _csrf: c.csrf(), action: 'filed', filingDate: new Date().toISOString().slice(0, 10) });
+    const noEin = await c.post(`/console/orders/${ein}/review`, {
+      _csrf: c.csrf(),
+      action: 'filed',
+      filingDate: new Date().toISOString().slice(0, 10),
+    });
     expect(noEin.statusCode).toBe(303);
     expect(flashOf(noEin)).toMatchObject({ kind: 'error', text: expect.stringContaining('ein') });
 
-    const resolve = await c.post(`/console/orders/${ein}/review`, { _csrf: c.csrf(), action: 'resolve', resumeTo: 'pending' });
+    const resolve = await c.post(`/console/orders/${ein}/review`, {
+      _csrf: c.csrf(),
+      action: 'resolve',
+      resumeTo: 'pending',
+    });
     expect(flashOf(resolve)).toMatchObject({ kind: 'error', text: expect.stringContaining('nothing to resolve') });
 
-    const filed = await c.post(`/console/orders/${ein}/transition`, { _csrf: c.csrf(), action: 'filed', ein: '12-3456789', confirm: 'yes' });
+    const filed = await c.post(`/console/orders/${ein}/transition`, {
+      _csrf: c.csrf(),
+      action: 'filed',
+      ein: '12-3456789',
+      confirm: 'yes',
+    });
     expect(flashOf(filed)).toMatchObject({ kind: 'ok' });
     const company = await t.ctx.pool.query('SELECT ein FROM companies WHERE id = $1', [placed.companyId]);
     expect(company.rows[0].ein).toBe('12-3456789');
@@ -155,21 +197,34 @@ describe('order actions', () => {
     expect(total).toBe(`$${(charged / 100).toFixed(2)}`);
     expect(await balanceCents(tenant, 'live')).toBe(before - charged);
 
-    const done = await c.post(`/console/orders/${orderId}/transition`, { _csrf: c.csrf(), action: 'cancel', confirm: 'yes' });
+    const done = await c.post(`/console/orders/${orderId}/transition`, {
+      _csrf: c.csrf(),
+      action: 'cancel',
+      confirm: 'yes',
+    });
     expect(flashOf(done)).toMatchObject({ kind: 'ok', text: expect.stringContaining('reversed') });
     expect(await statusOf(orderId)).toBe('cancelled');
     expect(await balanceCents(tenant, 'live')).toBe(before);
-    const { rows } = await t.ctx.pool.query(`SELECT DISTINCT created_by FROM ledger_entries WHERE order_id = $1 AND type = 'reversal'`, [orderId]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT DISTINCT created_by FROM ledger_entries WHERE order_id = $1 AND type = 'reversal'`,
+      [orderId],
+    );
     expect(rows).toEqual([{ created_by: `operator:${operator.id}` }]);
   });
 
   it('refuses an upload without the CSRF token and stores nothing', async () => {
     const orderId = (await placeFormation('live')).items[0].orderId;
     const boundary = '----consoletest';
-    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
     const payload = `${part('documentType', 'articles_of_organization')}${part('confirm', 'yes')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n%%EOF\n\r\n--${boundary}--\r\n`;
     const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await t.app.inject({ method: 'POST', url: `/console/orders/${orderId}/documents`, payload, headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/console/orders/${orderId}/documents`,
+      payload,
+      headers: { cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     expect(res.statusCode).toBe(403);
     const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM documents WHERE order_id = $1', [orderId]);
     expect(rows[0].n).toBe(0);
@@ -191,66 +246,125 @@ describe('business pages', () => {
     const page = await c.get(`/console/organizations/${orgId}`);
     expect(page.body).not.toContain(liveKey);
 
-    const noNote = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', confirm: 'yes' });
+    const noNote = await c.post(`/console/organizations/${orgId}/credit`, {
+      _csrf: c.csrf(),
+      amount: '1,250.50',
+      confirm: 'yes',
+    });
     expect(flashOf(noNote)).toMatchObject({ kind: 'error' });
     // LIM-3: the console has the admin API's bound on a credit.
-    const huge = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '10,000,000.01', note: 'Typo', confirm: 'yes' });
+    const huge = await c.post(`/console/organizations/${orgId}/credit`, {
+      _csrf: c.csrf(),
+      amount: '10,000,000.01',
+      note: 'Typo',
+      confirm: 'yes',
+    });
     expect(flashOf(huge)).toMatchObject({ kind: 'error', text: expect.stringContaining('at most 10,000,000 dollars') });
-    const credit = await c.post(`/console/organizations/${orgId}/credit`, { _csrf: c.csrf(), amount: '1,250.50', note: 'Wire ref 7781', confirm: 'yes' });
+    const credit = await c.post(`/console/organizations/${orgId}/credit`, {
+      _csrf: c.csrf(),
+      amount: '1,250.50',
+      note: 'Wire ref 7781',
+      confirm: 'yes',
+    });
     expect(flashOf(credit)).toMatchObject({ kind: 'ok' });
     const after = await t.app.inject({ method: 'GET', url: '/v1/organization', headers: { 'x-api-key': liveKey } });
     expect(after.json().balance).toBe(1250.5);
-    const { rows } = await t.ctx.pool.query(`SELECT environment, description, created_by FROM ledger_entries WHERE organization_id = $1`, [orgId]);
-    expect(rows).toEqual([{ environment: 'live', description: 'Wire ref 7781', created_by: `operator:${operator.id}` }]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT environment, description, created_by FROM ledger_entries WHERE organization_id = $1`,
+      [orgId],
+    );
+    expect(rows).toEqual([
+      { environment: 'live', description: 'Wire ref 7781', created_by: `operator:${operator.id}` },
+    ]);
 
     const keyId = /\/keys\/(key_[a-z0-9]+)\/revoke/.exec(page.body)![1];
-    const revoke = await c.post(`/console/organizations/${orgId}/keys/${keyId}/revoke`, { _csrf: c.csrf(), confirm: 'yes' });
+    const revoke = await c.post(`/console/organizations/${orgId}/keys/${keyId}/revoke`, {
+      _csrf: c.csrf(),
+      confirm: 'yes',
+    });
     expect(flashOf(revoke)).toMatchObject({ kind: 'ok' });
     const { rows: k } = await t.ctx.pool.query('SELECT revoked_at FROM api_keys WHERE id = $1', [keyId]);
     expect(k[0].revoked_at).not.toBeNull();
 
     // A domain set by an operator waits for its DNS record like any other, unless the operator vouches for it.
-    const domain = await c.post(`/console/organizations/${orgId}/domain`, { _csrf: c.csrf(), whiteLabelDomain: 'filings.console-made.com' });
+    const domain = await c.post(`/console/organizations/${orgId}/domain`, {
+      _csrf: c.csrf(),
+      whiteLabelDomain: 'filings.console-made.com',
+    });
     expect(flashOf(domain)).toMatchObject({ kind: 'ok', text: expect.stringContaining('pending') });
     const pendingPage = (await c.get(`/console/organizations/${orgId}`)).body;
     expect(pendingPage).toContain('value="filings.console-made.com"');
     expect(pendingPage).toContain('_fcs-domain-verification.filings.console-made.com');
-    expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'filings.console-made.com' } })).statusCode).toBe(404);
-    const vouched = await c.post(`/console/organizations/${orgId}/domain`, { _csrf: c.csrf(), whiteLabelDomain: 'filings.console-made.com', verified: 'yes' });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/', headers: { host: 'filings.console-made.com' } })).statusCode,
+    ).toBe(404);
+    const vouched = await c.post(`/console/organizations/${orgId}/domain`, {
+      _csrf: c.csrf(),
+      whiteLabelDomain: 'filings.console-made.com',
+      verified: 'yes',
+    });
     expect(flashOf(vouched)).toMatchObject({ kind: 'ok', text: expect.stringContaining('in effect') });
-    const { rows: d } = await t.ctx.pool.query('SELECT white_label_domain_verified_at FROM organizations WHERE id = $1', [orgId]);
+    const { rows: d } = await t.ctx.pool.query(
+      'SELECT white_label_domain_verified_at FROM organizations WHERE id = $1',
+      [orgId],
+    );
     expect(d[0].white_label_domain_verified_at).not.toBeNull();
   });
 
   it('creates an organization with a technical contact and shows it; shows disabled webhook endpoints first and prominently', async () => {
     await c.get('/console/organizations');
-    const bad = await c.post('/console/organizations', { _csrf: c.csrf(), name: 'Typo Co', contactEmail: 'alerts.typo.example' });
+    const bad = await c.post('/console/organizations', {
+      _csrf: c.csrf(),
+      name: 'Typo Co',
+      contactEmail: 'alerts.typo.example',
+    });
     expect(flashOf(bad)).toMatchObject({ kind: 'error', text: expect.stringContaining('contactEmail') });
-    const created = await c.post('/console/organizations', { _csrf: c.csrf(), name: 'Alerted Co', contactEmail: 'alerts@alerted.example' });
+    const created = await c.post('/console/organizations', {
+      _csrf: c.csrf(),
+      name: 'Alerted Co',
+      contactEmail: 'alerts@alerted.example',
+    });
     expect(created.statusCode).toBe(201);
     const orgId = /\/console\/organizations\/(org_[a-z0-9]+)\/credit/.exec(created.body)![1];
-    expect((await c.get(`/console/organizations/${orgId}`)).body).toMatch(/Technical contact:[\s\S]*alerts@alerted\.example/);
+    expect((await c.get(`/console/organizations/${orgId}`)).body).toMatch(
+      /Technical contact:[\s\S]*alerts@alerted\.example/,
+    );
 
     // An organization without a contact whose endpoint the delivery policy disabled.
     const silent = await t.newTenant('Silent Hooks Co');
-    const ep = await silent.api('POST', '/webhook-endpoints', { url: 'https://hooks.silent.example/in', eventTypes: ['document.uploaded'] });
+    const ep = await silent.api('POST', '/webhook-endpoints', {
+      url: 'https://hooks.silent.example/in',
+      eventTypes: ['document.uploaded'],
+    });
     expect(ep.statusCode, ep.body).toBe(201);
     // No worker runs here: the event's delivery stays due and the backlog shows it.
-    await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: silent.organizationId, environment: 'test' }, 'document.uploaded', {}));
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'The endpoint answered 410 Gone' WHERE id = $1`, [ep.json().id]);
+    await withTransaction(t.ctx.pool, (tx) =>
+      emitEvent(tx, { organizationId: silent.organizationId, environment: 'test' }, 'document.uploaded', {}),
+    );
+    await t.ctx.pool.query(
+      `UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'The endpoint answered 410 Gone' WHERE id = $1`,
+      [ep.json().id],
+    );
     const overview = (await c.get('/console/webhooks')).body;
     const callout = overview.slice(overview.indexOf('id="disabled-endpoints"'), overview.indexOf('</section>'));
     expect(callout).toContain(ep.json().id);
     expect(callout).toContain('The endpoint answered 410 Gone');
     expect(callout).toContain('no contact');
-    expect(overview).toMatch(/id="delivery-backlog">\s*<strong>Delivery backlog: [1-9]\d* due deliver(y|ies), the oldest due for [\d.]+ s/);
+    expect(overview).toMatch(
+      /id="delivery-backlog">\s*<strong>Delivery backlog: [1-9]\d* due deliver(y|ies), the oldest due for [\d.]+ s/,
+    );
     const health = (await c.get(`/console/webhooks/${silent.organizationId}`)).body;
-    expect(health).toMatch(/id="disabled-endpoints"[\s\S]*1 disabled endpoint[\s\S]*hooks\.silent\.example[\s\S]*no technical contact email/);
+    expect(health).toMatch(
+      /id="disabled-endpoints"[\s\S]*1 disabled endpoint[\s\S]*hooks\.silent\.example[\s\S]*no technical contact email/,
+    );
   });
 
   it('sets an organization wholesale override and edits a state fee, keeping the source', async () => {
     await c.get('/console/prices');
-    const set = await c.post(`/console/prices/organizations/${tenant.organizationId}/registered_agent`, { _csrf: c.csrf(), wholesaleAmount: '42' });
+    const set = await c.post(`/console/prices/organizations/${tenant.organizationId}/registered_agent`, {
+      _csrf: c.csrf(),
+      wholesaleAmount: '42',
+    });
     expect(flashOf(set)).toMatchObject({ kind: 'ok' });
     const prices = (await c.get(`/console/prices?organizationId=${tenant.organizationId}`)).body;
     expect(prices).toMatch(/registered_agent[\s\S]*?\$42\.00[\s\S]*?override/);
@@ -260,14 +374,25 @@ describe('business pages', () => {
     try {
       const before = (await c.get('/console/fees/WY')).body;
       expect(before).toContain('Source');
-      const res = await c.post('/console/fees/WY', { _csrf: c.csrf(), llcFormation: '104.00', note: 'Fee change notice 2025-07', expeditedWas: '103.75', expeditedFormation: '103.75' });
+      const res = await c.post('/console/fees/WY', {
+        _csrf: c.csrf(),
+        llcFormation: '104.00',
+        note: 'Fee change notice 2025-07',
+        expeditedWas: '103.75',
+        expeditedFormation: '103.75',
+      });
       expect(flashOf(res)).toMatchObject({ kind: 'ok' });
-      const { rows } = await t.ctx.pool.query(`SELECT llc_formation_cents, updated_by, source FROM state_fees WHERE state = 'WY'`);
+      const { rows } = await t.ctx.pool.query(
+        `SELECT llc_formation_cents, updated_by, source FROM state_fees WHERE state = 'WY'`,
+      );
       expect(rows[0]).toMatchObject({ llc_formation_cents: 10400, updated_by: `operator:${operator.id}` });
       expect(rows[0].source.sources.length).toBeGreaterThan(0);
       expect((await c.get('/console/fees/WY')).body).toContain('Fee change notice 2025-07');
     } finally {
-      const restored = await t.admin('PUT', '/state-fees/WY', { llcFormation: seeded.llcFormation, expeditedFormation: seeded.expeditedFormation });
+      const restored = await t.admin('PUT', '/state-fees/WY', {
+        llcFormation: seeded.llcFormation,
+        expeditedFormation: seeded.expeditedFormation,
+      });
       expect(restored.statusCode, restored.body).toBe(200);
     }
   });

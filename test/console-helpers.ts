@@ -18,12 +18,24 @@ export interface InjectResult {
   body: string;
 }
 
-export function consoleClient(app: FastifyInstance, defaults: Record<string, string> = {}, remoteAddress?: string): ConsoleClient {
+export function consoleClient(
+  app: FastifyInstance,
+  defaults: Record<string, string> = {},
+  remoteAddress?: string,
+): ConsoleClient {
   const cookies = new Map<string, string>();
   let lastCsrf = '';
   const send = async (options: InjectOptions): Promise<InjectResult> => {
     const cookieHeader = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await app.inject({ ...options, ...(remoteAddress ? { remoteAddress } : {}), headers: { ...defaults, ...(cookieHeader ? { cookie: cookieHeader } : {}), ...(options.headers as Record<string, string>) } });
+    const res = await app.inject({
+      ...options,
+      ...(remoteAddress ? { remoteAddress } : {}),
+      headers: {
+        ...defaults,
+        ...(cookieHeader ? { cookie: cookieHeader } : {}),
+        ...(options.headers as Record<string, string>),
+      },
+    });
     const setCookies = ([] as string[]).concat((res.headers['set-cookie'] as string | string[] | undefined) ?? []);
     for (const c of setCookies) {
       const [pair] = c.split(';');
@@ -39,7 +51,13 @@ export function consoleClient(app: FastifyInstance, defaults: Record<string, str
   return {
     cookies,
     get: (url, headers) => send({ method: 'GET', url, headers }),
-    post: (url, form, headers) => send({ method: 'POST', url, payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } }),
+    post: (url, form, headers) =>
+      send({
+        method: 'POST',
+        url,
+        payload: new URLSearchParams(form).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      }),
     csrf: () => lastCsrf,
   };
 }

@@ -45,7 +45,12 @@ async function shot(page: Page, name: string) {
 }
 
 /** Fills an order-page action form (scoped by its hidden action), goes to the confirmation page and confirms. */
-async function act(page: Page, action: string, fill: (form: ReturnType<Page['locator']>) => Promise<void>, shotName?: string) {
+async function act(
+  page: Page,
+  action: string,
+  fill: (form: ReturnType<Page['locator']>) => Promise<void>,
+  shotName?: string,
+) {
   const form = page.locator(`form.action:has(input[name="action"][value="${action}"])`);
   await fill(form);
   await form.locator('button[type="submit"]').click();
@@ -62,7 +67,12 @@ async function act(page: Page, action: string, fill: (form: ReturnType<Page['loc
 async function samplePdf(): Promise<string> {
   const doc = await PDFDocument.create();
   const pdfPage = doc.addPage([612, 792]);
-  pdfPage.drawText('Certificate of Formation - Harbor Light Ventures LLC', { x: 72, y: 700, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
+  pdfPage.drawText('Certificate of Formation - Harbor Light Ventures LLC', {
+    x: 72,
+    y: 700,
+    size: 14,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+  });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'console-')), 'certificate-of-formation.pdf');
   fs.writeFileSync(file, await doc.save());
   return file;
@@ -72,10 +82,36 @@ describe('console in a real browser', () => {
   it('walks a live formation from submitted to filed, with an exception and an upload, and the receiver gets every event', async () => {
     const operator = await newOperator(t.ctx.pool, 'Frances Filer');
     const tenant = await t.newTenant('Harbor Platform');
-    await ok(await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, { environment: 'live', amount: 2500, note: 'Wire 2025-03 ref 4411' }), 201);
-    const endpoint = await ok(await tenant.api('POST', '/webhook-endpoints', { url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'] }, { env: 'live' }), 201);
-    const user = await ok(await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace@example.com' }, { env: 'live' }), 201);
-    const placed = await ok(await tenant.api('POST', '/orders', harborLightFormation(user.id, ['Harbor Light Holdings LLC', 'Harborlight Ventures LLC']), { env: 'live' }), 201);
+    await ok(
+      await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
+        environment: 'live',
+        amount: 2500,
+        note: 'Wire 2025-03 ref 4411',
+      }),
+      201,
+    );
+    const endpoint = await ok(
+      await tenant.api(
+        'POST',
+        '/webhook-endpoints',
+        { url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'] },
+        { env: 'live' },
+      ),
+      201,
+    );
+    const user = await ok(
+      await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace@example.com' }, { env: 'live' }),
+      201,
+    );
+    const placed = await ok(
+      await tenant.api(
+        'POST',
+        '/orders',
+        harborLightFormation(user.id, ['Harbor Light Holdings LLC', 'Harborlight Ventures LLC']),
+        { env: 'live' },
+      ),
+      201,
+    );
     const orderId: string = placed.items[0].orderId;
 
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -94,14 +130,24 @@ describe('console in a real browser', () => {
 
     // The queue shows the live order, with its product, state and organization.
     const row = page.locator('table.queue tbody tr', { has: page.locator(`a:text("${orderId}")`) });
-    await expect(row.textContent()).resolves.toMatch(/submitted[\s\S]*Formation[\s\S]*DE[\s\S]*Harbor Platform[\s\S]*Harbor Light Ventures LLC/);
+    await expect(row.textContent()).resolves.toMatch(
+      /submitted[\s\S]*Formation[\s\S]*DE[\s\S]*Harbor Platform[\s\S]*Harbor Light Ventures LLC/,
+    );
     await shot(page, '02-queue');
 
     // The order page shows what the request carried.
     await row.locator('a.mono').click();
     await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
     const body = await page.textContent('main');
-    for (const text of ['Harbor Light Ventures LLC', 'Grace Hopper', 'Managing Member', 'Delaware Agents Inc', '8 The Green, Dover, DE 19901', 'Harbor Light Holdings LLC', '1209 Orange Street, Wilmington, DE 19801, US']) {
+    for (const text of [
+      'Harbor Light Ventures LLC',
+      'Grace Hopper',
+      'Managing Member',
+      'Delaware Agents Inc',
+      '8 The Green, Dover, DE 19901',
+      'Harbor Light Holdings LLC',
+      '1209 Orange Street, Wilmington, DE 19801, US',
+    ]) {
       expect(body, text).toContain(text);
     }
     await shot(page, '03-order-submitted');
@@ -112,10 +158,15 @@ describe('console in a real browser', () => {
 
     // pending -> exception 465 with a message; the confirmation shows the code's reason.
     const message = 'Harbor Light Ventures LLC is taken in Delaware; please choose another name';
-    await act(page, 'exception', async (form) => {
-      await form.locator('select[name="exceptionCode"]').selectOption('465');
-      await form.locator('textarea[name="exceptionMessage"]').fill(message);
-    }, '05-confirm-exception');
+    await act(
+      page,
+      'exception',
+      async (form) => {
+        await form.locator('select[name="exceptionCode"]').selectOption('465');
+        await form.locator('textarea[name="exceptionMessage"]').fill(message);
+      },
+      '05-confirm-exception',
+    );
     expect(await page.textContent('.callout-exception')).toContain('465: Entity name not available');
     await shot(page, '06-order-exception');
 
@@ -127,9 +178,14 @@ describe('console in a real browser', () => {
 
     // pending -> filed with a filing date
     const filingDate = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    await act(page, 'filed', async (form) => {
-      await form.locator('input[name="filingDate"]').fill(filingDate);
-    }, '07-confirm-filed');
+    await act(
+      page,
+      'filed',
+      async (form) => {
+        await form.locator('input[name="filingDate"]').fill(filingDate);
+      },
+      '07-confirm-filed',
+    );
     expect(await page.textContent('.flash-ok')).toContain('Order is now filed');
 
     // Upload the filed certificate.
@@ -139,18 +195,27 @@ describe('console in a real browser', () => {
     await upload.locator('input[name="confirm"]').check();
     await upload.locator('button[type="submit"]').click();
     await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
-    expect(await page.textContent('.flash-ok')).toContain('Uploaded certificate-of-formation.pdf as articles_of_organization');
+    expect(await page.textContent('.flash-ok')).toContain(
+      'Uploaded certificate-of-formation.pdf as articles_of_organization',
+    );
 
     // Every change names the operator who made it.
-    const { rows: history } = await t.ctx.pool.query('SELECT to_status, actor FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id', [orderId]);
+    const { rows: history } = await t.ctx.pool.query(
+      'SELECT to_status, actor FROM order_status_history WHERE order_id = $1 ORDER BY created_at, id',
+      [orderId],
+    );
     expect(history.map((h) => h.to_status)).toEqual(['submitted', 'pending', 'exception', 'pending', 'filed']);
     expect(history.slice(1).every((h) => h.actor === `operator:${operator.id}`)).toBe(true);
-    expect(await page.locator('#history .actor').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Frances Filer')]));
+    expect(await page.locator('#history .actor').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('Frances Filer')]),
+    );
 
     // The receiver got every event, signed, in order.
     await waitFor('six events at the receiver', () => receiver.requests.length >= 6, 30_000);
     await waitFor('every delivery to settle', async () => {
-      const { rows } = await t.ctx.pool.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]);
+      const { rows } = await t.ctx.pool.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [
+        endpoint.id,
+      ]);
       return rows.length === 6 && rows.every((r) => r.status === 'succeeded');
     });
     expect(receiver.requests).toHaveLength(6);
@@ -165,7 +230,11 @@ describe('console in a real browser', () => {
       ['document.uploaded', 'articles_of_organization'],
     ]);
     expect(received.every((e) => e.data.orderId === orderId)).toBe(true);
-    expect(received[2].data).toMatchObject({ exceptionCode: '465', exceptionReason: 'Entity name not available', exceptionMessage: message });
+    expect(received[2].data).toMatchObject({
+      exceptionCode: '465',
+      exceptionReason: 'Entity name not available',
+      exceptionMessage: message,
+    });
     expect(received[4].data).toMatchObject({ filingDate });
 
     // The order page now shows the deliveries with their 200 attempts.

@@ -25,10 +25,17 @@ describe('console authentication', () => {
 
     const op = await newOperator(t.ctx.pool, 'Redirect Tester');
     await c.get('/console/login?next=%2Fconsole%2Fqueue%3Fstatus%3Dexception');
-    const login = await c.post('/console/login', { _csrf: c.csrf(), email: op.email, password: op.password, next: '/console/queue?status=exception' });
+    const login = await c.post('/console/login', {
+      _csrf: c.csrf(),
+      email: op.email,
+      password: op.password,
+      next: '/console/queue?status=exception',
+    });
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe('/console/queue?status=exception');
-    const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((s) => s.startsWith('fcs_console='))!;
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((s) => s.startsWith('fcs_console='))!;
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\/console/i);
@@ -85,7 +92,8 @@ describe('CSRF', () => {
     await signIn(c, op.email, op.password);
     await c.get('/console/organizations');
     const good = c.csrf();
-    const count = async () => Number((await t.ctx.pool.query(`SELECT count(*) FROM organizations WHERE name = 'CSRF Co'`)).rows[0].count);
+    const count = async () =>
+      Number((await t.ctx.pool.query(`SELECT count(*) FROM organizations WHERE name = 'CSRF Co'`)).rows[0].count);
 
     const missing = await c.post('/console/organizations', { name: 'CSRF Co' });
     expect(missing.statusCode).toBe(403);
@@ -110,7 +118,17 @@ describe('CSRF', () => {
     const c = consoleClient(t.app);
     await signIn(c, op.email, op.password);
     const tenant = await t.newTenant('Forms Co');
-    for (const url of ['/console/queue', '/console/organizations', `/console/organizations/${tenant.organizationId}`, '/console/prices', `/console/prices?organizationId=${tenant.organizationId}`, '/console/fees', '/console/fees/DE', '/console/webhooks', `/console/webhooks/${tenant.organizationId}`]) {
+    for (const url of [
+      '/console/queue',
+      '/console/organizations',
+      `/console/organizations/${tenant.organizationId}`,
+      '/console/prices',
+      `/console/prices?organizationId=${tenant.organizationId}`,
+      '/console/fees',
+      '/console/fees/DE',
+      '/console/webhooks',
+      `/console/webhooks/${tenant.organizationId}`,
+    ]) {
       const res = await c.get(url);
       expect(res.statusCode, url).toBe(200);
       const posts = res.body.match(/<form[^>]*method="post"[\s\S]*?<\/form>/g) ?? [];
@@ -138,11 +156,17 @@ describe('login rate limiting', () => {
     } finally {
       await other.close();
     }
-    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`, [`email:${op.email}`]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`,
+      [`email:${op.email}`],
+    );
     expect(rows[0].n).toBe(5);
 
     // Once the failures are older than the window, the operator gets in again.
-    await t.ctx.pool.query(`UPDATE login_attempts SET attempted_at = attempted_at - interval '16 minutes' WHERE key = $1`, [`email:${op.email}`]);
+    await t.ctx.pool.query(
+      `UPDATE login_attempts SET attempted_at = attempted_at - interval '16 minutes' WHERE key = $1`,
+      [`email:${op.email}`],
+    );
     expect((await signIn(c, op.email, op.password)).statusCode).toBe(303);
   });
 
@@ -158,7 +182,8 @@ describe('login rate limiting', () => {
   it('locks a network address after 20 failures, whatever the e-mail', async () => {
     const op = await newOperator(t.ctx.pool);
     const c = consoleClient(t.app, {}, '192.0.2.44');
-    for (let i = 0; i < 20; i++) expect((await signIn(c, `guess${i}@example.com`, 'password guess')).statusCode).toBe(401);
+    for (let i = 0; i < 20; i++)
+      expect((await signIn(c, `guess${i}@example.com`, 'password guess')).statusCode).toBe(401);
     expect((await signIn(c, op.email, op.password)).statusCode).toBe(429);
     const elsewhere = consoleClient(t.app, {}, '192.0.2.45');
     expect((await signIn(elsewhere, op.email, op.password)).statusCode).toBe(303);
@@ -170,7 +195,10 @@ describe('login rate limiting', () => {
       const forged = consoleClient(t.app, { 'x-forwarded-for': `198.51.100.${i}` }, '192.0.2.60');
       expect((await signIn(forged, `forged${i}@example.com`, 'password guess')).statusCode).toBe(401);
     }
-    expect((await signIn(consoleClient(t.app, { 'x-forwarded-for': '198.51.100.200' }, '192.0.2.60'), op.email, op.password)).statusCode).toBe(429);
+    expect(
+      (await signIn(consoleClient(t.app, { 'x-forwarded-for': '198.51.100.200' }, '192.0.2.60'), op.email, op.password))
+        .statusCode,
+    ).toBe(429);
   });
 });
 
@@ -185,21 +213,32 @@ describe('password checks under load', () => {
       admit: () => () => undefined,
       run: async <T>(check: () => Promise<T>) => {
         const busyConnections = pool.totalCount - pool.idleCount;
-        const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`, [`email:${op.email}`]);
+        const { rows } = await t.ctx.pool.query(
+          `SELECT count(*)::int AS n FROM login_attempts WHERE key = $1 AND NOT succeeded`,
+          [`email:${op.email}`],
+        );
         seen.push({ recorded: rows[0].n, busyConnections });
         return real.run(check);
       },
     } as unknown as PasswordCheckQueue;
     try {
-      expect(await attemptLogin(pool, watching, { email: op.email, password: 'wrong password', ip: '192.0.2.90' })).toEqual({ ok: false, reason: 'invalid' });
+      expect(
+        await attemptLogin(pool, watching, { email: op.email, password: 'wrong password', ip: '192.0.2.90' }),
+      ).toEqual({ ok: false, reason: 'invalid' });
       const ok = await attemptLogin(pool, watching, { email: op.email, password: op.password, ip: '192.0.2.90' });
       expect(ok).toMatchObject({ ok: true, operatorId: op.id });
     } finally {
       await pool.end();
     }
-    expect(seen).toEqual([{ recorded: 1, busyConnections: 0 }, { recorded: 2, busyConnections: 0 }]);
+    expect(seen).toEqual([
+      { recorded: 1, busyConnections: 0 },
+      { recorded: 2, busyConnections: 0 },
+    ]);
     // The success turned its own recorded failure into a success, so it does not count against the operator.
-    const { rows } = await t.ctx.pool.query(`SELECT succeeded FROM login_attempts WHERE key = $1 ORDER BY attempted_at`, [`email:${op.email}`]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT succeeded FROM login_attempts WHERE key = $1 ORDER BY attempted_at`,
+      [`email:${op.email}`],
+    );
     expect(rows.map((r) => r.succeeded)).toEqual([false, true]);
   });
 
@@ -225,18 +264,37 @@ describe('password checks under load', () => {
 
   it('refuses at once with 503 and Retry-After when the checks and their queue are full, recording nothing', async () => {
     const op = await newOperator(t.ctx.pool);
-    const full = { admit: () => null, run: () => Promise.reject(new Error('must not run')) } as unknown as PasswordCheckQueue;
-    expect(await attemptLogin(t.ctx.pool, full, { email: op.email, password: op.password, ip: '192.0.2.91' })).toMatchObject({ ok: false, reason: 'busy' });
-    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1`, [`email:${op.email}`]);
+    const full = {
+      admit: () => null,
+      run: () => Promise.reject(new Error('must not run')),
+    } as unknown as PasswordCheckQueue;
+    expect(
+      await attemptLogin(t.ctx.pool, full, { email: op.email, password: op.password, ip: '192.0.2.91' }),
+    ).toMatchObject({ ok: false, reason: 'busy' });
+    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM login_attempts WHERE key = $1`, [
+      `email:${op.email}`,
+    ]);
     expect(rows[0].n).toBe(0);
 
     const tight = await createTestApp({ PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '0' });
     try {
       const clients = Array.from({ length: 6 }, (_, i) => consoleClient(tight.app, {}, `198.51.100.${40 + i}`));
       for (const c of clients) await c.get('/console/login');
-      const answers = await Promise.all(clients.map((c, i) => c.post('/console/login', { _csrf: c.csrf(), email: `flood${i}@example.com`, password: 'guess', next: '/console/queue' })));
+      const answers = await Promise.all(
+        clients.map((c, i) =>
+          c.post('/console/login', {
+            _csrf: c.csrf(),
+            email: `flood${i}@example.com`,
+            password: 'guess',
+            next: '/console/queue',
+          }),
+        ),
+      );
       const statuses = answers.map((a) => a.statusCode);
-      expect(statuses.every((s) => s === 401 || s === 503), statuses.join()).toBe(true);
+      expect(
+        statuses.every((s) => s === 401 || s === 503),
+        statuses.join(),
+      ).toBe(true);
       expect(statuses).toContain(401);
       expect(statuses).toContain(503);
       const busy = answers.find((a) => a.statusCode === 503)!;

@@ -9,7 +9,11 @@ export function injectTarget(link: string): { url: string; headers: Record<strin
 }
 
 /** Mints a link through the API (test environment unless `env`). */
-export async function mintLink(tenant: TestTenant, body: { userId: string; companyId?: string }, env: 'live' | 'test' = 'test'): Promise<string> {
+export async function mintLink(
+  tenant: TestTenant,
+  body: { userId: string; companyId?: string },
+  env: 'live' | 'test' = 'test',
+): Promise<string> {
   const res = await tenant.api('POST', '/auth/magic-link', body, { env });
   if (res.statusCode !== 201) throw new Error(`mintLink: ${res.statusCode} ${res.body}`);
   return res.json().magicLink;
@@ -31,7 +35,12 @@ export function sessionCookie(setCookie: string | string[] | undefined): { pair:
 }
 
 /** Signs in with a fresh link (test environment unless `env`) and returns a function that GETs/POSTs dashboard pages with the cookie. */
-export async function signIn(t: TestApp, tenant: TestTenant, body: { userId: string; companyId?: string }, env: 'live' | 'test' = 'test') {
+export async function signIn(
+  t: TestApp,
+  tenant: TestTenant,
+  body: { userId: string; companyId?: string },
+  env: 'live' | 'test' = 'test',
+) {
   const link = await mintLink(tenant, body, env);
   const res = await openLink(t, link);
   if (res.statusCode !== 303) throw new Error(`signIn: ${res.statusCode} ${res.body}`);
@@ -43,10 +52,13 @@ export async function signIn(t: TestApp, tenant: TestTenant, body: { userId: str
     base,
     location: String(res.headers.location),
     get: (path: string) => t.app.inject({ method: 'GET', url: base + path, headers: { ...headers, cookie: pair } }),
-    post: (path: string, form: Record<string, string>) => t.app.inject({
-      method: 'POST', url: base + path, headers: { ...headers, cookie: pair, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams(form).toString(),
-    }),
+    post: (path: string, form: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: base + path,
+        headers: { ...headers, cookie: pair, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(form).toString(),
+      }),
   };
 }
 

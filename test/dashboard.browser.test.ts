@@ -45,19 +45,31 @@ const atServer = (link: string, base = origin) => `${base}${new URL(link).pathna
 
 async function newPhone(): Promise<{ context: BrowserContext; page: Page }> {
   // bypassCSP: the dashboard's CSP forbids inline scripts, and axe is injected as one.
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, bypassCSP: true });
+  const context = await browser.newContext({
+    viewport: PHONE,
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    bypassCSP: true,
+  });
   return { context, page: await context.newPage() };
 }
 
 /** Runs axe-core on the page; fails on serious or critical violations (labels, colour contrast, ...). */
 async function expectAccessible(page: Page, what: string) {
   await page.addScriptTag({ path: path.resolve('node_modules/axe-core/axe.min.js') });
-  const result = await page.evaluate(async () => (window as any).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const result = await page.evaluate(async () =>
+    (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }),
+  );
   const bad = (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   expect(bad, `axe violations on ${what}`).toEqual([]);
-  const checked = (result.passes as Array<{ id: string }>).map((p) => p.id).concat((result.inapplicable as Array<{ id: string }>).map((p) => p.id));
+  const checked = (result.passes as Array<{ id: string }>)
+    .map((p) => p.id)
+    .concat((result.inapplicable as Array<{ id: string }>).map((p) => p.id));
   expect(checked).toContain('color-contrast');
   expect(checked).toContain('label');
 }
@@ -75,10 +87,21 @@ async function shot(page: Page, name: string) {
 async function seedCompany(tenant: TestTenant, legalName: string) {
   const { user, company } = await createCompany(tenant, 'test', { legalName });
   const tenantKey = { organizationId: tenant.organizationId, environment: 'test' as const };
-  const formation = await createOrderRow(t.ctx, tenantKey, { companyId: company.id, userId: user.id, orderType: 'formation' });
+  const formation = await createOrderRow(t.ctx, tenantKey, {
+    companyId: company.id,
+    userId: user.id,
+    orderType: 'formation',
+  });
   const ein = await createOrderRow(t.ctx, tenantKey, { companyId: company.id, userId: user.id, orderType: 'ein' });
-  await tenant.api('POST', `/test_helpers/orders/${formation.orderId}/advance`, { filingStatus: 'filed', filingDate: '2025-02-03' });
-  await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, { filingStatus: 'exception', exceptionCode: '484', exceptionMessage: 'The name on file with the IRS is spelled differently.' });
+  await tenant.api('POST', `/test_helpers/orders/${formation.orderId}/advance`, {
+    filingStatus: 'filed',
+    filingDate: '2025-02-03',
+  });
+  await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, {
+    filingStatus: 'exception',
+    exceptionCode: '484',
+    exceptionMessage: 'The name on file with the IRS is spelled differently.',
+  });
   await tenant.api('POST', `/test_helpers/orders/${formation.orderId}/documents`, { documentType: 'company' });
   return { user, company };
 }
@@ -94,8 +117,12 @@ describe('dashboard in a browser', () => {
     await page.goto(link);
     expect(new URL(page.url()).pathname).toBe(`/dashboard/companies/${company.id}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Blue Fern Studio LLC');
-    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe('Filed');
-    expect(await page.locator('.order', { hasText: 'EIN' }).textContent()).toContain('EIN SSN does not match the person');
+    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe(
+      'Filed',
+    );
+    expect(await page.locator('.order', { hasText: 'EIN' }).textContent()).toContain(
+      'EIN SSN does not match the person',
+    );
     await expectAccessible(page, 'company page');
     await expectFitsPhone(page, 'company page');
     await shot(page, 'company-phone');
@@ -124,7 +151,9 @@ describe('dashboard in a browser', () => {
     await pay('4242 4242 4242 4242');
     expect(new URL(page.url()).pathname).toBe(`/dashboard/companies/${company.id}`);
     expect(await page.getByRole('status').textContent()).toContain('your order is placed');
-    expect(await page.locator('.order', { hasText: 'Annual report' }).locator('.badge').textContent()).toBe('Submitted');
+    expect(await page.locator('.order', { hasText: 'Annual report' }).locator('.badge').textContent()).toBe(
+      'Submitted',
+    );
     await shot(page, 'order-placed-phone');
 
     await page.getByRole('link', { name: 'Orders' }).click();
@@ -157,21 +186,28 @@ describe('dashboard in a browser', () => {
     await context.close();
   });
 
-  it('serves the branded dashboard on the organization\'s white-label host', async () => {
+  it("serves the branded dashboard on the organization's white-label host", async () => {
     const tenant = await t.newTenant('Acme Legal Partners');
-    await tenant.api('PATCH', '/organization', {
-      branding: { logoUrl: 'https://cdn.acme-legal.test/logo.svg', primaryColor: '#f2c744', accentColor: '#7c3aed' },
-    }, { env: 'live' });
+    await tenant.api(
+      'PATCH',
+      '/organization',
+      {
+        branding: { logoUrl: 'https://cdn.acme-legal.test/logo.svg', primaryColor: '#f2c744', accentColor: '#7c3aed' },
+      },
+      { env: 'live' },
+    );
     await setVerifiedDomain(t, tenant, WHITE_LABEL_HOST);
     const { user, company } = await seedCompany(tenant, 'Harbor Light Bakery LLC');
     const minted = await mintLink(tenant, { userId: user.id });
     expect(minted.startsWith(`https://${WHITE_LABEL_HOST}/auth/`)).toBe(true);
     const port = new URL(origin).port;
     const { context, page } = await newPhone();
-    await context.route('https://cdn.acme-legal.test/logo.svg', (route) => route.fulfill({
-      contentType: 'image/svg+xml',
-      body: '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="36" viewBox="0 0 180 36"><rect width="36" height="36" rx="8" fill="#1f2933"/><text x="46" y="25" font-family="Arial" font-weight="700" font-size="18" fill="#1f2933">Acme Legal</text></svg>',
-    }));
+    await context.route('https://cdn.acme-legal.test/logo.svg', (route) =>
+      route.fulfill({
+        contentType: 'image/svg+xml',
+        body: '<svg xmlns="http://www.w3.org/2000/svg" width="180" height="36" viewBox="0 0 180 36"><rect width="36" height="36" rx="8" fill="#1f2933"/><text x="46" y="25" font-family="Arial" font-weight="700" font-size="18" fill="#1f2933">Acme Legal</text></svg>',
+      }),
+    );
 
     await page.goto(atServer(minted, `http://${WHITE_LABEL_HOST}:${port}`));
     expect(new URL(page.url()).host).toBe(`${WHITE_LABEL_HOST}:${port}`);
@@ -179,7 +215,9 @@ describe('dashboard in a browser', () => {
     expect(await page.getByRole('img', { name: 'Acme Legal Partners' }).isVisible()).toBe(true);
     await page.getByRole('link', { name: 'Harbor Light Bakery LLC' }).click();
     expect(new URL(page.url()).pathname).toBe(`/companies/${company.id}`);
-    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe('Filed');
+    expect(await page.locator('.order', { hasText: 'Company formation' }).locator('.badge').textContent()).toBe(
+      'Filed',
+    );
     await expectAccessible(page, 'white-label company page');
     await expectFitsPhone(page, 'white-label company page');
     await shot(page, 'white-label-phone');

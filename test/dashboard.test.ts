@@ -40,7 +40,11 @@ describe('opening a magic link', () => {
       const user = await createUser(other);
       const link = await mintLink(other, { userId: user.id });
       expect(link.startsWith('https://app.filings.test/dashboard/auth/')).toBe(true);
-      const res = await https.app.inject({ method: 'GET', url: new URL(link).pathname, headers: { host: 'app.filings.test' } });
+      const res = await https.app.inject({
+        method: 'GET',
+        url: new URL(link).pathname,
+        headers: { host: 'app.filings.test' },
+      });
       expect(res.statusCode).toBe(303);
       expect(sessionCookie(res.headers['set-cookie']).attributes).toMatch(/Secure/i);
     } finally {
@@ -67,15 +71,36 @@ describe('opening a magic link', () => {
 });
 
 describe('dashboard pages', () => {
-  it('lists the user\'s companies and shows a company with officers, orders, plain-word exceptions and documents', async () => {
+  it("lists the user's companies and shows a company with officers, orders, plain-word exceptions and documents", async () => {
     const { user, company } = await createCompany(tenant, 'test', { legalName: 'Blue Fern LLC' });
     await createCompany(tenant, 'test', { legalName: 'Someone Else LLC' });
-    const filed = await createOrderRow(t.ctx, tenantOf(tenant), { companyId: company.id, userId: user.id, orderType: 'formation' });
-    const ein = await createOrderRow(t.ctx, tenantOf(tenant), { companyId: company.id, userId: user.id, orderType: 'ein' });
-    expect((await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/advance`, { filingStatus: 'filed', filingDate: '2025-01-15' })).statusCode).toBe(200);
-    const ex = await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, { filingStatus: 'exception', exceptionCode: '484', exceptionMessage: 'Name on SSN card differs.' });
+    const filed = await createOrderRow(t.ctx, tenantOf(tenant), {
+      companyId: company.id,
+      userId: user.id,
+      orderType: 'formation',
+    });
+    const ein = await createOrderRow(t.ctx, tenantOf(tenant), {
+      companyId: company.id,
+      userId: user.id,
+      orderType: 'ein',
+    });
+    expect(
+      (
+        await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/advance`, {
+          filingStatus: 'filed',
+          filingDate: '2025-01-15',
+        })
+      ).statusCode,
+    ).toBe(200);
+    const ex = await tenant.api('POST', `/test_helpers/orders/${ein.orderId}/advance`, {
+      filingStatus: 'exception',
+      exceptionCode: '484',
+      exceptionMessage: 'Name on SSN card differs.',
+    });
     expect(ex.statusCode, ex.body).toBe(200);
-    const doc = await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/documents`, { documentType: 'company' });
+    const doc = await tenant.api('POST', `/test_helpers/orders/${filed.orderId}/documents`, {
+      documentType: 'company',
+    });
     expect(doc.statusCode, doc.body).toBe(201);
 
     const s = await signIn(t, tenant, { userId: user.id });
@@ -92,7 +117,7 @@ describe('dashboard pages', () => {
     expect(page.body).toContain('Managing Member');
     expect(page.body).toContain('Filed');
     expect(page.body).toContain('Needs attention');
-    expect(page.body).toContain("EIN SSN does not match the person&#39;s name");
+    expect(page.body).toContain('EIN SSN does not match the person&#39;s name');
     expect(page.body).toContain('Name on SSN card differs.');
 
     const documentId = doc.json().documentId;
@@ -118,7 +143,9 @@ describe('dashboard pages', () => {
   });
 
   it('asks to sign in again without a session, after sign-out, and after 12 hours idle', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/dashboard/', headers: { host: 'localhost:3000' } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/dashboard/', headers: { host: 'localhost:3000' } })).statusCode,
+    ).toBe(401);
     const { user } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const home = await s.get('/');
@@ -136,20 +163,30 @@ describe('dashboard pages', () => {
 
     const s2 = await signIn(t, tenant, { userId: user.id });
     expect((await s2.get('/')).statusCode).toBe(200);
-    await t.ctx.pool.query(`UPDATE dashboard_sessions SET last_seen_at = now() - interval '13 hours' WHERE user_id = $1`, [user.id]);
+    await t.ctx.pool.query(
+      `UPDATE dashboard_sessions SET last_seen_at = now() - interval '13 hours' WHERE user_id = $1`,
+      [user.id],
+    );
     expect((await s2.get('/')).statusCode).toBe(401);
   });
 
   it('keeps the JSON API refusing form bodies with 415', async () => {
-    const res = await tenant.api('POST', '/auth/magic-link', 'userId=x', { headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await tenant.api('POST', '/auth/magic-link', 'userId=x', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode).toBe(415);
   });
 });
 
 describe('white-label host', () => {
-  it('serves the dashboard at the root of the organization\'s domain, branded, and accepts only its own links', async () => {
+  it("serves the dashboard at the root of the organization's domain, branded, and accepts only its own links", async () => {
     const wl = await t.newTenant('Acme Legal');
-    await wl.api('PATCH', '/organization', { branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } }, { env: 'live' });
+    await wl.api(
+      'PATCH',
+      '/organization',
+      { branding: { primaryColor: '#ffcc00', logoUrl: 'https://cdn.acme-legal.test/logo.png' } },
+      { env: 'live' },
+    );
     await setVerifiedDomain(t, wl, 'portal.acme-legal.test');
     const { user, company } = await createCompany(wl, 'test', { legalName: 'Acme Client LLC' });
     const link = await mintLink(wl, { userId: user.id, companyId: company.id });
@@ -161,7 +198,11 @@ describe('white-label host', () => {
     const { pair, attributes } = sessionCookie(res.headers['set-cookie']);
     expect(attributes).toMatch(/Path=\/(;|$)/);
     expect(attributes).toMatch(/Secure/i);
-    const page = await t.app.inject({ method: 'GET', url: `/companies/${company.id}`, headers: { host: 'portal.acme-legal.test', cookie: pair } });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/companies/${company.id}`,
+      headers: { host: 'portal.acme-legal.test', cookie: pair },
+    });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Acme Client LLC');
     expect(page.body).toContain('https://cdn.acme-legal.test/logo.png');
@@ -170,17 +211,23 @@ describe('white-label host', () => {
     // Another organization's link is refused on this host (and stays usable on its own).
     const otherUser = await createUser(tenant);
     const foreign = await mintLink(tenant, { userId: otherUser.id });
-    const onWrongHost = await t.app.inject({ method: 'GET', url: new URL(foreign).pathname.replace('/dashboard', ''), headers: { host: 'portal.acme-legal.test' } });
+    const onWrongHost = await t.app.inject({
+      method: 'GET',
+      url: new URL(foreign).pathname.replace('/dashboard', ''),
+      headers: { host: 'portal.acme-legal.test' },
+    });
     expect(onWrongHost.statusCode).toBe(410);
     expect((await openLink(t, foreign)).statusCode).toBe(303);
 
     // The root of an unknown host is not the dashboard.
-    expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/', headers: { host: 'unknown.example.test' } })).statusCode,
+    ).toBe(404);
   });
 });
 
 describe('dashboard sessions (AUTH-6)', () => {
-  it('refuses a session of one organization on another organization\'s white-label host', async () => {
+  it("refuses a session of one organization on another organization's white-label host", async () => {
     const dns = fakeDns(t);
     const [a, b] = [await t.newTenant('Alpha Legal'), await t.newTenant('Beta Legal')];
     await setVerifiedDomain(t, a, 'portal.alpha-legal.test', dns);
@@ -200,11 +247,19 @@ describe('dashboard sessions (AUTH-6)', () => {
       expect(res.body).not.toContain('Alpha Client LLC');
     }
     // A session opened at the default address is not accepted on a white-label host either.
-    const { user: plain, company: plainCompany } = await createCompany(tenant, 'test', { legalName: 'Default Host Client LLC' });
+    const { user: plain, company: plainCompany } = await createCompany(tenant, 'test', {
+      legalName: 'Default Host Client LLC',
+    });
     const s = await signIn(t, tenant, { userId: plain.id, companyId: plainCompany.id });
     expect((await s.get(`/companies/${plainCompany.id}`)).statusCode).toBe(200);
-    const { pair: defaultPair } = sessionCookie((await openLink(t, await mintLink(tenant, { userId: plain.id }))).headers['set-cookie']);
-    const elsewhere = await t.app.inject({ method: 'GET', url: `/companies/${plainCompany.id}`, headers: { host: 'portal.beta-legal.test', cookie: defaultPair } });
+    const { pair: defaultPair } = sessionCookie(
+      (await openLink(t, await mintLink(tenant, { userId: plain.id }))).headers['set-cookie'],
+    );
+    const elsewhere = await t.app.inject({
+      method: 'GET',
+      url: `/companies/${plainCompany.id}`,
+      headers: { host: 'portal.beta-legal.test', cookie: defaultPair },
+    });
     expect(elsewhere.statusCode).toBe(401);
     expect(elsewhere.body).not.toContain('Default Host Client LLC');
   });
@@ -213,24 +268,33 @@ describe('dashboard sessions (AUTH-6)', () => {
     const { user } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     expect((await s.get('/')).statusCode).toBe(200);
-    const sessionOf = async () => (await t.ctx.pool.query(`SELECT id_hash FROM dashboard_sessions WHERE user_id = $1`, [user.id])).rows[0].id_hash as string;
+    const sessionOf = async () =>
+      (await t.ctx.pool.query(`SELECT id_hash FROM dashboard_sessions WHERE user_id = $1`, [user.id])).rows[0]
+        .id_hash as string;
     const idHash = await sessionOf();
     // Signed in 6 days 23 hours ago and used a minute ago: still within both limits.
     await t.ctx.pool.query(
       `UPDATE dashboard_sessions SET created_at = now() - interval '6 days 23 hours', expires_at = now() - interval '6 days 23 hours' + interval '7 days',
-              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`, [idHash]);
+              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`,
+      [idHash],
+    );
     expect((await s.get('/')).statusCode).toBe(200);
     // Signed in 7 days and 1 minute ago and active a minute ago (never idle for 12 hours): refused all the same.
     await t.ctx.pool.query(
       `UPDATE dashboard_sessions SET created_at = now() - interval '7 days 1 minute', expires_at = now() - interval '7 days 1 minute' + interval '7 days',
-              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`, [idHash]);
+              last_seen_at = now() - interval '1 minute' WHERE id_hash = $1`,
+      [idHash],
+    );
     const expired = await s.get('/');
     expect(expired.statusCode).toBe(401);
     expect(expired.body).toContain('Please sign in again');
     // The lifetime set at sign-in is 7 days, not more.
     const fresh = await signIn(t, tenant, { userId: user.id });
     expect((await fresh.get('/')).statusCode).toBe(200);
-    const { rows } = await t.ctx.pool.query(`SELECT extract(epoch FROM expires_at - created_at)::int AS lifetime FROM dashboard_sessions WHERE user_id = $1 AND id_hash <> $2`, [user.id, idHash]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT extract(epoch FROM expires_at - created_at)::int AS lifetime FROM dashboard_sessions WHERE user_id = $1 AND id_hash <> $2`,
+      [user.id, idHash],
+    );
     expect(rows.map((r) => r.lifetime)).toEqual([7 * 24 * 3600]);
   });
 });
@@ -240,7 +304,11 @@ describe('dashboard lists are paginated', () => {
     const owner = await t.newTenant('Many Companies Co');
     const { user } = await createCompany(owner, 'test', { legalName: 'Company 00 LLC' });
     for (let i = 1; i < 27; i++) {
-      const res = await owner.api('POST', '/companies', { ...llcFields(), legalName: `Company ${String(i).padStart(2, '0')} LLC`, userId: user.id });
+      const res = await owner.api('POST', '/companies', {
+        ...llcFields(),
+        legalName: `Company ${String(i).padStart(2, '0')} LLC`,
+        userId: user.id,
+      });
       expect(res.statusCode, res.body).toBe(201);
     }
     const session = await signIn(t, owner, { userId: user.id });
@@ -253,7 +321,7 @@ describe('dashboard lists are paginated', () => {
     expect(names(second.body)).toEqual(['Company 25 LLC', 'Company 26 LLC']);
     expect(second.body).not.toMatch(/\?after=/);
     // A malformed cursor is ignored (first page); one holding a NUL character is refused with a 400 page, never a 500.
-    const odd = await session.get("/?after=%27%3B--");
+    const odd = await session.get('/?after=%27%3B--');
     expect(odd.statusCode).toBe(200);
     expect(names(odd.body)).toHaveLength(25);
     expect((await session.get('/?after=%00')).statusCode).toBe(400);
@@ -263,16 +331,29 @@ describe('dashboard lists are paginated', () => {
     const owner = await t.newTenant('Many Orders Co');
     const { user, company } = await createCompany(owner, 'test', { legalName: 'Busy Client LLC' });
     const orders: string[] = [];
-    for (let i = 0; i < 27; i++) orders.push((await createOrderRow(t.ctx, tenantOf(owner), { companyId: company.id, userId: user.id, orderType: 'annual_report' })).orderId);
+    for (let i = 0; i < 27; i++)
+      orders.push(
+        (
+          await createOrderRow(t.ctx, tenantOf(owner), {
+            companyId: company.id,
+            userId: user.id,
+            orderType: 'annual_report',
+          })
+        ).orderId,
+      );
     for (let i = 0; i < 27; i++) {
-      const doc = await owner.api('POST', `/test_helpers/orders/${orders[i % orders.length]}/documents`, { documentType: 'company' });
+      const doc = await owner.api('POST', `/test_helpers/orders/${orders[i % orders.length]}/documents`, {
+        documentType: 'company',
+      });
       expect(doc.statusCode, doc.body).toBe(201);
     }
     const session = await signIn(t, owner, { userId: user.id });
     const orderCount = (html: string) => (html.match(/<li class="order">/g) ?? []).length;
     // The company page lists its deadlines the same way: count only its "Filings and orders" section.
-    const filingsOf = (html: string) => html.slice(html.indexOf('id="filings-title"'), html.indexOf('id="documents-title"'));
-    const documentIds = (html: string) => [...html.matchAll(/\/documents\/(doc_[A-Za-z0-9]+)\/download/g)].map((m) => m[1]);
+    const filingsOf = (html: string) =>
+      html.slice(html.indexOf('id="filings-title"'), html.indexOf('id="documents-title"'));
+    const documentIds = (html: string) =>
+      [...html.matchAll(/\/documents\/(doc_[A-Za-z0-9]+)\/download/g)].map((m) => m[1]);
 
     const history = await session.get('/orders');
     expect(history.statusCode).toBe(200);
@@ -288,7 +369,9 @@ describe('dashboard lists are paginated', () => {
     expect(orderCount(filingsOf(page.body))).toBe(25);
     const olderOrders = /\?ordersAfter=([a-z]+_[A-Za-z0-9]+)"/.exec(page.body);
     expect(olderOrders, 'a link to older orders of the company').not.toBeNull();
-    expect(orderCount(filingsOf((await session.get(`/companies/${company.id}?ordersAfter=${olderOrders![1]}`)).body))).toBe(2);
+    expect(
+      orderCount(filingsOf((await session.get(`/companies/${company.id}?ordersAfter=${olderOrders![1]}`)).body)),
+    ).toBe(2);
 
     const firstDocuments = documentIds(page.body);
     expect(firstDocuments).toHaveLength(25);

@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const organizations = async () => (await t.ctx.pool.query('SELECT name FROM organizations')).rows.map((r) => r.name as string);
+const organizations = async () =>
+  (await t.ctx.pool.query('SELECT name FROM organizations')).rows.map((r) => r.name as string);
 
 describe('the demo organization', () => {
   it('is never created with DATABASE_URL; the embedded quick start creates it once and prints its test key once', async () => {

@@ -36,13 +36,17 @@ function sources(...dirs: string[]): string {
 // `from 'name'`, `from 'name/sub'`, `import('name')`, `require('name')`, `import 'name'`.
 function imports(code: string, name: string): boolean {
   const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  return new RegExp(`(from\\s+|import\\s*\\(\\s*|require\\s*\\(\\s*|import\\s+)['"]${escaped}(/[^'"]*)?['"]`).test(code);
+  return new RegExp(`(from\\s+|import\\s*\\(\\s*|require\\s*\\(\\s*|import\\s+)['"]${escaped}(/[^'"]*)?['"]`).test(
+    code,
+  );
 }
 
 describe('dependencies', () => {
   it('every runtime dependency is imported by the code that ships', () => {
     const shipped = sources('src', 'scripts');
-    const unused = Object.keys(pkg.dependencies).filter((name) => !USED_WITHOUT_IMPORT[name] && !imports(shipped, name));
+    const unused = Object.keys(pkg.dependencies).filter(
+      (name) => !USED_WITHOUT_IMPORT[name] && !imports(shipped, name),
+    );
     expect(unused, 'remove them from "dependencies" (or move them to "devDependencies")').toEqual([]);
   });
 
@@ -50,7 +54,9 @@ describe('dependencies', () => {
     const tooling = sources('src', 'scripts', 'test', 'bench', 'sdk/src') + fs.readFileSync('vitest.config.ts', 'utf8');
     const scripts = Object.values(pkg.scripts).join('\n');
     const bin = (name: string) => {
-      const manifest = JSON.parse(fs.readFileSync(path.join('node_modules', name, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+      const manifest = JSON.parse(fs.readFileSync(path.join('node_modules', name, 'package.json'), 'utf8')) as {
+        bin?: string | Record<string, string>;
+      };
       return typeof manifest.bin === 'string' ? [name.split('/').pop()!] : Object.keys(manifest.bin ?? {});
     };
     const all = { ...pkg.dependencies, ...pkg.devDependencies };

@@ -11,34 +11,65 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
-const pathOf = (url: string) => { const u = new URL(url); return `${u.pathname}${u.search}`; };
+const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
+  organizationId: tenant.organizationId,
+  environment,
+});
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
 const fetchFile = (url: string) => t.app.inject({ method: 'GET', url: pathOf(url) });
 
 function multipart(fields: Record<string, string>, file?: { name: string; type: string; bytes: Buffer }) {
   const boundary = '----fcs-test-boundary';
   const chunks: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  for (const [k, v] of Object.entries(fields))
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
+      file.bytes,
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-async function adminUpload(orderId: string, fields: Record<string, string>, file?: { name: string; type: string; bytes: Buffer }) {
+async function adminUpload(
+  orderId: string,
+  fields: Record<string, string>,
+  file?: { name: string; type: string; bytes: Buffer },
+) {
   const body = multipart(fields, file);
-  return t.app.inject({ method: 'POST', url: `/admin/v1/orders/${orderId}/documents`, payload: body.payload, headers: { ...body.headers, authorization: `Bearer ${t.ctx.secrets.operatorToken}` } });
+  return t.app.inject({
+    method: 'POST',
+    url: `/admin/v1/orders/${orderId}/documents`,
+    payload: body.payload,
+    headers: { ...body.headers, authorization: `Bearer ${t.ctx.secrets.operatorToken}` },
+  });
 }
 
 describe('test helper documents', () => {
   it('makes a real PDF for the order, emits document.uploaded and serves it by a signed link', async () => {
     const tenant = await t.newTenant();
     const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), { legalName: 'Blue Heron Ventures LLC' });
-    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'articles_of_organization' });
+    const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, {
+      documentType: 'articles_of_organization',
+    });
     expect(res.statusCode).toBe(201);
     const doc = res.json();
-    expect(doc).toMatchObject({ documentId: expect.stringMatching(/^doc_/), documentType: 'articles_of_organization', fileType: 'application/pdf', fileName: 'articles_of_organization.pdf', orderId, companyId });
+    expect(doc).toMatchObject({
+      documentId: expect.stringMatching(/^doc_/),
+      documentType: 'articles_of_organization',
+      fileType: 'application/pdf',
+      fileName: 'articles_of_organization.pdf',
+      orderId,
+      companyId,
+    });
 
     const file = await fetchFile(doc.fileUrl);
     expect(file.statusCode).toBe(200);
@@ -51,8 +82,14 @@ describe('test helper documents', () => {
     const events = (await tenant.api('GET', '/events?type=document.uploaded')).json().data;
     expect(events).toHaveLength(1);
     expect(events[0].data).toEqual({
-      orderId, companyId, documentId: doc.documentId, documentType: 'articles_of_organization', fileName: doc.fileName,
-      fileType: 'application/pdf', fileUrl: expect.stringContaining(`/files/${doc.documentId}?`), createdAt: doc.createdAt,
+      orderId,
+      companyId,
+      documentId: doc.documentId,
+      documentType: 'articles_of_organization',
+      fileName: doc.fileName,
+      fileType: 'application/pdf',
+      fileUrl: expect.stringContaining(`/files/${doc.documentId}?`),
+      createdAt: doc.createdAt,
     });
     expect((await fetchFile(events[0].data.fileUrl)).statusCode).toBe(200);
   });
@@ -60,10 +97,17 @@ describe('test helper documents', () => {
   it('stores a well-formed document type it does not list as given, and refuses a malformed one with 400 naming the field', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
-    // DOC-2: the list is open (the public API shows only company and registered_agent): an integrator's own word for the articles works.
-    const articles = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'articles' });
+    // DOC-2: the list is open (the public API shows only company and registered_agent): an integrator's own word for
+    // the articles works.
+    const articles = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, {
+      documentType: 'articles',
+    });
     expect(articles.statusCode, articles.body).toBe(201);
-    expect(articles.json()).toMatchObject({ documentType: 'articles', fileType: 'application/pdf', fileName: 'articles.pdf' });
+    expect(articles.json()).toMatchObject({
+      documentType: 'articles',
+      fileType: 'application/pdf',
+      fileName: 'articles.pdf',
+    });
     for (const documentType of ['Not A Type!', '', 'x'.repeat(65)]) {
       const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType });
       expect(res.statusCode).toBe(400);
@@ -76,11 +120,22 @@ describe('GET /documents/{documentId} and the signed file link', () => {
   it('returns the document with a fresh link that expires after an hour', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
-    const created = (await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'ein_confirmation' })).json();
+    const created = (
+      await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'ein_confirmation' })
+    ).json();
     const res = await tenant.api('GET', `/documents/${created.documentId}`);
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(Object.keys(doc).sort()).toEqual(['companyId', 'createdAt', 'documentId', 'documentType', 'fileName', 'fileType', 'fileUrl', 'orderId']);
+    expect(Object.keys(doc).sort()).toEqual([
+      'companyId',
+      'createdAt',
+      'documentId',
+      'documentType',
+      'fileName',
+      'fileType',
+      'fileUrl',
+      'orderId',
+    ]);
     const expires = Number(new URL(doc.fileUrl).searchParams.get('expires'));
     const inSeconds = expires - Date.now() / 1000;
     expect(inSeconds).toBeGreaterThan(3500);
@@ -91,11 +146,17 @@ describe('GET /documents/{documentId} and the signed file link', () => {
   it('refuses an expired link and a tampered one with 403, in the error shape', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
-    const doc = (await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })).json();
+    const doc = (
+      await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })
+    ).json();
 
     const expired = await fetchFile(signedFileUrl(t.ctx, doc.documentId, { ttlSeconds: -5 }));
     expect(expired.statusCode).toBe(403);
-    expect(expired.json()).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/expired/), requestId: expect.any(String) });
+    expect(expired.json()).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/expired/),
+      requestId: expect.any(String),
+    });
 
     const url = new URL(doc.fileUrl);
     url.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 86400));
@@ -112,7 +173,9 @@ describe('GET /documents/{documentId} and the signed file link', () => {
   it("answers 404 for another tenant's document and for the other environment", async () => {
     const owner = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(owner));
-    const doc = (await owner.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })).json();
+    const doc = (
+      await owner.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })
+    ).json();
     const stranger = await t.newTenant();
     expect((await stranger.api('GET', `/documents/${doc.documentId}`)).statusCode).toBe(404);
     expect((await owner.api('GET', `/documents/${doc.documentId}`, undefined, { env: 'live' })).statusCode).toBe(404);
@@ -122,13 +185,22 @@ describe('GET /documents/{documentId} and the signed file link', () => {
     const tenant = await t.newTenant();
     const a = await createOrderRow(t.ctx, env(tenant));
     const b = await createOrderRow(t.ctx, env(tenant));
-    const first = (await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, { documentType: 'articles_of_organization' })).json();
-    const second = (await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, { documentType: 'registered_agent' })).json();
+    const first = (
+      await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, {
+        documentType: 'articles_of_organization',
+      })
+    ).json();
+    const second = (
+      await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, { documentType: 'registered_agent' })
+    ).json();
     await tenant.api('POST', `/test_helpers/orders/${b.orderId}/documents`, { documentType: 'company' });
     const list = await tenant.api('GET', `/documents?companyId=${a.companyId}`);
     expect(list.statusCode).toBe(200);
     expect(list.json()).toMatchObject({ object: 'list', hasMore: false });
-    expect(list.json().data.map((d: { documentId: string }) => d.documentId)).toEqual([second.documentId, first.documentId]);
+    expect(list.json().data.map((d: { documentId: string }) => d.documentId)).toEqual([
+      second.documentId,
+      first.documentId,
+    ]);
     const page = (await tenant.api('GET', `/documents?companyId=${a.companyId}&limit=1`)).json();
     expect(page).toMatchObject({ hasMore: true, data: [{ documentId: second.documentId }] });
   });
@@ -145,10 +217,20 @@ describe('operator upload (multipart)', () => {
     const tenant = await t.newTenant();
     const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant, 'live'));
     const bytes = await pdfBytes();
-    const res = await adminUpload(orderId, { documentType: 'articles_of_organization' }, { name: '../../etc/Articles – Acme.pdf', type: 'application/octet-stream', bytes });
+    const res = await adminUpload(
+      orderId,
+      { documentType: 'articles_of_organization' },
+      { name: '../../etc/Articles – Acme.pdf', type: 'application/octet-stream', bytes },
+    );
     expect(res.statusCode).toBe(201);
     const doc = res.json();
-    expect(doc).toMatchObject({ orderId, companyId, documentType: 'articles_of_organization', fileType: 'application/pdf', fileName: 'Articles – Acme.pdf' });
+    expect(doc).toMatchObject({
+      orderId,
+      companyId,
+      documentType: 'articles_of_organization',
+      fileType: 'application/pdf',
+      fileName: 'Articles – Acme.pdf',
+    });
     const file = await fetchFile(doc.fileUrl);
     expect(Buffer.compare(file.rawPayload, bytes)).toBe(0);
     expect(file.headers['content-disposition']).toContain("filename*=UTF-8''Articles%20%E2%80%93%20Acme.pdf");
@@ -161,14 +243,22 @@ describe('operator upload (multipart)', () => {
     expect(detail.documents.map((d: { documentId: string }) => d.documentId)).toEqual([doc.documentId]);
   });
 
-  it('takes the uploader\'s word for the type of a file without a known signature, by content type or extension', async () => {
+  it("takes the uploader's word for the type of a file without a known signature, by content type or extension", async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
     const fake = Buffer.from('stand-in for a scanned certificate');
-    const byType = await adminUpload(orderId, { documentType: 'company' }, { name: 'certificate', type: 'application/pdf', bytes: fake });
+    const byType = await adminUpload(
+      orderId,
+      { documentType: 'company' },
+      { name: 'certificate', type: 'application/pdf', bytes: fake },
+    );
     expect(byType.statusCode, byType.body).toBe(201);
     expect(byType.json()).toMatchObject({ fileType: 'application/pdf', fileName: 'certificate' });
-    const byName = await adminUpload(orderId, { documentType: 'company' }, { name: 'articles.pdf', type: 'application/octet-stream', bytes: fake });
+    const byName = await adminUpload(
+      orderId,
+      { documentType: 'company' },
+      { name: 'articles.pdf', type: 'application/octet-stream', bytes: fake },
+    );
     expect(byName.json()).toMatchObject({ fileType: 'application/pdf', fileName: 'articles.pdf' });
     // Served as a download of opaque bytes: bytes matching no known type are never rendered by a browser.
     const file = await fetchFile(byName.json().fileUrl);
@@ -176,26 +266,53 @@ describe('operator upload (multipart)', () => {
     expect(file.headers['content-disposition']).toMatch(/^attachment; filename="articles.pdf"/);
     expect(file.headers['x-content-type-options']).toBe('nosniff');
     expect(file.body).toBe(fake.toString());
-    const unnamed = await adminUpload(orderId, { documentType: 'company' }, { name: 'notes', type: 'application/octet-stream', bytes: fake });
+    const unnamed = await adminUpload(
+      orderId,
+      { documentType: 'company' },
+      { name: 'notes', type: 'application/octet-stream', bytes: fake },
+    );
     expect(unnamed.statusCode).toBe(415);
   });
 
   it('refuses files that are not documents, missing fields, and unknown orders', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, env(tenant));
-    const html = await adminUpload(orderId, { documentType: 'company' }, { name: 'x.pdf', type: 'application/pdf', bytes: Buffer.from('<html><script>alert(1)</script></html>') });
+    const html = await adminUpload(
+      orderId,
+      { documentType: 'company' },
+      { name: 'x.pdf', type: 'application/pdf', bytes: Buffer.from('<html><script>alert(1)</script></html>') },
+    );
     expect(html.statusCode).toBe(415);
-    const svg = await adminUpload(orderId, { documentType: 'company' }, { name: 'x.png', type: 'image/png', bytes: Buffer.from('\uFEFF  <svg onload="alert(1)"/>') });
+    const svg = await adminUpload(
+      orderId,
+      { documentType: 'company' },
+      { name: 'x.png', type: 'image/png', bytes: Buffer.from('\uFEFF  <svg onload="alert(1)"/>') },
+    );
     expect(svg.statusCode).toBe(415);
     const missing = await adminUpload(orderId, {});
     expect(missing.statusCode).toBe(400);
-    expect(missing.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['documentType', 'file']);
-    const unknown = await adminUpload('order_nope', { documentType: 'company' }, { name: 'a.pdf', type: 'application/pdf', bytes: await pdfBytes() });
+    expect(
+      missing
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['documentType', 'file']);
+    const unknown = await adminUpload(
+      'order_nope',
+      { documentType: 'company' },
+      { name: 'a.pdf', type: 'application/pdf', bytes: await pdfBytes() },
+    );
     expect(unknown.statusCode).toBe(404);
     const json = await t.admin('POST', `/orders/${orderId}/documents`, { documentType: 'company' });
     expect(json.statusCode).toBeGreaterThanOrEqual(400);
     expect(json.statusCode).toBeLessThan(500);
-    expect(await t.ctx.pool.query(`SELECT 1 FROM events WHERE organization_id = $1 AND type = 'document.uploaded'`, [tenant.organizationId]).then((r) => r.rowCount)).toBe(0);
+    expect(
+      await t.ctx.pool
+        .query(`SELECT 1 FROM events WHERE organization_id = $1 AND type = 'document.uploaded'`, [
+          tenant.organizationId,
+        ])
+        .then((r) => r.rowCount),
+    ).toBe(0);
   });
 
   it('removes the stored file when the transaction fails', async () => {
@@ -204,10 +321,26 @@ describe('operator upload (multipart)', () => {
     const fs = await import('node:fs');
     const dir = `${t.ctx.config.storageDir}/test`;
     const before = fs.existsSync(dir) ? fs.readdirSync(dir).length : 0;
-    await expect(storeDocument(t.ctx, null, { orderId, companyId: 'comp_other', documentType: 'company', fileName: 'a.pdf', bytes: await pdfBytes() }, 'cli')).rejects.toMatchObject({ status: 400 });
-    await t.ctx.pool.query(`ALTER TABLE documents ADD CONSTRAINT test_no_docs CHECK (document_type <> 'dba_certificate') NOT VALID`);
+    await expect(
+      storeDocument(
+        t.ctx,
+        null,
+        { orderId, companyId: 'comp_other', documentType: 'company', fileName: 'a.pdf', bytes: await pdfBytes() },
+        'cli',
+      ),
+    ).rejects.toMatchObject({ status: 400 });
+    await t.ctx.pool.query(
+      `ALTER TABLE documents ADD CONSTRAINT test_no_docs CHECK (document_type <> 'dba_certificate') NOT VALID`,
+    );
     try {
-      await expect(storeDocument(t.ctx, null, { orderId, documentType: 'dba_certificate', fileName: 'a.pdf', bytes: await pdfBytes() }, 'cli')).rejects.toThrow();
+      await expect(
+        storeDocument(
+          t.ctx,
+          null,
+          { orderId, documentType: 'dba_certificate', fileName: 'a.pdf', bytes: await pdfBytes() },
+          'cli',
+        ),
+      ).rejects.toThrow();
     } finally {
       await t.ctx.pool.query('ALTER TABLE documents DROP CONSTRAINT test_no_docs');
     }

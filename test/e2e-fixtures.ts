@@ -12,7 +12,13 @@ export async function ok(res: { statusCode: number; body: string; json(): any },
 }
 
 /** The Delaware address of the walkthrough company and its officer. */
-export const address = { line1: '1209 Orange Street', city: 'Wilmington', state: 'DE', postalCode: '19801', country: 'US' };
+export const address = {
+  line1: '1209 Orange Street',
+  city: 'Wilmington',
+  state: 'DE',
+  postalCode: '19801',
+  country: 'US',
+};
 
 /**
  * POST /orders body forming Harbor Light Ventures LLC in DE: member-managed, officer Grace Hopper, a supplied
@@ -29,10 +35,26 @@ export function harborLightFormation(userId: string, alternativeNames: string[])
         structureType: 'MEMBER',
         principalAddress: address,
         mailingAddress: address,
-        officers: [{ type: 'PERSON', firstName: 'Grace', lastName: 'Hopper', title: 'Managing Member', address, isPrimary: true }],
+        officers: [
+          {
+            type: 'PERSON',
+            firstName: 'Grace',
+            lastName: 'Hopper',
+            title: 'Managing Member',
+            address,
+            isPrimary: true,
+          },
+        ],
       },
       alternativeNames,
-      registeredAgent: { type: 'COMPANY', companyName: 'Delaware Agents Inc', addressStreet: '8 The Green', addressCity: 'Dover', addressState: 'DE', addressZip: '19901' },
+      registeredAgent: {
+        type: 'COMPANY',
+        companyName: 'Delaware Agents Inc',
+        addressStreet: '8 The Green',
+        addressCity: 'Dover',
+        addressState: 'DE',
+        addressZip: '19901',
+      },
     },
   };
 }

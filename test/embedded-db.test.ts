@@ -71,21 +71,24 @@ describe('embedded PostgreSQL', () => {
   });
 
   // Root runs the server as the postgres user, which cannot enter a 0700 directory (a checkout under /root).
-  it.runIf(process.getuid?.() === 0)('as root, keeps data the postgres user cannot reach under SHARED_DIR and links it', async () => {
-    const dir = path.join(tempDir(0o700), 'pg');
-    const notices: string[] = [];
-    const db = await startEmbeddedDb(dir, await freePort(), 'app', { onNotice: (m) => notices.push(m) });
-    try {
-      expect(fs.lstatSync(dir).isSymbolicLink()).toBe(true);
-      expect(db.clusterDir.startsWith(path.join(SHARED_DIR, 'clusters'))).toBe(true);
-      expect(fs.realpathSync(dir)).toBe(db.clusterDir);
-      expect(notices.join('\n')).toContain(db.clusterDir);
-      expect(await answers(db.url)).toBe(true);
-    } finally {
-      await db.stop();
-    }
-    const again = await startEmbeddedDb(dir, await freePort(), 'app');
-    expect(again.clusterDir).toBe(db.clusterDir); // the same data on the next start
-    await again.stop();
-  });
+  it.runIf(process.getuid?.() === 0)(
+    'as root, keeps data the postgres user cannot reach under SHARED_DIR and links it',
+    async () => {
+      const dir = path.join(tempDir(0o700), 'pg');
+      const notices: string[] = [];
+      const db = await startEmbeddedDb(dir, await freePort(), 'app', { onNotice: (m) => notices.push(m) });
+      try {
+        expect(fs.lstatSync(dir).isSymbolicLink()).toBe(true);
+        expect(db.clusterDir.startsWith(path.join(SHARED_DIR, 'clusters'))).toBe(true);
+        expect(fs.realpathSync(dir)).toBe(db.clusterDir);
+        expect(notices.join('\n')).toContain(db.clusterDir);
+        expect(await answers(db.url)).toBe(true);
+      } finally {
+        await db.stop();
+      }
+      const again = await startEmbeddedDb(dir, await freePort(), 'app');
+      expect(again.clusterDir).toBe(db.clusterDir); // the same data on the next start
+      await again.stop();
+    },
+  );
 });

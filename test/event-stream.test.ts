@@ -22,10 +22,17 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const streamUrl = (env: Environment = 'test') => `${origin}${env === 'live' ? '/v1' : '/test/v1'}/events/stream`;
-const tenantOf = (tenant: TestTenant, environment: Environment = 'test'): Tenant => ({ organizationId: tenant.organizationId, environment });
+const tenantOf = (tenant: TestTenant, environment: Environment = 'test'): Tenant => ({
+  organizationId: tenant.organizationId,
+  environment,
+});
 
 /** Commits one event of `type` for the tenant in its own transaction; returns its id. */
-async function emit(tenant: Tenant, type: EventType = 'filing.status_changed', data: Record<string, unknown> = { orderId: 'order_x', filingStatus: 'pending' }) {
+async function emit(
+  tenant: Tenant,
+  type: EventType = 'filing.status_changed',
+  data: Record<string, unknown> = { orderId: 'order_x', filingStatus: 'pending' },
+) {
   return (await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, tenant, type, data))).id;
 }
 
@@ -35,9 +42,17 @@ function open(apiKey: string, options: { env?: Environment; types?: string[]; la
   const events: StreamedEvent[] = [];
   const statuses: StreamStatus[] = [];
   const reading = (async () => {
-    for await (const e of streamEvents({ url: streamUrl(options.env), headers: { 'x-api-key': apiKey }, fetch }, {
-      signal: stop.signal, types: options.types, lastEventId: options.lastEventId, reconnectDelayMs: 100, onStatus: (s) => statuses.push(s),
-    })) events.push(e);
+    for await (const e of streamEvents(
+      { url: streamUrl(options.env), headers: { 'x-api-key': apiKey }, fetch },
+      {
+        signal: stop.signal,
+        types: options.types,
+        lastEventId: options.lastEventId,
+        reconnectDelayMs: 100,
+        onStatus: (s) => statuses.push(s),
+      },
+    ))
+      events.push(e);
   })();
   return {
     events,
@@ -57,7 +72,10 @@ describe('GET /events/stream', () => {
     const stream = open(tenant.keys.test);
     await stream.connected();
     const first = await emit(tenantOf(tenant));
-    const second = await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_x', documentType: 'articles_of_organization' });
+    const second = await emit(tenantOf(tenant), 'document.uploaded', {
+      documentId: 'doc_x',
+      documentType: 'articles_of_organization',
+    });
     await waitFor('two events', () => stream.events.length >= 2);
     await stream.stop();
     expect(stream.ids()).toEqual([first, second]);
@@ -69,7 +87,7 @@ describe('GET /events/stream', () => {
     }
   });
 
-  it('sends only the events of the key\'s own organization and environment', async () => {
+  it("sends only the events of the key's own organization and environment", async () => {
     const tenant = await t.newTenant();
     const other = await t.newTenant('Other Org');
     const test = open(tenant.keys.test);
@@ -107,7 +125,10 @@ describe('GET /events/stream', () => {
     const seen = await emit(tenantOf(tenant));
     await waitFor('the first event', () => stream.events.length >= 1);
     await stream.stop();
-    const missed = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_z' })];
+    const missed = [
+      await emit(tenantOf(tenant)),
+      await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_z' }),
+    ];
     const resumed = open(tenant.keys.test, { lastEventId: seen });
     await waitFor('the two missed events', () => resumed.events.length >= 2);
     const after = await emit(tenantOf(tenant));
@@ -121,7 +142,7 @@ describe('GET /events/stream', () => {
     // A fetch whose connection can be cut, and whose next connection waits until `release` is called.
     let cut = new AbortController();
     let gate: Promise<void> = Promise.resolve();
-    let release = () => undefined as void;
+    let release: () => void = () => {};
     const sentLastEventIds: Array<string | null> = [];
     const droppable: typeof fetch = async (input, init) => {
       await gate;
@@ -133,17 +154,28 @@ describe('GET /events/stream', () => {
     const events: StreamedEvent[] = [];
     const statuses: StreamStatus[] = [];
     const reading = (async () => {
-      for await (const e of streamEvents({ url: streamUrl(), headers: { 'x-api-key': tenant.keys.test }, fetch: droppable }, {
-        signal: stop.signal, reconnectDelayMs: 50, onStatus: (s) => statuses.push(s),
-      })) events.push(e);
+      for await (const e of streamEvents(
+        { url: streamUrl(), headers: { 'x-api-key': tenant.keys.test }, fetch: droppable },
+        {
+          signal: stop.signal,
+          reconnectDelayMs: 50,
+          onStatus: (s) => statuses.push(s),
+        },
+      ))
+        events.push(e);
     })();
     await waitFor('the stream to connect', () => statuses.some((s) => s.state === 'connected'));
     // Give the position message time to arrive, then drop the connection with nothing received yet.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    gate = new Promise<void>((resolve) => { release = resolve; });
+    gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     cut.abort();
     await waitFor('the disconnection', () => statuses.some((s) => s.state === 'disconnected'));
-    const missed = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_gap' })];
+    const missed = [
+      await emit(tenantOf(tenant)),
+      await emit(tenantOf(tenant), 'document.uploaded', { documentId: 'doc_gap' }),
+    ];
     release();
     await waitFor('the events committed while disconnected', () => events.length >= 2);
     stop.abort();
@@ -159,11 +191,15 @@ describe('GET /events/stream', () => {
     const res = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test }, signal: stop.signal });
     const reader = res.body!.getReader();
     let text = '';
-    await waitFor('the position message', async () => {
-      const { value } = await reader.read();
-      text += new TextDecoder().decode(value);
-      return /\n\n/.test(text.replace(/^: heartbeat\n\n/gm, ''));
-    }, 5000);
+    await waitFor(
+      'the position message',
+      async () => {
+        const { value } = await reader.read();
+        text += new TextDecoder().decode(value);
+        return /\n\n/.test(text.replace(/^: heartbeat\n\n/gm, ''));
+      },
+      5000,
+    );
     stop.abort();
     const position = /^id: (pos_\d+)$/m.exec(text)?.[1];
     expect(position).toBeDefined();
@@ -173,9 +209,13 @@ describe('GET /events/stream', () => {
     await waitFor('the event committed after the position', () => resumed.events.length >= 1);
     await resumed.stop();
     expect(resumed.ids()).toEqual([id]);
-    const ahead = await fetch(streamUrl(), { headers: { 'x-api-key': tenant.keys.test, 'last-event-id': 'pos_99999999999999999999' } });
+    const ahead = await fetch(streamUrl(), {
+      headers: { 'x-api-key': tenant.keys.test, 'last-event-id': 'pos_99999999999999999999' },
+    });
     expect(ahead.status).toBe(404);
-    expect((await ahead.json()).errors).toEqual([{ field: 'headers.last-event-id', message: expect.stringContaining('pos_99999999999999999999') }]);
+    expect((await ahead.json()).errors).toEqual([
+      { field: 'headers.last-event-id', message: expect.stringContaining('pos_99999999999999999999') },
+    ]);
   });
 
   it('keeps commit order: an event whose transaction commits last is sent first if it was written first, never skipped', async () => {
@@ -216,7 +256,11 @@ describe('GET /events/stream', () => {
       await stream.connected();
       const id = await emit(tenantOf(tenant));
       // Held back only until the stream reads the precise boundary: well before the other transaction ends.
-      await waitFor('the event while the other database\'s transaction is still open', () => stream.events.length >= 1, 10_000);
+      await waitFor(
+        "the event while the other database's transaction is still open",
+        () => stream.events.length >= 1,
+        10_000,
+      );
       await stream.stop();
       expect(stream.ids()).toEqual([id]);
     } finally {
@@ -229,14 +273,21 @@ describe('GET /events/stream', () => {
     const tenant = await t.newTenant();
     const other = await t.newTenant('Someone Else');
     const theirs = await emit(tenantOf(other));
-    const call = (query: string, headers: Record<string, string> = {}) => fetch(`${streamUrl()}${query}`, { headers: { 'x-api-key': tenant.keys.test, ...headers } });
+    const call = (query: string, headers: Record<string, string> = {}) =>
+      fetch(`${streamUrl()}${query}`, { headers: { 'x-api-key': tenant.keys.test, ...headers } });
     const unknown = await call('', { 'last-event-id': theirs });
     expect(unknown.status).toBe(404);
     const body = await unknown.json();
-    expect(body).toMatchObject({ code: 'not_found', requestId: expect.any(String), errors: [{ field: 'headers.last-event-id', message: expect.stringContaining(theirs) }] });
+    expect(body).toMatchObject({
+      code: 'not_found',
+      requestId: expect.any(String),
+      errors: [{ field: 'headers.last-event-id', message: expect.stringContaining(theirs) }],
+    });
     const badType = await call('?types=filing.status_changed,order.placed');
     expect(badType.status).toBe(400);
-    expect((await badType.json()).errors).toEqual([{ field: 'types', message: expect.stringContaining('order.placed') }]);
+    expect((await badType.json()).errors).toEqual([
+      { field: 'types', message: expect.stringContaining('order.placed') },
+    ]);
   });
 
   it('refuses a key of the other environment or no key with 401, which the SDK does not retry', async () => {
@@ -245,7 +296,10 @@ describe('GET /events/stream', () => {
     const wrong = await fetch(streamUrl('live'), { headers: { 'x-api-key': tenant.keys.test } });
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).code).toBe('wrong_environment');
-    const reading = streamEvents({ url: streamUrl('live'), headers: { 'x-api-key': tenant.keys.test }, fetch }, { reconnectDelayMs: 10 });
+    const reading = streamEvents(
+      { url: streamUrl('live'), headers: { 'x-api-key': tenant.keys.test }, fetch },
+      { reconnectDelayMs: 10 },
+    );
     await expect(reading.next()).rejects.toBeInstanceOf(AuthenticationError);
   });
 
@@ -275,11 +329,15 @@ describe('GET /events/stream', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     const reader = res.body!.getReader();
     let text = '';
-    await waitFor('a heartbeat', async () => {
-      const { value } = await reader.read();
-      text += new TextDecoder().decode(value);
-      return text.includes(': heartbeat');
-    }, 5000);
+    await waitFor(
+      'a heartbeat',
+      async () => {
+        const { value } = await reader.read();
+        text += new TextDecoder().decode(value);
+        return text.includes(': heartbeat');
+      },
+      5000,
+    );
     stop.abort();
   });
 
@@ -289,7 +347,10 @@ describe('GET /events/stream', () => {
     const tenant = await other.newTenant();
     const res = await fetch(`${otherOrigin}/test/v1/events/stream`, { headers: { 'x-api-key': tenant.keys.test } });
     expect(res.status).toBe(200);
-    const drained = res.body!.pipeTo(new WritableStream()).then(() => 'ended', () => 'ended');
+    const drained = res.body!.pipeTo(new WritableStream()).then(
+      () => 'ended',
+      () => 'ended',
+    );
     await other.close();
     expect(await drained).toBe('ended');
   });

@@ -8,8 +8,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({ organizationId: tenant.organizationId, environment });
-const advance = (tenant: TestTenant, orderId: string, body: Record<string, unknown>) => tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body);
+const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
+  organizationId: tenant.organizationId,
+  environment,
+});
+const advance = (tenant: TestTenant, orderId: string, body: Record<string, unknown>) =>
+  tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body);
 
 describe('GET /events', () => {
   it('lists the envelopes newest first with cursor pagination', async () => {
@@ -23,7 +27,9 @@ describe('GET /events', () => {
     const all = await tenant.api('GET', '/events');
     expect(all.statusCode).toBe(200);
     const events = all.json().data;
-    expect(events.map((e: { type: string; data: { filingStatus?: string } }) => e.data.filingStatus ?? e.type)).toEqual(['document.uploaded', 'submitted', 'exception', 'pending', 'submitted']);
+    expect(events.map((e: { type: string; data: { filingStatus?: string } }) => e.data.filingStatus ?? e.type)).toEqual(
+      ['document.uploaded', 'submitted', 'exception', 'pending', 'submitted'],
+    );
     for (const e of events) {
       expect(Object.keys(e).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
       expect(e.id).toMatch(/^evt_/);
@@ -34,7 +40,9 @@ describe('GET /events', () => {
     expect(first.hasMore).toBe(true);
     const second = (await tenant.api('GET', `/events?limit=3&startingAfter=${first.data[1].id}`)).json();
     expect(second.hasMore).toBe(false);
-    expect([...first.data, ...second.data].map((e: { id: string }) => e.id)).toEqual(events.map((e: { id: string }) => e.id));
+    expect([...first.data, ...second.data].map((e: { id: string }) => e.id)).toEqual(
+      events.map((e: { id: string }) => e.id),
+    );
     // Stripe's spelling and a plain `cursor` page the same way.
     for (const param of ['starting_after', 'cursor']) {
       const page = await tenant.api('GET', `/events?limit=3&${param}=${first.data[1].id}`);
@@ -52,9 +60,18 @@ describe('GET /events', () => {
     await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, { documentType: 'company' });
 
     const statuses = (await tenant.api('GET', '/events?type=filing.status_changed')).json().data;
-    expect(statuses.map((e: { data: { orderId: string } }) => e.data.orderId)).toEqual([b.orderId, a.orderId, b.orderId, a.orderId]);
+    expect(statuses.map((e: { data: { orderId: string } }) => e.data.orderId)).toEqual([
+      b.orderId,
+      a.orderId,
+      b.orderId,
+      a.orderId,
+    ]);
     const ofA = (await tenant.api('GET', `/events?orderId=${a.orderId}`)).json().data;
-    expect(ofA.map((e: { type: string }) => e.type)).toEqual(['document.uploaded', 'filing.status_changed', 'filing.status_changed']);
+    expect(ofA.map((e: { type: string }) => e.type)).toEqual([
+      'document.uploaded',
+      'filing.status_changed',
+      'filing.status_changed',
+    ]);
     const bad = await tenant.api('GET', '/events?type=order.created');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].field).toContain('type');
@@ -75,8 +92,17 @@ describe('GET /events', () => {
 describe('GET /events/{eventId}', () => {
   it('returns the envelope as it was emitted', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), { orderType: 'registered_agent', filingType: 'change_of_agent' });
-    const eventId = (await advance(tenant, orderId, { filingStatus: 'exception', exceptionCode: '469', exceptionMessage: 'Agent address is a PO box' })).json().eventId;
+    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), {
+      orderType: 'registered_agent',
+      filingType: 'change_of_agent',
+    });
+    const eventId = (
+      await advance(tenant, orderId, {
+        filingStatus: 'exception',
+        exceptionCode: '469',
+        exceptionMessage: 'Agent address is a PO box',
+      })
+    ).json().eventId;
     const res = await tenant.api('GET', `/events/${eventId}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -84,8 +110,16 @@ describe('GET /events/{eventId}', () => {
       type: 'filing.status_changed',
       createdAt: expect.any(String),
       data: {
-        orderId, companyId, orderType: 'registered_agent', filingStatus: 'exception', filingDate: null, filingType: 'change_of_agent', subscriptionStatus: 'active',
-        exceptionCode: '469', exceptionReason: 'Bad or missing registered agent information', exceptionMessage: 'Agent address is a PO box',
+        orderId,
+        companyId,
+        orderType: 'registered_agent',
+        filingStatus: 'exception',
+        filingDate: null,
+        filingType: 'change_of_agent',
+        subscriptionStatus: 'active',
+        exceptionCode: '469',
+        exceptionReason: 'Bad or missing registered agent information',
+        exceptionMessage: 'Agent address is a PO box',
       },
     });
   });

@@ -55,14 +55,27 @@ export const corpFields = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** Creates a user through the API and returns the response body. */
-export async function createUser(tenant: TestTenant, env: Environment = 'test', overrides: Record<string, unknown> = {}) {
-  const res = await tenant.api('POST', '/users', { fullName: 'Ada Lovelace', email: uniqueEmail(), ...overrides }, { env });
+export async function createUser(
+  tenant: TestTenant,
+  env: Environment = 'test',
+  overrides: Record<string, unknown> = {},
+) {
+  const res = await tenant.api(
+    'POST',
+    '/users',
+    { fullName: 'Ada Lovelace', email: uniqueEmail(), ...overrides },
+    { env },
+  );
   if (res.statusCode !== 201) throw new Error(`createUser: ${res.statusCode} ${res.body}`);
   return res.json<{ id: string; email: string; fullName: string; phoneNumber: string | null }>();
 }
 
 /** Creates a user and a company (an LLC, or a CORP when overrides.entityType is CORP) owned by that user; returns both bodies. */
-export async function createCompany(tenant: TestTenant, env: Environment = 'test', overrides: Record<string, unknown> = {}) {
+export async function createCompany(
+  tenant: TestTenant,
+  env: Environment = 'test',
+  overrides: Record<string, unknown> = {},
+) {
   const user = await createUser(tenant, env);
   const base = overrides.entityType === 'CORP' ? corpFields() : llcFields();
   const res = await tenant.api('POST', '/companies', { ...base, userId: user.id, ...overrides }, { env });
@@ -104,9 +117,14 @@ export interface OrderRowResult {
  * Places an order through the orders module's placement writer (organization must exist: use `t.newTenant()`),
  * with a user and a company (SQL) unless given: order group, `submitted` status-history row and event, and for
  * balance billing the credit and debit ledger entries of `debitLines`; a `filingStatus` other than submitted (or a
- * subscriptionStatus other than the placed one) is then set through the status-change function (history, event). For tests of the filing pipeline that must not depend on POST /orders.
+ * subscriptionStatus other than the placed one) is then set through the status-change function (history, event). For
+ * tests of the filing pipeline that must not depend on POST /orders.
  */
-export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRowOptions = {}): Promise<OrderRowResult> {
+export async function createOrderRow(
+  ctx: AppContext,
+  tenant: Tenant,
+  o: OrderRowOptions = {},
+): Promise<OrderRowResult> {
   const orderType = o.orderType ?? 'formation';
   const billing = o.billing ?? 'balance';
   const lines = o.debitLines ?? [];
@@ -117,17 +135,32 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
     const userId = o.userId ?? newId('user');
     if (!o.userId) {
       const email = uniqueEmail();
-      await tx.query(`INSERT INTO users (id, organization_id, environment, full_name, email, email_normalized) VALUES ($1, $2, $3, 'Ada Lovelace', $4, $4)`, [userId, ...t, email]);
+      await tx.query(
+        `INSERT INTO users (id, organization_id, environment, full_name, email, email_normalized) VALUES ($1, $2, $3, 'Ada Lovelace', $4, $4)`,
+        [userId, ...t, email],
+      );
     }
     const companyId = o.companyId ?? newId('company');
     if (!o.companyId) {
       await tx.query(
         `INSERT INTO companies (id, organization_id, environment, slug, legal_name, entity_type, structure_type, tax_election, ein, formation_state, principal_address, mailing_address)
          VALUES ($1, $2, $3, $1, $4, $5, $6, $7, $8, $9, $10, $10)`,
-        [companyId, ...t, o.legalName ?? 'Acme Holdings LLC', o.entityType ?? 'LLC', (o.entityType ?? 'LLC') === 'LLC' ? 'MEMBER' : null,
-          o.entityType === 'CORP' ? 'C Corporation' : null, o.companyEin ?? null, o.filingState ?? 'DE', JSON.stringify(usAddress())],
+        [
+          companyId,
+          ...t,
+          o.legalName ?? 'Acme Holdings LLC',
+          o.entityType ?? 'LLC',
+          (o.entityType ?? 'LLC') === 'LLC' ? 'MEMBER' : null,
+          o.entityType === 'CORP' ? 'C Corporation' : null,
+          o.companyEin ?? null,
+          o.filingState ?? 'DE',
+          JSON.stringify(usAddress()),
+        ],
       );
-      await tx.query(`INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)`, [companyId, userId, ...t]);
+      await tx.query(
+        `INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)`,
+        [companyId, userId, ...t],
+      );
     }
     // The orders module's own writers (ORD-13, ORD-14): placed at submitted, then moved if asked.
     const groupId = newId('orderGroup');
@@ -139,13 +172,26 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
       rows: {
         company: null,
         group: { id: groupId, userId, companyId, filingState, source: 'api', billing, request: {}, totalCents: total },
-        orders: [{
-          id: orderId, company_id: companyId, user_id: userId, order_type: orderType, filing_state: filingState, filing_type: o.filingType ?? null,
-          subscription_status: placedSubscription, details: o.details ?? {}, billing, amount_cents: total, retail_cents: null, margin_cents: null,
-        }],
+        orders: [
+          {
+            id: orderId,
+            company_id: companyId,
+            user_id: userId,
+            order_type: orderType,
+            filing_state: filingState,
+            filing_type: o.filingType ?? null,
+            subscription_status: placedSubscription,
+            details: o.details ?? {},
+            billing,
+            amount_cents: total,
+            retail_cents: null,
+            margin_cents: null,
+          },
+        ],
         actor: 'api',
       },
-      debits: billing === 'balance' ? lines.map((l) => ({ ...l, description: `${l.lineType} (${orderId})`, orderId })) : [],
+      debits:
+        billing === 'balance' ? lines.map((l) => ({ ...l, description: `${l.lineType} (${orderId})`, orderId })) : [],
       existing: new Map(),
       order: [0],
       totalCents: total,
@@ -153,8 +199,11 @@ export async function createOrderRow(ctx: AppContext, tenant: Tenant, o: OrderRo
     const filingStatus = o.filingStatus ?? 'submitted';
     if (filingStatus !== 'submitted' || subscription !== placedSubscription) {
       await changeOrderStatus(tx, tenant, {
-        orderId, actor: 'test_helper',
-        ...(filingStatus !== 'submitted' ? { filing: { from: 'submitted', to: filingStatus, filingDate: o.filingDate ?? null } } : {}),
+        orderId,
+        actor: 'test_helper',
+        ...(filingStatus !== 'submitted'
+          ? { filing: { from: 'submitted', to: filingStatus, filingDate: o.filingDate ?? null } }
+          : {}),
         ...(subscription !== placedSubscription ? { subscription: { status: subscription } } : {}),
       });
     }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../src/lib/errors.js';
 import { EXCEPTION_REASONS } from '../src/modules/filings/exception-codes.js';
-import { FILING_STATUSES, planTransition, type FilingStatus, type OrderState, type TransitionRequest } from '../src/modules/filings/transitions.js';
+import {
+  FILING_STATUSES,
+  planTransition,
+  type FilingStatus,
+  type OrderState,
+  type TransitionRequest,
+} from '../src/modules/filings/transitions.js';
 
 // The filing state machine (FIL-1, FIL-2) written out independently of the implementation's table, plus the
 // documented decisions in transitions.ts.
@@ -16,9 +22,16 @@ function specAllows(from: FilingStatus, to: FilingStatus): boolean {
 
 const TODAY = '2025-06-15';
 const order = (filingStatus: FilingStatus, extra: Partial<OrderState> = {}): OrderState => ({
-  id: 'order_test', orderType: 'formation', environment: 'test', filingStatus, exceptionCode: filingStatus === 'exception' ? '462' : null, exceptionMessage: null, ...extra,
+  id: 'order_test',
+  orderType: 'formation',
+  environment: 'test',
+  filingStatus,
+  exceptionCode: filingStatus === 'exception' ? '462' : null,
+  exceptionMessage: null,
+  ...extra,
 });
-const requestFor = (to: FilingStatus): TransitionRequest => (to === 'exception' ? { filingStatus: to, exceptionCode: '465' } : { filingStatus: to });
+const requestFor = (to: FilingStatus): TransitionRequest =>
+  to === 'exception' ? { filingStatus: to, exceptionCode: '465' } : { filingStatus: to };
 
 function outcome(fn: () => unknown): { ok: true } | { ok: false; status: number; code: string; message: string } {
   try {
@@ -50,36 +63,75 @@ describe('the filing transition table', () => {
   }
 
   it('says so plainly when a filed order is moved again', () => {
-    expect(() => planTransition(order('filed'), { filingStatus: 'pending' }, TODAY)).toThrow('Order order_test is filed, a terminal status; it cannot move to pending');
+    expect(() => planTransition(order('filed'), { filingStatus: 'pending' }, TODAY)).toThrow(
+      'Order order_test is filed, a terminal status; it cannot move to pending',
+    );
   });
 });
 
 describe('fields that go with a transition', () => {
   it('requires a known exception code and carries its standard reason and the trimmed message', () => {
-    const plan = planTransition(order('pending'), { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: '  Name taken in DE  ' }, TODAY);
-    expect(plan).toMatchObject({ from: 'pending', to: 'exception', exceptionCode: '465', exceptionReason: 'Entity name not available', exceptionMessage: 'Name taken in DE', filingDate: null });
+    const plan = planTransition(
+      order('pending'),
+      { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: '  Name taken in DE  ' },
+      TODAY,
+    );
+    expect(plan).toMatchObject({
+      from: 'pending',
+      to: 'exception',
+      exceptionCode: '465',
+      exceptionReason: 'Entity name not available',
+      exceptionMessage: 'Name taken in DE',
+      filingDate: null,
+    });
     const missing = outcome(() => planTransition(order('pending'), { filingStatus: 'exception' }, TODAY));
     expect(missing).toMatchObject({ status: 400, code: 'validation_error' });
     expect(() => planTransition(order('pending'), { filingStatus: 'exception' }, TODAY)).toThrow(/exceptionCode/);
-    expect(() => planTransition(order('pending'), { filingStatus: 'exception', exceptionCode: '485' }, TODAY)).toThrow(/'485' is not a filing exception code/);
+    expect(() => planTransition(order('pending'), { filingStatus: 'exception', exceptionCode: '485' }, TODAY)).toThrow(
+      /'485' is not a filing exception code/,
+    );
   });
 
   it('accepts every code of the FIL-12 table', () => {
     for (const code of Object.keys(EXCEPTION_REASONS)) {
-      expect(planTransition(order('submitted'), { filingStatus: 'exception', exceptionCode: code }, TODAY).exceptionReason).toBe(EXCEPTION_REASONS[code]);
+      expect(
+        planTransition(order('submitted'), { filingStatus: 'exception', exceptionCode: code }, TODAY).exceptionReason,
+      ).toBe(EXCEPTION_REASONS[code]);
     }
   });
 
   it('refuses exception fields on other statuses and a filingDate on anything but filed', () => {
-    const err = catchValidation(() => planTransition(order('submitted'), { filingStatus: 'pending', exceptionCode: '465', exceptionMessage: 'x', filingDate: '2025-01-01' }, TODAY));
+    const err = catchValidation(() =>
+      planTransition(
+        order('submitted'),
+        { filingStatus: 'pending', exceptionCode: '465', exceptionMessage: 'x', filingDate: '2025-01-01' },
+        TODAY,
+      ),
+    );
     expect(err.errors.map((e) => e.field).sort()).toEqual(['exceptionCode', 'exceptionMessage', 'filingDate']);
   });
 
   it('allows a new exception while in exception, but not the same one again', () => {
     const inException = order('exception', { exceptionCode: '465', exceptionMessage: 'Name taken' });
-    expect(planTransition(inException, { filingStatus: 'exception', exceptionCode: '466' }, TODAY).exceptionCode).toBe('466');
-    expect(planTransition(inException, { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Also the alternative' }, TODAY).exceptionMessage).toBe('Also the alternative');
-    expect(outcome(() => planTransition(inException, { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Name taken' }, TODAY))).toMatchObject({ status: 409, code: 'invalid_transition' });
+    expect(planTransition(inException, { filingStatus: 'exception', exceptionCode: '466' }, TODAY).exceptionCode).toBe(
+      '466',
+    );
+    expect(
+      planTransition(
+        inException,
+        { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Also the alternative' },
+        TODAY,
+      ).exceptionMessage,
+    ).toBe('Also the alternative');
+    expect(
+      outcome(() =>
+        planTransition(
+          inException,
+          { filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Name taken' },
+          TODAY,
+        ),
+      ),
+    ).toMatchObject({ status: 409, code: 'invalid_transition' });
   });
 
   it('clears the exception when the filing resumes', () => {
@@ -89,9 +141,15 @@ describe('fields that go with a transition', () => {
 
   it('dates a filing today unless told, and refuses impossible or future dates', () => {
     expect(planTransition(order('pending'), { filingStatus: 'filed' }, TODAY).filingDate).toBe(TODAY);
-    expect(planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-06-01' }, TODAY).filingDate).toBe('2025-06-01');
-    expect(() => planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-02-30' }, TODAY)).toThrow(/filingDate/);
-    expect(() => planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-06-16' }, TODAY)).toThrow(/future/);
+    expect(
+      planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-06-01' }, TODAY).filingDate,
+    ).toBe('2025-06-01');
+    expect(() => planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-02-30' }, TODAY)).toThrow(
+      /filingDate/,
+    );
+    expect(() => planTransition(order('pending'), { filingStatus: 'filed', filingDate: '2025-06-16' }, TODAY)).toThrow(
+      /future/,
+    );
   });
 
   it('needs the EIN to file a live EIN order, makes a fake one in test, and refuses it elsewhere', () => {
@@ -101,13 +159,18 @@ describe('fields that go with a transition', () => {
     expect(() => planTransition(live, { filingStatus: 'filed', ein: '123456789' }, TODAY)).toThrow(/ein/);
     const test = planTransition(order('pending', { orderType: 'ein' }), { filingStatus: 'filed' }, TODAY);
     expect(test.ein).toMatch(/^00-\d{7}$/);
-    expect(() => planTransition(order('pending'), { filingStatus: 'filed', ein: '12-3456789' }, TODAY)).toThrow(/only to EIN orders/);
+    expect(() => planTransition(order('pending'), { filingStatus: 'filed', ein: '12-3456789' }, TODAY)).toThrow(
+      /only to EIN orders/,
+    );
     expect(() => planTransition(live, { filingStatus: 'cancelled', ein: '12-3456789' }, TODAY)).toThrow(/ein/);
     expect(planTransition(live, { filingStatus: 'cancelled' }, TODAY).ein).toBeNull();
   });
 
   it('refuses an unknown status with 400', () => {
-    expect(outcome(() => planTransition(order('submitted'), { filingStatus: 'approved' }, TODAY))).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(outcome(() => planTransition(order('submitted'), { filingStatus: 'approved' }, TODAY))).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+    });
   });
 });
 
@@ -123,12 +186,16 @@ function catchValidation(fn: () => unknown): ValidationError {
 
 describe('expectedStatus (what the operator saw on the confirmation page)', () => {
   it('refuses with 409 when the order moved since it was shown', () => {
-    const result = outcome(() => planTransition(order('submitted'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY));
+    const result = outcome(() =>
+      planTransition(order('submitted'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY),
+    );
     expect(result).toMatchObject({ ok: false, status: 409, code: 'invalid_transition' });
     expect((result as { message: string }).message).toContain('now submitted, not exception');
   });
 
   it('lets the transition through when the order is as it was shown', () => {
-    expect(planTransition(order('exception'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY).to).toBe('pending');
+    expect(planTransition(order('exception'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY).to).toBe(
+      'pending',
+    );
   });
 });

@@ -19,7 +19,9 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
     FILE_URL_SECRET: 'test-file-url-secret-0123456789',
     DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    ...Object.fromEntries(
+      ['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000']),
+    ),
     ...extra,
   };
 }
@@ -43,7 +45,10 @@ export async function startApi(env: Record<string, string>, started: ServiceProc
 }
 
 /** Starts `src/worker-main.ts` (`npm run worker`); resolves once it logs "worker started". */
-export async function startWorkerProcess(env: Record<string, string>, started: ServiceProcess[]): Promise<ServiceProcess> {
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  started: ServiceProcess[],
+): Promise<ServiceProcess> {
   const service = spawnService('src/worker-main.ts', { ...env, LOG_LEVEL: 'info' });
   started.push(service);
   await service.waitForLog(/^worker started$/, STARTUP_TIMEOUT_MS);
@@ -62,7 +67,14 @@ export interface ApiAnswer {
  * One HTTP call with a JSON body, failing after `timeoutMs` (the caller's bound on a hang). `headers` come on top
  * of content-type.
  */
-export async function call(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<ApiAnswer> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<ApiAnswer> {
   const started = Date.now();
   const res = await fetch(`${baseUrl}${path}`, {
     method,
@@ -81,9 +93,19 @@ export async function call(baseUrl: string, method: string, path: string, body?:
 }
 
 /** Like {@link call}, but fails naming the answer unless its status is `expected`. */
-export async function expectCall(expected: number, baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+export async function expectCall(
+  expected: number,
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const answer = await call(baseUrl, method, path, body, headers);
-  if (answer.status !== expected) throw new Error(`${method} ${baseUrl}${path} answered ${answer.status}, expected ${expected}: ${JSON.stringify(answer.body)}`);
+  if (answer.status !== expected)
+    throw new Error(
+      `${method} ${baseUrl}${path} answered ${answer.status}, expected ${expected}: ${JSON.stringify(answer.body)}`,
+    );
   return answer.body;
 }
 
@@ -101,14 +123,41 @@ export interface FleetTenant {
  * and credits `creditDollars` of test money, all through `baseUrl`. The endpoint's secret is registered with
  * `receiver` so every request to it is verified.
  */
-export async function createTenant(baseUrl: string, receiver: FleetReceiver, name: string, creditDollars: number, eventTypes = ['filing.status_changed', 'document.uploaded']): Promise<FleetTenant> {
-  const org = await expectCall(201, baseUrl, 'POST', '/admin/v1/organizations', { name }, { authorization: `Bearer ${OPERATOR_TOKEN}` });
+export async function createTenant(
+  baseUrl: string,
+  receiver: FleetReceiver,
+  name: string,
+  creditDollars: number,
+  eventTypes = ['filing.status_changed', 'document.uploaded'],
+): Promise<FleetTenant> {
+  const org = await expectCall(
+    201,
+    baseUrl,
+    'POST',
+    '/admin/v1/organizations',
+    { name },
+    { authorization: `Bearer ${OPERATOR_TOKEN}` },
+  );
   const key = { 'x-api-key': org.apiKeys.test as string };
   const endpointPath = `/hooks/${org.id}`;
-  const endpoint = await expectCall(201, baseUrl, 'POST', '/test/v1/webhook-endpoints', { url: `${receiver.url}${endpointPath}`, eventTypes }, key);
+  const endpoint = await expectCall(
+    201,
+    baseUrl,
+    'POST',
+    '/test/v1/webhook-endpoints',
+    { url: `${receiver.url}${endpointPath}`, eventTypes },
+    key,
+  );
   receiver.secrets.set(endpointPath, endpoint.secret);
   await expectCall(201, baseUrl, 'POST', '/test/v1/test_helpers/balance-credits', { amount: creditDollars }, key);
-  const user = await expectCall(201, baseUrl, 'POST', '/test/v1/users', { fullName: `${name} Owner`, email: `owner@${org.id.toLowerCase().replace(/_/g, '-')}.example.com` }, key);
+  const user = await expectCall(
+    201,
+    baseUrl,
+    'POST',
+    '/test/v1/users',
+    { fullName: `${name} Owner`, email: `owner@${org.id.toLowerCase().replace(/_/g, '-')}.example.com` },
+    key,
+  );
   return { organizationId: org.id, testKey: org.apiKeys.test, endpointId: endpoint.id, endpointPath, userId: user.id };
 }
 
@@ -184,7 +233,10 @@ export async function startFleetReceiver(): Promise<FleetReceiver> {
         receiver.badSignatures.push(`${received.path} ${event.id}: ${(err as Error).message}`);
       }
       // One delivery = one event to one endpoint; Service-Event-Id must name the event of the body.
-      if (req.headers['service-event-id'] !== event.id) receiver.badSignatures.push(`${received.path} ${event.id}: Service-Event-Id ${String(req.headers['service-event-id'])}`);
+      if (req.headers['service-event-id'] !== event.id)
+        receiver.badSignatures.push(
+          `${received.path} ${event.id}: Service-Event-Id ${String(req.headers['service-event-id'])}`,
+        );
       const delivery = `${received.path} ${event.id}`;
       receiver.received += 1;
       const arrival = (receiver.perDelivery.get(delivery) ?? 0) + 1;
@@ -221,7 +273,11 @@ export async function startFleetReceiver(): Promise<FleetReceiver> {
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; the first failure rejects after the in-flight ones end. */
-export async function inParallel<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function inParallel<T>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failed: unknown = null;
   const lane = async () => {
@@ -239,12 +295,19 @@ export async function inParallel<T>(items: T[], limit: number, work: (item: T, i
 }
 
 /** Polls `check` every `everyMs` until it returns a truthy value; fails after `timeoutMs` with `what` and `progress()`. */
-export async function pollUntil<T>(what: string, check: () => T | Promise<T>, timeoutMs: number, progress: () => string = () => '', everyMs = 250): Promise<NonNullable<T>> {
+export async function pollUntil<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs: number,
+  progress: () => string = () => '',
+  everyMs = 250,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${progress() ? ` (${progress()})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${progress() ? ` (${progress()})` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

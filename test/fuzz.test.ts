@@ -40,7 +40,11 @@ let base: string;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const documents = await Promise.all(['/v1/openapi.json', '/test/v1/openapi.json'].map(async (url) => (await t.app.inject({ method: 'GET', url })).json()));
+  const documents = await Promise.all(
+    ['/v1/openapi.json', '/test/v1/openapi.json'].map(async (url) =>
+      (await t.app.inject({ method: 'GET', url })).json(),
+    ),
+  );
   doc = documents[0];
   const seen = new Map<string, Operation>();
   for (const d of documents) {
@@ -49,7 +53,12 @@ beforeAll(async () => {
         if (!item[method]) continue;
         // The live document leaves out what exists only at the test base address (the test helpers).
         const testOnly = !documents[0].paths[path]?.[method];
-        seen.set(`${method} ${path}`, { method, path, op: item[method], environments: testOnly ? ['test'] : ['live', 'test'] });
+        seen.set(`${method} ${path}`, {
+          method,
+          path,
+          op: item[method],
+          environments: testOnly ? ['test'] : ['live', 'test'],
+        });
       }
     }
   }
@@ -67,14 +76,24 @@ async function makeFixtures(app: TestApp): Promise<Fixtures> {
   for (const env of ['live', 'test'] as const) {
     const { user, company } = await createCompany(tenant, env);
     const other = await createUser(tenant, env);
-    const order = await createOrderRow(app.ctx, { organizationId: tenant.organizationId, environment: env }, { companyId: company.id, userId: user.id, orderType: 'formation' });
-    const endpoint = await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed', 'document.uploaded'] }, { env });
+    const order = await createOrderRow(
+      app.ctx,
+      { organizationId: tenant.organizationId, environment: env },
+      { companyId: company.id, userId: user.id, orderType: 'formation' },
+    );
+    const endpoint = await tenant.api(
+      'POST',
+      '/webhook-endpoints',
+      { url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed', 'document.uploaded'] },
+      { env },
+    );
     if (env === 'test') {
       await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 });
       await tenant.api('POST', `/test_helpers/orders/${order.orderId}/advance`, { filingStatus: 'pending' });
       await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' });
     }
-    const q = async (sql: string) => (await app.ctx.pool.query(sql, [tenant.organizationId, env])).rows.map((r) => r.id as string);
+    const q = async (sql: string) =>
+      (await app.ctx.pool.query(sql, [tenant.organizationId, env])).rows.map((r) => r.id as string);
     ids[env] = {
       user: [user.id, other.id, user.email],
       company: [company.id, company.slug],
@@ -82,7 +101,9 @@ async function makeFixtures(app: TestApp): Promise<Fixtures> {
       document: await q('SELECT id FROM documents WHERE organization_id = $1 AND environment = $2'),
       event: await q('SELECT id FROM events WHERE organization_id = $1 AND environment = $2'),
       endpoint: [endpoint.json().id],
-      delivery: await q('SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.organization_id = $1 AND e.environment = $2'),
+      delivery: await q(
+        'SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.organization_id = $1 AND e.environment = $2',
+      ),
     };
   }
   return { tenant, ids };
@@ -92,15 +113,49 @@ async function makeFixtures(app: TestApp): Promise<Fixtures> {
 
 /** Strings that broke services before or commonly do: NUL, huge, unicode edge cases, injection-looking text. */
 const NASTY_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '%00', 'x'.repeat(100_000), 'é'.repeat(300), '😀', '\ud800', '\u202e', '../../etc/passwd',
-  "' OR 1=1 --", '<script>alert(1)</script>', '9'.repeat(40), '-1', '1e309', 'null', 'true', '{}', '\n\r\t', 'user_', 'comp_x', 'a'.repeat(256),
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '%00',
+  'x'.repeat(100_000),
+  'é'.repeat(300),
+  '😀',
+  '\ud800',
+  '\u202e',
+  '../../etc/passwd',
+  "' OR 1=1 --",
+  '<script>alert(1)</script>',
+  '9'.repeat(40),
+  '-1',
+  '1e309',
+  'null',
+  'true',
+  '{}',
+  '\n\r\t',
+  'user_',
+  'comp_x',
+  'a'.repeat(256),
 ];
 const nastyString = fc.constantFrom(...NASTY_STRINGS);
-const anything: fc.Arbitrary<unknown> = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant([]), fc.constant({}), fc.array(fc.string(), { maxLength: 3 }));
+const anything: fc.Arbitrary<unknown> = fc.oneof(
+  nastyString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant([]),
+  fc.constant({}),
+  fc.array(fc.string(), { maxLength: 3 }),
+);
 
 const resolve = (schema: any): any => {
   let s = schema;
-  for (let i = 0; s?.$ref && i < 10; i++) s = s.$ref.replace(/^#\//, '').split('/').reduce((node: any, key: string) => node?.[key], doc);
+  for (let i = 0; s?.$ref && i < 10; i++)
+    s = s.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, key: string) => node?.[key], doc);
   return s ?? {};
 };
 
@@ -118,7 +173,12 @@ function stringFor(s: any): fc.Arbitrary<string> {
   if (s.format === 'email') return fc.constantFrom('ada@example.com', 'a.b+c@sub.example.org');
   if (s.format === 'date') return fc.constantFrom('2024-02-29', '2025-01-31', '2023-13-01');
   if (s.format === 'date-time') return fc.constantFrom('2025-01-31T10:00:00.000Z', '2025-01-31T10:00:00Z');
-  if (s.format === 'uri') return fc.constantFrom('https://hooks.example.com/in', 'http://127.0.0.1:9/hooks', 'https://cdn.example.com/logo.png');
+  if (s.format === 'uri')
+    return fc.constantFrom(
+      'https://hooks.example.com/in',
+      'http://127.0.0.1:9/hooks',
+      'https://cdn.example.com/logo.png',
+    );
   if (typeof s.pattern === 'string') {
     const known = PATTERN_EXAMPLES.find(([re]) => re.test(s.pattern));
     if (known) return fc.constantFrom(...known[1]);
@@ -135,8 +195,14 @@ function stringFor(s: any): fc.Arbitrary<string> {
 function numberFor(s: any): fc.Arbitrary<number> {
   const min = typeof s.minimum === 'number' ? s.minimum : -1_000_000;
   const max = typeof s.maximum === 'number' ? s.maximum : 1_000_000;
-  const inRange = s.type === 'integer' ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }) : fc.double({ min, max, noNaN: true });
-  return fc.oneof({ weight: 6, arbitrary: inRange }, { weight: 2, arbitrary: fc.constantFrom(min, max, min - 1, max + 1, 0, -1, 0.5, 1e15, 12.345) });
+  const inRange =
+    s.type === 'integer'
+      ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) })
+      : fc.double({ min, max, noNaN: true });
+  return fc.oneof(
+    { weight: 6, arbitrary: inRange },
+    { weight: 2, arbitrary: fc.constantFrom(min, max, min - 1, max + 1, 0, -1, 0.5, 1e15, 12.345) },
+  );
 }
 
 /** An arbitrary for a schema: mostly valid values, sometimes (1 in `mutation` + 1) anything at all. */
@@ -151,26 +217,47 @@ function validFor(s: any, depth: number, mutation: number): fc.Arbitrary<unknown
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   const union = s.anyOf ?? s.oneOf;
   if (Array.isArray(union) && union.length) return fc.oneof(...union.map((u: any) => valueFor(u, depth + 1, mutation)));
-  if (Array.isArray(s.allOf) && s.allOf.length) return valueFor({ ...Object.assign({}, ...s.allOf.map(resolve)), allOf: undefined }, depth + 1, mutation);
+  if (Array.isArray(s.allOf) && s.allOf.length)
+    return valueFor({ ...Object.assign({}, ...s.allOf.map(resolve)), allOf: undefined }, depth + 1, mutation);
   const type = Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type;
   switch (type) {
-    case 'string': return stringFor(s);
+    case 'string':
+      return stringFor(s);
     case 'integer':
-    case 'number': return numberFor(s);
-    case 'boolean': return fc.boolean();
-    case 'null': return fc.constant(null);
-    case 'array': return fc.array(valueFor(s.items ?? {}, depth + 1, mutation), { maxLength: Math.min(s.maxItems ?? 3, 3) });
-    case 'object':
+    case 'number':
+      return numberFor(s);
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array':
+      return fc.array(valueFor(s.items ?? {}, depth + 1, mutation), { maxLength: Math.min(s.maxItems ?? 3, 3) });
     default: {
       const props: Record<string, any> = s.properties ?? {};
-      if (!Object.keys(props).length) return type === 'object' ? fc.dictionary(fc.string({ maxLength: 8 }), anything, { maxKeys: 2 }) : anything;
+      if (!Object.keys(props).length)
+        return type === 'object' ? fc.dictionary(fc.string({ maxLength: 8 }), anything, { maxKeys: 2 }) : anything;
       const required: string[] = s.required ?? [];
-      const record = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueFor(v, depth + 1, mutation)])), { requiredKeys: required.filter((k) => k in props) });
+      const record = fc.record(
+        Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueFor(v, depth + 1, mutation)])),
+        { requiredKeys: required.filter((k) => k in props) },
+      );
       // Now and then: a required field left out, or a field no schema knows.
       return fc.oneof(
         { weight: 10, arbitrary: record },
-        { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom(...Object.keys(props))).map(([r, k]) => { const out = { ...(r as object) } as Record<string, unknown>; delete out[k]; return out; }) },
-        { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom('unknownField', '__proto__', 'constructor'), anything).map(([r, k, v]) => ({ ...(r as object), [k]: v })) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(record, fc.constantFrom(...Object.keys(props))).map(([r, k]) => {
+            const out = { ...(r as object) } as Record<string, unknown>;
+            delete out[k];
+            return out;
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(record, fc.constantFrom('unknownField', '__proto__', 'constructor'), anything)
+            .map(([r, k, v]) => ({ ...(r as object), [k]: v })),
+        },
       );
     }
   }
@@ -183,7 +270,12 @@ function fixtureKind(path: string, name: string): string | null {
   if (/order/i.test(name)) return 'order';
   if (/document/i.test(name)) return 'document';
   if (/event/i.test(name)) return 'event';
-  if (name === 'id') return path.startsWith('/webhook-deliveries') ? 'delivery' : path.startsWith('/webhook-endpoints') ? 'endpoint' : null;
+  if (name === 'id')
+    return path.startsWith('/webhook-deliveries')
+      ? 'delivery'
+      : path.startsWith('/webhook-endpoints')
+        ? 'endpoint'
+        : null;
   return null;
 }
 
@@ -201,33 +293,80 @@ function requestArbitrary(o: Operation): fc.Arbitrary<Generated> {
   const params: any[] = o.op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
-  const pathArb = fc.record(Object.fromEntries(pathParams.map((p) => {
-    const kind = fixtureKind(o.path, p.name);
-    const fromSchema = valueFor(p.schema ?? { type: 'string' }, 0, 3);
-    return [p.name, kind ? fc.oneof({ weight: 5, arbitrary: fc.constant(`@${kind}`) }, { weight: 3, arbitrary: fromSchema }, { weight: 2, arbitrary: nastyString }) : fc.oneof({ weight: 4, arbitrary: fromSchema }, { weight: 1, arbitrary: nastyString })];
-  })));
-  const queryArb = fc.record(Object.fromEntries(queryParams.map((p) => {
-    const kind = fixtureKind(o.path, p.name) ?? (/(userId|companyId|orderId|endpointId|eventId)/.test(p.name) ? fixtureKind('', p.name.replace(/Id$/, '')) ?? fixtureKind(o.path, p.name) : null);
-    const options = [valueFor(p.schema ?? { type: 'string' }, 0, 4), nastyString];
-    if (kind) options.push(fc.constant(`@${kind}`) as fc.Arbitrary<never>);
-    return [p.name, fc.oneof(...options)];
-  })), { requiredKeys: [] });
+  const pathArb = fc.record(
+    Object.fromEntries(
+      pathParams.map((p) => {
+        const kind = fixtureKind(o.path, p.name);
+        const fromSchema = valueFor(p.schema ?? { type: 'string' }, 0, 3);
+        return [
+          p.name,
+          kind
+            ? fc.oneof(
+                { weight: 5, arbitrary: fc.constant(`@${kind}`) },
+                { weight: 3, arbitrary: fromSchema },
+                { weight: 2, arbitrary: nastyString },
+              )
+            : fc.oneof({ weight: 4, arbitrary: fromSchema }, { weight: 1, arbitrary: nastyString }),
+        ];
+      }),
+    ),
+  );
+  const queryArb = fc.record(
+    Object.fromEntries(
+      queryParams.map((p) => {
+        const kind =
+          fixtureKind(o.path, p.name) ??
+          (/(userId|companyId|orderId|endpointId|eventId)/.test(p.name)
+            ? (fixtureKind('', p.name.replace(/Id$/, '')) ?? fixtureKind(o.path, p.name))
+            : null);
+        const options = [valueFor(p.schema ?? { type: 'string' }, 0, 4), nastyString];
+        if (kind) options.push(fc.constant(`@${kind}`) as fc.Arbitrary<never>);
+        return [p.name, fc.oneof(...options)];
+      }),
+    ),
+    { requiredKeys: [] },
+  );
   const bodySchema = o.op.requestBody?.content?.['application/json']?.schema;
   const bodyArb: fc.Arbitrary<Generated['body']> = bodySchema
     ? fc.oneof(
-      { weight: 12, arbitrary: valueFor(bodySchema, 0, 40).map((value) => ({ kind: 'json' as const, value })) },
-      { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) },
-      { weight: 1, arbitrary: fc.constantFrom('{"a":', '[1,2', '\u0000', '{"x":"\\u0000"}', `{${'"a":{'.repeat(200)}}`, 'not json').map((text) => ({ kind: 'raw' as const, text, contentType: 'application/json' })) },
-      { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x').map((contentType) => ({ kind: 'raw' as const, text: 'a=1', contentType })) },
-    )
-    : fc.oneof({ weight: 8, arbitrary: fc.constant({ kind: 'none' as const }) }, { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) });
+        { weight: 12, arbitrary: valueFor(bodySchema, 0, 40).map((value) => ({ kind: 'json' as const, value })) },
+        { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom('{"a":', '[1,2', '\u0000', '{"x":"\\u0000"}', `{${'"a":{'.repeat(200)}}`, 'not json')
+            .map((text) => ({ kind: 'raw' as const, text, contentType: 'application/json' })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x')
+            .map((contentType) => ({ kind: 'raw' as const, text: 'a=1', contentType })),
+        },
+      )
+    : fc.oneof(
+        { weight: 8, arbitrary: fc.constant({ kind: 'none' as const }) },
+        { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) },
+      );
   return fc.record({
     env: fc.constantFrom(...o.environments),
     path: pathArb,
     query: queryArb,
     body: bodyArb,
-    key: fc.oneof({ weight: 16, arbitrary: fc.constant('own' as const) }, { weight: 1, arbitrary: fc.constantFrom('other-env' as const, 'garbage' as const, 'none' as const) }),
-    idempotencyKey: o.method === 'post' ? fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 40 }).filter((k) => /^[\x21-\x7e]+$/.test(k)), fc.constant('k'.repeat(300))), { nil: null }) : fc.constant(null),
+    key: fc.oneof(
+      { weight: 16, arbitrary: fc.constant('own' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('other-env' as const, 'garbage' as const, 'none' as const) },
+    ),
+    idempotencyKey:
+      o.method === 'post'
+        ? fc.option(
+            fc.oneof(
+              fc.string({ minLength: 1, maxLength: 40 }).filter((k) => /^[\x21-\x7e]+$/.test(k)),
+              fc.constant('k'.repeat(300)),
+            ),
+            { nil: null },
+          )
+        : fc.constant(null),
   });
 }
 
@@ -240,11 +379,17 @@ function isEventStream(o: Operation): boolean {
  * Sends a request over HTTP and, when it opens an event stream, leaves once the headers arrived (an open stream is
  * the documented success); any other answer is read whole.
  */
-async function openStream(options: InjectOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
+async function openStream(
+  options: InjectOptions,
+): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 10_000);
   try {
-    const res = await fetch(`${base}${options.url as string}`, { method: 'GET', headers: options.headers as Record<string, string>, signal: abort.signal });
+    const res = await fetch(`${base}${options.url as string}`, {
+      method: 'GET',
+      headers: options.headers as Record<string, string>,
+      signal: abort.signal,
+    });
     const headers = Object.fromEntries(res.headers.entries());
     if (String(headers['content-type']).includes('text/event-stream')) {
       abort.abort();
@@ -267,7 +412,8 @@ function toInject(o: Operation, g: Generated): InjectOptions {
   };
   const path = o.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodePath(String(fill(g.path[name]))));
   const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(g.query)) if (v !== undefined) query.append(k, typeof v === 'object' ? JSON.stringify(v) : String(fill(v)));
+  for (const [k, v] of Object.entries(g.query))
+    if (v !== undefined) query.append(k, typeof v === 'object' ? JSON.stringify(v) : String(fill(v)));
   const prefix = g.env === 'live' ? '/v1' : '/test/v1';
   const headers: Record<string, string> = {};
   const keys = fixtures.tenant.keys;
@@ -275,7 +421,11 @@ function toInject(o: Operation, g: Generated): InjectOptions {
   else if (g.key === 'other-env') headers['x-api-key'] = keys[g.env === 'live' ? 'test' : 'live'];
   else if (g.key === 'garbage') headers['x-api-key'] = 'sk_live_garbage';
   if (g.idempotencyKey) headers['idempotency-key'] = g.idempotencyKey;
-  const options: InjectOptions = { method: o.method.toUpperCase() as InjectOptions['method'], url: `${prefix}${path}${query.size ? `?${query}` : ''}`, headers };
+  const options: InjectOptions = {
+    method: o.method.toUpperCase() as InjectOptions['method'],
+    url: `${prefix}${path}${query.size ? `?${query}` : ''}`,
+    headers,
+  };
   if (g.body.kind === 'json') {
     headers['content-type'] = 'application/json';
     options.payload = JSON.stringify(g.body.value) ?? 'null';
@@ -288,8 +438,14 @@ function toInject(o: Operation, g: Generated): InjectOptions {
 
 // A lone surrogate cannot be encoded: it is sent as the (invalid UTF-8) bytes a careless client would send.
 function encodePath(value: string): string {
-  return value.replace(/[\ud800-\udfff]/g, (c) => `\u0001${c.charCodeAt(0).toString(16)}\u0002`)
-    .split(/(\u0001[0-9a-f]+\u0002)/).map((part) => (part.startsWith('\u0001') ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+  return (
+    value
+      .replace(/[\ud800-\udfff]/g, (c) => `\u0001${c.charCodeAt(0).toString(16)}\u0002`)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: \u0001/\u0002 are the markers set just above.
+      .split(/(\u0001[0-9a-f]+\u0002)/)
+      .map((part) => (part.startsWith('\u0001') ? '%ED%A0%80' : encodeURIComponent(part)))
+      .join('')
+  );
 }
 
 function hash(s: string): number {
@@ -312,7 +468,7 @@ function responseValidator(o: Operation, status: number): ValidateFunction | nul
     if (!response) validators.set(key, null);
     else {
       const schema = response.content?.['application/json']?.schema;
-      validators.set(key, schema ? ajv.compile(inlineRefs(schema)) : (() => true) as unknown as ValidateFunction);
+      validators.set(key, schema ? ajv.compile(inlineRefs(schema)) : ((() => true) as unknown as ValidateFunction));
     }
   }
   return validators.get(key);
@@ -323,7 +479,11 @@ function inlineRefs(schema: any, depth = 0): any {
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(s, depth));
   if (!schema || typeof schema !== 'object') return schema;
   if (schema.$ref && depth < 20) return inlineRefs(resolve(schema), depth + 1);
-  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$id').map(([k, v]) => [k, inlineRefs(v, depth)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([k]) => k !== '$id')
+      .map(([k, v]) => [k, inlineRefs(v, depth)]),
+  );
 }
 
 describe('fuzzing every documented operation', () => {
@@ -338,7 +498,8 @@ describe('fuzzing every documented operation', () => {
     const schemaErrors: string[] = [];
     const undocumented = new Map<string, number>();
     let sent = 0;
-    const describeRequest = (options: InjectOptions) => `${options.method} ${String(options.url).slice(0, 200)} ${typeof options.payload === 'string' ? options.payload.slice(0, 300) : ''}`;
+    const describeRequest = (options: InjectOptions) =>
+      `${options.method} ${String(options.url).slice(0, 200)} ${typeof options.payload === 'string' ? options.payload.slice(0, 300) : ''}`;
 
     const next = async (): Promise<void> => {
       for (let item = work.shift(); item; item = work.shift()) {
@@ -357,39 +518,71 @@ describe('fuzzing every documented operation', () => {
         }
         if (!validate || !String(res.headers['content-type'] ?? '').includes('json')) continue;
         if (!validate(JSON.parse(res.body))) {
-          schemaErrors.push(`${res.statusCode} for ${describeRequest(options)}: ${ajv.errorsText(validate.errors)} in ${res.body.slice(0, 200)}`);
+          schemaErrors.push(
+            `${res.statusCode} for ${describeRequest(options)}: ${ajv.errorsText(validate.errors)} in ${res.body.slice(0, 200)}`,
+          );
         }
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, next));
 
     expect(sent).toBeGreaterThanOrEqual(TOTAL_REQUESTS);
-    expect(serverErrors, `5xx answers (reproduce with FUZZ_SEED=${SEED}):\n${serverErrors.slice(0, 10).join('\n')}`).toEqual([]);
-    expect([...undocumented].map(([k, n]) => `${k} (${n}x)`), `statuses the document does not list for the operation (FUZZ_SEED=${SEED})`).toEqual([]);
-    expect(schemaErrors, `answers that break their documented schema (FUZZ_SEED=${SEED}):\n${schemaErrors.slice(0, 10).join('\n')}`).toEqual([]);
+    expect(
+      serverErrors,
+      `5xx answers (reproduce with FUZZ_SEED=${SEED}):\n${serverErrors.slice(0, 10).join('\n')}`,
+    ).toEqual([]);
+    expect(
+      [...undocumented].map(([k, n]) => `${k} (${n}x)`),
+      `statuses the document does not list for the operation (FUZZ_SEED=${SEED})`,
+    ).toEqual([]);
+    expect(
+      schemaErrors,
+      `answers that break their documented schema (FUZZ_SEED=${SEED}):\n${schemaErrors.slice(0, 10).join('\n')}`,
+    ).toEqual([]);
   }, 240_000);
 });
 
 describe('inputs that once answered 500', () => {
   it('refuses a NUL character in a body, a query or a path parameter with 400 naming the field, and a 100,000-character cursor', async () => {
     const key = { 'x-api-key': fixtures.tenant.keys.test };
-    const body = await t.app.inject({ method: 'POST', url: '/test/v1/users', headers: key, payload: { fullName: '\u0000', email: 'nul@example.com' } });
+    const body = await t.app.inject({
+      method: 'POST',
+      url: '/test/v1/users',
+      headers: key,
+      payload: { fullName: '\u0000', email: 'nul@example.com' },
+    });
     expect(body.statusCode).toBe(400);
     expect(body.json().errors).toEqual([{ field: 'fullName', message: expect.stringContaining('NUL') }]);
-    const query = await t.app.inject({ method: 'GET', url: '/v1/companies?userId=%00', headers: { 'x-api-key': fixtures.tenant.keys.live } });
+    const query = await t.app.inject({
+      method: 'GET',
+      url: '/v1/companies?userId=%00',
+      headers: { 'x-api-key': fixtures.tenant.keys.live },
+    });
     expect(query.statusCode).toBe(400);
     expect(query.json().errors).toEqual([{ field: 'userId', message: expect.stringContaining('NUL') }]);
-    const path = await t.app.inject({ method: 'GET', url: '/v1/webhook-deliveries/%00', headers: { 'x-api-key': fixtures.tenant.keys.live } });
+    const path = await t.app.inject({
+      method: 'GET',
+      url: '/v1/webhook-deliveries/%00',
+      headers: { 'x-api-key': fixtures.tenant.keys.live },
+    });
     expect(path.statusCode).toBe(400);
     expect(path.json().errors).toEqual([{ field: 'id', message: expect.stringContaining('NUL') }]);
-    const cursor = await t.app.inject({ method: 'GET', url: `/test/v1/events?startingAfter=${'a'.repeat(100_000)}`, headers: key });
+    const cursor = await t.app.inject({
+      method: 'GET',
+      url: `/test/v1/events?startingAfter=${'a'.repeat(100_000)}`,
+      headers: key,
+    });
     expect(cursor.statusCode).toBe(400);
     expect(cursor.json().errors[0].field).toBe('startingAfter');
     // Over a real socket Node's HTTP parser refuses it first (more than 16 KB): still the one error body.
     const socket = await fetch(`${base}/test/v1/events?startingAfter=${'a'.repeat(100_000)}`, { headers: key });
     expect(socket.status).toBe(400);
     const refused = await socket.json();
-    expect(refused).toEqual({ code: 'bad_request', message: expect.stringContaining('16 KB'), requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/) });
+    expect(refused).toEqual({
+      code: 'bad_request',
+      message: expect.stringContaining('16 KB'),
+      requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/),
+    });
     expect(socket.headers.get('x-request-id')).toBe(refused.requestId);
   });
 });

@@ -24,7 +24,9 @@ export async function setup(project: TestProject): Promise<void> {
     await prepare(project);
   } catch (err) {
     // Vitest may end the run without showing why its global setup failed: say it here, once, plainly.
-    process.stderr.write(`\nTest setup failed: ${explainStartupError(err, { databaseUrl: process.env.DATABASE_URL })}\n\n`);
+    process.stderr.write(
+      `\nTest setup failed: ${explainStartupError(err, { databaseUrl: process.env.DATABASE_URL })}\n\n`,
+    );
     await teardown().catch(() => undefined);
     throw err;
   }
@@ -139,13 +141,16 @@ function hashDir(h: ReturnType<typeof createHash>, dir: string): void {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) hashDir(h, p);
     // service-role: its grants and policies are part of the template, as the migrations are.
-    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role/.test(entry.name)) h.update(entry.name).update(fs.readFileSync(p));
+    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role/.test(entry.name))
+      h.update(entry.name).update(fs.readFileSync(p));
   }
 }
 
 // Test databases (fcs_t_<pid>_…) left by crashed runs are dropped once their process is gone.
 async function dropStaleTestDatabases(client: pg.Client): Promise<void> {
-  const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'fcs_t\\_%'`);
+  const { rows } = await client.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE 'fcs_t\\_%'`,
+  );
   for (const { datname } of rows) {
     const pid = Number(datname.split('_')[2]);
     if (pid && isAlive(pid)) continue;

@@ -16,7 +16,8 @@ import { responseChecker } from './openapi-responses.js';
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
 /** The data encryption key of test apps and of the processes tests start (set for every test file in vitest.config.ts). */
-export const TEST_DATA_ENCRYPTION_KEY = process.env.DATA_ENCRYPTION_KEY || 'dGVzdC1kYXRhLWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=';
+export const TEST_DATA_ENCRYPTION_KEY =
+  process.env.DATA_ENCRYPTION_KEY || 'dGVzdC1kYXRhLWVuY3J5cHRpb24ta2V5LTMyLWJ5dGU=';
 
 /** A running app on its own database cloned from the migrated template. */
 export interface TestApp {
@@ -37,7 +38,12 @@ export interface TestTenant {
   keys: Record<Environment, string>;
   keyIds: Record<Environment, string>;
   /** Calls `/test/v1` (default) or `/v1` with this tenant's key for that environment. */
-  api(method: InjectOptions['method'], path: string, payload?: unknown, opts?: { env?: Environment; headers?: Record<string, string> }): Promise<Response>;
+  api(
+    method: InjectOptions['method'],
+    path: string,
+    payload?: unknown,
+    opts?: { env?: Environment; headers?: Record<string, string> },
+  ): Promise<Response>;
 }
 
 /** The parts of a light-my-request response the tests read. */
@@ -61,8 +67,12 @@ const openPools = new Map<string, pg.Pool>();
  * Every balance of the file's databases that is not the sum of its ledger entries (BILL-18), for the after-each-file
  * check in test/ledger-check.setup.ts. Apps still open are asked now; closed ones answered when they closed.
  */
-export async function ledgerDifferencesOfThisFile(): Promise<Array<{ database: string; differences: LedgerDifference[] }>> {
-  const open = await Promise.all([...openPools].map(async ([database, pool]) => ({ database, differences: await findLedgerDifferences(pool) })));
+export async function ledgerDifferencesOfThisFile(): Promise<
+  Array<{ database: string; differences: LedgerDifference[] }>
+> {
+  const open = await Promise.all(
+    [...openPools].map(async ([database, pool]) => ({ database, differences: await findLedgerDifferences(pool) })),
+  );
   return [...ledgerOfClosed, ...open].filter((d) => d.differences.length > 0);
 }
 
@@ -93,13 +103,25 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts) and by every test that starts a real process.
     DATABASE_SERVICE_ROLE: 'none',
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
-    ...Object.fromEntries(['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'SIGN_IN_ATTEMPTS', 'MAGIC_LINK_OPENS', 'WEBHOOK_TESTS', 'WEBHOOK_RESENDS'].map((n) => [`RATE_LIMIT_${n}`, '1000000'])),
+    ...Object.fromEntries(
+      [
+        'API_REQUESTS',
+        'ADMIN_REQUESTS',
+        'ADMIN_AUTH_FAILURES',
+        'SIGN_IN_ATTEMPTS',
+        'MAGIC_LINK_OPENS',
+        'WEBHOOK_TESTS',
+        'WEBHOOK_RESENDS',
+      ].map((n) => [`RATE_LIMIT_${n}`, '1000000']),
+    ),
     WEBHOOK_ENDPOINTS_MAX: '1000000',
     // Sign-ins run back to back in many tests; the rest between password checks (AUTH-8) has its own test.
     PASSWORD_HASH_CPU_PERCENT: '100',
     ...env,
   };
-  const config = loadConfig(Object.fromEntries(Object.entries(settings).filter((e): e is [string, string] => e[1] !== undefined)));
+  const config = loadConfig(
+    Object.fromEntries(Object.entries(settings).filter((e): e is [string, string] => e[1] !== undefined)),
+  );
   const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
   const logs: string[] = [];
   const stream = new Writable({
@@ -110,7 +132,12 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
   });
   openPools.set(dbName, pool);
   const log = createLogger('silent');
-  const ctx: AppContext = { config, pool, log, secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret!, dataKeys: keyringOf(config) } };
+  const ctx: AppContext = {
+    config,
+    pool,
+    log,
+    secrets: { operatorToken: OPERATOR_TOKEN, fileUrlSecret: config.fileUrlSecret!, dataKeys: keyringOf(config) },
+  };
   const app = await buildApp(ctx, { logger: { stream } });
   await app.ready();
 
@@ -119,14 +146,25 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
   const call = async (options: InjectOptions): Promise<Response> => {
     const res = await app.inject(options);
     openapi.check(String(options.method ?? 'GET'), String(options.url), res);
-    return { statusCode: res.statusCode, headers: res.headers as Response['headers'], body: res.body, json: () => JSON.parse(res.body) };
+    return {
+      statusCode: res.statusCode,
+      headers: res.headers as Response['headers'],
+      body: res.body,
+      json: () => JSON.parse(res.body),
+    };
   };
 
   return {
     app,
     ctx,
     logs,
-    admin: (method, path, payload) => call({ method, url: `/admin/v1${path}`, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } }),
+    admin: (method, path, payload) =>
+      call({
+        method,
+        url: `/admin/v1${path}`,
+        payload: payload as InjectOptions['payload'],
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      }),
     async newTenant(name = 'Test Org') {
       const { organization, apiKeys } = await createOrganization(pool, name);
       const keys = { live: apiKeys.live.key, test: apiKeys.test.key };
@@ -137,14 +175,20 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
         api: (method, path, payload, opts = {}) => {
           const env = opts.env ?? 'test';
           const prefix = env === 'live' ? '/v1' : '/test/v1';
-          return call({ method, url: `${prefix}${path}`, payload: payload as InjectOptions['payload'], headers: { 'x-api-key': keys[env], ...opts.headers } });
+          return call({
+            method,
+            url: `${prefix}${path}`,
+            payload: payload as InjectOptions['payload'],
+            headers: { 'x-api-key': keys[env], ...opts.headers },
+          });
         },
       };
     },
     async close() {
       await app.close();
       // Read before the database is dropped: the after-each-file check asserts it was empty.
-      if (openPools.delete(dbName)) ledgerOfClosed.push({ database: dbName, differences: await findLedgerDifferences(pool) });
+      if (openPools.delete(dbName))
+        ledgerOfClosed.push({ database: dbName, differences: await findLedgerDifferences(pool) });
       await pool.end();
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();

@@ -40,20 +40,29 @@ describe('health probes', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /readyz is ready when the database has this build\'s migrations', async () => {
+  it("GET /readyz is ready when the database has this build's migrations", async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ready', migration: latestMigrationVersion(), expectedMigration: latestMigrationVersion() });
+    expect(res.json()).toEqual({
+      status: 'ready',
+      migration: latestMigrationVersion(),
+      expectedMigration: latestMigrationVersion(),
+    });
     expect(latestMigrationVersion()).toBeGreaterThanOrEqual(11);
   });
 
   it('GET /readyz answers 503 naming the cause when the database is behind or unreachable', async () => {
     const behind = await createTestApp();
     try {
-      await behind.ctx.pool.query('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)');
+      await behind.ctx.pool.query(
+        'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)',
+      );
       const res = await behind.app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/migrations are behind: at \d+, this version needs \d+/) });
+      expect(res.json()).toMatchObject({
+        code: 'service_unavailable',
+        message: expect.stringMatching(/migrations are behind: at \d+, this version needs \d+/),
+      });
     } finally {
       await behind.close();
     }
@@ -66,9 +75,16 @@ describe('health probes', () => {
       expect((await unreachable.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
       // Any request needing the database fails at once with 503 and says to retry, instead of hanging or a 500.
       const tenant = await t.newTenant();
-      const api = await unreachable.inject({ method: 'GET', url: '/test/v1/users', headers: { 'x-api-key': tenant.keys.test } });
+      const api = await unreachable.inject({
+        method: 'GET',
+        url: '/test/v1/users',
+        headers: { 'x-api-key': tenant.keys.test },
+      });
       expect(api.statusCode).toBe(503);
-      expect(api.json()).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/database is unavailable.*Retry/) });
+      expect(api.json()).toMatchObject({
+        code: 'service_unavailable',
+        message: expect.stringMatching(/database is unavailable.*Retry/),
+      });
     } finally {
       await unreachable.close();
       await deadPool.end();
@@ -81,7 +97,9 @@ describe('health probes', () => {
     counting.on('acquire', () => (queries += 1));
     const app = await buildApp({ ...t.ctx, pool: counting }, { logger: false });
     try {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => app.inject({ method: 'GET', url: '/readyz' })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => app.inject({ method: 'GET', url: '/readyz' })),
+      );
       expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
       expect(queries).toBe(1);
     } finally {
@@ -95,10 +113,16 @@ describe('metrics', () => {
   it('GET /metrics needs the operator token and serves request durations by route and status, and pool use', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
     await t.app.inject({ method: 'GET', url: '/healthz' });
-    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(sample(res.body, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(res.body, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('METRICS_PORT serves the same text without authentication, and nothing else', async () => {
@@ -118,7 +142,11 @@ describe('metrics', () => {
     observeJobFailures(events);
     const runner = await run({
       pgPool: t.ctx.pool,
-      taskList: { always_fails: async () => { throw new Error('the receiving system said no'); } },
+      taskList: {
+        always_fails: async () => {
+          throw new Error('the receiving system said no');
+        },
+      },
       concurrency: 1,
       noHandleSignals: true,
       pollInterval: 100,
@@ -133,8 +161,11 @@ describe('metrics', () => {
       let text = '';
       for (;;) {
         text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
-        if (sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'false' }) === 1 &&
-          sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'true' }) === 1) break;
+        if (
+          sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'false' }) === 1 &&
+          sample(text, 'worker_job_failures_total', { task: 'always_fails', will_retry: 'true' }) === 1
+        )
+          break;
         if (Date.now() > deadline) throw new Error(`job failures never counted; metrics:\n${text}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -147,7 +178,11 @@ describe('metrics', () => {
 
   it('a worker process serves its metrics, job failures and its pool included, on METRICS_PORT', async () => {
     const worker: ServiceProcess = spawnService('src/worker-main.ts', {
-      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', METRICS_PORT: '0', LOG_LEVEL: 'info',
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
     });
     try {
       const { port } = await worker.waitForLog(/^metrics listening$/);
@@ -162,12 +197,19 @@ describe('metrics', () => {
 
   it('an API process reports the webhook backlog and its oldest age, and the last ledger check whichever process ran it', async () => {
     const api: ServiceProcess = spawnService('src/server.ts', {
-      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', PORT: '0', START_WORKER: 'false', LOG_LEVEL: 'info',
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+      PORT: '0',
+      START_WORKER: 'false',
+      LOG_LEVEL: 'info',
     });
     try {
       const port = await listeningPort(api);
       const scrape = async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        });
         expect(res.status).toBe(200);
         return res.text();
       };
@@ -182,9 +224,19 @@ describe('metrics', () => {
       // Three deliveries due to an endpoint no worker serves (this process runs none): the backlog grows and ages.
       const tenant = await t.newTenant('Backlog Co');
       expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 25 })).statusCode).toBe(201);
-      const endpoint = (await tenant.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] })).json();
-      const events = Array.from({ length: 3 }, (_, n) => ({ type: 'document.uploaded' as const, data: { documentType: 'company', n } }));
-      await withTransaction(t.ctx.pool, (tx) => emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events));
+      const endpoint = (
+        await tenant.api('POST', '/webhook-endpoints', {
+          url: 'http://127.0.0.1:9/hooks',
+          eventTypes: ['document.uploaded'],
+        })
+      ).json();
+      const events = Array.from({ length: 3 }, (_, n) => ({
+        type: 'document.uploaded' as const,
+        data: { documentType: 'company', n },
+      }));
+      await withTransaction(t.ctx.pool, (tx) =>
+        emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events),
+      );
       await new Promise((r) => setTimeout(r, 1500));
       text = await scrape();
       expect(value(text, 'webhook_backlog_due_deliveries')).toBeGreaterThanOrEqual(3);
@@ -192,14 +244,20 @@ describe('metrics', () => {
       expect((await tenant.api('DELETE', `/webhook-endpoints/${endpoint.id}`)).statusCode).toBeLessThan(300);
 
       // A check run by another process (here the test's) that finds a balance the ledger does not explain.
-      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+      await t.ctx.pool.query(
+        `UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`,
+        [tenant.organizationId],
+      );
       const before = Date.now() / 1000;
       expect(await verifyLedger(t.ctx)).toHaveLength(1);
       await new Promise((r) => setTimeout(r, 600)); // past the scrape cache
       text = await scrape();
       expect(value(text, 'fcs_ledger_differences')).toBe(1);
       expect(value(text, 'fcs_ledger_last_check_timestamp_seconds')).toBeGreaterThanOrEqual(Math.floor(before) - 1);
-      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+      await t.ctx.pool.query(
+        `UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`,
+        [tenant.organizationId],
+      );
       expect(await verifyLedger(t.ctx)).toEqual([]);
       await new Promise((r) => setTimeout(r, 600));
       expect(value(await scrape(), 'fcs_ledger_differences')).toBe(0);
@@ -220,12 +278,24 @@ describe('metrics', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const tenant = await t.newTenant('Outcome Co');
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    expect((await tenant.api('POST', '/webhook-endpoints', { url, eventTypes: ['document.uploaded'] })).statusCode).toBe(201);
-    const events = Array.from({ length: 2 }, (_, n) => ({ type: 'document.uploaded' as const, data: { documentType: 'company', n } }));
-    await withTransaction(t.ctx.pool, (tx) => emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events));
+    expect(
+      (await tenant.api('POST', '/webhook-endpoints', { url, eventTypes: ['document.uploaded'] })).statusCode,
+    ).toBe(201);
+    const events = Array.from({ length: 2 }, (_, n) => ({
+      type: 'document.uploaded' as const,
+      data: { documentType: 'company', n },
+    }));
+    await withTransaction(t.ctx.pool, (tx) =>
+      emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, events),
+    );
     const worker: ServiceProcess = spawnService('src/worker-main.ts', {
-      DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', METRICS_PORT: '0', LOG_LEVEL: 'info',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
     });
     try {
       const { port } = await worker.waitForLog(/^metrics listening$/);

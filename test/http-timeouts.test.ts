@@ -15,7 +15,12 @@ let app: FastifyInstance;
 let port: number;
 beforeAll(async () => {
   t = await createTestApp();
-  const config = { ...t.ctx.config, httpRequestTimeoutMs: REQUEST_MS, httpHeadersTimeoutMs: HEADERS_MS, httpKeepAliveTimeoutMs: KEEP_ALIVE_MS };
+  const config = {
+    ...t.ctx.config,
+    httpRequestTimeoutMs: REQUEST_MS,
+    httpHeadersTimeoutMs: HEADERS_MS,
+    httpKeepAliveTimeoutMs: KEEP_ALIVE_MS,
+  };
   app = await buildApp({ ...t.ctx, config }, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as net.AddressInfo).port;
@@ -26,7 +31,10 @@ afterAll(async () => {
 });
 
 /** Opens a connection, writes `text`, and resolves with what the server sent and how long until it closed. */
-function exchange(text: string, then?: (socket: net.Socket) => void): Promise<{ answer: string; closedAfterMs: number }> {
+function exchange(
+  text: string,
+  then?: (socket: net.Socket) => void,
+): Promise<{ answer: string; closedAfterMs: number }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const opened = Date.now();
@@ -62,7 +70,10 @@ describe('HTTP timeouts on the listening socket', () => {
 
   it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
     let answeredAt = 0;
-    const { answer, closedAfterMs } = await exchange('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n', () => (answeredAt ||= Date.now()));
+    const { answer, closedAfterMs } = await exchange(
+      'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      () => (answeredAt ||= Date.now()),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(answer).toMatch(/keep-alive/i);
     expect(closedAfterMs).toBeGreaterThanOrEqual(KEEP_ALIVE_MS - 100);

@@ -17,8 +17,14 @@ const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
 
 /** Moves everything the key left behind (the remembered answer and the order group) back by `hours`. */
 async function age(key: string, hours: number): Promise<void> {
-  await t.ctx.pool.query(`UPDATE idempotency_keys SET created_at = created_at - make_interval(hours => $2) WHERE organization_id = $1 AND key = $3`, [tenant.organizationId, hours, key]);
-  await t.ctx.pool.query(`UPDATE order_groups SET created_at = created_at - make_interval(hours => $2) WHERE organization_id = $1 AND idempotency_key = $3`, [tenant.organizationId, hours, key]);
+  await t.ctx.pool.query(
+    `UPDATE idempotency_keys SET created_at = created_at - make_interval(hours => $2) WHERE organization_id = $1 AND key = $3`,
+    [tenant.organizationId, hours, key],
+  );
+  await t.ctx.pool.query(
+    `UPDATE order_groups SET created_at = created_at - make_interval(hours => $2) WHERE organization_id = $1 AND idempotency_key = $3`,
+    [tenant.organizationId, hours, key],
+  );
 }
 
 describe("an order group's Idempotency-Key", () => {
@@ -41,7 +47,10 @@ describe("an order group's Idempotency-Key", () => {
     expect(ids(again)).not.toEqual(ids(first));
     expect(await balanceCents(tenant)).toBeLessThan(charged);
     // Both groups are kept; only the new one holds the key now.
-    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n, count(idempotency_key)::int AS keyed FROM order_groups WHERE organization_id = $1`, [tenant.organizationId]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT count(*)::int AS n, count(idempotency_key)::int AS keyed FROM order_groups WHERE organization_id = $1`,
+      [tenant.organizationId],
+    );
     expect(rows[0]).toEqual({ n: 2, keyed: 1 });
   });
 });

@@ -18,7 +18,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const cli = async (...args: string[]) => {
-  const env = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: t.ctx.config.databaseUrl!,
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
+    DATA_DIR: t.ctx.config.dataDir,
+    LOG_LEVEL: 'silent',
+  };
   return promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env }).then(
     ({ stdout }) => ({ code: 0, stdout }),
     (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
@@ -38,7 +45,10 @@ describe('append-only records', () => {
       'DELETE FROM events',
     ];
     for (const sql of refused) await expect(t.ctx.pool.query(sql), sql).rejects.toThrow(/append-only/);
-    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1', [tenant.organizationId]);
+    const { rows } = await t.ctx.pool.query(
+      'SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1',
+      [tenant.organizationId],
+    );
     expect(rows[0].n).toBeGreaterThan(0);
   });
 });
@@ -51,11 +61,16 @@ describe('ledger verify', () => {
     expect(JSON.parse(clean.stdout)).toEqual({ ok: true, differences: [] });
 
     // Balances are a cache and stay writable: a bad write there is what the check exists to catch.
-    await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+    await t.ctx.pool.query(
+      `UPDATE balances SET balance_cents = balance_cents + 1 WHERE organization_id = $1 AND environment = 'test'`,
+      [tenant.organizationId],
+    );
     try {
       const broken = await cli('ledger', 'verify', '--json');
       expect(broken.code, broken.stdout).toBe(1);
-      expect(JSON.parse(broken.stdout).differences).toEqual([expect.objectContaining({ organizationId: tenant.organizationId, environment: 'test' })]);
+      expect(JSON.parse(broken.stdout).differences).toEqual([
+        expect.objectContaining({ organizationId: tenant.organizationId, environment: 'test' }),
+      ]);
       const d = JSON.parse(broken.stdout).differences[0];
       expect(d.balanceCents - d.ledgerSumCents).toBe(1);
       await expect(verifyLedgerTask.handler(t.ctx)({}, {} as never)).rejects.toThrow(/1 tenant balance/);
@@ -65,7 +80,10 @@ describe('ledger verify', () => {
       expect(checks.map((c) => c.differences)).toEqual([0, 1, 1]);
     } finally {
       // Put right again: every test file ends with each balance explained by its ledger (test/ledger-check.setup.ts).
-      await t.ctx.pool.query(`UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`, [tenant.organizationId]);
+      await t.ctx.pool.query(
+        `UPDATE balances SET balance_cents = balance_cents - 1 WHERE organization_id = $1 AND environment = 'test'`,
+        [tenant.organizationId],
+      );
     }
   });
 });

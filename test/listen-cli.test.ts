@@ -37,7 +37,9 @@ afterAll(async () => {
 
 /** The CLI running `args`, with its output lines as they come. */
 function cli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('sdk/src/main.ts'), ...args], { env: { ...process.env, FILING_COMPLIANCE_API_KEY: '' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('sdk/src/main.ts'), ...args], {
+    env: { ...process.env, FILING_COMPLIANCE_API_KEY: '' },
+  });
   children.push(child);
   const lines: string[] = [];
   let errors = '';
@@ -48,7 +50,9 @@ function cli(args: string[]) {
     buffer = parts.pop()!;
     lines.push(...parts);
   });
-  child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     lines,
@@ -69,15 +73,29 @@ describe('filing-compliance listen', () => {
   it('forwards signed events to the local URL with one line each, and loses none across a reconnect', async () => {
     const tenant = await t.newTenant('Laptop Platform');
     await ok(await tenant.api('POST', '/test_helpers/balance-credits', { amount: 2000 }), 201);
-    const user = await ok(await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace.listen@example.com' }), 201);
-    const run = cli(['listen', '--api-key', tenant.keys.test, '--forward-to', receiver.url, '--base-url', `${origin}/test/v1`, '--events', 'filing.status_changed,document.uploaded']);
+    const user = await ok(
+      await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace.listen@example.com' }),
+      201,
+    );
+    const run = cli([
+      'listen',
+      '--api-key',
+      tenant.keys.test,
+      '--forward-to',
+      receiver.url,
+      '--base-url',
+      `${origin}/test/v1`,
+      '--events',
+      'filing.status_changed,document.uploaded',
+    ]);
     const secretLine = await run.waitForLine('the signing secret', (l) => /whsec_/.test(l));
     const secret = /(whsec_[A-Za-z0-9_-]+)/.exec(secretLine!)![1];
     await run.waitForLine('the connection', (l) => l.includes('Connected to'));
 
     const placed = await ok(await tenant.api('POST', '/orders', formationBody(user.id, 'DE')), 201);
     const orderId = placed.items[0].orderId as string;
-    const advance = (body: Record<string, unknown>) => tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body).then((r) => ok(r, 200));
+    const advance = (body: Record<string, unknown>) =>
+      tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body).then((r) => ok(r, 200));
     await advance({ filingStatus: 'pending' });
     await waitFor('two forwarded events', () => receiver.requests.length >= 2);
 
@@ -88,14 +106,24 @@ describe('filing-compliance listen', () => {
     await run.waitForLine('the disconnection', (l) => l.includes('Disconnected'));
     await advance({ filingStatus: 'exception', exceptionCode: '465', exceptionMessage: 'Name taken' });
     await advance({ filingStatus: 'filed', filingDate: '2025-03-14' });
-    await ok(await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'articles_of_organization' }), 201);
+    await ok(
+      await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, {
+        documentType: 'articles_of_organization',
+      }),
+      201,
+    );
     await new Promise<void>((resolve) => t.app.server.listen(port, '127.0.0.1', () => resolve()));
 
     await run.waitForLine('the resumed connection', (l) => /Connected to .*resuming after evt_/.test(l), 40_000);
     await waitFor('five forwarded events', () => receiver.requests.length >= 5, 40_000);
-    const stored = (await tenant.api('GET', '/events?limit=100')).json().data.map((e: { id: string }) => e.id).reverse();
+    const stored = (await tenant.api('GET', '/events?limit=100'))
+      .json()
+      .data.map((e: { id: string }) => e.id)
+      .reverse();
     expect(receiver.requests.map((r) => r.event.id)).toEqual(stored);
-    expect(receiver.requests.map((r) => (r.event.type === 'document.uploaded' ? 'document' : r.event.data.filingStatus))).toEqual(['submitted', 'pending', 'exception', 'filed', 'document']);
+    expect(
+      receiver.requests.map((r) => (r.event.type === 'document.uploaded' ? 'document' : r.event.data.filingStatus)),
+    ).toEqual(['submitted', 'pending', 'exception', 'filed', 'document']);
     for (const request of receiver.requests) {
       expect(constructEvent(request.rawBody, request.headers['service-signature'], secret).id).toBe(request.event.id);
       verifyWithStripe(request, secret);
@@ -104,18 +132,36 @@ describe('filing-compliance listen', () => {
     }
     const lines = eventLines(run.lines);
     expect(lines).toHaveLength(5);
-    lines.forEach((line, i) => expect(line).toMatch(new RegExp(`--> ${receiver.requests[i].event.type} \\[${receiver.requests[i].event.id}\\]  <-- \\[200\\] POST ${receiver.url}$`)));
+    for (const [i, line] of lines.entries()) {
+      expect(line).toMatch(
+        new RegExp(
+          `--> ${receiver.requests[i].event.type} \\[${receiver.requests[i].event.id}\\]  <-- \\[200\\] POST ${receiver.url}$`,
+        ),
+      );
+    }
     expect(await run.stop()).toBe(0);
   }, 120_000);
 
   it('loses nothing when the service goes away before the first event, and forwards compliance events (EVT-8)', async () => {
     const tenant = await t.newTenant('Quiet Laptop');
     await ok(await tenant.api('POST', '/test_helpers/balance-credits', { amount: 2000 }), 201);
-    const user = await ok(await tenant.api('POST', '/users', { fullName: 'Quiet Grace', email: 'grace.quiet@example.com' }), 201);
+    const user = await ok(
+      await tenant.api('POST', '/users', { fullName: 'Quiet Grace', email: 'grace.quiet@example.com' }),
+      201,
+    );
     const local = await startReceiver();
     try {
-      const run = cli(['listen', '--api-key', tenant.keys.test, '--forward-to', local.url, '--base-url', `${origin}/test/v1`,
-        '--events', 'compliance.deadline_approaching,compliance.deadline_missed,filing.status_changed']);
+      const run = cli([
+        'listen',
+        '--api-key',
+        tenant.keys.test,
+        '--forward-to',
+        local.url,
+        '--base-url',
+        `${origin}/test/v1`,
+        '--events',
+        'compliance.deadline_approaching,compliance.deadline_missed,filing.status_changed',
+      ]);
       await run.waitForLine('the connection', (l) => l.includes('Connected to'));
       // Let the stream's start position arrive, then take the service away before any event was forwarded.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -124,18 +170,46 @@ describe('filing-compliance listen', () => {
       await new Promise<void>((resolve) => t.app.server.close(() => resolve()));
       await run.waitForLine('the disconnection', (l) => l.includes('Disconnected'));
       const placed = await ok(await tenant.api('POST', '/orders', formationBody(user.id, 'DE')), 201);
-      const reminder = await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'compliance.deadline_approaching', {
-        companyId: placed.companyId, jurisdiction: 'DE', kind: 'annual_report', dueDate: '2026-03-01', daysUntilDue: 30, reportName: 'Annual Franchise Tax Report', orderable: true,
-      }));
+      const reminder = await withTransaction(t.ctx.pool, (tx) =>
+        emitEvent(
+          tx,
+          { organizationId: tenant.organizationId, environment: 'test' },
+          'compliance.deadline_approaching',
+          {
+            companyId: placed.companyId,
+            jurisdiction: 'DE',
+            kind: 'annual_report',
+            dueDate: '2026-03-01',
+            daysUntilDue: 30,
+            reportName: 'Annual Franchise Tax Report',
+            orderable: true,
+          },
+        ),
+      );
       await new Promise<void>((resolve) => t.app.server.listen(port, '127.0.0.1', () => resolve()));
 
-      await run.waitForLine('the resumed connection', (l) => /Connected to .*resuming from where the first connection started \(pos_\d+\)/.test(l), 40_000);
-      const stored = (await tenant.api('GET', '/events?limit=100')).json().data.map((e: { id: string }) => e.id).reverse();
+      await run.waitForLine(
+        'the resumed connection',
+        (l) => /Connected to .*resuming from where the first connection started \(pos_\d+\)/.test(l),
+        40_000,
+      );
+      const stored = (await tenant.api('GET', '/events?limit=100'))
+        .json()
+        .data.map((e: { id: string }) => e.id)
+        .reverse();
       expect(stored).toContain(reminder.id);
-      await waitFor('every event committed while the service was away', () => local.requests.length >= stored.length, 40_000);
+      await waitFor(
+        'every event committed while the service was away',
+        () => local.requests.length >= stored.length,
+        40_000,
+      );
       expect(local.requests.map((r) => r.event.id)).toEqual(stored);
-      expect(eventLines(run.lines).map((l) => / --> (\S+) /.exec(l)![1])).toEqual(local.requests.map((r) => r.event.type));
-      expect(eventLines(run.lines).find((l) => l.includes(reminder.id))).toMatch(/--> compliance\.deadline_approaching \[evt_\w+\]  <-- \[200\]/);
+      expect(eventLines(run.lines).map((l) => / --> (\S+) /.exec(l)![1])).toEqual(
+        local.requests.map((r) => r.event.type),
+      );
+      expect(eventLines(run.lines).find((l) => l.includes(reminder.id))).toMatch(
+        /--> compliance\.deadline_approaching \[evt_\w+\] {2}<-- \[200\]/,
+      );
       expect(await run.stop()).toBe(0);
     } finally {
       await local.close();
@@ -143,18 +217,43 @@ describe('filing-compliance listen', () => {
   }, 120_000);
 
   it('is the `filing-compliance` executable of the workspace (npx), runnable right after npm ci', async () => {
-    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/filing-compliance'), ['listen', '--help']);
+    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/filing-compliance'), [
+      'listen',
+      '--help',
+    ]);
     expect(stdout).toMatch(/Usage: filing-compliance listen/);
-    for (const type of ['filing.status_changed', 'document.uploaded', 'compliance.deadline_approaching', 'compliance.deadline_missed']) expect(stdout).toContain(type);
+    for (const type of [
+      'filing.status_changed',
+      'document.uploaded',
+      'compliance.deadline_approaching',
+      'compliance.deadline_missed',
+    ])
+      expect(stdout).toContain(type);
   }, 60_000);
 
-  it('works with a live key against the live address, and shows the receiver\'s failures', async () => {
+  it("works with a live key against the live address, and shows the receiver's failures", async () => {
     const tenant: TestTenant = await t.newTenant('Live Platform');
     const failing = await startReceiver(() => ({ status: 500, body: 'boom' }));
     try {
-      const run = cli(['listen', '--api-key', tenant.keys.live, '--forward-to', failing.url, '--base-url', `${origin}/v1`]);
+      const run = cli([
+        'listen',
+        '--api-key',
+        tenant.keys.live,
+        '--forward-to',
+        failing.url,
+        '--base-url',
+        `${origin}/v1`,
+      ]);
       await run.waitForLine('the connection', (l) => l.includes('Connected to') && l.includes('/v1/events/stream'));
-      const endpoint = await ok(await tenant.api('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/x', eventTypes: ['filing.status_changed'] }, { env: 'live' }), 201);
+      const endpoint = await ok(
+        await tenant.api(
+          'POST',
+          '/webhook-endpoints',
+          { url: 'https://hooks.example.com/x', eventTypes: ['filing.status_changed'] },
+          { env: 'live' },
+        ),
+        201,
+      );
       await ok(await tenant.api('POST', `/webhook-endpoints/${endpoint.id}/test`, undefined, { env: 'live' }), 202);
       const line = await run.waitForLine('the forwarded test event', (l) => l.includes(' --> webhook.test'));
       expect(line).toContain('<-- [500]');
@@ -169,10 +268,26 @@ describe('filing-compliance listen', () => {
     const noUrl = cli(['listen', '--api-key', 'sk_test_abc']);
     expect(await noUrl.exited).not.toBe(0);
     expect(noUrl.stderr()).toMatch(/--forward-to/);
-    const badEvents = cli(['listen', '--api-key', 'sk_test_abc', '--forward-to', 'http://localhost:4000/x', '--events', 'order.placed']);
+    const badEvents = cli([
+      'listen',
+      '--api-key',
+      'sk_test_abc',
+      '--forward-to',
+      'http://localhost:4000/x',
+      '--events',
+      'order.placed',
+    ]);
     expect(await badEvents.exited).not.toBe(0);
     expect(badEvents.stderr()).toMatch(/event types/);
-    const badKey = cli(['listen', '--api-key', 'sk_test_0123456789abcdefghijklmnopqrstuvwxyz', '--forward-to', 'http://localhost:4000/x', '--base-url', `${origin}/test/v1`]);
+    const badKey = cli([
+      'listen',
+      '--api-key',
+      'sk_test_0123456789abcdefghijklmnopqrstuvwxyz',
+      '--forward-to',
+      'http://localhost:4000/x',
+      '--base-url',
+      `${origin}/test/v1`,
+    ]);
     expect(await badKey.exited).toBe(1);
     expect(badKey.stderr()).toMatch(/Invalid API key/);
   }, 60_000);

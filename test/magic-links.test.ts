@@ -37,11 +37,13 @@ describe('POST /auth/magic-link', () => {
     expect(again).not.toBe(magicLink);
   });
 
-  it('points at the organization\'s white-label domain when one is set', async () => {
+  it("points at the organization's white-label domain when one is set", async () => {
     const wl = await t.newTenant('White Label Co');
     await setVerifiedDomain(t, wl, 'portal.links-co.test');
     const user = await createUser(wl);
-    expect(await mintLink(wl, { userId: user.id })).toMatch(/^https:\/\/portal\.links-co\.test\/auth\/[A-Za-z0-9_-]{43,}$/);
+    expect(await mintLink(wl, { userId: user.id })).toMatch(
+      /^https:\/\/portal\.links-co\.test\/auth\/[A-Za-z0-9_-]{43,}$/,
+    );
   });
 
   it('answers 404 for a user of another organization or environment, and 400 without userId', async () => {
@@ -58,10 +60,12 @@ describe('POST /auth/magic-link', () => {
     expect(missing.json().errors).toContainEqual({ field: 'userId', message: 'is required' });
   });
 
-  it('with companyId: admins only (403 naming companyId), other tenants\' companies 404', async () => {
+  it("with companyId: admins only (403 naming companyId), other tenants' companies 404", async () => {
     const { user, company } = await createCompany(tenant);
     const stranger = await createUser(tenant);
-    expect((await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: company.id })).statusCode).toBe(201);
+    expect((await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: company.id })).statusCode).toBe(
+      201,
+    );
 
     const refused = await tenant.api('POST', '/auth/magic-link', { userId: stranger.id, companyId: company.id });
     expect(refused.statusCode).toBe(403);
@@ -70,7 +74,9 @@ describe('POST /auth/magic-link', () => {
 
     const other = await t.newTenant();
     const { company: foreignCompany } = await createCompany(other);
-    expect((await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: foreignCompany.id })).statusCode).toBe(404);
+    expect(
+      (await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: foreignCompany.id })).statusCode,
+    ).toBe(404);
   });
 
   it('is single-use even when many browsers open it at the same moment: exactly one session', async () => {
@@ -80,7 +86,9 @@ describe('POST /auth/magic-link', () => {
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses.filter((s) => s === 303)).toHaveLength(1);
     expect(statuses.filter((s) => s === 410)).toHaveLength(11);
-    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM dashboard_sessions WHERE user_id = $1', [user.id]);
+    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM dashboard_sessions WHERE user_id = $1', [
+      user.id,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -98,7 +106,9 @@ describe('POST /auth/magic-link', () => {
   it('refuses an expired link with the friendly page', async () => {
     const user = await createUser(tenant);
     const link = await mintLink(tenant, { userId: user.id });
-    await t.ctx.pool.query(`UPDATE magic_links SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [sha256(tokenOf(link))]);
+    await t.ctx.pool.query(`UPDATE magic_links SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
+      sha256(tokenOf(link)),
+    ]);
     const res = await openLink(t, link);
     expect(res.statusCode).toBe(410);
     expect(res.headers['content-type']).toContain('text/html');
@@ -107,7 +117,10 @@ describe('POST /auth/magic-link', () => {
 
   it('never writes a token to the logs, the events or an error body', async () => {
     const { user, company } = await createCompany(tenant);
-    const links = [await mintLink(tenant, { userId: user.id }), await mintLink(tenant, { userId: user.id, companyId: company.id })];
+    const links = [
+      await mintLink(tenant, { userId: user.id }),
+      await mintLink(tenant, { userId: user.id, companyId: company.id }),
+    ];
     for (const link of links) {
       expect((await openLink(t, link)).statusCode).toBe(303);
       const again = await openLink(t, link);
@@ -117,7 +130,11 @@ describe('POST /auth/magic-link', () => {
     const notFound = await t.app.inject({ method: 'GET', url: `/v1/auth/${tokenOf(links[0])}` });
     expect(notFound.statusCode).toBe(404);
     expect(notFound.body).not.toContain(tokenOf(links[0]));
-    const wrongMethod = await t.app.inject({ method: 'POST', url: new URL(links[1]).pathname, headers: { host: 'localhost:3000' } });
+    const wrongMethod = await t.app.inject({
+      method: 'POST',
+      url: new URL(links[1]).pathname,
+      headers: { host: 'localhost:3000' },
+    });
     expect(wrongMethod.statusCode).toBe(404);
     expect(wrongMethod.body).not.toContain(tokenOf(links[1]));
     const logs = t.logs.join('');
@@ -139,7 +156,9 @@ describe('POST /auth/magic-link', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.json()).toEqual(first.json());
     const token = tokenOf(first.json().magicLink);
-    const stored = await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE key = $1', [headers['idempotency-key']]);
+    const stored = await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE key = $1', [
+      headers['idempotency-key'],
+    ]);
     expect(stored.rows).toHaveLength(1);
     expect(JSON.stringify(stored.rows)).not.toContain(token);
     // The replayed link still signs in, exactly once.
@@ -154,11 +173,17 @@ describe('a magic link opens only on the host it was issued for', () => {
     await setVerifiedDomain(t, wl, 'portal.host-bound.test');
     const user = await createUser(wl);
     const link = await mintLink(wl, { userId: user.id });
-    const { rows } = await t.ctx.pool.query('SELECT host FROM magic_links WHERE token_hash = $1', [sha256(tokenOf(link))]);
+    const { rows } = await t.ctx.pool.query('SELECT host FROM magic_links WHERE token_hash = $1', [
+      sha256(tokenOf(link)),
+    ]);
     expect(rows).toEqual([{ host: 'portal.host-bound.test' }]);
 
     // The white-label link opened at the default dashboard address (the takeover path of a hostile domain).
-    const elsewhere = await t.app.inject({ method: 'GET', url: `/dashboard/auth/${tokenOf(link)}`, headers: { host: 'localhost:3000' } });
+    const elsewhere = await t.app.inject({
+      method: 'GET',
+      url: `/dashboard/auth/${tokenOf(link)}`,
+      headers: { host: 'localhost:3000' },
+    });
     expect(elsewhere.statusCode).toBe(403);
     expect(elsewhere.body).toContain('portal.host-bound.test');
     expect(elsewhere.headers['set-cookie']).toBeUndefined();
@@ -181,4 +206,3 @@ describe('a magic link opens only on the host it was issued for', () => {
     expect((await openLink(t, link)).statusCode).toBe(303);
   });
 });
-

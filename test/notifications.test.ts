@@ -22,10 +22,11 @@ const waiters: Array<() => void> = [];
 const refusedOnce = new Set<string>();
 
 /** Resolves when the inbox holds `n` messages (the test timeout bounds the wait). */
-const inboxHas = (n: number) => new Promise<void>((resolve) => {
-  const check = () => (inbox.length >= n ? resolve() : waiters.push(check));
-  check();
-});
+const inboxHas = (n: number) =>
+  new Promise<void>((resolve) => {
+    const check = () => (inbox.length >= n ? resolve() : waiters.push(check));
+    check();
+  });
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -43,8 +44,12 @@ beforeAll(async () => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        inbox.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        waiters.splice(0).forEach((w) => w());
+        inbox.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        for (const w of waiters.splice(0)) w();
         callback();
       });
     },
@@ -60,7 +65,10 @@ describe('document emails through SMTP', () => {
   let t: TestApp;
   let worker: Runner;
   beforeAll(async () => {
-    t = await createTestApp({ SMTP_URL: `smtp://127.0.0.1:${0}`.replace(':0', `:${port}`), EMAIL_FROM: 'Filings <no-reply@filings.test>' });
+    t = await createTestApp({
+      SMTP_URL: `smtp://127.0.0.1:${0}`.replace(':0', `:${port}`),
+      EMAIL_FROM: 'Filings <no-reply@filings.test>',
+    });
     worker = await startWorker(t.ctx);
   });
   afterAll(async () => {
@@ -71,9 +79,15 @@ describe('document emails through SMTP', () => {
   it('emails every admin of the company when a document arrives, from a background job', async () => {
     const tenant = await t.newTenant('Harbor Legal');
     const { user, company } = await createCompany(tenant, 'test', { legalName: 'Seaside Bakery LLC' });
-    const order = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id });
+    const order = await createOrderRow(
+      t.ctx,
+      { organizationId: tenant.organizationId, environment: 'test' },
+      { companyId: company.id, userId: user.id },
+    );
     const before = inbox.length;
-    const res = await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' });
+    const res = await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, {
+      documentType: 'company',
+    });
     expect(res.statusCode, res.body).toBe(201);
 
     await inboxHas(before + 1);
@@ -88,11 +102,23 @@ describe('document emails through SMTP', () => {
 
   it('retries a send the mail server refused for now', async () => {
     const tenant = await t.newTenant('Retry Co');
-    const user = (await tenant.api('POST', '/users', { fullName: 'Flaky Inbox', email: `flaky.${Date.now()}@example.com` })).json();
+    const user = (
+      await tenant.api('POST', '/users', { fullName: 'Flaky Inbox', email: `flaky.${Date.now()}@example.com` })
+    ).json();
     const { company } = await createCompany(tenant);
-    await t.ctx.pool.query('INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)', [company.id, user.id, tenant.organizationId, 'test']);
-    const order = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id });
-    expect((await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' })).statusCode).toBe(201);
+    await t.ctx.pool.query(
+      'INSERT INTO company_admins (company_id, user_id, organization_id, environment) VALUES ($1, $2, $3, $4)',
+      [company.id, user.id, tenant.organizationId, 'test'],
+    );
+    const order = await createOrderRow(
+      t.ctx,
+      { organizationId: tenant.organizationId, environment: 'test' },
+      { companyId: company.id, userId: user.id },
+    );
+    expect(
+      (await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' }))
+        .statusCode,
+    ).toBe(201);
     await new Promise<void>((resolve) => {
       const check = () => (inbox.some((m) => m.to.includes(user.email)) ? resolve() : waiters.push(check));
       check();
@@ -102,19 +128,40 @@ describe('document emails through SMTP', () => {
 
   it('sends nothing when the organization turned email notifications off', async () => {
     const tenant = await t.newTenant('Quiet Co');
-    expect((await tenant.api('PATCH', '/organization', { emailNotifications: false }, { env: 'live' })).statusCode).toBe(200);
+    expect(
+      (await tenant.api('PATCH', '/organization', { emailNotifications: false }, { env: 'live' })).statusCode,
+    ).toBe(200);
     const { user, company } = await createCompany(tenant);
-    const order = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id });
-    const quiet = await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' });
+    const order = await createOrderRow(
+      t.ctx,
+      { organizationId: tenant.organizationId, environment: 'test' },
+      { companyId: company.id, userId: user.id },
+    );
+    const quiet = await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, {
+      documentType: 'company',
+    });
     expect(quiet.statusCode).toBe(201);
-    expect(await queueDocumentEmail(t.ctx.pool, { organizationId: tenant.organizationId, environment: 'test' }, quiet.json().documentId)).toBe(0);
+    expect(
+      await queueDocumentEmail(
+        t.ctx.pool,
+        { organizationId: tenant.organizationId, environment: 'test' },
+        quiet.json().documentId,
+      ),
+    ).toBe(0);
 
     // A later document of an organization with notifications on arrives; the quiet one never does.
     const loud = await t.newTenant('Loud Co');
     const other = await createCompany(loud);
-    const loudOrder = await createOrderRow(t.ctx, { organizationId: loud.organizationId, environment: 'test' }, { companyId: other.company.id, userId: other.user.id });
+    const loudOrder = await createOrderRow(
+      t.ctx,
+      { organizationId: loud.organizationId, environment: 'test' },
+      { companyId: other.company.id, userId: other.user.id },
+    );
     const before = inbox.length;
-    expect((await loud.api('POST', `/test_helpers/orders/${loudOrder.orderId}/documents`, { documentType: 'company' })).statusCode).toBe(201);
+    expect(
+      (await loud.api('POST', `/test_helpers/orders/${loudOrder.orderId}/documents`, { documentType: 'company' }))
+        .statusCode,
+    ).toBe(201);
     await inboxHas(before + 1);
     expect(inbox.flatMap((m) => m.to)).not.toContain(user.email);
   });
@@ -127,8 +174,15 @@ describe('document emails without SMTP', () => {
     try {
       const tenant = await t.newTenant('Outbox Co');
       const { user, company } = await createCompany(tenant, 'test', { legalName: 'Outbox Test LLC' });
-      const order = await createOrderRow(t.ctx, { organizationId: tenant.organizationId, environment: 'test' }, { companyId: company.id, userId: user.id });
-      expect((await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' })).statusCode).toBe(201);
+      const order = await createOrderRow(
+        t.ctx,
+        { organizationId: tenant.organizationId, environment: 'test' },
+        { companyId: company.id, userId: user.id },
+      );
+      expect(
+        (await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' }))
+          .statusCode,
+      ).toBe(201);
       const dir = outboxDir(t.ctx.config);
       const files = await new Promise<string[]>((resolve) => {
         const poll = () => {

@@ -28,7 +28,12 @@ export function responseChecker(app: FastifyInstance): ResponseChecker {
   const routes = Object.keys(doc.paths ?? {})
     .map((path) => ({
       path,
-      regex: new RegExp(`^${path.split('/').map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))).join('/')}$`),
+      regex: new RegExp(
+        `^${path
+          .split('/')
+          .map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')))
+          .join('/')}$`,
+      ),
       params: (path.match(/\{/g) ?? []).length,
     }))
     // A literal segment wins over a parameter (/events/stream before /events/{eventId}).
@@ -47,27 +52,44 @@ export function responseChecker(app: FastifyInstance): ResponseChecker {
       const op = route && doc.paths[route.path][method.toLowerCase()];
       if (!route || !op) return;
       // An operation served at one base address only (the test helpers) is not documented at the other.
-      if (Array.isArray(op.servers) && !op.servers.some((s: { url: string }) => new URL(s.url, 'http://server.invalid').pathname === prefix)) return;
+      if (
+        Array.isArray(op.servers) &&
+        !op.servers.some((s: { url: string }) => new URL(s.url, 'http://server.invalid').pathname === prefix)
+      )
+        return;
       const status = String(res.statusCode);
       const key = [status, `${status[0]}XX`, 'default'].find((k) => op.responses?.[k]);
       const label = `${method.toUpperCase()} ${prefix}${route.path} answered ${status}`;
-      if (!key) throw new Error(`OpenAPI: ${label}, a status the operation does not declare (declared: ${Object.keys(op.responses ?? {}).join(', ')}). Body: ${res.body.slice(0, 500)}`);
+      if (!key)
+        throw new Error(
+          `OpenAPI: ${label}, a status the operation does not declare (declared: ${Object.keys(op.responses ?? {}).join(', ')}). Body: ${res.body.slice(0, 500)}`,
+        );
       let response = op.responses[key];
       if (response.$ref) response = resolveRef(doc, response.$ref);
       const schema = response?.content?.['application/json']?.schema;
-      if (!schema) throw new Error(`OpenAPI: ${label} with a JSON body, but declares no JSON content for ${key}. Body: ${res.body.slice(0, 500)}`);
+      if (!schema)
+        throw new Error(
+          `OpenAPI: ${label} with a JSON body, but declares no JSON content for ${key}. Body: ${res.body.slice(0, 500)}`,
+        );
       const ref = `${DOC_ID}#/${pointer('paths', route.path, method.toLowerCase(), 'responses', key, 'content', 'application/json', 'schema')}`;
       const validate = compiled.get(ref) ?? ajv.compile({ $ref: ref });
       compiled.set(ref, validate);
       const body = JSON.parse(res.body);
       if (!validate(body)) {
-        const errors = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
-        throw new Error(`OpenAPI: ${label}; the body does not match the declared schema:\n  ${errors.join('\n  ')}\nBody: ${res.body.slice(0, 1000)}`);
+        const errors = (validate.errors ?? [])
+          .slice(0, 10)
+          .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+        throw new Error(
+          `OpenAPI: ${label}; the body does not match the declared schema:\n  ${errors.join('\n  ')}\nBody: ${res.body.slice(0, 1000)}`,
+        );
       }
     },
   };
 }
 
 function resolveRef(doc: Json, ref: string): Json {
-  return ref.replace(/^#\//, '').split('/').reduce<Json>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<Json>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 }

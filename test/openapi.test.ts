@@ -22,12 +22,18 @@ afterAll(() => t.close());
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const operations = (of: any = doc): Array<{ path: string; method: string; op: any }> =>
   Object.entries<any>(of.paths).flatMap(([path, item]) =>
-    Object.entries<any>(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op })));
+    Object.entries<any>(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ path, method, op })),
+  );
 
 /** Follows a local $ref ('#/components/schemas/Error') to its schema. */
 const resolve = (schema: any, of: any = doc): any => {
   if (!schema?.$ref) return schema;
-  return schema.$ref.replace(/^#\//, '').split('/').reduce((node: any, key: string) => node?.[key], of);
+  return schema.$ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: any, key: string) => node?.[key], of);
 };
 
 describe('GET /v1/openapi.json', () => {
@@ -44,16 +50,18 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.security).toEqual([{ [apiKey![0]]: [] }]);
   });
 
-  it('lists only its own environment\'s server: the live base address here, the test one at /test/v1, no localhost', () => {
+  it("lists only its own environment's server: the live base address here, the test one at /test/v1, no localhost", () => {
     expect(t.ctx.config.liveBaseUrl).toMatch(/localhost/);
     expect(doc.servers.map((s: { url: string }) => s.url)).toEqual(['/v1']);
     expect(testDoc.servers.map((s: { url: string }) => s.url)).toEqual(['/test/v1']);
     for (const d of [doc, testDoc]) expect(JSON.stringify(d.servers)).not.toMatch(/localhost|127\.0\.0\.1/);
   });
 
-  it('publishes a public base address as is and a machine-local one as its path, which resolves against the document\'s own address', () => {
+  it("publishes a public base address as is and a machine-local one as its path, which resolves against the document's own address", () => {
     expect(publishedServerUrl('https://api.filings.example/v1')).toBe('https://api.filings.example/v1');
-    expect(publishedServerUrl('https://sandbox.filings.example/test/v1')).toBe('https://sandbox.filings.example/test/v1');
+    expect(publishedServerUrl('https://sandbox.filings.example/test/v1')).toBe(
+      'https://sandbox.filings.example/test/v1',
+    );
     expect(publishedServerUrl('http://localhost:3000/v1')).toBe('/v1');
     expect(publishedServerUrl('http://127.0.0.1:8080/test/v1')).toBe('/test/v1');
     expect(publishedServerUrl('http://[::1]:3000/v1')).toBe('/v1');
@@ -62,11 +70,22 @@ describe('GET /v1/openapi.json', () => {
   it('leaves the test helpers out of the live document and keeps them in the test one', () => {
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/test_helpers'))).toEqual([]);
     expect(doc.tags.map((tag: { name: string }) => tag.name)).not.toContain('Test helpers');
-    expect(Object.keys(testDoc.paths)).toEqual(expect.arrayContaining(['/test_helpers/balance-credits', '/test_helpers/orders/{orderId}/advance', '/test_helpers/orders/{orderId}/documents']));
+    expect(Object.keys(testDoc.paths)).toEqual(
+      expect.arrayContaining([
+        '/test_helpers/balance-credits',
+        '/test_helpers/orders/{orderId}/advance',
+        '/test_helpers/orders/{orderId}/documents',
+      ]),
+    );
     expect(testDoc.paths['/test_helpers/balance-credits'].post.servers).toBeUndefined();
     const liveIds = operations(doc).map(({ op }) => op.operationId);
     const testIds = operations(testDoc).map(({ op }) => op.operationId);
-    expect(testIds.filter((id) => !liveIds.includes(id)).sort()).toEqual(['advanceTestOrder', 'createTestBalanceCredit', 'createTestDocument', 'runTestComplianceReminders']);
+    expect(testIds.filter((id) => !liveIds.includes(id)).sort()).toEqual([
+      'advanceTestOrder',
+      'createTestBalanceCredit',
+      'createTestDocument',
+      'runTestComplianceReminders',
+    ]);
   });
 
   it('documents the users and companies routes with paths relative to the base address', () => {
@@ -78,13 +97,19 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/companies/{companyIdOrSlug}']).toHaveProperty('get');
     expect(doc.paths['/companies/{companyIdOrSlug}']).toHaveProperty('patch');
     const paths = Object.keys(doc.paths);
-    expect(paths.filter((p) => p.startsWith('/v1') || p.startsWith('/test/') || p.startsWith('/admin') || p.startsWith('/docs'))).toEqual([]);
+    expect(
+      paths.filter(
+        (p) => p.startsWith('/v1') || p.startsWith('/test/') || p.startsWith('/admin') || p.startsWith('/docs'),
+      ),
+    ).toEqual([]);
   });
 
   it('documents the request and response schemas of POST /companies, without officers in the response', () => {
     const op = doc.paths['/companies'].post;
     const body = resolve(op.requestBody.content['application/json'].schema);
-    expect(body.required).toEqual(expect.arrayContaining(['legalName', 'entityType', 'principalAddress', 'mailingAddress', 'officers', 'userId']));
+    expect(body.required).toEqual(
+      expect.arrayContaining(['legalName', 'entityType', 'principalAddress', 'mailingAddress', 'officers', 'userId']),
+    );
     expect(body.properties.formationState.enum).toHaveLength(51);
     const created = resolve(op.responses['201'].content['application/json'].schema);
     expect(Object.keys(created.properties)).toContain('slug');
@@ -99,20 +124,24 @@ describe('GET /v1/openapi.json', () => {
     for (const { path, method, op } of operations(testDoc)) {
       const at = `${method.toUpperCase()} ${path}`;
       const statuses = Object.keys(op.responses ?? {});
-      // Every API route sits behind the key check (401) and can fail inside (500); routes with inputs validate them (400).
+      // Every API route sits behind the key check (401) and can fail inside (500); routes with inputs validate them
+      // (400).
       for (const s of ['401', '500']) if (!statuses.includes(s)) missing.push(`${at}: ${s}`);
       if ((op.parameters?.length || op.requestBody) && !statuses.includes('400')) missing.push(`${at}: 400`);
       const documented: string[] = [];
       for (const s of statuses.filter((x) => Number(x) >= 400)) {
         const media = op.responses[s].content?.['application/json'];
-        if (resolve(media?.schema, testDoc) !== testDoc.components.schemas.Error) missing.push(`${at}: ${s} body is not the Error schema`);
+        if (resolve(media?.schema, testDoc) !== testDoc.components.schemas.Error)
+          missing.push(`${at}: ${s} body is not the Error schema`);
         if (!op.responses[s].description) missing.push(`${at}: ${s} has no description`);
         const examples = Object.entries<any>(media?.examples ?? {});
         if (!examples.length) missing.push(`${at}: ${s} has no example`);
         for (const [code, example] of examples) {
           documented.push(code);
-          if (example.value.code !== code || String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]) !== s) missing.push(`${at}: example ${code} under ${s}`);
-          if (!example.value.message || !example.value.requestId) missing.push(`${at}: example ${code} lacks message or requestId`);
+          if (example.value.code !== code || String(ERROR_STATUS[code as keyof typeof ERROR_STATUS]) !== s)
+            missing.push(`${at}: example ${code} under ${s}`);
+          if (!example.value.message || !example.value.requestId)
+            missing.push(`${at}: example ${code} lacks message or requestId`);
         }
       }
       expect(documented.sort(), at).toEqual([...OPERATIONS[op.operationId as keyof typeof OPERATIONS].errors].sort());
@@ -133,11 +162,38 @@ describe('GET /v1/openapi.json', () => {
 
   it('names the main resources as components under components.schemas', () => {
     const names = [
-      'User', 'Company', 'Address', 'Officer', 'SuppliedRegisteredAgent', 'OrderRequest', 'OrderItem', 'OrderResult', 'Quote', 'QuoteLine',
-      'EinOrder', 'EinResponsibleParty', 'EinEmployees', 'EinIrsQuestions', 'PriceRow', 'PriceList', 'BalanceTransaction',
-      'BalanceTransactionList', 'Organization', 'Event', 'EventList', 'Document', 'DocumentList', 'WebhookEndpoint',
-      'WebhookEndpointWithSecret', 'WebhookDelivery', 'WebhookAttempt', 'WebhookDeliveryWithAttempts', 'MagicLink', 'UserList',
-      'CompanyList', 'Error',
+      'User',
+      'Company',
+      'Address',
+      'Officer',
+      'SuppliedRegisteredAgent',
+      'OrderRequest',
+      'OrderItem',
+      'OrderResult',
+      'Quote',
+      'QuoteLine',
+      'EinOrder',
+      'EinResponsibleParty',
+      'EinEmployees',
+      'EinIrsQuestions',
+      'PriceRow',
+      'PriceList',
+      'BalanceTransaction',
+      'BalanceTransactionList',
+      'Organization',
+      'Event',
+      'EventList',
+      'Document',
+      'DocumentList',
+      'WebhookEndpoint',
+      'WebhookEndpointWithSecret',
+      'WebhookDelivery',
+      'WebhookAttempt',
+      'WebhookDeliveryWithAttempts',
+      'MagicLink',
+      'UserList',
+      'CompanyList',
+      'Error',
     ];
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(names));
     for (const name of names) expect(doc.components.schemas[name].type, name).toBe('object');
@@ -180,7 +236,12 @@ describe('GET /v1/openapi.json', () => {
     const dangling: string[] = [];
     const inline: string[] = [];
     const walk = (node: any, path: string) => {
-      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}/${i}`));
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => {
+          walk(n, `${path}/${i}`);
+        });
+        return;
+      }
       if (typeof node !== 'object' || node === null) return;
       if (typeof node.$ref === 'string' && resolve(node) === undefined) dangling.push(`${path}: ${node.$ref}`);
       // The roots of components are not walked; a `title` under `properties` would be a property so named.
@@ -197,7 +258,9 @@ describe('GET /v1/openapi.json', () => {
 
   it('gives every operation its catalogue operationId (camelCase, unique), a summary, a description and one declared tag', () => {
     const ops = operations(testDoc);
-    const bare = ops.filter(({ op }) => !op.summary || !op.description || op.tags?.length !== 1).map(({ path, method }) => `${method} ${path}`);
+    const bare = ops
+      .filter(({ op }) => !op.summary || !op.description || op.tags?.length !== 1)
+      .map(({ path, method }) => `${method} ${path}`);
     expect(bare).toEqual([]);
     const ids = ops.map(({ op }) => op.operationId);
     for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
@@ -221,19 +284,36 @@ describe('GET /v1/openapi.json', () => {
   it('describes GET /events/stream as text/event-stream and the webhook payloads under webhooks', () => {
     const stream = testDoc.paths['/events/stream'].get;
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
-    expect(stream.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['header:last-event-id', 'query:types']));
-    expect(Object.keys(testDoc.webhooks).sort()).toEqual(['compliance.deadline_approaching', 'compliance.deadline_missed', 'document.uploaded', 'filing.status_changed', 'webhook.test']);
-    const payload = resolve(testDoc.webhooks['filing.status_changed'].post.requestBody.content['application/json'].schema, testDoc);
+    expect(stream.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['header:last-event-id', 'query:types']),
+    );
+    expect(Object.keys(testDoc.webhooks).sort()).toEqual([
+      'compliance.deadline_approaching',
+      'compliance.deadline_missed',
+      'document.uploaded',
+      'filing.status_changed',
+      'webhook.test',
+    ]);
+    const payload = resolve(
+      testDoc.webhooks['filing.status_changed'].post.requestBody.content['application/json'].schema,
+      testDoc,
+    );
     expect(payload.properties.type.const).toBe('filing.status_changed');
-    expect(resolve(payload.properties.data, testDoc).required).toEqual(expect.arrayContaining(['orderId', 'filingStatus']));
-    expect(resolve(testDoc.webhooks['document.uploaded'].post.requestBody.content['application/json'].schema, testDoc).properties.data).toEqual({ $ref: '#/components/schemas/Document' });
+    expect(resolve(payload.properties.data, testDoc).required).toEqual(
+      expect.arrayContaining(['orderId', 'filingStatus']),
+    );
+    expect(
+      resolve(testDoc.webhooks['document.uploaded'].post.requestBody.content['application/json'].schema, testDoc)
+        .properties.data,
+    ).toEqual({ $ref: '#/components/schemas/Document' });
   });
 });
 
 describe('/docs', () => {
   it('renders the API reference as HTML', async () => {
     let res = await t.app.inject({ method: 'GET', url: '/docs' });
-    if (res.statusCode >= 300 && res.statusCode < 400) res = await t.app.inject({ method: 'GET', url: String(res.headers.location) });
+    if (res.statusCode >= 300 && res.statusCode < 400)
+      res = await t.app.inject({ method: 'GET', url: String(res.headers.location) });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.body).toMatch(/<html/i);
@@ -241,20 +321,31 @@ describe('/docs', () => {
 });
 
 describe('responses checked against the document (test/openapi-responses.ts, run by the harness on every call)', () => {
-  const json = (statusCode: number, body: unknown) => ({ statusCode, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+  const json = (statusCode: number, body: unknown) => ({
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(body),
+  });
 
   it('accepts a real answer and refuses one that breaks the declared schema or status', async () => {
     const checker = responseChecker(t.app);
     const tenant = await t.newTenant();
-    const created = await tenant.api('POST', '/users', { fullName: 'Ada Lovelace', email: `ada.${Date.now()}@example.com` });
+    const created = await tenant.api('POST', '/users', {
+      fullName: 'Ada Lovelace',
+      email: `ada.${Date.now()}@example.com`,
+    });
     expect(created.statusCode).toBe(201);
     const user = created.json();
     expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(200, user))).not.toThrow();
     // A field of the wrong type, a missing required field, a status the operation does not declare.
-    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(200, { ...user, fullName: 42 }))).toThrow(/GET \/test\/v1\/users\/\{userIdOrEmail\} answered 200.*\n.*fullName/);
+    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(200, { ...user, fullName: 42 }))).toThrow(
+      /GET \/test\/v1\/users\/\{userIdOrEmail\} answered 200.*\n.*fullName/,
+    );
     const { id: _id, ...withoutId } = user;
     expect(() => checker.check('GET', `/v1/users/${user.id}`, json(200, withoutId))).toThrow(/does not match/);
-    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(418, { message: 'teapot' }))).toThrow(/does not declare/);
+    expect(() => checker.check('GET', `/test/v1/users/${user.id}`, json(418, { message: 'teapot' }))).toThrow(
+      /does not declare/,
+    );
     // Routes outside the document (the admin API) are not its business.
     expect(() => checker.check('GET', '/admin/v1/orders', json(200, { anything: true }))).not.toThrow();
   });

@@ -21,7 +21,9 @@ it('races 24 formations at a balance that covers 7', async () => {
   const creditCents = price * affordable + price - 1; // one cent short of an eighth
   await credit(tenant, creditCents / 100);
 
-  const results = await Promise.all(Array.from({ length: 24 }, () => tenant.api('POST', '/orders', formationBody(user.id, 'DE'))));
+  const results = await Promise.all(
+    Array.from({ length: 24 }, () => tenant.api('POST', '/orders', formationBody(user.id, 'DE'))),
+  );
   const statuses = results.map((r) => r.statusCode);
   expect(statuses.filter((s) => s === 201)).toHaveLength(affordable);
   expect(statuses.filter((s) => s === 402)).toHaveLength(24 - affordable);
@@ -50,7 +52,10 @@ it('races 24 formations at a balance that covers 7', async () => {
   expect(r.orders).toBe(affordable);
   expect(r.companies).toBe(affordable);
   // The running balance_after of the entries is consistent with their order (no lost update).
-  const entries = await t.ctx.pool.query(`SELECT amount_cents, balance_after_cents FROM ledger_entries WHERE organization_id = $1 ORDER BY id`, [tenant.organizationId]);
+  const entries = await t.ctx.pool.query(
+    `SELECT amount_cents, balance_after_cents FROM ledger_entries WHERE organization_id = $1 ORDER BY id`,
+    [tenant.organizationId],
+  );
   let running = 0;
   for (const e of entries.rows) {
     running += Number(e.amount_cents);
@@ -64,7 +69,11 @@ it('races EIN orders for one company: exactly one wins, the others are 409', asy
   const { createCompany } = await import('./factories.js');
   const { einObject } = await import('./orders-fixtures.js');
   const { user, company } = await createCompany(tenant);
-  const results = await Promise.all(Array.from({ length: 8 }, () => tenant.api('POST', '/orders', { userId: user.id, companyId: company.id, filingState: 'DE', ein: einObject() })));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      tenant.api('POST', '/orders', { userId: user.id, companyId: company.id, filingState: 'DE', ein: einObject() }),
+    ),
+  );
   const statuses = results.map((r) => r.statusCode).sort();
   expect(statuses.filter((s) => s === 201)).toHaveLength(1);
   expect(statuses.filter((s) => s === 409)).toHaveLength(7);

@@ -8,8 +8,12 @@ import { corpFields, createUser, llcFields, usAddress } from './factories.js';
  * data/state-fees.json and the expedited fees of ORD-FORM-5), never from the implementation.
  */
 
-const priceCatalog = JSON.parse(fs.readFileSync('data/price-catalog.json', 'utf8')) as { products: Array<{ type: string; wholesaleAmount: number }> };
-const stateFeeData = JSON.parse(fs.readFileSync('data/state-fees.json', 'utf8')) as { states: Record<string, Record<string, number>> };
+const priceCatalog = JSON.parse(fs.readFileSync('data/price-catalog.json', 'utf8')) as {
+  products: Array<{ type: string; wholesaleAmount: number }>;
+};
+const stateFeeData = JSON.parse(fs.readFileSync('data/state-fees.json', 'utf8')) as {
+  states: Record<string, Record<string, number>>;
+};
 
 /** The expedited fees of ORD-FORM-5, verbatim (dollars; LLCs only). */
 export const SPEC_EXPEDITED_FEES: Record<string, number> = { AZ: 85, DE: 185, FL: 195, NV: 550, NY: 205, WY: 103.75 };
@@ -25,7 +29,11 @@ export function wholesale(type: string): number {
 }
 
 /** A state fee from data/state-fees.json, cents. kind: Formation, ForeignQualification, AnnualReport. */
-export function stateFee(state: string, kind: 'Formation' | 'ForeignQualification' | 'AnnualReport', entityType: 'LLC' | 'CORP'): number {
+export function stateFee(
+  state: string,
+  kind: 'Formation' | 'ForeignQualification' | 'AnnualReport',
+  entityType: 'LLC' | 'CORP',
+): number {
   return toCents(stateFeeData.states[state][`${entityType === 'LLC' ? 'llc' : 'corp'}${kind}`]);
 }
 
@@ -46,27 +54,50 @@ export const TEST_SSN = '123-45-6789';
 
 /** A valid SS-4 ein object. */
 export const einObject = (overrides: Record<string, unknown> = {}) => ({
-  responsibleParty: { firstName: 'Ada', lastName: 'Lovelace', taxIdType: 'SSN', taxId: TEST_SSN, title: 'Managing Member' },
+  responsibleParty: {
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    taxIdType: 'SSN',
+    taxId: TEST_SSN,
+    title: 'Managing Member',
+  },
   reasonForApplying: 'started_new_business',
   principalActivity: 'retail',
   principalProductOrService: 'Handmade furniture',
   employees: { agricultural: 0, household: 0, other: 0 },
-  irsQuestions: { ownsHeavyHighwayVehicle: false, involvesGambling: false, filesExciseTaxForm720: false, sellsAlcoholTobaccoOrFirearms: false },
+  irsQuestions: {
+    ownsHeavyHighwayVehicle: false,
+    involvesGambling: false,
+    filesExciseTaxForm720: false,
+    sellsAlcoholTobaccoOrFirearms: false,
+  },
   ...overrides,
 });
 
 /** formation.company of an LLC (or CORP) formed in any state: no formationState/formationDate (ORD-FORM-1). */
 export function formationCompany(entityType: 'LLC' | 'CORP' = 'LLC', overrides: Record<string, unknown> = {}) {
-  const { formationDate: _d, formationState: _s, ...fields } = (entityType === 'LLC' ? llcFields() : corpFields()) as Record<string, unknown>;
+  const {
+    formationDate: _d,
+    formationState: _s,
+    ...fields
+  } = (entityType === 'LLC' ? llcFields() : corpFields()) as Record<string, unknown>;
   return { ...fields, ...overrides };
 }
 
 /** A POST /orders body forming a company in `state` with a supplied agent, unless overridden. */
-export function formationBody(userId: string, state = 'DE', opts: { entityType?: 'LLC' | 'CORP'; formation?: Record<string, unknown>; extra?: Record<string, unknown> } = {}) {
+export function formationBody(
+  userId: string,
+  state = 'DE',
+  opts: { entityType?: 'LLC' | 'CORP'; formation?: Record<string, unknown>; extra?: Record<string, unknown> } = {},
+) {
   return {
     userId,
     filingState: state,
-    formation: { company: formationCompany(opts.entityType ?? 'LLC'), registeredAgent: suppliedAgent(state), ...opts.formation },
+    formation: {
+      company: formationCompany(opts.entityType ?? 'LLC'),
+      registeredAgent: suppliedAgent(state),
+      ...opts.formation,
+    },
     ...opts.extra,
   };
 }
@@ -85,7 +116,11 @@ export async function balanceCents(tenant: TestTenant, env: Environment = 'test'
 
 /** Row counts the 402 tests compare before and after. */
 export async function counts(t: TestApp, organizationId: string) {
-  const q = async (table: string) => Number((await t.ctx.pool.query(`SELECT count(*) FROM ${table} WHERE organization_id = $1`, [organizationId])).rows[0].count);
+  const q = async (table: string) =>
+    Number(
+      (await t.ctx.pool.query(`SELECT count(*) FROM ${table} WHERE organization_id = $1`, [organizationId])).rows[0]
+        .count,
+    );
   return {
     orders: await q('orders'),
     orderGroups: await q('order_groups'),

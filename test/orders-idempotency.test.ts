@@ -23,7 +23,10 @@ const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -69,11 +72,16 @@ describe('Idempotency-Key', () => {
     // Hold the tenant's balance row so the first request waits inside its transaction.
     const blocker = await t.ctx.pool.connect();
     await blocker.query('BEGIN');
-    await blocker.query('SELECT 1 FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [tenant.organizationId, 'test']);
+    await blocker.query('SELECT 1 FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [
+      tenant.organizationId,
+      'test',
+    ]);
     const firstP = tenant.api('POST', '/orders', body, withKey('slow-1'));
     // Wait until the first request has claimed the key; without the claim the 409 below would test nothing.
-    await waitFor('the first request to claim idempotency key slow-1', async () =>
-      (await t.ctx.pool.query(`SELECT status FROM idempotency_keys WHERE key = 'slow-1'`)).rowCount! > 0);
+    await waitFor(
+      'the first request to claim idempotency key slow-1',
+      async () => (await t.ctx.pool.query(`SELECT status FROM idempotency_keys WHERE key = 'slow-1'`)).rowCount! > 0,
+    );
     const concurrent = await tenant.api('POST', '/orders', body, withKey('slow-1'));
     expect(concurrent.statusCode).toBe(409);
     expect(concurrent.json().code).toBe('idempotency_key_in_use');
@@ -99,7 +107,9 @@ describe('Idempotency-Key', () => {
     const retry = await tenant.api('POST', '/orders', body, withKey('crash-1'));
     expect(retry.statusCode, retry.body).toBe(201);
     expect(retry.json().companyId).toBe(first.json().companyId);
-    expect(retry.json().items.map((i: { orderId: string }) => i.orderId)).toEqual(first.json().items.map((i: { orderId: string }) => i.orderId));
+    expect(retry.json().items.map((i: { orderId: string }) => i.orderId)).toEqual(
+      first.json().items.map((i: { orderId: string }) => i.orderId),
+    );
     expect(await balanceCents(tenant)).toBe(after.balance);
     expect(await counts(t, tenant.organizationId)).toEqual(after.counts);
   });
@@ -137,13 +147,22 @@ describe('Idempotency-Key', () => {
     expect(long.statusCode).toBe(400);
   });
 
-  it('keeps nothing from which the EIN responsible party\'s SSN could be recovered by guessing', async () => {
+  it("keeps nothing from which the EIN responsible party's SSN could be recovered by guessing", async () => {
     // Someone who can read the database has the stored request (the SSN reduced to its last four digits) and
     // idempotency_keys.request_hash. An unkeyed hash of the request would confirm a guessed SSN in 10^5 tries.
-    const first = await tenant.api('POST', '/orders', formationBody(userId, 'WY', { extra: { ein: einObject() } }), withKey('ein-ssn-1'));
+    const first = await tenant.api(
+      'POST',
+      '/orders',
+      formationBody(userId, 'WY', { extra: { ein: einObject() } }),
+      withKey('ein-ssn-1'),
+    );
     expect(first.statusCode, first.body).toBe(201);
-    const { rows: [group] } = await t.ctx.pool.query('SELECT request FROM order_groups WHERE idempotency_key = $1', ['ein-ssn-1']);
-    const { rows: [key] } = await t.ctx.pool.query('SELECT request_hash FROM idempotency_keys WHERE key = $1', ['ein-ssn-1']);
+    const {
+      rows: [group],
+    } = await t.ctx.pool.query('SELECT request FROM order_groups WHERE idempotency_key = $1', ['ein-ssn-1']);
+    const {
+      rows: [key],
+    } = await t.ctx.pool.query('SELECT request_hash FROM idempotency_keys WHERE key = $1', ['ein-ssn-1']);
     expect(JSON.stringify(group.request)).not.toContain(TEST_SSN);
     const { taxIdLast4, ...party } = group.request.ein.responsibleParty;
     expect(taxIdLast4).toBe(TEST_SSN.slice(-4));
@@ -152,7 +171,12 @@ describe('Idempotency-Key', () => {
       expect(sha256(canonical({ route, params: {}, body: guess }))).not.toBe(key.request_hash);
     }
     // The key still does its job.
-    const retry = await tenant.api('POST', '/orders', formationBody(userId, 'WY', { extra: { ein: einObject() } }), withKey('ein-ssn-1'));
+    const retry = await tenant.api(
+      'POST',
+      '/orders',
+      formationBody(userId, 'WY', { extra: { ein: einObject() } }),
+      withKey('ein-ssn-1'),
+    );
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.json()).toEqual(first.json());
   });

@@ -37,7 +37,13 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
   const tenant = await t.newTenant('Round Trip Org');
   const user = await newUser(tenant);
   await credit(tenant, 10_000);
-  const body = { userId: user.id, filingState: 'DE', formation: { company: formationBody(user.id).formation.company }, ein: einObject(), registeredAgent: { isChangeOfAgent: false } };
+  const body = {
+    userId: user.id,
+    filingState: 'DE',
+    formation: { company: formationBody(user.id).formation.company },
+    ein: einObject(),
+    registeredAgent: { isChangeOfAgent: false },
+  };
   // Any earlier order of the tenant (or quote) has put its key, its prices and the state's fees in memory.
   expect((await tenant.api('POST', '/orders/quote', body)).statusCode).toBe(200);
   const { result, queries } = await countQueries(async () => {
@@ -46,7 +52,9 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
     return res;
   });
   expect(result.statusCode, result.body).toBe(201);
-  console.log(`POST /orders statements: ${queries.length}\n${queries.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)).join('\n')}`);
+  console.log(
+    `POST /orders statements: ${queries.length}\n${queries.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)).join('\n')}`,
+  );
   // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first).
   expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_group($1::jsonb) AS r']);
   // OPS-5: the listeners' wake-up goes out on its own after the commit, never inside the order's transaction.
@@ -60,9 +68,16 @@ it('answers a single company, user, document or event in one round trip', async 
   const user = await newUser(tenant);
   await credit(tenant, 10_000);
   const placed = (await tenant.api('POST', '/orders', formationBody(user.id, 'DE'))).json();
-  const document = (await tenant.api('POST', `/test_helpers/orders/${placed.items[0].orderId}/documents`, { documentType: 'company' })).json();
+  const document = (
+    await tenant.api('POST', `/test_helpers/orders/${placed.items[0].orderId}/documents`, { documentType: 'company' })
+  ).json();
   const event = (await tenant.api('GET', '/events?limit=1')).json().data[0];
-  for (const path of [`/companies/${placed.companyId}`, `/users/${user.id}`, `/documents/${document.documentId}`, `/events/${event.id}`]) {
+  for (const path of [
+    `/companies/${placed.companyId}`,
+    `/users/${user.id}`,
+    `/documents/${document.documentId}`,
+    `/events/${event.id}`,
+  ]) {
     const { result, queries } = await countQueries(() => tenant.api('GET', path));
     expect(result.statusCode, path).toBe(200);
     expect(queries, path).toHaveLength(1);

@@ -1,11 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, personOfficer } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { credit, einObject, EXPEDITED_MESSAGE, formationBody, formationCompany, newUser, suppliedAgent, TEST_SSN } from './orders-fixtures.js';
+import {
+  credit,
+  einObject,
+  EXPEDITED_MESSAGE,
+  formationBody,
+  formationCompany,
+  newUser,
+  suppliedAgent,
+  TEST_SSN,
+} from './orders-fixtures.js';
 
 /*
  * POST /orders request rules (ORD, ORD-FORM, ORD-RA, ORD-FQ, ORD-EIN, ORD-AR): each broken rule answers with its
- * status, names the field and the rule (in the messages, the numbering integrators know, e.g. "formation rule 2"). Money is plentiful here; amounts are checked in orders-billing.test.ts.
+ * status, names the field and the rule (in the messages, the numbering integrators know, e.g. "formation rule 2").
+ * Money is plentiful here; amounts are checked in orders-billing.test.ts.
  */
 
 let t: TestApp;
@@ -21,7 +31,8 @@ afterAll(() => t.close());
 
 const post = (body: unknown) => tenant.api('POST', '/orders', body);
 const fields = (res: { json(): any }) => (res.json().errors ?? []).map((e: { field: string }) => e.field);
-const messageOf = (res: { json(): any }, field: string) => (res.json().errors ?? []).find((e: { field: string }) => e.field === field)?.message as string | undefined;
+const messageOf = (res: { json(): any }, field: string) =>
+  (res.json().errors ?? []).find((e: { field: string }) => e.field === field)?.message as string | undefined;
 
 async function expect400(body: unknown, field: string, rule?: string | RegExp) {
   const res = await post(body);
@@ -47,7 +58,11 @@ describe('cross-product rules', () => {
   });
 
   it('ORD-2: formation and foreignQualification never together', async () => {
-    await expect400(formationBody(userId, 'DE', { extra: { foreignQualification: true } }), 'foreignQualification', /cross-product rule 2/);
+    await expect400(
+      formationBody(userId, 'DE', { extra: { foreignQualification: true } }),
+      'foreignQualification',
+      /cross-product rule 2/,
+    );
   });
 
   it('ORD-3: companyId is required unless formation is included, and refused with it', async () => {
@@ -63,24 +78,54 @@ describe('cross-product rules', () => {
   });
 
   it('refuses unknown product keys and fields', async () => {
-    await expect400({ ...formationBody(userId, 'DE'), certificateOfGoodStanding: true }, 'certificateOfGoodStanding', /not a known field/);
+    await expect400(
+      { ...formationBody(userId, 'DE'), certificateOfGoodStanding: true },
+      'certificateOfGoodStanding',
+      /not a known field/,
+    );
   });
 });
 
 describe('formation rules', () => {
   it('ORD-FORM-1: ein, tradeName, formationDate, formationState are refused inside formation.company, each named', async () => {
-    const company = formationCompany('LLC', { ein: '12-3456789', tradeName: 'Acme', formationDate: '2024-01-01', formationState: 'DE' });
-    const res = await expect400(formationBody(userId, 'DE', { formation: { company } }), 'formation.company.ein', /formation rule 1/);
+    const company = formationCompany('LLC', {
+      ein: '12-3456789',
+      tradeName: 'Acme',
+      formationDate: '2024-01-01',
+      formationState: 'DE',
+    });
+    const res = await expect400(
+      formationBody(userId, 'DE', { formation: { company } }),
+      'formation.company.ein',
+      /formation rule 1/,
+    );
     for (const f of ['tradeName', 'formationDate', 'formationState']) {
       expect(messageOf(res, `formation.company.${f}`)).toMatch(/formation rule 1/);
     }
   });
 
   it('ORD-FORM-4: a registered agent is required: ordered or supplied in filingState', async () => {
-    await expect400({ userId, filingState: 'DE', formation: { company: formationCompany() } }, 'formation.registeredAgent', /formation rule 2/);
-    await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('NY') } }), 'formation.registeredAgent.addressState', /filingState/);
-    await expect400(formationBody(userId, 'DE', { extra: { registeredAgent: { isChangeOfAgent: false } } }), 'formation.registeredAgent', /formation rule 2/);
-    const ordered = await post({ userId, filingState: 'DE', formation: { company: formationCompany() }, registeredAgent: { isChangeOfAgent: false } });
+    await expect400(
+      { userId, filingState: 'DE', formation: { company: formationCompany() } },
+      'formation.registeredAgent',
+      /formation rule 2/,
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('NY') } }),
+      'formation.registeredAgent.addressState',
+      /filingState/,
+    );
+    await expect400(
+      formationBody(userId, 'DE', { extra: { registeredAgent: { isChangeOfAgent: false } } }),
+      'formation.registeredAgent',
+      /formation rule 2/,
+    );
+    const ordered = await post({
+      userId,
+      filingState: 'DE',
+      formation: { company: formationCompany() },
+      registeredAgent: { isChangeOfAgent: false },
+    });
     expect(ordered.statusCode, ordered.body).toBe(201);
   });
 
@@ -89,26 +134,52 @@ describe('formation rules', () => {
     expect(res.statusCode, res.body).toBe(201);
     const company = (await tenant.api('GET', `/companies/${res.json().companyId}`)).json();
     expect(company).toMatchObject({ formationState: 'WY', fiscalEndMonth: 'December', formationDate: null, ein: null });
-    const admin = await t.ctx.pool.query('SELECT 1 FROM company_admins WHERE company_id = $1 AND user_id = $2', [company.id, userId]);
+    const admin = await t.ctx.pool.query('SELECT 1 FROM company_admins WHERE company_id = $1 AND user_id = $2', [
+      company.id,
+      userId,
+    ]);
     expect(admin.rowCount).toBe(1);
-    const june = await post(formationBody(userId, 'WY', { formation: { company: formationCompany('LLC', { fiscalEndMonth: 'June' }) } }));
+    const june = await post(
+      formationBody(userId, 'WY', { formation: { company: formationCompany('LLC', { fiscalEndMonth: 'June' }) } }),
+    );
     expect((await tenant.api('GET', `/companies/${june.json().companyId}`)).json().fiscalEndMonth).toBe('June');
   });
 
   it('ORD-FORM-3: officer and title rules of the company (CO-5, CO-6)', async () => {
     const llcPresident = formationCompany('LLC', { officers: [personOfficer({ title: 'President' })] });
-    await expect400(formationBody(userId, 'DE', { formation: { company: llcPresident } }), 'formation.company.officers.0.title');
+    await expect400(
+      formationBody(userId, 'DE', { formation: { company: llcPresident } }),
+      'formation.company.officers.0.title',
+    );
     const corpMember = formationCompany('CORP', { officers: [personOfficer({ title: 'Member' })] });
-    await expect400(formationBody(userId, 'DE', { entityType: 'CORP', formation: { company: corpMember } }), 'formation.company.officers.0.title');
+    await expect400(
+      formationBody(userId, 'DE', { entityType: 'CORP', formation: { company: corpMember } }),
+      'formation.company.officers.0.title',
+    );
     const noMember = formationCompany('LLC', { officers: [personOfficer({ title: 'Manager' })] });
-    await expect400(formationBody(userId, 'DE', { formation: { company: noMember } }), 'formation.company.officers', /Member or Managing Member/);
-    await expect400(formationBody(userId, 'DE', { formation: { company: formationCompany('LLC', { officers: [] }) } }), 'formation.company.officers');
+    await expect400(
+      formationBody(userId, 'DE', { formation: { company: noMember } }),
+      'formation.company.officers',
+      /Member or Managing Member/,
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { company: formationCompany('LLC', { officers: [] }) } }),
+      'formation.company.officers',
+    );
     const noStructure = formationCompany('LLC', { structureType: undefined });
-    await expect400(formationBody(userId, 'DE', { formation: { company: noStructure } }), 'formation.company.structureType');
+    await expect400(
+      formationBody(userId, 'DE', { formation: { company: noStructure } }),
+      'formation.company.structureType',
+    );
   });
 
   it('ORD-FORM-5: expedited only for LLCs in AZ DE FL NV NY WY, with the exact message', async () => {
-    for (const [state, entityType] of [['CA', 'LLC'], ['TX', 'LLC'], ['DE', 'CORP'], ['NV', 'CORP']] as const) {
+    for (const [state, entityType] of [
+      ['CA', 'LLC'],
+      ['TX', 'LLC'],
+      ['DE', 'CORP'],
+      ['NV', 'CORP'],
+    ] as const) {
       const res = await post(formationBody(userId, state, { entityType, formation: { expedited: true } }));
       expect(res.statusCode).toBe(400);
       expect(res.json().message).toBe(EXPEDITED_MESSAGE);
@@ -120,9 +191,18 @@ describe('formation rules', () => {
 
   it('ORD-FORM-6: alternativeNames: up to 10 non-empty strings beside company', async () => {
     const names = (n: number) => Array.from({ length: n }, (_, i) => `Fallback ${i + 1} LLC`);
-    await expect400(formationBody(userId, 'DE', { formation: { alternativeNames: names(11) } }), 'formation.alternativeNames');
-    await expect400(formationBody(userId, 'DE', { formation: { alternativeNames: [''] } }), 'formation.alternativeNames.0');
-    await expect400(formationBody(userId, 'DE', { formation: { alternativeNames: ['  '] } }), 'formation.alternativeNames.0');
+    await expect400(
+      formationBody(userId, 'DE', { formation: { alternativeNames: names(11) } }),
+      'formation.alternativeNames',
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { alternativeNames: [''] } }),
+      'formation.alternativeNames.0',
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { alternativeNames: ['  '] } }),
+      'formation.alternativeNames.0',
+    );
     const ok = await post(formationBody(userId, 'DE', { formation: { alternativeNames: names(10) } }));
     expect(ok.statusCode, ok.body).toBe(201);
   });
@@ -131,8 +211,15 @@ describe('formation rules', () => {
 describe('registeredAgent rules and the supplied agent', () => {
   it('ORD-RA-1: isChangeOfAgent is a required boolean', async () => {
     const { adminId, companyId } = await existingCompany();
-    await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: {} }, 'registeredAgent.isChangeOfAgent', /required/);
-    await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: 'no' } }, 'registeredAgent.isChangeOfAgent');
+    await expect400(
+      { userId: adminId, companyId, filingState: 'DE', registeredAgent: {} },
+      'registeredAgent.isChangeOfAgent',
+      /required/,
+    );
+    await expect400(
+      { userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: 'no' } },
+      'registeredAgent.isChangeOfAgent',
+    );
   });
 
   it('ORD-RA-1: isChangeOfAgent true ordered with a formation is accepted as a new appointment', async () => {
@@ -148,13 +235,20 @@ describe('registeredAgent rules and the supplied agent', () => {
     const agent = res.json().items.find((i: { orderType: string }) => i.orderType === 'registered_agent');
     expect(agent).toMatchObject({ filingType: null, subscriptionStatus: 'active', filingStatus: 'submitted' });
     const events = (await tenant.api('GET', `/events?orderId=${agent.orderId}`)).json().data;
-    expect(events.map((e: { type: string; data: { filingType: unknown } }) => [e.type, e.data.filingType])).toEqual([['filing.status_changed', null]]);
+    expect(events.map((e: { type: string; data: { filingType: unknown } }) => [e.type, e.data.filingType])).toEqual([
+      ['filing.status_changed', null],
+    ]);
   });
 
   it('a formation whose US addresses have no state or postalCode is placed (CO-4: both optional)', async () => {
     const bare = { line1: '1209 Orange Street', city: 'Wilmington', country: 'US' };
     const company = formationCompany('LLC', { legalName: 'No Zip LLC', principalAddress: bare, mailingAddress: bare });
-    const res = await post({ userId, filingState: 'DE', formation: { company }, registeredAgent: { isChangeOfAgent: false } });
+    const res = await post({
+      userId,
+      filingState: 'DE',
+      formation: { company },
+      registeredAgent: { isChangeOfAgent: false },
+    });
     expect(res.statusCode, res.body).toBe(201);
     const created = (await tenant.api('GET', `/companies/${res.json().companyId}`)).json();
     expect(created.principalAddress).toEqual(bare);
@@ -162,25 +256,66 @@ describe('registeredAgent rules and the supplied agent', () => {
 
   it('ORD-RA-2: no agent address is supplied with the service', async () => {
     const { adminId, companyId } = await existingCompany();
-    await expect400({ userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: false, addressStreet: '1 Main St' } }, 'registeredAgent.addressStreet');
+    await expect400(
+      {
+        userId: adminId,
+        companyId,
+        filingState: 'DE',
+        registeredAgent: { isChangeOfAgent: false, addressStreet: '1 Main St' },
+      },
+      'registeredAgent.addressStreet',
+    );
   });
 
   it('ORD-RA-3: a supplied agent is only for keeping an existing agent, in filingState', async () => {
     const { adminId, companyId } = await existingCompany();
-    const both = { userId: adminId, companyId, filingState: 'DE', registeredAgent: { isChangeOfAgent: false }, annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('DE') } };
+    const both = {
+      userId: adminId,
+      companyId,
+      filingState: 'DE',
+      registeredAgent: { isChangeOfAgent: false },
+      annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('DE') },
+    };
     await expect400(both, 'annualReport.registeredAgent', /registeredAgent rule/);
-    await expect400({ userId: adminId, companyId, filingState: 'DE', annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('NJ') } }, 'annualReport.registeredAgent.addressState', /filingState/);
+    await expect400(
+      {
+        userId: adminId,
+        companyId,
+        filingState: 'DE',
+        annualReport: { filingYear: 2025, registeredAgent: suppliedAgent('NJ') },
+      },
+      'annualReport.registeredAgent.addressState',
+      /filingState/,
+    );
   });
 
   it('ORD-RA-3: the supplied agent: PERSON needs names, COMPANY a companyName, all address fields present', async () => {
-    await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { firstName: undefined }) } }), 'formation.registeredAgent.firstName', /PERSON/);
-    await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { lastName: undefined }) } }), 'formation.registeredAgent.lastName', /PERSON/);
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { firstName: undefined }) } }),
+      'formation.registeredAgent.firstName',
+      /PERSON/,
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { lastName: undefined }) } }),
+      'formation.registeredAgent.lastName',
+      /PERSON/,
+    );
     const company = suppliedAgent('DE', { type: 'COMPANY', firstName: undefined, lastName: undefined });
-    await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: company } }), 'formation.registeredAgent.companyName', /COMPANY/);
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: company } }),
+      'formation.registeredAgent.companyName',
+      /COMPANY/,
+    );
     for (const f of ['addressStreet', 'addressCity', 'addressState', 'addressZip']) {
-      await expect400(formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { [f]: undefined }) } }), `formation.registeredAgent.${f}`, /required/);
+      await expect400(
+        formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { [f]: undefined }) } }),
+        `formation.registeredAgent.${f}`,
+        /required/,
+      );
     }
-    const ok = await post(formationBody(userId, 'DE', { formation: { registeredAgent: { ...company, companyName: 'Agents Inc' } } }));
+    const ok = await post(
+      formationBody(userId, 'DE', { formation: { registeredAgent: { ...company, companyName: 'Agents Inc' } } }),
+    );
     expect(ok.statusCode, ok.body).toBe(201);
   });
 });
@@ -189,38 +324,83 @@ describe('foreignQualification rules', () => {
   it('ORD-FQ-1: an agent in the state: ordered, supplied, or on file', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'CA' };
-    await expect400({ ...base, foreignQualification: true }, 'foreignQualification.registeredAgent', /foreignQualification rule 1/);
-    await expect400({ ...base, foreignQualification: { registeredAgent: suppliedAgent('NV') } }, 'foreignQualification.registeredAgent.addressState', /filingState/);
+    await expect400(
+      { ...base, foreignQualification: true },
+      'foreignQualification.registeredAgent',
+      /foreignQualification rule 1/,
+    );
+    await expect400(
+      { ...base, foreignQualification: { registeredAgent: suppliedAgent('NV') } },
+      'foreignQualification.registeredAgent.addressState',
+      /filingState/,
+    );
     const supplied = await post({ ...base, foreignQualification: { registeredAgent: suppliedAgent('CA') } });
     expect(supplied.statusCode, supplied.body).toBe(201);
 
     const other = await existingCompany();
-    const ordered = await post({ userId: other.adminId, companyId: other.companyId, filingState: 'CA', foreignQualification: true, registeredAgent: { isChangeOfAgent: false } });
+    const ordered = await post({
+      userId: other.adminId,
+      companyId: other.companyId,
+      filingState: 'CA',
+      foreignQualification: true,
+      registeredAgent: { isChangeOfAgent: false },
+    });
     expect(ordered.statusCode, ordered.body).toBe(201);
 
     const third = await existingCompany();
-    expect((await post({ userId: third.adminId, companyId: third.companyId, filingState: 'TX', registeredAgent: { isChangeOfAgent: false } })).statusCode).toBe(201);
-    const onFile = await post({ userId: third.adminId, companyId: third.companyId, filingState: 'TX', foreignQualification: true });
+    expect(
+      (
+        await post({
+          userId: third.adminId,
+          companyId: third.companyId,
+          filingState: 'TX',
+          registeredAgent: { isChangeOfAgent: false },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const onFile = await post({
+      userId: third.adminId,
+      companyId: third.companyId,
+      filingState: 'TX',
+      foreignQualification: true,
+    });
     expect(onFile.statusCode, onFile.body).toBe(201);
   });
 
   it('ORD-FQ-2: companyId of an existing company is required', async () => {
-    await expect400({ userId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } }, 'companyId', /foreignQualification rule 2/);
+    await expect400(
+      { userId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } },
+      'companyId',
+      /foreignQualification rule 2/,
+    );
   });
 
   it('ORD-FQ-3: the company needs formationState (and entityType)', async () => {
     const { adminId, companyId } = await existingCompany({ formationState: undefined, formationDate: undefined });
-    await expect400({ userId: adminId, companyId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } }, 'companyId', /foreignQualification rule 3/);
+    await expect400(
+      { userId: adminId, companyId, filingState: 'CA', foreignQualification: { registeredAgent: suppliedAgent('CA') } },
+      'companyId',
+      /foreignQualification rule 3/,
+    );
   });
 
   it('ORD-FQ-5: refuses qualifying in the home state', async () => {
     const { adminId, companyId } = await existingCompany();
-    await expect400({ userId: adminId, companyId, filingState: 'DE', foreignQualification: { registeredAgent: suppliedAgent('DE') } }, 'filingState', /home state/);
+    await expect400(
+      { userId: adminId, companyId, filingState: 'DE', foreignQualification: { registeredAgent: suppliedAgent('DE') } },
+      'filingState',
+      /home state/,
+    );
   });
 
   it('ORD-FQ-4: 409 when a paid qualification exists in that state; a cancelled one does not block', async () => {
     const { adminId, companyId } = await existingCompany();
-    const body = { userId: adminId, companyId, filingState: 'FL', foreignQualification: { registeredAgent: suppliedAgent('FL') } };
+    const body = {
+      userId: adminId,
+      companyId,
+      filingState: 'FL',
+      foreignQualification: { registeredAgent: suppliedAgent('FL') },
+    };
     const first = await post(body);
     expect(first.statusCode, first.body).toBe(201);
     const again = await post(body);
@@ -228,7 +408,10 @@ describe('foreignQualification rules', () => {
     expect(again.json()).toMatchObject({ code: 'qualification_already_paid' });
     expect(again.json().message).toMatch(/foreignQualification rule 4/);
     // Another state is fine.
-    expect((await post({ ...body, filingState: 'GA', foreignQualification: { registeredAgent: suppliedAgent('GA') } })).statusCode).toBe(201);
+    expect(
+      (await post({ ...body, filingState: 'GA', foreignQualification: { registeredAgent: suppliedAgent('GA') } }))
+        .statusCode,
+    ).toBe(201);
     const orderId = first.json().items[0].orderId;
     const cancel = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'cancelled' });
     expect(cancel.statusCode, cancel.body).toBe(200);
@@ -238,10 +421,18 @@ describe('foreignQualification rules', () => {
 
   it('ORD-FQ-4: an unpaid attempt (exception 460) does not block', async () => {
     const { adminId, companyId } = await existingCompany();
-    const body = { userId: adminId, companyId, filingState: 'OH', foreignQualification: { registeredAgent: suppliedAgent('OH') } };
+    const body = {
+      userId: adminId,
+      companyId,
+      filingState: 'OH',
+      foreignQualification: { registeredAgent: suppliedAgent('OH') },
+    };
     const first = await post(body);
     const orderId = first.json().items[0].orderId;
-    await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception', exceptionCode: '460' });
+    await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, {
+      filingStatus: 'exception',
+      exceptionCode: '460',
+    });
     expect((await post(body)).statusCode).toBe(201);
   });
 });
@@ -249,7 +440,12 @@ describe('foreignQualification rules', () => {
 describe('EIN rule', () => {
   it('ORD-EIN-4: 409 ein_already_requested when the company has an EIN or a non-cancelled EIN order', async () => {
     const withEin = await existingCompany({ ein: '12-3456789' });
-    const has = await post({ userId: withEin.adminId, companyId: withEin.companyId, filingState: 'DE', ein: einObject() });
+    const has = await post({
+      userId: withEin.adminId,
+      companyId: withEin.companyId,
+      filingState: 'DE',
+      ein: einObject(),
+    });
     expect(has.statusCode).toBe(409);
     expect(has.json()).toMatchObject({ code: 'ein_already_requested' });
     expect(has.json().message).toMatch(/EIN rule/);
@@ -261,24 +457,55 @@ describe('EIN rule', () => {
     const again = await post(body);
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('ein_already_requested');
-    await tenant.api('POST', `/test_helpers/orders/${first.json().items[0].orderId}/advance`, { filingStatus: 'cancelled' });
+    await tenant.api('POST', `/test_helpers/orders/${first.json().items[0].orderId}/advance`, {
+      filingStatus: 'cancelled',
+    });
     expect((await post(body)).statusCode).toBe(201);
   });
 
   it('ORD-EIN-1, ORD-EIN-2: the SS-4 object: required parts, conditional fields, valid tax ids never echoed', async () => {
     const { adminId, companyId } = await existingCompany();
     const base = { userId: adminId, companyId, filingState: 'DE' };
-    for (const f of ['responsibleParty', 'employees', 'irsQuestions', 'reasonForApplying', 'principalActivity', 'principalProductOrService']) {
+    for (const f of [
+      'responsibleParty',
+      'employees',
+      'irsQuestions',
+      'reasonForApplying',
+      'principalActivity',
+      'principalProductOrService',
+    ]) {
       await expect400({ ...base, ein: einObject({ [f]: undefined }) }, `ein.${f}`, /required/);
     }
-    await expect400({ ...base, ein: einObject({ irsQuestions: { involvesGambling: false } }) }, 'ein.irsQuestions.ownsHeavyHighwayVehicle');
-    await expect400({ ...base, ein: einObject({ employees: { agricultural: 0, household: 1, other: 2 } }) }, 'ein.firstWagesDate', /SS-4 line 15/);
-    await expect400({ ...base, ein: einObject({ reasonForApplying: 'other' }) }, 'ein.reasonForApplyingOther', /SS-4 line 10/);
-    await expect400({ ...base, ein: einObject({ principalActivity: 'other' }) }, 'ein.principalActivityOther', /SS-4 line 16/);
+    await expect400(
+      { ...base, ein: einObject({ irsQuestions: { involvesGambling: false } }) },
+      'ein.irsQuestions.ownsHeavyHighwayVehicle',
+    );
+    await expect400(
+      { ...base, ein: einObject({ employees: { agricultural: 0, household: 1, other: 2 } }) },
+      'ein.firstWagesDate',
+      /SS-4 line 15/,
+    );
+    await expect400(
+      { ...base, ein: einObject({ reasonForApplying: 'other' }) },
+      'ein.reasonForApplyingOther',
+      /SS-4 line 10/,
+    );
+    await expect400(
+      { ...base, ein: einObject({ principalActivity: 'other' }) },
+      'ein.principalActivityOther',
+      /SS-4 line 16/,
+    );
     const badSsn = '000-12-3456';
-    const res = await expect400({ ...base, ein: einObject({ responsibleParty: { ...einObject().responsibleParty, taxId: badSsn } }) }, 'ein.responsibleParty.taxId', /SSN/);
+    const res = await expect400(
+      { ...base, ein: einObject({ responsibleParty: { ...einObject().responsibleParty, taxId: badSsn } }) },
+      'ein.responsibleParty.taxId',
+      /SSN/,
+    );
     expect(res.body).not.toContain(badSsn);
-    const itinAsSsn = await post({ ...base, ein: einObject({ responsibleParty: { ...einObject().responsibleParty, taxIdType: 'ITIN' } }) });
+    const itinAsSsn = await post({
+      ...base,
+      ein: einObject({ responsibleParty: { ...einObject().responsibleParty, taxIdType: 'ITIN' } }),
+    });
     expect(itinAsSsn.statusCode).toBe(400);
     expect(itinAsSsn.body).not.toContain(TEST_SSN);
   });
@@ -290,7 +517,11 @@ describe('annualReport', () => {
     const base = { userId: adminId, companyId, filingState: 'DE' };
     await expect400({ ...base, annualReport: { filingYear: '2025' } }, 'annualReport.filingYear');
     await expect400({ ...base, annualReport: { filingYear: 2025.5 } }, 'annualReport.filingYear');
-    await expect400({ ...base, annualReport: { filingYear: new Date().getUTCFullYear() + 2 } }, 'annualReport.filingYear', /later than/);
+    await expect400(
+      { ...base, annualReport: { filingYear: new Date().getUTCFullYear() + 2 } },
+      'annualReport.filingYear',
+      /later than/,
+    );
   });
 
   it('ORD-AR-1: annualReport {} is accepted (no field is required) and reports on the current year', async () => {
@@ -298,7 +529,12 @@ describe('annualReport', () => {
     const body = { userId: adminId, companyId, filingState: 'DE', annualReport: {} };
     const quote = await tenant.api('POST', '/orders/quote', body);
     expect(quote.statusCode, quote.body).toBe(200);
-    expect(quote.json().lines.map((l: { description: string }) => l.description).join(' ')).toContain(String(new Date().getUTCFullYear()));
+    expect(
+      quote
+        .json()
+        .lines.map((l: { description: string }) => l.description)
+        .join(' '),
+    ).toContain(String(new Date().getUTCFullYear()));
   });
 });
 
@@ -313,13 +549,26 @@ describe('the user and the company', () => {
       expect(res.json().errors.find((e: { field: string }) => e.field === field).message).toMatch(rule);
     };
     await expect404(formationBody('user_00000000000000000000000000', 'DE'), 'userId', /no user/);
-    await expect404({ userId: adminId, companyId: 'comp_00000000000000000000000000', filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
+    await expect404(
+      { userId: adminId, companyId: 'comp_00000000000000000000000000', filingState: 'DE', ein: einObject() },
+      'companyId',
+      /no company/,
+    );
     const other = await t.newTenant('Other Org');
     const foreign = await createCompany(other);
-    await expect404({ userId: adminId, companyId: foreign.company.id, filingState: 'DE', ein: einObject() }, 'companyId', /no company/);
+    await expect404(
+      { userId: adminId, companyId: foreign.company.id, filingState: 'DE', ein: einObject() },
+      'companyId',
+      /no company/,
+    );
     await expect404({ userId: foreign.user.id, companyId, filingState: 'DE', ein: einObject() }, 'userId', /no user/);
     // The same ids at the live address do not exist either (environments are separate tenants).
-    await expect404({ userId: adminId, companyId, filingState: 'DE', ein: einObject() }, 'companyId', /no company/, 'live');
+    await expect404(
+      { userId: adminId, companyId, filingState: 'DE', ein: einObject() },
+      'companyId',
+      /no company/,
+      'live',
+    );
   });
 
   it('ORD-5, AUTH-5: 403 when the user is not an admin of the existing company', async () => {

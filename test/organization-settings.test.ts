@@ -15,19 +15,41 @@ const fields = (res: { json: () => any }) => (res.json().errors ?? []).map((e: {
 describe('PATCH /organization', () => {
   it('changes only the fields sent, merges branding, and shows the change in both environments', async () => {
     const tenant = await t.newTenant('Settings Co');
-    const res = await tenant.api('PATCH', '/organization', {
-      name: 'Settings Company', whiteLabelDomain: 'Portal.Settings-Co.test', emailNotifications: false, dashboardBilling: 'customer',
-      branding: { logoUrl: 'https://cdn.settings.test/logo.png', primaryColor: '#1A2B3C' },
-    }, { env: 'live' });
+    const res = await tenant.api(
+      'PATCH',
+      '/organization',
+      {
+        name: 'Settings Company',
+        whiteLabelDomain: 'Portal.Settings-Co.test',
+        emailNotifications: false,
+        dashboardBilling: 'customer',
+        branding: { logoUrl: 'https://cdn.settings.test/logo.png', primaryColor: '#1A2B3C' },
+      },
+      { env: 'live' },
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
-      id: tenant.organizationId, environment: 'live', name: 'Settings Company', whiteLabelDomain: 'portal.settings-co.test', emailNotifications: false, dashboardBilling: 'customer',
+      id: tenant.organizationId,
+      environment: 'live',
+      name: 'Settings Company',
+      whiteLabelDomain: 'portal.settings-co.test',
+      emailNotifications: false,
+      dashboardBilling: 'customer',
       branding: { logoUrl: 'https://cdn.settings.test/logo.png', primaryColor: '#1a2b3c', accentColor: null },
     });
 
-    const second = await tenant.api('PATCH', '/organization', { branding: { accentColor: '#00aa55', logoUrl: null } }, { env: 'live' });
+    const second = await tenant.api(
+      'PATCH',
+      '/organization',
+      { branding: { accentColor: '#00aa55', logoUrl: null } },
+      { env: 'live' },
+    );
     expect(second.json().branding).toEqual({ logoUrl: null, primaryColor: '#1a2b3c', accentColor: '#00aa55' });
-    expect(second.json()).toMatchObject({ name: 'Settings Company', dashboardBilling: 'customer', whiteLabelDomain: 'portal.settings-co.test' });
+    expect(second.json()).toMatchObject({
+      name: 'Settings Company',
+      dashboardBilling: 'customer',
+      whiteLabelDomain: 'portal.settings-co.test',
+    });
 
     const test = await tenant.api('GET', '/organization');
     expect(test.json()).toMatchObject({ environment: 'test', name: 'Settings Company', dashboardBilling: 'customer' });
@@ -38,7 +60,15 @@ describe('PATCH /organization', () => {
 
   it('refuses a white-label domain that is not a bare host name, naming the field', async () => {
     const tenant = await t.newTenant();
-    for (const whiteLabelDomain of ['https://portal.example.com', 'portal.example.com:8443', 'portal.example.com/x', 'no spaces.example.com', '10.0.0.1', 'localhost', 'example']) {
+    for (const whiteLabelDomain of [
+      'https://portal.example.com',
+      'portal.example.com:8443',
+      'portal.example.com/x',
+      'no spaces.example.com',
+      '10.0.0.1',
+      'localhost',
+      'example',
+    ]) {
       const res = await tenant.api('PATCH', '/organization', { whiteLabelDomain }, { env: 'live' });
       expect(res.statusCode, whiteLabelDomain).toBe(400);
       expect(fields(res), whiteLabelDomain).toContain('whiteLabelDomain');
@@ -59,12 +89,24 @@ describe('PATCH /organization', () => {
 
   it('validates branding, billing mode, name and unknown fields', async () => {
     const tenant = await t.newTenant();
-    const res = await tenant.api('PATCH', '/organization', { branding: { logoUrl: 'http://insecure.test/logo.png', primaryColor: 'blue', accentColor: '#12345' } }, { env: 'live' });
+    const res = await tenant.api(
+      'PATCH',
+      '/organization',
+      { branding: { logoUrl: 'http://insecure.test/logo.png', primaryColor: 'blue', accentColor: '#12345' } },
+      { env: 'live' },
+    );
     expect(res.statusCode).toBe(400);
     expect(fields(res)).toEqual(expect.arrayContaining(['branding.primaryColor', 'branding.accentColor']));
-    const logo = await tenant.api('PATCH', '/organization', { branding: { logoUrl: 'http://insecure.test/logo.png' } }, { env: 'live' });
+    const logo = await tenant.api(
+      'PATCH',
+      '/organization',
+      { branding: { logoUrl: 'http://insecure.test/logo.png' } },
+      { env: 'live' },
+    );
     expect(fields(logo)).toEqual(['branding.logoUrl']);
-    expect(fields(await tenant.api('PATCH', '/organization', { dashboardBilling: 'customers' }, { env: 'live' }))).toContain('dashboardBilling');
+    expect(
+      fields(await tenant.api('PATCH', '/organization', { dashboardBilling: 'customers' }, { env: 'live' })),
+    ).toContain('dashboardBilling');
     expect(fields(await tenant.api('PATCH', '/organization', { name: '' }, { env: 'live' }))).toContain('name');
     expect(fields(await tenant.api('PATCH', '/organization', { balance: 100 }, { env: 'live' }))).toContain('balance');
     expect((await tenant.api('GET', '/organization')).json().dashboardBilling).toBe('organization');
@@ -73,12 +115,27 @@ describe('PATCH /organization', () => {
   it('sets, shows and removes the technical contact email, and refuses one that is not an email address', async () => {
     const tenant = await t.newTenant();
     expect((await tenant.api('GET', '/organization')).json().contactEmail).toBeNull();
-    const set = await tenant.api('PATCH', '/organization', { contactEmail: 'dev-alerts@platform.example' }, { env: 'live' });
+    const set = await tenant.api(
+      'PATCH',
+      '/organization',
+      { contactEmail: 'dev-alerts@platform.example' },
+      { env: 'live' },
+    );
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json().contactEmail).toBe('dev-alerts@platform.example');
-    expect((await tenant.api('GET', '/organization', undefined, { env: 'live' })).json().contactEmail).toBe('dev-alerts@platform.example');
+    expect((await tenant.api('GET', '/organization', undefined, { env: 'live' })).json().contactEmail).toBe(
+      'dev-alerts@platform.example',
+    );
 
-    for (const contactEmail of ['not-an-email', 'dev@', '@platform.example', 'two@at@platform.example', 'dev alerts@platform.example', '', 42]) {
+    for (const contactEmail of [
+      'not-an-email',
+      'dev@',
+      '@platform.example',
+      'two@at@platform.example',
+      'dev alerts@platform.example',
+      '',
+      42,
+    ]) {
       const bad = await tenant.api('PATCH', '/organization', { contactEmail }, { env: 'live' });
       expect(bad.statusCode, String(contactEmail)).toBe(400);
       expect(bad.json().code).toBe('validation_error');
@@ -86,10 +143,18 @@ describe('PATCH /organization', () => {
       expect(bad.json().message).toContain('contactEmail');
     }
     // A refused request changes nothing, not even the other fields sent with it.
-    expect((await tenant.api('PATCH', '/organization', { name: 'Renamed', contactEmail: 'nope' }, { env: 'live' })).statusCode).toBe(400);
+    expect(
+      (await tenant.api('PATCH', '/organization', { name: 'Renamed', contactEmail: 'nope' }, { env: 'live' }))
+        .statusCode,
+    ).toBe(400);
     // One specific error for the nullable field, not the union's "must be null" / "anyOf" noise.
-    expect((await tenant.api('PATCH', '/organization', { contactEmail: 'nope' }, { env: 'live' })).json().errors).toEqual([{ field: 'contactEmail', message: 'must match format "email"' }]);
-    expect((await tenant.api('GET', '/organization')).json()).toMatchObject({ name: 'Test Org', contactEmail: 'dev-alerts@platform.example' });
+    expect(
+      (await tenant.api('PATCH', '/organization', { contactEmail: 'nope' }, { env: 'live' })).json().errors,
+    ).toEqual([{ field: 'contactEmail', message: 'must match format "email"' }]);
+    expect((await tenant.api('GET', '/organization')).json()).toMatchObject({
+      name: 'Test Org',
+      contactEmail: 'dev-alerts@platform.example',
+    });
 
     const cleared = await tenant.api('PATCH', '/organization', { contactEmail: null }, { env: 'live' });
     expect(cleared.json().contactEmail).toBeNull();
@@ -98,8 +163,12 @@ describe('PATCH /organization', () => {
 
 describe('environments: settings change only with a live key', () => {
   const LIVE_AFFECTING = {
-    whiteLabelDomain: 'evil.example', dashboardBilling: 'customer', branding: { primaryColor: '#ff0000', logoUrl: 'https://evil.example/logo.png' },
-    contactEmail: 'attacker@evil.example', emailNotifications: false, name: 'Evil Corp',
+    whiteLabelDomain: 'evil.example',
+    dashboardBilling: 'customer',
+    branding: { primaryColor: '#ff0000', logoUrl: 'https://evil.example/logo.png' },
+    contactEmail: 'attacker@evil.example',
+    emailNotifications: false,
+    name: 'Evil Corp',
   } as const;
 
   it('refuses every live-affecting field sent with a test key with 403 naming the live base address, and live customers see nothing changed', async () => {
@@ -133,10 +202,19 @@ describe('environments: settings change only with a live key', () => {
     expect(empty.statusCode, empty.body).toBe(200);
     expect(empty.json()).toMatchObject({ environment: 'test', name: 'Both Co' });
 
-    const live = await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer', emailNotifications: false, contactEmail: 'ops@both.example' }, { env: 'live' });
+    const live = await tenant.api(
+      'PATCH',
+      '/organization',
+      { dashboardBilling: 'customer', emailNotifications: false, contactEmail: 'ops@both.example' },
+      { env: 'live' },
+    );
     expect(live.statusCode, live.body).toBe(200);
     // One set of settings: the test environment sees what the live key set.
-    expect((await tenant.api('GET', '/organization')).json()).toMatchObject({ dashboardBilling: 'customer', emailNotifications: false, contactEmail: 'ops@both.example' });
+    expect((await tenant.api('GET', '/organization')).json()).toMatchObject({
+      dashboardBilling: 'customer',
+      emailNotifications: false,
+      contactEmail: 'ops@both.example',
+    });
     // Test-environment prices stay the test key's own business.
     const price = await tenant.api('PUT', '/organization/prices/ein', { retailAmount: 150 });
     expect(price.statusCode, price.body).toBe(200);
@@ -147,15 +225,27 @@ describe('white-label domain verification', () => {
   it('keeps a new domain pending with a TXT challenge, out of magic links, until the record is found', async () => {
     const dns = fakeDns(t);
     const tenant = await t.newTenant('Pending Co');
-    const set = await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'portal.pending-co.test' }, { env: 'live' });
+    const set = await tenant.api(
+      'PATCH',
+      '/organization',
+      { whiteLabelDomain: 'portal.pending-co.test' },
+      { env: 'live' },
+    );
     expect(set.statusCode, set.body).toBe(200);
     const challenge = set.json().whiteLabelDomainVerification;
-    expect(challenge).toMatchObject({ status: 'pending', recordType: 'TXT', recordName: '_fcs-domain-verification.portal.pending-co.test', verifiedAt: null });
+    expect(challenge).toMatchObject({
+      status: 'pending',
+      recordType: 'TXT',
+      recordName: '_fcs-domain-verification.portal.pending-co.test',
+      verifiedAt: null,
+    });
     expect(challenge.recordValue).toMatch(/^fcs-domain-verification=[A-Za-z0-9_-]{32}$/);
 
     const user = await createUser(tenant, 'live');
     expect(await mintLink(tenant, { userId: user.id }, 'live')).toMatch(/^http:\/\/localhost:3000\/dashboard\/auth\//);
-    expect((await t.app.inject({ method: 'GET', url: '/', headers: { host: 'portal.pending-co.test' } })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/', headers: { host: 'portal.pending-co.test' } })).statusCode,
+    ).toBe(404);
 
     const missing = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(missing.statusCode).toBe(409);
@@ -163,16 +253,30 @@ describe('white-label domain verification', () => {
     expect(missing.json().message).toContain(challenge.recordName);
     expect(missing.json().message).toContain(challenge.recordValue);
     dns.publish(challenge.recordName, 'fcs-domain-verification=someone-elses-token');
-    expect((await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' })).json().code).toBe('domain_not_verified');
+    expect(
+      (await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' })).json().code,
+    ).toBe('domain_not_verified');
 
     dns.publish(challenge.recordName, challenge.recordValue);
     const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(verified.statusCode, verified.body).toBe(200);
-    expect(verified.json().whiteLabelDomainVerification).toMatchObject({ status: 'verified', verifiedAt: expect.any(String) });
+    expect(verified.json().whiteLabelDomainVerification).toMatchObject({
+      status: 'verified',
+      verifiedAt: expect.any(String),
+    });
     expect(await mintLink(tenant, { userId: user.id }, 'live')).toMatch(/^https:\/\/portal\.pending-co\.test\/auth\//);
     // Sending the same domain again keeps it verified; another domain starts over.
-    expect((await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'portal.pending-co.test' }, { env: 'live' })).json().whiteLabelDomainVerification.status).toBe('verified');
-    const moved = await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'other.pending-co.test' }, { env: 'live' });
+    expect(
+      (
+        await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'portal.pending-co.test' }, { env: 'live' })
+      ).json().whiteLabelDomainVerification.status,
+    ).toBe('verified');
+    const moved = await tenant.api(
+      'PATCH',
+      '/organization',
+      { whiteLabelDomain: 'other.pending-co.test' },
+      { env: 'live' },
+    );
     expect(moved.json().whiteLabelDomainVerification).toMatchObject({ status: 'pending' });
     expect(moved.json().whiteLabelDomainVerification.recordValue).not.toBe(challenge.recordValue);
     expect(await mintLink(tenant, { userId: user.id }, 'live')).toMatch(/^http:\/\/localhost:3000\/dashboard\/auth\//);
@@ -182,19 +286,31 @@ describe('white-label domain verification', () => {
     const dns = fakeDns(t);
     const owner = await t.newTenant('Owner Co');
     const squatter = await t.newTenant('Squatter Co');
-    const claim = await squatter.api('PATCH', '/organization', { whiteLabelDomain: 'portal.owner-co.test' }, { env: 'live' });
+    const claim = await squatter.api(
+      'PATCH',
+      '/organization',
+      { whiteLabelDomain: 'portal.owner-co.test' },
+      { env: 'live' },
+    );
     expect(claim.statusCode).toBe(200);
     // The squatter's pending claim does not block the owner, whose record proves control.
     await setVerifiedDomain(t, owner, 'portal.owner-co.test', dns);
     // The owner's record does not verify the squatter (its token differs), and a verified domain is never shared.
     const stolen = await squatter.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(stolen.statusCode).toBe(409);
-    dns.publish(claim.json().whiteLabelDomainVerification.recordName, claim.json().whiteLabelDomainVerification.recordValue);
+    dns.publish(
+      claim.json().whiteLabelDomainVerification.recordName,
+      claim.json().whiteLabelDomainVerification.recordValue,
+    );
     const second = await squatter.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(second.statusCode).toBe(409);
     expect(second.json()).toMatchObject({ code: 'conflict', errors: [{ field: 'whiteLabelDomain' }] });
-    await expect(t.ctx.pool.query(`UPDATE organizations SET white_label_domain = 'portal.owner-co.test', white_label_domain_verified_at = now() WHERE id = $1`, [squatter.organizationId]))
-      .rejects.toMatchObject({ code: '23505' });
+    await expect(
+      t.ctx.pool.query(
+        `UPDATE organizations SET white_label_domain = 'portal.owner-co.test', white_label_domain_verified_at = now() WHERE id = $1`,
+        [squatter.organizationId],
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
   });
 
   it('answers 409 to verify without a requested domain, and 503 when DNS fails', async () => {
@@ -203,10 +319,11 @@ describe('white-label domain verification', () => {
     expect(none.statusCode).toBe(409);
     expect(fields(none)).toEqual(['whiteLabelDomain']);
     await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'portal.flaky-dns.test' }, { env: 'live' });
-    t.ctx.resolveTxt = async () => { throw Object.assign(new Error('queryTxt ETIMEOUT'), { code: 'ETIMEOUT' }); };
+    t.ctx.resolveTxt = async () => {
+      throw Object.assign(new Error('queryTxt ETIMEOUT'), { code: 'ETIMEOUT' });
+    };
     const failed = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(failed.statusCode).toBe(503);
     expect(failed.json().message).toContain('_fcs-domain-verification.portal.flaky-dns.test');
   });
 });
-

@@ -7,8 +7,14 @@ import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './
 
 // Small limits, and a window of an hour so that no test straddles two windows.
 const LIMITS = {
-  RATE_LIMIT_WINDOW_SECONDS: '3600', RATE_LIMIT_API_REQUESTS: '3', RATE_LIMIT_ADMIN_REQUESTS: '4', RATE_LIMIT_ADMIN_AUTH_FAILURES: '2',
-  RATE_LIMIT_SIGN_IN_ATTEMPTS: '2', RATE_LIMIT_MAGIC_LINK_OPENS: '2', RATE_LIMIT_SYNC_MS: '600000', TRUST_PROXY: 'true',
+  RATE_LIMIT_WINDOW_SECONDS: '3600',
+  RATE_LIMIT_API_REQUESTS: '3',
+  RATE_LIMIT_ADMIN_REQUESTS: '4',
+  RATE_LIMIT_ADMIN_AUTH_FAILURES: '2',
+  RATE_LIMIT_SIGN_IN_ATTEMPTS: '2',
+  RATE_LIMIT_MAGIC_LINK_OPENS: '2',
+  RATE_LIMIT_SYNC_MS: '600000',
+  TRUST_PROXY: 'true',
 };
 
 let t: TestApp;
@@ -20,7 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const fromAddress = (ip: string) => ({ 'x-forwarded-for': ip });
-const get = (app: FastifyInstance, key: string) => app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': key } });
+const get = (app: FastifyInstance, key: string) =>
+  app.inject({ method: 'GET', url: '/test/v1/organization', headers: { 'x-api-key': key } });
 
 describe('per API key on the integrator API', () => {
   it('answers with RateLimit headers, then 429 with Retry-After and the error body once the key used its requests', async () => {
@@ -37,7 +44,11 @@ describe('per API key on the integrator API', () => {
     expect(remaining).toEqual(['2', '1', '0']);
     const refused = await get(t.app, key);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ code: 'rate_limited', requestId: expect.any(String), message: expect.stringContaining('API key') });
+    expect(refused.json()).toMatchObject({
+      code: 'rate_limited',
+      requestId: expect.any(String),
+      message: expect.stringContaining('API key'),
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.headers['ratelimit-remaining']).toBe('0');
   });
@@ -105,9 +116,13 @@ describe('per API key on the integrator API', () => {
 
 describe('per client address on unauthenticated routes', () => {
   it('limits console sign-in attempts per address (429 page with Retry-After), other addresses unaffected', async () => {
-    const attempt = (ip: string) => t.app.inject({
-      method: 'POST', url: '/console/login', headers: { ...fromAddress(ip), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=a%40b.example&password=x',
-    });
+    const attempt = (ip: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/login',
+        headers: { ...fromAddress(ip), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=a%40b.example&password=x',
+      });
     expect((await attempt('198.51.100.7')).statusCode).not.toBe(429);
     expect((await attempt('198.51.100.7')).statusCode).not.toBe(429);
     const refused = await attempt('198.51.100.7');
@@ -120,7 +135,12 @@ describe('per client address on unauthenticated routes', () => {
   });
 
   it('limits magic-link opening per address', async () => {
-    const open = (ip: string) => t.app.inject({ method: 'GET', url: `/dashboard/auth/${randomBytes(32).toString('base64url')}`, headers: { host: 'localhost', ...fromAddress(ip) } });
+    const open = (ip: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/dashboard/auth/${randomBytes(32).toString('base64url')}`,
+        headers: { host: 'localhost', ...fromAddress(ip) },
+      });
     expect((await open('203.0.113.5')).statusCode).toBe(410);
     expect((await open('203.0.113.5')).statusCode).toBe(410);
     const refused = await open('203.0.113.5');
@@ -130,7 +150,12 @@ describe('per client address on unauthenticated routes', () => {
   });
 
   it('limits the admin API per address, and throttles failed operator-token checks before checking', async () => {
-    const admin = (ip: string, token = OPERATOR_TOKEN) => t.app.inject({ method: 'GET', url: '/admin/v1/organizations', headers: { authorization: `Bearer ${token}`, ...fromAddress(ip) } });
+    const admin = (ip: string, token = OPERATOR_TOKEN) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/organizations',
+        headers: { authorization: `Bearer ${token}`, ...fromAddress(ip) },
+      });
     expect((await admin('192.0.2.10', 'wrong-token')).statusCode).toBe(401);
     expect((await admin('192.0.2.10', 'wrong-token-again')).statusCode).toBe(401);
     // Throttled now: even the right token gets 429 from this address until the window ends.
@@ -138,7 +163,15 @@ describe('per client address on unauthenticated routes', () => {
     expect(throttled.statusCode).toBe(429);
     expect(throttled.json()).toMatchObject({ code: 'rate_limited' });
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, ...fromAddress('192.0.2.10') } })).statusCode).toBe(429);
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, ...fromAddress('192.0.2.10') },
+        })
+      ).statusCode,
+    ).toBe(429);
 
     for (let i = 0; i < 4; i++) expect((await admin('192.0.2.11')).statusCode).toBe(200);
     const limited = await admin('192.0.2.11');

@@ -24,7 +24,8 @@ function snippet(file: string, heading?: string): string {
 }
 
 /** Lines of SDK code: neither blank nor a comment nor the import. */
-const codeLines = (code: string) => code.split('\n').filter((l) => l.trim() && !l.trim().startsWith('//') && !l.startsWith('import '));
+const codeLines = (code: string) =>
+  code.split('\n').filter((l) => l.trim() && !l.trim().startsWith('//') && !l.startsWith('import '));
 
 const INPUTS = `import type { Schemas } from '@filing-compliance/sdk';
 declare const details: NonNullable<Schemas['OrderRequest']['formation']>['company'];
@@ -40,9 +41,22 @@ async function typeErrors(name: string, code: string): Promise<string> {
   fs.writeFileSync(file, `${INPUTS}${code}`);
   try {
     await run(path.resolve('node_modules/.bin/tsc'), [
-      '--noEmit', '--strict', '--target', 'es2022', '--module', 'esnext', '--moduleResolution', 'bundler',
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
       // The package's "source" export is its TypeScript source: no build needed.
-      '--customConditions', 'source', '--allowImportingTsExtensions', '--skipLibCheck', '--types', 'node', file,
+      '--customConditions',
+      'source',
+      '--allowImportingTsExtensions',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      file,
     ]);
     return '';
   } catch (err) {
@@ -57,20 +71,30 @@ describe('the SDK snippets of the READMEs', () => {
     fs.mkdirSync('.data', { recursive: true });
     const code = snippet('README.md', '## SDK');
     expect(codeLines(code).length).toBeLessThanOrEqual(11);
-    for (const call of ['new FilingCompliance(', 'createWebhookEndpoint(', 'createUser(', 'createOrder(', 'getCompany(', 'advanceTestOrder(', 'createTestDocument(', 'webhooks.constructEvent(']) {
+    for (const call of [
+      'new FilingCompliance(',
+      'createWebhookEndpoint(',
+      'createUser(',
+      'createOrder(',
+      'getCompany(',
+      'advanceTestOrder(',
+      'createTestDocument(',
+      'webhooks.constructEvent(',
+    ]) {
       expect(code).toContain(call);
     }
     expect(await typeErrors('readme', code)).toBe('');
   }, 120_000);
 
-  it('sdk/README.md\'s snippet type-checks too', async () => {
+  it("sdk/README.md's snippet type-checks too", async () => {
     fs.mkdirSync('.data', { recursive: true });
     expect(await typeErrors('sdk-readme', snippet('sdk/README.md'))).toBe('');
   }, 120_000);
 
   it('a snippet that calls the SDK wrongly does not type-check (the check is real)', async () => {
     fs.mkdirSync('.data', { recursive: true });
-    const wrong = "import { FilingCompliance } from '@filing-compliance/sdk';\nconst fc = new FilingCompliance({ apiKey: 'sk_test_x' });\nawait fc.createUser({ fullName: 'Ada' });\n";
+    const wrong =
+      "import { FilingCompliance } from '@filing-compliance/sdk';\nconst fc = new FilingCompliance({ apiKey: 'sk_test_x' });\nawait fc.createUser({ fullName: 'Ada' });\n";
     expect(await typeErrors('wrong', wrong)).toMatch(/email/);
   }, 120_000);
 });

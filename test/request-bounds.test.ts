@@ -22,7 +22,11 @@ type Finding = string;
 
 function resolve(doc: any, schema: any): any {
   let s = schema;
-  for (let i = 0; s && s.$ref && i < 20; i++) s = s.$ref.replace(/^#\//, '').split('/').reduce((o: any, k: string) => o?.[k], doc);
+  for (let i = 0; s?.$ref && i < 20; i++)
+    s = s.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: any, k: string) => o?.[k], doc);
   return s;
 }
 
@@ -31,23 +35,40 @@ function boundedPattern(pattern: string): boolean {
   return pattern.startsWith('^') && pattern.endsWith('$') && !/(?<!\\)[*+]|\{\d+,\}/.test(pattern);
 }
 
-function walk(doc: any, schema: any, where: string, out: { strings: Finding[]; numbers: Finding[] }, seen = new Set<any>()): void {
+function walk(
+  doc: any,
+  schema: any,
+  where: string,
+  out: { strings: Finding[]; numbers: Finding[] },
+  seen = new Set<any>(),
+): void {
   const s = resolve(doc, schema);
   if (!s || typeof s !== 'object' || seen.has(s)) return;
   seen.add(s);
-  for (const key of ['anyOf', 'oneOf', 'allOf']) for (const [i, sub] of (s[key] ?? []).entries()) walk(doc, sub, `${where}|${key}${i}`, out, seen);
+  for (const key of ['anyOf', 'oneOf', 'allOf'])
+    for (const [i, sub] of (s[key] ?? []).entries()) walk(doc, sub, `${where}|${key}${i}`, out, seen);
   if (s.not) return;
   const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   if (types.includes('string') && s.enum === undefined && s.const === undefined) {
-    const bounded = typeof s.maxLength === 'number' || (typeof s.pattern === 'string' && boundedPattern(s.pattern)) || ['date', 'date-time', 'uuid', 'email'].includes(s.format) && typeof s.maxLength === 'number';
+    const bounded =
+      typeof s.maxLength === 'number' ||
+      (typeof s.pattern === 'string' && boundedPattern(s.pattern)) ||
+      (['date', 'date-time', 'uuid', 'email'].includes(s.format) && typeof s.maxLength === 'number');
     if (!bounded) out.strings.push(where);
   }
-  if ((types.includes('integer') || types.includes('number')) && s.enum === undefined && s.const === undefined && s.maximum === undefined && s.exclusiveMaximum === undefined) {
+  if (
+    (types.includes('integer') || types.includes('number')) &&
+    s.enum === undefined &&
+    s.const === undefined &&
+    s.maximum === undefined &&
+    s.exclusiveMaximum === undefined
+  ) {
     out.numbers.push(where);
   }
   if (s.properties) for (const [k, v] of Object.entries(s.properties)) walk(doc, v, `${where}.${k}`, out, seen);
   if (s.items) walk(doc, s.items, `${where}[]`, out, seen);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') walk(doc, s.additionalProperties, `${where}{}`, out, seen);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    walk(doc, s.additionalProperties, `${where}{}`, out, seen);
 }
 
 function requestFindings(doc: any): { strings: Finding[]; numbers: Finding[] } {
@@ -61,7 +82,8 @@ function requestFindings(doc: any): { strings: Finding[]; numbers: Finding[] } {
         walk(doc, param.schema, `${name} ${param.in} ${param.name}`, out);
       }
       const body = resolve(doc, op.requestBody);
-      for (const [type, media] of Object.entries<any>(body?.content ?? {})) walk(doc, media.schema, `${name} body(${type})`, out);
+      for (const [type, media] of Object.entries<any>(body?.content ?? {}))
+        walk(doc, media.schema, `${name} body(${type})`, out);
     }
   }
   return out;
@@ -80,13 +102,25 @@ describe('request bounds in both OpenAPI documents', () => {
 describe('the bounds hold at the edge', () => {
   it('an over-long string in a body, a query or a path answers 400 naming the field (never 500)', async () => {
     const tenant = await t.newTenant();
-    const user = await tenant.api('POST', '/users', { fullName: 'A'.repeat(1001), email: 'long.name@example.com', phoneNumber: '+14155550123' });
+    const user = await tenant.api('POST', '/users', {
+      fullName: 'A'.repeat(1001),
+      email: 'long.name@example.com',
+      phoneNumber: '+14155550123',
+    });
     expect(user.statusCode).toBe(400);
     expect(user.json().errors).toEqual([expect.objectContaining({ field: 'fullName' })]);
     const query = await tenant.api('GET', `/companies?userId=${'u'.repeat(300)}`);
     expect(query.statusCode).toBe(400);
     expect(query.json().errors).toEqual([expect.objectContaining({ field: 'userId' })]);
-    expect((await tenant.api('POST', '/users', { fullName: 'A'.repeat(1000), email: 'long.ok@example.com', phoneNumber: '+14155550123' })).statusCode).not.toBe(500);
+    expect(
+      (
+        await tenant.api('POST', '/users', {
+          fullName: 'A'.repeat(1000),
+          email: 'long.ok@example.com',
+          phoneNumber: '+14155550123',
+        })
+      ).statusCode,
+    ).not.toBe(500);
   });
 
   it('a retail price above 100,000 dollars answers 400 naming retailAmount', async () => {
@@ -96,4 +130,3 @@ describe('the bounds hold at the edge', () => {
     expect(res.json().errors).toEqual([expect.objectContaining({ field: 'retailAmount' })]);
   });
 });
-

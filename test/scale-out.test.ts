@@ -3,7 +3,21 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTenant, expectCall, fleetEnv, formationBody, inParallel, pollUntil, startApi, startFleetReceiver, startWorkerProcess, type ApiProcess, type FleetReceiver, type FleetTenant } from './fleet.js';
+import {
+  call,
+  createTenant,
+  expectCall,
+  fleetEnv,
+  formationBody,
+  inParallel,
+  pollUntil,
+  startApi,
+  startFleetReceiver,
+  startWorkerProcess,
+  type ApiProcess,
+  type FleetReceiver,
+  type FleetTenant,
+} from './fleet.js';
 import { createTestApp, OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY, type TestApp } from './harness.js';
 import type { ServiceProcess } from './service-process.js';
 
@@ -23,7 +37,11 @@ beforeAll(async () => {
   t = await createTestApp();
   receiver = await startFleetReceiver();
   // Retries a second apart, so the deliveries the receiver refuses once are tried again within the test.
-  const env = fleetEnv(t.ctx.config.databaseUrl!, { WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1', DATABASE_POOL_SIZE: '5', WORKER_DATABASE_POOL_SIZE: '5' });
+  const env = fleetEnv(t.ctx.config.databaseUrl!, {
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
+    DATABASE_POOL_SIZE: '5',
+    WORKER_DATABASE_POOL_SIZE: '5',
+  });
   [apis, workers] = await Promise.all([
     Promise.all([startApi(env, started), startApi(env, started)]),
     Promise.all([startWorkerProcess(env, started), startWorkerProcess(env, started)]),
@@ -46,28 +64,48 @@ describe('scale-out: two API processes and two workers on one database', () => {
       delayMs: 5 + Math.floor(Math.random() * 40),
     });
     const tenants: FleetTenant[] = [];
-    for (let i = 0; i < TENANTS; i++) tenants.push(await createTenant(apis[i % 2]!.baseUrl, receiver, `Fleet Tenant ${i}`, 1_000_000));
+    for (let i = 0; i < TENANTS; i++)
+      tenants.push(await createTenant(apis[i % 2]!.baseUrl, receiver, `Fleet Tenant ${i}`, 1_000_000));
 
     // Each order is placed through one API, moved to pending through the other, and filed through the first.
     const api = (i: number) => apis[i % 2]!.baseUrl;
     const orderIds: string[] = [];
     const placing = Date.now();
-    await inParallel(Array.from({ length: ORDERS }, (_, i) => i), CLIENT_CONCURRENCY, async (i) => {
-      const tenant = tenants[i % TENANTS]!;
-      const key = { 'x-api-key': tenant.testKey };
-      const placed = await expectCall(201, api(i), 'POST', '/test/v1/orders', formationBody(tenant.userId, i), key);
-      const orderId = placed.items[0].orderId as string;
-      orderIds.push(orderId);
-      await expectCall(200, api(i + 1), 'POST', `/test/v1/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' }, key);
-      await expectCall(200, api(i), 'POST', `/test/v1/test_helpers/orders/${orderId}/advance`, { filingStatus: 'filed', filingDate: '2025-03-14' }, key);
-    });
+    await inParallel(
+      Array.from({ length: ORDERS }, (_, i) => i),
+      CLIENT_CONCURRENCY,
+      async (i) => {
+        const tenant = tenants[i % TENANTS]!;
+        const key = { 'x-api-key': tenant.testKey };
+        const placed = await expectCall(201, api(i), 'POST', '/test/v1/orders', formationBody(tenant.userId, i), key);
+        const orderId = placed.items[0].orderId as string;
+        orderIds.push(orderId);
+        await expectCall(
+          200,
+          api(i + 1),
+          'POST',
+          `/test/v1/test_helpers/orders/${orderId}/advance`,
+          { filingStatus: 'pending' },
+          key,
+        );
+        await expectCall(
+          200,
+          api(i),
+          'POST',
+          `/test/v1/test_helpers/orders/${orderId}/advance`,
+          { filingStatus: 'filed', filingDate: '2025-03-14' },
+          key,
+        );
+      },
+    );
     expect(new Set(orderIds).size).toBe(ORDERS);
     const placedMs = Date.now() - placing;
 
     const orgIds = tenants.map((x) => x.organizationId);
     const pathOf = new Map(tenants.map((x) => [x.organizationId, x.endpointPath]));
     const { rows: events } = await t.ctx.pool.query<{ id: string; organization_id: string }>(
-      'SELECT id, organization_id FROM events WHERE organization_id = ANY($1)', [orgIds],
+      'SELECT id, organization_id FROM events WHERE organization_id = ANY($1)',
+      [orgIds],
     );
     // submitted, pending, filed: one event each, each delivered to its tenant's one endpoint.
     expect(events).toHaveLength(ORDERS * 3);
@@ -76,16 +114,22 @@ describe('scale-out: two API processes and two workers on one database', () => {
     const settled = async () => {
       const { rows } = await t.ctx.pool.query<{ total: number; succeeded: number; failed: number }>(
         `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status = 'failed')::int AS failed
-           FROM webhook_deliveries WHERE organization_id = ANY($1)`, [orgIds],
+           FROM webhook_deliveries WHERE organization_id = ANY($1)`,
+        [orgIds],
       );
       return rows[0]!;
     };
     let last = await settled();
-    await pollUntil('every delivery to succeed and every event to reach the receiver', async () => {
-      last = await settled();
-      if (last.failed) throw new Error(`${last.failed} deliveries failed for good`);
-      return last.succeeded === expected.length && expected.every((d) => receiver.perDelivery.has(d));
-    }, 300_000, () => `${last.succeeded}/${expected.length} deliveries succeeded, ${receiver.received} requests received`);
+    await pollUntil(
+      'every delivery to succeed and every event to reach the receiver',
+      async () => {
+        last = await settled();
+        if (last.failed) throw new Error(`${last.failed} deliveries failed for good`);
+        return last.succeeded === expected.length && expected.every((d) => receiver.perDelivery.has(d));
+      },
+      300_000,
+      () => `${last.succeeded}/${expected.length} deliveries succeeded, ${receiver.received} requests received`,
+    );
 
     const missing = expected.filter((d) => !receiver.perDelivery.has(d));
     expect(missing).toEqual([]);
@@ -96,7 +140,9 @@ describe('scale-out: two API processes and two workers on one database', () => {
     expect(refused).toBeGreaterThan(0);
     // Every refused delivery came back at least once more, from whichever worker took its retry.
     expect(receiver.received).toBeGreaterThanOrEqual(expected.length + refused);
-    process.stdout.write(`scale-out: ${ORDERS} orders and ${ORDERS * 2} transitions in ${placedMs} ms; ${expected.length} deliveries settled after ${Date.now() - placing} ms, ${receiver.received} requests (${refused} refused once on purpose)\n`);
+    process.stdout.write(
+      `scale-out: ${ORDERS} orders and ${ORDERS * 2} transitions in ${placedMs} ms; ${expected.length} deliveries settled after ${Date.now() - placing} ms, ${receiver.received} requests (${refused} refused once on purpose)\n`,
+    );
 
     // The attempts the database recorded never overlap in time for one delivery: each began after the previous ended.
     const { rows: overlaps } = await t.ctx.pool.query(
@@ -109,25 +155,41 @@ describe('scale-out: two API processes and two workers on one database', () => {
     );
     expect(overlaps).toEqual([]);
     const { rows: attempts } = await t.ctx.pool.query<{ n: number; deliveries: number }>(
-      'SELECT count(*)::int AS n, count(DISTINCT delivery_id)::int AS deliveries FROM webhook_attempts WHERE organization_id = ANY($1)', [orgIds],
+      'SELECT count(*)::int AS n, count(DISTINCT delivery_id)::int AS deliveries FROM webhook_attempts WHERE organization_id = ANY($1)',
+      [orgIds],
     );
     expect(attempts[0]).toMatchObject({ deliveries: expected.length });
     expect(attempts[0]!.n).toBeGreaterThanOrEqual(expected.length + refused);
 
     // Orders: all there, all filed, each tenant charged for its own.
     const { rows: orders } = await t.ctx.pool.query<{ organization_id: string; n: number }>(
-      `SELECT organization_id, count(*)::int AS n FROM orders WHERE organization_id = ANY($1) AND filing_status = 'filed' GROUP BY organization_id ORDER BY organization_id`, [orgIds],
+      `SELECT organization_id, count(*)::int AS n FROM orders WHERE organization_id = ANY($1) AND filing_status = 'filed' GROUP BY organization_id ORDER BY organization_id`,
+      [orgIds],
     );
     expect(orders.map((o) => o.n)).toEqual(Array(TENANTS).fill(ORDERS / TENANTS));
 
     // Every balance equals the sum of its ledger entries: the operator's own check, then the same sum by hand.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent' };
-    const verify = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.resolve('src/cli.ts'), 'ledger', 'verify', '--json'], { env });
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/',
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+      DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+      DATA_DIR: t.ctx.config.dataDir,
+      LOG_LEVEL: 'silent',
+    };
+    const verify = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.resolve('src/cli.ts'), 'ledger', 'verify', '--json'],
+      { env },
+    );
     expect(JSON.parse(verify.stdout)).toEqual({ ok: true, differences: [] });
     const { rows: sums } = await t.ctx.pool.query(
       `SELECT b.organization_id, b.balance_cents, (SELECT coalesce(sum(l.amount_cents), 0) FROM ledger_entries l
                                                      WHERE l.organization_id = b.organization_id AND l.environment = b.environment)::bigint AS ledger_cents
-         FROM balances b WHERE b.organization_id = ANY($1) AND b.environment = 'test' ORDER BY b.organization_id`, [orgIds],
+         FROM balances b WHERE b.organization_id = ANY($1) AND b.environment = 'test' ORDER BY b.organization_id`,
+      [orgIds],
     );
     expect(sums).toHaveLength(TENANTS);
     for (const s of sums) expect(s.balance_cents, s.organization_id).toBe(s.ledger_cents);
@@ -136,6 +198,7 @@ describe('scale-out: two API processes and two workers on one database', () => {
 
     // The APIs answer through either process for any tenant, and nothing logged an error along the way.
     for (const a of apis) expect((await call(a.baseUrl, 'GET', '/readyz')).status).toBe(200);
-    for (const s of [...apis.map((a) => a.service), ...workers]) expect(s.logs().filter((l) => l.level >= 50)).toEqual([]);
+    for (const s of [...apis.map((a) => a.service), ...workers])
+      expect(s.logs().filter((l) => l.level >= 50)).toEqual([]);
   }, 600_000);
 });

@@ -24,7 +24,8 @@ function firstDifference(committed: string, generated: string): string | null {
   const a = committed.split('\n');
   const b = generated.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`;
+    if (a[i] !== b[i])
+      return `line ${i + 1}:\n  committed: ${a[i] ?? '(end of file)'}\n  generated: ${b[i] ?? '(end of file)'}`;
   }
   return null;
 }
@@ -36,15 +37,21 @@ describe('sdk/src/generated', () => {
     for (const file of files) {
       const committed = fs.readFileSync(path.join('sdk/src/generated', file.name), 'utf8');
       const difference = firstDifference(committed, file.contents);
-      expect(difference, `sdk/src/generated/${file.name} is stale, run npm run sdk:generate. First difference at ${difference}`).toBeNull();
+      expect(
+        difference,
+        `sdk/src/generated/${file.name} is stale, run npm run sdk:generate. First difference at ${difference}`,
+      ).toBeNull();
     }
   });
 
   it('has one SDK method per operation of the document, with its method and path', async () => {
     const { OPERATIONS } = await import('../sdk/src/generated/operations.js');
-    const served = Object.entries<Record<string, { operationId: string }>>(document.paths as never).flatMap(([p, item]) =>
-      Object.entries(item).map(([method, op]) => [op.operationId, `${method.toUpperCase()} ${p}`]));
-    expect(Object.fromEntries(Object.entries(OPERATIONS).map(([id, op]) => [id, `${op.method} ${op.path}`]))).toEqual(Object.fromEntries(served));
+    const served = Object.entries<Record<string, { operationId: string }>>(document.paths as never).flatMap(
+      ([p, item]) => Object.entries(item).map(([method, op]) => [op.operationId, `${method.toUpperCase()} ${p}`]),
+    );
+    expect(Object.fromEntries(Object.entries(OPERATIONS).map(([id, op]) => [id, `${op.method} ${op.path}`]))).toEqual(
+      Object.fromEntries(served),
+    );
     expect(OPERATIONS.listUsers).toMatchObject({ kind: 'list', cursor: 'id' });
     expect(OPERATIONS.listDocuments).toMatchObject({ kind: 'list', cursor: 'documentId' });
     expect(OPERATIONS.streamEvents.kind).toBe('stream');

@@ -1,7 +1,13 @@
 import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AuthenticationError, FilingCompliance, InsufficientBalanceError, InvalidRequestError, NotFoundError, type Schemas, type WebhookEvent,
+  AuthenticationError,
+  FilingCompliance,
+  InsufficientBalanceError,
+  InvalidRequestError,
+  NotFoundError,
+  type Schemas,
+  type WebhookEvent,
 } from '../sdk/src/index.js';
 import { validatorCompiler } from '../src/lib/validation.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
@@ -46,7 +52,9 @@ const formation = (userId: string, legalName: string): Schemas['OrderRequest'] =
       structureType: 'MEMBER',
       principalAddress: address,
       mailingAddress: address,
-      officers: [{ type: 'PERSON', firstName: 'Ada', lastName: 'Lovelace', title: 'Managing Member', address, isPrimary: true }],
+      officers: [
+        { type: 'PERSON', firstName: 'Ada', lastName: 'Lovelace', title: 'Managing Member', address, isPrimary: true },
+      ],
     },
   },
   registeredAgent: { isChangeOfAgent: false },
@@ -58,7 +66,10 @@ describe('the main job through the SDK', () => {
     expect(fc.environment).toBe('test');
     expect(fc.baseUrl).toBe(`${origin}/test/v1`);
 
-    const endpoint = await fc.createWebhookEndpoint({ url: receiver.url, eventTypes: ['filing.status_changed', 'document.uploaded'] });
+    const endpoint = await fc.createWebhookEndpoint({
+      url: receiver.url,
+      eventTypes: ['filing.status_changed', 'document.uploaded'],
+    });
     expect(endpoint.secret).toMatch(/^whsec_/);
     await fc.createTestBalanceCredit({ amount: 2000 });
     const user = await fc.createUser({ fullName: 'Ada Lovelace', email: uniqueEmail('ada') });
@@ -67,24 +78,45 @@ describe('the main job through the SDK', () => {
     expect(company).toMatchObject({ legalName: 'Analytical Engines LLC', slug: 'analytical-engines-llc' });
     expect((await fc.getCompany({ companyIdOrSlug: company.slug })).id).toBe(company.id);
     const order = placed.items.find((i) => i.orderType === 'formation')!;
-    const advanced = await fc.advanceTestOrder({ orderId: order.orderId }, { filingStatus: 'filed', filingDate: '2025-03-14' });
+    const advanced = await fc.advanceTestOrder(
+      { orderId: order.orderId },
+      { filingStatus: 'filed', filingDate: '2025-03-14' },
+    );
     expect(advanced).toMatchObject({ orderId: order.orderId, filingStatus: 'filed', filingDate: '2025-03-14' });
-    const document = await fc.createTestDocument({ orderId: order.orderId }, { documentType: 'articles_of_organization' });
-    expect(await fc.getDocument({ documentId: document.documentId })).toMatchObject({ documentId: document.documentId, companyId: company.id, fileType: 'application/pdf' });
-    expect((await fc.listDocuments({ companyId: company.id })).data.map((d) => d.documentId)).toEqual([document.documentId]);
+    const document = await fc.createTestDocument(
+      { orderId: order.orderId },
+      { documentType: 'articles_of_organization' },
+    );
+    expect(await fc.getDocument({ documentId: document.documentId })).toMatchObject({
+      documentId: document.documentId,
+      companyId: company.id,
+      fileType: 'application/pdf',
+    });
+    expect((await fc.listDocuments({ companyId: company.id })).data.map((d) => d.documentId)).toEqual([
+      document.documentId,
+    ]);
 
     // formation submitted + registered agent submitted, formation filed, the articles.
     await waitFor('four webhooks at the receiver', () => receiver.requests.length >= 4);
     const events: WebhookEvent[] = receiver.requests.map((req) => {
       const event = fc.webhooks.constructEvent(req.rawBody, req.headers['service-signature'], endpoint.secret);
       verifyWithStripe(req, endpoint.secret);
-      const matches = validatorCompiler({ schema: WEBHOOK_EVENT_SCHEMAS[event.type], httpPart: 'body', method: 'POST', url: '/' }) as ((v: unknown) => boolean) & { errors?: unknown };
-      expect(matches(event), `${event.type} matches the documented payload: ${JSON.stringify(matches.errors)}`).toBe(true);
+      const matches = validatorCompiler({
+        schema: WEBHOOK_EVENT_SCHEMAS[event.type],
+        httpPart: 'body',
+        method: 'POST',
+        url: '/',
+      }) as ((v: unknown) => boolean) & { errors?: unknown };
+      expect(matches(event), `${event.type} matches the documented payload: ${JSON.stringify(matches.errors)}`).toBe(
+        true,
+      );
       return event;
     });
     const listed = (await fc.listEvents({ limit: 100 })).data;
     expect(events.map((e) => e.id).sort()).toEqual(listed.map((e) => e.id).sort());
-    const filed = events.find((e) => e.type === 'filing.status_changed' && e.data.orderId === order.orderId && e.data.filingStatus === 'filed');
+    const filed = events.find(
+      (e) => e.type === 'filing.status_changed' && e.data.orderId === order.orderId && e.data.filingStatus === 'filed',
+    );
     expect(filed?.type === 'filing.status_changed' && filed.data.filingDate).toBe('2025-03-14');
     const uploaded = events.find((e) => e.type === 'document.uploaded');
     expect(uploaded?.type === 'document.uploaded' && uploaded.data.documentId).toBe(document.documentId);
@@ -92,13 +124,24 @@ describe('the main job through the SDK', () => {
 
   it('throws typed errors carrying code, requestId and the bad fields', async () => {
     const fc = sdkClient(origin, tenant.keys.test);
-    const missing = await fc.getCompany({ companyIdOrSlug: 'comp_01hzzzzzzzzzzzzzzzzzzzzzzz' }).catch((e: unknown) => e);
+    const missing = await fc
+      .getCompany({ companyIdOrSlug: 'comp_01hzzzzzzzzzzzzzzzzzzzzzzz' })
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
-    expect(missing).toMatchObject({ status: 404, code: 'not_found', requestId: expect.stringMatching(/^req_/), errors: [] });
+    expect(missing).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      requestId: expect.stringMatching(/^req_/),
+      errors: [],
+    });
 
     const invalid = await fc.createUser({ fullName: 'No Mail', email: 'not-an-email' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(InvalidRequestError);
-    expect(invalid).toMatchObject({ status: 400, code: 'validation_error', errors: [{ field: 'email', message: expect.any(String) }] });
+    expect(invalid).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+      errors: [{ field: 'email', message: expect.any(String) }],
+    });
 
     const poor = await t.newTenant('Poor Platform');
     const broke = sdkClient(origin, poor.keys.test);
@@ -112,7 +155,10 @@ describe('the main job through the SDK', () => {
     expect(live.baseUrl).toBe(`${origin}/v1`);
     await expect(live.createTestBalanceCredit({ amount: 5 })).rejects.toBeInstanceOf(NotFoundError);
     const wrongPlace = new FilingCompliance({ apiKey: tenant.keys.live, baseUrls: { live: `${origin}/test/v1` } });
-    await expect(wrongPlace.getOrganization()).rejects.toMatchObject({ code: 'wrong_environment', constructor: AuthenticationError });
+    await expect(wrongPlace.getOrganization()).rejects.toMatchObject({
+      code: 'wrong_environment',
+      constructor: AuthenticationError,
+    });
     expect(() => new FilingCompliance({ apiKey: 'pk_nope' })).toThrow(/sk_live_ or sk_test_/);
   });
 
@@ -143,13 +189,18 @@ describe('the main job through the SDK', () => {
     const fresh = await t.newTenant('Pager');
     const fc = sdkClient(origin, fresh.keys.test);
     const created: string[] = [];
-    for (let i = 0; i < 5; i++) created.push((await fc.createUser({ fullName: `User ${i}`, email: uniqueEmail(`page${i}`) })).id);
+    for (let i = 0; i < 5; i++)
+      created.push((await fc.createUser({ fullName: `User ${i}`, email: uniqueEmail(`page${i}`) })).id);
     const firstPage = await fc.listUsers({ limit: 2 });
     expect(firstPage).toMatchObject({ object: 'list', hasMore: true });
     expect(firstPage.data.map((u) => u.id)).toEqual([created[4], created[3]]);
     const seen: string[] = [];
     for await (const user of fc.listUsers({ limit: 2 })) seen.push(user.id);
     expect(seen).toEqual([...created].reverse());
-    expect((await fc.listUsers({ limit: 2 }).toArray(3)).map((u) => u.id)).toEqual([created[4], created[3], created[2]]);
+    expect((await fc.listUsers({ limit: 2 }).toArray(3)).map((u) => u.id)).toEqual([
+      created[4],
+      created[3],
+      created[2],
+    ]);
   });
 });

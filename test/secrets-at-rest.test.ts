@@ -18,15 +18,32 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const cli = async (env: Record<string, string>, ...args: string[]) => {
-  const full = { ...process.env, DATABASE_URL: t.ctx.config.databaseUrl!, OPERATOR_TOKEN, FILE_URL_SECRET: t.ctx.config.fileUrlSecret!, DATA_DIR: t.ctx.config.dataDir, LOG_LEVEL: 'silent', ...env };
+  const full = {
+    ...process.env,
+    DATABASE_URL: t.ctx.config.databaseUrl!,
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
+    DATA_DIR: t.ctx.config.dataDir,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
   return promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env: full }).then(
     ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
   );
 };
 
 async function createEndpoint(headers: Record<string, string> = {}): Promise<{ id: string; secret: string }> {
-  const res = await tenant.api('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/in', eventTypes: ['document.uploaded'] }, { headers });
+  const res = await tenant.api(
+    'POST',
+    '/webhook-endpoints',
+    { url: 'https://hooks.example.com/in', eventTypes: ['document.uploaded'] },
+    { headers },
+  );
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -40,15 +57,22 @@ async function rowsContaining(needle: string): Promise<string[]> {
   expect(tables.map((r) => r.t)).toContain('webhook_endpoints');
   const found: string[] = [];
   for (const { s, t: table } of tables) {
-    const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM "${s}"."${table}" x WHERE x::text LIKE $1`, [`%${needle}%`]);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT count(*)::int AS n FROM "${s}"."${table}" x WHERE x::text LIKE $1`,
+      [`%${needle}%`],
+    );
     if (rows[0].n) found.push(`${s}.${table}`);
   }
   return found;
 }
 
 const storedSecrets = async (id: string) =>
-  (await t.ctx.pool.query<{ secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
-    'SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1', [id])).rows[0]!;
+  (
+    await t.ctx.pool.query<{ secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null }>(
+      'SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = $1',
+      [id],
+    )
+  ).rows[0]!;
 
 describe('webhook signing secrets at rest', () => {
   it('no table or column of the database holds a whsec_ secret in clear, the rotated-out one and idempotent replays included', async () => {
@@ -58,7 +82,8 @@ describe('webhook signing secrets at rest', () => {
     expect(rotated.statusCode, rotated.body).toBe(200);
     expect(rotated.json().secret).toMatch(/^whsec_/);
     expect(await rowsContaining('whsec_')).toEqual([]);
-    for (const secret of [plain.secret, replayed.secret, rotated.json().secret]) expect(await rowsContaining(secret.slice(6))).toEqual([]);
+    for (const secret of [plain.secret, replayed.secret, rotated.json().secret])
+      expect(await rowsContaining(secret.slice(6))).toEqual([]);
   });
 
   it('the stored values open, with the endpoint id, to the secrets the API showed; the replaced one only during its grace', async () => {
@@ -66,26 +91,51 @@ describe('webhook signing secrets at rest', () => {
     const next = (await tenant.api('POST', `/webhook-endpoints/${ep.id}/rotate-secret`)).json().secret as string;
     const row = await storedSecrets(ep.id);
     expect(row.secret).toMatch(/^sealed:v1:[0-9a-f]{16}:/);
-    const e = { endpointId: ep.id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret_expires_at };
+    const e = {
+      endpointId: ep.id,
+      secret: row.secret,
+      previousSecret: row.previous_secret,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+    };
     expect(signingSecrets(t.ctx, e, new Date())).toEqual([next, ep.secret]);
     expect(signingSecrets(t.ctx, e, new Date(Date.now() + 25 * 3600_000))).toEqual([next]);
     // Copied onto another endpoint's row, a sealed secret does not open (the endpoint id is its associated data).
     const other = await createEndpoint();
     expect(() => signingSecrets(t.ctx, { ...e, endpointId: other.id }, new Date())).toThrow(/does not open/);
     const otherKeys: Keyring = { current: parseDataKey(newDataKeyText())!, previous: [] };
-    expect(() => signingSecrets({ secrets: { ...t.ctx.secrets, dataKeys: otherKeys } }, e, new Date())).toThrow(/DATA_ENCRYPTION_KEY/);
+    expect(() => signingSecrets({ secrets: { ...t.ctx.secrets, dataKeys: otherKeys } }, e, new Date())).toThrow(
+      /DATA_ENCRYPTION_KEY/,
+    );
   });
 
   it('secrets stored in clear before sealing existed are sealed by the next start', async () => {
     const ep = await createEndpoint();
-    await t.ctx.pool.query("UPDATE webhook_endpoints SET secret = 'whsec_legacyplaintext0123456789' WHERE id = $1", [ep.id]);
-    expect(signingSecrets(t.ctx, { endpointId: ep.id, secret: 'whsec_legacyplaintext0123456789', previousSecret: null, previousSecretExpiresAt: null }, new Date()))
-      .toEqual(['whsec_legacyplaintext0123456789']);
+    await t.ctx.pool.query("UPDATE webhook_endpoints SET secret = 'whsec_legacyplaintext0123456789' WHERE id = $1", [
+      ep.id,
+    ]);
+    expect(
+      signingSecrets(
+        t.ctx,
+        {
+          endpointId: ep.id,
+          secret: 'whsec_legacyplaintext0123456789',
+          previousSecret: null,
+          previousSecretExpiresAt: null,
+        },
+        new Date(),
+      ),
+    ).toEqual(['whsec_legacyplaintext0123456789']);
     const res = await cli({}, 'secrets', 'status', '--json');
     expect(res.code, res.stderr).toBe(0);
     const row = await storedSecrets(ep.id);
     expect(row.secret).toMatch(/^sealed:v1:/);
-    expect(signingSecrets(t.ctx, { endpointId: ep.id, secret: row.secret, previousSecret: null, previousSecretExpiresAt: null }, new Date())).toEqual(['whsec_legacyplaintext0123456789']);
+    expect(
+      signingSecrets(
+        t.ctx,
+        { endpointId: ep.id, secret: row.secret, previousSecret: null, previousSecretExpiresAt: null },
+        new Date(),
+      ),
+    ).toEqual(['whsec_legacyplaintext0123456789']);
     expect(await rowsContaining('whsec_')).toEqual([]);
   });
 
@@ -93,7 +143,12 @@ describe('webhook signing secrets at rest', () => {
     const ep = await createEndpoint();
     const next = (await tenant.api('POST', `/webhook-endpoints/${ep.id}/rotate-secret`)).json().secret as string;
     const newKey = newDataKeyText();
-    const res = await cli({ DATA_ENCRYPTION_KEY: newKey, DATA_ENCRYPTION_KEY_PREVIOUS: TEST_DATA_ENCRYPTION_KEY }, 'secrets', 'rotate-key', '--json');
+    const res = await cli(
+      { DATA_ENCRYPTION_KEY: newKey, DATA_ENCRYPTION_KEY_PREVIOUS: TEST_DATA_ENCRYPTION_KEY },
+      'secrets',
+      'rotate-key',
+      '--json',
+    );
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout);
     const newId = parseDataKey(newKey)!.id;
@@ -102,8 +157,18 @@ describe('webhook signing secrets at rest', () => {
     expect(Object.keys(out.secretsByKeyId)).toEqual([newId]);
     const row = await storedSecrets(ep.id);
     const onlyNewKey = { secrets: { ...t.ctx.secrets, dataKeys: { current: parseDataKey(newKey)!, previous: [] } } };
-    expect(signingSecrets(onlyNewKey, { endpointId: ep.id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret_expires_at }, new Date()))
-      .toEqual([next, ep.secret]);
+    expect(
+      signingSecrets(
+        onlyNewKey,
+        {
+          endpointId: ep.id,
+          secret: row.secret,
+          previousSecret: row.previous_secret,
+          previousSecretExpiresAt: row.previous_secret_expires_at,
+        },
+        new Date(),
+      ),
+    ).toEqual([next, ep.secret]);
     // Back under the suite's key, so the other tests of this file keep working; running it twice changes nothing.
     const back = { current: parseDataKey(TEST_DATA_ENCRYPTION_KEY)!, previous: [parseDataKey(newKey)!] };
     expect((await resealEndpointSecrets(t.ctx.pool, back)).resealed).toBeGreaterThanOrEqual(1);
@@ -120,7 +185,9 @@ describe('DATA_ENCRYPTION_KEY', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).problems).toEqual([expect.stringMatching(/^DATA_ENCRYPTION_KEY: required when DATABASE_URL is set.*openssl rand -base64 32/)]);
+    expect((err as ConfigError).problems).toEqual([
+      expect.stringMatching(/^DATA_ENCRYPTION_KEY: required when DATABASE_URL is set.*openssl rand -base64 32/),
+    ]);
   });
 
   it('takes 32 bytes as base64 or hex, and refuses anything else without printing it', () => {
@@ -135,7 +202,9 @@ describe('DATA_ENCRYPTION_KEY', () => {
         expect((e as Error).message).not.toContain(bad);
       }
     }
-    expect(() => loadConfig({ DATA_ENCRYPTION_KEY: hex, DATA_ENCRYPTION_KEY_PREVIOUS: `${TEST_DATA_ENCRYPTION_KEY},nope` })).toThrow(/DATA_ENCRYPTION_KEY_PREVIOUS/);
+    expect(() =>
+      loadConfig({ DATA_ENCRYPTION_KEY: hex, DATA_ENCRYPTION_KEY_PREVIOUS: `${TEST_DATA_ENCRYPTION_KEY},nope` }),
+    ).toThrow(/DATA_ENCRYPTION_KEY_PREVIOUS/);
   });
 
   it('on the embedded default is generated once into the data directory, readable only by its owner', () => {

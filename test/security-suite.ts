@@ -46,20 +46,25 @@ export function routeTable(app: FastifyInstance): RouteEntry[] {
     stack.length = depth;
     stack.push(node[1]);
     const path = stack.join('');
-    for (const method of (node[2] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const method of (node[2] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (method === 'HEAD') continue;
       const key = `${method} ${path}`;
       if (!seen.has(key)) routes.push({ method, path });
       seen.add(key);
     }
   }
-  if (routes.length < 20) throw new Error(`routeTable: only ${routes.length} routes read; the printRoutes format changed?\n${text}`);
+  if (routes.length < 20)
+    throw new Error(`routeTable: only ${routes.length} routes read; the printRoutes format changed?\n${text}`);
   return routes;
 }
 
 const PREFIX: Record<Environment, string> = { live: '/v1', test: '/test/v1' };
 const DUMMY_ID = 'id_does_not_matter_for_auth';
-const fill = (pattern: string, id: string) => pattern.replace(/:[A-Za-z]+/g, encodeURIComponent(id)).replace(/\*$/, 'x');
+const fill = (pattern: string, id: string) =>
+  pattern.replace(/:[A-Za-z]+/g, encodeURIComponent(id)).replace(/\*$/, 'x');
 
 /** A tenant's resource addressed by a route's path parameter, and how to read all of it back. */
 interface TenantResource {
@@ -68,8 +73,10 @@ interface TenantResource {
   snapshot(t: TestApp, owner: TestTenant, env: Environment, id: string): Promise<unknown>;
 }
 
-const row = async (t: TestApp, table: string, id: string) => (await t.ctx.pool.query(`SELECT to_jsonb(x) AS r FROM ${table} x WHERE id = $1`, [id])).rows[0]?.r ?? null;
-const count = async (t: TestApp, sql: string, id: string) => (await t.ctx.pool.query(`SELECT count(*)::int AS n FROM ${sql}`, [id])).rows[0].n as number;
+const row = async (t: TestApp, table: string, id: string) =>
+  (await t.ctx.pool.query(`SELECT to_jsonb(x) AS r FROM ${table} x WHERE id = $1`, [id])).rows[0]?.r ?? null;
+const count = async (t: TestApp, sql: string, id: string) =>
+  (await t.ctx.pool.query(`SELECT count(*)::int AS n FROM ${sql}`, [id])).rows[0].n as number;
 const ownerView = async (owner: TestTenant, env: Environment, path: string) => {
   const res = await owner.api('GET', path, undefined, { env });
   return { status: res.statusCode, body: res.statusCode === 200 ? res.json() : null };
@@ -77,30 +84,51 @@ const ownerView = async (owner: TestTenant, env: Environment, path: string) => {
 
 const user: TenantResource = {
   create: async (_t, owner, env) => (await createUser(owner, env)).id,
-  snapshot: async (t, owner, env, id) => ({ api: await ownerView(owner, env, `/users/${id}`), row: await row(t, 'users', id) }),
+  snapshot: async (t, owner, env, id) => ({
+    api: await ownerView(owner, env, `/users/${id}`),
+    row: await row(t, 'users', id),
+  }),
 };
 const company: TenantResource = {
   create: async (_t, owner, env) => (await createCompany(owner, env)).company.id,
-  snapshot: async (t, owner, env, id) => ({ api: await ownerView(owner, env, `/companies/${id}`), row: await row(t, 'companies', id) }),
+  snapshot: async (t, owner, env, id) => ({
+    api: await ownerView(owner, env, `/companies/${id}`),
+    row: await row(t, 'companies', id),
+  }),
 };
 const document: TenantResource = {
   async create(t, owner, environment) {
     const { orderId } = await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment });
     const bytes = await (await PDFDocument.create()).save();
-    return (await storeDocument(t.ctx, null, { orderId, documentType: 'company', fileName: 'a.pdf', bytes }, 'cli')).document.documentId;
+    return (await storeDocument(t.ctx, null, { orderId, documentType: 'company', fileName: 'a.pdf', bytes }, 'cli'))
+      .document.documentId;
   },
-  snapshot: async (t, owner, env, id) => ({ api: await ownerView(owner, env, `/documents/${id}`), row: await row(t, 'documents', id) }),
+  snapshot: async (t, owner, env, id) => ({
+    api: await ownerView(owner, env, `/documents/${id}`),
+    row: await row(t, 'documents', id),
+  }),
 };
 const event: TenantResource = {
   async create(t, owner, environment) {
     const { orderId } = await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment });
     return (await transitionOrder(t.ctx, null, orderId, { filingStatus: 'pending' }, 'cli')).event.id;
   },
-  snapshot: async (t, owner, env, id) => ({ api: await ownerView(owner, env, `/events/${id}`), row: await row(t, 'events', id) }),
+  snapshot: async (t, owner, env, id) => ({
+    api: await ownerView(owner, env, `/events/${id}`),
+    row: await row(t, 'events', id),
+  }),
 };
 // Port 9 on loopback: no test here runs a worker, so nothing is ever sent there.
 const endpoint: TenantResource = {
-  create: async (_t, owner, env) => (await owner.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] }, { env })).json().id,
+  create: async (_t, owner, env) =>
+    (
+      await owner.api(
+        'POST',
+        '/webhook-endpoints',
+        { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] },
+        { env },
+      )
+    ).json().id,
   snapshot: async (t, owner, env, id) => ({
     api: await ownerView(owner, env, `/webhook-endpoints/${id}`),
     row: await row(t, 'webhook_endpoints', id),
@@ -110,10 +138,25 @@ const endpoint: TenantResource = {
 const delivery: TenantResource = {
   // A finished delivery, so the owner's own resend is accepted in the control check.
   async create(t, owner, env) {
-    const ep = (await owner.api('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] }, { env })).json();
+    const ep = (
+      await owner.api(
+        'POST',
+        '/webhook-endpoints',
+        { url: 'http://127.0.0.1:9/hooks', eventTypes: ['document.uploaded'] },
+        { env },
+      )
+    ).json();
     return withTransaction(t.ctx.pool, async (tx) => {
-      const e = await emitEvent(tx, { organizationId: owner.organizationId, environment: env }, 'document.uploaded', {});
-      const { rows } = await tx.query(`UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE event_id = $1 AND endpoint_id = $2 RETURNING id`, [e.id, ep.id]);
+      const e = await emitEvent(
+        tx,
+        { organizationId: owner.organizationId, environment: env },
+        'document.uploaded',
+        {},
+      );
+      const { rows } = await tx.query(
+        `UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE event_id = $1 AND endpoint_id = $2 RETURNING id`,
+        [e.id, ep.id],
+      );
       return rows[0].id as string;
     });
   },
@@ -125,7 +168,8 @@ const delivery: TenantResource = {
 };
 // The integrator API has no order read; the order's row, its history and its documents are what a call could change.
 const order: TenantResource = {
-  create: async (t, owner, environment) => (await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment })).orderId,
+  create: async (t, owner, environment) =>
+    (await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment })).orderId,
   snapshot: async (t, _owner, _env, id) => ({
     row: await row(t, 'orders', id),
     history: await count(t, 'order_status_history WHERE order_id = $1', id),
@@ -155,9 +199,15 @@ const QUERY_IDS: Array<{ path: string; param: string; resource: TenantResource }
     path: '/balance-transactions',
     param: 'startingAfter',
     resource: {
-      create: async (t, owner, env) => env === 'test'
-        ? (await owner.api('POST', '/test_helpers/balance-credits', { amount: 1 })).json().id
-        : (await t.admin('POST', `/organizations/${owner.organizationId}/balance-credits`, { environment: 'live', amount: 1 })).json().id,
+      create: async (t, owner, env) =>
+        env === 'test'
+          ? (await owner.api('POST', '/test_helpers/balance-credits', { amount: 1 })).json().id
+          : (
+              await t.admin('POST', `/organizations/${owner.organizationId}/balance-credits`, {
+                environment: 'live',
+                amount: 1,
+              })
+            ).json().id,
       snapshot: async (t, owner, env, id) => ({
         row: await row(t, 'ledger_entries', id),
         balance: (await owner.api('GET', '/organization', undefined, { env })).json().balance,
@@ -168,7 +218,10 @@ const QUERY_IDS: Array<{ path: string; param: string; resource: TenantResource }
 
 /** Integrator routes whose path parameter is no tenant's resource id, with the value used and why. */
 const NOT_A_TENANT_ID: Record<string, { value: string; reason: string }> = {
-  '/organization/prices/:type': { value: 'ein', reason: 'a product type of the shared catalogue; the price row written is always the caller\'s own' },
+  '/organization/prices/:type': {
+    value: 'ein',
+    reason: "a product type of the shared catalogue; the price row written is always the caller's own",
+  },
 };
 
 /** Request bodies valid enough for a route to get as far as looking its resource up (key: `METHOD pattern`). */
@@ -183,20 +236,58 @@ const BODIES: Record<string, unknown> = {
 /** How a browser-facing route authenticates, and why it is not an API-key or operator-token route. */
 type WebKind = 'public' | 'dashboard session' | 'console session' | 'own credential';
 const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
-  { pattern: /^\/(v1|test\/v1)\/openapi\.json$/, kind: 'public', reason: 'the published API description (openapi.test.ts)' },
-  { pattern: /^\/docs(\/.*)?$/, kind: 'public', reason: 'the API reference pages, built from the published description' },
-  { pattern: /^\/(healthz|readyz)$/, kind: 'public', reason: 'probes for load balancers; they reveal no tenant data (health-metrics.test.ts)' },
-  { pattern: /^(\/dashboard\/|\/)assets\/:file$/, kind: 'public', reason: 'static stylesheets and scripts of the dashboard' },
-  { pattern: /^\/console\/assets\/console\.css$/, kind: 'public', reason: 'the console stylesheet' },
-  { pattern: /^(\/dashboard\/|\/)auth\/:token$/, kind: 'own credential', reason: 'the magic link\'s single-use token is the credential (magic-links.test.ts)' },
-  { pattern: /^\/files\/:documentId$/, kind: 'own credential', reason: 'a signed, expiring file link (FILE_URL_SECRET; documents.test.ts)' },
-  { pattern: /^\/stripe\/webhook$/, kind: 'own credential', reason: 'Stripe\'s signature on the raw body (stripe-checkout.test.ts)' },
-  { pattern: /^\/console\/login$/, kind: 'public', reason: 'the operator sign-in form and its submission (console.test.ts)' },
-  { pattern: /^\/console(\/.*)?$/, kind: 'console session', reason: 'operator pages behind a console session (console.test.ts)' },
   {
-    pattern: /^(\/dashboard(\/.*)?|\/|\/companies\/.*|\/checkout(\/.*)?|\/orders|\/documents\/:documentId\/download|\/sign-out)$/,
+    pattern: /^\/(v1|test\/v1)\/openapi\.json$/,
+    kind: 'public',
+    reason: 'the published API description (openapi.test.ts)',
+  },
+  {
+    pattern: /^\/docs(\/.*)?$/,
+    kind: 'public',
+    reason: 'the API reference pages, built from the published description',
+  },
+  {
+    pattern: /^\/(healthz|readyz)$/,
+    kind: 'public',
+    reason: 'probes for load balancers; they reveal no tenant data (health-metrics.test.ts)',
+  },
+  {
+    pattern: /^(\/dashboard\/|\/)assets\/:file$/,
+    kind: 'public',
+    reason: 'static stylesheets and scripts of the dashboard',
+  },
+  { pattern: /^\/console\/assets\/console\.css$/, kind: 'public', reason: 'the console stylesheet' },
+  {
+    pattern: /^(\/dashboard\/|\/)auth\/:token$/,
+    kind: 'own credential',
+    reason: "the magic link's single-use token is the credential (magic-links.test.ts)",
+  },
+  {
+    pattern: /^\/files\/:documentId$/,
+    kind: 'own credential',
+    reason: 'a signed, expiring file link (FILE_URL_SECRET; documents.test.ts)',
+  },
+  {
+    pattern: /^\/stripe\/webhook$/,
+    kind: 'own credential',
+    reason: "Stripe's signature on the raw body (stripe-checkout.test.ts)",
+  },
+  {
+    pattern: /^\/console\/login$/,
+    kind: 'public',
+    reason: 'the operator sign-in form and its submission (console.test.ts)',
+  },
+  {
+    pattern: /^\/console(\/.*)?$/,
+    kind: 'console session',
+    reason: 'operator pages behind a console session (console.test.ts)',
+  },
+  {
+    pattern:
+      /^(\/dashboard(\/.*)?|\/|\/companies\/.*|\/checkout(\/.*)?|\/orders|\/documents\/:documentId\/download|\/sign-out)$/,
     kind: 'dashboard session',
-    reason: 'customer pages behind a dashboard session, at the default address or an organization\'s white-label host (dashboard.test.ts)',
+    reason:
+      "customer pages behind a dashboard session, at the default address or an organization's white-label host (dashboard.test.ts)",
   },
 ];
 
@@ -208,9 +299,11 @@ type Classified =
 
 export function classify(route: RouteEntry): Classified {
   const web = WEB_ROUTES.find((w) => w.pattern.test(route.path));
-  if (web && web.kind === 'public' && /openapi\.json$/.test(route.path)) return { kind: web.kind, route, reason: web.reason };
+  if (web && web.kind === 'public' && /openapi\.json$/.test(route.path))
+    return { kind: web.kind, route, reason: web.reason };
   for (const env of ['test', 'live'] as const) {
-    if (route.path.startsWith(`${PREFIX[env]}/`)) return { kind: 'integrator', env, route, rel: route.path.slice(PREFIX[env].length) };
+    if (route.path.startsWith(`${PREFIX[env]}/`))
+      return { kind: 'integrator', env, route, rel: route.path.slice(PREFIX[env].length) };
   }
   if (route.path.startsWith('/admin/v1/') || route.path === '/metrics') return { kind: 'operator', route };
   if (web) return { kind: web.kind, route, reason: web.reason };
@@ -242,13 +335,23 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
 
   describe('security suite: the route table', () => {
     it('classifies every route the app serves (a new route must be covered or exempted here, with a reason)', () => {
-      expect(coverageProblems(opts.routes), 'routes the suite neither covers nor exempts (test/security-suite.ts)').toEqual([]);
+      expect(
+        coverageProblems(opts.routes),
+        'routes the suite neither covers nor exempts (test/security-suite.ts)',
+      ).toEqual([]);
       // The table is the whole app: the integrator API at both addresses, test helpers, and the admin API.
       const paths = new Set(opts.routes.map((r) => r.path));
-      for (const p of ['/v1/companies', '/test/v1/companies', '/test/v1/test_helpers/balance-credits', '/admin/v1/organizations', '/admin/v1/state-fees/:state']) {
+      for (const p of [
+        '/v1/companies',
+        '/test/v1/companies',
+        '/test/v1/test_helpers/balance-credits',
+        '/admin/v1/organizations',
+        '/admin/v1/state-fees/:state',
+      ]) {
         expect(paths.has(p), p).toBe(true);
       }
-      for (const q of QUERY_IDS) expect(paths.has(`/v1${q.path}`), `${q.path} (a list with an id in its query) is no route any more`).toBe(true);
+      for (const q of QUERY_IDS)
+        expect(paths.has(`/v1${q.path}`), `${q.path} (a list with an id in its query) is no route any more`).toBe(true);
     });
   });
 
@@ -259,7 +362,11 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
 
     beforeAll(async () => {
       const t = opts.app();
-      [owner, stranger, revoked] = await Promise.all([t.newTenant('Owner'), t.newTenant('Stranger'), t.newTenant('Revoked')]);
+      [owner, stranger, revoked] = await Promise.all([
+        t.newTenant('Owner'),
+        t.newTenant('Stranger'),
+        t.newTenant('Revoked'),
+      ]);
       for (const env of ['live', 'test'] as const) {
         const res = await t.admin('DELETE', `/organizations/${revoked.organizationId}/api-keys/${revoked.keyIds[env]}`);
         expect(res.statusCode, 'revoking a key through the admin API').toBe(200);
@@ -267,11 +374,20 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
     });
 
     const inject = (method: string, url: string, headers: Record<string, string>, body?: unknown) =>
-      opts.app().app.inject({ method: method as InjectOptions['method'], url, payload: body as InjectOptions['payload'], headers });
+      opts.app().app.inject({
+        method: method as InjectOptions['method'],
+        url,
+        payload: body as InjectOptions['payload'],
+        headers,
+      });
 
     const expect401 = (res: { statusCode: number; body: string; json: () => any }, what: string) => {
       expect(res.statusCode, `${what} (body: ${res.body.slice(0, 200)})`).toBe(401);
-      expect(res.json(), what).toMatchObject({ message: expect.any(String), code: expect.any(String), requestId: expect.any(String) });
+      expect(res.json(), what).toMatchObject({
+        message: expect.any(String),
+        code: expect.any(String),
+        requestId: expect.any(String),
+      });
     };
 
     for (const c of classified) {
@@ -286,7 +402,15 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
         it(`${label}: no key, a malformed key, an unknown key and a revoked key answer 401`, async () => {
           expect401(await inject(route.method, url(), {}, body), 'no key');
           expect401(await inject(route.method, url(), { 'x-api-key': 'not-a-key' }, body), 'malformed key');
-          expect401(await inject(route.method, url(), { 'x-api-key': `sk_${env}_${randomBytes(32).toString('base64url')}` }, body), 'unknown key');
+          expect401(
+            await inject(
+              route.method,
+              url(),
+              { 'x-api-key': `sk_${env}_${randomBytes(32).toString('base64url')}` },
+              body,
+            ),
+            'unknown key',
+          );
           expect401(await inject(route.method, url(), { 'x-api-key': revoked.keys[env] }, body), 'revoked key');
         });
 
@@ -307,14 +431,20 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             const foreign = await inject(route.method, url(id), { 'x-api-key': stranger.keys[env] }, body);
             expect(foreign.statusCode, `another organization's key (body: ${foreign.body.slice(0, 200)})`).toBe(404);
             expect(foreign.json().code).toBe('not_found');
-            expect(await resource.snapshot(t, owner, env, id), 'the owner\'s resource after another organization\'s call').toEqual(before);
+            expect(
+              await resource.snapshot(t, owner, env, id),
+              "the owner's resource after another organization's call",
+            ).toEqual(before);
             // The same organization's other environment: live and test data never mix. (A test helper, served at the
             // test address only, is asked there for a live resource.)
             const otherEnvId = await resource.create(t, owner, other);
             const otherBefore = await resource.snapshot(t, owner, other, otherEnvId);
             const crossed = await inject(route.method, url(otherEnvId), { 'x-api-key': owner.keys[env] }, body);
             expect(crossed.statusCode, `a ${other} id with the same organization's ${env} key`).toBe(404);
-            expect(await resource.snapshot(t, owner, other, otherEnvId), `the ${other} resource after the ${env} call`).toEqual(otherBefore);
+            expect(
+              await resource.snapshot(t, owner, other, otherEnvId),
+              `the ${other} resource after the ${env} call`,
+            ).toEqual(otherBefore);
             // Control: the owner reaches its own resource, so the 404s above come from tenancy, not from the request.
             const own = await inject(route.method, url(id), { 'x-api-key': owner.keys[env] }, body);
             expect(own.statusCode, `the owner's own id (body: ${own.body.slice(0, 200)})`).toBeLessThan(400);
@@ -325,24 +455,42 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             const t = opts.app();
             const id = await q.resource.create(t, owner, env);
             const before = await q.resource.snapshot(t, owner, env, id);
-            const at = (key: string) => inject('GET', `${PREFIX[env]}${rel}?${q.param}=${encodeURIComponent(id)}`, { 'x-api-key': key });
+            const at = (key: string) =>
+              inject('GET', `${PREFIX[env]}${rel}?${q.param}=${encodeURIComponent(id)}`, { 'x-api-key': key });
             const foreign = await at(stranger.keys[env]);
             expect(foreign.statusCode, foreign.body.slice(0, 200)).toBe(404);
             expect(foreign.json().code).toBe('not_found');
             expect(await q.resource.snapshot(t, owner, env, id)).toEqual(before);
-            expect((await at(owner.keys[env])).statusCode, 'the owner\'s own id').toBe(200);
+            expect((await at(owner.keys[env])).statusCode, "the owner's own id").toBe(200);
           });
         }
       } else if (c.kind === 'operator') {
         it(`${label}: no operator token, a wrong one and an integrator API key answer 401`, async () => {
           const url = fill(c.route.path, DUMMY_ID);
           expect((await inject(c.route.method, url, {})).statusCode, 'no token').toBe(401);
-          expect((await inject(c.route.method, url, { authorization: `Bearer ${randomBytes(24).toString('hex')}` })).statusCode, 'wrong token').toBe(401);
-          expect((await inject(c.route.method, url, { authorization: `Bearer ${owner.keys.live}`, 'x-api-key': owner.keys.live })).statusCode, 'an integrator key').toBe(401);
+          expect(
+            (await inject(c.route.method, url, { authorization: `Bearer ${randomBytes(24).toString('hex')}` }))
+              .statusCode,
+            'wrong token',
+          ).toBe(401);
+          expect(
+            (
+              await inject(c.route.method, url, {
+                authorization: `Bearer ${owner.keys.live}`,
+                'x-api-key': owner.keys.live,
+              })
+            ).statusCode,
+            'an integrator key',
+          ).toBe(401);
         });
       } else if (c.kind === 'dashboard session' || c.kind === 'console session' || c.kind === 'own credential') {
         it(`${label}: answers nothing successful without ${c.kind === 'own credential' ? 'its credential' : `a ${c.kind}`}`, async () => {
-          const res = await inject(c.route.method, fill(c.route.path, DUMMY_ID), {}, c.route.method === 'POST' ? {} : undefined);
+          const res = await inject(
+            c.route.method,
+            fill(c.route.path, DUMMY_ID),
+            {},
+            c.route.method === 'POST' ? {} : undefined,
+          );
           expect(res.statusCode, `${c.reason} (body: ${res.body.slice(0, 200)})`).toBeGreaterThanOrEqual(300);
           expect(res.headers['set-cookie'] ?? '', 'no session handed out').not.toMatch(/session=[^;]{8,}/);
         });

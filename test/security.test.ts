@@ -12,7 +12,12 @@ runSecuritySuite({ app: () => t, routes: routeTable(t.app) });
 describe('security suite: a route added without coverage', () => {
   it('makes the suite fail, naming the route', () => {
     const table = routeTable(t.app);
-    const added = [...table, { method: 'GET', path: '/reports/export' }, { method: 'POST', path: '/v1/widgets/:widgetId/archive' }, { method: 'DELETE', path: '/admin/v1/widgets/:id' }];
+    const added = [
+      ...table,
+      { method: 'GET', path: '/reports/export' },
+      { method: 'POST', path: '/v1/widgets/:widgetId/archive' },
+      { method: 'DELETE', path: '/admin/v1/widgets/:id' },
+    ];
     expect(coverageProblems(added)).toEqual([
       'GET /reports/export: neither covered nor exempted',
       'POST /v1/widgets/:widgetId/archive: a path parameter with no resource factory nor reasoned exemption',

@@ -37,7 +37,14 @@ export function spawnCommand(file: string, args: string[], env: Record<string, s
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-proc-'));
   const child = spawn(file, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/', DATA_DIR: dataDir, HOST: '127.0.0.1', DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY ?? '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
@@ -56,7 +63,10 @@ export function spawnCommand(file: string, args: string[], env: Record<string, s
       resolve({ code, signal });
     });
   });
-  const logs = () => stdout.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown> & { level: number; msg: string });
+  const logs = () =>
+    stdout
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { level: number; msg: string });
   return {
     child,
     stdout,
@@ -69,7 +79,9 @@ export function spawnCommand(file: string, args: string[], env: Record<string, s
         const found = logs().find((l) => msg.test(l.msg));
         if (found) return found;
         if (child.exitCode !== null || Date.now() > deadline) {
-          throw new Error(`No log line matching ${msg} (exit code ${child.exitCode}); stderr: ${stderr}\nstdout: ${stdout.join('\n')}`);
+          throw new Error(
+            `No log line matching ${msg} (exit code ${child.exitCode}); stderr: ${stderr}\nstdout: ${stdout.join('\n')}`,
+          );
         }
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -87,10 +99,16 @@ export async function listeningPort(service: ServiceProcess): Promise<number> {
 }
 
 /** Resolves with the exit of `service`, or fails after `timeoutMs` naming what it printed. */
-export async function exitOf(service: ServiceProcess, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function exitOf(
+  service: ServiceProcess,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Process did not exit within ${timeoutMs} ms; stderr: ${service.stderr()}`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Process did not exit within ${timeoutMs} ms; stderr: ${service.stderr()}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([service.exited, timeout]);

@@ -50,19 +50,33 @@ describe("the service's database role", () => {
       'ALTER TABLE balances DROP CONSTRAINT IF EXISTS balances_pkey',
       'DROP TABLE graphile_worker._private_jobs',
     ];
-    for (const sql of refused) await expect(t.ctx.pool.query(sql), sql).rejects.toThrow(/permission denied|must be owner/);
-    const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1', [tenant.organizationId]);
+    for (const sql of refused)
+      await expect(t.ctx.pool.query(sql), sql).rejects.toThrow(/permission denied|must be owner/);
+    const { rows } = await t.ctx.pool.query(
+      'SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1',
+      [tenant.organizationId],
+    );
     expect(rows[0].n).toBe(1);
   });
 
   it('serves requests and runs background jobs through that role', async () => {
     const tenant = await t.newTenant();
-    const user = await tenant.api('POST', '/users', { fullName: 'Role Tester', email: `role.${Date.now()}@example.com`, phoneNumber: '+14155550123' });
+    const user = await tenant.api('POST', '/users', {
+      fullName: 'Role Tester',
+      email: `role.${Date.now()}@example.com`,
+      phoneNumber: '+14155550123',
+    });
     expect(user.statusCode, user.body).toBe(201);
     const ep = await tenant.api('POST', '/webhook-endpoints', { url: r.url, eventTypes: ['document.uploaded'] });
     expect(ep.statusCode, ep.body).toBe(201);
     const sent = await tenant.api('POST', `/webhook-endpoints/${ep.json().id}/test`);
-    expect(sent.statusCode, t.logs.filter((l) => l.includes("error")).join("\n").slice(0, 3000)).toBe(202);
+    expect(
+      sent.statusCode,
+      t.logs
+        .filter((l) => l.includes('error'))
+        .join('\n')
+        .slice(0, 3000),
+    ).toBe(202);
     await waitFor('the test webhook', () => r.requests.some((q) => q.event.type === 'webhook.test'));
     const delivery = await waitFor('the attempt to be recorded', async () => {
       const d = (await tenant.api('GET', `/webhook-deliveries/${sent.json().id}`)).json();

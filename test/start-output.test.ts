@@ -35,9 +35,18 @@ afterAll(async () => {
 });
 
 /** Runs `script` with `env` until its output matches `until` (then SIGTERM) or it exits; fails after `ms`. */
-function run(script: string, args: string[], env: Record<string, string>, until: RegExp | null, ms = 60_000): Promise<{ output: string; code: number | null }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  until: RegExp | null,
+  ms = 60_000,
+): Promise<{ output: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -45,7 +54,7 @@ function run(script: string, args: string[], env: Record<string, string>, until:
     }, ms);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (until && until.test(output)) child.kill('SIGTERM');
+      if (until?.test(output)) child.kill('SIGTERM');
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -59,9 +68,20 @@ function run(script: string, args: string[], env: Record<string, string>, until:
 describe('what the service prints', () => {
   it('npm start with DATABASE_URL: listens without printing the operator token or file secret, and creates no demo organization', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-start-'));
-    const { output } = await run('src/server.ts', [], {
-      DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, FILE_URL_SECRET: FILE_SECRET, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'debug',
-    }, /Server listening/);
+    const { output } = await run(
+      'src/server.ts',
+      [],
+      {
+        DATABASE_URL: databaseUrl,
+        OPERATOR_TOKEN: TOKEN,
+        FILE_URL_SECRET: FILE_SECRET,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'debug',
+      },
+      /Server listening/,
+    );
     expect(output).toMatch(/Server listening/);
     expect(output).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
     expect(output).not.toContain(TOKEN);
@@ -77,7 +97,12 @@ describe('what the service prints', () => {
   });
 
   it('stops the start on a short OPERATOR_TOKEN with a message that does not show it', async () => {
-    const { output, code } = await run('src/server.ts', [], { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: 'short-but-secret-99', PORT: '0' }, null);
+    const { output, code } = await run(
+      'src/server.ts',
+      [],
+      { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: 'short-but-secret-99', PORT: '0' },
+      null,
+    );
     expect(code).toBe(1);
     expect(output).toContain('OPERATOR_TOKEN: must be at least 32 characters');
     expect(output).not.toContain('short-but-secret-99');
@@ -85,14 +110,24 @@ describe('what the service prints', () => {
 
   it('stops the start when only half of the Stripe settings are given, without showing the key', async () => {
     const key = 'sk_live_halfconfigured0123456789';
-    const { output, code } = await run('src/server.ts', [], { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, PORT: '0', STRIPE_SECRET_KEY: key }, null);
+    const { output, code } = await run(
+      'src/server.ts',
+      [],
+      { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, PORT: '0', STRIPE_SECRET_KEY: key },
+      null,
+    );
     expect(code).toBe(1);
     expect(output).toContain('STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set');
     expect(output).not.toContain(key);
   });
 
   it('the CLI never prints a secret from the environment, even inside an error message', async () => {
-    const { output, code } = await run('src/cli.ts', ['org', 'show', `org_${TOKEN}`], { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, FILE_URL_SECRET: FILE_SECRET, LOG_LEVEL: 'silent' }, null);
+    const { output, code } = await run(
+      'src/cli.ts',
+      ['org', 'show', `org_${TOKEN}`],
+      { DATABASE_URL: databaseUrl, OPERATOR_TOKEN: TOKEN, FILE_URL_SECRET: FILE_SECRET, LOG_LEVEL: 'silent' },
+      null,
+    );
     expect(code).toBe(1);
     expect(output).toContain('No such organization');
     expect(output).not.toContain(TOKEN);
@@ -101,7 +136,11 @@ describe('what the service prints', () => {
   it('scrubs the secrets of the loaded configuration by value from anything logged', () => {
     const other = 'another-operator-token-0123456789-abcdef';
     expect(scrubSecrets(`failed with ${other} inside`)).toContain(other);
-    loadConfig({ OPERATOR_TOKEN: other, DATABASE_URL: 'postgres://app:db-pass-1234567@db.internal/fcs', DATA_ENCRYPTION_KEY: 'cd'.repeat(32) });
+    loadConfig({
+      OPERATOR_TOKEN: other,
+      DATABASE_URL: 'postgres://app:db-pass-1234567@db.internal/fcs',
+      DATA_ENCRYPTION_KEY: 'cd'.repeat(32),
+    });
     expect(scrubSecrets(`key ${'cd'.repeat(32)}`)).toBe('key [redacted]');
     expect(scrubSecrets(`failed with ${other} inside`)).toBe('failed with [redacted] inside');
     expect(scrubSecrets('auth failed for db-pass-1234567')).not.toContain('db-pass-1234567');

@@ -19,8 +19,16 @@ afterAll(async () => {
 });
 
 /** Starts `npm start`'s entry point with `env`, waits for it to give up, and returns its exit code and stderr. */
-async function failedStart(env: Record<string, string>, entry = 'src/server.ts'): Promise<{ code: number | null; stderr: string }> {
-  const service = spawnService(entry, { OPERATOR_TOKEN, FILE_URL_SECRET: 'test-file-url-secret-0123456789', LOG_LEVEL: 'warn', ...env });
+async function failedStart(
+  env: Record<string, string>,
+  entry = 'src/server.ts',
+): Promise<{ code: number | null; stderr: string }> {
+  const service = spawnService(entry, {
+    OPERATOR_TOKEN,
+    FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
   started.push(service);
   const { code } = await exitOf(service, 60_000);
   return { code, stderr: service.stderr() };
@@ -45,7 +53,12 @@ describe.concurrent('start-up failures', () => {
     const port = await refusedPort();
     const { code, stderr } = await failedStart({ DATABASE_URL: `postgres://app:s3cret-pw@127.0.0.1:${port}/fcs` });
     expect(code).toBe(1);
-    expectPlainMessage(stderr, 'the service', new RegExp(`Cannot reach the database at 127\\.0\\.0\\.1:${port}/fcs`), /DATABASE_URL/);
+    expectPlainMessage(
+      stderr,
+      'the service',
+      new RegExp(`Cannot reach the database at 127\\.0\\.0\\.1:${port}/fcs`),
+      /DATABASE_URL/,
+    );
     expect(stderr).not.toContain('s3cret-pw');
   });
 
@@ -56,7 +69,12 @@ describe.concurrent('start-up failures', () => {
     try {
       const { code, stderr } = await failedStart({ DATABASE_URL: t.ctx.config.databaseUrl!, PORT: String(port) });
       expect(code).toBe(1);
-      expectPlainMessage(stderr, 'the service', new RegExp(`Port 127\\.0\\.0\\.1:${port} is already in use`), /set PORT/);
+      expectPlainMessage(
+        stderr,
+        'the service',
+        new RegExp(`Port 127\\.0\\.0\\.1:${port} is already in use`),
+        /set PORT/,
+      );
     } finally {
       blocker.close();
     }
@@ -65,7 +83,9 @@ describe.concurrent('start-up failures', () => {
   it('refuses a database migrated by another version of the service', async () => {
     const other = await createTestApp();
     try {
-      await other.ctx.pool.query(`INSERT INTO schema_migrations (version, name, md5, run_at) VALUES (999, 'from-another-branch', 'x', now())`);
+      await other.ctx.pool.query(
+        `INSERT INTO schema_migrations (version, name, md5, run_at) VALUES (999, 'from-another-branch', 'x', now())`,
+      );
       const { code, stderr } = await failedStart({ DATABASE_URL: other.ctx.config.databaseUrl! }, 'src/worker-main.ts');
       expect(code).toBe(1);
       expectPlainMessage(stderr, 'the worker', /migration\(s\) 999/, /another version/);
@@ -77,7 +97,10 @@ describe.concurrent('start-up failures', () => {
   it('says which data directory it cannot create', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-startup-')), 'a-file');
     fs.writeFileSync(file, 'not a directory');
-    const { code, stderr } = await failedStart({ DATABASE_URL: t.ctx.config.databaseUrl!, DATA_DIR: path.join(file, 'data') });
+    const { code, stderr } = await failedStart({
+      DATABASE_URL: t.ctx.config.databaseUrl!,
+      DATA_DIR: path.join(file, 'data'),
+    });
     expect(code).toBe(1);
     expectPlainMessage(stderr, 'the service', new RegExp(`Cannot create the directory ${file}`), /DATA_DIR/);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });

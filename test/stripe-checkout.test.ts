@@ -30,24 +30,46 @@ afterAll(async () => {
 });
 
 const einForm = {
-  'ein.responsibleParty.firstName': 'Ada', 'ein.responsibleParty.lastName': 'Lovelace', 'ein.responsibleParty.taxIdType': 'SSN',
-  'ein.responsibleParty.taxId': '123-45-6789', 'ein.responsibleParty.title': 'Managing Member', 'ein.reasonForApplying': 'started_new_business',
-  'ein.principalActivity': 'retail', 'ein.principalProductOrService': 'Handmade furniture', 'ein.employees.agricultural': '0',
-  'ein.employees.household': '0', 'ein.employees.other': '0',
+  'ein.responsibleParty.firstName': 'Ada',
+  'ein.responsibleParty.lastName': 'Lovelace',
+  'ein.responsibleParty.taxIdType': 'SSN',
+  'ein.responsibleParty.taxId': '123-45-6789',
+  'ein.responsibleParty.title': 'Managing Member',
+  'ein.reasonForApplying': 'started_new_business',
+  'ein.principalActivity': 'retail',
+  'ein.principalProductOrService': 'Handmade furniture',
+  'ein.employees.agricultural': '0',
+  'ein.employees.household': '0',
+  'ein.employees.other': '0',
 };
 
 let eventSeq = 0;
-async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {}) {
+async function deliver(
+  type: string,
+  object: Record<string, unknown>,
+  o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {},
+) {
   const id = o.id ?? `evt_test_${++eventSeq}_${Date.now()}`;
-  const { payload, header } = signedEvent(o.secret ?? WEBHOOK_SECRET, { id, type, object, livemode: o.livemode }, o.timestamp);
-  const res = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
+  const { payload, header } = signedEvent(
+    o.secret ?? WEBHOOK_SECRET,
+    { id, type, object, livemode: o.livemode },
+    o.timestamp,
+  );
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/stripe/webhook',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    payload,
+  });
   return { res, id };
 }
 
 /** A live customer-billed tenant, a company and a signed-in live dashboard user. */
 async function liveCustomer(name: string) {
   const tenant = await t.newTenant(name);
-  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode).toBe(200);
+  expect(
+    (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
+  ).toBe(200);
   const { user, company } = await createCompany(tenant, 'live');
   const s = await signIn(t, tenant, { userId: user.id }, 'live');
   return { tenant, user, company, s };
@@ -58,7 +80,12 @@ async function startEinCheckout(c: Awaited<ReturnType<typeof liveCustomer>>) {
   const path = `/companies/${c.company.id}/checkout/ein`;
   const page = await c.s.get(path);
   expect(page.statusCode, page.body).toBe(200);
-  const res = await c.s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', ...einForm });
+  const res = await c.s.post(path, {
+    _csrf: csrfOf(page.body),
+    _checkout: checkoutTokenOf(page.body),
+    filingState: 'DE',
+    ...einForm,
+  });
   expect(res.statusCode, res.body).toBe(303);
   const location = String(res.headers.location);
   const created = stripe.callsTo('/v1/checkout/sessions').at(-1)!;
@@ -70,11 +97,13 @@ function session(id: string, fields: Record<string, unknown>) {
   return { id, object: 'checkout.session', mode: 'payment', ...fields };
 }
 
-const ordersOf = async (companyId: string) => (await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [companyId])).rows;
+const ordersOf = async (companyId: string) =>
+  (await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [companyId])).rows;
 // Expected amounts come from the data files the service seeds from, not from its own rows. These organizations set no
 // retail prices, so the list price (defaultAmount) is what the customer pays.
 const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
-const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } = dataFile('price-catalog.json');
+const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } =
+  dataFile('price-catalog.json');
 const feesFile: { states: Record<string, { llcFormation: number }> } = dataFile('state-fees.json');
 const retailOf = async (_tenant: TestTenant, type: string) => {
   const p = catalogFile.products.find((x) => x.type === type);
@@ -102,7 +131,9 @@ describe('live checkout through Stripe Checkout', () => {
     expect(started.created.authorization).toBe('Bearer sk_test_standin0123456789');
     expect(await ordersOf(c.company.id)).toHaveLength(0);
     // The waiting order request is sealed: the responsible party's tax id is not readable in the database.
-    const waiting = (await t.ctx.pool.query('SELECT intent::text AS intent FROM card_checkouts WHERE id = $1', [started.checkoutId])).rows[0].intent;
+    const waiting = (
+      await t.ctx.pool.query('SELECT intent::text AS intent FROM card_checkouts WHERE id = $1', [started.checkoutId])
+    ).rows[0].intent;
     expect(waiting).toContain('sealed');
     expect(waiting).not.toContain('6789');
 
@@ -111,14 +142,28 @@ describe('live checkout through Stripe Checkout', () => {
     expect(early.statusCode).toBe(200);
     expect(early.body).toContain('Payment pending');
 
-    const { res } = await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_success_1', amount_total: retail }));
+    const { res } = await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_success_1', amount_total: retail }),
+    );
     expect(res.statusCode, res.body).toBe(200);
     const orders = await ordersOf(c.company.id);
     expect(orders).toHaveLength(1);
-    expect(orders[0]).toMatchObject({ order_type: 'ein', billing: 'checkout', environment: 'live', filing_status: 'submitted', retail_cents: retail, margin_cents: retail - wholesale });
+    expect(orders[0]).toMatchObject({
+      order_type: 'ein',
+      billing: 'checkout',
+      environment: 'live',
+      filing_status: 'submitted',
+      retail_cents: retail,
+      margin_cents: retail - wholesale,
+    });
     const payments = (await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id])).rows;
-    expect(payments).toMatchObject([{ status: 'succeeded', provider: 'stripe', provider_reference: 'pi_success_1', amount_cents: retail }]);
-    expect((await t.ctx.pool.query('SELECT intent FROM card_checkouts WHERE id = $1', [started.checkoutId])).rows[0].intent).toBeNull();
+    expect(payments).toMatchObject([
+      { status: 'succeeded', provider: 'stripe', provider_reference: 'pi_success_1', amount_cents: retail },
+    ]);
+    expect(
+      (await t.ctx.pool.query('SELECT intent FROM card_checkouts WHERE id = $1', [started.checkoutId])).rows[0].intent,
+    ).toBeNull();
 
     const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
     expect(back.statusCode).toBe(303);
@@ -131,55 +176,110 @@ describe('live checkout through Stripe Checkout', () => {
     const page = await c.s.get('/checkout/formation?tier=3&entityType=LLC&filingState=WY');
     expect(page.statusCode).toBe(200);
     const res = await c.s.post('/checkout/formation', {
-      _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), tier: '3', entityType: 'LLC', filingState: 'WY',
-      'formation.company.legalName': 'Stripe Prairie LLC', 'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St', 'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY', 'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada', 'formation.company.officers.0.lastName': 'Lovelace', 'formation.company.officers.0.title': 'Managing Member',
-      dbaName: 'Stripe Prairie Outfitters', ...einForm,
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      tier: '3',
+      entityType: 'LLC',
+      filingState: 'WY',
+      'formation.company.legalName': 'Stripe Prairie LLC',
+      'formation.company.structureType': 'MEMBER',
+      'formation.company.principalAddress.line1': '30 N Gould St',
+      'formation.company.principalAddress.city': 'Sheridan',
+      'formation.company.principalAddress.state': 'WY',
+      'formation.company.principalAddress.postalCode': '82801',
+      'formation.company.officers.0.firstName': 'Ada',
+      'formation.company.officers.0.lastName': 'Lovelace',
+      'formation.company.officers.0.title': 'Managing Member',
+      dbaName: 'Stripe Prairie Outfitters',
+      ...einForm,
     });
     expect(res.statusCode, res.body.slice(0, 2000)).toBe(303);
     const created = stripe.callsTo('/v1/checkout/sessions').at(-1)!;
     const lines: Array<{ name: string; cents: number }> = [];
     for (let i = 0; created.form[`line_items[${i}][price_data][unit_amount]`]; i++) {
-      lines.push({ name: created.form[`line_items[${i}][price_data][product_data][name]`], cents: Number(created.form[`line_items[${i}][price_data][unit_amount]`]) });
+      lines.push({
+        name: created.form[`line_items[${i}][price_data][product_data][name]`],
+        cents: Number(created.form[`line_items[${i}][price_data][unit_amount]`]),
+      });
     }
     const fee = Math.round(feesFile.states.WY!.llcFormation * 100);
     expect(lines.filter((l) => l.cents === fee).length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.every((l) => l.cents > 0 && l.name)).toBe(true);
     const total = lines.reduce((sum, l) => sum + l.cents, 0);
-    expect(page.body).toContain(`Continue to payment: $${(total / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`);
+    expect(page.body).toContain(
+      `Continue to payment: $${(total / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`,
+    );
 
     const sessionId = String(res.headers.location).split('/').at(-1)!;
-    await deliver('checkout.session.completed', session(sessionId, { payment_status: 'paid', payment_intent: 'pi_formation', amount_total: total }));
+    await deliver(
+      'checkout.session.completed',
+      session(sessionId, { payment_status: 'paid', payment_intent: 'pi_formation', amount_total: total }),
+    );
     const back = await c.s.get(`/checkout/return/${created.form['metadata[checkout_id]']}`);
     expect(back.statusCode).toBe(303);
     const companyId = /companies\/(comp_[a-z0-9]+)/.exec(String(back.headers.location))![1];
-    const { rows } = await t.ctx.pool.query('SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type', [companyId]);
+    const { rows } = await t.ctx.pool.query(
+      'SELECT order_type, billing FROM orders WHERE company_id = $1 ORDER BY order_type',
+      [companyId],
+    );
     expect(rows.map((r) => r.order_type)).toEqual(['dba', 'ein', 'formation', 'registered_agent']);
-    expect((await t.ctx.pool.query('SELECT legal_name FROM companies WHERE id = $1', [companyId])).rows[0].legal_name).toBe('Stripe Prairie LLC');
-    // Retail, wholesale (retail - margin) and the state fee recorded per order as the sandbox path does; the orders add up to the payment.
+    expect(
+      (await t.ctx.pool.query('SELECT legal_name FROM companies WHERE id = $1', [companyId])).rows[0].legal_name,
+    ).toBe('Stripe Prairie LLC');
+    // Retail, wholesale (retail - margin) and the state fee recorded per order as the sandbox path does; the orders add
+    // up to the payment.
     const tier3 = await retailOf(c.tenant, 'formation_tier_3');
-    const placed = (await t.ctx.pool.query(`SELECT order_type, amount_cents::int AS amount, retail_cents::int AS retail, margin_cents::int AS margin FROM orders WHERE company_id = $1`, [companyId])).rows;
-    expect(placed.find((o) => o.order_type === 'formation')).toMatchObject({ retail: tier3.retail, margin: tier3.retail - tier3.wholesale, amount: tier3.retail + fee });
+    const placed = (
+      await t.ctx.pool.query(
+        `SELECT order_type, amount_cents::int AS amount, retail_cents::int AS retail, margin_cents::int AS margin FROM orders WHERE company_id = $1`,
+        [companyId],
+      )
+    ).rows;
+    expect(placed.find((o) => o.order_type === 'formation')).toMatchObject({
+      retail: tier3.retail,
+      margin: tier3.retail - tier3.wholesale,
+      amount: tier3.retail + fee,
+    });
     expect(placed.reduce((sum, o) => sum + o.amount, 0)).toBe(total);
-    expect((await t.ctx.pool.query(`SELECT amount_cents::int AS a, status FROM payments WHERE provider_reference = 'pi_formation'`)).rows).toEqual([{ a: total, status: 'succeeded' }]);
+    expect(
+      (
+        await t.ctx.pool.query(
+          `SELECT amount_cents::int AS a, status FROM payments WHERE provider_reference = 'pi_formation'`,
+        )
+      ).rows,
+    ).toEqual([{ a: total, status: 'succeeded' }]);
 
     // Cancelling the formation order refunds its retail plus its state fee (not the other orders of the payment).
-    const formation = (await t.ctx.pool.query(`SELECT id, retail_cents FROM orders WHERE company_id = $1 AND order_type = 'formation'`, [companyId])).rows[0];
-    expect((await t.admin('POST', `/orders/${formation.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
-    const refund = (await t.ctx.pool.query('SELECT id, amount_cents FROM card_refunds WHERE order_id = $1', [formation.id])).rows[0];
+    const formation = (
+      await t.ctx.pool.query(`SELECT id, retail_cents FROM orders WHERE company_id = $1 AND order_type = 'formation'`, [
+        companyId,
+      ])
+    ).rows[0];
+    expect(
+      (await t.admin('POST', `/orders/${formation.id}/transitions`, { filingStatus: 'cancelled' })).statusCode,
+    ).toBe(200);
+    const refund = (
+      await t.ctx.pool.query('SELECT id, amount_cents FROM card_refunds WHERE order_id = $1', [formation.id])
+    ).rows[0];
     expect(refund.amount_cents).toBe(formation.retail_cents + fee);
     await refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
-    expect(stripe.callsTo('/v1/refunds').at(-1)!.form).toMatchObject({ payment_intent: 'pi_formation', amount: String(formation.retail_cents + fee) });
+    expect(stripe.callsTo('/v1/refunds').at(-1)!.form).toMatchObject({
+      payment_intent: 'pi_formation',
+      amount: String(formation.retail_cents + fee),
+    });
   });
 
   it('a submit of the same form again goes back to the open payment page instead of opening a second one', async () => {
     const c = await liveCustomer('Stripe Resubmit Co');
     const started = await startEinCheckout(c);
     const calls = stripe.callsTo('/v1/checkout/sessions').length;
-    const again = await c.s.post(started.path, { _csrf: csrfOf(started.page.body), _checkout: checkoutTokenOf(started.page.body), filingState: 'DE', ...einForm });
+    const again = await c.s.post(started.path, {
+      _csrf: csrfOf(started.page.body),
+      _checkout: checkoutTokenOf(started.page.body),
+      filingState: 'DE',
+      ...einForm,
+    });
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(started.location);
     expect(stripe.callsTo('/v1/checkout/sessions')).toHaveLength(calls);
@@ -188,24 +288,42 @@ describe('live checkout through Stripe Checkout', () => {
   it('a card Stripe declines orders nothing: back through the cancel address the customer reads so, the form reopens the same page, its expiry settles it', async () => {
     const c = await liveCustomer('Stripe Decline Co');
     const started = await startEinCheckout(c);
-    const resubmit = () => c.s.post(started.path, { _csrf: csrfOf(started.page.body), _checkout: checkoutTokenOf(started.page.body), filingState: 'DE', ...einForm });
+    const resubmit = () =>
+      c.s.post(started.path, {
+        _csrf: csrfOf(started.page.body),
+        _checkout: checkoutTokenOf(started.page.body),
+        filingState: 'DE',
+        ...einForm,
+      });
     // Stripe's own page shows the decline and opens no Checkout Session event for it; a PaymentIntent event may come.
-    const failed = await deliver('payment_intent.payment_failed', { id: 'pi_declined_1', object: 'payment_intent', status: 'requires_payment_method', last_payment_error: { code: 'card_declined' } });
+    const failed = await deliver('payment_intent.payment_failed', {
+      id: 'pi_declined_1',
+      object: 'payment_intent',
+      status: 'requires_payment_method',
+      last_payment_error: { code: 'card_declined' },
+    });
     expect(failed.res.statusCode).toBe(200);
     const back = await c.s.get(`/checkout/return/${started.checkoutId}?cancelled=1`);
     expect(back.statusCode).toBe(200);
     expect(back.body).toContain('Payment not completed');
     expect(back.body).toContain('nothing was ordered');
     expect(await ordersOf(c.company.id)).toHaveLength(0);
-    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE user_id = $1', [c.user.id])).rows[0].n).toBe(0);
+    expect(
+      (await t.ctx.pool.query('SELECT count(*)::int AS n FROM payments WHERE user_id = $1', [c.user.id])).rows[0].n,
+    ).toBe(0);
 
     // The same form goes back to the page that is still open, to try another card.
     const again = await resubmit();
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(started.location);
 
-    await deliver('checkout.session.expired', session(started.sessionId, { status: 'expired', payment_status: 'unpaid' }));
-    expect((await c.s.get(`/checkout/return/${started.checkoutId}?cancelled=1`)).body).toContain('Payment page expired');
+    await deliver(
+      'checkout.session.expired',
+      session(started.sessionId, { status: 'expired', payment_status: 'unpaid' }),
+    );
+    expect((await c.s.get(`/checkout/return/${started.checkoutId}?cancelled=1`)).body).toContain(
+      'Payment page expired',
+    );
     // Once it expired, the same form opens a new page.
     const fresh = await resubmit();
     expect(fresh.statusCode).toBe(303);
@@ -217,13 +335,25 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Down Co');
     const path = `/companies/${c.company.id}/checkout/ein`;
     const page = await c.s.get(path);
-    const submit = () => c.s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', ...einForm });
+    const submit = () =>
+      c.s.post(path, {
+        _csrf: csrfOf(page.body),
+        _checkout: checkoutTokenOf(page.body),
+        filingState: 'DE',
+        ...einForm,
+      });
     stripe.failSessions = 'Stripe is not answering';
     const res = await submit().finally(() => (stripe.failSessions = null));
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('Card payment is temporarily unavailable');
     expect(res.body).toContain('You have not been charged');
-    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM card_checkouts WHERE organization_id = $1', [c.tenant.organizationId])).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.ctx.pool.query('SELECT count(*)::int AS n FROM card_checkouts WHERE organization_id = $1', [
+          c.tenant.organizationId,
+        ])
+      ).rows[0].n,
+    ).toBe(0);
     // The same form works once Stripe answers again.
     const retry = await submit();
     expect(retry.statusCode, retry.body.slice(0, 2000)).toBe(303);
@@ -234,7 +364,11 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Duplicate Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    const object = session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_dup_1', amount_total: retail });
+    const object = session(started.sessionId, {
+      payment_status: 'paid',
+      payment_intent: 'pi_dup_1',
+      amount_total: retail,
+    });
     const first = await deliver('checkout.session.completed', object);
     expect(first.res.statusCode).toBe(200);
     expect((await deliver('checkout.session.completed', object, { id: first.id })).res.statusCode).toBe(200);
@@ -242,18 +376,34 @@ describe('live checkout through Stripe Checkout', () => {
     expect((await deliver('checkout.session.async_payment_succeeded', object)).res.statusCode).toBe(200);
     const orders = await ordersOf(c.company.id);
     expect(orders).toHaveLength(1);
-    expect((await t.ctx.pool.query(`SELECT count(*)::int AS n FROM payments WHERE provider_reference = 'pi_dup_1'`)).rows[0].n).toBe(1);
-    expect((await t.ctx.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`, [orders[0].id])).rows[0].n).toBe(1);
+    expect(
+      (await t.ctx.pool.query(`SELECT count(*)::int AS n FROM payments WHERE provider_reference = 'pi_dup_1'`)).rows[0]
+        .n,
+    ).toBe(1);
+    expect(
+      (
+        await t.ctx.pool.query(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1`,
+          [orders[0].id],
+        )
+      ).rows[0].n,
+    ).toBe(1);
   });
 
   it('waits for a delayed payment method: completed unpaid, then async success places the order', async () => {
     const c = await liveCustomer('Stripe Async Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_ok', amount_total: retail }));
+    await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_ok', amount_total: retail }),
+    );
     expect(await ordersOf(c.company.id)).toHaveLength(0);
     expect((await c.s.get(`/checkout/return/${started.checkoutId}`)).body).toContain('Payment pending');
-    const { res } = await deliver('checkout.session.async_payment_succeeded', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_async_ok', amount_total: retail }));
+    const { res } = await deliver(
+      'checkout.session.async_payment_succeeded',
+      session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_async_ok', amount_total: retail }),
+    );
     expect(res.statusCode).toBe(200);
     expect(await ordersOf(c.company.id)).toHaveLength(1);
     expect((await c.s.get(`/checkout/return/${started.checkoutId}`)).statusCode).toBe(303);
@@ -263,24 +413,42 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Async Fail Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_fail', amount_total: retail }));
-    const { res } = await deliver('checkout.session.async_payment_failed', session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_fail', amount_total: retail }));
+    await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_fail', amount_total: retail }),
+    );
+    const { res } = await deliver(
+      'checkout.session.async_payment_failed',
+      session(started.sessionId, { payment_status: 'unpaid', payment_intent: 'pi_async_fail', amount_total: retail }),
+    );
     expect(res.statusCode).toBe(200);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
     const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
     expect(back.body).toContain('Payment failed');
     expect(back.body).toContain('did not go through');
     // A late success event for the failed session changes nothing.
-    await deliver('checkout.session.async_payment_succeeded', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_async_fail', amount_total: retail }));
+    await deliver(
+      'checkout.session.async_payment_succeeded',
+      session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_async_fail', amount_total: retail }),
+    );
     expect(await ordersOf(c.company.id)).toHaveLength(0);
   });
 
   it('an expired payment page places nothing and forgets the order request', async () => {
     const c = await liveCustomer('Stripe Expired Co');
     const started = await startEinCheckout(c);
-    expect((await deliver('checkout.session.expired', session(started.sessionId, { status: 'expired', payment_status: 'unpaid' }))).res.statusCode).toBe(200);
+    expect(
+      (
+        await deliver(
+          'checkout.session.expired',
+          session(started.sessionId, { status: 'expired', payment_status: 'unpaid' }),
+        )
+      ).res.statusCode,
+    ).toBe(200);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
-    const row = (await t.ctx.pool.query('SELECT status, intent FROM card_checkouts WHERE id = $1', [started.checkoutId])).rows[0];
+    const row = (
+      await t.ctx.pool.query('SELECT status, intent FROM card_checkouts WHERE id = $1', [started.checkoutId])
+    ).rows[0];
     expect(row).toEqual({ status: 'expired', intent: null });
     expect((await c.s.get(`/checkout/return/${started.checkoutId}`)).body).toContain('Payment page expired');
   });
@@ -289,22 +457,42 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Forged Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    const object = session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_forged', amount_total: retail });
+    const object = session(started.sessionId, {
+      payment_status: 'paid',
+      payment_intent: 'pi_forged',
+      amount_total: retail,
+    });
     const forged = await deliver('checkout.session.completed', object, { secret: 'whsec_not_the_right_one' });
     expect(forged.res.statusCode).toBe(400);
     expect(forged.res.json()).toMatchObject({ code: 'bad_request' });
-    const stale = await deliver('checkout.session.completed', object, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+    const stale = await deliver('checkout.session.completed', object, {
+      timestamp: Math.floor(Date.now() / 1000) - 600,
+    });
     expect(stale.res.statusCode).toBe(400);
     // Signed, but of the other mode than the configured key (a live event to a test-key setup): ignored.
     expect((await deliver('checkout.session.completed', object, { livemode: true })).res.statusCode).toBe(200);
-    const unsigned = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const unsigned = await t.app.inject({
+      method: 'POST',
+      url: '/stripe/webhook',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(unsigned.statusCode).toBe(400);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
-    expect((await t.ctx.pool.query('SELECT count(*)::int AS n FROM payment_provider_events WHERE id = ANY($1)', [[forged.id, stale.id]])).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.ctx.pool.query('SELECT count(*)::int AS n FROM payment_provider_events WHERE id = ANY($1)', [
+          [forged.id, stale.id],
+        ])
+      ).rows[0].n,
+    ).toBe(0);
   });
 
   it('acknowledges and logs an event for a session it did not open', async () => {
-    const { res, id } = await deliver('checkout.session.completed', session('cs_test_not_ours', { payment_status: 'paid', payment_intent: 'pi_x', amount_total: 100 }));
+    const { res, id } = await deliver(
+      'checkout.session.completed',
+      session('cs_test_not_ours', { payment_status: 'paid', payment_intent: 'pi_x', amount_total: 100 }),
+    );
     expect(res.statusCode).toBe(200);
     expect(t.logs.some((l) => l.includes(id) && l.includes('did not open'))).toBe(true);
   });
@@ -313,25 +501,45 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Refund Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_refund_1', amount_total: retail }));
+    await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_refund_1', amount_total: retail }),
+    );
     const [order] = await ordersOf(c.company.id);
 
     const cancel = await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' });
     expect(cancel.statusCode, cancel.body).toBe(200);
     const refund = (await t.ctx.pool.query('SELECT * FROM card_refunds WHERE order_id = $1', [order.id])).rows[0];
     expect(refund).toMatchObject({ status: 'pending', provider: 'stripe', amount_cents: order.amount_cents });
-    const job = (await t.ctx.pool.query(`SELECT j.payload, j.max_attempts FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE k.identifier = 'refund_card_payment' AND j.payload->>'refundId' = $1`, [refund.id])).rows;
+    const job = (
+      await t.ctx.pool.query(
+        `SELECT j.payload, j.max_attempts FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE k.identifier = 'refund_card_payment' AND j.payload->>'refundId' = $1`,
+        [refund.id],
+      )
+    ).rows;
     expect(job).toMatchObject([{ max_attempts: 20 }]);
     // The cancellation is announced as for any order (filing.status_changed), with the order showing cancelled.
-    const changed = (await t.ctx.pool.query(`SELECT data->>'filingStatus' AS status FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1 ORDER BY created_at`, [order.id])).rows;
+    const changed = (
+      await t.ctx.pool.query(
+        `SELECT data->>'filingStatus' AS status FROM events WHERE type = 'filing.status_changed' AND data->>'orderId' = $1 ORDER BY created_at`,
+        [order.id],
+      )
+    ).rows;
     expect(changed.map((e) => e.status)).toEqual(['submitted', 'cancelled']);
     expect((await c.s.get(`/companies/${c.company.id}`)).body).toContain('Cancelled');
 
-    const run = () => refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
+    const run = () =>
+      refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
     stripe.failRefunds = 'This PaymentIntent cannot be refunded right now';
     await expect(run()).rejects.toThrow(/cannot be refunded/);
-    const failed = (await t.ctx.pool.query('SELECT status, attempts, last_error FROM card_refunds WHERE id = $1', [refund.id])).rows[0];
-    expect(failed).toMatchObject({ status: 'pending', attempts: 1, last_error: expect.stringContaining('cannot be refunded') });
+    const failed = (
+      await t.ctx.pool.query('SELECT status, attempts, last_error FROM card_refunds WHERE id = $1', [refund.id])
+    ).rows[0];
+    expect(failed).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_error: expect.stringContaining('cannot be refunded'),
+    });
 
     // The console shows the refund on the order and lists it among the refunds Stripe has not accepted.
     const operator = await newOperator(t.ctx.pool);
@@ -347,8 +555,14 @@ describe('live checkout through Stripe Checkout', () => {
     await run();
     const calls = stripe.callsTo('/v1/refunds').filter((x) => x.form.payment_intent === 'pi_refund_1');
     expect(calls.length).toBe(2);
-    expect(calls.every((x) => x.idempotencyKey === refund.id && x.form.amount === String(order.amount_cents))).toBe(true);
-    const done = (await t.ctx.pool.query('SELECT status, provider_reference, refunded_at FROM card_refunds WHERE id = $1', [refund.id])).rows[0];
+    expect(calls.every((x) => x.idempotencyKey === refund.id && x.form.amount === String(order.amount_cents))).toBe(
+      true,
+    );
+    const done = (
+      await t.ctx.pool.query('SELECT status, provider_reference, refunded_at FROM card_refunds WHERE id = $1', [
+        refund.id,
+      ])
+    ).rows[0];
     expect(done).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^re_/) });
     expect((await console_.get(`/console/orders/${order.id}`)).body).toContain(done.provider_reference);
     expect((await console_.get('/console/queue')).body).not.toContain('cannot be refunded right now');
@@ -358,12 +572,17 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Mismatch Co');
     const { retail } = await retailOf(c.tenant, 'ein');
     const started = await startEinCheckout(c);
-    const { res } = await deliver('checkout.session.completed', session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_mismatch', amount_total: retail - 100 }));
+    const { res } = await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, { payment_status: 'paid', payment_intent: 'pi_mismatch', amount_total: retail - 100 }),
+    );
     expect(res.statusCode).toBe(200);
     expect(await ordersOf(c.company.id)).toHaveLength(0);
     const refund = stripe.callsTo('/v1/refunds').find((x) => x.form.payment_intent === 'pi_mismatch');
     expect(refund?.form.amount).toBe(String(retail - 100));
-    expect((await t.ctx.pool.query(`SELECT status FROM payments WHERE provider_reference = 'pi_mismatch'`)).rows).toEqual([{ status: 'refunded' }]);
+    expect(
+      (await t.ctx.pool.query(`SELECT status FROM payments WHERE provider_reference = 'pi_mismatch'`)).rows,
+    ).toEqual([{ status: 'refunded' }]);
     const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
     expect(back.body).toContain('Payment failed');
     expect(back.body).toContain('refunded');
@@ -377,7 +596,12 @@ describe('live checkout through Stripe Checkout', () => {
   });
 
   it('refuses an oversized webhook body before checking anything else', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: 'x'.repeat(300 * 1024) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/stripe/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      payload: 'x'.repeat(300 * 1024),
+    });
     expect(res.statusCode).toBe(413);
   });
 });
@@ -385,29 +609,53 @@ describe('live checkout through Stripe Checkout', () => {
 describe('test mode with Stripe configured', () => {
   it('keeps the sandbox cards and never calls Stripe', async () => {
     const tenant = await t.newTenant('Sandbox Still Co');
-    expect((await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode).toBe(200);
+    expect(
+      (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
+    ).toBe(200);
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const before = stripe.calls.length;
     const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
-    const card = (n: string) => ({ 'card.name': 'Ada Lovelace', 'card.number': n, 'card.exp': '12/39', 'card.cvc': '123' });
+    const card = (n: string) => ({
+      'card.name': 'Ada Lovelace',
+      'card.number': n,
+      'card.exp': '12/39',
+      'card.cvc': '123',
+    });
     const page = await s.get(path);
     expect(page.body).toContain('name="card.number"');
-    const declined = await s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', ...card('4000 0000 0000 0002') });
+    const declined = await s.post(path, {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      filingState: 'DE',
+      ...card('4000 0000 0000 0002'),
+    });
     expect(declined.statusCode).toBe(402);
     expect(declined.body).toContain('Your card was declined');
     const page2 = await s.get(path);
-    const paid = await s.post(path, { _csrf: csrfOf(page2.body), _checkout: checkoutTokenOf(page2.body), filingState: 'DE', ...card('4242 4242 4242 4242') });
+    const paid = await s.post(path, {
+      _csrf: csrfOf(page2.body),
+      _checkout: checkoutTokenOf(page2.body),
+      filingState: 'DE',
+      ...card('4242 4242 4242 4242'),
+    });
     expect(paid.statusCode).toBe(303);
     const [order] = await ordersOf(company.id);
     expect(order).toMatchObject({ environment: 'test', billing: 'checkout' });
 
     // Cancelling it refunds through the sandbox, still without calling Stripe.
-    expect((await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(200);
-    const refund = (await t.ctx.pool.query('SELECT id, provider, amount_cents FROM card_refunds WHERE order_id = $1', [order.id])).rows[0];
+    expect((await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' })).statusCode).toBe(
+      200,
+    );
+    const refund = (
+      await t.ctx.pool.query('SELECT id, provider, amount_cents FROM card_refunds WHERE order_id = $1', [order.id])
+    ).rows[0];
     expect(refund).toMatchObject({ provider: 'sandbox', amount_cents: order.amount_cents });
     await refundCardPaymentTask.handler(t.ctx)({ refundId: refund.id }, { logger: { info: () => undefined } } as never);
-    expect((await t.ctx.pool.query('SELECT status, provider_reference FROM card_refunds WHERE id = $1', [refund.id])).rows[0]).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^sbx_re_/) });
+    expect(
+      (await t.ctx.pool.query('SELECT status, provider_reference FROM card_refunds WHERE id = $1', [refund.id]))
+        .rows[0],
+    ).toMatchObject({ status: 'succeeded', provider_reference: expect.stringMatching(/^sbx_re_/) });
     expect(stripe.calls.length).toBe(before);
   });
 });

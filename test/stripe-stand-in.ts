@@ -45,7 +45,13 @@ export class StripeStandIn {
     req.on('end', () => {
       const form = Object.fromEntries(new URLSearchParams(body));
       const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
-      const call = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], form, idempotencyKey, authorization: req.headers.authorization ?? null };
+      const call = {
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0],
+        form,
+        idempotencyKey,
+        authorization: req.headers.authorization ?? null,
+      };
       this.calls.push(call);
       const send = (status: number, json: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_standin_${++this.seq}` });
@@ -55,19 +61,37 @@ export class StripeStandIn {
       if (remembered) return send(200, remembered);
       let object: unknown;
       if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
-        if (this.failSessions) return send(400, { error: { type: 'invalid_request_error', message: this.failSessions } });
+        if (this.failSessions)
+          return send(400, { error: { type: 'invalid_request_error', message: this.failSessions } });
         const id = `cs_test_standin${++this.seq}`;
         let total = 0;
-        for (let i = 0; form[`line_items[${i}][price_data][unit_amount]`]; i++) total += Number(form[`line_items[${i}][price_data][unit_amount]`]);
+        for (let i = 0; form[`line_items[${i}][price_data][unit_amount]`]; i++)
+          total += Number(form[`line_items[${i}][price_data][unit_amount]`]);
         object = {
-          id, object: 'checkout.session', mode: 'payment', status: 'open', payment_status: 'unpaid', amount_total: total, currency: 'usd',
-          url: `https://checkout.stripe.com/c/pay/${id}`, metadata: { checkout_id: form['metadata[checkout_id]'] }, customer_email: form.customer_email,
+          id,
+          object: 'checkout.session',
+          mode: 'payment',
+          status: 'open',
+          payment_status: 'unpaid',
+          amount_total: total,
+          currency: 'usd',
+          url: `https://checkout.stripe.com/c/pay/${id}`,
+          metadata: { checkout_id: form['metadata[checkout_id]'] },
+          customer_email: form.customer_email,
         };
       } else if (call.method === 'POST' && call.path === '/v1/refunds') {
         if (this.failRefunds) return send(400, { error: { type: 'invalid_request_error', message: this.failRefunds } });
-        object = { id: `re_standin${++this.seq}`, object: 'refund', amount: Number(form.amount), payment_intent: form.payment_intent, status: 'succeeded' };
+        object = {
+          id: `re_standin${++this.seq}`,
+          object: 'refund',
+          amount: Number(form.amount),
+          payment_intent: form.payment_intent,
+          status: 'succeeded',
+        };
       } else {
-        return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${call.method}: ${call.path})` } });
+        return send(404, {
+          error: { type: 'invalid_request_error', message: `Unrecognized request URL (${call.method}: ${call.path})` },
+        });
       }
       if (idempotencyKey) this.byKey.set(`${call.path}:${idempotencyKey}`, object);
       send(200, object);
@@ -76,8 +100,24 @@ export class StripeStandIn {
 }
 
 /** A signed Stripe webhook request body and header, as Stripe sends them (signed with the package's test helper). */
-export function signedEvent(secret: string, event: { id: string; type: string; object: Record<string, unknown>; livemode?: boolean }, timestamp?: number) {
-  const payload = JSON.stringify({ id: event.id, object: 'event', type: event.type, livemode: event.livemode ?? false, api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), data: { object: event.object } });
-  const header = new Stripe('sk_test_signer').webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+export function signedEvent(
+  secret: string,
+  event: { id: string; type: string; object: Record<string, unknown>; livemode?: boolean },
+  timestamp?: number,
+) {
+  const payload = JSON.stringify({
+    id: event.id,
+    object: 'event',
+    type: event.type,
+    livemode: event.livemode ?? false,
+    api_version: '2025-01-01',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: event.object },
+  });
+  const header = new Stripe('sk_test_signer').webhooks.generateTestHeaderString({
+    payload,
+    secret,
+    ...(timestamp ? { timestamp } : {}),
+  });
   return { payload, header };
 }

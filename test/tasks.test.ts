@@ -23,10 +23,30 @@ describe('background tasks', () => {
 
   it('keep their cron schedules, each naming a registered task', () => {
     expect(cronItems.map(({ task, match, identifier, options }) => ({ task, match, identifier, options }))).toEqual([
-      { task: 'renew_subscriptions', match: '17 4 * * *', identifier: 'subscriptions:renew-daily', options: { backfillPeriod: 24 * 3600 * 1000, maxAttempts: 5, queueName: 'subscription_renewals' } },
-      { task: 'purge_expired', match: '41 3 * * *', identifier: 'maintenance:purge-expired-daily', options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'maintenance' } },
-      { task: 'verify_ledger', match: '23 5 * * *', identifier: 'ledger:verify-daily', options: { backfillPeriod: 0, maxAttempts: 1, queueName: 'maintenance' } },
-      { task: 'compliance_reminders', match: '7 6 * * *', identifier: 'compliance:reminders-daily', options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'compliance' } },
+      {
+        task: 'renew_subscriptions',
+        match: '17 4 * * *',
+        identifier: 'subscriptions:renew-daily',
+        options: { backfillPeriod: 24 * 3600 * 1000, maxAttempts: 5, queueName: 'subscription_renewals' },
+      },
+      {
+        task: 'purge_expired',
+        match: '41 3 * * *',
+        identifier: 'maintenance:purge-expired-daily',
+        options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'maintenance' },
+      },
+      {
+        task: 'verify_ledger',
+        match: '23 5 * * *',
+        identifier: 'ledger:verify-daily',
+        options: { backfillPeriod: 0, maxAttempts: 1, queueName: 'maintenance' },
+      },
+      {
+        task: 'compliance_reminders',
+        match: '7 6 * * *',
+        identifier: 'compliance:reminders-daily',
+        options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'compliance' },
+      },
     ]);
     for (const item of cronItems) expect(Object.keys(taskDefinitions)).toContain(item.task);
   });
@@ -49,16 +69,35 @@ describe('background tasks', () => {
     expect(_wrong).toBeTypeOf('function');
   });
 
-  it('addJob queues in the caller\'s transaction: committed with its payload and options, or not at all', async () => {
-    const jobs = (key: string) => t.ctx.pool.query(
-      `SELECT k.identifier, j.payload, j.max_attempts FROM graphile_worker._private_jobs j
-         JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE j.key = $1`, [key]);
-    await withTransaction(t.ctx.pool, (tx) => addJob(tx, 'verify_ledger', {}, { jobKey: 'tasks-test:committed', maxAttempts: 2, runAt: new Date(Date.now() + 3600_000) }));
-    expect((await jobs('tasks-test:committed')).rows).toEqual([{ identifier: 'verify_ledger', payload: {}, max_attempts: 2 }]);
-    await expect(withTransaction(t.ctx.pool, async (tx) => {
-      await addJob(tx, 'verify_ledger', {}, { jobKey: 'tasks-test:rolled-back', runAt: new Date(Date.now() + 3600_000) });
-      throw new Error('rolled back');
-    })).rejects.toThrow('rolled back');
+  it("addJob queues in the caller's transaction: committed with its payload and options, or not at all", async () => {
+    const jobs = (key: string) =>
+      t.ctx.pool.query(
+        `SELECT k.identifier, j.payload, j.max_attempts FROM graphile_worker._private_jobs j
+         JOIN graphile_worker._private_tasks k ON k.id = j.task_id WHERE j.key = $1`,
+        [key],
+      );
+    await withTransaction(t.ctx.pool, (tx) =>
+      addJob(
+        tx,
+        'verify_ledger',
+        {},
+        { jobKey: 'tasks-test:committed', maxAttempts: 2, runAt: new Date(Date.now() + 3600_000) },
+      ),
+    );
+    expect((await jobs('tasks-test:committed')).rows).toEqual([
+      { identifier: 'verify_ledger', payload: {}, max_attempts: 2 },
+    ]);
+    await expect(
+      withTransaction(t.ctx.pool, async (tx) => {
+        await addJob(
+          tx,
+          'verify_ledger',
+          {},
+          { jobKey: 'tasks-test:rolled-back', runAt: new Date(Date.now() + 3600_000) },
+        );
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
     expect((await jobs('tasks-test:rolled-back')).rows).toEqual([]);
     await t.ctx.pool.query(`SELECT graphile_worker.remove_job('tasks-test:committed')`);
   });

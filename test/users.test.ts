@@ -30,13 +30,21 @@ describe('POST /users', () => {
     expect(absent.statusCode).toBe(201);
     expect(absent.json().phoneNumber).toBeNull();
     expect('phoneNumber' in absent.json()).toBe(true);
-    const explicit = await tenant.api('POST', '/users', { fullName: 'Null Phone', email: uniqueEmail(), phoneNumber: null });
+    const explicit = await tenant.api('POST', '/users', {
+      fullName: 'Null Phone',
+      email: uniqueEmail(),
+      phoneNumber: null,
+    });
     expect(explicit.statusCode).toBe(201);
     expect(explicit.json().phoneNumber).toBeNull();
   });
 
   it('accepts international E.164 numbers', async () => {
-    const res = await tenant.api('POST', '/users', { fullName: 'Hans', email: uniqueEmail(), phoneNumber: '+4915123456789' });
+    const res = await tenant.api('POST', '/users', {
+      fullName: 'Hans',
+      email: uniqueEmail(),
+      phoneNumber: '+4915123456789',
+    });
     expect(res.statusCode).toBe(201);
   });
 
@@ -54,12 +62,36 @@ describe('POST /users', () => {
     ['email is required', { fullName: 'A' }, 'email'],
     ['email must be an email address', { fullName: 'A', email: 'not-an-email' }, 'email'],
     ['email needs a domain with a TLD', { fullName: 'A', email: 'a@localhost' }, 'email'],
-    ['phoneNumber must be E.164 (no + prefix)', { fullName: 'A', email: 'a@example.com', phoneNumber: '4155550123' }, 'phoneNumber'],
-    ['phoneNumber must be E.164 (no spaces)', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1 415 555 0123' }, 'phoneNumber'],
-    ['phoneNumber must be a valid number', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1555' }, 'phoneNumber'],
-    ['phoneNumber needs an existing country calling code', { fullName: 'A', email: 'a@example.com', phoneNumber: '+99912345678' }, 'phoneNumber'],
-    ['phoneNumber must not start with +0', { fullName: 'A', email: 'a@example.com', phoneNumber: '+04155550123' }, 'phoneNumber'],
-    ['phoneNumber has at most 15 digits', { fullName: 'A', email: 'a@example.com', phoneNumber: '+1415555012345678' }, 'phoneNumber'],
+    [
+      'phoneNumber must be E.164 (no + prefix)',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '4155550123' },
+      'phoneNumber',
+    ],
+    [
+      'phoneNumber must be E.164 (no spaces)',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1 415 555 0123' },
+      'phoneNumber',
+    ],
+    [
+      'phoneNumber must be a valid number',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1555' },
+      'phoneNumber',
+    ],
+    [
+      'phoneNumber needs an existing country calling code',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '+99912345678' },
+      'phoneNumber',
+    ],
+    [
+      'phoneNumber must not start with +0',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '+04155550123' },
+      'phoneNumber',
+    ],
+    [
+      'phoneNumber has at most 15 digits',
+      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1415555012345678' },
+      'phoneNumber',
+    ],
     ['phoneNumber must be a string', { fullName: 'A', email: 'a@example.com', phoneNumber: 4155550123 }, 'phoneNumber'],
     ['unknown fields are refused', { fullName: 'A', email: 'a@example.com', nickname: 'x' }, 'nickname'],
   ];
@@ -126,7 +158,9 @@ describe('GET /users/{userIdOrEmail}', () => {
   it('keeps test and live data apart: a user created with the test key is 404 with the live key', async () => {
     const user = await createUser(tenant, 'test');
     expect((await tenant.api('GET', `/users/${user.id}`, undefined, { env: 'live' })).statusCode).toBe(404);
-    expect((await tenant.api('GET', `/users/${encodeURIComponent(user.email)}`, undefined, { env: 'live' })).statusCode).toBe(404);
+    expect(
+      (await tenant.api('GET', `/users/${encodeURIComponent(user.email)}`, undefined, { env: 'live' })).statusCode,
+    ).toBe(404);
   });
 });
 
@@ -151,4 +185,3 @@ describe('GET /users', () => {
     expect(fieldsOf(res)).toContain('limit');
   });
 });
-

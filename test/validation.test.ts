@@ -41,14 +41,22 @@ describe('validated', () => {
   });
 
   it('runs the rules on input that failed the schema, and puts prior errors first', () => {
-    const errors = errorsOf(() => validated(Body, 'not an object', [adultRule], { prior: [{ field: 'idempotency-key', message: 'is too long' }] }));
+    const errors = errorsOf(() =>
+      validated(Body, 'not an object', [adultRule], { prior: [{ field: 'idempotency-key', message: 'is too long' }] }),
+    );
     expect(errors[0]).toEqual({ field: 'idempotency-key', message: 'is too long' });
     expect(errors.slice(1)).toEqual([{ field: '', message: 'must be object' }]);
   });
 
   it('lets the caller raise the combined errors its own way', () => {
     class Custom extends Error {}
-    expect(() => validated(Body, {}, [], { raise: () => { throw new Custom(); } })).toThrow(Custom);
+    expect(() =>
+      validated(Body, {}, [], {
+        raise: () => {
+          throw new Custom();
+        },
+      }),
+    ).toThrow(Custom);
   });
 });
 

@@ -90,6 +90,9 @@ export async function refusedPort(): Promise<number> {
     });
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
   });
-  if (!refused) throw new Error(`127.0.0.1:${port} does not refuse connections on this machine; tests of a refused connection need a port nothing listens on`);
+  if (!refused)
+    throw new Error(
+      `127.0.0.1:${port} does not refuse connections on this machine; tests of a refused connection need a port nothing listens on`,
+    );
   return port;
 }

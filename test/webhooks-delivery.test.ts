@@ -29,15 +29,25 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   return r;
 }
 
-async function endpoint(tenant: TestTenant, url: string, eventTypes: string[] = ['filing.status_changed', 'document.uploaded']) {
+async function endpoint(
+  tenant: TestTenant,
+  url: string,
+  eventTypes: string[] = ['filing.status_changed', 'document.uploaded'],
+) {
   const res = await tenant.api('POST', '/webhook-endpoints', { url, eventTypes });
   expect(res.statusCode, res.body).toBe(201);
   return res.json<{ id: string; secret: string }>();
 }
 
 /** Emits an event the way every module does: inside a transaction, through emitEvent. */
-function emit(tenant: TestTenant, type: EventType = 'document.uploaded', data: Record<string, unknown> = { documentType: 'company', fileName: 'articles.pdf' }) {
-  return withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, type, data));
+function emit(
+  tenant: TestTenant,
+  type: EventType = 'document.uploaded',
+  data: Record<string, unknown> = { documentType: 'company', fileName: 'articles.pdf' },
+) {
+  return withTransaction(t.ctx.pool, (tx) =>
+    emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, type, data),
+  );
 }
 
 async function deliveriesOf(tenant: TestTenant, query = '') {
@@ -46,7 +56,10 @@ async function deliveriesOf(tenant: TestTenant, query = '') {
 
 /** Deliveries of the organization (both environments) not yet finished. */
 async function pendingDeliveries(organizationId: string): Promise<number> {
-  const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending'`, [organizationId]);
+  const { rows } = await t.ctx.pool.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending'`,
+    [organizationId],
+  );
   return rows[0].n;
 }
 
@@ -58,7 +71,7 @@ async function settled(tenant: TestTenant, eventId: string) {
 }
 
 describe('webhook delivery', () => {
-  it('POSTs the envelope, signed so that Stripe\'s constructEvent verifies it with the endpoint secret', async () => {
+  it("POSTs the envelope, signed so that Stripe's constructEvent verifies it with the endpoint secret", async () => {
     const tenant = await t.newTenant();
     const r = await receiver();
     const ep = await endpoint(tenant, r.url);
@@ -66,7 +79,12 @@ describe('webhook delivery', () => {
     await waitFor('the event', () => r.requests.length === 1);
     const req = r.requests[0]!;
     expect(verifyWithStripe(req, ep.secret)).toEqual(event);
-    expect(JSON.parse(req.rawBody)).toEqual({ id: event.id, type: 'document.uploaded', createdAt: event.createdAt, data: event.data });
+    expect(JSON.parse(req.rawBody)).toEqual({
+      id: event.id,
+      type: 'document.uploaded',
+      createdAt: event.createdAt,
+      data: event.data,
+    });
     expect(event.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['service-event-id']).toBe(event.id);
@@ -74,8 +92,16 @@ describe('webhook delivery', () => {
     expect(String(req.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(() => verifyWithStripe(req, `${ep.secret}x`)).toThrow();
     const delivery = await settled(tenant, event.id);
-    expect(delivery).toMatchObject({ status: 'succeeded', endpointId: ep.id, eventType: 'document.uploaded', attemptCount: 1, failureReason: null });
-    expect(delivery.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 200, responseBody: null, error: null, url: r.url })]);
+    expect(delivery).toMatchObject({
+      status: 'succeeded',
+      endpointId: ep.id,
+      eventType: 'document.uploaded',
+      attemptCount: 1,
+      failureReason: null,
+    });
+    expect(delivery.attempts).toEqual([
+      expect.objectContaining({ attemptNumber: 1, statusCode: 200, responseBody: null, error: null, url: r.url }),
+    ]);
   });
 
   it('sends only to enabled endpoints subscribed to the type, of the same environment', async () => {
@@ -84,15 +110,29 @@ describe('webhook delivery', () => {
     await endpoint(tenant, docs.url, ['document.uploaded']);
     await endpoint(tenant, filings.url, ['filing.status_changed']);
     const disabled = await endpoint(tenant, off.url, ['document.uploaded']);
-    expect((await tenant.api('PATCH', `/webhook-endpoints/${disabled.id}`, { disabled: true })).json()).toMatchObject({ disabled: true });
-    expect((await tenant.api('POST', '/webhook-endpoints', { url: live.url, eventTypes: ['document.uploaded'] }, { env: 'live' })).statusCode).toBe(201);
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${disabled.id}`, { disabled: true })).json()).toMatchObject({
+      disabled: true,
+    });
+    expect(
+      (
+        await tenant.api(
+          'POST',
+          '/webhook-endpoints',
+          { url: live.url, eventTypes: ['document.uploaded'] },
+          { env: 'live' },
+        )
+      ).statusCode,
+    ).toBe(201);
     const event = await emit(tenant, 'document.uploaded');
     await waitFor('the subscribed endpoint', () => docs.requests.length === 1);
     expect(docs.requests[0]!.event.id).toBe(event.id);
     // Absence is asserted once the system has settled: the event's one delivery is done and no delivery of the
     // organization in either environment is still due, so nothing could still reach the other receivers.
     expect(await settled(tenant, event.id)).toMatchObject({ status: 'succeeded' });
-    await waitFor('no delivery of the organization still due', async () => (await pendingDeliveries(tenant.organizationId)) === 0);
+    await waitFor(
+      'no delivery of the organization still due',
+      async () => (await pendingDeliveries(tenant.organizationId)) === 0,
+    );
     expect((await deliveriesOf(tenant, `?eventId=${event.id}`)).length).toBe(1);
     expect([filings.requests.length, off.requests.length, live.requests.length]).toEqual([0, 0, 0]);
   });
@@ -100,12 +140,18 @@ describe('webhook delivery', () => {
   it('retries a receiver that fails twice and delivers on the third attempt, recording every attempt', async () => {
     const tenant = await t.newTenant();
     const big = 'x'.repeat(10_000);
-    const r = await receiver((_req, n) => (n === 1 ? { status: 500, body: big } : n === 2 ? { status: 503, body: 'busy' } : { status: 204 }));
+    const r = await receiver((_req, n) =>
+      n === 1 ? { status: 500, body: big } : n === 2 ? { status: 503, body: 'busy' } : { status: 204 },
+    );
     const ep = await endpoint(tenant, r.url);
     const event = await emit(tenant);
     const delivery = await settled(tenant, event.id);
     expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 3 });
-    expect(delivery.attempts.map((a: any) => [a.attemptNumber, a.statusCode])).toEqual([[1, 500], [2, 503], [3, 204]]);
+    expect(delivery.attempts.map((a: any) => [a.attemptNumber, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 204],
+    ]);
     // The receiver is on loopback: what it answers is never kept (WH-16).
     expect(delivery.attempts.map((a: any) => a.responseBody)).toEqual([null, null, null]);
     expect(delivery.attempts.every((a: any) => a.durationMs >= 0)).toBe(true);
@@ -134,7 +180,11 @@ describe('webhook delivery', () => {
     // The retry runs with the generous timeout again, so it gets the receiver's 200 however busy the machine is.
     const delivery = await settled(tenant, event.id);
     expect(delivery.status).toBe('succeeded');
-    expect(delivery.attempts[0]).toMatchObject({ attemptNumber: 1, statusCode: null, error: expect.stringContaining('Timed out after 1000 ms') });
+    expect(delivery.attempts[0]).toMatchObject({
+      attemptNumber: 1,
+      statusCode: null,
+      error: expect.stringContaining('Timed out after 1000 ms'),
+    });
     expect(delivery.attempts[1]).toMatchObject({ attemptNumber: 2, statusCode: 200, error: null });
   });
 
@@ -161,8 +211,15 @@ describe('webhook delivery', () => {
     const ep = await endpoint(tenant, r.url);
     const event = await emit(tenant);
     const delivery = await settled(tenant, event.id);
-    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, failureReason: expect.stringContaining('410') });
-    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('410') });
+    expect(delivery).toMatchObject({
+      status: 'failed',
+      attemptCount: 1,
+      failureReason: expect.stringContaining('410'),
+    });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({
+      disabled: true,
+      disabledReason: expect.stringContaining('410'),
+    });
     const next = await emit(tenant);
     expect(await deliveriesOf(tenant, `?eventId=${next.id}`)).toEqual([]);
     expect(r.requests.length).toBe(1);
@@ -173,11 +230,20 @@ describe('webhook delivery', () => {
     const r = await receiver(() => ({ status: 500 }));
     const ep = await endpoint(tenant, r.url);
     // Its failures started 121 hours ago (default limit 120).
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [ep.id]);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [
+      ep.id,
+    ]);
     const event = await emit(tenant);
     const delivery = await settled(tenant, event.id);
-    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, failureReason: expect.stringContaining('Endpoint disabled') });
-    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('120 hours') });
+    expect(delivery).toMatchObject({
+      status: 'failed',
+      attemptCount: 1,
+      failureReason: expect.stringContaining('Endpoint disabled'),
+    });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({
+      disabled: true,
+      disabledReason: expect.stringContaining('120 hours'),
+    });
   });
 
   it('ends pending deliveries of a deleted endpoint without calling it again', async () => {
@@ -203,13 +269,20 @@ describe('webhook delivery', () => {
     expect(String(req.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(verifyWithStripe(req, rotated.secret)).toEqual(event);
     expect(verifyWithStripe(req, ep.secret)).toEqual(event);
-    // WH-3: the new secret's entry comes first, so a receiver that reads only the first v1 verifies with the new secret.
+    // WH-3: the new secret's entry comes first, so a receiver that reads only the first v1 verifies with the new
+    // secret.
     const [t0, firstV1] = String(req.headers['service-signature']).split(',');
-    const hmac = (secret: string) => `v1=${createHmac('sha256', secret).update(`${t0.slice(2)}.${req.rawBody}`).digest('hex')}`;
+    const hmac = (secret: string) =>
+      `v1=${createHmac('sha256', secret)
+        .update(`${t0.slice(2)}.${req.rawBody}`)
+        .digest('hex')}`;
     expect(firstV1).toBe(hmac(rotated.secret));
     expect(firstV1).not.toBe(hmac(ep.secret));
     // Once the 24 hours are over, only the new secret signs.
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [ep.id]);
+    await t.ctx.pool.query(
+      `UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`,
+      [ep.id],
+    );
     await emit(tenant);
     await waitFor('the second event', () => r.requests.length === 2);
     const later = r.requests[1]!;
@@ -227,14 +300,22 @@ describe('test events', () => {
     await endpoint(tenant, other.url);
     const res = await tenant.api('POST', `/webhook-endpoints/${ep.id}/test`);
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toMatchObject({ id: expect.stringMatching(/^wd_/), endpointId: ep.id, eventType: 'webhook.test', status: 'pending' });
+    expect(res.json()).toMatchObject({
+      id: expect.stringMatching(/^wd_/),
+      endpointId: ep.id,
+      eventType: 'webhook.test',
+      status: 'pending',
+    });
     await waitFor('the test event', () => target.requests.length === 1);
     const req = target.requests[0]!;
     expect(verifyWithStripe(req, ep.secret)).toMatchObject({ type: 'webhook.test', data: { endpointId: ep.id } });
     const d = await settled(tenant, req.event.id);
     expect(d).toMatchObject({ id: res.json().id, status: 'succeeded', attemptCount: 1 });
     // Settled, and nothing else due: the other endpoint got no delivery and no request.
-    await waitFor('no delivery of the organization still due', async () => (await pendingDeliveries(tenant.organizationId)) === 0);
+    await waitFor(
+      'no delivery of the organization still due',
+      async () => (await pendingDeliveries(tenant.organizationId)) === 0,
+    );
     expect((await deliveriesOf(tenant)).map((x) => x.endpointId)).toEqual([ep.id]);
     expect(other.requests.length).toBe(0);
   });
@@ -315,7 +396,11 @@ describe('webhook deliveries API', () => {
     expect(failed).toMatchObject({ status: 'failed', attemptCount: 4 });
     expect((await tenant.api('POST', `/webhook-deliveries/${failed.id}/resend`)).statusCode).toBe(202);
     const after = await settled(tenant, event.id);
-    expect(after).toMatchObject({ status: 'failed', attemptCount: 5, failureReason: expect.stringContaining('HTTP 400') });
+    expect(after).toMatchObject({
+      status: 'failed',
+      attemptCount: 5,
+      failureReason: expect.stringContaining('HTTP 400'),
+    });
     expect(r.requests.length).toBe(5);
   });
 
@@ -331,7 +416,10 @@ describe('webhook deliveries API', () => {
     try {
       event = await emit(tenant);
       [d] = await deliveriesOf(tenant, `?eventId=${event.id}`);
-      await waitFor('the retry to be scheduled', async () => (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json().attemptCount === 1);
+      await waitFor(
+        'the retry to be scheduled',
+        async () => (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json().attemptCount === 1,
+      );
     } finally {
       t.ctx.config.webhookRetryScheduleSeconds = schedule;
     }
@@ -351,7 +439,9 @@ describe('webhook deliveries API', () => {
     const tenant = await t.newTenant();
     const r = await receiver(() => ({ status: 500 }));
     const ep = await endpoint(tenant, r.url);
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '31 minutes' WHERE id = $1`, [ep.id]);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '31 minutes' WHERE id = $1`, [
+      ep.id,
+    ]);
     const before = t.ctx.config.webhookDisableAfterHours;
     t.ctx.config.webhookDisableAfterHours = 0.5;
     try {
@@ -360,7 +450,10 @@ describe('webhook deliveries API', () => {
     } finally {
       t.ctx.config.webhookDisableAfterHours = before;
     }
-    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({ disabled: true, disabledReason: expect.stringContaining('0.5 hours') });
+    expect((await tenant.api('GET', `/webhook-endpoints/${ep.id}`)).json()).toMatchObject({
+      disabled: true,
+      disabledReason: expect.stringContaining('0.5 hours'),
+    });
   });
 
   it('refuses to resend a pending delivery or one whose endpoint is disabled (409)', async () => {
@@ -368,12 +461,23 @@ describe('webhook deliveries API', () => {
     const r = await receiver();
     const ep = await endpoint(tenant, r.url);
     // Disabled and re-enabled: the endpoint takes events again (the delivery below exists only if it does).
-    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true })).json()).toMatchObject({ disabled: true });
-    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: false })).json()).toMatchObject({ disabled: false });
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: true })).json()).toMatchObject({
+      disabled: true,
+    });
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep.id}`, { disabled: false })).json()).toMatchObject({
+      disabled: false,
+    });
     const pending = await withTransaction(t.ctx.pool, async (tx) => {
       // A delivery whose next attempt is scheduled far ahead (as during a long retry wait).
-      const ev = await emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {});
-      await tx.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = $1`, [ev.id]);
+      const ev = await emitEvent(
+        tx,
+        { organizationId: tenant.organizationId, environment: 'test' },
+        'document.uploaded',
+        {},
+      );
+      await tx.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_id = $1`, [
+        ev.id,
+      ]);
       return ev;
     });
     const ds = await deliveriesOf(tenant, `?eventId=${pending.id}`);
@@ -389,4 +493,3 @@ describe('webhook deliveries API', () => {
     expect(disabled.json().message).toContain('disabled');
   });
 });
-

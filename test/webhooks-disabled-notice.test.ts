@@ -49,13 +49,20 @@ async function endpointFor(tenant: TestTenant, url: string): Promise<string> {
 }
 
 function emit(tenant: TestTenant) {
-  return withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', { documentType: 'company', fileName: 'articles.pdf' }));
+  return withTransaction(t.ctx.pool, (tx) =>
+    emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {
+      documentType: 'company',
+      fileName: 'articles.pdf',
+    }),
+  );
 }
 
 /** Waits until every delivery to the endpoint has settled and it is disabled; returns the endpoint as the API shows it. */
 async function disabledEndpoint(tenant: TestTenant, endpointId: string) {
   return waitFor(`endpoint ${endpointId} disabled with its deliveries settled`, async () => {
-    const deliveries = (await tenant.api('GET', `/webhook-deliveries?endpointId=${endpointId}`)).json().data as Array<{ status: string }>;
+    const deliveries = (await tenant.api('GET', `/webhook-deliveries?endpointId=${endpointId}`)).json().data as Array<{
+      status: string;
+    }>;
     const ep = (await tenant.api('GET', `/webhook-endpoints/${endpointId}`)).json();
     return ep.disabled && deliveries.length && deliveries.every((d) => d.status !== 'pending') ? ep : null;
   });
@@ -63,8 +70,11 @@ async function disabledEndpoint(tenant: TestTenant, endpointId: string) {
 
 /** Email jobs for the endpoint still queued or failed (a sent email's job is deleted). */
 async function emailJobsOf(endpointId: string): Promise<number> {
-  const { rows } = await t.ctx.pool.query(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
-      WHERE k.identifier = $1 AND j.payload->>'endpointId' = $2`, [sendEndpointDisabledEmailTask.name, endpointId]);
+  const { rows } = await t.ctx.pool.query(
+    `SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+      WHERE k.identifier = $1 AND j.payload->>'endpointId' = $2`,
+    [sendEndpointDisabledEmailTask.name, endpointId],
+  );
   return rows[0].n;
 }
 
@@ -78,7 +88,9 @@ interface Mail {
 async function mailsAbout(endpointId: string): Promise<Mail[]> {
   const dir = outboxDir(t.ctx.config);
   const files = await fs.readdir(dir).catch(() => [] as string[]);
-  const mails = await Promise.all(files.filter((f) => f.endsWith('.eml')).map(async (f) => parseMail(await fs.readFile(path.join(dir, f), 'utf8'))));
+  const mails = await Promise.all(
+    files.filter((f) => f.endsWith('.eml')).map(async (f) => parseMail(await fs.readFile(path.join(dir, f), 'utf8'))),
+  );
   return mails.filter((m) => m.headers['x-webhook-endpoint-id'] === endpointId);
 }
 
@@ -89,17 +101,22 @@ function parseMail(raw: string): Mail {
     const i = line.indexOf(':');
     if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
   }
-  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  const decoded = raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   return { headers, decoded };
 }
 
-const logOf = (endpointId: string) => workerLogs.find((l) => l.endpointId === endpointId && /webhook endpoint disabled/.test(l.msg));
+const logOf = (endpointId: string) =>
+  workerLogs.find((l) => l.endpointId === endpointId && /webhook endpoint disabled/.test(l.msg));
 
 describe('telling the organization about a disabled webhook endpoint', () => {
   it('emails the technical contact exactly once when a receiver answers 410 Gone, with the facts and how to re-enable', async () => {
     const tenant = await t.newTenant('Gone Platform');
     const contact = `dev-alerts.${Date.now()}@gone-platform.example`;
-    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(200);
+    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(
+      200,
+    );
     const r = await receiver(410);
     const endpointId = await endpointFor(tenant, r.url);
     // Two events at once: two deliveries may race on the endpoint; it is disabled, and the contact told, once.
@@ -121,15 +138,23 @@ describe('telling the organization about a disabled webhook endpoint', () => {
     expect(mail.decoded).toContain(`PATCH ${t.ctx.config.testBaseUrl}/webhook-endpoints/${endpointId}`);
     expect(mail.decoded).toContain('{"disabled": false}');
     expect(mail.decoded).not.toMatch(/whsec_|sk_(live|test)_[A-Za-z0-9]/);
-    expect(await waitFor('the log line', () => logOf(endpointId))).toMatchObject({ level: 30, organizationId: tenant.organizationId });
+    expect(await waitFor('the log line', () => logOf(endpointId))).toMatchObject({
+      level: 30,
+      organizationId: tenant.organizationId,
+    });
 
     // The instructions work: re-enabled (the receiver is fixed meanwhile), it receives events again.
     r.respond = () => ({ status: 200, body: 'ok' });
     const before = r.requests.length;
-    expect((await tenant.api('PATCH', `/webhook-endpoints/${endpointId}`, { disabled: false })).json()).toMatchObject({ disabled: false, disabledReason: null });
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${endpointId}`, { disabled: false })).json()).toMatchObject({
+      disabled: false,
+      disabledReason: null,
+    });
     const again = await emit(tenant);
     const delivered = await waitFor('the event sent after re-enabling to be delivered', async () => {
-      const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${again.id}`)).json().data as Array<{ status: string }>;
+      const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${again.id}`)).json().data as Array<{
+        status: string;
+      }>;
       return d && d.status !== 'pending' ? d : null;
     });
     expect(delivered).toMatchObject({ status: 'succeeded', endpointId });
@@ -140,10 +165,14 @@ describe('telling the organization about a disabled webhook endpoint', () => {
   it('says since when every delivery failed when the endpoint is disabled after WEBHOOK_DISABLE_AFTER_HOURS', async () => {
     const tenant = await t.newTenant('Failing Platform');
     const contact = `oncall.${Date.now()}@failing-platform.example`;
-    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(200);
+    expect((await tenant.api('PATCH', '/organization', { contactEmail: contact }, { env: 'live' })).statusCode).toBe(
+      200,
+    );
     const r = await receiver(503);
     const endpointId = await endpointFor(tenant, r.url);
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [endpointId]);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '121 hours' WHERE id = $1`, [
+      endpointId,
+    ]);
     await emit(tenant);
     const ep = await disabledEndpoint(tenant, endpointId);
     await waitFor('the email job to finish', async () => (await emailJobsOf(endpointId)) === 0);
@@ -165,7 +194,11 @@ describe('telling the organization about a disabled webhook endpoint', () => {
     await disabledEndpoint(tenant, endpointId);
     // The line is written after the disabling transaction committed; any email job would have been queued in it.
     const line = await waitFor('the warning', () => logOf(endpointId));
-    expect(line).toMatchObject({ level: 40, organizationId: tenant.organizationId, reason: expect.stringContaining('410') });
+    expect(line).toMatchObject({
+      level: 40,
+      organizationId: tenant.organizationId,
+      reason: expect.stringContaining('410'),
+    });
     expect(await emailJobsOf(endpointId)).toBe(0);
     expect(await mailsAbout(endpointId)).toEqual([]);
   });

@@ -8,7 +8,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const body = (overrides: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed'], ...overrides });
+const body = (overrides: Record<string, unknown> = {}) => ({
+  url: 'http://127.0.0.1:9/hooks',
+  eventTypes: ['filing.status_changed'],
+  ...overrides,
+});
 
 /** Resolves once a statement starting with `sqlStart` waits for a row lock in this test's database. */
 async function waitUntilBlocked(sqlStart: string): Promise<void> {
@@ -23,7 +27,11 @@ async function waitUntilBlocked(sqlStart: string): Promise<void> {
   throw new Error(`no statement '${sqlStart}…' ever waited for a lock`);
 }
 
-async function createEndpoint(tenant: TestTenant, overrides: Record<string, unknown> = {}, env: 'live' | 'test' = 'test') {
+async function createEndpoint(
+  tenant: TestTenant,
+  overrides: Record<string, unknown> = {},
+  env: 'live' | 'test' = 'test',
+) {
   const res = await tenant.api('POST', '/webhook-endpoints', body(overrides), { env });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
@@ -32,7 +40,10 @@ async function createEndpoint(tenant: TestTenant, overrides: Record<string, unkn
 describe('webhook endpoints', () => {
   it('returns the whsec_ secret once, at creation, and never on reads', async () => {
     const tenant = await t.newTenant();
-    const created = await createEndpoint(tenant, { description: 'Production receiver', eventTypes: ['filing.status_changed', 'document.uploaded'] });
+    const created = await createEndpoint(tenant, {
+      description: 'Production receiver',
+      eventTypes: ['filing.status_changed', 'document.uploaded'],
+    });
     expect(created).toMatchObject({
       id: expect.stringMatching(/^we_/),
       url: 'http://127.0.0.1:9/hooks',
@@ -61,10 +72,21 @@ describe('webhook endpoints', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.json()).toEqual(first.json());
     const rotateHeaders = { 'idempotency-key': 'rotate-endpoint-1' };
-    const rotated = await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, { headers: rotateHeaders });
+    const rotated = await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, {
+      headers: rotateHeaders,
+    });
     expect(rotated.statusCode, rotated.body).toBe(200);
-    expect((await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, { headers: rotateHeaders })).json().secret).toBe(rotated.json().secret);
-    const stored = JSON.stringify((await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE organization_id = $1', [tenant.organizationId])).rows);
+    expect(
+      (
+        await tenant.api('POST', `/webhook-endpoints/${first.json().id}/rotate-secret`, undefined, {
+          headers: rotateHeaders,
+        })
+      ).json().secret,
+    ).toBe(rotated.json().secret);
+    const stored = JSON.stringify(
+      (await t.ctx.pool.query('SELECT * FROM idempotency_keys WHERE organization_id = $1', [tenant.organizationId]))
+        .rows,
+    );
     expect(stored).not.toContain(first.json().secret);
     expect(stored).not.toContain(rotated.json().secret);
     expect(stored).not.toContain('whsec_');
@@ -79,9 +101,15 @@ describe('webhook endpoints', () => {
 
   it('refuses unknown event types with a 400 naming the field', async () => {
     const tenant = await t.newTenant();
-    const res = await tenant.api('POST', '/webhook-endpoints', body({ eventTypes: ['filing.status_changed', 'order.shipped'] }));
+    const res = await tenant.api(
+      'POST',
+      '/webhook-endpoints',
+      body({ eventTypes: ['filing.status_changed', 'order.shipped'] }),
+    );
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ field: 'eventTypes.1', message: expect.stringContaining('filing.status_changed, document.uploaded') }]);
+    expect(res.json().errors).toEqual([
+      { field: 'eventTypes.1', message: expect.stringContaining('filing.status_changed, document.uploaded') },
+    ]);
     const testType = await tenant.api('POST', '/webhook-endpoints', body({ eventTypes: ['webhook.test'] }));
     expect(testType.statusCode).toBe(400);
     expect(testType.json().errors[0].field).toBe('eventTypes.0');
@@ -101,9 +129,17 @@ describe('webhook endpoints', () => {
   it('updates url, event types and description', async () => {
     const tenant = await t.newTenant();
     const created = await createEndpoint(tenant);
-    const res = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { url: 'http://127.0.0.1:10/new', eventTypes: ['document.uploaded'], description: 'renamed' });
+    const res = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, {
+      url: 'http://127.0.0.1:10/new',
+      eventTypes: ['document.uploaded'],
+      description: 'renamed',
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ url: 'http://127.0.0.1:10/new', eventTypes: ['document.uploaded'], description: 'renamed' });
+    expect(res.json()).toMatchObject({
+      url: 'http://127.0.0.1:10/new',
+      eventTypes: ['document.uploaded'],
+      description: 'renamed',
+    });
     expect(res.json()).not.toHaveProperty('secret');
     const cleared = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { description: null });
     expect(cleared.json()).toMatchObject({ description: null, eventTypes: ['document.uploaded'] });
@@ -118,7 +154,9 @@ describe('webhook endpoints', () => {
     const off = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { disabled: true });
     expect(off.json()).toMatchObject({ disabled: true, disabledReason: expect.any(String) });
     // As if deliveries had been failing before it was disabled.
-    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days' WHERE id = $1`, [created.id]);
+    await t.ctx.pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '3 days' WHERE id = $1`, [
+      created.id,
+    ]);
     expect((await tenant.api('GET', `/webhook-endpoints/${created.id}`)).json().failingSince).not.toBeNull();
     const on = await tenant.api('PATCH', `/webhook-endpoints/${created.id}`, { disabled: false });
     expect(on.json()).toMatchObject({ disabled: false, disabledReason: null, failingSince: null });
@@ -169,9 +207,17 @@ describe('webhook endpoints', () => {
     } finally {
       other.release();
     }
-    const { rows } = await t.ctx.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [created.id]);
+    const { rows } = await t.ctx.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [
+      created.id,
+    ]);
     expect(rows[0].previous_secret).toBeNull();
-    expect(signingSecrets(t.ctx, { endpointId: created.id, secret: rows[0].secret, previousSecret: null, previousSecretExpiresAt: null }, new Date())).toEqual([created.secret]);
+    expect(
+      signingSecrets(
+        t.ctx,
+        { endpointId: created.id, secret: rows[0].secret, previousSecret: null, previousSecretExpiresAt: null },
+        new Date(),
+      ),
+    ).toEqual([created.secret]);
   });
 
   it('pages the list newest first', async () => {
@@ -198,15 +244,23 @@ describe('webhook endpoints', () => {
 describe('OpenAPI', () => {
   it('documents the webhook routes, with the secret only in create and rotate responses', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    for (const path of ['/webhook-endpoints', '/webhook-endpoints/{id}', '/webhook-endpoints/{id}/rotate-secret', '/webhook-endpoints/{id}/test', '/webhook-deliveries', '/webhook-deliveries/{id}', '/webhook-deliveries/{id}/resend']) {
+    for (const path of [
+      '/webhook-endpoints',
+      '/webhook-endpoints/{id}',
+      '/webhook-endpoints/{id}/rotate-secret',
+      '/webhook-endpoints/{id}/test',
+      '/webhook-deliveries',
+      '/webhook-deliveries/{id}',
+      '/webhook-deliveries/{id}/resend',
+    ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }
     // Response schemas are named components: follow the local $ref.
     const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
-    const props = (op: any, status: string) => Object.keys(resolve(op.responses[status].content['application/json'].schema).properties ?? {});
+    const props = (op: any, status: string) =>
+      Object.keys(resolve(op.responses[status].content['application/json'].schema).properties ?? {});
     expect(props(doc.paths['/webhook-endpoints'].post, '201')).toContain('secret');
     expect(props(doc.paths['/webhook-endpoints/{id}/rotate-secret'].post, '200')).toContain('secret');
     expect(props(doc.paths['/webhook-endpoints/{id}'].get, '200')).not.toContain('secret');
   });
 });
-

@@ -25,7 +25,9 @@ afterAll(async () => {
 });
 
 /** `npm run worker` as its own OS process on the test database, serving its metrics on a port of its own. */
-async function startWorkerProcess(env: Record<string, string> = {}): Promise<{ proc: ServiceProcess; metricsPort: number }> {
+async function startWorkerProcess(
+  env: Record<string, string> = {},
+): Promise<{ proc: ServiceProcess; metricsPort: number }> {
   const proc = spawnService('src/worker-main.ts', {
     DATABASE_URL: t.ctx.config.databaseUrl!,
     OPERATOR_TOKEN,
@@ -74,7 +76,12 @@ async function startTrackingReceiver(): Promise<TrackingReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      const received: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, rawBody, event: JSON.parse(rawBody) };
+      const received: ReceivedRequest = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        rawBody,
+        event: JSON.parse(rawBody),
+      };
       receiver.requests.push(received);
       const answer = receiver.answer(received);
       if (answer === 'hang') return;
@@ -110,25 +117,39 @@ describe('webhook delivery by worker processes', () => {
     const r = await startTrackingReceiver();
     try {
       const tenant = await t.newTenant();
-      const ep = (await tenant.api('POST', '/webhook-endpoints', { url: r.url, eventTypes: ['document.uploaded'] })).json();
+      const ep = (
+        await tenant.api('POST', '/webhook-endpoints', { url: r.url, eventTypes: ['document.uploaded'] })
+      ).json();
       // The first worker's requests never get an answer.
       r.answer = () => 'hang';
       const first = await startWorkerProcess({ WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_LEASE_MS: '3000' });
       const events = [];
       for (let i = 0; i < 5; i++) {
-        events.push(await withTransaction(t.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', { n: i })));
+        events.push(
+          await withTransaction(t.ctx.pool, (tx) =>
+            emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {
+              n: i,
+            }),
+          ),
+        );
       }
       await waitFor('the first worker to send every event', () => r.requests.length === 5);
 
       // Crash: no shutdown handler runs, the requests are cut off mid-flight.
       first.proc.child.kill('SIGKILL');
       await first.proc.exited;
-      expect((await deliveryStates(tenant)).map((d) => [d.status, d.attempt_count])).toEqual(events.map(() => ['pending', 0]));
+      expect((await deliveryStates(tenant)).map((d) => [d.status, d.attempt_count])).toEqual(
+        events.map(() => ['pending', 0]),
+      );
 
       r.answer = () => ({ status: 200 });
       await startWorkerProcess({ WEBHOOK_LEASE_MS: '3000' });
       // The lease is 3 s: everything is resent within seconds, not after a timeout or a sweep.
-      await waitFor('every delivery to succeed', async () => (await deliveryStates(tenant)).every((d) => d.status === 'succeeded'), 15_000);
+      await waitFor(
+        'every delivery to succeed',
+        async () => (await deliveryStates(tenant)).every((d) => d.status === 'succeeded'),
+        15_000,
+      );
       expect((await deliveryStates(tenant)).map((d) => d.attempt_count)).toEqual(events.map(() => 1));
       expect(r.requests.length).toBe(10);
       const received = r.requests.slice(5).map((q) => verifyWithStripe(q, ep.secret) as { id: string });
@@ -145,21 +166,34 @@ describe('webhook delivery by worker processes', () => {
       r.answer = () => ({ status: 200, delayMs: 5 + Math.floor(Math.random() * 20) });
       const tenants = [await t.newTenant(), await t.newTenant()];
       for (const tenant of tenants) {
-        for (let i = 0; i < 2; i++) await tenant.api('POST', '/webhook-endpoints', { url: `${r.url}/${i}`, eventTypes: ['filing.status_changed'] });
+        for (let i = 0; i < 2; i++)
+          await tenant.api('POST', '/webhook-endpoints', {
+            url: `${r.url}/${i}`,
+            eventTypes: ['filing.status_changed'],
+          });
       }
       const [a, b] = [await startWorkerProcess(), await startWorkerProcess()];
-      const batch: NewEvent[] = Array.from({ length: 25 }, (_, i) => ({ type: 'filing.status_changed', data: { n: i } }));
+      const batch: NewEvent[] = Array.from({ length: 25 }, (_, i) => ({
+        type: 'filing.status_changed',
+        data: { n: i },
+      }));
       for (let round = 0; round < 6; round++) {
         for (const tenant of tenants) {
-          await withTransaction(t.ctx.pool, (tx) => emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, batch));
+          await withTransaction(t.ctx.pool, (tx) =>
+            emitEvents(tx, { organizationId: tenant.organizationId, environment: 'test' }, batch),
+          );
         }
       }
       // 6 rounds × 2 tenants × 25 events × 2 endpoints.
       const total = 600;
-      await waitFor('every delivery to succeed', async () => {
-        const states = [...(await deliveryStates(tenants[0]!)), ...(await deliveryStates(tenants[1]!))];
-        return states.length === total && states.every((d) => d.status === 'succeeded');
-      }, 60_000);
+      await waitFor(
+        'every delivery to succeed',
+        async () => {
+          const states = [...(await deliveryStates(tenants[0]!)), ...(await deliveryStates(tenants[1]!))];
+          return states.length === total && states.every((d) => d.status === 'succeeded');
+        },
+        60_000,
+      );
       expect(r.maxConcurrentPerDelivery()).toBe(1);
       const ids = r.requests.map((q) => String(q.headers['service-delivery-id']));
       expect(new Set(ids).size).toBe(total);

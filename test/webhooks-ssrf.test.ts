@@ -15,7 +15,10 @@ let strict: TestApp;
 let worker: Runner;
 let r: Receiver;
 beforeAll(async () => {
-  [t, strict] = await Promise.all([createTestApp(), createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '1' })]);
+  [t, strict] = await Promise.all([
+    createTestApp(),
+    createTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '1' }),
+  ]);
   worker = await startWorker(strict.ctx);
   r = await startReceiver();
 });
@@ -25,7 +28,11 @@ afterAll(async () => {
   await Promise.all([t?.close(), strict?.close()]);
 });
 
-const body = (overrides: Record<string, unknown> = {}) => ({ url: 'https://93.184.215.14/hooks', eventTypes: ['filing.status_changed'], ...overrides });
+const body = (overrides: Record<string, unknown> = {}) => ({
+  url: 'https://93.184.215.14/hooks',
+  eventTypes: ['filing.status_changed'],
+  ...overrides,
+});
 
 describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
   const refused = [
@@ -58,7 +65,12 @@ describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
     const tenant = await strict.newTenant();
     const res = await tenant.api('POST', '/webhook-endpoints', body({ url: 'https://localhost/hooks' }));
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ field: 'url', message: 'resolves to a private or loopback address; webhook URLs must resolve to public addresses' }]);
+    expect(res.json().errors).toEqual([
+      {
+        field: 'url',
+        message: 'resolves to a private or loopback address; webhook URLs must resolve to public addresses',
+      },
+    ]);
     expect(res.body).not.toMatch(/127\.0\.0\.1|::1/);
   });
 
@@ -74,15 +86,28 @@ describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
   it('accepts an https host that does not resolve yet, and refuses to call it until it resolves to a public address', async () => {
     const tenant = await strict.newTenant();
     // `.invalid` never resolves (RFC 6761); a real integrator's host may simply not be in DNS yet.
-    const res = await tenant.api('POST', '/webhook-endpoints', body({ url: 'https://hooks.integrator.invalid/events', eventTypes: ['document.uploaded'] }));
+    const res = await tenant.api(
+      'POST',
+      '/webhook-endpoints',
+      body({ url: 'https://hooks.integrator.invalid/events', eventTypes: ['document.uploaded'] }),
+    );
     expect(res.statusCode, res.body).toBe(201);
-    expect((await tenant.api('POST', '/webhook-endpoints', body({ url: 'http://hooks.integrator.invalid/events' }))).statusCode).toBe(400);
-    const event = await withTransaction(strict.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}));
+    expect(
+      (await tenant.api('POST', '/webhook-endpoints', body({ url: 'http://hooks.integrator.invalid/events' })))
+        .statusCode,
+    ).toBe(400);
+    const event = await withTransaction(strict.ctx.pool, (tx) =>
+      emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}),
+    );
     const delivery = await waitFor('the delivery to fail', async () => {
       const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${event.id}`)).json().data;
       return d?.status === 'failed' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
     });
-    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: expect.stringMatching(/Refused before connecting.*does not resolve/) });
+    for (const a of delivery.attempts)
+      expect(a).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/Refused before connecting.*does not resolve/),
+      });
   });
 
   it('allows plain http and local addresses when private networks are allowed', async () => {
@@ -107,13 +132,16 @@ describe('the address check at delivery time', () => {
   it('refuses to connect when the host resolves to a private address by the time of the attempt', async () => {
     const tenant = await strict.newTenant();
     const endpointId = await endpointNowPointingAt(tenant, `https://localhost:${r.port}/hooks`);
-    const event = await withTransaction(strict.ctx.pool, (tx) => emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}));
+    const event = await withTransaction(strict.ctx.pool, (tx) =>
+      emitEvent(tx, { organizationId: tenant.organizationId, environment: 'test' }, 'document.uploaded', {}),
+    );
     const delivery = await waitFor('the delivery to fail', async () => {
       const [d] = (await tenant.api('GET', `/webhook-deliveries?eventId=${event.id}`)).json().data;
       return d?.status === 'failed' ? (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json() : null;
     });
     expect(delivery).toMatchObject({ endpointId, attemptCount: 2 });
-    for (const a of delivery.attempts) expect(a).toMatchObject({ statusCode: null, error: `Refused before connecting: url ${NON_PUBLIC_MESSAGE}` });
+    for (const a of delivery.attempts)
+      expect(a).toMatchObject({ statusCode: null, error: `Refused before connecting: url ${NON_PUBLIC_MESSAGE}` });
     expect(r.requests.length).toBe(0);
   });
 
@@ -138,10 +166,22 @@ describe('response bodies of private targets', () => {
     r.respond = () => ({ status: 200, body: secret });
     try {
       for (const url of [`http://127.0.0.1:${r.port}/a`, `http://localhost:${r.port}/b`]) {
-        const res = await sendWebhook({ url, body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, pinned: null });
+        const res = await sendWebhook({
+          url,
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+          timeoutMs: 5000,
+          pinned: null,
+        });
         expect(res).toMatchObject({ statusCode: 200, responseBody: '', error: null });
       }
-      const pinned = await sendWebhook({ url: `http://rebound.invalid:${r.port}/c`, body: '{}', headers: {}, timeoutMs: 5000, pinned: { address: '127.0.0.1', family: 4 } });
+      const pinned = await sendWebhook({
+        url: `http://rebound.invalid:${r.port}/c`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 5000,
+        pinned: { address: '127.0.0.1', family: 4 },
+      });
       expect(pinned).toMatchObject({ statusCode: 200, responseBody: '' });
     } finally {
       r.respond = () => ({ status: 200, body: 'ok' });
@@ -152,7 +192,10 @@ describe('response bodies of private targets', () => {
     const tenant = await t.newTenant();
     r.respond = () => ({ status: 500, body: 'root:x:0:0:root:/root:/bin/bash' });
     try {
-      const created = await tenant.api('POST', '/webhook-endpoints', { url: `http://127.0.0.1:${r.port}/private`, eventTypes: ['document.uploaded'] });
+      const created = await tenant.api('POST', '/webhook-endpoints', {
+        url: `http://127.0.0.1:${r.port}/private`,
+        eventTypes: ['document.uploaded'],
+      });
       expect(created.statusCode, created.body).toBe(201);
       const test = await tenant.api('POST', `/webhook-endpoints/${created.json().id}/test`);
       expect(test.statusCode, test.body).toBe(202);
@@ -166,7 +209,9 @@ describe('response bodies of private targets', () => {
       } finally {
         await w.stop();
       }
-      const stored = await t.ctx.pool.query("SELECT count(*)::int AS n FROM webhook_attempts WHERE response_body LIKE '%root:x%'");
+      const stored = await t.ctx.pool.query(
+        "SELECT count(*)::int AS n FROM webhook_attempts WHERE response_body LIKE '%root:x%'",
+      );
       expect(stored.rows[0].n).toBe(0);
     } finally {
       r.respond = () => ({ status: 200, body: 'ok' });
@@ -176,7 +221,14 @@ describe('response bodies of private targets', () => {
   it('from a public address are kept, up to 4 KB', async () => {
     r.respond = () => ({ status: 200, body: 'y'.repeat(10_000) });
     try {
-      const res = await sendWebhook({ url: `http://127.0.0.1:${r.port}/d`, body: '{}', headers: {}, timeoutMs: 5000, pinned: null, keepBodyFrom: () => true });
+      const res = await sendWebhook({
+        url: `http://127.0.0.1:${r.port}/d`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 5000,
+        pinned: null,
+        keepBodyFrom: () => true,
+      });
       expect(res.responseBody).toBe('y'.repeat(4096));
     } finally {
       r.respond = () => ({ status: 200, body: 'ok' });
@@ -207,13 +259,17 @@ describe('the private-network default (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)', (
       expect(res.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(mention) }]);
       // WH-14: the answer says the host is not public, never what it resolved to (beyond the URL the caller sent).
       const host = new URL(url).hostname;
-      expect(res.body.replaceAll(url, '').replaceAll(host, ''), `${url}: the answer names an address`).not.toMatch(/127\.0\.0\.1|::1|10\.1\.2\.3/);
+      expect(res.body.replaceAll(url, '').replaceAll(host, ''), `${url}: the answer names an address`).not.toMatch(
+        /127\.0\.0\.1|::1|10\.1\.2\.3/,
+      );
     }
     expect((await tenant.api('GET', '/webhook-endpoints')).json().data).toEqual([]);
     // Moving an existing public endpoint to a private address is refused the same way.
     const created = await tenant.api('POST', '/webhook-endpoints', body());
     expect(created.statusCode, created.body).toBe(201);
-    const moved = await tenant.api('PATCH', `/webhook-endpoints/${created.json().id}`, { url: 'https://10.1.2.3/hooks' });
+    const moved = await tenant.api('PATCH', `/webhook-endpoints/${created.json().id}`, {
+      url: 'https://10.1.2.3/hooks',
+    });
     expect(moved.statusCode).toBe(400);
     expect(moved.json().errors).toEqual([{ field: 'url', message: expect.stringContaining(NON_PUBLIC_MESSAGE) }]);
     expect((await tenant.api('GET', `/webhook-endpoints/${created.json().id}`)).json().url).toBe(body().url);

@@ -32,11 +32,12 @@ export function startChild(script: string, env: Record<string, string>): Promise
       resolve({
         url: line.slice(6).trim(),
         process: child,
-        stop: () => new Promise<void>((done) => {
-          if (child.exitCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     });
   });

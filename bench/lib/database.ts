@@ -19,7 +19,11 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   let embedded: EmbeddedDb | null = null;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    embedded = await startEmbeddedDb(path.resolve('.data/bench-pg'), Number(process.env.BENCH_PG_PORT ?? 54331), 'bench');
+    embedded = await startEmbeddedDb(
+      path.resolve('.data/bench-pg'),
+      Number(process.env.BENCH_PG_PORT ?? 54331),
+      'bench',
+    );
     serverUrl = embedded.url;
   }
   const adminUrl = withDatabase(serverUrl, 'postgres');
@@ -34,7 +38,8 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     url: await create('main'),
     another: create,
     async close() {
-      for (const name of made) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      for (const name of made)
+        await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       if (embedded) await embedded.stop();
     },
   };

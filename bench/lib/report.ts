@@ -17,24 +17,33 @@ const figures: Figure[] = [];
 /** Records a figure for the final table (and prints it at once, so a long run shows progress). */
 export function record(f: Figure): void {
   figures.push(f);
-  process.stdout.write(`  ${f.section}: ${f.name} = ${fmt(f.value)} ${f.unit}${f.baseline ? ` (${ratioText(f)})` : ''}${verdict(f)}\n`);
+  process.stdout.write(
+    `  ${f.section}: ${f.name} = ${fmt(f.value)} ${f.unit}${f.baseline ? ` (${ratioText(f)})` : ''}${verdict(f)}\n`,
+  );
 }
 
 /** The figure over its baseline, e.g. 0.42 for 42 %. */
 export function ratio(f: Pick<Figure, 'value' | 'baseline'>): number | null {
-  return f.baseline && f.baseline.value ? f.value / f.baseline.value : null;
+  return f.baseline?.value ? f.value / f.baseline.value : null;
 }
 
 /** Prints every recorded figure as a table; @returns false when any figure missed its target. */
 export function printReport(machine: string): boolean {
   const head = ['section', 'figure', 'value', 'baseline', 'ratio', 'target', 'met'];
   const rows = figures.map((f) => [
-    f.section, f.name, `${fmt(f.value)} ${f.unit}`, f.baseline ? `${f.baseline.name} ${fmt(f.baseline.value)}` : '',
-    ratio(f) === null ? '' : `${(ratio(f)! * 100).toFixed(1)} %`, f.target ?? '', f.pass === undefined || f.pass === null ? '' : f.pass ? 'yes' : 'NO',
+    f.section,
+    f.name,
+    `${fmt(f.value)} ${f.unit}`,
+    f.baseline ? `${f.baseline.name} ${fmt(f.baseline.value)}` : '',
+    ratio(f) === null ? '' : `${(ratio(f)! * 100).toFixed(1)} %`,
+    f.target ?? '',
+    f.pass === undefined || f.pass === null ? '' : f.pass ? 'yes' : 'NO',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  process.stdout.write(`\nMachine: ${machine}\n\n${line(head)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n${rows.map(line).join('\n')}\n\n`);
+  process.stdout.write(
+    `\nMachine: ${machine}\n\n${line(head)}\n| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |\n${rows.map(line).join('\n')}\n\n`,
+  );
   return figures.every((f) => f.pass !== false);
 }
 

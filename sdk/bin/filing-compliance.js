@@ -13,7 +13,9 @@ async function start() {
   try {
     ({ register } = await import('tsx/esm/api'));
   } catch {
-    console.error('filing-compliance: the SDK is not built; run `npm run build` in sdk/ (or `npm run sdk:build` at the repository root)');
+    console.error(
+      'filing-compliance: the SDK is not built; run `npm run build` in sdk/ (or `npm run sdk:build` at the repository root)',
+    );
     process.exitCode = 1;
     return undefined;
   }

@@ -44,13 +44,20 @@ export interface RequestOptions {
 }
 
 type Op<K extends OperationId> = operations[K];
-type Defined<T> = [T] extends [never] ? {} : [Exclude<T, undefined>] extends [never] ? {} : Exclude<T, undefined>;
+type Defined<T> = [T] extends [never]
+  ? Record<never, never>
+  : [Exclude<T, undefined>] extends [never]
+    ? Record<never, never>
+    : Exclude<T, undefined>;
 /** The path and query parameters of an operation, as one object. */
-export type ParamsOf<K extends OperationId> = Defined<Op<K>['parameters']['path']> & Defined<Op<K>['parameters']['query']>;
+export type ParamsOf<K extends OperationId> = Defined<Op<K>['parameters']['path']> &
+  Defined<Op<K>['parameters']['query']>;
 /** The JSON request body of an operation (never when it takes none). */
 export type BodyOf<K extends OperationId> = [NonNullable<Op<K>['requestBody']>] extends [never]
   ? never
-  : NonNullable<Op<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
+  : NonNullable<Op<K>['requestBody']> extends { content: { 'application/json': infer B } }
+    ? B
+    : never;
 type Responses<K extends OperationId> = Op<K>['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
 /** The JSON body of an operation's success answer. */
@@ -58,21 +65,30 @@ export type ResultOf<K extends OperationId> = JsonOf<Responses<K>[Extract<keyof 
 
 type KindOf<K extends OperationId> = (typeof OPERATIONS)[K]['kind'];
 type HasKeys<T> = keyof T extends never ? false : true;
-type ParamsArg<K extends OperationId> = {} extends ParamsOf<K> ? [params?: ParamsOf<K>] : [params: ParamsOf<K>];
+type ParamsArg<K extends OperationId> =
+  Record<never, never> extends ParamsOf<K> ? [params?: ParamsOf<K>] : [params: ParamsOf<K>];
 type ArgsOf<K extends OperationId> = [BodyOf<K>] extends [never]
-  ? HasKeys<ParamsOf<K>> extends true ? [...ParamsArg<K>, options?: RequestOptions] : [options?: RequestOptions]
-  : HasKeys<ParamsOf<K>> extends true ? [params: ParamsOf<K>, body: BodyOf<K>, options?: RequestOptions] : [body: BodyOf<K>, options?: RequestOptions];
-type ReturnOf<K extends OperationId> = KindOf<K> extends 'list'
-  ? ResultOf<K> extends Page<unknown> ? PagePromise<ResultOf<K>> : never
-  : Promise<ResultOf<K>>;
+  ? HasKeys<ParamsOf<K>> extends true
+    ? [...ParamsArg<K>, options?: RequestOptions]
+    : [options?: RequestOptions]
+  : HasKeys<ParamsOf<K>> extends true
+    ? [params: ParamsOf<K>, body: BodyOf<K>, options?: RequestOptions]
+    : [body: BodyOf<K>, options?: RequestOptions];
+type ReturnOf<K extends OperationId> =
+  KindOf<K> extends 'list'
+    ? ResultOf<K> extends Page<unknown>
+      ? PagePromise<ResultOf<K>>
+      : never
+    : Promise<ResultOf<K>>;
 
 type StreamOperation = { [K in OperationId]: KindOf<K> extends 'stream' ? K : never }[OperationId];
 
 /**
- * One typed method per operation of the API, named by its operationId: `createUser(body)`, `getCompany({companyIdOrSlug})`,
- * `updateCompany({companyIdOrSlug}, body)`, `listUsers({limit})`… Path and query parameters come first as one object
- * (when the operation has any), then the JSON body (when it takes one), then RequestOptions. List methods return a
- * PagePromise (await it for the first page, or `for await` over every item); `streamEvents` yields events as they happen.
+ * One typed method per operation of the API, named by its operationId: `createUser(body)`,
+ * `getCompany({companyIdOrSlug})`, `updateCompany({companyIdOrSlug}, body)`, `listUsers({limit})`… Path and query
+ * parameters come first as one object (when the operation has any), then the JSON body (when it takes one), then
+ * RequestOptions. List methods return a PagePromise (await it for the first page, or `for await` over every item);
+ * `streamEvents` yields events as they happen.
  */
 export type OperationMethods = {
   [K in Exclude<OperationId, StreamOperation>]: (...args: ArgsOf<K>) => ReturnOf<K>;
@@ -88,7 +104,6 @@ export function environmentOf(apiKey: string): Environment {
 }
 
 // Declaration merging: the class's instances have every operation method (installed on the prototype below).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface FilingCompliance extends OperationMethods {}
 
 /**
@@ -97,7 +112,7 @@ export interface FilingCompliance extends OperationMethods {}
  * carrying `code`, `requestId` and field `errors`) for an error answer, and ConnectionError when no answer came.
  * Every POST carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one).
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above adds the operation methods installed on the prototype.
 export class FilingCompliance {
   /** The webhook helpers: constructEvent, signatureHeader, newSigningSecret. */
   static readonly webhooks = webhooks;
@@ -119,29 +134,42 @@ export class FilingCompliance {
     this.baseUrl = (options.baseUrls?.[this.environment] ?? DEFAULT_BASE_URLS[this.environment]).replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.http = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.fetchImpl, headers: { 'x-api-key': this.apiKey } });
+    this.http = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: this.fetchImpl,
+      headers: { 'x-api-key': this.apiKey },
+    });
   }
 
   /** Calls one operation by operationId with the arguments of its method (see OperationMethods). */
   async request(id: OperationId, args: unknown[]): Promise<unknown> {
     const spec = OPERATIONS[id];
     const { params, body, options } = splitArgs(spec, args);
-    const pick = (names: readonly string[]) => Object.fromEntries(names.filter((n) => params[n] !== undefined).map((n) => [n, params[n]]));
+    const pick = (names: readonly string[]) =>
+      Object.fromEntries(names.filter((n) => params[n] !== undefined).map((n) => [n, params[n]]));
     const missing = spec.pathParams.filter((n) => params[n] === undefined || params[n] === '');
     if (missing.length) throw new TypeError(`${id}: missing path parameter ${missing.join(', ')}`);
     const headers: Record<string, string> = { ...options.headers };
     if (spec.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, AbortSignal.timeout(this.timeoutMs)])
+      : AbortSignal.timeout(this.timeoutMs);
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
-      result = await (this.http.request as (m: string, p: string, init: unknown) => Promise<typeof result>)(spec.method, spec.path, {
-        params: { path: pick(spec.pathParams), query: pick(spec.queryParams) },
-        ...(spec.body ? { body } : {}),
-        headers,
-        signal,
-      });
+      result = await (this.http.request as (m: string, p: string, init: unknown) => Promise<typeof result>)(
+        spec.method,
+        spec.path,
+        {
+          params: { path: pick(spec.pathParams), query: pick(spec.queryParams) },
+          ...(spec.body ? { body } : {}),
+          headers,
+          signal,
+        },
+      );
     } catch (err) {
-      throw new ConnectionError(`${spec.method} ${this.baseUrl}${spec.path} failed: ${(err as Error).message}`, { cause: err });
+      throw new ConnectionError(`${spec.method} ${this.baseUrl}${spec.path} failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     if (!result.response.ok) throw errorFor(result.response.status, result.error);
     return result.data;
@@ -164,21 +192,32 @@ function splitArgs(spec: (typeof OPERATIONS)[OperationId], args: unknown[]): Spl
   return { params: params ?? {}, body, options };
 }
 
-const proto = FilingCompliance.prototype as unknown as Record<string, (this: FilingCompliance, ...args: unknown[]) => unknown>;
+const proto = FilingCompliance.prototype as unknown as Record<
+  string,
+  (this: FilingCompliance, ...args: unknown[]) => unknown
+>;
 for (const id of Object.keys(OPERATIONS) as OperationId[]) {
   const spec = OPERATIONS[id];
   if (spec.kind === 'list') {
     const cursor = (spec as { cursor?: string }).cursor ?? 'id';
     proto[id] = function list(...args) {
       const split = splitArgs(spec, args);
-      return pagePromise(cursor, (startingAfter) => this.request(id, [
-        { ...split.params, ...(startingAfter ? { startingAfter } : {}) }, split.options,
-      ]) as Promise<Page<unknown>>);
+      return pagePromise(
+        cursor,
+        (startingAfter) =>
+          this.request(id, [
+            { ...split.params, ...(startingAfter ? { startingAfter } : {}) },
+            split.options,
+          ]) as Promise<Page<unknown>>,
+      );
     };
   } else if (spec.kind === 'stream') {
     proto[id] = function stream(options?: unknown) {
       const self = this as unknown as { apiKey: string; fetchImpl: typeof fetch };
-      return streamEvents({ url: `${this.baseUrl}${spec.path}`, headers: { 'x-api-key': self.apiKey }, fetch: self.fetchImpl }, (options ?? {}) as EventStreamOptions);
+      return streamEvents(
+        { url: `${this.baseUrl}${spec.path}`, headers: { 'x-api-key': self.apiKey }, fetch: self.fetchImpl },
+        (options ?? {}) as EventStreamOptions,
+      );
     };
   } else {
     proto[id] = function call(...args) {

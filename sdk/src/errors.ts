@@ -81,5 +81,10 @@ export function errorFor(status: number, body: unknown): FilingComplianceError {
 }
 
 function isErrorBody(body: unknown): body is ApiErrorBody {
-  return typeof body === 'object' && body !== null && typeof (body as ApiErrorBody).code === 'string' && typeof (body as ApiErrorBody).message === 'string';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as ApiErrorBody).code === 'string' &&
+    typeof (body as ApiErrorBody).message === 'string'
+  );
 }

@@ -56,7 +56,10 @@ const POSITION_MESSAGE = 'position';
  * `signal` aborts or the caller breaks out of the loop. An answer the API will not change its mind about (an invalid
  * key, a bad `types`, an unknown lastEventId) throws its typed error; 429, 5xx and network failures are retried.
  */
-export async function* streamEvents(target: StreamTarget, options: EventStreamOptions = {}): AsyncGenerator<StreamedEvent> {
+export async function* streamEvents(
+  target: StreamTarget,
+  options: EventStreamOptions = {},
+): AsyncGenerator<StreamedEvent> {
   const baseDelay = options.reconnectDelayMs ?? 1000;
   let delay = baseDelay;
   let lastEventId = options.lastEventId ?? null;
@@ -77,7 +80,12 @@ export async function* streamEvents(target: StreamTarget, options: EventStreamOp
         // The start position of a stream opened without Last-Event-ID: not an event, only where to resume from
         // when the connection drops before the first event arrives.
         if (message.event === POSITION_MESSAGE) continue;
-        yield { id: message.id, type: message.event ?? 'message', rawBody: message.data, event: JSON.parse(message.data) as WebhookEvent };
+        yield {
+          id: message.id,
+          type: message.event ?? 'message',
+          rawBody: message.data,
+          event: JSON.parse(message.data) as WebhookEvent,
+        };
       }
       throw new ConnectionError('The event stream ended');
     } catch (err) {
@@ -94,11 +102,20 @@ export async function* streamEvents(target: StreamTarget, options: EventStreamOp
   }
 }
 
-async function connect(target: StreamTarget, url: URL, lastEventId: string | null, signal: AbortSignal): Promise<Response> {
+async function connect(
+  target: StreamTarget,
+  url: URL,
+  lastEventId: string | null,
+  signal: AbortSignal,
+): Promise<Response> {
   let response: Response;
   try {
     response = await target.fetch(url, {
-      headers: { ...target.headers, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      headers: {
+        ...target.headers,
+        accept: 'text/event-stream',
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      },
       signal,
     });
   } catch (err) {
@@ -110,7 +127,11 @@ async function connect(target: StreamTarget, url: URL, lastEventId: string | nul
 }
 
 // The messages of one connection; aborts it when nothing arrives for idleMs.
-async function* messages(response: Response, connection: AbortController, idleMs: number): AsyncGenerator<EventSourceMessage> {
+async function* messages(
+  response: Response,
+  connection: AbortController,
+  idleMs: number,
+): AsyncGenerator<EventSourceMessage> {
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (m) => queue.push(m) });
   const decoder = new TextDecoder();

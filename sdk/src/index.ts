@@ -3,10 +3,28 @@
  * typed errors, cursor iteration, the event stream, and webhook signature verification.
  */
 export { DEFAULT_BASE_URLS, environmentOf, FilingCompliance } from './client.js';
-export type { BodyOf, Environment, FilingComplianceOptions, OperationMethods, ParamsOf, RequestOptions, ResultOf, Schemas } from './client.js';
+export type {
+  BodyOf,
+  Environment,
+  FilingComplianceOptions,
+  OperationMethods,
+  ParamsOf,
+  RequestOptions,
+  ResultOf,
+  Schemas,
+} from './client.js';
 export {
-  ApiError, AuthenticationError, ConflictError, ConnectionError, FilingComplianceError, IdempotencyError, InsufficientBalanceError,
-  InvalidRequestError, NotFoundError, PermissionError, RateLimitError,
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  FilingComplianceError,
+  IdempotencyError,
+  InsufficientBalanceError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
 } from './errors.js';
 export type { ApiErrorBody, ErrorCode, FieldError } from './errors.js';
 export { streamEvents } from './event-stream.js';
@@ -17,5 +35,13 @@ export type { components, operations, paths, webhooks as WebhookPayloads } from 
 export { listen } from './listen.js';
 export type { ListenOptions, ListenResult } from './listen.js';
 export type { Page, PagePromise } from './pagination.js';
-export { constructEvent, DEFAULT_TOLERANCE_SECONDS, newSigningSecret, SIGNATURE_HEADER, signatureHeader, SignatureVerificationError, webhooks } from './webhooks.js';
+export {
+  constructEvent,
+  DEFAULT_TOLERANCE_SECONDS,
+  newSigningSecret,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  SignatureVerificationError,
+  webhooks,
+} from './webhooks.js';
 export type { WebhookEvent } from './webhooks.js';

@@ -44,8 +44,13 @@ export function listen(options: ListenOptions): ListenResult {
   const secret = options.secret ?? newSigningSecret();
   const log = options.log ?? ((line: string) => console.log(line));
   const environment = environmentOf(options.apiKey);
-  const client = new FilingCompliance({ apiKey: options.apiKey, ...(options.baseUrl ? { baseUrls: { [environment]: options.baseUrl } } : {}) });
-  log(`Ready! Forwarding ${environment} events${options.events?.length ? ` (${options.events.join(', ')})` : ''} to ${options.forwardTo}`);
+  const client = new FilingCompliance({
+    apiKey: options.apiKey,
+    ...(options.baseUrl ? { baseUrls: { [environment]: options.baseUrl } } : {}),
+  });
+  log(
+    `Ready! Forwarding ${environment} events${options.events?.length ? ` (${options.events.join(', ')})` : ''} to ${options.forwardTo}`,
+  );
   log(`Your webhook signing secret is ${secret} (verify with webhooks.constructEvent)`);
 
   const done = (async () => {
@@ -56,14 +61,26 @@ export function listen(options: ListenOptions): ListenResult {
       onStatus: (status) => log(statusLine(status, client.baseUrl)),
     });
     for await (const item of stream) {
-      const outcome = await forward(options.forwardTo, item.rawBody, item.id, secret, options.forwardTimeoutMs ?? 15_000);
+      const outcome = await forward(
+        options.forwardTo,
+        item.rawBody,
+        item.id,
+        secret,
+        options.forwardTimeoutMs ?? 15_000,
+      );
       log(`${timestamp()}  --> ${item.type} [${item.id}]  <-- [${outcome}] POST ${options.forwardTo}`);
     }
   })();
   return { secret, done };
 }
 
-async function forward(url: string, rawBody: string, eventId: string, secret: string, timeoutMs: number): Promise<string> {
+async function forward(
+  url: string,
+  rawBody: string,
+  eventId: string,
+  secret: string,
+  timeoutMs: number,
+): Promise<string> {
   try {
     const response = await fetch(url, {
       method: 'POST',
@@ -87,9 +104,11 @@ async function forward(url: string, rawBody: string, eventId: string, secret: st
 
 function statusLine(status: StreamStatus, baseUrl: string): string {
   if (status.state === 'connected') {
-    const resume = !status.lastEventId ? '' : status.lastEventId.startsWith('pos_')
-      ? `, resuming from where the first connection started (${status.lastEventId})`
-      : `, resuming after ${status.lastEventId}`;
+    const resume = !status.lastEventId
+      ? ''
+      : status.lastEventId.startsWith('pos_')
+        ? `, resuming from where the first connection started (${status.lastEventId})`
+        : `, resuming after ${status.lastEventId}`;
     return `${timestamp()}  Connected to ${baseUrl}/events/stream${resume}`;
   }
   return `${timestamp()}  Disconnected (${status.error.message}); reconnecting in ${Math.round(status.retryInMs / 100) / 10} s`;

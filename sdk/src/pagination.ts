@@ -9,17 +9,21 @@ export interface Page<Item> {
  * What a list method returns: a promise of the first page that is also an async iterable of every item of every
  * page (`for await (const user of client.listUsers())`), fetched page by page with `startingAfter` as it goes.
  */
-export type PagePromise<P extends Page<unknown>> = Promise<P> & AsyncIterable<P['data'][number]> & {
-  /** Every item of every page, up to `max` items (default 10000), in order. */
-  toArray(max?: number): Promise<Array<P['data'][number]>>;
-};
+export type PagePromise<P extends Page<unknown>> = Promise<P> &
+  AsyncIterable<P['data'][number]> & {
+    /** Every item of every page, up to `max` items (default 10000), in order. */
+    toArray(max?: number): Promise<Array<P['data'][number]>>;
+  };
 
 /**
  * Wraps `fetchPage` (which gets the `startingAfter` cursor, undefined for the first page) into a PagePromise. The
  * first page is requested at once; further pages only while the caller keeps iterating. `cursorField` is the id
  * field of the items (`id`, or e.g. `documentId`): the last item's value is the next page's cursor.
  */
-export function pagePromise<P extends Page<unknown>>(cursorField: string, fetchPage: (startingAfter: string | undefined) => Promise<P>): PagePromise<P> {
+export function pagePromise<P extends Page<unknown>>(
+  cursorField: string,
+  fetchPage: (startingAfter: string | undefined) => Promise<P>,
+): PagePromise<P> {
   const cursorOf = (item: unknown): string => {
     const id = (item as Record<string, unknown>)[cursorField];
     if (typeof id !== 'string') throw new Error(`A listed item has no ${cursorField} to page with`);

@@ -38,19 +38,28 @@ export function constructEvent(
   toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
 ): WebhookEvent {
   const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value) throw new SignatureVerificationError(`No ${SIGNATURE_HEADER} header: is this request from the Filing Compliance Service?`);
+  if (!value)
+    throw new SignatureVerificationError(
+      `No ${SIGNATURE_HEADER} header: is this request from the Filing Compliance Service?`,
+    );
   const { timestamp, signatures } = parseHeader(value);
   if (timestamp === null || !signatures.length) {
-    throw new SignatureVerificationError(`Malformed ${SIGNATURE_HEADER} header: expected t={unix seconds},v1={hex signature}`);
+    throw new SignatureVerificationError(
+      `Malformed ${SIGNATURE_HEADER} header: expected t={unix seconds},v1={hex signature}`,
+    );
   }
   const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
   const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest();
   if (!signatures.some((s) => s.length === expected.length && timingSafeEqual(s, expected))) {
-    throw new SignatureVerificationError('No signature matches the expected one for this body and secret: check the whsec_ secret and that the raw body is passed unchanged');
+    throw new SignatureVerificationError(
+      'No signature matches the expected one for this body and secret: check the whsec_ secret and that the raw body is passed unchanged',
+    );
   }
   const age = Math.floor(Date.now() / 1000) - timestamp;
   if (toleranceSeconds > 0 && age > toleranceSeconds) {
-    throw new SignatureVerificationError(`The signature's timestamp is ${age} seconds old, more than the ${toleranceSeconds} allowed (a replayed request?)`);
+    throw new SignatureVerificationError(
+      `The signature's timestamp is ${age} seconds old, more than the ${toleranceSeconds} allowed (a replayed request?)`,
+    );
   }
   try {
     return JSON.parse(body) as WebhookEvent;
@@ -79,8 +88,14 @@ function parseHeader(header: string): { timestamp: number | null; signatures: Bu
  * secret, in the order given. For tests of your webhook handler, and for `filing-compliance listen`.
  * @param timestamp unix seconds; default now.
  */
-export function signatureHeader(rawBody: string, secrets: string | string[], timestamp: number = Math.floor(Date.now() / 1000)): string {
-  const v1 = (Array.isArray(secrets) ? secrets : [secrets]).map((secret) => `v1=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex')}`);
+export function signatureHeader(
+  rawBody: string,
+  secrets: string | string[],
+  timestamp: number = Math.floor(Date.now() / 1000),
+): string {
+  const v1 = (Array.isArray(secrets) ? secrets : [secrets]).map(
+    (secret) => `v1=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex')}`,
+  );
   return [`t=${timestamp}`, ...v1].join(',');
 }
 
@@ -90,4 +105,10 @@ export function newSigningSecret(): string {
 }
 
 /** The webhook helpers, also reachable as `client.webhooks` and `FilingCompliance.webhooks`. */
-export const webhooks = { constructEvent, signatureHeader, newSigningSecret, SIGNATURE_HEADER, DEFAULT_TOLERANCE_SECONDS };
+export const webhooks = {
+  constructEvent,
+  signatureHeader,
+  newSigningSecret,
+  SIGNATURE_HEADER,
+  DEFAULT_TOLERANCE_SECONDS,
+};

@@ -50,7 +50,10 @@ export function requiredValue(value: string | undefined, option: string): string
  * Runs a CLI action with a booted context (same configuration and database as the server; the embedded
  * database is shared when `npm start` is running). Closes everything afterwards.
  */
-export async function withContext<T>(action: (booted: Booted) => Promise<T>, options: { migrate?: boolean } = {}): Promise<T> {
+export async function withContext<T>(
+  action: (booted: Booted) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
   const booted = await boot({ ...config, logLevel: process.env.LOG_LEVEL ?? 'warn' }, options);
   try {

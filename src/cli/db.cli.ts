@@ -8,9 +8,14 @@ export function registerDbCommands(program: Command): void {
   db.command('migrate')
     .option('--json', 'print JSON')
     .description('Apply pending migrations and seed reference data')
-    .action((opts) => withContext(async ({ ctx, embedded }) => {
-      await prepareDatabase(ctx.config.databaseUrl ?? embedded!.url);
-      await seed(ctx.pool);
-      io(opts).print({ ok: true }, () => 'Database is up to date.');
-    }, { migrate: false }));
+    .action((opts) =>
+      withContext(
+        async ({ ctx, embedded }) => {
+          await prepareDatabase(ctx.config.databaseUrl ?? embedded!.url);
+          await seed(ctx.pool);
+          io(opts).print({ ok: true }, () => 'Database is up to date.');
+        },
+        { migrate: false },
+      ),
+    );
 }

@@ -31,7 +31,8 @@ const stateOption = (value: string): string => {
 export function registerOrdersCommands(program: Command): void {
   const orders = program.command('orders').description('Orders and their filings');
 
-  orders.command('transition <orderId>')
+  orders
+    .command('transition <orderId>')
     .requiredOption('--status <status>', `new filing status: ${FILING_STATUSES.join(', ')}`, statusOption)
     .option('--exception-code <code>', 'exception code (460-499), required with --status exception')
     .option('--message <text>', 'exception message shown to the integrator')
@@ -39,40 +40,77 @@ export function registerOrdersCommands(program: Command): void {
     .option('--ein <12-3456789>', 'with --status filed on an EIN order: the EIN the IRS assigned')
     .option('--json', 'print JSON')
     .description('Move one order to another filing status (emits filing.status_changed)')
-    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
-      await transitionOrder(ctx, null, orderId, {
-        filingStatus: opts.status, exceptionCode: opts.exceptionCode, exceptionMessage: opts.message, filingDate: opts.filingDate, ein: opts.ein,
-      }, ACTOR);
-      const order = await getOrderDetail(ctx, orderId);
-      io(opts).print(order, () => `${order.orderId} is now ${describeStatus(order)}`);
-    }));
+    .action((orderId: string, opts) =>
+      withContext(async ({ ctx }) => {
+        await transitionOrder(
+          ctx,
+          null,
+          orderId,
+          {
+            filingStatus: opts.status,
+            exceptionCode: opts.exceptionCode,
+            exceptionMessage: opts.message,
+            filingDate: opts.filingDate,
+            ein: opts.ein,
+          },
+          ACTOR,
+        );
+        const order = await getOrderDetail(ctx, orderId);
+        io(opts).print(order, () => `${order.orderId} is now ${describeStatus(order)}`);
+      }),
+    );
 
-  orders.command('upload <orderId>')
+  orders
+    .command('upload <orderId>')
     .requiredOption('--file <path>', 'the document (PDF, PNG, JPEG or TIFF)')
     .requiredOption('--type <documentType>', 'document type, e.g. articles_of_organization')
     .option('--json', 'print JSON')
     .description('Attach a document to an order (emits document.uploaded)')
-    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
-      const bytes = await fs.promises.readFile(opts.file);
-      const { document } = await storeDocument(ctx, null, {
-        orderId, documentType: opts.type, fileName: path.basename(opts.file), fileType: mime.lookup(opts.file) || undefined, bytes,
-      }, ACTOR);
-      io(opts).print(document, () => `Uploaded ${document.documentId} (${document.documentType}, ${document.fileName}) to ${orderId}`);
-    }));
+    .action((orderId: string, opts) =>
+      withContext(async ({ ctx }) => {
+        const bytes = await fs.promises.readFile(opts.file);
+        const { document } = await storeDocument(
+          ctx,
+          null,
+          {
+            orderId,
+            documentType: opts.type,
+            fileName: path.basename(opts.file),
+            fileType: mime.lookup(opts.file) || undefined,
+            bytes,
+          },
+          ACTOR,
+        );
+        io(opts).print(
+          document,
+          () => `Uploaded ${document.documentId} (${document.documentType}, ${document.fileName}) to ${orderId}`,
+        );
+      }),
+    );
 
   const list = orders.command('list').option('--status <status>', 'filing status', statusOption);
   withQueueFilters(list)
     .option('--limit <n>', 'at most this many (default 100)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
     .description('The filing queue, oldest first')
-    .action((opts) => withContext(async ({ ctx }) => {
-      const page = await listOrderQueue(ctx.pool, queueFilter(opts, opts.status, opts.limit));
-      io(opts).print(page, () => page.data.length
-        ? page.data.map((o) => `${o.orderId}  ${o.environment.padEnd(4)}  ${o.filingState}  ${o.orderType.padEnd(21)}  ${describeStatus(o).padEnd(16)}  ${o.companyLegalName ?? ''}  (${o.createdAt.slice(0, 10)})`).join('\n') + (page.hasMore ? '\n… more; raise --limit' : '')
-        : 'No orders match.');
-    }));
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const page = await listOrderQueue(ctx.pool, queueFilter(opts, opts.status, opts.limit));
+        io(opts).print(page, () =>
+          page.data.length
+            ? page.data
+                .map(
+                  (o) =>
+                    `${o.orderId}  ${o.environment.padEnd(4)}  ${o.filingState}  ${o.orderType.padEnd(21)}  ${describeStatus(o).padEnd(16)}  ${o.companyLegalName ?? ''}  (${o.createdAt.slice(0, 10)})`,
+                )
+                .join('\n') + (page.hasMore ? '\n… more; raise --limit' : '')
+            : 'No orders match.',
+        );
+      }),
+    );
 
-  const advance = orders.command('advance')
+  const advance = orders
+    .command('advance')
     .requiredOption('--from <status>', 'move orders in this status', statusOption)
     .requiredOption('--to <status>', 'to this status', statusOption);
   withQueueFilters(advance)
@@ -80,59 +118,90 @@ export function registerOrdersCommands(program: Command): void {
     .option('--message <text>', 'with --to exception')
     .option('--limit <n>', 'at most this many orders (default 500)', (v) => Number.parseInt(v, 10))
     .option('--json', 'print JSON')
-    .description('Move every matching order (live unless --environment test; each in its own transaction); failures are reported and skipped')
-    .action((opts) => withContext(async ({ ctx }) => {
-      // Live unless asked: test-mode orders are the integrator's to move (TEN-5: they do not advance on their own).
-      const page = await listOrderQueue(ctx.pool, queueFilter({ ...opts, environment: opts.environment ?? 'live' }, opts.from, opts.limit ?? 500));
-      const bar = opts.json ? null : new SingleBar({ format: 'Advancing {bar} {value}/{total} orders | {orderId}', hideCursor: true }, Presets.shades_classic);
-      bar?.start(page.data.length, 0, { orderId: '' });
-      const moved: string[] = [];
-      const failed: Array<{ orderId: string; code: string; message: string }> = [];
-      for (const o of page.data) {
-        try {
-          await transitionOrder(ctx, null, o.orderId, { filingStatus: opts.to, exceptionCode: opts.exceptionCode, exceptionMessage: opts.message }, ACTOR);
-          moved.push(o.orderId);
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          failed.push({ orderId: o.orderId, code: err.code, message: err.message });
+    .description(
+      'Move every matching order (live unless --environment test; each in its own transaction); failures are reported and skipped',
+    )
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        // Live unless asked: test-mode orders are the integrator's to move (TEN-5: they do not advance on their own).
+        const page = await listOrderQueue(
+          ctx.pool,
+          queueFilter({ ...opts, environment: opts.environment ?? 'live' }, opts.from, opts.limit ?? 500),
+        );
+        const bar = opts.json
+          ? null
+          : new SingleBar(
+              { format: 'Advancing {bar} {value}/{total} orders | {orderId}', hideCursor: true },
+              Presets.shades_classic,
+            );
+        bar?.start(page.data.length, 0, { orderId: '' });
+        const moved: string[] = [];
+        const failed: Array<{ orderId: string; code: string; message: string }> = [];
+        for (const o of page.data) {
+          try {
+            await transitionOrder(
+              ctx,
+              null,
+              o.orderId,
+              { filingStatus: opts.to, exceptionCode: opts.exceptionCode, exceptionMessage: opts.message },
+              ACTOR,
+            );
+            moved.push(o.orderId);
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            failed.push({ orderId: o.orderId, code: err.code, message: err.message });
+          }
+          bar?.increment(1, { orderId: o.orderId });
         }
-        bar?.increment(1, { orderId: o.orderId });
-      }
-      bar?.stop();
-      const environment = opts.environment ?? 'live';
-      const result = { environment, from: opts.from, to: opts.to, moved, failed, hasMore: page.hasMore };
-      io(opts).print(result, () => [
-        `Moved ${moved.length} ${environment} order(s) from ${opts.from} to ${opts.to}.`,
-        ...failed.map((f) => `  failed ${f.orderId}: ${f.message}`),
-        ...(page.hasMore ? ['More orders match; run again or raise --limit.'] : []),
-      ].join('\n'));
-      if (failed.length) process.exitCode = 1;
-    }));
+        bar?.stop();
+        const environment = opts.environment ?? 'live';
+        const result = { environment, from: opts.from, to: opts.to, moved, failed, hasMore: page.hasMore };
+        io(opts).print(result, () =>
+          [
+            `Moved ${moved.length} ${environment} order(s) from ${opts.from} to ${opts.to}.`,
+            ...failed.map((f) => `  failed ${f.orderId}: ${f.message}`),
+            ...(page.hasMore ? ['More orders match; run again or raise --limit.'] : []),
+          ].join('\n'),
+        );
+        if (failed.length) process.exitCode = 1;
+      }),
+    );
 
-  orders.command('show <orderId>')
+  orders
+    .command('show <orderId>')
     .option('--json', 'print JSON')
     .description('Everything about one order: request (SSNs masked), status history, events and webhook deliveries')
-    .action((orderId: string, opts) => withContext(async ({ ctx }) => {
-      const record = await loadOrderRecord(ctx.pool, orderId);
-      const detail = adminOrderDetailView(ctx, record);
-      const row = record.order;
-      const out = {
-        ...detail,
-        request: maskDeep(row.group_request),
-        events: record.events.map((e) => ({
-          id: e.id, type: e.type, createdAt: e.created_at.toISOString(), data: e.data,
-          deliveries: e.deliveries.map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
-        })),
-      };
-      io(opts).print(out, () => [
-        `${row.id}  ${row.environment}  ${row.order_type} in ${row.filing_state}  ${row.filing_status}${row.exception_code ? ` ${row.exception_code}` : ''}`,
-        `  ${row.organization_name} (${row.organization_id}) · ${String(row.company.legal_name)}`,
-        'History:',
-        ...detail.history.map((h) => `  ${JSON.stringify(h)}`),
-        'Events:',
-        ...out.events.map((e) => `  ${e.createdAt}  ${e.type}  ${e.id}  ${e.deliveries.map((d) => `${d.status}(${d.attempts.map((a) => a.status_code ?? 'ERR').join(',')})`).join(' ') || 'no deliveries'}`),
-      ].join('\n'));
-    }));
+    .action((orderId: string, opts) =>
+      withContext(async ({ ctx }) => {
+        const record = await loadOrderRecord(ctx.pool, orderId);
+        const detail = adminOrderDetailView(ctx, record);
+        const row = record.order;
+        const out = {
+          ...detail,
+          request: maskDeep(row.group_request),
+          events: record.events.map((e) => ({
+            id: e.id,
+            type: e.type,
+            createdAt: e.created_at.toISOString(),
+            data: e.data,
+            deliveries: e.deliveries.map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
+          })),
+        };
+        io(opts).print(out, () =>
+          [
+            `${row.id}  ${row.environment}  ${row.order_type} in ${row.filing_state}  ${row.filing_status}${row.exception_code ? ` ${row.exception_code}` : ''}`,
+            `  ${row.organization_name} (${row.organization_id}) · ${String(row.company.legal_name)}`,
+            'History:',
+            ...detail.history.map((h) => `  ${JSON.stringify(h)}`),
+            'Events:',
+            ...out.events.map(
+              (e) =>
+                `  ${e.createdAt}  ${e.type}  ${e.id}  ${e.deliveries.map((d) => `${d.status}(${d.attempts.map((a) => a.status_code ?? 'ERR').join(',')})`).join(' ') || 'no deliveries'}`,
+            ),
+          ].join('\n'),
+        );
+      }),
+    );
 }
 
 /** Adds the queue filters `list` and `advance` share: --state, --type, --environment, --org. */
@@ -145,8 +214,19 @@ function withQueueFilters(command: Command): Command {
 }
 
 /** The queue filter of listOrderQueue from the options {@link withQueueFilters} added. */
-function queueFilter(opts: { state?: string; type?: string; environment?: Environment; org?: string }, filingStatus: FilingStatus | undefined, limit: number | undefined) {
-  return { filingStatus, filingState: opts.state, orderType: opts.type, environment: opts.environment, organizationId: opts.org, limit };
+function queueFilter(
+  opts: { state?: string; type?: string; environment?: Environment; org?: string },
+  filingStatus: FilingStatus | undefined,
+  limit: number | undefined,
+) {
+  return {
+    filingStatus,
+    filingState: opts.state,
+    orderType: opts.type,
+    environment: opts.environment,
+    organizationId: opts.org,
+    limit,
+  };
 }
 
 function describeStatus(o: { filingStatus: string; exceptionCode: string | null; filingDate: string | null }): string {

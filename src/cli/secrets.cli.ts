@@ -8,26 +8,41 @@ import { io, withContext } from './cli-context.js';
  */
 export function registerSecretsCommands(program: Command): void {
   const secrets = program.command('secrets').description('Webhook signing secrets at rest and the data encryption key');
-  secrets.command('status')
+  secrets
+    .command('status')
     .option('--json', 'print JSON')
     .description('How many stored secrets each data encryption key seals (by key id), and the id of the current key')
-    .action((opts) => withContext(async ({ ctx }) => {
-      const usage = await secretKeyUsage(ctx.pool);
-      const current = ctx.secrets.dataKeys.current.id;
-      io(opts).print({ currentKeyId: current, secretsByKeyId: usage }, () => [
-        `Current key: ${current}`,
-        ...Object.entries(usage).map(([id, n]) => `  ${id}: ${n} secret(s)${id === current ? ' (current)' : ''}`),
-      ].join('\n'));
-    }));
-  secrets.command('rotate-key')
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const usage = await secretKeyUsage(ctx.pool);
+        const current = ctx.secrets.dataKeys.current.id;
+        io(opts).print({ currentKeyId: current, secretsByKeyId: usage }, () =>
+          [
+            `Current key: ${current}`,
+            ...Object.entries(usage).map(([id, n]) => `  ${id}: ${n} secret(s)${id === current ? ' (current)' : ''}`),
+          ].join('\n'),
+        );
+      }),
+    );
+  secrets
+    .command('rotate-key')
     .option('--json', 'print JSON')
-    .description('Re-seal every stored secret under DATA_ENCRYPTION_KEY; the keys they are sealed under now go in DATA_ENCRYPTION_KEY_PREVIOUS')
-    .action((opts) => withContext(async ({ ctx }) => {
-      const result = await resealEndpointSecrets(ctx.pool, ctx.secrets.dataKeys);
-      const usage = await secretKeyUsage(ctx.pool);
-      const current = ctx.secrets.dataKeys.current.id;
-      const left = Object.entries(usage).filter(([id]) => id !== current).reduce((n, [, c]) => n + c, 0);
-      io(opts).print({ currentKeyId: current, resealedEndpoints: result.resealed, secretsByKeyId: usage }, () =>
-        `Re-sealed the secrets of ${result.resealed} endpoint(s) under key ${current}.${left ? '' : ' No secret needs an older key any more: DATA_ENCRYPTION_KEY_PREVIOUS can be removed.'}`);
-    }));
+    .description(
+      'Re-seal every stored secret under DATA_ENCRYPTION_KEY; the keys they are sealed under now go in DATA_ENCRYPTION_KEY_PREVIOUS',
+    )
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const result = await resealEndpointSecrets(ctx.pool, ctx.secrets.dataKeys);
+        const usage = await secretKeyUsage(ctx.pool);
+        const current = ctx.secrets.dataKeys.current.id;
+        const left = Object.entries(usage)
+          .filter(([id]) => id !== current)
+          .reduce((n, [, c]) => n + c, 0);
+        io(opts).print(
+          { currentKeyId: current, resealedEndpoints: result.resealed, secretsByKeyId: usage },
+          () =>
+            `Re-sealed the secrets of ${result.resealed} endpoint(s) under key ${current}.${left ? '' : ' No secret needs an older key any more: DATA_ENCRYPTION_KEY_PREVIOUS can be removed.'}`,
+        );
+      }),
+    );
 }

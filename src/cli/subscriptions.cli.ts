@@ -17,20 +17,39 @@ function dateOption(value: string): string {
  * run by hand (the worker runs it at 04:17 UTC). Idempotent; exits 1 when a subscription failed.
  */
 export function registerSubscriptionsCommands(program: Command): void {
-  program.command('subscriptions').description('Registered agent and annual report subscriptions')
+  program
+    .command('subscriptions')
+    .description('Registered agent and annual report subscriptions')
     .command('renew')
     .option('--as-of <date>', 'renew what is due on this UTC date (default today)', dateOption)
     .option('--org <organizationId>', 'only this organization')
     .option('--environment <env>', 'only live or test', envOption)
     .option('--json', 'print JSON')
     .description('Charge balance-billed subscriptions whose year has ended (past_due when the balance is short)')
-    .action((opts) => withContext(async ({ ctx }) => {
-      const summary = await renewDueSubscriptions(ctx, { asOf: opts.asOf, organizationId: opts.org, environment: opts.environment, actor: 'cli' });
-      io(opts).print(renewalRunView(summary), () => [
-        `Renewal run for ${summary.asOf}: ${Object.entries(summary.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing due'}`,
-        ...summary.outcomes.map((o) => `  ${o.orderId} ${o.orderType ?? ''} ${o.result}${o.amountCents ? ` ${formatCents(o.amountCents)}` : ''}`
-          + `${o.currentPeriodEnd ? ` (period ends ${o.currentPeriodEnd})` : ''}${o.error ? `: ${o.error}` : ''}`),
-      ].join('\n'));
-      if (summary.counts.failed > 0) process.exitCode = 1;
-    }));
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const summary = await renewDueSubscriptions(ctx, {
+          asOf: opts.asOf,
+          organizationId: opts.org,
+          environment: opts.environment,
+          actor: 'cli',
+        });
+        io(opts).print(renewalRunView(summary), () =>
+          [
+            `Renewal run for ${summary.asOf}: ${
+              Object.entries(summary.counts)
+                .filter(([, n]) => n > 0)
+                .map(([k, n]) => `${n} ${k}`)
+                .join(', ') || 'nothing due'
+            }`,
+            ...summary.outcomes.map(
+              (o) =>
+                `  ${o.orderId} ${o.orderType ?? ''} ${o.result}${o.amountCents ? ` ${formatCents(o.amountCents)}` : ''}` +
+                `${o.currentPeriodEnd ? ` (period ends ${o.currentPeriodEnd})` : ''}${o.error ? `: ${o.error}` : ''}`,
+            ),
+          ].join('\n'),
+        );
+        if (summary.counts.failed > 0) process.exitCode = 1;
+      }),
+    );
 }

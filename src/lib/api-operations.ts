@@ -14,19 +14,24 @@ import { ERROR_STATUS, type ErrorCode } from './errors.js';
 
 /** The tags of the published documents, in the order API references show them, each with its description. */
 export const API_TAGS = {
-  Organization: 'Your organization: settings and dashboard branding (shared by both environments) and the prepaid balance of the key\'s environment.',
+  Organization:
+    "Your organization: settings and dashboard branding (shared by both environments) and the prepaid balance of the key's environment.",
   Users: 'The people of your platform who own companies. Emails are unique per environment.',
   Companies: 'Companies owned by your users, addressable by id or by their readable slug.',
-  Orders: 'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
+  Orders:
+    'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
   Prices: 'Retail prices your customers see at dashboard checkout, and which formation packages are offered there.',
   Balance: 'The prepaid balance ledger: credits, one debit per priced order line, reversals of cancelled orders.',
-  Compliance: 'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
+  Compliance:
+    'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
   Documents: 'State-issued documents attached to orders, each with a signed download address valid for one hour.',
   Events: 'Everything webhooks report, kept for reconciliation (GET /events) and streamed live (GET /events/stream).',
-  'Webhook Endpoints': 'Where events are POSTed, signed with the endpoint\'s whsec_ secret (header Service-Signature).',
-  'Webhook Deliveries': 'Each event sent to each endpoint, with every attempt, status code and response; resend on demand.',
+  'Webhook Endpoints': "Where events are POSTed, signed with the endpoint's whsec_ secret (header Service-Signature).",
+  'Webhook Deliveries':
+    'Each event sent to each endpoint, with every attempt, status code and response; resend on demand.',
   Authentication: 'Dashboard access for your users: single-use magic links, no passwords.',
-  'Test helpers': 'Only at the test base address (the live address answers 404): play the filing team and the bank in test mode.',
+  'Test helpers':
+    'Only at the test base address (the live address answers 404): play the filing team and the bank in test mode.',
 } as const;
 
 /** One of the declared tags. */
@@ -42,19 +47,31 @@ export interface OperationSpec {
 // while the database is unreachable requests answer 503 at once instead of hanging. Any request can also be
 // malformed before a route sees it (a path that is not valid percent-encoded UTF-8, a request line and headers
 // above 16 KB): 400 bad_request.
-const ANY: readonly ErrorCode[] = ['bad_request', 'unauthorized', 'wrong_environment', 'rate_limited', 'internal_error', 'service_unavailable'];
+const ANY: readonly ErrorCode[] = [
+  'bad_request',
+  'unauthorized',
+  'wrong_environment',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
 // Path or query parameters are validated against the route schema.
 const PARAMS: readonly ErrorCode[] = [...ANY, 'validation_error'];
 // A JSON body can be malformed, of another media type or too large, besides failing validation.
 const BODY: readonly ErrorCode[] = [...PARAMS, 'bad_request', 'unsupported_media_type', 'payload_too_large'];
-// Every POST takes an Idempotency-Key (its retry may be running, reused with another body, or its stored answer unreadable).
+// Every POST takes an Idempotency-Key (its retry may be running, reused with another body, or its stored answer
+// unreadable).
 const POST: readonly ErrorCode[] = [...BODY, 'idempotency_key_in_use', 'idempotency_key_reused', 'conflict'];
 
-const op = (tag: ApiTag, base: readonly ErrorCode[], ...extra: ErrorCode[]): OperationSpec => ({ tag, errors: [...new Set([...base, ...extra])] });
+const op = (tag: ApiTag, base: readonly ErrorCode[], ...extra: ErrorCode[]): OperationSpec => ({
+  tag,
+  errors: [...new Set([...base, ...extra])],
+});
 
 // The example of bad_request for operations without a body (CODE_EXAMPLES has the JSON one).
 const MALFORMED_URL_EXAMPLE: { summary: string; message: string; extra?: Record<string, unknown> } = {
-  summary: 'The URL is not valid', message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
+  summary: 'The URL is not valid',
+  message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
 };
 
 /** Every operation of the integrator API by operationId (camelCase verbNoun, as generated SDK methods read). */
@@ -72,7 +89,15 @@ export const OPERATIONS = {
   getCompany: op('Companies', PARAMS, 'not_found'),
   updateCompany: op('Companies', BODY, 'not_found'),
 
-  createOrder: op('Orders', POST, 'insufficient_balance', 'forbidden', 'not_found', 'ein_already_requested', 'qualification_already_paid'),
+  createOrder: op(
+    'Orders',
+    POST,
+    'insufficient_balance',
+    'forbidden',
+    'not_found',
+    'ein_already_requested',
+    'qualification_already_paid',
+  ),
   quoteOrder: op('Orders', POST, 'forbidden', 'not_found', 'ein_already_requested', 'qualification_already_paid'),
 
   listPrices: op('Prices', ANY),
@@ -123,16 +148,17 @@ export function operation(id: OperationId): { operationId: OperationId; tags: [A
 
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'The request is invalid; `errors` names every bad field when the problem is in fields.',
-  401: 'Missing, unknown or revoked API key, or a key used at the other environment\'s base address.',
+  401: "Missing, unknown or revoked API key, or a key used at the other environment's base address.",
   402: 'The prepaid balance cannot cover the request; nothing was written.',
   403: 'Understood but not allowed (e.g. the user is not an admin of the company).',
-  404: 'No such resource in this environment of your organization (other organizations\' and environments\' ids answer 404 too).',
+  404: "No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too).",
   409: 'The request conflicts with the current state of a resource, or with a request still running.',
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
   422: 'The Idempotency-Key was already used with a different request.',
-  429: 'Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the '
-    + 'Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+  429:
+    'Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the ' +
+    'Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   500: 'Internal error; the body never carries internal details. Quote the requestId to support.',
   503: 'The service is briefly unavailable; retry later.',
 };
@@ -164,26 +190,59 @@ const CODE_EXAMPLES: Record<ErrorCode, { summary: string; message: string; extra
     summary: 'The balance cannot cover the order',
     message: 'Insufficient balance: this order costs 349.00 dollars and the balance is 100.00 dollars',
   },
-  forbidden: { summary: 'The user is not an admin of the company', message: "User 'user_01j8zq4v9r6w3t2y1x0a5b7c8d' is not an admin of company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'" },
+  forbidden: {
+    summary: 'The user is not an admin of the company',
+    message: "User 'user_01j8zq4v9r6w3t2y1x0a5b7c8d' is not an admin of company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'",
+  },
   not_found: { summary: 'No such resource', message: "No such company: 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'" },
-  conflict: { summary: 'Conflicts with the current state', message: 'The request conflicts with the current state of the resource' },
-  ein_already_requested: { summary: 'The company has or has requested an EIN', message: 'The company already has an EIN or a pending EIN order' },
-  qualification_already_paid: { summary: 'Already qualified in the state', message: 'The company already has a paid foreign qualification in NY' },
-  invalid_transition: { summary: 'Not an allowed status change', message: `Order ${ORDER} is filed, a terminal status; it cannot move to pending` },
-  idempotency_key_in_use: { summary: 'The first request with this key is still running', message: "A request with Idempotency-Key 'order-0001' is still being processed; retry after it completes" },
-  idempotency_key_reused: { summary: 'The key was used with another request', message: "Idempotency-Key 'order-0001' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request" },
-  unsupported_media_type: { summary: 'The body is not JSON', message: 'Request bodies must be JSON: send Content-Type: application/json' },
+  conflict: {
+    summary: 'Conflicts with the current state',
+    message: 'The request conflicts with the current state of the resource',
+  },
+  ein_already_requested: {
+    summary: 'The company has or has requested an EIN',
+    message: 'The company already has an EIN or a pending EIN order',
+  },
+  qualification_already_paid: {
+    summary: 'Already qualified in the state',
+    message: 'The company already has a paid foreign qualification in NY',
+  },
+  invalid_transition: {
+    summary: 'Not an allowed status change',
+    message: `Order ${ORDER} is filed, a terminal status; it cannot move to pending`,
+  },
+  idempotency_key_in_use: {
+    summary: 'The first request with this key is still running',
+    message: "A request with Idempotency-Key 'order-0001' is still being processed; retry after it completes",
+  },
+  idempotency_key_reused: {
+    summary: 'The key was used with another request',
+    message:
+      "Idempotency-Key 'order-0001' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request",
+  },
+  unsupported_media_type: {
+    summary: 'The body is not JSON',
+    message: 'Request bodies must be JSON: send Content-Type: application/json',
+  },
   payload_too_large: { summary: 'The body is too large', message: 'The request body is too large' },
-  rate_limited: { summary: 'Over the rate limit', message: 'Rate limit exceeded: 1200 requests per 60 seconds for this API key; retry in 12 seconds' },
+  rate_limited: {
+    summary: 'Over the rate limit',
+    message: 'Rate limit exceeded: 1200 requests per 60 seconds for this API key; retry in 12 seconds',
+  },
   domain_not_verified: {
     summary: 'The DNS record proving the domain is not there (yet)',
-    message: "No TXT record _fcs-domain-verification.portal.example.com with the value fcs-domain-verification=… was found; DNS changes can take a while",
+    message:
+      'No TXT record _fcs-domain-verification.portal.example.com with the value fcs-domain-verification=… was found; DNS changes can take a while',
   },
   webhook_endpoint_limit_reached: {
     summary: 'The environment has as many webhook endpoints as allowed',
-    message: 'This environment already has 20 webhook endpoints, the most allowed; delete one (DELETE /webhook-endpoints/{id}) before creating another',
+    message:
+      'This environment already has 20 webhook endpoints, the most allowed; delete one (DELETE /webhook-endpoints/{id}) before creating another',
   },
-  internal_error: { summary: 'Internal error', message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.' },
+  internal_error: {
+    summary: 'Internal error',
+    message: 'An internal error occurred; it has been logged. Quote the requestId when contacting support.',
+  },
   service_unavailable: { summary: 'Briefly unavailable', message: 'The service is briefly unavailable; retry later' },
 };
 
@@ -196,11 +255,13 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   quoteOrder: { not_found: "companyId: no company 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e' exists in this environment" },
   updateOrganization: {
     conflict: "whiteLabelDomain 'portal.example.com' is already used by another organization",
-    forbidden: 'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization',
+    forbidden:
+      'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization',
   },
   verifyWhiteLabelDomain: {
     conflict: 'No white-label domain is requested; set whiteLabelDomain with PATCH /organization first',
-    forbidden: 'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization/white-label-domain/verify',
+    forbidden:
+      'Organization settings reach live customers, so they change only with a live key: send this request to http://localhost:3000/v1/organization/white-label-domain/verify',
   },
   updatePrice: noSuch('product type', 'formation_tier_9'),
   deletePrice: { not_found: 'No custom price is set for ein' },
@@ -227,7 +288,8 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   createTestDocument: noSuch('order', ORDER),
   getComplianceCalendar: {
     ...noSuch('company', 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'),
-    conflict: 'Company comp_01j8zq4v9r6w3t2y1x0a5b7c8e has no formationDate: its compliance calendar is computed from it; set it with PATCH /companies/comp_01j8zq4v9r6w3t2y1x0a5b7c8e',
+    conflict:
+      'Company comp_01j8zq4v9r6w3t2y1x0a5b7c8e has no formationDate: its compliance calendar is computed from it; set it with PATCH /companies/comp_01j8zq4v9r6w3t2y1x0a5b7c8e',
   },
   streamEvents: {
     rate_limited: 'Too many event streams are open with this API key (at most 5); close one or retry later',
@@ -244,15 +306,32 @@ const EXAMPLE_REQUEST_ID = 'req_5f0c6d2a9b8e4c1d8a7f6e5d4c3b2a10';
  */
 export function operationErrors(id: OperationId): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of OPERATIONS[id].errors) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of OPERATIONS[id].errors)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const out: Record<number, TSchema> = {};
   for (const status of [...byStatus.keys()].sort()) {
     const codes = byStatus.get(status)!;
-    const examples = Object.fromEntries(codes.map((code) => {
-      // An operation without a body is malformed by its URL, not by JSON.
-      const { summary, message, extra } = code === 'bad_request' && !OPERATIONS[id].errors.includes('payload_too_large') ? MALFORMED_URL_EXAMPLE : CODE_EXAMPLES[code];
-      return [code, { summary, value: { message: OPERATION_EXAMPLES[id]?.[code] ?? message, code, requestId: EXAMPLE_REQUEST_ID, ...extra } }];
-    }));
+    const examples = Object.fromEntries(
+      codes.map((code) => {
+        // An operation without a body is malformed by its URL, not by JSON.
+        const { summary, message, extra } =
+          code === 'bad_request' && !OPERATIONS[id].errors.includes('payload_too_large')
+            ? MALFORMED_URL_EXAMPLE
+            : CODE_EXAMPLES[code];
+        return [
+          code,
+          {
+            summary,
+            value: {
+              message: OPERATION_EXAMPLES[id]?.[code] ?? message,
+              code,
+              requestId: EXAMPLE_REQUEST_ID,
+              ...extra,
+            },
+          },
+        ];
+      }),
+    );
     out[status] = Type.Unsafe({
       description: `${STATUS_DESCRIPTIONS[status]} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
       content: { 'application/json': { schema: Type.Ref('Error'), examples } },

@@ -32,9 +32,15 @@ const MAX_PAYLOAD = 7900;
  * on its own and has already committed: the signal goes at once.
  */
 export function signalAtCommit(tx: object, channel: string, part: string): void {
-  if (tx instanceof pg.Pool) return sendSignals(tx, new Map([[channel, new Set([part])]]));
+  if (tx instanceof pg.Pool) {
+    sendSignals(tx, new Map([[channel, new Set([part])]]));
+    return;
+  }
   let marks = marked.get(tx);
-  if (!marks) marked.set(tx, (marks = new Map()));
+  if (!marks) {
+    marks = new Map();
+    marked.set(tx, marks);
+  }
   const parts = marks.get(channel) ?? new Set<string>();
   parts.add(part);
   marks.set(channel, parts);
@@ -45,7 +51,10 @@ export function signalAtCommit(tx: object, channel: string, part: string): void 
  * on rollback), e.g. to drop cached rows the transaction changed before this process serves another request.
  */
 export function onCommit(tx: object, fn: () => void): void {
-  if (tx instanceof pg.Pool) return fn();
+  if (tx instanceof pg.Pool) {
+    fn();
+    return;
+  }
   const list = callbacks.get(tx) ?? [];
   list.push(fn);
   callbacks.set(tx, list);
@@ -69,7 +78,10 @@ export function takeSignals(client: object, committed = true): Marks | undefined
 /** Sends `marks` through `pool`, merged with any other signals waiting there (never throws; see the module note). */
 export function sendSignals(pool: pg.Pool, marks: Marks): void {
   let sender = senders.get(pool);
-  if (!sender) senders.set(pool, (sender = new SignalSender(pool)));
+  if (!sender) {
+    sender = new SignalSender(pool);
+    senders.set(pool, sender);
+  }
   sender.add(marks);
 }
 
@@ -104,7 +116,9 @@ class SignalSender {
         // The statement is its own transaction, and a wake-up needs no disk flush: committing it asynchronously
         // (local to this transaction) delivers it at once instead of after an fsync. A failure (database down, pool
         // closed) is dropped on purpose: the listeners' timers find the rows.
-        await this.pool.query(`SELECT set_config('synchronous_commit', 'off', true), ${calls}`, params).catch(() => undefined);
+        await this.pool
+          .query(`SELECT set_config('synchronous_commit', 'off', true), ${calls}`, params)
+          .catch(() => undefined);
       }
     } finally {
       this.sending = false;

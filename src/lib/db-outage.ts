@@ -66,7 +66,12 @@ export type WaitingPool = pg.Pool & {
  * waiting for that write (its runner's stop() can resolve first), so closing the pool as soon as the runner has
  * stopped would leave a job that ran locked, to be run again by another worker (OPS-4).
  */
-export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: () => boolean, maxDelayMs = 5_000): WaitingPool {
+export function waitingPool(
+  pool: pg.Pool,
+  reporter: OutageReporter,
+  stopping: () => boolean,
+  maxDelayMs = 5_000,
+): WaitingPool {
   let outstanding = 0;
   const waiters: Array<() => void> = [];
   const settle = () => {
@@ -112,9 +117,14 @@ export function waitingPool(pool: pg.Pool, reporter: OutageReporter, stopping: (
     get(target, prop) {
       if (prop === 'drained') return drained;
       if (prop === 'connect') {
-        return (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void) => {
+        return (
+          callback?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: unknown) => void) => void,
+        ) => {
           if (!callback) return connect();
-          connect().then((client) => callback(undefined, client, (release) => client.release(release as boolean)), (err: Error) => callback(err));
+          connect().then(
+            (client) => callback(undefined, client, (release) => client.release(release as boolean)),
+            (err: Error) => callback(err),
+          );
           return undefined;
         };
       }

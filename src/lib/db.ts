@@ -15,8 +15,18 @@ export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;
  * its first statement (the `role` startup parameter, as SET ROLE; a role that is missing or not granted to the
  * user fails the connection instead of running with more rights, SEC-3); null keeps the user's own rights.
  */
-export function createPool(connectionString: string, max = 10, connectTimeoutMs?: number, role: string | null = null): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectTimeoutMs, ...(role ? { options: `-c role=${role}` } : {}) });
+export function createPool(
+  connectionString: string,
+  max = 10,
+  connectTimeoutMs?: number,
+  role: string | null = null,
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(role ? { options: `-c role=${role}` } : {}),
+  });
   // A client dropped by the server (restart, idle timeout) is replaced on next use instead of crashing the process.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
@@ -83,8 +93,18 @@ export async function many<T extends pg.QueryResultRow>(db: Db, sql: string, par
 // SQLSTATE classes and codes meaning "the server cannot serve us right now", not "this query is wrong":
 // 08 connection exception, 57P01-57P03 shutting down / crashed / starting, 53300 too many connections.
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[1-3]|53300)/;
-const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i;
+const UNAVAILABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection terminated due to connection timeout/i;
 
 /**
  * True when `err` says the database cannot be reached or is restarting (refused or dropped connections, pool
@@ -94,7 +114,11 @@ const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying 
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; errors?: unknown[] } | null;
   if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string' && (UNAVAILABLE_ERRNO.has(e.code) || (e.code.length === 5 && UNAVAILABLE_SQLSTATE.test(e.code)))) return true;
+  if (
+    typeof e.code === 'string' &&
+    (UNAVAILABLE_ERRNO.has(e.code) || (e.code.length === 5 && UNAVAILABLE_SQLSTATE.test(e.code)))
+  )
+    return true;
   if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true; // AggregateError of IPv4/IPv6 attempts
   return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }

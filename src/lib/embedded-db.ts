@@ -65,7 +65,12 @@ const OWNER_FILE = 'fcs-owner.pid';
  * @throws EmbeddedDbError naming the cause and the fix (no binaries for this platform, port in use,
  *   directories the server cannot use, a cluster that does not start).
  */
-export async function startEmbeddedDb(dir: string, port: number, database = 'filing', options: EmbeddedDbOptions = {}): Promise<EmbeddedDb> {
+export async function startEmbeddedDb(
+  dir: string,
+  port: number,
+  database = 'filing',
+  options: EmbeddedDbOptions = {},
+): Promise<EmbeddedDb> {
   const runAs = serverUser();
   const bin = reachableBinaries(await packagedBinaries(), runAs);
   const clusterDir = clusterLocation(path.resolve(dir), runAs, options.onNotice);
@@ -103,7 +108,8 @@ export async function startEmbeddedDb(dir: string, port: number, database = 'fil
 export async function removeEmbeddedCluster(dir: string): Promise<void> {
   const link = path.resolve(dir);
   const real = fs.existsSync(link) ? fs.realpathSync(link) : link;
-  if (serverPid(real) !== null) await stopServer(reachableBinaries(await packagedBinaries(), serverUser()), real, serverUser(), 'immediate');
+  if (serverPid(real) !== null)
+    await stopServer(reachableBinaries(await packagedBinaries(), serverUser()), real, serverUser(), 'immediate');
   fs.rmSync(real, { recursive: true, force: true });
   fs.rmSync(link, { recursive: true, force: true });
 }
@@ -126,7 +132,8 @@ async function packagedBinaries(): Promise<Binaries> {
     );
   }
   const dir = path.dirname(path.dirname(initdb));
-  const version = (JSON.parse(fs.readFileSync(path.join(dir, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(fs.readFileSync(path.join(dir, '..', 'package.json'), 'utf8')) as { version: string })
+    .version;
   return { dir, version };
 }
 
@@ -136,12 +143,19 @@ function isRoot(): boolean {
 
 function serverUser(): RunAs {
   if (!isRoot()) return {};
-  const ids = () => ({ uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) });
+  const ids = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+  });
   try {
     return ids();
   } catch {
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
+      execFileSync(
+        'useradd',
+        ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+        { stdio: 'ignore' },
+      );
       return ids();
     } catch {
       throw new EmbeddedDbError(
@@ -207,7 +221,10 @@ function clusterLocation(dir: string, runAs: RunAs, onNotice?: (message: string)
   }
   fs.rmSync(dir, { recursive: true, force: true });
   ensureSharedDir();
-  const slug = dir.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(-60);
+  const slug = dir
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(-60);
   const target = path.join(SHARED_DIR, 'clusters', `${slug}-${randomBytes(4).toString('hex')}`);
   ensureOwnedDir(target, runAs);
   fs.symlinkSync(target, dir);
@@ -242,7 +259,14 @@ async function initCluster(bin: Binaries, clusterDir: string, runAs: RunAs): Pro
     fs.chownSync(pwFile, runAs.uid, runAs.gid!);
   }
   try {
-    const args = [`--pgdata=${clusterDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'];
+    const args = [
+      `--pgdata=${clusterDir}`,
+      '--auth=password',
+      '--username=postgres',
+      `--pwfile=${pwFile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+    ];
     const result = await run(path.join(bin.dir, 'bin', 'initdb'), args, runAs);
     if (result.code !== 0) {
       throw new EmbeddedDbError(
@@ -261,7 +285,11 @@ async function startServer(bin: Binaries, clusterDir: string, port: number, runA
   fs.rmSync(logFile, { force: true });
   // Unix sockets off: the socket directory (/tmp or /var/run/postgresql) may be taken or unwritable.
   const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=300 -c unix_socket_directories=''`;
-  const result = await run(path.join(bin.dir, 'bin', 'pg_ctl'), ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', logFile, '-o', serverOptions], runAs);
+  const result = await run(
+    path.join(bin.dir, 'bin', 'pg_ctl'),
+    ['start', '-D', clusterDir, '-w', '-t', '60', '-s', '-l', logFile, '-o', serverOptions],
+    runAs,
+  );
   if (result.code === 0) return;
   const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
   if (/address already in use/i.test(log)) {
@@ -277,7 +305,11 @@ async function startServer(bin: Binaries, clusterDir: string, port: number, runA
 }
 
 async function stopServer(bin: Binaries, clusterDir: string, runAs: RunAs, mode: 'fast' | 'immediate'): Promise<void> {
-  const result = await run(path.join(bin.dir, 'bin', 'pg_ctl'), ['stop', '-D', clusterDir, '-m', mode, '-w', '-t', '60', '-s'], runAs);
+  const result = await run(
+    path.join(bin.dir, 'bin', 'pg_ctl'),
+    ['stop', '-D', clusterDir, '-m', mode, '-w', '-t', '60', '-s'],
+    runAs,
+  );
   if (result.code !== 0 && serverPid(clusterDir) !== null) {
     throw new EmbeddedDbError(`Stopping the embedded PostgreSQL in ${clusterDir} failed: ${lastLines(result.output)}`);
   }
@@ -302,12 +334,19 @@ async function createDatabaseIfMissing(url: string, database: string): Promise<v
 // inherited descriptors open long after pg_ctl itself has finished.
 function run(file: string, args: string[], runAs: RunAs): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      ...runAs,
+      cwd: '/',
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += String(chunk)));
     child.stderr.on('data', (chunk) => (output += String(chunk)));
     child.on('error', (err) => {
-      reject(new EmbeddedDbError(`Cannot run ${file}: ${err.message}. Fix: reinstall with \`npm ci\`, or set DATABASE_URL.`));
+      reject(
+        new EmbeddedDbError(`Cannot run ${file}: ${err.message}. Fix: reinstall with \`npm ci\`, or set DATABASE_URL.`),
+      );
     });
     child.on('exit', (code) => setImmediate(() => resolve({ code: code ?? 1, output })));
   });

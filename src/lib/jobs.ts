@@ -39,11 +39,25 @@ export function defineTask<K extends TaskName>(name: K, handler: (ctx: AppContex
  * leaves no job behind and a committed one always has its job. graphile-worker's own `addJob` and `quickAddJob`
  * take the same arguments but use a connection of their own, outside the caller's transaction.
  */
-export async function addJob<K extends TaskName>(db: Db, task: K, payload: TaskPayload<K>, spec: TaskSpec = {}): Promise<void> {
+export async function addJob<K extends TaskName>(
+  db: Db,
+  task: K,
+  payload: TaskPayload<K>,
+  spec: TaskSpec = {},
+): Promise<void> {
   await db.query(
     `SELECT graphile_worker.add_job(identifier => $1::text, payload => $2::json, queue_name => $3::text, run_at => $4::timestamptz,
        max_attempts => $5::int, job_key => $6::text, priority => $7::int, flags => $8::text[], job_key_mode => $9::text)`,
-    [task, JSON.stringify(payload), spec.queueName ?? null, spec.runAt?.toISOString() ?? null, spec.maxAttempts ?? null, spec.jobKey ?? null,
-      spec.priority ?? null, spec.flags ?? null, spec.jobKeyMode ?? null],
+    [
+      task,
+      JSON.stringify(payload),
+      spec.queueName ?? null,
+      spec.runAt?.toISOString() ?? null,
+      spec.maxAttempts ?? null,
+      spec.jobKey ?? null,
+      spec.priority ?? null,
+      spec.flags ?? null,
+      spec.jobKeyMode ?? null,
+    ],
   );
 }

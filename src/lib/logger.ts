@@ -31,7 +31,12 @@ export function loggerOptions(level: string): pino.LoggerOptions {
   return {
     level,
     redact: {
-      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      paths: [
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+      ],
       censor: '[redacted]',
     },
     serializers: {
@@ -41,12 +46,18 @@ export function loggerOptions(level: string): pino.LoggerOptions {
         method: req.method,
         url: scrubSecrets(req.url),
         host: req.headers?.host,
-        ...(typeof req.headers?.['x-request-id'] === 'string' ? { clientRequestId: scrubSecrets(req.headers['x-request-id'].slice(0, 128)) } : {}),
+        ...(typeof req.headers?.['x-request-id'] === 'string'
+          ? { clientRequestId: scrubSecrets(req.headers['x-request-id'].slice(0, 128)) }
+          : {}),
       }),
       // The stack repeats the message, so both are scrubbed.
       err: (err: Error) => {
         const out = pino.stdSerializers.err(err);
-        return { ...out, message: scrubSecrets(err.message ?? ''), ...(typeof out.stack === 'string' ? { stack: scrubSecrets(out.stack) } : {}) };
+        return {
+          ...out,
+          message: scrubSecrets(err.message ?? ''),
+          ...(typeof out.stack === 'string' ? { stack: scrubSecrets(out.stack) } : {}),
+        };
       },
     },
   };

@@ -33,9 +33,10 @@ export async function startMetricsServer(port: number, host: string): Promise<Me
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }

@@ -17,7 +17,14 @@ export class MigrationHistoryError extends Error {
  * the version a database must have reached for this build of the service. Reads the directory on each call.
  */
 export function latestMigrationVersion(): number {
-  return Math.max(0, ...fs.readdirSync(MIGRATIONS_DIR).map((f) => /^(\d+)\.do\./.exec(f)?.[1]).filter(Boolean).map(Number));
+  return Math.max(
+    0,
+    ...fs
+      .readdirSync(MIGRATIONS_DIR)
+      .map((f) => /^(\d+)\.do\./.exec(f)?.[1])
+      .filter(Boolean)
+      .map(Number),
+  );
 }
 
 /**

@@ -21,16 +21,21 @@ export async function rejectNulCharacters(request: FastifyRequest): Promise<void
 function collect(value: unknown, path: string, errors: FieldError[], depth = 0): void {
   if (errors.length >= MAX_REPORTED || depth > 64) return;
   if (typeof value === 'string') {
-    if (value.includes(NUL)) errors.push({ field: path || 'body', message: 'must not contain the NUL character (\\u0000)' });
+    if (value.includes(NUL))
+      errors.push({ field: path || 'body', message: 'must not contain the NUL character (\\u0000)' });
     return;
   }
   if (!value || typeof value !== 'object' || Buffer.isBuffer(value)) return;
   if (Array.isArray(value)) {
-    value.forEach((item, i) => collect(item, join(path, String(i)), errors, depth + 1));
+    for (const [i, item] of value.entries()) collect(item, join(path, String(i)), errors, depth + 1);
     return;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes(NUL)) errors.push({ field: join(path, key.replaceAll(NUL, '\\u0000')), message: 'is a field name holding the NUL character (\\u0000)' });
+    if (key.includes(NUL))
+      errors.push({
+        field: join(path, key.replaceAll(NUL, '\\u0000')),
+        message: 'is a field name holding the NUL character (\\u0000)',
+      });
     collect(item, join(path, key), errors, depth + 1);
   }
 }

@@ -11,8 +11,21 @@ type Json = Record<string, unknown>;
 
 /** Keywords whose value is a schema or an array of schemas (JSON Schema 2020-12, as OpenAPI 3.1 uses it). */
 const SCHEMA_KEYWORDS = new Set([
-  'items', 'prefixItems', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties',
-  'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'additionalProperties',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'anyOf',
+  'oneOf',
 ]);
 /** Keywords whose value maps user-chosen names to schemas (a property called `title` is not a title). */
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
@@ -25,7 +38,11 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** JSON with sorted keys, so two copies of one schema compare equal whatever their key order. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -61,19 +78,30 @@ function liftSchema(schema: unknown, components: Json): unknown {
 /** Lifts the titled schemas of one media map (`content` of a request body or a response). */
 function liftContent(content: unknown, components: Json): unknown {
   if (!isObject(content)) return content;
-  return Object.fromEntries(Object.entries(content).map(([type, media]) =>
-    [type, isObject(media) && 'schema' in media ? { ...media, schema: liftSchema(media.schema, components) } : media]));
+  return Object.fromEntries(
+    Object.entries(content).map(([type, media]) => [
+      type,
+      isObject(media) && 'schema' in media ? { ...media, schema: liftSchema(media.schema, components) } : media,
+    ]),
+  );
 }
 
 function liftOperation(op: Json, components: Json): Json {
   const out: Json = { ...op };
-  if (isObject(op.requestBody)) out.requestBody = { ...op.requestBody, content: liftContent(op.requestBody.content, components) };
+  if (isObject(op.requestBody))
+    out.requestBody = { ...op.requestBody, content: liftContent(op.requestBody.content, components) };
   if (isObject(op.responses)) {
-    out.responses = Object.fromEntries(Object.entries(op.responses).map(([status, res]) =>
-      [status, isObject(res) && res.content ? { ...res, content: liftContent(res.content, components) } : res]));
+    out.responses = Object.fromEntries(
+      Object.entries(op.responses).map(([status, res]) => [
+        status,
+        isObject(res) && res.content ? { ...res, content: liftContent(res.content, components) } : res,
+      ]),
+    );
   }
   if (Array.isArray(op.parameters)) {
-    out.parameters = op.parameters.map((p) => (isObject(p) && p.schema ? { ...p, schema: liftSchema(p.schema, components) } : p));
+    out.parameters = op.parameters.map((p) =>
+      isObject(p) && p.schema ? { ...p, schema: liftSchema(p.schema, components) } : p,
+    );
   }
   return out;
 }
@@ -91,19 +119,27 @@ export function liftTitledSchemas<T extends object>(document: T): T {
   const components: Json = {};
   // Shared schemas first, so their names win; their own titled subschemas are lifted too.
   Object.assign(components, shared);
-  for (const [name, schema] of Object.entries(shared)) if (isObject(schema)) components[name] = liftChildren(schema, components);
+  for (const [name, schema] of Object.entries(shared))
+    if (isObject(schema)) components[name] = liftChildren(schema, components);
   const paths = liftPathItems(doc.paths, components);
   // OpenAPI 3.1 webhooks are path items too (keyed by event type): their payloads become named components as well.
   const webhooks = isObject(doc.webhooks) ? { webhooks: liftPathItems(doc.webhooks, components) } : {};
-  const schemas = Object.fromEntries(Object.keys(components).sort().map((k) => [k, components[k]]));
+  const schemas = Object.fromEntries(
+    Object.keys(components)
+      .sort()
+      .map((k) => [k, components[k]]),
+  );
   return { ...doc, paths, ...webhooks, components: { ...docComponents, schemas } } as T;
 }
 
 function liftPathItems(items: unknown, components: Json): Json {
-  return Object.fromEntries(Object.entries(isObject(items) ? items : {}).map(([path, item]) => {
-    if (!isObject(item)) return [path, item];
-    const lifted: Json = { ...item };
-    for (const [key, op] of Object.entries(item)) if (isObject(op) && isObject(op.responses)) lifted[key] = liftOperation(op, components);
-    return [path, lifted];
-  }));
+  return Object.fromEntries(
+    Object.entries(isObject(items) ? items : {}).map(([path, item]) => {
+      if (!isObject(item)) return [path, item];
+      const lifted: Json = { ...item };
+      for (const [key, op] of Object.entries(item))
+        if (isObject(op) && isObject(op.responses)) lifted[key] = liftOperation(op, components);
+      return [path, lifted];
+    }),
+  );
 }

@@ -88,18 +88,24 @@ export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPre
       },
       servers: [serverOf(ctx, 'live'), serverOf(ctx, 'test')],
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'sk_live_… or sk_test_… key' } },
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'sk_live_… or sk_test_… key' },
+        },
       },
       security: [{ apiKey: [] }],
       tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     },
     // Shared schemas keep their $id as the component name (#/components/schemas/Error, not def-0).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transform: ({ schema, url }) => {
       const s = (schema ?? {}) as Record<string, unknown>;
       const helpers = `${testPrefix}/test_helpers`;
-      if (url.startsWith(helpers)) return { schema: { ...s, servers: [serverOf(ctx, 'test')] }, url: url.slice(testPrefix.length) };
-      if (url.startsWith(`${livePrefix}/`) && !url.startsWith(`${testPrefix}/`)) return { schema: s, url: url.slice(livePrefix.length) };
+      if (url.startsWith(helpers))
+        return { schema: { ...s, servers: [serverOf(ctx, 'test')] }, url: url.slice(testPrefix.length) };
+      if (url.startsWith(`${livePrefix}/`) && !url.startsWith(`${testPrefix}/`))
+        return { schema: s, url: url.slice(livePrefix.length) };
       return { schema: { ...s, hide: true }, url };
     },
     transformObject: (document) => {
@@ -109,6 +115,7 @@ export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPre
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are JSON of any shape, walked key by key.
 type Json = Record<string, any>;
 const TEST_HELPERS_TAG = 'Test helpers';
 const published = new WeakMap<object, Partial<Record<Environment, Json>>>();
@@ -140,7 +147,13 @@ export function publishedDocument(whole: object, ctx: AppContext, environment: E
   }
   const tags = (doc.tags as Json[]).filter((t) => environment === 'test' || t.name !== TEST_HELPERS_TAG);
   const schemas = usedSchemas({ paths, webhooks: doc.webhooks }, doc.components?.schemas ?? {});
-  cache[environment] = { ...doc, servers: [serverOf(ctx, environment)], tags, paths, components: { ...doc.components, schemas } };
+  cache[environment] = {
+    ...doc,
+    servers: [serverOf(ctx, environment)],
+    tags,
+    paths,
+    components: { ...doc.components, schemas },
+  };
   return cache[environment];
 }
 
@@ -150,7 +163,10 @@ const SCHEMA_REF = '#/components/schemas/';
 function usedSchemas(roots: Json, all: Json): Json {
   const used = new Set<string>();
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
     if (typeof node !== 'object' || node === null) return;
     const ref = (node as Json).$ref;
     if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF)) {

@@ -29,15 +29,23 @@ export function readinessCheck(pool: pg.Pool, expectedMigration: number, cacheMs
 
 async function check(pool: pg.Pool, expectedMigration: number): Promise<Readiness> {
   try {
-    const { rows } = await pool.query<{ version: number | null }>('SELECT max(version)::int AS version FROM schema_migrations');
+    const { rows } = await pool.query<{ version: number | null }>(
+      'SELECT max(version)::int AS version FROM schema_migrations',
+    );
     const migration = rows[0]?.version ?? 0;
     if (migration < expectedMigration) {
-      return { ready: false, reason: `database migrations are behind: at ${migration}, this version needs ${expectedMigration} (run \`cli db migrate\`)`, migration, expectedMigration };
+      return {
+        ready: false,
+        reason: `database migrations are behind: at ${migration}, this version needs ${expectedMigration} (run \`cli db migrate\`)`,
+        migration,
+        expectedMigration,
+      };
     }
     return { ready: true, migration, expectedMigration };
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    if (e.code === '42P01') return { ready: false, reason: 'database is not migrated (no schema_migrations table)', expectedMigration };
+    if (e.code === '42P01')
+      return { ready: false, reason: 'database is not migrated (no schema_migrations table)', expectedMigration };
     const why = isDatabaseUnavailable(err) ? 'database unreachable' : 'database check failed';
     return { ready: false, reason: `${why} (${e.code ?? e.message ?? 'unknown error'})`, expectedMigration };
   }

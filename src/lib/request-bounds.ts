@@ -39,13 +39,23 @@ function bound(node: unknown, maxLength: number, seen: Set<unknown>): void {
   const s = node as Schema;
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   const open = s.enum === undefined && s.const === undefined;
-  if (types.includes('string') && open && s.maxLength === undefined && !(typeof s.pattern === 'string' && isBoundedPattern(s.pattern))) {
+  if (
+    types.includes('string') &&
+    open &&
+    s.maxLength === undefined &&
+    !(typeof s.pattern === 'string' && isBoundedPattern(s.pattern))
+  ) {
     s.maxLength = maxLength;
   }
-  if (types.includes('integer') && open && s.maximum === undefined && s.exclusiveMaximum === undefined) s.maximum = DEFAULT_INTEGER_MAXIMUM;
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[key])) for (const sub of s[key] as unknown[]) bound(sub, maxLength, seen);
-  if (s.properties && typeof s.properties === 'object') for (const v of Object.values(s.properties as Schema)) bound(v, maxLength, seen);
+  if (types.includes('integer') && open && s.maximum === undefined && s.exclusiveMaximum === undefined)
+    s.maximum = DEFAULT_INTEGER_MAXIMUM;
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(s[key])) for (const sub of s[key] as unknown[]) bound(sub, maxLength, seen);
+  if (s.properties && typeof s.properties === 'object')
+    for (const v of Object.values(s.properties as Schema)) bound(v, maxLength, seen);
   if (s.items) bound(s.items, maxLength, seen);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') bound(s.additionalProperties, maxLength, seen);
-  if (s.patternProperties && typeof s.patternProperties === 'object') for (const v of Object.values(s.patternProperties as Schema)) bound(v, maxLength, seen);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    bound(s.additionalProperties, maxLength, seen);
+  if (s.patternProperties && typeof s.patternProperties === 'object')
+    for (const v of Object.values(s.patternProperties as Schema)) bound(v, maxLength, seen);
 }

@@ -23,7 +23,7 @@ export const ErrorSchema = Type.Object(
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failure or a broken rule; `errors` names every bad field.',
-  401: 'Missing, unknown or revoked API key, or a key used at the other environment\'s base address.',
+  401: "Missing, unknown or revoked API key, or a key used at the other environment's base address.",
   402: 'The prepaid balance cannot cover the request.',
   403: 'The request is understood but not allowed (e.g. the user is not an admin of the company).',
   404: 'No such resource in this tenant (ids of other organizations and environments answer 404 too).',
@@ -31,15 +31,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The request body is too large.',
   415: 'The request body is not JSON.',
   422: 'The Idempotency-Key was already used with a different request body.',
-  429: 'Too many requests for this API key (or client address) in the current window; wait the seconds of the Retry-After header. '
-    + 'Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
+  429:
+    'Too many requests for this API key (or client address) in the current window; wait the seconds of the Retry-After header. ' +
+    'Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.',
   500: 'Internal error; the body never carries internal details.',
   503: 'A service this request depends on is unavailable, or the service is overloaded; retry later.',
 };
 
 /**
- * Response schemas for the given error statuses, plus the ones every authenticated route can return (429: rate limits). For the admin
- * API, which is not published; integrator routes use operationErrors (api-operations.ts), which documents codes.
+ * Response schemas for the given error statuses, plus the ones every authenticated route can return (429: rate limits).
+ * For the admin API, which is not published; integrator routes use operationErrors (api-operations.ts), which documents
+ * codes.
  */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = new Set([400, 401, 415, 429, 500, ...statuses]);
@@ -50,7 +52,13 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1-100.' })),
-    startingAfter: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Id of the last item of the previous page; items after it (older) are returned.' })),
+    startingAfter: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Id of the last item of the previous page; items after it (older) are returned.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,12 +67,18 @@ export const PageQuery = Type.Object(
  * A page of results, newest first. Titled `<item title>List` (e.g. UserList) when the item has a title, so
  * the OpenAPI document names it as a component (src/lib/openapi-components.ts); pass `title` to override.
  */
-export function ListOf<T extends TSchema>(item: T, title: string | undefined = item.title ? `${item.title}List` : undefined) {
-  return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
-  }, title ? { title } : {});
+export function ListOf<T extends TSchema>(
+  item: T,
+  title: string | undefined = item.title ? `${item.title}List` : undefined,
+) {
+  return Type.Object(
+    {
+      object: Type.Literal('list'),
+      data: Type.Array(item),
+      hasMore: Type.Boolean({ description: 'True when more items follow; pass the last id as startingAfter.' }),
+    },
+    title ? { title } : {},
+  );
 }
 
 /** ISO 8601 timestamp string. */

@@ -79,7 +79,7 @@ export function isSealed(value: string): boolean {
 
 /** The id of the key that sealed `value`; null when it is not sealed. */
 export function sealedKeyId(value: string): string | null {
-  return isSealed(value) ? value.slice(PREFIX.length).split(':')[0] ?? null : null;
+  return isSealed(value) ? (value.slice(PREFIX.length).split(':')[0] ?? null) : null;
 }
 
 /** Seals `plaintext` under the keyring's current key, bound to `associatedData` (the owning row's id). */
@@ -100,7 +100,9 @@ export function open(keyring: Keyring, sealed: string, associatedData: string): 
   const [id, iv, body, tag] = sealed.slice(PREFIX.length).split(':');
   const dataKey = [keyring.current, ...keyring.previous].find((k) => k.id === id);
   if (!dataKey) {
-    throw new SecretBoxError(`a secret is sealed under key ${id}, which is neither DATA_ENCRYPTION_KEY nor in DATA_ENCRYPTION_KEY_PREVIOUS`);
+    throw new SecretBoxError(
+      `a secret is sealed under key ${id}, which is neither DATA_ENCRYPTION_KEY nor in DATA_ENCRYPTION_KEY_PREVIOUS`,
+    );
   }
   try {
     const decipher = createDecipheriv('aes-256-gcm', dataKey.key, Buffer.from(iv ?? '', 'base64url'));

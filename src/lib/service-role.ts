@@ -38,9 +38,12 @@ export async function grantServiceRole(databaseUrl: string): Promise<void> {
           AND NOT EXISTS (SELECT 1 FROM pg_policies p WHERE p.schemaname = 'graphile_worker' AND p.tablename = c.relname AND p.policyname = '${SERVICE_ROLE}_all')`,
     );
     for (const { name } of secured) {
-      statements.push(`CREATE POLICY ${SERVICE_ROLE}_all ON graphile_worker."${name}" TO ${SERVICE_ROLE} USING (true) WITH CHECK (true)`);
+      statements.push(
+        `CREATE POLICY ${SERVICE_ROLE}_all ON graphile_worker."${name}" TO ${SERVICE_ROLE} USING (true) WITH CHECK (true)`,
+      );
     }
-    // One transaction: concurrent starts serialise on the catalog rows instead of failing with "tuple concurrently updated".
+    // One transaction: concurrent starts serialise on the catalog rows instead of failing with "tuple concurrently
+    // updated".
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(727002)');
     for (const sql of statements) await client.query(sql);

@@ -47,7 +47,10 @@ export function deferSignals(): { received(): string | null; release(): void } {
  * @param deferred from {@link deferSignals}: a signal received during start-up starts the shutdown now.
  * @returns the shutdown function itself, for fatal paths: `shutdown('worker failed', true)` exits 1.
  */
-export function installShutdown(plan: ShutdownPlan, deferred?: ReturnType<typeof deferSignals>): (reason: string, failed?: boolean) => Promise<void> {
+export function installShutdown(
+  plan: ShutdownPlan,
+  deferred?: ReturnType<typeof deferSignals>,
+): (reason: string, failed?: boolean) => Promise<void> {
   let started: Promise<void> | null = null;
   const shutdown = (reason: string, failed = false) => {
     started ??= run(plan, reason).then((code) => process.exit(failed ? 1 : code));
@@ -63,19 +66,24 @@ export function installShutdown(plan: ShutdownPlan, deferred?: ReturnType<typeof
 
 async function run(plan: ShutdownPlan, reason: string): Promise<number> {
   const { log } = plan;
-  log.info({ signal: reason, timeoutMs: plan.timeoutMs }, 'shutting down: finishing in-flight requests and running jobs');
+  log.info(
+    { signal: reason, timeoutMs: plan.timeoutMs },
+    'shutting down: finishing in-flight requests and running jobs',
+  );
   const pending = new Set(plan.drain.map((s) => s.name));
   let failed = false;
-  const drained = Promise.all(plan.drain.map(async (step) => {
-    try {
-      await step.stop();
-    } catch (err) {
-      failed = true;
-      log.warn({ err, step: step.name }, 'a part failed to stop cleanly');
-    } finally {
-      pending.delete(step.name);
-    }
-  }));
+  const drained = Promise.all(
+    plan.drain.map(async (step) => {
+      try {
+        await step.stop();
+      } catch (err) {
+        failed = true;
+        log.warn({ err, step: step.name }, 'a part failed to stop cleanly');
+      } finally {
+        pending.delete(step.name);
+      }
+    }),
+  );
   let timer: NodeJS.Timeout | undefined;
   const timedOut = await Promise.race([
     drained.then(() => false),
@@ -83,7 +91,10 @@ async function run(plan: ShutdownPlan, reason: string): Promise<number> {
   ]);
   clearTimeout(timer);
   if (timedOut) {
-    log.warn({ unfinished: [...pending], timeoutMs: plan.timeoutMs }, 'shutdown timeout reached: cutting unfinished requests and jobs (jobs are retried)');
+    log.warn(
+      { unfinished: [...pending], timeoutMs: plan.timeoutMs },
+      'shutdown timeout reached: cutting unfinished requests and jobs (jobs are retried)',
+    );
     await Promise.all(plan.drain.filter((s) => pending.has(s.name)).map(async (s) => s.force?.()));
     // Forced steps get a short while to let go of their connections before the database closes under them.
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);

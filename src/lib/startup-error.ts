@@ -11,7 +11,14 @@ export interface StartupSettings {
   host?: string;
 }
 
-type Errno = Error & { code?: string; syscall?: string; path?: string; address?: string; port?: number; errors?: unknown[] };
+type Errno = Error & {
+  code?: string;
+  syscall?: string;
+  path?: string;
+  address?: string;
+  port?: number;
+  errors?: unknown[];
+};
 
 /**
  * Explains an error that stopped a process from starting in one plain message: the cause, then "Fix: …".
@@ -30,7 +37,8 @@ export function explainStartupError(err: unknown, settings: StartupSettings = {}
  * or null for anything else (the CLI then shows the error's own message).
  */
 export function knownStartupProblem(err: unknown, settings: StartupSettings = {}): string | null {
-  if (err instanceof ConfigError) return `${err.message}\nFix: correct the variables named above (README, "Configuration").`;
+  if (err instanceof ConfigError)
+    return `${err.message}\nFix: correct the variables named above (README, "Configuration").`;
   if (err instanceof EmbeddedDbError || err instanceof MigrationHistoryError) return err.message;
   const e = (err instanceof Error ? err : new Error(String(err))) as Errno;
   const code = e.code ?? (e.errors?.[0] as Errno | undefined)?.code;
@@ -48,9 +56,12 @@ export function knownStartupProblem(err: unknown, settings: StartupSettings = {}
 
 function listenProblem(e: Errno, code: string | undefined, s: StartupSettings): string {
   const where = `${e.address ?? s.host ?? '0.0.0.0'}:${e.port ?? s.port ?? '?'}`;
-  if (code === 'EADDRINUSE') return `Port ${where} is already in use by another program. Fix: stop that program, or set PORT (or METRICS_PORT) to a free port.`;
-  if (code === 'EACCES') return `Not allowed to listen on ${where} (ports below 1024 need privileges). Fix: set PORT to 1024 or above and put a proxy in front.`;
-  if (code === 'EADDRNOTAVAIL') return `Cannot listen on ${where}: that address is not on this machine. Fix: set HOST to one of its addresses, or 0.0.0.0.`;
+  if (code === 'EADDRINUSE')
+    return `Port ${where} is already in use by another program. Fix: stop that program, or set PORT (or METRICS_PORT) to a free port.`;
+  if (code === 'EACCES')
+    return `Not allowed to listen on ${where} (ports below 1024 need privileges). Fix: set PORT to 1024 or above and put a proxy in front.`;
+  if (code === 'EADDRNOTAVAIL')
+    return `Cannot listen on ${where}: that address is not on this machine. Fix: set HOST to one of its addresses, or 0.0.0.0.`;
   return `Cannot listen on ${where} (${code ?? e.message}). Fix: check HOST and PORT.`;
 }
 
@@ -59,8 +70,10 @@ function databaseProblem(e: Errno, code: string | undefined, s: StartupSettings)
   if (code === '28P01' || code === '28000') {
     return `The database at ${where} refused the credentials (${e.message}). Fix: correct the user and password in DATABASE_URL, or allow this host in pg_hba.conf.`;
   }
-  if (code === '3D000') return `The database at ${where} does not exist (${e.message}). Fix: create it (createdb), or point DATABASE_URL at an existing database.`;
-  if (code === '42501') return `The database user lacks a privilege the migrations need (${e.message}). Fix: connect as the owner of the database's schema, or grant it CREATE.`;
+  if (code === '3D000')
+    return `The database at ${where} does not exist (${e.message}). Fix: create it (createdb), or point DATABASE_URL at an existing database.`;
+  if (code === '42501')
+    return `The database user lacks a privilege the migrations need (${e.message}). Fix: connect as the owner of the database's schema, or grant it CREATE.`;
   if (isDatabaseUnavailable(e)) {
     return `Cannot reach the database at ${where} (${code ?? e.message}). Fix: start PostgreSQL or correct DATABASE_URL (host, port, network, firewall); leave DATABASE_URL unset for the embedded database.`;
   }
@@ -84,6 +97,7 @@ function databaseAddress(url: string | null | undefined): string {
  */
 export function failStartup(what: string, err: unknown, settings: StartupSettings = {}): never {
   process.stderr.write(`Cannot start ${what}: ${scrubSecrets(explainStartupError(err, settings))}\n`);
-  if (/^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '') && err instanceof Error) process.stderr.write(`${scrubSecrets(err.stack ?? '')}\n`);
+  if (/^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '') && err instanceof Error)
+    process.stderr.write(`${scrubSecrets(err.stack ?? '')}\n`);
   process.exit(1);
 }

@@ -21,8 +21,10 @@ const coercingAjv = buildAjv(true);
  * Bodies are validated strictly (a string is never turned into a number); query strings, params and
  * headers are coerced because they arrive as text. All errors are collected, so every bad field is named.
  */
+// biome-ignore lint/suspicious/noExplicitAny: Fastify types route schemas as any; Ajv checks them at compile time.
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+  // biome-ignore lint/suspicious/noExplicitAny: Ajv's ValidateFunction is what Fastify calls, typed differently.
   return ajv.compile(schema) as any;
 };
 
@@ -47,7 +49,9 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
       message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
     } else if (e.keyword === 'type') {
       // Ajv writes a nullable type as "must be string,null".
-      message = `must be ${String((e.params as { type: string | string[] }).type).split(',').join(' or ')}`;
+      message = `must be ${String((e.params as { type: string | string[] }).type)
+        .split(',')
+        .join(' or ')}`;
     } else if (e.keyword === 'const') {
       message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
     }
@@ -58,7 +62,11 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
     out.push({ field, message });
     if (e.keyword === 'anyOf' || (e.keyword === 'type' && message === 'must be null')) unionNoise.add(key);
   }
-  const useful = out.filter((f) => !unionNoise.has(`${f.field}|${f.message}`) || !out.some((o) => o.field === f.field && !unionNoise.has(`${o.field}|${o.message}`)));
+  const useful = out.filter(
+    (f) =>
+      !unionNoise.has(`${f.field}|${f.message}`) ||
+      !out.some((o) => o.field === f.field && !unionNoise.has(`${o.field}|${o.message}`)),
+  );
   return useful.length ? useful : [{ field: part, message: 'is invalid' }];
 }
 
@@ -73,7 +81,9 @@ function join(a: string, b: string): string {
 export function attachedFieldErrors(request: { validationError?: Error }): FieldError[] {
   const v = request.validationError as (Error & { validation?: ErrorObject[]; validationContext?: string }) | undefined;
   if (!v) return [];
-  return v.validation ? toFieldErrors(v.validation, v.validationContext) : [{ field: v.validationContext ?? 'body', message: v.message }];
+  return v.validation
+    ? toFieldErrors(v.validation, v.validationContext)
+    : [{ field: v.validationContext ?? 'body', message: v.message }];
 }
 
 /**
@@ -86,7 +96,8 @@ export type FieldRule = (input: unknown) => FieldError[];
 /**
  * Checks a request value against its TypeBox schema (the strict body validator routes use) and `rules`, and returns
  * it typed by the schema, so what a service receives has passed both. Every error is collected first: the schema's
- * (as `toFieldErrors` names them), then each rule's in order, exact duplicates dropped, so one 400 names every bad field.
+ * (as `toFieldErrors` names them), then each rule's in order, exact duplicates dropped, so one 400 names every bad
+ * field.
  * @param options.prior errors found before (e.g. a request's params or headers) put first in the same 400.
  * @param options.raise throws the combined errors in a caller's own way; ValidationError when unset or when it returns.
  * @throws ValidationError (400 validation_error, `errors` listing every bad field) when anything failed.

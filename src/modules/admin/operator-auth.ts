@@ -18,7 +18,8 @@ export function operatorAuth(ctx: AppContext) {
     const match = /^Bearer (.+)$/.exec(header);
     if (match && safeEqual(match[1], ctx.secrets.operatorToken)) return;
     throttle.failed(request);
-    if (!match) throw new AppError('unauthorized', 'Missing operator token: send Authorization: Bearer <OPERATOR_TOKEN>');
+    if (!match)
+      throw new AppError('unauthorized', 'Missing operator token: send Authorization: Bearer <OPERATOR_TOKEN>');
     throw new AppError('unauthorized', 'Invalid operator token');
   };
 }

@@ -16,7 +16,11 @@ export const MAX_TEST_CREDIT_DOLLARS = 1_000_000;
  * `max`: the highest amount accepted, in dollars (LIM-3), so every way in (API, console, CLI) has the same bound.
  * @throws ValidationError on `field`.
  */
-export function requestDollarsToCents(field: string, dollars: number, opts: { whole?: boolean; positive?: boolean; max?: number } = {}): number {
+export function requestDollarsToCents(
+  field: string,
+  dollars: number,
+  opts: { whole?: boolean; positive?: boolean; max?: number } = {},
+): number {
   if (opts.whole && !Number.isInteger(dollars)) {
     throw new ValidationError([{ field, message: `must be whole dollars (no cents), got ${dollars}` }]);
   }
@@ -27,7 +31,9 @@ export function requestDollarsToCents(field: string, dollars: number, opts: { wh
   try {
     cents = dollarsToCents(dollars);
   } catch {
-    throw new ValidationError([{ field, message: `must be a dollar amount with at most two decimals, got ${dollars}` }]);
+    throw new ValidationError([
+      { field, message: `must be a dollar amount with at most two decimals, got ${dollars}` },
+    ]);
   }
   if (cents < 0 || (opts.positive && cents === 0)) {
     throw new ValidationError([{ field, message: opts.positive ? 'must be greater than 0' : 'must be 0 or more' }]);

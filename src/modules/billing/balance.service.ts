@@ -15,7 +15,11 @@ export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
  * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (BILL-15).
  * @throws AppError not_found when `startingAfter` is not one of this tenant's entries.
  */
-export async function listBalanceTransactions(db: Db, tenant: Tenant, page: PageParams): Promise<Page<BalanceTransaction>> {
+export async function listBalanceTransactions(
+  db: Db,
+  tenant: Tenant,
+  page: PageParams,
+): Promise<Page<BalanceTransaction>> {
   const limit = page.limit ?? 20;
   if (page.startingAfter && !(await repo.ledgerEntryExists(db, tenant, page.startingAfter))) {
     throw new AppError('not_found', `No such balance transaction: '${page.startingAfter}'`);
@@ -33,7 +37,13 @@ export const MAX_CREDIT_NOTE_LENGTH = 500;
  * MAX_CREDIT_NOTE_LENGTH characters. @returns the credit as a balance transaction.
  * @throws ValidationError on field `amount` or `note`; AppError not_found for an unknown organization.
  */
-export async function addCredit(pool: pg.Pool, tenant: Tenant, amount: number, note: string | undefined, createdBy: string): Promise<BalanceTransaction> {
+export async function addCredit(
+  pool: pg.Pool,
+  tenant: Tenant,
+  amount: number,
+  note: string | undefined,
+  createdBy: string,
+): Promise<BalanceTransaction> {
   new FieldErrors().maxLength('note', note, MAX_CREDIT_NOTE_LENGTH).throwIfAny();
   const cents = requestDollarsToCents('amount', amount, { positive: true, max: MAX_OPERATOR_CREDIT_DOLLARS });
   return serializeLedgerEntry(await creditBalance(pool, tenant, cents, note, createdBy));

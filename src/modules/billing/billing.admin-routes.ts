@@ -4,42 +4,84 @@ import { errorResponses } from '../../lib/schemas.js';
 import { addCredit } from './balance.service.js';
 import * as s from './billing.schemas.js';
 import { listStateFeeViews, updateStateFee } from './state-fees.service.js';
-import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, setOrgWholesale } from './wholesale.service.js';
+import {
+  listCatalog,
+  listOrgWholesale,
+  removeOrgWholesale,
+  setCatalogPrice,
+  setOrgWholesale,
+} from './wholesale.service.js';
 
 // The admin API authenticates one operator token, so changes are recorded as made by 'operator'.
 const ACTOR = 'operator';
 
 /** Operator routes (/admin/v1): wholesale prices (PRICE-7), state fees (BILL-16), balance credits (BILL-14). */
 export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  app.get('/wholesale-prices', { schema: { tags: ['Billing'] } }, async () => ({ object: 'list' as const, data: await listCatalog(ctx.pool), hasMore: false }));
+  app.get('/wholesale-prices', { schema: { tags: ['Billing'] } }, async () => ({
+    object: 'list' as const,
+    data: await listCatalog(ctx.pool),
+    hasMore: false,
+  }));
 
-  app.put('/wholesale-prices/:type', {
-    schema: { tags: ['Billing'], params: s.PriceTypeParams, body: s.CatalogPriceBody, response: errorResponses(404) },
-  }, async (request) => setCatalogPrice(ctx.pool, request.params.type, request.body));
+  app.put(
+    '/wholesale-prices/:type',
+    {
+      schema: { tags: ['Billing'], params: s.PriceTypeParams, body: s.CatalogPriceBody, response: errorResponses(404) },
+    },
+    async (request) => setCatalogPrice(ctx.pool, request.params.type, request.body),
+  );
 
-  app.get('/organizations/:id/wholesale-prices', {
-    schema: { tags: ['Billing'], params: s.OrgIdParams, response: errorResponses(404) },
-  }, async (request) => ({ object: 'list' as const, data: await listOrgWholesale(ctx.pool, request.params.id), hasMore: false }));
+  app.get(
+    '/organizations/:id/wholesale-prices',
+    {
+      schema: { tags: ['Billing'], params: s.OrgIdParams, response: errorResponses(404) },
+    },
+    async (request) => ({
+      object: 'list' as const,
+      data: await listOrgWholesale(ctx.pool, request.params.id),
+      hasMore: false,
+    }),
+  );
 
-  app.put('/organizations/:id/wholesale-prices/:type', {
-    schema: { tags: ['Billing'], params: s.OrgTypeParams, body: s.OrgWholesaleBody, response: errorResponses(404) },
-  }, async (request) => setOrgWholesale(ctx.pool, request.params.id, request.params.type, request.body.wholesaleAmount));
+  app.put(
+    '/organizations/:id/wholesale-prices/:type',
+    {
+      schema: { tags: ['Billing'], params: s.OrgTypeParams, body: s.OrgWholesaleBody, response: errorResponses(404) },
+    },
+    async (request) => setOrgWholesale(ctx.pool, request.params.id, request.params.type, request.body.wholesaleAmount),
+  );
 
-  app.delete('/organizations/:id/wholesale-prices/:type', {
-    schema: { tags: ['Billing'], params: s.OrgTypeParams, response: errorResponses(404) },
-  }, async (request) => removeOrgWholesale(ctx.pool, request.params.id, request.params.type));
+  app.delete(
+    '/organizations/:id/wholesale-prices/:type',
+    {
+      schema: { tags: ['Billing'], params: s.OrgTypeParams, response: errorResponses(404) },
+    },
+    async (request) => removeOrgWholesale(ctx.pool, request.params.id, request.params.type),
+  );
 
-  app.get('/state-fees', { schema: { tags: ['Billing'] } }, async () => ({ object: 'list' as const, data: await listStateFeeViews(ctx.pool), hasMore: false }));
+  app.get('/state-fees', { schema: { tags: ['Billing'] } }, async () => ({
+    object: 'list' as const,
+    data: await listStateFeeViews(ctx.pool),
+    hasMore: false,
+  }));
 
-  app.put('/state-fees/:state', {
-    schema: { tags: ['Billing'], params: s.StateParams, body: s.StateFeeBody, response: errorResponses(404) },
-  }, async (request) => updateStateFee(ctx.pool, request.params.state, request.body, ACTOR));
+  app.put(
+    '/state-fees/:state',
+    {
+      schema: { tags: ['Billing'], params: s.StateParams, body: s.StateFeeBody, response: errorResponses(404) },
+    },
+    async (request) => updateStateFee(ctx.pool, request.params.state, request.body, ACTOR),
+  );
 
-  app.post('/organizations/:id/balance-credits', {
-    schema: { tags: ['Billing'], params: s.OrgIdParams, body: s.AdminCreditBody, response: errorResponses(404) },
-  }, async (request, reply) => {
-    const { environment, amount, note } = request.body;
-    const tenant = { organizationId: request.params.id, environment };
-    return reply.status(201).send(await addCredit(ctx.pool, tenant, amount, note ?? 'Operator credit', ACTOR));
-  });
+  app.post(
+    '/organizations/:id/balance-credits',
+    {
+      schema: { tags: ['Billing'], params: s.OrgIdParams, body: s.AdminCreditBody, response: errorResponses(404) },
+    },
+    async (request, reply) => {
+      const { environment, amount, note } = request.body;
+      const tenant = { organizationId: request.params.id, environment };
+      return reply.status(201).send(await addCredit(ctx.pool, tenant, amount, note ?? 'Operator credit', ACTOR));
+    },
+  );
 };

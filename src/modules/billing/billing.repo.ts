@@ -50,11 +50,19 @@ export async function lockFloorsExclusive(tx: Db): Promise<void> {
 
 /** Serializes price edits of one tenant (keeps "one formation tier stays enabled" true under concurrency). */
 export async function lockTenantPrices(tx: Db, tenant: Tenant): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`prices:${tenant.organizationId}:${tenant.environment}`]);
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+    `prices:${tenant.organizationId}:${tenant.environment}`,
+  ]);
 }
 
 /** Writes the tenant's price row for `type` (retail cents or null, enabled). */
-export async function upsertTenantPrice(tx: Db, tenant: Tenant, type: ProductType, retailCents: number | null, enabled: boolean): Promise<void> {
+export async function upsertTenantPrice(
+  tx: Db,
+  tenant: Tenant,
+  type: ProductType,
+  retailCents: number | null,
+  enabled: boolean,
+): Promise<void> {
   pricesChanged(tx);
   await tx.query(
     `INSERT INTO organization_prices (organization_id, environment, type, retail_amount_cents, enabled) VALUES ($1, $2, $3, $4, $5)
@@ -67,7 +75,11 @@ export async function upsertTenantPrice(tx: Db, tenant: Tenant, type: ProductTyp
 /** Removes the tenant's price row for `type`. */
 export async function deleteTenantPrice(tx: Db, tenant: Tenant, type: ProductType): Promise<void> {
   pricesChanged(tx);
-  await tx.query('DELETE FROM organization_prices WHERE organization_id = $1 AND environment = $2 AND type = $3', [tenant.organizationId, tenant.environment, type]);
+  await tx.query('DELETE FROM organization_prices WHERE organization_id = $1 AND environment = $2 AND type = $3', [
+    tenant.organizationId,
+    tenant.environment,
+    type,
+  ]);
 }
 
 /** A price_catalog row (cents). */
@@ -92,7 +104,12 @@ export function findCatalogForUpdate(tx: Db, type: ProductType): Promise<Catalog
 }
 
 /** Sets a product's list price and default wholesale, both in cents; the type must exist (callers lock it first). */
-export async function updateCatalog(tx: Db, type: ProductType, defaultCents: number, wholesaleCents: number): Promise<CatalogRow> {
+export async function updateCatalog(
+  tx: Db,
+  type: ProductType,
+  defaultCents: number,
+  wholesaleCents: number,
+): Promise<CatalogRow> {
   pricesChanged(tx);
   const row = await one<CatalogRow>(
     tx,
@@ -111,12 +128,20 @@ export async function organizationExists(db: Db, organizationId: string): Promis
 /** The organization's wholesale overrides, type -> cents. */
 export async function findWholesaleOverrides(db: Db, organizationId: string): Promise<Map<string, number>> {
   const rows = await many<{ type: string; wholesale_amount_cents: number }>(
-    db, 'SELECT type, wholesale_amount_cents FROM organization_wholesale_prices WHERE organization_id = $1', [organizationId]);
+    db,
+    'SELECT type, wholesale_amount_cents FROM organization_wholesale_prices WHERE organization_id = $1',
+    [organizationId],
+  );
   return new Map(rows.map((r) => [r.type, r.wholesale_amount_cents]));
 }
 
 /** Sets the organization's wholesale price (its floor) for `type`, in cents (PRICE-7). */
-export async function upsertWholesaleOverride(tx: Db, organizationId: string, type: ProductType, cents: number): Promise<void> {
+export async function upsertWholesaleOverride(
+  tx: Db,
+  organizationId: string,
+  type: ProductType,
+  cents: number,
+): Promise<void> {
   pricesChanged(tx);
   await tx.query(
     `INSERT INTO organization_wholesale_prices (organization_id, type, wholesale_amount_cents) VALUES ($1, $2, $3)
@@ -128,7 +153,10 @@ export async function upsertWholesaleOverride(tx: Db, organizationId: string, ty
 /** Deletes an override; false when there was none. */
 export async function deleteWholesaleOverride(tx: Db, organizationId: string, type: ProductType): Promise<boolean> {
   pricesChanged(tx);
-  const res = await tx.query('DELETE FROM organization_wholesale_prices WHERE organization_id = $1 AND type = $2', [organizationId, type]);
+  const res = await tx.query('DELETE FROM organization_wholesale_prices WHERE organization_id = $1 AND type = $2', [
+    organizationId,
+    type,
+  ]);
   return (res.rowCount ?? 0) > 0;
 }
 
@@ -165,11 +193,26 @@ export function findStateFeesForUpdate(tx: Db, state: string): Promise<StateFeeR
 }
 
 /** Column values of a state_fees row an operator may change (cents). */
-export type StateFeeColumns = Pick<StateFeeRow, 'name' | 'llc_formation_cents' | 'corp_formation_cents' | 'llc_foreign_cents'
-  | 'corp_foreign_cents' | 'llc_annual_report_cents' | 'corp_annual_report_cents' | 'expedited_formation_cents'>;
+export type StateFeeColumns = Pick<
+  StateFeeRow,
+  | 'name'
+  | 'llc_formation_cents'
+  | 'corp_formation_cents'
+  | 'llc_foreign_cents'
+  | 'corp_foreign_cents'
+  | 'llc_annual_report_cents'
+  | 'corp_annual_report_cents'
+  | 'expedited_formation_cents'
+>;
 
 /** Writes new fee values, appends `historyEntry` to source.history and records who changed it. */
-export async function updateStateFees(tx: Db, state: string, v: StateFeeColumns, historyEntry: Record<string, unknown>, updatedBy: string): Promise<StateFeeRow> {
+export async function updateStateFees(
+  tx: Db,
+  state: string,
+  v: StateFeeColumns,
+  historyEntry: Record<string, unknown>,
+  updatedBy: string,
+): Promise<StateFeeRow> {
   pricesChanged(tx);
   const row = await one<StateFeeRow>(
     tx,
@@ -178,14 +221,30 @@ export async function updateStateFees(tx: Db, state: string, v: StateFeeColumns,
             source = jsonb_set(source, '{history}', COALESCE(source->'history', '[]'::jsonb) || jsonb_build_array($10::jsonb)),
             updated_by = $11, updated_at = now()
       WHERE state = $1 RETURNING *`,
-    [state, v.name, v.llc_formation_cents, v.corp_formation_cents, v.llc_foreign_cents, v.corp_foreign_cents, v.llc_annual_report_cents,
-      v.corp_annual_report_cents, v.expedited_formation_cents, JSON.stringify(historyEntry), updatedBy],
+    [
+      state,
+      v.name,
+      v.llc_formation_cents,
+      v.corp_formation_cents,
+      v.llc_foreign_cents,
+      v.corp_foreign_cents,
+      v.llc_annual_report_cents,
+      v.corp_annual_report_cents,
+      v.expedited_formation_cents,
+      JSON.stringify(historyEntry),
+      updatedBy,
+    ],
   );
   return row!;
 }
 
 /** A page of the tenant's ledger, newest first (LIMIT limit + 1 for hasMore; ids are time-sortable). */
-export function listLedgerEntries(db: Db, tenant: Tenant, limit: number, startingAfter?: string): Promise<LedgerEntryRow[]> {
+export function listLedgerEntries(
+  db: Db,
+  tenant: Tenant,
+  limit: number,
+  startingAfter?: string,
+): Promise<LedgerEntryRow[]> {
   return many<LedgerEntryRow>(
     db,
     `SELECT * FROM ledger_entries
@@ -197,25 +256,43 @@ export function listLedgerEntries(db: Db, tenant: Tenant, limit: number, startin
 
 /** True when the tenant owns a ledger entry with this id. */
 export async function ledgerEntryExists(db: Db, tenant: Tenant, id: string): Promise<boolean> {
-  return Boolean(await one(db, 'SELECT 1 FROM ledger_entries WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]));
+  return Boolean(
+    await one(db, 'SELECT 1 FROM ledger_entries WHERE id = $1 AND organization_id = $2 AND environment = $3', [
+      id,
+      tenant.organizationId,
+      tenant.environment,
+    ]),
+  );
 }
 
 /** Locks the tenant's balance row (FOR UPDATE) until the transaction ends; its balance in cents, or null when missing. */
 export async function lockBalanceRow(tx: Db, tenant: Tenant): Promise<number | null> {
-  const row = await one<{ balance_cents: number }>(tx, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE', [tenant.organizationId, tenant.environment]);
+  const row = await one<{ balance_cents: number }>(
+    tx,
+    'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE',
+    [tenant.organizationId, tenant.environment],
+  );
   return row ? row.balance_cents : null;
 }
 
 /** Creates the tenant's balance row (0) unless it exists. */
 export async function insertBalanceRow(tx: Db, tenant: Tenant): Promise<void> {
-  await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenant.organizationId, tenant.environment]);
+  await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    tenant.organizationId,
+    tenant.environment,
+  ]);
 }
 
 /**
  * Calls the database function post_ledger_entries (BILL-17) with the entries as JSON: the written rows, each with
  * the balance before (cents); one row with a null id when the balance was below `minBalanceCents` (nothing written).
  */
-export async function postLedgerEntries(tx: Db, tenant: Tenant, lines: LedgerLine[], minBalanceCents: number | null): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
+export async function postLedgerEntries(
+  tx: Db,
+  tenant: Tenant,
+  lines: LedgerLine[],
+  minBalanceCents: number | null,
+): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
   const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
     'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
     [tenant.organizationId, tenant.environment, JSON.stringify(lines), minBalanceCents],

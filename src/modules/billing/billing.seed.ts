@@ -15,16 +15,19 @@ export interface PriceCatalogFile {
 /** data/state-fees.json: state government fees in dollars, with their sources (BILL-16). */
 export interface StateFeesFile {
   asOf: string;
-  states: Record<string, {
-    name: string;
-    llcFormation: number;
-    corpFormation: number;
-    llcForeignQualification: number;
-    corpForeignQualification: number;
-    llcAnnualReport: number;
-    corpAnnualReport: number;
-    [extra: string]: unknown;
-  }>;
+  states: Record<
+    string,
+    {
+      name: string;
+      llcFormation: number;
+      corpFormation: number;
+      llcForeignQualification: number;
+      corpForeignQualification: number;
+      llcAnnualReport: number;
+      corpAnnualReport: number;
+      [extra: string]: unknown;
+    }
+  >;
 }
 
 /** data/expedited-formation-fees.json: ORD-FORM-5, dollars per state (LLC only). */
@@ -46,8 +49,16 @@ export const loadExpeditedFeesFile = (): ExpeditedFeesFile => readJson('expedite
 export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
   const { products } = loadPriceCatalogFile();
   for (const [i, p] of products.entries()) {
-    if (!(PRODUCT_TYPES as readonly string[]).includes(p.type)) throw new Error(`price-catalog.json: unknown product type '${p.type}'`);
-    await repo.insertSeedCatalogRow(pool, { type: p.type, name: p.name, description: p.description, defaultCents: dollarsToCents(p.defaultAmount), wholesaleCents: dollarsToCents(p.wholesaleAmount), sortOrder: i + 1 });
+    if (!(PRODUCT_TYPES as readonly string[]).includes(p.type))
+      throw new Error(`price-catalog.json: unknown product type '${p.type}'`);
+    await repo.insertSeedCatalogRow(pool, {
+      type: p.type,
+      name: p.name,
+      description: p.description,
+      defaultCents: dollarsToCents(p.defaultAmount),
+      wholesaleCents: dollarsToCents(p.wholesaleAmount),
+      sortOrder: i + 1,
+    });
   }
 }
 
@@ -60,12 +71,26 @@ export async function seedStateFees(pool: pg.Pool): Promise<void> {
   const { states, asOf } = loadStateFeesFile();
   const expedited = loadExpeditedFeesFile().states;
   for (const [state, s] of Object.entries(states)) {
-    const { name, llcFormation, corpFormation, llcForeignQualification, corpForeignQualification, llcAnnualReport, corpAnnualReport, ...provenance } = s;
+    const {
+      name,
+      llcFormation,
+      corpFormation,
+      llcForeignQualification,
+      corpForeignQualification,
+      llcAnnualReport,
+      corpAnnualReport,
+      ...provenance
+    } = s;
     await repo.insertSeedStateFees(pool, state, {
-      name, llc_formation_cents: dollarsToCents(llcFormation), corp_formation_cents: dollarsToCents(corpFormation),
-      llc_foreign_cents: dollarsToCents(llcForeignQualification), corp_foreign_cents: dollarsToCents(corpForeignQualification),
-      llc_annual_report_cents: dollarsToCents(llcAnnualReport), corp_annual_report_cents: dollarsToCents(corpAnnualReport),
-      expedited_formation_cents: expedited[state] === undefined ? null : dollarsToCents(expedited[state]), source: { ...provenance, asOf },
+      name,
+      llc_formation_cents: dollarsToCents(llcFormation),
+      corp_formation_cents: dollarsToCents(corpFormation),
+      llc_foreign_cents: dollarsToCents(llcForeignQualification),
+      corp_foreign_cents: dollarsToCents(corpForeignQualification),
+      llc_annual_report_cents: dollarsToCents(llcAnnualReport),
+      corp_annual_report_cents: dollarsToCents(corpAnnualReport),
+      expedited_formation_cents: expedited[state] === undefined ? null : dollarsToCents(expedited[state]),
+      source: { ...provenance, asOf },
     });
   }
 }

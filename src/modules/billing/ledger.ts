@@ -49,7 +49,9 @@ export async function appendLedgerEntry(tx: Db, tenant: Tenant, entry: LedgerEnt
 }
 
 /** What {@link postEntries} did: the entries written (ok), or nothing because the balance was short. Cents. */
-export type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number } | { ok: false; balanceCents: number };
+export type Posted =
+  | { ok: true; entries: LedgerEntryRow[]; balanceCents: number }
+  | { ok: false; balanceCents: number };
 
 /**
  * Posts `entries` (in order) in ONE statement of the caller's transaction through the database function
@@ -60,20 +62,34 @@ export type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number
  * the balance moved in, across processes. The row lock is taken by this statement and held until the transaction
  * ends: call it last. Creates the balance row (0) when missing.
  */
-export async function postEntries(tx: Db, tenant: Tenant, entries: LedgerEntryInput[], minBalanceCents: number | null): Promise<Posted> {
+export async function postEntries(
+  tx: Db,
+  tenant: Tenant,
+  entries: LedgerEntryInput[],
+  minBalanceCents: number | null,
+): Promise<Posted> {
   if (!entries.length) throw new RangeError('postEntries needs at least one entry');
   const delta = entries.reduce((s, e) => s + e.amountCents, 0);
   const rows = await repo.postLedgerEntries(tx, tenant, entries.map(ledgerLine), minBalanceCents);
   const before = Number(rows[0]!.balance_before);
   if (rows[0]!.id === null) return { ok: false, balanceCents: before };
-  return { ok: true, entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow), balanceCents: before + delta };
+  return {
+    ok: true,
+    entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow),
+    balanceCents: before + delta,
+  };
 }
 
 /** An entry as `post_ledger_entries` takes it (JSON, amounts in signed cents). */
 export function ledgerLine(e: LedgerEntryInput): LedgerLine {
   return {
-    type: e.type, amount_cents: e.amountCents, line_type: e.lineType ?? null, description: e.description,
-    order_id: e.orderId ?? null, reverses_entry_id: e.reversesEntryId ?? null, created_by: e.createdBy ?? null,
+    type: e.type,
+    amount_cents: e.amountCents,
+    line_type: e.lineType ?? null,
+    description: e.description,
+    order_id: e.orderId ?? null,
+    reverses_entry_id: e.reversesEntryId ?? null,
+    created_by: e.createdBy ?? null,
   };
 }
 
@@ -106,9 +122,19 @@ export async function ensureFunds(tx: Db, tenant: Tenant, totalCents: number): P
  */
 export function debitEntries(lines: DebitLine[], createdBy: string | null): Array<ReturnType<typeof ledgerLine>> {
   for (const l of lines) {
-    if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0) throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
+    if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0)
+      throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
   }
-  return lines.map((l) => ledgerLine({ type: 'debit', amountCents: -l.amountCents, lineType: l.lineType, description: l.description, orderId: l.orderId ?? null, createdBy }));
+  return lines.map((l) =>
+    ledgerLine({
+      type: 'debit',
+      amountCents: -l.amountCents,
+      lineType: l.lineType,
+      description: l.description,
+      orderId: l.orderId ?? null,
+      createdBy,
+    }),
+  );
 }
 
 /**
@@ -118,14 +144,30 @@ export function debitEntries(lines: DebitLine[], createdBy: string | null): Arra
  * @returns the debit entries, in line order. @throws AppError insufficient_balance (402), RangeError for a
  * negative or non-integer line amount.
  */
-export async function debitOrThrow(tx: Db, tenant: Tenant, lines: DebitLine[], createdBy: string | null = 'api'): Promise<LedgerEntryRow[]> {
+export async function debitOrThrow(
+  tx: Db,
+  tenant: Tenant,
+  lines: DebitLine[],
+  createdBy: string | null = 'api',
+): Promise<LedgerEntryRow[]> {
   for (const l of lines) {
-    if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0) throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
+    if (!Number.isSafeInteger(l.amountCents) || l.amountCents < 0)
+      throw new RangeError(`debit line amount must be integer cents >= 0, got ${l.amountCents}`);
   }
   const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
-  const posted = await postEntries(tx, tenant, lines.map((l) => ({
-    type: 'debit' as const, amountCents: -l.amountCents, lineType: l.lineType, description: l.description, orderId: l.orderId ?? null, createdBy,
-  })), totalCents);
+  const posted = await postEntries(
+    tx,
+    tenant,
+    lines.map((l) => ({
+      type: 'debit' as const,
+      amountCents: -l.amountCents,
+      lineType: l.lineType,
+      description: l.description,
+      orderId: l.orderId ?? null,
+      createdBy,
+    })),
+    totalCents,
+  );
   if (!posted.ok) throw insufficientBalance(tenant, totalCents, posted.balanceCents);
   return posted.entries;
 }
@@ -135,11 +177,25 @@ export async function debitOrThrow(tx: Db, tenant: Tenant, lines: DebitLine[], c
  * @param amountCents > 0. @returns the credit entry. @throws RangeError for a non-positive amount;
  * AppError not_found when the organization does not exist.
  */
-export async function creditBalance(pool: pg.Pool, tenant: Tenant, amountCents: number, note: string | null | undefined, createdBy: string | null): Promise<LedgerEntryRow> {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`credit amount must be integer cents > 0, got ${amountCents}`);
+export async function creditBalance(
+  pool: pg.Pool,
+  tenant: Tenant,
+  amountCents: number,
+  note: string | null | undefined,
+  createdBy: string | null,
+): Promise<LedgerEntryRow> {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+    throw new RangeError(`credit amount must be integer cents > 0, got ${amountCents}`);
   return withTransaction(pool, async (tx) => {
-    if (!(await repo.organizationExists(tx, tenant.organizationId))) throw new AppError('not_found', `No such organization: '${tenant.organizationId}'`);
-    return appendLedgerEntry(tx, tenant, { type: 'credit', amountCents, lineType: null, description: note?.trim() || 'Balance credit', createdBy });
+    if (!(await repo.organizationExists(tx, tenant.organizationId)))
+      throw new AppError('not_found', `No such organization: '${tenant.organizationId}'`);
+    return appendLedgerEntry(tx, tenant, {
+      type: 'credit',
+      amountCents,
+      lineType: null,
+      description: note?.trim() || 'Balance credit',
+      createdBy,
+    });
   });
 }
 
@@ -150,14 +206,29 @@ export async function creditBalance(pool: pg.Pool, tenant: Tenant, amountCents: 
  * reverses_entry_id forbids a second reversal of the same debit.
  * @returns the reversal entries written (empty when nothing was left to reverse).
  */
-export async function reverseOrderDebits(tx: Db, tenant: Tenant, orderId: string, createdBy: string | null): Promise<LedgerEntryRow[]> {
+export async function reverseOrderDebits(
+  tx: Db,
+  tenant: Tenant,
+  orderId: string,
+  createdBy: string | null,
+): Promise<LedgerEntryRow[]> {
   await lockBalance(tx, tenant);
   const debits = await repo.listUnreversedDebits(tx, tenant, orderId);
   if (!debits.length) return [];
-  const posted = await postEntries(tx, tenant, debits.map((d) => ({
-    type: 'reversal' as const, amountCents: -d.amount_cents, lineType: d.line_type, description: `Reversal: ${d.description}`,
-    orderId, reversesEntryId: d.id, createdBy,
-  })), null);
+  const posted = await postEntries(
+    tx,
+    tenant,
+    debits.map((d) => ({
+      type: 'reversal' as const,
+      amountCents: -d.amount_cents,
+      lineType: d.line_type,
+      description: `Reversal: ${d.description}`,
+      orderId,
+      reversesEntryId: d.id,
+      createdBy,
+    })),
+    null,
+  );
   return posted.ok ? posted.entries : [];
 }
 
@@ -167,7 +238,11 @@ export function insufficientBalance(tenant: Tenant, totalCents: number, balanceC
   return new AppError(
     'insufficient_balance',
     `Insufficient balance: this request costs ${formatCents(totalCents)} but the ${tenant.environment} balance is ${formatCents(balanceCents)} (short by ${formatCents(short)}). Add funds and retry.`,
-    { requiredAmount: centsToDollars(totalCents), balance: centsToDollars(balanceCents), shortfallAmount: centsToDollars(short) },
+    {
+      requiredAmount: centsToDollars(totalCents),
+      balance: centsToDollars(balanceCents),
+      shortfallAmount: centsToDollars(short),
+    },
   );
 }
 

@@ -41,7 +41,10 @@ export class PriceCache {
   private readonly cache: NotifiedCache<unknown>;
 
   /** @param pool serves misses; its connection settings are used for the listening connection. */
-  constructor(private readonly pool: pg.Pool, log: Pick<Logger, 'warn'>) {
+  constructor(
+    private readonly pool: pg.Pool,
+    log: Pick<Logger, 'warn'>,
+  ) {
     this.cache = new NotifiedCache({ pool, channel: PRICING_CHANNEL, ttlMs: PRICE_CACHE_TTL_MS, log, what: 'Price' });
   }
 
@@ -49,7 +52,9 @@ export class PriceCache {
   async inputs(tenant: Tenant, state: string): Promise<PriceInputs> {
     const code = state.toUpperCase();
     const [prices, fees] = await Promise.all([
-      this.cache.get(`prices:${tenant.organizationId}:${tenant.environment}`, () => loadTenantPriceMap(this.pool, tenant)),
+      this.cache.get(`prices:${tenant.organizationId}:${tenant.environment}`, () =>
+        loadTenantPriceMap(this.pool, tenant),
+      ),
       this.cache.get(`fees:${code}`, () => findStateFees(this.pool, code)),
     ]);
     return { prices: prices as PriceInputs['prices'], fees: fees as StateFeeRow | null };
@@ -77,7 +82,12 @@ export class PriceCache {
  * The prices and fees a quote or placement needs: from `cache` when the process has one (the HTTP server does),
  * else read now (CLI, jobs, tests that build services without the app).
  */
-export async function loadPriceInputs(db: Db, cache: PriceCache | undefined, tenant: Tenant, state: string): Promise<PriceInputs> {
+export async function loadPriceInputs(
+  db: Db,
+  cache: PriceCache | undefined,
+  tenant: Tenant,
+  state: string,
+): Promise<PriceInputs> {
   if (cache) return cache.inputs(tenant, state);
   const [prices, fees] = await Promise.all([loadTenantPriceMap(db, tenant), findStateFees(db, state)]);
   return { prices, fees };

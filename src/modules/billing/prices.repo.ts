@@ -42,7 +42,10 @@ const PRICE_SELECT = `
 
 /** Every product of the catalogue joined with the tenant's overrides, in catalogue order (one query; cents). */
 export function listTenantPriceRows(db: Db, tenant: Tenant): Promise<PriceJoinRow[]> {
-  return many<PriceJoinRow>(db, `${PRICE_SELECT} ORDER BY c.sort_order, c.type`, [tenant.organizationId, tenant.environment]);
+  return many<PriceJoinRow>(db, `${PRICE_SELECT} ORDER BY c.sort_order, c.type`, [
+    tenant.organizationId,
+    tenant.environment,
+  ]);
 }
 
 /** One product joined with the tenant's overrides, or null when the type is not in the catalogue (cents). */
@@ -51,7 +54,11 @@ export function findTenantPriceRow(db: Db, tenant: Tenant, type: ProductType): P
 }
 
 /** The organization's wholesale price of `type` in cents (override, else catalogue), or null for an unknown type. */
-export function findWholesaleCents(db: Db, organizationId: string, type: ProductType): Promise<{ cents: number } | null> {
+export function findWholesaleCents(
+  db: Db,
+  organizationId: string,
+  type: ProductType,
+): Promise<{ cents: number } | null> {
   return one<{ cents: number }>(
     db,
     `SELECT COALESCE(w.wholesale_amount_cents, c.wholesale_amount_cents) AS cents
@@ -87,13 +94,37 @@ export async function insertSeedCatalogRow(db: Db, p: SeedCatalogRow): Promise<v
 }
 
 /** Inserts a state's fee schedule row as seeded (updated_by 'seed') unless the state has one; amounts in cents. */
-export async function insertSeedStateFees(db: Db, state: string, f: Pick<StateFeeRow, 'name' | 'llc_formation_cents' | 'corp_formation_cents' | 'llc_foreign_cents'
-  | 'corp_foreign_cents' | 'llc_annual_report_cents' | 'corp_annual_report_cents' | 'expedited_formation_cents' | 'source'>): Promise<void> {
+export async function insertSeedStateFees(
+  db: Db,
+  state: string,
+  f: Pick<
+    StateFeeRow,
+    | 'name'
+    | 'llc_formation_cents'
+    | 'corp_formation_cents'
+    | 'llc_foreign_cents'
+    | 'corp_foreign_cents'
+    | 'llc_annual_report_cents'
+    | 'corp_annual_report_cents'
+    | 'expedited_formation_cents'
+    | 'source'
+  >,
+): Promise<void> {
   await db.query(
     `INSERT INTO state_fees (state, name, llc_formation_cents, corp_formation_cents, llc_foreign_cents, corp_foreign_cents,
                                llc_annual_report_cents, corp_annual_report_cents, expedited_formation_cents, source, updated_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'seed') ON CONFLICT (state) DO NOTHING`,
-    [state, f.name, f.llc_formation_cents, f.corp_formation_cents, f.llc_foreign_cents, f.corp_foreign_cents,
-      f.llc_annual_report_cents, f.corp_annual_report_cents, f.expedited_formation_cents, f.source],
+    [
+      state,
+      f.name,
+      f.llc_formation_cents,
+      f.corp_formation_cents,
+      f.llc_foreign_cents,
+      f.corp_foreign_cents,
+      f.llc_annual_report_cents,
+      f.corp_annual_report_cents,
+      f.expedited_formation_cents,
+      f.source,
+    ],
   );
 }

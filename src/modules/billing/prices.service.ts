@@ -5,7 +5,16 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
-import { FORMATION_TIERS, isFormationTier, isProductType, loadTenantPrice, loadTenantPrices, PRODUCT_TYPES, type ProductType, type TenantPrice } from './pricing.js';
+import {
+  FORMATION_TIERS,
+  isFormationTier,
+  isProductType,
+  loadTenantPrice,
+  loadTenantPrices,
+  PRODUCT_TYPES,
+  type ProductType,
+  type TenantPrice,
+} from './pricing.js';
 
 /** A Price row (PRICE-2): dollars, retailAmount null until set. */
 export interface PriceRowView {
@@ -36,7 +45,8 @@ export function priceRowView(p: TenantPrice): PriceRowView {
  * nine). @throws AppError not_found.
  */
 export function parseProductType(type: string): ProductType {
-  if (!isProductType(type)) throw new AppError('not_found', `No such product type: '${type}'. Types: ${PRODUCT_TYPES.join(', ')}`);
+  if (!isProductType(type))
+    throw new AppError('not_found', `No such product type: '${type}'. Types: ${PRODUCT_TYPES.join(', ')}`);
   return type;
 }
 
@@ -57,12 +67,20 @@ export interface PriceUpdate {
  * @throws ValidationError (no field given; retailAmount not whole dollars; enabled false on a non-tier;
  * disabling the last enabled tier), AppError price_below_floor with `minimumAmount` (dollars), not_found.
  */
-export async function updateTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string, body: PriceUpdate): Promise<PriceRowView> {
+export async function updateTenantPrice(
+  pool: pg.Pool,
+  tenant: Tenant,
+  rawType: string,
+  body: PriceUpdate,
+): Promise<PriceRowView> {
   const type = parseProductType(rawType);
   if (body.retailAmount === undefined && body.enabled === undefined) {
     throw new ValidationError([{ field: 'retailAmount', message: 'give retailAmount, enabled, or both' }]);
   }
-  const retailCents = body.retailAmount === undefined ? undefined : requestDollarsToCents('retailAmount', body.retailAmount, { whole: true, max: MAX_PRICE_DOLLARS });
+  const retailCents =
+    body.retailAmount === undefined
+      ? undefined
+      : requestDollarsToCents('retailAmount', body.retailAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsShared(tx);
     await repo.lockTenantPrices(tx, tenant);
@@ -87,11 +105,23 @@ function throwIfBelowFloor(price: TenantPrice, retailCents: number): void {
 // Rules 3 and 4: only formation tiers may be disabled, and one tier must stay enabled.
 async function throwIfCannotDisable(tx: Db, tenant: Tenant, price: TenantPrice): Promise<void> {
   if (!isFormationTier(price.type)) {
-    throw new ValidationError([{ field: 'enabled', message: `can be false only for the formation tiers (${FORMATION_TIERS.join(', ')}); ${price.type} is always enabled` }]);
+    throw new ValidationError([
+      {
+        field: 'enabled',
+        message: `can be false only for the formation tiers (${FORMATION_TIERS.join(', ')}); ${price.type} is always enabled`,
+      },
+    ]);
   }
-  const others = (await loadTenantPrices(tx, tenant)).filter((p) => isFormationTier(p.type) && p.type !== price.type && p.enabled);
+  const others = (await loadTenantPrices(tx, tenant)).filter(
+    (p) => isFormationTier(p.type) && p.type !== price.type && p.enabled,
+  );
   if (!others.length) {
-    throw new ValidationError([{ field: 'enabled', message: `at least one formation tier must remain enabled; enable another tier before disabling ${price.type}` }]);
+    throw new ValidationError([
+      {
+        field: 'enabled',
+        message: `at least one formation tier must remain enabled; enable another tier before disabling ${price.type}`,
+      },
+    ]);
   }
 }
 

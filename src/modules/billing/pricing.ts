@@ -8,9 +8,12 @@ import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 export type { PriceJoinRow, StateFeeRow } from './prices.repo.js';
 export { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
-
 /** The formation packages; only these may be disabled (PRICE-5). */
-export const FORMATION_TIERS = ['formation_tier_1', 'formation_tier_2', 'formation_tier_3'] as const satisfies readonly ProductType[];
+export const FORMATION_TIERS = [
+  'formation_tier_1',
+  'formation_tier_2',
+  'formation_tier_3',
+] as const satisfies readonly ProductType[];
 
 /** Narrowing guard for path parameters and request data. */
 export function isProductType(value: string): value is ProductType {
@@ -25,7 +28,8 @@ export function isFormationTier(type: string): boolean {
 /**
  * One product's prices as seen by one tenant, all in integer cents.
  * - `defaultCents`: the list price (catalogue), used at checkout when no retail price is set.
- * - `catalogWholesaleCents`: the operator's default wholesale; `wholesaleOverrideCents` the organization's override or null.
+ * - `catalogWholesaleCents`: the operator's default wholesale; `wholesaleOverrideCents` the organization's override or
+ *   null.
  * - `wholesaleCents`: what balance-billed orders are debited = override ?? catalogue (BILL-1, PRICE-4).
  * - `retailCents`: the tenant's custom price or null; `effectiveRetailCents` = max(retail ?? default, wholesale):
  *   what in-app checkout charges (BILL-11, PRICE-8).
@@ -47,7 +51,6 @@ export interface TenantPrice {
   customized: boolean;
 }
 
-
 /** A {@link PriceJoinRow} as the tenant's effective price (wholesale after override, retail never below it). */
 export function toTenantPrice(r: PriceJoinRow): TenantPrice {
   return {
@@ -61,7 +64,10 @@ export function toTenantPrice(r: PriceJoinRow): TenantPrice {
     wholesaleCents: r.override_cents ?? r.wholesale_amount_cents,
     retailCents: r.retail_amount_cents,
     // Checkout never sells below the organization's floor, even when an override exceeds the list price.
-    effectiveRetailCents: Math.max(r.retail_amount_cents ?? r.default_amount_cents, r.override_cents ?? r.wholesale_amount_cents),
+    effectiveRetailCents: Math.max(
+      r.retail_amount_cents ?? r.default_amount_cents,
+      r.override_cents ?? r.wholesale_amount_cents,
+    ),
     enabled: r.enabled ?? true,
     customized: r.customized,
   };
@@ -116,9 +122,9 @@ export type StateFeeKind = 'formation' | 'foreign_qualification' | 'annual_repor
 /** The company's entity type, which picks the LLC or corporation column of a state fee (CO-2, BILL-7). */
 export type EntityType = 'LLC' | 'CORP';
 
-
 /** The exact message of ORD-FORM-5. */
-export const EXPEDITED_UNAVAILABLE_MESSAGE = 'Expedited formation is not available for the selected state and entity type';
+export const EXPEDITED_UNAVAILABLE_MESSAGE =
+  'Expedited formation is not available for the selected state and entity type';
 
 /** The 400 of ORD-FORM-5: message exactly as the contract words it, field `formation.expedited`. */
 export function expeditedUnavailableError(): AppError {

@@ -27,11 +27,20 @@ export type StateFeeUpdate = Partial<Record<FeeField, number | null>> & { name?:
 
 /** Operator view of a schedule row: fees in dollars plus provenance. */
 export function stateFeeView(r: StateFeeRow) {
-  const fees = Object.fromEntries(FEE_FIELDS.map((f) => {
-    const cents = r[FEE_COLUMNS[f]];
-    return [f, cents === null ? null : centsToDollars(cents)];
-  })) as Record<FeeField, number | null>;
-  return { state: r.state, name: r.name, ...fees, source: r.source, updatedAt: r.updated_at.toISOString(), updatedBy: r.updated_by };
+  const fees = Object.fromEntries(
+    FEE_FIELDS.map((f) => {
+      const cents = r[FEE_COLUMNS[f]];
+      return [f, cents === null ? null : centsToDollars(cents)];
+    }),
+  ) as Record<FeeField, number | null>;
+  return {
+    state: r.state,
+    name: r.name,
+    ...fees,
+    source: r.source,
+    updatedAt: r.updated_at.toISOString(),
+    updatedBy: r.updated_by,
+  };
 }
 
 /** GET /admin/v1/state-fees and `fees list`: every state's fees, by state code. */
@@ -43,7 +52,8 @@ export async function listStateFeeViews(db: Db) {
  * PUT /admin/v1/state-fees/{state} and `fees set`: changes any fee (dollars, at most two decimals) of one
  * state, records `updatedBy`/`updatedAt` and appends `{at, by, changes: {field: {from, to}}, note}` to
  * source.history (BILL-16). Orders placed afterwards use the new fees.
- * @throws ValidationError (nothing to change, bad amount, name over 100 or note over 1000 characters), AppError not_found for an unknown state.
+ * @throws ValidationError (nothing to change, bad amount, name over 100 or note over 1000 characters), AppError
+ * not_found for an unknown state.
  */
 export async function updateStateFee(pool: pg.Pool, rawState: string, update: StateFeeUpdate, actor: string) {
   const state = rawState.toUpperCase();
@@ -51,12 +61,15 @@ export async function updateStateFee(pool: pg.Pool, rawState: string, update: St
   // LIM-2: the console and the CLI have no request schema to bound these.
   new FieldErrors().maxLength('name', update.name, 100).maxLength('note', update.note, 1000).throwIfAny();
   if (!given.length && update.name === undefined) {
-    throw new ValidationError([{ field: 'llcFormation', message: `give at least one of: name, ${FEE_FIELDS.join(', ')}` }]);
+    throw new ValidationError([
+      { field: 'llcFormation', message: `give at least one of: name, ${FEE_FIELDS.join(', ')}` },
+    ]);
   }
   const newCents = new Map<FeeField, number | null>();
   for (const f of given) {
     const v = update[f];
-    if (v === null && f !== 'expeditedFormation') throw new ValidationError([{ field: f, message: 'must be a number of dollars' }]);
+    if (v === null && f !== 'expeditedFormation')
+      throw new ValidationError([{ field: f, message: 'must be a number of dollars' }]);
     newCents.set(f, v === null || v === undefined ? null : requestDollarsToCents(f, v, { max: MAX_STATE_FEE_DOLLARS }));
   }
   return withTransaction(pool, async (tx) => {
@@ -69,7 +82,8 @@ export async function updateStateFee(pool: pg.Pool, rawState: string, update: St
       if (current[col] !== cents) changes[f] = { from: dollarsOrNull(current[col]), to: dollarsOrNull(cents) };
       next[col] = cents as number;
     }
-    if (update.name !== undefined && update.name !== current.name) changes.name = { from: current.name, to: update.name };
+    if (update.name !== undefined && update.name !== current.name)
+      changes.name = { from: current.name, to: update.name };
     const entry = { at: new Date().toISOString(), by: actor, changes, ...(update.note ? { note: update.note } : {}) };
     return stateFeeView(await repo.updateStateFees(tx, state, next, entry, actor));
   });

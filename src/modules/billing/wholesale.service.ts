@@ -28,7 +28,11 @@ export function catalogView(c: repo.CatalogRow) {
 }
 
 const raisedView = (rows: Awaited<ReturnType<typeof repo.raiseRetailToFloor>>): RaisedPrice[] =>
-  rows.map((r) => ({ organizationId: r.organization_id, environment: r.environment, retailAmount: centsToDollars(r.retail_amount_cents) }));
+  rows.map((r) => ({
+    organizationId: r.organization_id,
+    environment: r.environment,
+    retailAmount: centsToDollars(r.retail_amount_cents),
+  }));
 
 /** GET /admin/v1/wholesale-prices: the catalogue (default and wholesale prices of the nine types). */
 export async function listCatalog(db: Db) {
@@ -44,13 +48,23 @@ export async function listCatalog(db: Db) {
  * floor is raised to it (PRICE-7).
  * @returns the catalogue row and the raised prices. @throws ValidationError, AppError not_found.
  */
-export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wholesaleAmount?: number; defaultAmount?: number }) {
+export async function setCatalogPrice(
+  pool: pg.Pool,
+  rawType: string,
+  body: { wholesaleAmount?: number; defaultAmount?: number },
+) {
   const type = parseProductType(rawType);
   if (body.wholesaleAmount === undefined && body.defaultAmount === undefined) {
     throw new ValidationError([{ field: 'wholesaleAmount', message: 'give wholesaleAmount, defaultAmount, or both' }]);
   }
-  const wholesale = body.wholesaleAmount === undefined ? undefined : requestDollarsToCents('wholesaleAmount', body.wholesaleAmount, { whole: true, max: MAX_PRICE_DOLLARS });
-  const list = body.defaultAmount === undefined ? undefined : requestDollarsToCents('defaultAmount', body.defaultAmount, { whole: true, max: MAX_PRICE_DOLLARS });
+  const wholesale =
+    body.wholesaleAmount === undefined
+      ? undefined
+      : requestDollarsToCents('wholesaleAmount', body.wholesaleAmount, { whole: true, max: MAX_PRICE_DOLLARS });
+  const list =
+    body.defaultAmount === undefined
+      ? undefined
+      : requestDollarsToCents('defaultAmount', body.defaultAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsExclusive(tx);
     const current = await repo.findCatalogForUpdate(tx, type);
@@ -58,7 +72,12 @@ export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wh
     const nextWholesale = wholesale ?? current.wholesale_amount_cents;
     const next = { wholesale: nextWholesale, list: list ?? Math.max(current.default_amount_cents, nextWholesale) };
     if (next.list < next.wholesale) {
-      throw new ValidationError([{ field: 'defaultAmount', message: `must be at least the wholesale price (${centsToDollars(next.wholesale)} dollars)` }]);
+      throw new ValidationError([
+        {
+          field: 'defaultAmount',
+          message: `must be at least the wholesale price (${centsToDollars(next.wholesale)} dollars)`,
+        },
+      ]);
     }
     const row = await repo.updateCatalog(tx, type, next.list, next.wholesale);
     const raised = await repo.raiseRetailToFloor(tx, type, null);
@@ -67,12 +86,16 @@ export async function setCatalogPrice(pool: pg.Pool, rawType: string, body: { wh
 }
 
 async function throwIfNoOrganization(tx: Db, organizationId: string): Promise<void> {
-  if (!(await repo.organizationExists(tx, organizationId))) throw new AppError('not_found', `No such organization: '${organizationId}'`);
+  if (!(await repo.organizationExists(tx, organizationId)))
+    throw new AppError('not_found', `No such organization: '${organizationId}'`);
 }
 
 /** The per-organization wholesale view of one type (dollars); `overridden` false means the default applies. */
 async function orgWholesaleView(db: Db, organizationId: string, type: ProductType) {
-  const [catalog, overrides] = await Promise.all([repo.listCatalog(db), repo.findWholesaleOverrides(db, organizationId)]);
+  const [catalog, overrides] = await Promise.all([
+    repo.listCatalog(db),
+    repo.findWholesaleOverrides(db, organizationId),
+  ]);
   const c = catalog.find((r) => r.type === type)!;
   const override = overrides.get(type);
   return {

@@ -31,8 +31,18 @@ export interface CompanyRow extends CompanyColumns {
 
 /** The value columns of `companies` (without keys, slug and timestamps), in insert order. */
 export const COMPANY_COLUMNS = [
-  'legal_name', 'trade_name', 'ein', 'entity_type', 'structure_type', 'tax_election', 'fiscal_end_month',
-  'formation_date', 'formation_state', 'principal_address', 'mailing_address', 'officers',
+  'legal_name',
+  'trade_name',
+  'ein',
+  'entity_type',
+  'structure_type',
+  'tax_election',
+  'fiscal_end_month',
+  'formation_date',
+  'formation_state',
+  'principal_address',
+  'mailing_address',
+  'officers',
 ] as const satisfies ReadonlyArray<keyof CompanyColumns>;
 const COLUMNS = COMPANY_COLUMNS;
 const JSON_COLUMNS = new Set<string>(['principal_address', 'mailing_address', 'officers']);
@@ -43,7 +53,13 @@ const values = (c: CompanyColumns) => COLUMNS.map((k) => (JSON_COLUMNS.has(k) ? 
  * DO NOTHING, so a taken slug never aborts the caller's transaction; a concurrent insert of the same slug
  * waits for the other transaction and then yields null).
  */
-export function insertCompanyWithSlug(db: Db, tenant: Tenant, id: string, slug: string, c: CompanyColumns): Promise<CompanyRow | null> {
+export function insertCompanyWithSlug(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  slug: string,
+  c: CompanyColumns,
+): Promise<CompanyRow | null> {
   const placeholders = COLUMNS.map((_, i) => `$${i + 5}`).join(', ');
   return one<CompanyRow>(
     db,
@@ -86,15 +102,24 @@ export function findCompanyById(db: Db, tenant: Tenant, id: string, forUpdate = 
 /** A company as the API shows it: every column but `officers`, which are taken in requests and never returned. */
 export type CompanyViewRow = Omit<CompanyRow, 'officers'>;
 
-const VIEW_COLUMNS = 'id, organization_id, environment, slug, legal_name, trade_name, ein, entity_type, structure_type, tax_election, fiscal_end_month, formation_date, formation_state, principal_address, mailing_address, created_at, updated_at';
+const VIEW_COLUMNS =
+  'id, organization_id, environment, slug, legal_name, trade_name, ein, entity_type, structure_type, tax_election, fiscal_end_month, formation_date, formation_state, principal_address, mailing_address, created_at, updated_at';
 
 /**
  * The tenant's company by id (`comp_…`) or by slug, as the API shows it (no officers, which would only be parsed to be
  * dropped), or null. One indexed read.
  */
-export function findCompanyView(db: Db, tenant: Tenant, idOrSlug: { id: string } | { slug: string }): Promise<CompanyViewRow | null> {
+export function findCompanyView(
+  db: Db,
+  tenant: Tenant,
+  idOrSlug: { id: string } | { slug: string },
+): Promise<CompanyViewRow | null> {
   const [column, value] = 'id' in idOrSlug ? ['id', idOrSlug.id] : ['slug', idOrSlug.slug];
-  return one<CompanyViewRow>(db, `SELECT ${VIEW_COLUMNS} FROM companies WHERE ${column} = $1 AND organization_id = $2 AND environment = $3`, [value, tenant.organizationId, tenant.environment]);
+  return one<CompanyViewRow>(
+    db,
+    `SELECT ${VIEW_COLUMNS} FROM companies WHERE ${column} = $1 AND organization_id = $2 AND environment = $3`,
+    [value, tenant.organizationId, tenant.environment],
+  );
 }
 
 /** The tenant's company with this slug, or null; `forUpdate` locks it (inside a transaction). */
@@ -107,7 +132,11 @@ export function findCompanyBySlug(db: Db, tenant: Tenant, slug: string, forUpdat
 }
 
 /** Newest first, `limit + 1` rows; with `userId`, only companies that user administers. */
-export function listCompanies(db: Db, tenant: Tenant, q: { limit: number; startingAfter?: string; userId?: string }): Promise<CompanyRow[]> {
+export function listCompanies(
+  db: Db,
+  tenant: Tenant,
+  q: { limit: number; startingAfter?: string; userId?: string },
+): Promise<CompanyRow[]> {
   return many<CompanyRow>(
     db,
     `SELECT c.* FROM companies c
@@ -139,7 +168,12 @@ export async function companyAdminExists(db: Db, tenant: Tenant, companyId: stri
 }
 
 /** Sets formation_date and/or ein (filing pipeline); absent fields keep their value. */
-export function setFiled(db: Db, tenant: Tenant, id: string, f: { formationDate?: string; ein?: string; formationState?: string }): Promise<CompanyRow | null> {
+export function setFiled(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  f: { formationDate?: string; ein?: string; formationState?: string },
+): Promise<CompanyRow | null> {
   return one<CompanyRow>(
     db,
     `UPDATE companies SET formation_date = COALESCE($4::date, formation_date), ein = COALESCE($5, ein),

@@ -10,14 +10,21 @@ const F = CompanyFieldsSchema.properties;
  */
 function nullableString<T extends TSchema>(schema: T) {
   const s = schema as unknown as { enum?: unknown[] };
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: ['string', 'null'], ...(s.enum ? { enum: [...s.enum, null] } : {}) });
+  return Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: ['string', 'null'],
+    ...(s.enum ? { enum: [...s.enum, null] } : {}),
+  });
 }
 
 /** POST /companies: the company request fields plus the owning user (CO-1, CO-9). */
 export const CreateCompanyBody = Type.Object(
   {
     ...F,
-    userId: Type.String({ minLength: 1, description: 'Id (user_…) of a user of this environment; that user becomes an admin of the company.' }),
+    userId: Type.String({
+      minLength: 1,
+      description: 'Id (user_…) of a user of this environment; that user becomes an admin of the company.',
+    }),
   },
   { additionalProperties: false, title: 'CreateCompanyRequest' },
 );
@@ -34,7 +41,9 @@ export const UpdateCompanyBody = Type.Object(
     legalName: Type.Optional(F.legalName),
     tradeName: Type.Optional(nullableString(F.tradeName)),
     ein: Type.Optional(nullableString(F.ein)),
-    entityType: Type.Optional(stringEnum(['LLC', 'CORP'] as const, 'Immutable: accepted only when equal to the current value.')),
+    entityType: Type.Optional(
+      stringEnum(['LLC', 'CORP'] as const, 'Immutable: accepted only when equal to the current value.'),
+    ),
     structureType: Type.Optional(F.structureType),
     taxElection: Type.Optional(F.taxElection),
     fiscalEndMonth: Type.Optional(F.fiscalEndMonth),
@@ -54,7 +63,9 @@ export type UpdateCompanyInput = Static<typeof UpdateCompanyBody>;
 export const CompanySchema = Type.Object(
   {
     id: Type.String({ description: 'prefix comp_' }),
-    slug: Type.String({ description: 'Readable id unique in this environment, derived from the legal name at creation; never changes.' }),
+    slug: Type.String({
+      description: 'Readable id unique in this environment, derived from the legal name at creation; never changes.',
+    }),
     legalName: Type.String(),
     tradeName: Nullable(Type.String()),
     ein: Nullable(Type.String({ description: 'XX-XXXXXXX' })),

@@ -7,7 +7,13 @@ import { toPage, type Page } from '../../lib/pagination.js';
 import { validated, type FieldRule } from '../../lib/validation.js';
 import { findUserById } from '../users/users.service.js';
 import * as repo from './companies.repo.js';
-import { UpdateCompanyBody, type Company, type CreateCompanyInput, type ListCompaniesQuery, type UpdateCompanyInput } from './companies.schemas.js';
+import {
+  UpdateCompanyBody,
+  type Company,
+  type CreateCompanyInput,
+  type ListCompaniesQuery,
+  type UpdateCompanyInput,
+} from './companies.schemas.js';
 import { companyRuleErrors, DEFAULT_FISCAL_END_MONTH, type CompanyInput } from './company-rules.js';
 import { slugBase, nextFreeSlug } from './slug.js';
 
@@ -22,7 +28,12 @@ export type { CompanyRow } from './companies.repo.js';
  * @param adminUserId id of a user of the tenant (not checked here); becomes a company admin.
  * @returns the inserted row.
  */
-export async function insertCompany(tx: Db, tenant: Tenant, input: CompanyInput, adminUserId: string): Promise<repo.CompanyRow> {
+export async function insertCompany(
+  tx: Db,
+  tenant: Tenant,
+  input: CompanyInput,
+  adminUserId: string,
+): Promise<repo.CompanyRow> {
   const columns = toColumns(input);
   const base = slugBase(input.legalName);
   const id = newId('company');
@@ -76,8 +87,9 @@ export async function createCompany(pool: pg.Pool, tenant: Tenant, body: CreateC
 
 /**
  * The rules a PATCH body must pass against the company it changes (CO-10): entityType cannot change, and the MERGED
- * company is checked with the same rules as a new one (CO-2 to CO-6), so e.g. a CORP cannot get a structureType. Each takes the
- * body as sent (unknown). Routes pass them to `validated` with UpdateCompanyBody; updateCompany runs them again.
+ * company is checked with the same rules as a new one (CO-2 to CO-6), so e.g. a CORP cannot get a structureType. Each
+ * takes the body as sent (unknown). Routes pass them to `validated` with UpdateCompanyBody; updateCompany runs them
+ * again.
  */
 export function companyPatchRules(current: repo.CompanyRow): FieldRule[] {
   return [
@@ -98,7 +110,12 @@ export function companyPatchRules(current: repo.CompanyRow): FieldRule[] {
  * have changed since), in one transaction, so concurrent PATCHes do not lose updates.
  * @throws AppError not_found (404); ValidationError (400) naming every bad field.
  */
-export async function updateCompany(pool: pg.Pool, tenant: Tenant, idOrSlug: string, patch: UpdateCompanyInput): Promise<repo.CompanyRow> {
+export async function updateCompany(
+  pool: pg.Pool,
+  tenant: Tenant,
+  idOrSlug: string,
+  patch: UpdateCompanyInput,
+): Promise<repo.CompanyRow> {
   return withTransaction(pool, async (tx) => {
     const current = await findCompanyOrThrow(tx, tenant, idOrSlug, true);
     const checked = validated(UpdateCompanyBody, patch, companyPatchRules(current));
@@ -111,7 +128,12 @@ export async function updateCompany(pool: pg.Pool, tenant: Tenant, idOrSlug: str
  * or of the other environment are not found. `forUpdate` locks the row (inside a transaction).
  * @throws AppError not_found (404).
  */
-export async function findCompanyOrThrow(db: Db, tenant: Tenant, idOrSlug: string, forUpdate = false): Promise<repo.CompanyRow> {
+export async function findCompanyOrThrow(
+  db: Db,
+  tenant: Tenant,
+  idOrSlug: string,
+  forUpdate = false,
+): Promise<repo.CompanyRow> {
   const row = isId('company', idOrSlug)
     ? await repo.findCompanyById(db, tenant, idOrSlug, forUpdate)
     : await repo.findCompanyBySlug(db, tenant, idOrSlug.toLowerCase(), forUpdate);
@@ -121,7 +143,11 @@ export async function findCompanyOrThrow(db: Db, tenant: Tenant, idOrSlug: strin
 
 /** GET /companies/{companyIdOrSlug}: the company as the API shows it (CO-7). @throws AppError not_found (404). */
 export async function getCompanyView(db: Db, tenant: Tenant, idOrSlug: string): Promise<Company> {
-  const row = await repo.findCompanyView(db, tenant, isId('company', idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug.toLowerCase() });
+  const row = await repo.findCompanyView(
+    db,
+    tenant,
+    isId('company', idOrSlug) ? { id: idOrSlug } : { slug: idOrSlug.toLowerCase() },
+  );
   if (!row) throw notFound('company', idOrSlug);
   return serializeCompany(row);
 }
@@ -136,7 +162,12 @@ export function isCompanyAdmin(db: Db, tenant: Tenant, companyId: string, userId
  * ('XX-XXXXXXX'). Absent fields are left as they are. Call inside the transaction that records the filing.
  * @throws AppError not_found (404) when the company is not in the tenant.
  */
-export async function setCompanyFiled(tx: Db, tenant: Tenant, companyId: string, fields: { formationDate?: string; ein?: string; formationState?: string }): Promise<repo.CompanyRow> {
+export async function setCompanyFiled(
+  tx: Db,
+  tenant: Tenant,
+  companyId: string,
+  fields: { formationDate?: string; ein?: string; formationState?: string },
+): Promise<repo.CompanyRow> {
   const row = await repo.setFiled(tx, tenant, companyId, fields);
   if (!row) throw notFound('company', companyId);
   return row;
@@ -145,7 +176,11 @@ export async function setCompanyFiled(tx: Db, tenant: Tenant, companyId: string,
 /** One page of the tenant's companies, newest first; `userId` keeps those the user administers. */
 export async function listCompanies(db: Db, tenant: Tenant, q: ListCompaniesQuery): Promise<Page<Company>> {
   const limit = q.limit ?? 20;
-  return toPage(await repo.listCompanies(db, tenant, { limit, startingAfter: q.startingAfter, userId: q.userId }), limit, serializeCompany);
+  return toPage(
+    await repo.listCompanies(db, tenant, { limit, startingAfter: q.startingAfter, userId: q.userId }),
+    limit,
+    serializeCompany,
+  );
 }
 
 /** The API view of a company: the Company response fields plus slug; officers are never returned (CO-7). */
@@ -182,7 +217,11 @@ function storedFields(row: repo.CompanyViewRow) {
  */
 function mergePatch(row: repo.CompanyRow, patch: unknown): CompanyInput {
   const current: Record<string, unknown> = { ...storedFields(row), officers: row.officers };
-  const merged: Record<string, unknown> = { ...current, ...(isObject(patch) ? patch : {}), entityType: row.entity_type };
+  const merged: Record<string, unknown> = {
+    ...current,
+    ...(isObject(patch) ? patch : {}),
+    entityType: row.entity_type,
+  };
   return Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) as CompanyInput;
 }
 

@@ -12,9 +12,57 @@ import type { FieldError } from '../../lib/errors.js';
 
 /** The 51 formation-state codes (50 states + DC; LIM-6). */
 export const FORMATION_STATES = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY',
-  'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH',
-  'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ] as const;
 
 /**
@@ -23,12 +71,31 @@ export const FORMATION_STATES = [
  * even though no company can be formed there.
  */
 export const US_ADDRESS_STATES: ReadonlySet<string> = new Set<string>([
-  ...FORMATION_STATES, 'PR', 'GU', 'VI', 'AS', 'MP', 'AA', 'AE', 'AP',
+  ...FORMATION_STATES,
+  'PR',
+  'GU',
+  'VI',
+  'AS',
+  'MP',
+  'AA',
+  'AE',
+  'AP',
 ]);
 
 /** fiscalEndMonth values: English month names, January to December (CO-3). */
 export const MONTHS = [
-  'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 
 /** Officer titles allowed when entityType is CORP (CO-6). */
@@ -54,11 +121,29 @@ export const AddressSchema = Type.Object(
     line1: Type.String({ minLength: 1 }),
     line2: Type.Optional(Type.String({ minLength: 1 })),
     city: Type.String({ minLength: 1 }),
-    state: Type.Optional(Type.String({ minLength: 1, description: 'Optional. When given: a two-letter code for US addresses (e.g. DE), free text elsewhere.' })),
-    postalCode: Type.Optional(Type.String({ minLength: 1, description: 'Optional. When given: five digits for US addresses (ZIP+4 is not accepted), free text elsewhere.' })),
-    country: Type.String({ minLength: 1, description: 'ISO 3166-1 alpha-2 code in upper case, e.g. US, DE; XK (Kosovo) included.' }),
+    state: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Optional. When given: a two-letter code for US addresses (e.g. DE), free text elsewhere.',
+      }),
+    ),
+    postalCode: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Optional. When given: five digits for US addresses (ZIP+4 is not accepted), free text elsewhere.',
+      }),
+    ),
+    country: Type.String({
+      minLength: 1,
+      description: 'ISO 3166-1 alpha-2 code in upper case, e.g. US, DE; XK (Kosovo) included.',
+    }),
   },
-  { title: 'Address', additionalProperties: false, description: 'state and postalCode are optional for every country; on a US address (country US) a state given is a two-letter code and a postalCode given is five digits.' },
+  {
+    title: 'Address',
+    additionalProperties: false,
+    description:
+      'state and postalCode are optional for every country; on a US address (country US) a state given is a two-letter code and a postalCode given is five digits.',
+  },
 );
 
 /** An Address as validated by AddressSchema. */
@@ -68,15 +153,23 @@ export type AddressInput = Static<typeof AddressSchema>;
 export const OfficerSchema = Type.Object(
   {
     type: stringEnum(['PERSON', 'COMPANY'] as const),
-    firstName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; not allowed for COMPANY.' })),
-    lastName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; not allowed for COMPANY.' })),
-    companyName: Type.Optional(Type.String({ minLength: 1, description: 'Required for COMPANY; not allowed for PERSON.' })),
+    firstName: Type.Optional(
+      Type.String({ minLength: 1, description: 'Required for PERSON; not allowed for COMPANY.' }),
+    ),
+    lastName: Type.Optional(
+      Type.String({ minLength: 1, description: 'Required for PERSON; not allowed for COMPANY.' }),
+    ),
+    companyName: Type.Optional(
+      Type.String({ minLength: 1, description: 'Required for COMPANY; not allowed for PERSON.' }),
+    ),
     title: Type.String({
       minLength: 1,
       description: `CORP: one of ${CORP_TITLES.join(', ')}. LLC: one of ${LLC_TITLES.join(', ')}, and at least one officer is a Member or Managing Member.`,
     }),
     address: AddressSchema,
-    isPrimary: Type.Optional(Type.Boolean({ description: 'Exactly one officer of a company is true; absent means false.' })),
+    isPrimary: Type.Optional(
+      Type.Boolean({ description: 'Exactly one officer of a company is true; absent means false.' }),
+    ),
   },
   { title: 'Officer', additionalProperties: false },
 );
@@ -91,14 +184,22 @@ export const CompanyFieldsSchema = Type.Object(
     tradeName: Type.Optional(Type.String({ minLength: 1, description: 'Optional DBA name.' })),
     ein: Type.Optional(Type.String({ pattern: '^\\d{2}-\\d{7}$', description: 'XX-XXXXXXX' })),
     entityType: stringEnum(['LLC', 'CORP'] as const),
-    structureType: Type.Optional(stringEnum(['MEMBER', 'MANAGER'] as const, 'Required when entityType is LLC; not allowed for CORP.')),
-    taxElection: Type.Optional(stringEnum(['C Corporation', 'S Corporation'] as const, 'Required when entityType is CORP; not allowed for LLC.')),
+    structureType: Type.Optional(
+      stringEnum(['MEMBER', 'MANAGER'] as const, 'Required when entityType is LLC; not allowed for CORP.'),
+    ),
+    taxElection: Type.Optional(
+      stringEnum(['C Corporation', 'S Corporation'] as const, 'Required when entityType is CORP; not allowed for LLC.'),
+    ),
     fiscalEndMonth: Type.Optional(stringEnum(MONTHS, 'English month name; default December.')),
-    formationDate: Type.Optional(Type.String({ format: 'date', description: 'Date of initial filing in the state of formation (YYYY-MM-DD).' })),
+    formationDate: Type.Optional(
+      Type.String({ format: 'date', description: 'Date of initial filing in the state of formation (YYYY-MM-DD).' }),
+    ),
     formationState: Type.Optional(stringEnum(FORMATION_STATES)),
     principalAddress: AddressSchema,
     mailingAddress: AddressSchema,
-    officers: Type.Array(OfficerSchema, { description: 'Request only (never returned). At least one; exactly one isPrimary.' }),
+    officers: Type.Array(OfficerSchema, {
+      description: 'Request only (never returned). At least one; exactly one isPrimary.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -122,11 +223,17 @@ export function addressRuleErrors(address: unknown, prefix: string): FieldError[
   const errors: FieldError[] = [];
   const { country, state, postalCode } = address;
   if (typeof country === 'string' && country.length > 0 && !isCountryCode(country)) {
-    errors.push({ field: `${prefix}country`, message: `'${country}' is not an ISO 3166-1 alpha-2 country code (upper case, e.g. US)` });
+    errors.push({
+      field: `${prefix}country`,
+      message: `'${country}' is not an ISO 3166-1 alpha-2 country code (upper case, e.g. US)`,
+    });
   }
   if (country === 'US') {
     if (typeof state === 'string' && !US_ADDRESS_STATES.has(state)) {
-      errors.push({ field: `${prefix}state`, message: 'must be a two-letter US state code in upper case (e.g. DE) for US addresses' });
+      errors.push({
+        field: `${prefix}state`,
+        message: 'must be a two-letter US state code in upper case (e.g. DE) for US addresses',
+      });
     }
     if (typeof postalCode === 'string' && !/^\d{5}$/.test(postalCode)) {
       errors.push({ field: `${prefix}postalCode`, message: 'must be five digits for US addresses (e.g. 19801)' });
@@ -163,7 +270,8 @@ export function companyRuleErrors(company: unknown, fieldPrefix = ''): FieldErro
     if (!isSet(c.structureType)) add('structureType', 'is required when entityType is LLC (MEMBER or MANAGER)');
     if (isSet(c.taxElection)) add('taxElection', 'is not allowed when entityType is LLC');
   } else if (entityType === 'CORP') {
-    if (!isSet(c.taxElection)) add('taxElection', "is required when entityType is CORP ('C Corporation' or 'S Corporation')");
+    if (!isSet(c.taxElection))
+      add('taxElection', "is required when entityType is CORP ('C Corporation' or 'S Corporation')");
     if (isSet(c.structureType)) add('structureType', 'is not allowed when entityType is CORP');
   }
 
@@ -185,7 +293,8 @@ function officerRuleErrors(officers: unknown[], entityType: unknown, fieldPrefix
   const primaries = officers.filter((o) => isObject(o) && o.isPrimary === true).length;
   if (primaries !== 1) add('officers', `exactly one officer must have isPrimary true (found ${primaries})`);
 
-  const titles: readonly string[] | null = entityType === 'CORP' ? CORP_TITLES : entityType === 'LLC' ? LLC_TITLES : null;
+  const titles: readonly string[] | null =
+    entityType === 'CORP' ? CORP_TITLES : entityType === 'LLC' ? LLC_TITLES : null;
   officers.forEach((o, i) => {
     if (!isObject(o)) return;
     const at = `officers.${i}.`;

@@ -51,7 +51,11 @@ export interface Obligation {
 
 /* ----------------------------------------------------------------------------------------------- dates */
 
-interface Ymd { y: number; m: number; d: number }
+interface Ymd {
+  y: number;
+  m: number;
+  d: number;
+}
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const fmt = ({ y, m, d }: Ymd) => `${pad(y, 4)}-${pad(m)}-${pad(d)}`;
@@ -63,7 +67,7 @@ const daysIn = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate(
 /** (y, m + delta) normalised to a real month. */
 const shiftMonth = (y: number, m: number, delta: number) => {
   const idx = y * 12 + (m - 1) + delta;
-  return { y: Math.floor(idx / 12), m: (idx % 12 + 12) % 12 + 1 };
+  return { y: Math.floor(idx / 12), m: (((idx % 12) + 12) % 12) + 1 };
 };
 const monthEnd = (y: number, m: number): Ymd => ({ y, m, d: daysIn(y, m) });
 /** The day, clamped to the month's length (Feb 29 -> Feb 28 in a non-leap year: CAL-6). */
@@ -126,20 +130,32 @@ export function bestSourceUrl(rule: EntityRule): string | null {
 
 /* ---------------------------------------------------------------------------------- regular due dates */
 
-interface Due { due: Ymd; opens: Ymd | null }
+interface Due {
+  due: Ymd;
+  opens: Ymd | null;
+}
 
 /**
  * The regular report of cycle year `year`: the year of the anniversary (anniversary rules), the filing
  * year (fixed dates) or the year the report falls due (fiscal rules). Null when the kind cannot be computed.
  */
-function dueInCycle(kind: RuleKind, p: RuleParams, anchor: Ymd, fyeMonth: number, sCorp: boolean, year: number): Due | null {
+function dueInCycle(
+  kind: RuleKind,
+  p: RuleParams,
+  anchor: Ymd,
+  fyeMonth: number,
+  sCorp: boolean,
+  year: number,
+): Due | null {
   switch (kind) {
-    case 'fixed_date': { // CAL-4
+    case 'fixed_date': {
+      // CAL-4
       const due = clampDay(year, p.month!, p.day as number);
       const w = p.windowOpens;
       return { due, opens: w ? clampDay(year + (w.yearOffset ?? 0), w.month, w.day) : null };
     }
-    case 'anniversary_month_end': { // CAL-5
+    case 'anniversary_month_end': {
+      // CAL-5
       const dm = shiftMonth(year, anchor.m, p.monthOffset ?? 0);
       const due = monthEnd(dm.y, dm.m);
       let opens: Ymd | null = null;
@@ -156,39 +172,55 @@ function dueInCycle(kind: RuleKind, p: RuleParams, anchor: Ymd, fyeMonth: number
     }
     case 'anniversary_date': // CAL-6
       return { due: clampDay(year, anchor.m, anchor.d), opens: null };
-    case 'anniversary_month_window': { // CAL-7
+    case 'anniversary_month_window': {
+      // CAL-7
       const om = shiftMonth(year, anchor.m, -(p.windowOpensMonthsBefore ?? 0));
       const dm = shiftMonth(year, anchor.m, p.dueMonthOffset ?? 0);
       return { due: monthEnd(dm.y, dm.m), opens: { y: om.y, m: om.m, d: 1 } };
     }
-    case 'quarter_after_anniversary': { // CAL-8
+    case 'quarter_after_anniversary': {
+      // CAL-8
       const qStart = Math.floor((anchor.m - 1) / 3) * 3 + 1;
       return { due: monthEnd(year, qStart + 2), opens: { y: year, m: qStart, d: 1 } };
     }
-    case 'fiscal_year_based': { // CAL-9
-      const k = sCorp && p.sCorporationMonthsAfterFiscalYearEnd !== undefined ? p.sCorporationMonthsAfterFiscalYearEnd : p.monthsAfterFiscalYearEnd!;
+    case 'fiscal_year_based': {
+      // CAL-9
+      const k =
+        sCorp && p.sCorporationMonthsAfterFiscalYearEnd !== undefined
+          ? p.sCorporationMonthsAfterFiscalYearEnd
+          : p.monthsAfterFiscalYearEnd!;
       // The fiscal year whose report falls due in `year` ends in fyeYear.
       const fyeYear = year - Math.floor((fyeMonth - 1 + k) / 12);
       const dm = shiftMonth(fyeYear, fyeMonth, k);
       const due = p.day === 'last' ? monthEnd(dm.y, dm.m) : clampDay(dm.y, dm.m, p.day as number);
-      const opens = p.windowOpensMonthOffset !== undefined ? (() => {
-        const om = shiftMonth(fyeYear, fyeMonth, p.windowOpensMonthOffset);
-        return { y: om.y, m: om.m, d: 1 };
-      })() : null;
+      const opens =
+        p.windowOpensMonthOffset !== undefined
+          ? (() => {
+              const om = shiftMonth(fyeYear, fyeMonth, p.windowOpensMonthOffset);
+              return { y: om.y, m: om.m, d: 1 };
+            })()
+          : null;
       return { due, opens };
     }
     case 'other': // CAL-10: the data's machine params (Wyoming: the first day of the anniversary month).
-      if (p.anchor === 'anniversary_month' && typeof p.dueDay === 'number') return { due: clampDay(year, anchor.m, p.dueDay), opens: null };
+      if (p.anchor === 'anniversary_month' && typeof p.dueDay === 'number')
+        return { due: clampDay(year, anchor.m, p.dueDay), opens: null };
       return null;
     default:
       return null;
   }
 }
 
-const cmp = (a: Ymd, b: Ymd) => (a.y - b.y) || (a.m - b.m) || (a.d - b.d);
+const cmp = (a: Ymd, b: Ymd) => a.y - b.y || a.m - b.m || a.d - b.d;
 
 /** CAL-12: the first cycle year with a regular report, before the biennial filter of CAL-11. */
-function firstCycleYear(rule: EntityRule, kind: RuleKind, anchor: Ymd, fyeMonth: number, sCorp: boolean): number | null {
+function firstCycleYear(
+  rule: EntityRule,
+  kind: RuleKind,
+  anchor: Ymd,
+  fyeMonth: number,
+  sCorp: boolean,
+): number | null {
   const fr = rule.firstReport;
   switch (fr.rule) {
     case 'not_applicable':
@@ -199,12 +231,14 @@ function firstCycleYear(rule: EntityRule, kind: RuleKind, anchor: Ymd, fyeMonth:
       if (kind !== 'fiscal_year_based') return anchor.y + 1;
       // The first fiscal year ends at the end of the first fiscal-year-end month on or after the anchor date.
       const fyeYear = anchor.m <= fyeMonth ? anchor.y : anchor.y + 1;
-      const k = sCorp && rule.params.sCorporationMonthsAfterFiscalYearEnd !== undefined ? rule.params.sCorporationMonthsAfterFiscalYearEnd : rule.params.monthsAfterFiscalYearEnd!;
+      const k =
+        sCorp && rule.params.sCorporationMonthsAfterFiscalYearEnd !== undefined
+          ? rule.params.sCorporationMonthsAfterFiscalYearEnd
+          : rule.params.monthsAfterFiscalYearEnd!;
       return shiftMonth(fyeYear, fyeMonth, k).y;
     }
     case 'first_cycle_year_after_formation':
       return anchor.y + 1; // CAL-11 then keeps only the years of the cycle
-    case 'following_calendar_year':
     default: {
       const skip = fr.skipIfFormedAfter;
       const late = skip && cmp(anchor, { y: anchor.y, m: skip.month, d: skip.day }) > 0;
@@ -218,11 +252,14 @@ function inCycle(rule: EntityRule, anchor: Ymd, year: number): boolean {
   if (rule.frequency !== 'biennial') return true;
   const c = rule.biennialCycle;
   switch (c?.basis) {
-    case 'formation_year_parity': return (year - anchor.y) % 2 === 0;
-    case 'every_second_year_from_first': return (year - anchor.y) % 2 === 1;
-    case 'fixed_parity': return (year % 2 === 0) === (c.parity === 'even');
-    case 'state_assigned': // the state picks odd or even years; unknown here, so every year is shown (CAL-11)
-    default: return true;
+    case 'formation_year_parity':
+      return (year - anchor.y) % 2 === 0;
+    case 'every_second_year_from_first':
+      return (year - anchor.y) % 2 === 1;
+    case 'fixed_parity':
+      return (year % 2 === 0) === (c.parity === 'even');
+    default:
+      return true;
   }
 }
 
@@ -232,7 +269,10 @@ function inCycle(rule: EntityRule, anchor: Ymd, year: number): boolean {
  * CAL-13: initial-report rules the data states only in words, keyed by state and entity type. Each follows
  * the data's own description of that row; an operator who changes the row's description changes this too.
  */
-const INITIAL_REPORT_WORD_RULES: Record<string, { notRequiredIfFormedAfter?: { month: number; day: number }; dueEndOfMonthAfter?: number }> = {
+const INITIAL_REPORT_WORD_RULES: Record<
+  string,
+  { notRequiredIfFormedAfter?: { month: number; day: number }; dueEndOfMonthAfter?: number }
+> = {
   // "not required if formed after October 1"
   'GA:CORP:domestic': { notRequiredIfFormedAfter: { month: 10, day: 1 } },
   // "initial list due by the last day of the first month after registration"
@@ -269,9 +309,16 @@ const RULE_IDS: Record<RuleKind, string> = {
 
 function notesFor(rule: EntityRule): string | null {
   const notes: string[] = [];
-  if (rule.params?.dateAssignedByState) notes.push('The state assigns the exact due date in the anniversary month; the date shown is the anniversary date.');
-  if (rule.ruleKind === 'anniversary_date' && typeof rule.params?.anchor === 'string') notes.push(`The anniversary is that of the ${rule.params.anchor}.`);
-  if (rule.frequency === 'biennial' && rule.biennialCycle?.basis === 'state_assigned') notes.push('Biennial: the state assigns odd or even filing years, so every year is shown; only one of two applies.');
+  if (rule.params?.dateAssignedByState)
+    notes.push(
+      'The state assigns the exact due date in the anniversary month; the date shown is the anniversary date.',
+    );
+  if (rule.ruleKind === 'anniversary_date' && typeof rule.params?.anchor === 'string')
+    notes.push(`The anniversary is that of the ${rule.params.anchor}.`);
+  if (rule.frequency === 'biennial' && rule.biennialCycle?.basis === 'state_assigned')
+    notes.push(
+      'Biennial: the state assigns odd or even filing years, so every year is shown; only one of two applies.',
+    );
   const alt = rule.alternative as { condition?: string; note?: string } | null | undefined;
   if (alt) notes.push(`Alternative schedule not applied: ${alt.condition ?? alt.note ?? 'see the rule'}.`);
   return notes.length ? notes.join(' ').slice(0, 500) : null;
@@ -297,11 +344,27 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
   const sCorp = q.entityType === 'CORP' && q.sCorporation === true;
   const sourceUrl = bestSourceUrl(rule);
   const out: Obligation[] = [];
-  const push = (kind: ObligationKind, reportName: string, due: Ymd, opens: Ymd | null, ruleId: string, note: string | null) => {
+  const push = (
+    kind: ObligationKind,
+    reportName: string,
+    due: Ymd,
+    opens: Ymd | null,
+    ruleId: string,
+    note: string | null,
+  ) => {
     if (cmp(due, from) < 0 || cmp(due, to) > 0) return;
     out.push({
-      jurisdiction: q.state, presence: q.presence, kind, reportName, dueDate: fmt(due), windowOpensOn: opens ? fmt(opens) : null,
-      filingYear: due.y, confidence: rule.confidence, sourceUrl, ruleId, note,
+      jurisdiction: q.state,
+      presence: q.presence,
+      kind,
+      reportName,
+      dueDate: fmt(due),
+      windowOpensOn: opens ? fmt(opens) : null,
+      filingYear: due.y,
+      confidence: rule.confidence,
+      sourceUrl,
+      ruleId,
+      note,
     });
   };
 
@@ -309,7 +372,10 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
   let initialDue: Ymd | null = null;
   if (rule.initialReport) {
     initialDue = initialReportDue(rule.initialReport, q, anchor);
-    const note = rule.initialReport.relativeTo === 'commencing_business' ? 'Due after the entity commences business; the formation or registration date is used.' : null;
+    const note =
+      rule.initialReport.relativeTo === 'commencing_business'
+        ? 'Due after the entity commences business; the formation or registration date is used.'
+        : null;
     if (initialDue) push('initial_report', `Initial ${reportName}`.slice(0, 200), initialDue, anchor, 'CAL-13', note);
   }
 
@@ -317,7 +383,8 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
     const kind = rule.ruleKind;
     // CAL-6: an anniversary measured from something other than formation (Connecticut corporations: the
     // first report, due as the initial report) moves the anchor to that date.
-    const periodic = kind === 'anniversary_date' && typeof rule.params.anchor === 'string' && initialDue ? initialDue : anchor;
+    const periodic =
+      kind === 'anniversary_date' && typeof rule.params.anchor === 'string' && initialDue ? initialDue : anchor;
     const first = firstCycleYear(rule, kind, periodic, q.fiscalYearEndMonth, sCorp);
     if (first !== null) {
       const note = notesFor(rule);
@@ -330,7 +397,17 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
       }
     }
   }
-  return out.sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : a.kind === b.kind ? 0 : a.kind === 'initial_report' ? -1 : 1));
+  return out.sort((a, b) =>
+    a.dueDate < b.dueDate
+      ? -1
+      : a.dueDate > b.dueDate
+        ? 1
+        : a.kind === b.kind
+          ? 0
+          : a.kind === 'initial_report'
+            ? -1
+            : 1,
+  );
 }
 
 /** Calendar item statuses (CAL-16). */
@@ -341,7 +418,11 @@ export type ObligationStatus = 'upcoming' | 'open' | 'overdue' | 'filed';
  * after the due date, `open` from the day the window opens, `upcoming` before.
  * @param today 'YYYY-MM-DD' (UTC).
  */
-export function obligationStatus(o: Pick<Obligation, 'dueDate' | 'windowOpensOn'>, today: string, filed: boolean): ObligationStatus {
+export function obligationStatus(
+  o: Pick<Obligation, 'dueDate' | 'windowOpensOn'>,
+  today: string,
+  filed: boolean,
+): ObligationStatus {
   if (filed) return 'filed';
   if (today > o.dueDate) return 'overdue';
   if (o.windowOpensOn !== null && today >= o.windowOpensOn) return 'open';

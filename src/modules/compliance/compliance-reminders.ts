@@ -56,15 +56,32 @@ export async function runComplianceReminders(pool: pg.Pool, asOf: string, tenant
         const r = reminderFor(item, asOf);
         return r ? [{ item, ...r }] : [];
       });
-      if (due.length) emitted.push(...await remindCompany(pool, { organizationId: company.organization_id, environment: company.environment }, due));
+      if (due.length)
+        emitted.push(
+          ...(await remindCompany(
+            pool,
+            { organizationId: company.organization_id, environment: company.environment },
+            due,
+          )),
+        );
     }
   }
   return emitted;
 }
 
-async function remindCompany(pool: pg.Pool, tenant: Tenant, due: Array<{ item: DeadlineItem; threshold: string; daysUntilDue: number }>): Promise<EmittedReminder[]> {
+async function remindCompany(
+  pool: pg.Pool,
+  tenant: Tenant,
+  due: Array<{ item: DeadlineItem; threshold: string; daysUntilDue: number }>,
+): Promise<EmittedReminder[]> {
   return withTransaction(pool, async (tx) => {
-    const keys = due.map(({ item, threshold }) => ({ companyId: item.companyId, jurisdiction: item.jurisdiction, kind: item.kind, dueDate: item.dueDate, threshold }));
+    const keys = due.map(({ item, threshold }) => ({
+      companyId: item.companyId,
+      jurisdiction: item.jurisdiction,
+      kind: item.kind,
+      dueDate: item.dueDate,
+      threshold,
+    }));
     const claimed = await repo.claimReminders(tx, tenant, keys);
     if (!claimed.length) return [];
     const events: NewEvent[] = claimed.map((i) => {
@@ -72,18 +89,32 @@ async function remindCompany(pool: pg.Pool, tenant: Tenant, due: Array<{ item: D
       return {
         type: threshold === 'missed' ? 'compliance.deadline_missed' : 'compliance.deadline_approaching',
         data: {
-          companyId: item.companyId, jurisdiction: item.jurisdiction, kind: item.kind, dueDate: item.dueDate,
-          daysUntilDue, reportName: item.reportName, orderable: item.orderable,
+          companyId: item.companyId,
+          jurisdiction: item.jurisdiction,
+          kind: item.kind,
+          dueDate: item.dueDate,
+          daysUntilDue,
+          reportName: item.reportName,
+          orderable: item.orderable,
         },
       };
     });
     const envelopes = await emitEvents(tx, tenant, events);
-    await repo.setReminderEvents(tx, claimed.map((i) => keys[i]!), envelopes.map((e) => e.id));
+    await repo.setReminderEvents(
+      tx,
+      claimed.map((i) => keys[i]!),
+      envelopes.map((e) => e.id),
+    );
     return envelopes.map((e, n) => {
       const { item, daysUntilDue } = due[claimed[n]!]!;
       return {
-        eventId: e.id, type: e.type as EmittedReminder['type'], companyId: item.companyId, jurisdiction: item.jurisdiction,
-        kind: item.kind, dueDate: item.dueDate, daysUntilDue,
+        eventId: e.id,
+        type: e.type as EmittedReminder['type'],
+        companyId: item.companyId,
+        jurisdiction: item.jurisdiction,
+        kind: item.kind,
+        dueDate: item.dueDate,
+        daysUntilDue,
       };
     });
   });

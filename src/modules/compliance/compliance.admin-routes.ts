@@ -9,13 +9,34 @@ const ACTOR = 'operator';
 
 /** Operator routes (/admin/v1): the compliance calendar's rules and their change log (CAL-22). */
 export const complianceAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  app.get('/compliance-rules', { schema: { tags: ['Compliance'] } }, async () => ({ object: 'list' as const, data: await listRuleViews(ctx.pool), hasMore: false }));
+  app.get('/compliance-rules', { schema: { tags: ['Compliance'] } }, async () => ({
+    object: 'list' as const,
+    data: await listRuleViews(ctx.pool),
+    hasMore: false,
+  }));
 
-  app.get('/compliance-rules/changes', {
-    schema: { tags: ['Compliance'], querystring: s.RuleChangesQuery },
-  }, async (request) => ({ object: 'list' as const, data: await listRuleChangeViews(ctx.pool, request.query.state ?? null, request.query.limit ?? 50), hasMore: false }));
+  app.get(
+    '/compliance-rules/changes',
+    {
+      schema: { tags: ['Compliance'], querystring: s.RuleChangesQuery },
+    },
+    async (request) => ({
+      object: 'list' as const,
+      data: await listRuleChangeViews(ctx.pool, request.query.state ?? null, request.query.limit ?? 50),
+      hasMore: false,
+    }),
+  );
 
-  app.put('/compliance-rules/:state', {
-    schema: { tags: ['Compliance'], params: s.RuleStateParams, body: s.RuleUpdateBody, response: errorResponses(404) },
-  }, async (request) => updateRules(ctx.pool, request.params.state, request.body, ACTOR));
+  app.put(
+    '/compliance-rules/:state',
+    {
+      schema: {
+        tags: ['Compliance'],
+        params: s.RuleStateParams,
+        body: s.RuleUpdateBody,
+        response: errorResponses(404),
+      },
+    },
+    async (request) => updateRules(ctx.pool, request.params.state, request.body, ACTOR),
+  );
 };

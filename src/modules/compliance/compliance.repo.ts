@@ -15,31 +15,43 @@ export interface CalendarCompanyRow {
   formation_state: string | null;
 }
 
-const COMPANY_COLUMNS = 'id, organization_id, environment, legal_name, entity_type, tax_election, fiscal_end_month, formation_date, formation_state';
+const COMPANY_COLUMNS =
+  'id, organization_id, environment, legal_name, entity_type, tax_election, fiscal_end_month, formation_date, formation_state';
 
 /** Companies of the tenant with a formation date (the ones that have a calendar), optionally only `companyId`. */
 export function listCalendarCompanies(db: Db, tenant: Tenant, companyId?: string): Promise<CalendarCompanyRow[]> {
-  return many<CalendarCompanyRow>(db,
+  return many<CalendarCompanyRow>(
+    db,
     `SELECT ${COMPANY_COLUMNS} FROM companies
       WHERE organization_id = $1 AND environment = $2 AND formation_date IS NOT NULL AND ($3::text IS NULL OR id = $3)
       ORDER BY id`,
-    [tenant.organizationId, tenant.environment, companyId ?? null]);
+    [tenant.organizationId, tenant.environment, companyId ?? null],
+  );
 }
 
 /**
  * Companies of every tenant with a formation date (the console, the CLI and the reminder job), id order;
  * optionally of one environment and/or one organization.
  */
-export function listAllCalendarCompanies(db: Db, f: { environment?: 'live' | 'test'; organizationId?: string } = {}): Promise<CalendarCompanyRow[]> {
-  return many<CalendarCompanyRow>(db,
+export function listAllCalendarCompanies(
+  db: Db,
+  f: { environment?: 'live' | 'test'; organizationId?: string } = {},
+): Promise<CalendarCompanyRow[]> {
+  return many<CalendarCompanyRow>(
+    db,
     `SELECT ${COMPANY_COLUMNS} FROM companies
       WHERE formation_date IS NOT NULL AND ($1::text IS NULL OR environment = $1) AND ($2::text IS NULL OR organization_id = $2)
       ORDER BY id`,
-    [f.environment ?? null, f.organizationId ?? null]);
+    [f.environment ?? null, f.organizationId ?? null],
+  );
 }
 
 /** A state a company is qualified in: the filed foreign qualification and its registration date. */
-export interface QualificationRow { company_id: string; state: string; registered_on: string }
+export interface QualificationRow {
+  company_id: string;
+  state: string;
+  registered_on: string;
+}
 
 /**
  * Filed foreign qualifications of the given companies, the earliest per company and state (CAL-3, CAL-17). The
@@ -47,16 +59,24 @@ export interface QualificationRow { company_id: string; state: string; registere
  */
 export function listFiledQualifications(db: Db, companyIds: string[]): Promise<QualificationRow[]> {
   if (!companyIds.length) return Promise.resolve([]);
-  return many<QualificationRow>(db,
+  return many<QualificationRow>(
+    db,
     `SELECT company_id, filing_state AS state, MIN(COALESCE(filing_date, (created_at AT TIME ZONE 'UTC')::date))::text AS registered_on
        FROM orders
       WHERE company_id = ANY($1::text[]) AND order_type = 'foreign_qualification' AND filing_status = 'filed'
       GROUP BY company_id, filing_state`,
-    [companyIds]);
+    [companyIds],
+  );
 }
 
 /** An annual report order that covers a jurisdiction and filing year (CAL-16, CAL-20). */
-export interface ReportOrderRow { id: string; company_id: string; state: string; filing_year: number; filing_status: 'submitted' | 'pending' | 'filed' }
+export interface ReportOrderRow {
+  id: string;
+  company_id: string;
+  state: string;
+  filing_year: number;
+  filing_status: 'submitted' | 'pending' | 'filed';
+}
 
 /**
  * Annual report orders of the given companies that are filed or still on their way (submitted, pending); an
@@ -64,17 +84,23 @@ export interface ReportOrderRow { id: string; company_id: string; state: string;
  */
 export function listReportOrders(db: Db, companyIds: string[]): Promise<ReportOrderRow[]> {
   if (!companyIds.length) return Promise.resolve([]);
-  return many<ReportOrderRow>(db,
+  return many<ReportOrderRow>(
+    db,
     `SELECT id, company_id, filing_state AS state, filing_status,
             COALESCE((details->>'filingYear')::int, EXTRACT(YEAR FROM created_at AT TIME ZONE 'UTC')::int) AS filing_year
        FROM orders
       WHERE company_id = ANY($1::text[]) AND order_type = 'annual_report' AND filing_status IN ('submitted', 'pending', 'filed')
       ORDER BY id`,
-    [companyIds]);
+    [companyIds],
+  );
 }
 
 /** Annual report state fees (cents) per state and entity type. */
-export interface ReportFeeRow { state: string; llc_annual_report_cents: number; corp_annual_report_cents: number }
+export interface ReportFeeRow {
+  state: string;
+  llc_annual_report_cents: number;
+  corp_annual_report_cents: number;
+}
 
 /** Every state's annual report fees from the state fee schedule (BILL-8's source). */
 export function listReportFees(db: Db): Promise<ReportFeeRow[]> {
@@ -82,43 +108,81 @@ export function listReportFees(db: Db): Promise<ReportFeeRow[]> {
 }
 
 /** A stored jurisdiction's rules. */
-export interface RuleRow { state: string; rule: StateRule; data_as_of: string; updated_at: Date; updated_by: string }
+export interface RuleRow {
+  state: string;
+  rule: StateRule;
+  data_as_of: string;
+  updated_at: Date;
+  updated_by: string;
+}
 
 /** Every jurisdiction's rules, by state code. */
 export function listRules(db: Db): Promise<RuleRow[]> {
-  return many<RuleRow>(db, 'SELECT state, rule, data_as_of, updated_at, updated_by FROM compliance_rules ORDER BY state');
+  return many<RuleRow>(
+    db,
+    'SELECT state, rule, data_as_of, updated_at, updated_by FROM compliance_rules ORDER BY state',
+  );
 }
 
 /** One jurisdiction's rules, locked for an edit when `forUpdate`. */
 export function findRule(db: Db, state: string, forUpdate = false): Promise<RuleRow | null> {
-  return one<RuleRow>(db, `SELECT state, rule, data_as_of, updated_at, updated_by FROM compliance_rules WHERE state = $1${forUpdate ? ' FOR UPDATE' : ''}`, [state]);
+  return one<RuleRow>(
+    db,
+    `SELECT state, rule, data_as_of, updated_at, updated_by FROM compliance_rules WHERE state = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [state],
+  );
 }
 
 /** Replaces a jurisdiction's rules and appends the change, with who made it, to compliance_rule_changes (CAL-22). */
-export async function updateRule(tx: Db, state: string, before: StateRule, after: StateRule, changedBy: string, note: string | null): Promise<RuleRow> {
+export async function updateRule(
+  tx: Db,
+  state: string,
+  before: StateRule,
+  after: StateRule,
+  changedBy: string,
+  note: string | null,
+): Promise<RuleRow> {
   await tx.query(
     'INSERT INTO compliance_rule_changes (state, changed_by, note, before, after) VALUES ($1, $2, $3, $4, $5)',
     [state, changedBy, note, before, after],
   );
-  return (await one<RuleRow>(tx,
+  return (await one<RuleRow>(
+    tx,
     `UPDATE compliance_rules SET rule = $2, updated_at = now(), updated_by = $3 WHERE state = $1
      RETURNING state, rule, data_as_of, updated_at, updated_by`,
-    [state, after, changedBy]))!;
+    [state, after, changedBy],
+  ))!;
 }
 
 /** A recorded rule change. */
-export interface RuleChangeRow { id: string; state: string; changed_at: Date; changed_by: string; note: string | null; before: StateRule; after: StateRule }
+export interface RuleChangeRow {
+  id: string;
+  state: string;
+  changed_at: Date;
+  changed_by: string;
+  note: string | null;
+  before: StateRule;
+  after: StateRule;
+}
 
 /** The change log of one jurisdiction (or all), newest first, at most `limit` entries. */
 export function listRuleChanges(db: Db, state: string | null, limit: number): Promise<RuleChangeRow[]> {
-  return many<RuleChangeRow>(db,
+  return many<RuleChangeRow>(
+    db,
     `SELECT id::text, state, changed_at, changed_by, note, before, after FROM compliance_rule_changes
       WHERE ($1::text IS NULL OR state = $1) ORDER BY id DESC LIMIT $2`,
-    [state, limit]);
+    [state, limit],
+  );
 }
 
 /** The identity of one reminder: an obligation and a threshold (CAL-20). */
-export interface ReminderKey { companyId: string; jurisdiction: string; kind: string; dueDate: string; threshold: string }
+export interface ReminderKey {
+  companyId: string;
+  jurisdiction: string;
+  kind: string;
+  dueDate: string;
+  threshold: string;
+}
 
 /**
  * Claims reminders for sending and returns the indexes (into `keys`) of those not sent before: the primary key
@@ -127,18 +191,36 @@ export interface ReminderKey { companyId: string; jurisdiction: string; kind: st
  */
 export async function claimReminders(tx: Db, tenant: Tenant, keys: ReminderKey[]): Promise<number[]> {
   if (!keys.length) return [];
-  const { rows } = await tx.query<{ company_id: string; jurisdiction: string; kind: string; due_date: string; threshold: string }>(
+  const { rows } = await tx.query<{
+    company_id: string;
+    jurisdiction: string;
+    kind: string;
+    due_date: string;
+    threshold: string;
+  }>(
     `INSERT INTO compliance_reminders (organization_id, environment, company_id, jurisdiction, kind, due_date, threshold)
      SELECT $1, $2, k.company_id, k.jurisdiction, k.kind, k.due_date, k.threshold
        FROM jsonb_to_recordset($3::jsonb) AS k(company_id text, jurisdiction text, kind text, due_date date, threshold text)
      ON CONFLICT DO NOTHING
      RETURNING company_id, jurisdiction, kind, due_date::text AS due_date, threshold`,
-    [tenant.organizationId, tenant.environment, JSON.stringify(keys.map((k) => ({
-      company_id: k.companyId, jurisdiction: k.jurisdiction, kind: k.kind, due_date: k.dueDate, threshold: k.threshold,
-    })))],
+    [
+      tenant.organizationId,
+      tenant.environment,
+      JSON.stringify(
+        keys.map((k) => ({
+          company_id: k.companyId,
+          jurisdiction: k.jurisdiction,
+          kind: k.kind,
+          due_date: k.dueDate,
+          threshold: k.threshold,
+        })),
+      ),
+    ],
   );
   const claimed = new Set(rows.map((x) => `${x.company_id}|${x.jurisdiction}|${x.kind}|${x.due_date}|${x.threshold}`));
-  return keys.flatMap((k, i) => (claimed.has(`${k.companyId}|${k.jurisdiction}|${k.kind}|${k.dueDate}|${k.threshold}`) ? [i] : []));
+  return keys.flatMap((k, i) =>
+    claimed.has(`${k.companyId}|${k.jurisdiction}|${k.kind}|${k.dueDate}|${k.threshold}`) ? [i] : [],
+  );
 }
 
 /** Records the event each claimed reminder emitted. */
@@ -148,20 +230,39 @@ export async function setReminderEvents(tx: Db, keys: ReminderKey[], eventIds: s
     `UPDATE compliance_reminders r SET event_id = k.event_id
        FROM jsonb_to_recordset($1::jsonb) AS k(company_id text, jurisdiction text, kind text, due_date date, threshold text, event_id text)
       WHERE r.company_id = k.company_id AND r.jurisdiction = k.jurisdiction AND r.kind = k.kind AND r.due_date = k.due_date AND r.threshold = k.threshold`,
-    [JSON.stringify(keys.map((k, i) => ({
-      company_id: k.companyId, jurisdiction: k.jurisdiction, kind: k.kind, due_date: k.dueDate, threshold: k.threshold, event_id: eventIds[i],
-    })))],
+    [
+      JSON.stringify(
+        keys.map((k, i) => ({
+          company_id: k.companyId,
+          jurisdiction: k.jurisdiction,
+          kind: k.kind,
+          due_date: k.dueDate,
+          threshold: k.threshold,
+          event_id: eventIds[i],
+        })),
+      ),
+    ],
   );
 }
 
 /** A reminder sent. */
-export interface ReminderRow { company_id: string; jurisdiction: string; kind: string; due_date: string; threshold: string; event_id: string | null; sent_at: Date }
+export interface ReminderRow {
+  company_id: string;
+  jurisdiction: string;
+  kind: string;
+  due_date: string;
+  threshold: string;
+  event_id: string | null;
+  sent_at: Date;
+}
 /** The tenant's reminders, newest first, at most `limit`. */
 export function listReminders(db: Db, tenant: Tenant, limit = 100): Promise<ReminderRow[]> {
-  return many<ReminderRow>(db,
+  return many<ReminderRow>(
+    db,
     `SELECT company_id, jurisdiction, kind, due_date::text, threshold, event_id, sent_at FROM compliance_reminders
       WHERE organization_id = $1 AND environment = $2 ORDER BY sent_at DESC, company_id LIMIT $3`,
-    [tenant.organizationId, tenant.environment, limit]);
+    [tenant.organizationId, tenant.environment, limit],
+  );
 }
 
 /** Inserts a jurisdiction's due-date rule as seeded (updated_by 'seed') unless the jurisdiction has one (CAL-1). */

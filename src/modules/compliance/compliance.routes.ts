@@ -15,50 +15,71 @@ estimatedStateFee comes from our state fee schedule (dollars).`;
 
 /** GET /companies/{companyIdOrSlug}/compliance-calendar and GET /compliance-deadlines (CAL-16 .. CAL-19). */
 export const complianceRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
-  app.get('/companies/:companyIdOrSlug/compliance-calendar', {
-    schema: {
-      ...operation('getComplianceCalendar'),
-      summary: 'A company\'s state report deadlines',
-      description: `The annual, biennial and initial reports the company owes, with a due date between from and to \
+  app.get(
+    '/companies/:companyIdOrSlug/compliance-calendar',
+    {
+      schema: {
+        ...operation('getComplianceCalendar'),
+        summary: "A company's state report deadlines",
+        description: `The annual, biennial and initial reports the company owes, with a due date between from and to \
 (default: today to 18 months ahead), sorted by dueDate. ${ABOUT} A company without formationDate (or formationState) \
 answers 409 naming the field.`,
-      params: s.CalendarParams,
-      querystring: s.CalendarQuery,
-      response: { 200: s.CalendarSchema, ...operationErrors('getComplianceCalendar') },
+        params: s.CalendarParams,
+        querystring: s.CalendarQuery,
+        response: { 200: s.CalendarSchema, ...operationErrors('getComplianceCalendar') },
+      },
     },
-  }, async (request) => getCompanyCalendar(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.query));
+    async (request) => getCompanyCalendar(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.query),
+  );
 
-  app.get('/compliance-deadlines', {
-    preValidation: acceptCursorAliases,
-    schema: {
-      ...operation('listComplianceDeadlines'),
-      summary: 'List deadlines across companies',
-      description: `Every company's deadlines with a due date between from and to (default: today to 18 months ahead), \
+  app.get(
+    '/compliance-deadlines',
+    {
+      preValidation: acceptCursorAliases,
+      schema: {
+        ...operation('listComplianceDeadlines'),
+        summary: 'List deadlines across companies',
+        description: `Every company's deadlines with a due date between from and to (default: today to 18 months ahead), \
 sorted by dueDate (then company, jurisdiction, kind); filter by jurisdiction and status. Companies without a \
 formationDate are left out. Page with limit and startingAfter (the last item's id). ${ABOUT}`,
-      querystring: s.DeadlinesQuery,
-      response: { 200: s.DeadlineList, ...operationErrors('listComplianceDeadlines') },
+        querystring: s.DeadlinesQuery,
+        response: { 200: s.DeadlineList, ...operationErrors('listComplianceDeadlines') },
+      },
     },
-  }, async (request) => {
-    const { startingAfter } = request.query;
-    if (startingAfter !== undefined && !startingAfter.startsWith(DEADLINE_ID_PREFIX)) {
-      throw new ValidationError([{ field: 'startingAfter', message: `must be the id of a deadline (prefix ${DEADLINE_ID_PREFIX})` }]);
-    }
-    return listComplianceDeadlines(ctx.pool, request.tenant, request.query);
-  });
+    async (request) => {
+      const { startingAfter } = request.query;
+      if (startingAfter !== undefined && !startingAfter.startsWith(DEADLINE_ID_PREFIX)) {
+        throw new ValidationError([
+          { field: 'startingAfter', message: `must be the id of a deadline (prefix ${DEADLINE_ID_PREFIX})` },
+        ]);
+      }
+      return listComplianceDeadlines(ctx.pool, request.tenant, request.query);
+    },
+  );
 };
 
 /** POST /test_helpers/compliance-reminders/run (CAL-21): mounted only at the test base address. */
-export const complianceTestHelperRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx, environment }) => {
+export const complianceTestHelperRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (
+  app,
+  { ctx, environment },
+) => {
   // Defence in depth: app.ts mounts helpers only for test; a live mount would register nothing (404).
   if (environment !== 'test') return;
-  app.post('/compliance-reminders/run', {
-    schema: {
-      ...operation('runTestComplianceReminders'),
-      summary: 'Run the daily deadline reminders as of a date (test only)',
-      description: 'Runs the daily reminder job for your test companies only, as if today were asOf, so you see compliance.deadline_approaching (60, 30 and 7 days before a due date) and compliance.deadline_missed (the day after) without waiting. Each report and threshold is sent once: running the same date again emits nothing new. Reports covered by a filed or pending annual report order are skipped. Only at the test base address; the live address answers 404.',
-      body: s.RunRemindersBody,
-      response: { 200: s.RunRemindersResult, ...operationErrors('runTestComplianceReminders') },
+  app.post(
+    '/compliance-reminders/run',
+    {
+      schema: {
+        ...operation('runTestComplianceReminders'),
+        summary: 'Run the daily deadline reminders as of a date (test only)',
+        description:
+          'Runs the daily reminder job for your test companies only, as if today were asOf, so you see compliance.deadline_approaching (60, 30 and 7 days before a due date) and compliance.deadline_missed (the day after) without waiting. Each report and threshold is sent once: running the same date again emits nothing new. Reports covered by a filed or pending annual report order are skipped. Only at the test base address; the live address answers 404.',
+        body: s.RunRemindersBody,
+        response: { 200: s.RunRemindersResult, ...operationErrors('runTestComplianceReminders') },
+      },
     },
-  }, async (request) => ({ asOf: request.body.asOf, emitted: await runComplianceReminders(ctx.pool, request.body.asOf, request.tenant) }));
+    async (request) => ({
+      asOf: request.body.asOf,
+      emitted: await runComplianceReminders(ctx.pool, request.body.asOf, request.tenant),
+    }),
+  );
 };

@@ -11,7 +11,10 @@ export async function seedComplianceRules(pool: pg.Pool): Promise<void> {
   const { asOf, states } = loadDueDateRulesFile();
   for (const [state, entry] of Object.entries(states)) {
     const problems = ruleProblems(entry);
-    if (problems.length) throw new Error(`annual-report-due-dates.json ${state}: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
+    if (problems.length)
+      throw new Error(
+        `annual-report-due-dates.json ${state}: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
+      );
     await repo.insertSeedRule(pool, state, entry, asOf);
   }
 }

@@ -6,7 +6,15 @@ import { centsToDollars } from '../../lib/money.js';
 import type { Page } from '../../lib/pagination.js';
 import { FORMATION_STATES, MONTHS } from '../companies/company-rules.js';
 import { findCompanyOrThrow } from '../companies/companies.service.js';
-import { addMonthsIso, computeObligations, daysBetween, isIsoDate, obligationStatus, type Obligation, type ObligationStatus } from './calendar.js';
+import {
+  addMonthsIso,
+  computeObligations,
+  daysBetween,
+  isIsoDate,
+  obligationStatus,
+  type Obligation,
+  type ObligationStatus,
+} from './calendar.js';
 import * as repo from './compliance.repo.js';
 import { ruleProblems, type StateRule } from './due-date-rules.js';
 
@@ -44,7 +52,10 @@ export interface DeadlineItem {
 export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
 
 /** A date range query: `from`/`to` 'YYYY-MM-DD', either optional. */
-export interface RangeQuery { from?: string; to?: string }
+export interface RangeQuery {
+  from?: string;
+  to?: string;
+}
 
 /**
  * CAL-17: the requested range, defaulting to today .. today + 18 months.
@@ -60,7 +71,10 @@ export function resolveRange(q: RangeQuery, today: string): { from: string; to: 
   const from = q.from ?? today;
   const to = q.to ?? addMonthsIso(from, DEFAULT_RANGE_MONTHS);
   if (to < from) throw new ValidationError([{ field: 'to', message: `must not be before from (${from})` }]);
-  if (daysBetween(from, to) > MAX_RANGE_DAYS) throw new ValidationError([{ field: 'to', message: `must be at most ${MAX_RANGE_DAYS} days after from (${from})` }]);
+  if (daysBetween(from, to) > MAX_RANGE_DAYS)
+    throw new ValidationError([
+      { field: 'to', message: `must be at most ${MAX_RANGE_DAYS} days after from (${from})` },
+    ]);
   return { from, to };
 }
 
@@ -81,7 +95,10 @@ const groupBy = <T extends { company_id: string }>(rows: T[]) => {
 /** Loads rules, fees, filed qualifications and annual report orders for `companyIds` (five queries). */
 export async function loadCalendarData(db: Db, companyIds: string[]): Promise<CalendarData> {
   const [rules, fees, quals, orders] = await Promise.all([
-    repo.listRules(db), repo.listReportFees(db), repo.listFiledQualifications(db, companyIds), repo.listReportOrders(db, companyIds),
+    repo.listRules(db),
+    repo.listReportFees(db),
+    repo.listFiledQualifications(db, companyIds),
+    repo.listReportOrders(db, companyIds),
   ]);
   return {
     rules: new Map(rules.map((r) => [r.state, r.rule])),
@@ -99,7 +116,12 @@ const deadlineId = (companyId: string, o: Obligation) =>
  * foreign qualification (foreign, registered on its filing date), due dates in [from, to], by due date (CAL-17).
  * Status, fee and orderability per CAL-16 and CAL-18.
  */
-export function companyDeadlines(c: repo.CalendarCompanyRow, data: CalendarData, range: { from: string; to: string }, today: string): DeadlineItem[] {
+export function companyDeadlines(
+  c: repo.CalendarCompanyRow,
+  data: CalendarData,
+  range: { from: string; to: string },
+  today: string,
+): DeadlineItem[] {
   if (!c.formation_date) return [];
   const base = {
     entityType: c.entity_type,
@@ -109,43 +131,63 @@ export function companyDeadlines(c: repo.CalendarCompanyRow, data: CalendarData,
   };
   const obligations: Obligation[] = [];
   if (c.formation_state) {
-    obligations.push(...computeObligations(data.rules.get(c.formation_state), { ...base, state: c.formation_state, presence: 'domestic', anchorDate: c.formation_date }));
+    obligations.push(
+      ...computeObligations(data.rules.get(c.formation_state), {
+        ...base,
+        state: c.formation_state,
+        presence: 'domestic',
+        anchorDate: c.formation_date,
+      }),
+    );
   }
   for (const q of data.qualifications.get(c.id) ?? []) {
     if (q.state === c.formation_state) continue;
-    obligations.push(...computeObligations(data.rules.get(q.state), { ...base, state: q.state, presence: 'foreign', anchorDate: q.registered_on }));
+    obligations.push(
+      ...computeObligations(data.rules.get(q.state), {
+        ...base,
+        state: q.state,
+        presence: 'foreign',
+        anchorDate: q.registered_on,
+      }),
+    );
   }
   const orders = data.orders.get(c.id) ?? [];
-  return obligations.map((o) => {
-    const covering = orders.filter((r) => r.state === o.jurisdiction && r.filing_year === o.filingYear);
-    const filedOrder = covering.find((r) => r.filing_status === 'filed');
-    const pendingOrder = covering.find((r) => r.filing_status !== 'filed');
-    // CAL-16: an initial report due on the anchor date (its window opens then) is filed with the formation or
-    // registration document itself.
-    const filedWithFormation = o.kind === 'initial_report' && o.dueDate === o.windowOpensOn;
-    const fee = data.fees.get(o.jurisdiction);
-    const feeCents = fee ? (c.entity_type === 'LLC' ? fee.llc_annual_report_cents : fee.corp_annual_report_cents) : null;
-    return {
-      id: deadlineId(c.id, o),
-      companyId: c.id,
-      jurisdiction: o.jurisdiction,
-      presence: o.presence,
-      kind: o.kind,
-      reportName: o.reportName,
-      dueDate: o.dueDate,
-      windowOpensOn: o.windowOpensOn,
-      filingYear: o.filingYear,
-      status: obligationStatus(o, today, Boolean(filedOrder) || filedWithFormation),
-      confidence: o.confidence,
-      sourceUrl: o.sourceUrl,
-      // CAL-18: the state fee schedule's annual report fee; initial reports have no fee in the schedule.
-      estimatedStateFee: o.kind === 'annual_report' && feeCents !== null ? centsToDollars(feeCents) : null,
-      orderable: o.kind === 'annual_report' && (FORMATION_STATES as readonly string[]).includes(o.jurisdiction),
-      orderId: filedOrder?.id ?? pendingOrder?.id ?? null,
-      coveredByPendingOrder: !filedOrder && Boolean(pendingOrder),
-      note: o.note,
-    };
-  }).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return obligations
+    .map((o) => {
+      const covering = orders.filter((r) => r.state === o.jurisdiction && r.filing_year === o.filingYear);
+      const filedOrder = covering.find((r) => r.filing_status === 'filed');
+      const pendingOrder = covering.find((r) => r.filing_status !== 'filed');
+      // CAL-16: an initial report due on the anchor date (its window opens then) is filed with the formation or
+      // registration document itself.
+      const filedWithFormation = o.kind === 'initial_report' && o.dueDate === o.windowOpensOn;
+      const fee = data.fees.get(o.jurisdiction);
+      const feeCents = fee
+        ? c.entity_type === 'LLC'
+          ? fee.llc_annual_report_cents
+          : fee.corp_annual_report_cents
+        : null;
+      return {
+        id: deadlineId(c.id, o),
+        companyId: c.id,
+        jurisdiction: o.jurisdiction,
+        presence: o.presence,
+        kind: o.kind,
+        reportName: o.reportName,
+        dueDate: o.dueDate,
+        windowOpensOn: o.windowOpensOn,
+        filingYear: o.filingYear,
+        status: obligationStatus(o, today, Boolean(filedOrder) || filedWithFormation),
+        confidence: o.confidence,
+        sourceUrl: o.sourceUrl,
+        // CAL-18: the state fee schedule's annual report fee; initial reports have no fee in the schedule.
+        estimatedStateFee: o.kind === 'annual_report' && feeCents !== null ? centsToDollars(feeCents) : null,
+        orderable: o.kind === 'annual_report' && (FORMATION_STATES as readonly string[]).includes(o.jurisdiction),
+        orderId: filedOrder?.id ?? pendingOrder?.id ?? null,
+        coveredByPendingOrder: !filedOrder && Boolean(pendingOrder),
+        note: o.note,
+      };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** The API view of a calendar item (GET /companies/{id}/compliance-calendar): without the company id. */
@@ -157,13 +199,21 @@ const toCalendarItem = ({ companyId: _c, ...item }: DeadlineItem): CalendarItem 
  * @throws AppError not_found (404) for a company outside the tenant; conflict (409) naming formationDate or
  * formationState when the company has none (CAL-19); ValidationError for a bad range.
  */
-export async function getCompanyCalendar(db: Db, tenant: Tenant, idOrSlug: string, q: RangeQuery, today = todayUtc()): Promise<{ companyId: string; from: string; to: string; items: CalendarItem[] }> {
+export async function getCompanyCalendar(
+  db: Db,
+  tenant: Tenant,
+  idOrSlug: string,
+  q: RangeQuery,
+  today = todayUtc(),
+): Promise<{ companyId: string; from: string; to: string; items: CalendarItem[] }> {
   const company = await findCompanyOrThrow(db, tenant, idOrSlug);
   for (const field of ['formationDate', 'formationState'] as const) {
     const value = field === 'formationDate' ? company.formation_date : company.formation_state;
     if (!value) {
       const message = `Company ${company.id} has no ${field}: its compliance calendar is computed from it; set it with PATCH /companies/${company.id}`;
-      throw new AppError('conflict', message, { errors: [{ field, message: 'is required to compute the compliance calendar' }] });
+      throw new AppError('conflict', message, {
+        errors: [{ field, message: 'is required to compute the compliance calendar' }],
+      });
     }
   }
   const range = resolveRange(q, today);
@@ -184,15 +234,27 @@ export interface DeadlinesQuery extends RangeQuery {
 export function pageDeadlines(items: DeadlineItem[], q: DeadlinesQuery): Page<DeadlineItem> {
   const limit = q.limit ?? 20;
   const kept = items
-    .filter((i) => (q.jurisdiction === undefined || i.jurisdiction === q.jurisdiction) && (q.status === undefined || i.status === q.status))
+    .filter(
+      (i) =>
+        (q.jurisdiction === undefined || i.jurisdiction === q.jurisdiction) &&
+        (q.status === undefined || i.status === q.status),
+    )
     .filter((i) => q.startingAfter === undefined || i.id > q.startingAfter)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { object: 'list', data: kept.slice(0, limit), hasMore: kept.length > limit };
 }
 
 /** Every deadline of the given companies in the range. */
-export async function deadlinesOf(db: Db, companies: repo.CalendarCompanyRow[], range: { from: string; to: string }, today: string): Promise<DeadlineItem[]> {
-  const data = await loadCalendarData(db, companies.map((c) => c.id));
+export async function deadlinesOf(
+  db: Db,
+  companies: repo.CalendarCompanyRow[],
+  range: { from: string; to: string },
+  today: string,
+): Promise<DeadlineItem[]> {
+  const data = await loadCalendarData(
+    db,
+    companies.map((c) => c.id),
+  );
   return companies.flatMap((c) => companyDeadlines(c, data, range, today));
 }
 
@@ -201,7 +263,12 @@ export async function deadlinesOf(db: Db, companies: repo.CalendarCompanyRow[], 
  * order, filtered by jurisdiction and status, keyset-paginated by deadline id (CAL-17).
  * @throws ValidationError for a bad range or cursor.
  */
-export async function listComplianceDeadlines(db: Db, tenant: Tenant, q: DeadlinesQuery, today = todayUtc()): Promise<Page<DeadlineItem>> {
+export async function listComplianceDeadlines(
+  db: Db,
+  tenant: Tenant,
+  q: DeadlinesQuery,
+  today = todayUtc(),
+): Promise<Page<DeadlineItem>> {
   const range = resolveRange(q, today);
   const companies = await repo.listCalendarCompanies(db, tenant);
   return pageDeadlines(await deadlinesOf(db, companies, range, today), q);
@@ -229,12 +296,23 @@ export interface TeamDeadlinesQuery extends RangeQuery {
  * The deadlines of every tenant's companies (the console's deadlines view and `compliance deadlines`), by due
  * date, at most `limit` (default 500). @throws ValidationError for a bad range.
  */
-export async function listTeamDeadlines(db: Db, q: TeamDeadlinesQuery, today = todayUtc()): Promise<{ from: string; to: string; items: TeamDeadline[]; truncated: boolean }> {
+export async function listTeamDeadlines(
+  db: Db,
+  q: TeamDeadlinesQuery,
+  today = todayUtc(),
+): Promise<{ from: string; to: string; items: TeamDeadline[]; truncated: boolean }> {
   const range = resolveRange(q, today);
-  const companies = await repo.listAllCalendarCompanies(db, { environment: q.environment, organizationId: q.organizationId });
+  const companies = await repo.listAllCalendarCompanies(db, {
+    environment: q.environment,
+    organizationId: q.organizationId,
+  });
   const byId = new Map(companies.map((c) => [c.id, c]));
   const items = (await deadlinesOf(db, companies, range, today))
-    .filter((i) => (q.jurisdiction === undefined || i.jurisdiction === q.jurisdiction) && (q.status === undefined || i.status === q.status))
+    .filter(
+      (i) =>
+        (q.jurisdiction === undefined || i.jurisdiction === q.jurisdiction) &&
+        (q.status === undefined || i.status === q.status),
+    )
     .filter((i) => !q.openOnly || (i.status !== 'filed' && !i.coveredByPendingOrder))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const limit = q.limit ?? 500;
@@ -252,7 +330,13 @@ export async function listTeamDeadlines(db: Db, q: TeamDeadlinesQuery, today = t
 
 /** Operator view of a jurisdiction's rules. */
 export function ruleView(r: repo.RuleRow) {
-  return { state: r.state, ...r.rule, dataAsOf: r.data_as_of, updatedAt: r.updated_at.toISOString(), updatedBy: r.updated_by };
+  return {
+    state: r.state,
+    ...r.rule,
+    dataAsOf: r.data_as_of,
+    updatedAt: r.updated_at.toISOString(),
+    updatedBy: r.updated_by,
+  };
 }
 
 /** GET /admin/v1/compliance-rules and `compliance rules list`. */
@@ -273,13 +357,19 @@ export interface RuleUpdate {
  * PUT /admin/v1/compliance-rules/{state} and `compliance rules set` (CAL-22): applies the change, refuses a result
  * the calendar cannot compute, saves it and appends `{before, after, changedBy, note}` to the change log, in one
  * transaction. Calendars computed afterwards use the new rules.
- * @throws ValidationError naming the fields (nothing to change, unusable rule, name over 100 or note over 500 characters); AppError not_found for an unknown state.
+ * @throws ValidationError naming the fields (nothing to change, unusable rule, name over 100 or note over 500
+ * characters); AppError not_found for an unknown state.
  */
 export async function updateRules(pool: pg.Pool, rawState: string, update: RuleUpdate, actor: string) {
   const state = rawState.toUpperCase();
   // LIM-2: the CLI has no request schema to bound these (the admin API's has the same bounds).
   new FieldErrors().maxLength('name', update.name, 100).maxLength('note', update.note, 500).throwIfAny();
-  if (update.name === undefined && update.confidence === undefined && update.llc === undefined && update.corporation === undefined) {
+  if (
+    update.name === undefined &&
+    update.confidence === undefined &&
+    update.llc === undefined &&
+    update.corporation === undefined
+  ) {
     throw new ValidationError([{ field: 'llc', message: 'give at least one of: name, confidence, llc, corporation' }]);
   }
   return withTransaction(pool, async (tx) => {
@@ -302,6 +392,12 @@ export async function updateRules(pool: pg.Pool, rawState: string, update: RuleU
 /** GET /admin/v1/compliance-rules/changes and `compliance rules history`: who changed what, newest first. */
 export async function listRuleChangeViews(db: Db, state: string | null, limit = 50) {
   return (await repo.listRuleChanges(db, state ? state.toUpperCase() : null, limit)).map((c) => ({
-    id: c.id, state: c.state, changedAt: c.changed_at.toISOString(), changedBy: c.changed_by, note: c.note, before: c.before, after: c.after,
+    id: c.id,
+    state: c.state,
+    changedAt: c.changed_at.toISOString(),
+    changedBy: c.changed_by,
+    note: c.note,
+    before: c.before,
+    after: c.after,
   }));
 }

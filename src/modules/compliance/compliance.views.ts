@@ -13,7 +13,6 @@ export const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone
   filed: { label: 'Filed', tone: 'success' },
 };
 
-
 /**
  * A deadline as a web page shows it: dates in words, the status label and tone, and the checkout link.
  * @param today 'YYYY-MM-DD' (UTC): which report years the checkout offers.
@@ -23,7 +22,13 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, to
   // The checkout offers this year and next only (ORD-AR-1, CAL-23): it would turn any other year into this year's
   // report, so a report further out, or one still overdue from last year, gets no button rather than a wrong order.
   const thisYear = Number(today.slice(0, 4));
-  const canOrder = d.orderable && d.status !== 'filed' && !d.orderId && d.filingYear >= thisYear && d.filingYear <= thisYear + 1 && checkoutBase !== null;
+  const canOrder =
+    d.orderable &&
+    d.status !== 'filed' &&
+    !d.orderId &&
+    d.filingYear >= thisYear &&
+    d.filingYear <= thisYear + 1 &&
+    checkoutBase !== null;
   return {
     ...d,
     due: formatDate(d.dueDate),
@@ -43,11 +48,22 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, to
  * a link to the annual report checkout for the state (`checkoutBase` = the company's checkout path). Empty for a
  * company without a formation date (its page says so).
  */
-export async function dashboardDeadlines(db: Db, tenant: Tenant, companyId: string, checkoutBase: string, today = todayUtc()) {
+export async function dashboardDeadlines(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  checkoutBase: string,
+  today = todayUtc(),
+) {
   const companies = await repo.listCalendarCompanies(db, tenant, companyId);
   if (!companies.length) return [];
   const upcoming = resolveRange({}, today);
-  const range = { from: `${Number(today.slice(0, 4)) - 1}${today.slice(4)}`.replace(/-02-29$/, '-02-28'), to: upcoming.to };
+  const range = {
+    from: `${Number(today.slice(0, 4)) - 1}${today.slice(4)}`.replace(/-02-29$/, '-02-28'),
+    to: upcoming.to,
+  };
   const items = await deadlinesOf(db, companies, range, today);
-  return items.filter((d) => d.dueDate >= today || d.status === 'overdue').map((d) => presentDeadline(d, checkoutBase, today));
+  return items
+    .filter((d) => d.dueDate >= today || d.status === 'overdue')
+    .map((d) => presentDeadline(d, checkoutBase, today));
 }

@@ -8,8 +8,13 @@ import fs from 'node:fs';
 
 /** How a regular report's due date is computed (CAL-4 .. CAL-10). */
 export const RULE_KINDS = [
-  'fixed_date', 'anniversary_month_end', 'anniversary_date', 'anniversary_month_window',
-  'quarter_after_anniversary', 'fiscal_year_based', 'other',
+  'fixed_date',
+  'anniversary_month_end',
+  'anniversary_date',
+  'anniversary_month_window',
+  'quarter_after_anniversary',
+  'fiscal_year_based',
+  'other',
 ] as const;
 /** One of {@link RULE_KINDS}. */
 export type RuleKind = (typeof RULE_KINDS)[number];
@@ -20,7 +25,11 @@ export type Frequency = 'annual' | 'biennial' | 'none';
 export type Confidence = 'high' | 'medium' | 'low';
 
 /** A month/day pair, e.g. {month: 5, day: 1}; optional yearOffset (-1 = the previous calendar year). */
-export interface MonthDay { month: number; day: number; yearOffset?: number }
+export interface MonthDay {
+  month: number;
+  day: number;
+  yearOffset?: number;
+}
 
 /** Machine-usable parameters of a rule kind; every key is optional and only some kinds read each. */
 export interface RuleParams {
@@ -56,7 +65,12 @@ export interface BiennialCycle {
 
 /** When the first regular report is due (CAL-12). */
 export interface FirstReport {
-  rule: 'following_calendar_year' | 'first_cycle_year_after_formation' | 'second_anniversary' | 'after_first_fiscal_year_end' | 'not_applicable';
+  rule:
+    | 'following_calendar_year'
+    | 'first_cycle_year_after_formation'
+    | 'second_anniversary'
+    | 'after_first_fiscal_year_end'
+    | 'not_applicable';
   skipIfFormedAfter?: { month: number; day: number };
   description?: string;
 }
@@ -71,7 +85,11 @@ export interface InitialReport {
 }
 
 /** A source of a rule: kind official | statute | regulation | legislative | secondary. */
-export interface RuleSource { url: string; kind: string; note?: string }
+export interface RuleSource {
+  url: string;
+  kind: string;
+  note?: string;
+}
 
 /** The overrides a foreign (out-of-state) entity gets on top of the domestic rule (CAL-2). */
 export interface ForeignOverride {
@@ -130,7 +148,8 @@ export function loadDueDateRulesFile(): DueDateRulesFile {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const isInt = (v: unknown, min: number, max: number) =>
+  Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
 /**
  * What makes a state entry unusable by the calendar (CAL-22): the fields the computation reads, per entity type.
@@ -144,7 +163,10 @@ export function ruleProblems(entry: unknown): Array<{ field: string; message: st
   if (!['high', 'medium', 'low'].includes(entry.confidence as string)) add('confidence', 'must be high, medium or low');
   for (const et of ['llc', 'corporation'] as const) {
     const r = entry[et];
-    if (!isObj(r)) { add(et, 'must be a rule object'); continue; }
+    if (!isObj(r)) {
+      add(et, 'must be a rule object');
+      continue;
+    }
     checkRule(r, et, add);
     if (r.foreign !== null && r.foreign !== undefined) {
       if (!isObj(r.foreign)) add(`${et}.foreign`, 'must be null or an object of overrides');
@@ -155,29 +177,47 @@ export function ruleProblems(entry: unknown): Array<{ field: string; message: st
 }
 
 function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: string) => void): void {
-  if (!['annual', 'biennial', 'none'].includes(r.frequency as string)) add(`${at}.frequency`, 'must be annual, biennial or none');
-  if (!['high', 'medium', 'low'].includes(r.confidence as string)) add(`${at}.confidence`, 'must be high, medium or low');
-  if (!Array.isArray(r.sources) || r.sources.some((s) => !isObj(s) || typeof s.url !== 'string')) add(`${at}.sources`, 'must be a list of {url, kind}');
+  if (!['annual', 'biennial', 'none'].includes(r.frequency as string))
+    add(`${at}.frequency`, 'must be annual, biennial or none');
+  if (!['high', 'medium', 'low'].includes(r.confidence as string))
+    add(`${at}.confidence`, 'must be high, medium or low');
+  if (!Array.isArray(r.sources) || r.sources.some((s) => !isObj(s) || typeof s.url !== 'string'))
+    add(`${at}.sources`, 'must be a list of {url, kind}');
   const first = r.firstReport;
-  const firstRules = ['following_calendar_year', 'first_cycle_year_after_formation', 'second_anniversary', 'after_first_fiscal_year_end', 'not_applicable'];
-  if (!isObj(first) || !firstRules.includes(first.rule as string)) add(`${at}.firstReport.rule`, `must be one of ${firstRules.join(', ')}`);
+  const firstRules = [
+    'following_calendar_year',
+    'first_cycle_year_after_formation',
+    'second_anniversary',
+    'after_first_fiscal_year_end',
+    'not_applicable',
+  ];
+  if (!isObj(first) || !firstRules.includes(first.rule as string))
+    add(`${at}.firstReport.rule`, `must be one of ${firstRules.join(', ')}`);
   const ir = r.initialReport;
   if (ir !== null && ir !== undefined) {
     if (!isObj(ir)) add(`${at}.initialReport`, 'must be null or an object');
     else {
-      if (ir.dueWithinDays !== null && ir.dueWithinDays !== undefined && !isInt(ir.dueWithinDays, 0, 3660)) add(`${at}.initialReport.dueWithinDays`, 'must be a whole number of days');
-      if (ir.dueWithinMonths !== null && ir.dueWithinMonths !== undefined && !isInt(ir.dueWithinMonths, 0, 120)) add(`${at}.initialReport.dueWithinMonths`, 'must be a whole number of months');
-      if (!['domestic', 'domestic_and_foreign', 'foreign'].includes(ir.appliesTo as string)) add(`${at}.initialReport.appliesTo`, 'must be domestic, domestic_and_foreign or foreign');
+      if (ir.dueWithinDays !== null && ir.dueWithinDays !== undefined && !isInt(ir.dueWithinDays, 0, 3660))
+        add(`${at}.initialReport.dueWithinDays`, 'must be a whole number of days');
+      if (ir.dueWithinMonths !== null && ir.dueWithinMonths !== undefined && !isInt(ir.dueWithinMonths, 0, 120))
+        add(`${at}.initialReport.dueWithinMonths`, 'must be a whole number of months');
+      if (!['domestic', 'domestic_and_foreign', 'foreign'].includes(ir.appliesTo as string))
+        add(`${at}.initialReport.appliesTo`, 'must be domestic, domestic_and_foreign or foreign');
     }
   }
   if (r.frequency === 'none') return;
-  if (typeof r.reportName !== 'string' || !r.reportName) add(`${at}.reportName`, 'is required when frequency is not none');
-  if (!(RULE_KINDS as readonly unknown[]).includes(r.ruleKind)) { add(`${at}.ruleKind`, `must be one of ${RULE_KINDS.join(', ')}`); return; }
+  if (typeof r.reportName !== 'string' || !r.reportName)
+    add(`${at}.reportName`, 'is required when frequency is not none');
+  if (!(RULE_KINDS as readonly unknown[]).includes(r.ruleKind)) {
+    add(`${at}.ruleKind`, `must be one of ${RULE_KINDS.join(', ')}`);
+    return;
+  }
   const p = isObj(r.params) ? r.params : {};
   if (!isObj(r.params)) add(`${at}.params`, 'must be an object');
   const monthDay = (key: string, v: unknown) => {
     if (v === undefined) return;
-    if (!isObj(v) || !isInt(v.month, 1, 12) || !isInt(v.day, 1, 31)) add(`${at}.params.${key}`, 'must be {month 1-12, day 1-31}');
+    if (!isObj(v) || !isInt(v.month, 1, 12) || !isInt(v.day, 1, 31))
+      add(`${at}.params.${key}`, 'must be {month 1-12, day 1-31}');
   };
   switch (r.ruleKind) {
     case 'fixed_date':
@@ -186,18 +226,22 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
       monthDay('windowOpens', p.windowOpens);
       break;
     case 'anniversary_month_end':
-      if (p.monthOffset !== undefined && !isInt(p.monthOffset, -11, 11)) add(`${at}.params.monthOffset`, 'must be a whole number of months -11..11');
+      if (p.monthOffset !== undefined && !isInt(p.monthOffset, -11, 11))
+        add(`${at}.params.monthOffset`, 'must be a whole number of months -11..11');
       break;
     case 'anniversary_month_window':
-      if (!isInt(p.windowOpensMonthsBefore, 0, 11)) add(`${at}.params.windowOpensMonthsBefore`, 'must be a whole number of months 0..11');
+      if (!isInt(p.windowOpensMonthsBefore, 0, 11))
+        add(`${at}.params.windowOpensMonthsBefore`, 'must be a whole number of months 0..11');
       if (!isInt(p.dueMonthOffset, 0, 11)) add(`${at}.params.dueMonthOffset`, 'must be a whole number of months 0..11');
       break;
     case 'fiscal_year_based':
-      if (!isInt(p.monthsAfterFiscalYearEnd, 1, 12)) add(`${at}.params.monthsAfterFiscalYearEnd`, 'must be a whole number of months 1..12');
+      if (!isInt(p.monthsAfterFiscalYearEnd, 1, 12))
+        add(`${at}.params.monthsAfterFiscalYearEnd`, 'must be a whole number of months 1..12');
       if (!(p.day === 'last' || isInt(p.day, 1, 31))) add(`${at}.params.day`, "must be a day 1-31 or 'last'");
       break;
     case 'other':
-      if (p.anchor !== 'anniversary_month' || !isInt(p.dueDay, 1, 31)) add(`${at}.params`, "an 'other' rule needs anchor 'anniversary_month' and dueDay 1-31 to be computed");
+      if (p.anchor !== 'anniversary_month' || !isInt(p.dueDay, 1, 31))
+        add(`${at}.params`, "an 'other' rule needs anchor 'anniversary_month' and dueDay 1-31 to be computed");
       break;
     default:
       break;
@@ -205,7 +249,9 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
   if (r.frequency === 'biennial') {
     const c = r.biennialCycle;
     const bases = ['formation_year_parity', 'fixed_parity', 'every_second_year_from_first', 'state_assigned'];
-    if (!isObj(c) || !bases.includes(c.basis as string)) add(`${at}.biennialCycle.basis`, `must be one of ${bases.join(', ')}`);
-    else if (c.basis === 'fixed_parity' && !['even', 'odd'].includes(c.parity as string)) add(`${at}.biennialCycle.parity`, 'must be even or odd');
+    if (!isObj(c) || !bases.includes(c.basis as string))
+      add(`${at}.biennialCycle.basis`, `must be one of ${bases.join(', ')}`);
+    else if (c.basis === 'fixed_parity' && !['even', 'odd'].includes(c.parity as string))
+      add(`${at}.biennialCycle.parity`, 'must be even or odd');
   }
 }

@@ -9,7 +9,13 @@ import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
 import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import type { OrderDetailRow } from '../filings/filings.repo.js';
-import { loadActionOrder, ORDER_ACTIONS, requestFor, reversalPreview, type OrderAction } from './order-actions.service.js';
+import {
+  loadActionOrder,
+  ORDER_ACTIONS,
+  requestFor,
+  reversalPreview,
+  type OrderAction,
+} from './order-actions.service.js';
 
 const ACTION_TITLES: Record<OrderAction, string> = {
   pending: 'Send to pending',
@@ -25,72 +31,123 @@ const ACTION_TITLES: Record<OrderAction, string> = {
  * `transitionOrder` with actor `operator:<id>`. Uploads take a confirm box on the form itself.
  */
 export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.post<{ Params: { orderId: string } }>('/orders/:orderId/review', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params;
-    const order = await loadActionOrder(ctx.pool, orderId);
-    const action = parseAction(field(request.body, 'action'));
-    const transition = requestFor(action, request.body);
-    try {
-      throwIfActionDoesNotFit(order, action);
-      const plan = planTransition(stateOf(order), transition, todayUtc());
-      return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
-    } catch (err) {
-      if (err instanceof AppError) return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
-      throw err;
-    }
-  });
-
-  app.post<{ Params: { orderId: string } }>('/orders/:orderId/transition', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params;
-    const action = parseAction(field(request.body, 'action'));
-    const transition = requestFor(action, request.body);
-    if (field(request.body, 'confirm') !== 'yes') {
+  app.post<{ Params: { orderId: string } }>(
+    '/orders/:orderId/review',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { orderId } = request.params;
       const order = await loadActionOrder(ctx.pool, orderId);
-      const plan = planTransition(stateOf(order), transition, todayUtc());
-      return renderConfirm(ctx, request, reply.status(400), order, action, transition, plan, 'Tick the confirmation box to go ahead.');
-    }
-    try {
-      if (action === 'resolve') throwIfActionDoesNotFit(await loadActionOrder(ctx.pool, orderId), action);
-      // The status shown on the confirmation page: if the order moved meanwhile, the guard refuses (no stale resolve).
-      const seen = field(request.body, 'expectedStatus') || undefined;
-      const result = await transitionOrder(ctx, null, orderId, { ...transition, expectedStatus: seen }, actorOf(request));
-      const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
-      const extra = result.reversals.length ? `; ${result.reversals.length} debit(s) reversed, ${centsToDecimalString(reversed)} dollars back on the balance` : '';
-      return redirectWith(ctx, request, reply, orderUrl(orderId), {
-        kind: 'ok',
-        text: `Order is now ${result.order.filing_status === 'exception' ? 'in exception' : result.order.filing_status} (event ${result.event.id})${extra}.`,
-      });
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
-        return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+      const action = parseAction(field(request.body, 'action'));
+      const transition = requestFor(action, request.body);
+      try {
+        throwIfActionDoesNotFit(order, action);
+        const plan = planTransition(stateOf(order), transition, todayUtc());
+        return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
+      } catch (err) {
+        if (err instanceof AppError)
+          return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+        throw err;
       }
-      throw err;
-    }
-  });
+    },
+  );
 
-  app.post<{ Params: { orderId: string } }>('/orders/:orderId/documents', { schema: { hide: true } }, async (request, reply) => {
-    const { orderId } = request.params;
-    const body: unknown = request.body;
-    const file = bodyField(body, 'file') as { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string } | undefined;
-    if (field(body, 'confirm') !== 'yes') {
-      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Tick the confirmation box to upload the document.' });
-    }
-    if (!file || file.type !== 'file' || !file.toBuffer) {
-      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: 'Choose a file to upload.' });
-    }
-    try {
-      const bytes = await file.toBuffer();
-      const { document, event } = await storeDocument(ctx, null, {
-        orderId, documentType: field(body, 'documentType'), fileName: file.filename ?? 'document', fileType: file.mimetype, bytes,
-      }, actorOf(request));
-      return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'ok', text: `Uploaded ${document.fileName} as ${document.documentType} (event ${event.id}).` });
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
-        return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+  app.post<{ Params: { orderId: string } }>(
+    '/orders/:orderId/transition',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { orderId } = request.params;
+      const action = parseAction(field(request.body, 'action'));
+      const transition = requestFor(action, request.body);
+      if (field(request.body, 'confirm') !== 'yes') {
+        const order = await loadActionOrder(ctx.pool, orderId);
+        const plan = planTransition(stateOf(order), transition, todayUtc());
+        return renderConfirm(
+          ctx,
+          request,
+          reply.status(400),
+          order,
+          action,
+          transition,
+          plan,
+          'Tick the confirmation box to go ahead.',
+        );
       }
-      throw err;
-    }
-  });
+      try {
+        if (action === 'resolve') throwIfActionDoesNotFit(await loadActionOrder(ctx.pool, orderId), action);
+        // The status shown on the confirmation page: if the order moved meanwhile, the guard refuses (no stale
+        // resolve).
+        const seen = field(request.body, 'expectedStatus') || undefined;
+        const result = await transitionOrder(
+          ctx,
+          null,
+          orderId,
+          { ...transition, expectedStatus: seen },
+          actorOf(request),
+        );
+        const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);
+        const extra = result.reversals.length
+          ? `; ${result.reversals.length} debit(s) reversed, ${centsToDecimalString(reversed)} dollars back on the balance`
+          : '';
+        return redirectWith(ctx, request, reply, orderUrl(orderId), {
+          kind: 'ok',
+          text: `Order is now ${result.order.filing_status === 'exception' ? 'in exception' : result.order.filing_status} (event ${result.event.id})${extra}.`,
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
+          return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.post<{ Params: { orderId: string } }>(
+    '/orders/:orderId/documents',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { orderId } = request.params;
+      const body: unknown = request.body;
+      const file = bodyField(body, 'file') as
+        | { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string }
+        | undefined;
+      if (field(body, 'confirm') !== 'yes') {
+        return redirectWith(ctx, request, reply, orderUrl(orderId), {
+          kind: 'error',
+          text: 'Tick the confirmation box to upload the document.',
+        });
+      }
+      if (file?.type !== 'file' || !file.toBuffer) {
+        return redirectWith(ctx, request, reply, orderUrl(orderId), {
+          kind: 'error',
+          text: 'Choose a file to upload.',
+        });
+      }
+      try {
+        const bytes = await file.toBuffer();
+        const { document, event } = await storeDocument(
+          ctx,
+          null,
+          {
+            orderId,
+            documentType: field(body, 'documentType'),
+            fileName: file.filename ?? 'document',
+            fileType: file.mimetype,
+            bytes,
+          },
+          actorOf(request),
+        );
+        return redirectWith(ctx, request, reply, orderUrl(orderId), {
+          kind: 'ok',
+          text: `Uploaded ${document.fileName} as ${document.documentType} (event ${event.id}).`,
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
+          return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
+        }
+        throw err;
+      }
+    },
+  );
 }
 
 function orderUrl(orderId: string): string {
@@ -103,7 +160,10 @@ function orderUrl(orderId: string): string {
  */
 function throwIfActionDoesNotFit(order: Pick<OrderDetailRow, 'id' | 'filing_status'>, action: OrderAction): void {
   if (action === 'resolve' && order.filing_status !== 'exception') {
-    throw new AppError('invalid_transition', `Order ${order.id} is ${order.filing_status}, not in exception; there is nothing to resolve`);
+    throw new AppError(
+      'invalid_transition',
+      `Order ${order.id} is ${order.filing_status}, not in exception; there is nothing to resolve`,
+    );
   }
 }
 
@@ -114,18 +174,45 @@ function parseAction(value: string): OrderAction {
 
 function stateOf(o: OrderDetailRow) {
   if (!isFilingStatus(o.filing_status)) throw new AppError('internal_error', `order ${o.id} has an unknown status`);
-  return { id: o.id, orderType: o.order_type, environment: o.environment, filingStatus: o.filing_status, exceptionCode: o.exception_code, exceptionMessage: o.exception_message };
+  return {
+    id: o.id,
+    orderType: o.order_type,
+    environment: o.environment,
+    filingStatus: o.filing_status,
+    exceptionCode: o.exception_code,
+    exceptionMessage: o.exception_message,
+  };
 }
 
 async function renderConfirm(
-  ctx: AppContext, request: FastifyRequest, reply: FastifyReply, order: OrderDetailRow, action: OrderAction,
-  transition: TransitionRequest, plan: ReturnType<typeof planTransition>, error: string | null,
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  order: OrderDetailRow,
+  action: OrderAction,
+  transition: TransitionRequest,
+  plan: ReturnType<typeof planTransition>,
+  error: string | null,
 ) {
   const reversal = action === 'cancel' ? await reversalPreview(ctx.pool, order) : null;
   return render(ctx, request, reply, 'confirm', {
-    title: ACTION_TITLES[action], section: 'queue', order, action, actionTitle: ACTION_TITLES[action], plan, reversal, error,
+    title: ACTION_TITLES[action],
+    section: 'queue',
+    order,
+    action,
+    actionTitle: ACTION_TITLES[action],
+    plan,
+    reversal,
+    error,
     exceptionReason: plan.exceptionCode ? EXCEPTION_REASONS[plan.exceptionCode] : null,
-    hidden: Object.entries({ action, expectedStatus: order.filing_status, filingDate: transition.filingDate, ein: transition.ein, exceptionCode: transition.exceptionCode, exceptionMessage: transition.exceptionMessage, resumeTo: action === 'resolve' ? transition.filingStatus : undefined })
-      .filter(([, v]) => v != null && v !== ''),
+    hidden: Object.entries({
+      action,
+      expectedStatus: order.filing_status,
+      filingDate: transition.filingDate,
+      ein: transition.ein,
+      exceptionCode: transition.exceptionCode,
+      exceptionMessage: transition.exceptionMessage,
+      resumeTo: action === 'resolve' ? transition.filingStatus : undefined,
+    }).filter(([, v]) => v != null && v !== ''),
   });
 }

@@ -5,7 +5,16 @@ import { perAddressLimit } from '../rate-limits/rate-limits.js';
 import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
 import { prestartScryptWorker } from './scrypt-worker.js';
-import { CONSOLE_PREFIX, COOKIES, checkLoginCsrf, cookieOptions, field, issueLoginCsrf, redirectWith, render } from './console.web.js';
+import {
+  CONSOLE_PREFIX,
+  COOKIES,
+  checkLoginCsrf,
+  cookieOptions,
+  field,
+  issueLoginCsrf,
+  redirectWith,
+  render,
+} from './console.web.js';
 import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
 
 /**
@@ -13,46 +22,75 @@ import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
  * throttled per e-mail and address (LOGIN_LIMITS), and password checks bounded (PASSWORD_HASH_CONCURRENCY/_QUEUE).
  */
 export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  const passwordChecks = new PasswordCheckQueue(ctx.config.passwordHashConcurrency, ctx.config.passwordHashQueue, ctx.config.passwordHashCpuPercent);
+  const passwordChecks = new PasswordCheckQueue(
+    ctx.config.passwordHashConcurrency,
+    ctx.config.passwordHashQueue,
+    ctx.config.passwordHashCpuPercent,
+  );
   app.addHook('onReady', async () => prestartScryptWorker());
 
   app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);
-    return render(ctx, request, reply, 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email: '', error: null });
+    return render(ctx, request, reply, 'login', {
+      title: 'Sign in',
+      loginCsrf: issueLoginCsrf(ctx, request, reply),
+      next,
+      email: '',
+      error: null,
+    });
   });
 
-  app.post('/login', {
-    schema: { hide: true },
-    config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
-    // Shed a sign-in the password checks could not take before its body is even read: a flood of them then costs
-    // microseconds each, not a parsed form and a rendered page.
-    onRequest: async (_request, reply) => {
-      if (!passwordChecks.saturated) return;
-      return reply.status(503).header('retry-after', String(BUSY_RETRY_SECONDS)).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(BUSY_PAGE);
+  app.post(
+    '/login',
+    {
+      schema: { hide: true },
+      config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
+      // Shed a sign-in the password checks could not take before its body is even read: a flood of them then costs
+      // microseconds each, not a parsed form and a rendered page.
+      onRequest: async (_request, reply) => {
+        if (!passwordChecks.saturated) return;
+        return reply
+          .status(503)
+          .header('retry-after', String(BUSY_RETRY_SECONDS))
+          .header('cache-control', 'no-store')
+          .type('text/html; charset=utf-8')
+          .send(BUSY_PAGE);
+      },
     },
-  }, async (request, reply) => {
-    checkLoginCsrf(ctx, request);
-    const email = field(request.body, 'email');
-    const password = bodyField(request.body, 'password');
-    const next = safeNext(field(request.body, 'next'));
-    const again = (status: number, error: string) =>
-      render(ctx, request, reply.status(status), 'login', { title: 'Sign in', loginCsrf: issueLoginCsrf(ctx, request, reply), next, email, error });
-    if (!email || typeof password !== 'string' || !password) return again(400, 'Enter your e-mail address and password.');
-    const result = await attemptLogin(ctx.pool, passwordChecks, { email, password, ip: request.ip });
-    if (!result.ok && result.reason === 'busy') {
-      reply.header('retry-after', String(result.retryAfterSeconds));
-      return again(503, `Sign-in is busy right now; try again in ${result.retryAfterSeconds} seconds.`);
-    }
-    if (!result.ok && result.reason === 'throttled') {
-      reply.header('retry-after', String(result.retryAfterSeconds));
-      const minutes = Math.ceil(result.retryAfterSeconds / 60);
-      return again(429, `Too many failed sign-in attempts (at most ${LOGIN_LIMITS.perEmail} per account and ${LOGIN_LIMITS.perIp} per network address in ${LOGIN_LIMITS.windowSeconds / 60} minutes). Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
-    }
-    if (!result.ok) return again(401, 'That e-mail address and password do not match an active operator account.');
-    reply.setCookie(COOKIES.session, result.sessionId, cookieOptions(ctx, request, SESSION_TTL_SECONDS));
-    reply.clearCookie(COOKIES.login, cookieOptions(ctx, request));
-    return reply.redirect(next, 303);
-  });
+    async (request, reply) => {
+      checkLoginCsrf(ctx, request);
+      const email = field(request.body, 'email');
+      const password = bodyField(request.body, 'password');
+      const next = safeNext(field(request.body, 'next'));
+      const again = (status: number, error: string) =>
+        render(ctx, request, reply.status(status), 'login', {
+          title: 'Sign in',
+          loginCsrf: issueLoginCsrf(ctx, request, reply),
+          next,
+          email,
+          error,
+        });
+      if (!email || typeof password !== 'string' || !password)
+        return again(400, 'Enter your e-mail address and password.');
+      const result = await attemptLogin(ctx.pool, passwordChecks, { email, password, ip: request.ip });
+      if (!result.ok && result.reason === 'busy') {
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return again(503, `Sign-in is busy right now; try again in ${result.retryAfterSeconds} seconds.`);
+      }
+      if (!result.ok && result.reason === 'throttled') {
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        const minutes = Math.ceil(result.retryAfterSeconds / 60);
+        return again(
+          429,
+          `Too many failed sign-in attempts (at most ${LOGIN_LIMITS.perEmail} per account and ${LOGIN_LIMITS.perIp} per network address in ${LOGIN_LIMITS.windowSeconds / 60} minutes). Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        );
+      }
+      if (!result.ok) return again(401, 'That e-mail address and password do not match an active operator account.');
+      reply.setCookie(COOKIES.session, result.sessionId, cookieOptions(ctx, request, SESSION_TTL_SECONDS));
+      reply.clearCookie(COOKIES.login, cookieOptions(ctx, request));
+      return reply.redirect(next, 303);
+    },
+  );
 
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
     await revokeSession(ctx.pool, request.consoleSession!.idHash);
@@ -63,10 +101,17 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
 
 // Only paths inside the console (never another host: `//evil` or `/\evil` are refused) may follow sign-in.
 function safeNext(next: string | undefined): string {
-  if (next && next.startsWith(`${CONSOLE_PREFIX}/`) && !next.startsWith('//') && !next.includes('\\') && !next.startsWith(`${CONSOLE_PREFIX}/login`)) return next;
+  if (
+    next?.startsWith(`${CONSOLE_PREFIX}/`) &&
+    !next.startsWith('//') &&
+    !next.includes('\\') &&
+    !next.startsWith(`${CONSOLE_PREFIX}/login`)
+  )
+    return next;
   return `${CONSOLE_PREFIX}/queue`;
 }
 
-const BUSY_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in is busy</title></head><body>'
-  + `<h1>Sign-in is busy</h1><p>Too many sign-ins are being checked right now. Try again in ${BUSY_RETRY_SECONDS} seconds.</p>`
-  + `<p><a href="${CONSOLE_PREFIX}/login">Back to sign-in</a></p></body></html>`;
+const BUSY_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in is busy</title></head><body>' +
+  `<h1>Sign-in is busy</h1><p>Too many sign-ins are being checked right now. Try again in ${BUSY_RETRY_SECONDS} seconds.</p>` +
+  `<p><a href="${CONSOLE_PREFIX}/login">Back to sign-in</a></p></body></html>`;

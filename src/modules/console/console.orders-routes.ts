@@ -7,9 +7,13 @@ import { queuePageView } from './queue.service.js';
 
 /** The work queue and the order page (CONS-2, CONS-3). */
 export async function consoleOrderRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/queue', { schema: { hide: true } }, async (request, reply) => {
-    return render(ctx, request, reply, 'queue', await queuePageView(ctx, request.query));
-  });
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/queue',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      return render(ctx, request, reply, 'queue', await queuePageView(ctx, request.query));
+    },
+  );
 
   app.get<{ Params: { orderId: string } }>('/orders/:orderId', { schema: { hide: true } }, async (request, reply) => {
     const { orderId } = request.params;

@@ -26,37 +26,48 @@ const CSS = fs.readFileSync(path.join(HERE, 'assets', 'console.css'));
 const PUBLIC_PATHS = new Set([`${CONSOLE_PREFIX}/login`, `${CONSOLE_PREFIX}/assets/console.css`]);
 
 /**
- * The filing team's console under /console (CONS-1 to CONS-7; AUTH-7, AUTH-10): server-rendered eta pages, operator sessions in
- * PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope only.
+ * The filing team's console under /console (CONS-1 to CONS-7; AUTH-7, AUTH-10): server-rendered eta pages, operator
+ * sessions in PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope
+ * only.
  */
 export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  await app.register(async (web) => {
-    await web.register(fastifyCookie);
-    await web.register(fastifyFormbody, { bodyLimit: 256 * 1024 });
-    await web.register(fastifyMultipart, { attachFieldsToBody: true, limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20 } });
-    await web.register(fastifyView, {
-      engine: { eta: new Eta({ views: path.join(HERE, 'views'), cache: true }) },
-      templates: path.join(HERE, 'views'),
-      production: true,
-    });
-    web.decorateRequest('consoleSession', null);
-    web.addHook('onRequest', authenticate(ctx));
-    web.addHook('preHandler', async (request) => {
-      if (request.method === 'POST' && request.url.split('?')[0] !== `${CONSOLE_PREFIX}/login`) checkSessionCsrf(request);
-    });
-    web.setErrorHandler((err, request, reply) => renderError(ctx, err, request, reply));
-    web.setNotFoundHandler((request, reply) => renderError(ctx, Object.assign(new Error('Page not found'), { statusCode: 404 }), request, reply));
+  await app.register(
+    async (web) => {
+      await web.register(fastifyCookie);
+      await web.register(fastifyFormbody, { bodyLimit: 256 * 1024 });
+      await web.register(fastifyMultipart, {
+        attachFieldsToBody: true,
+        limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20 },
+      });
+      await web.register(fastifyView, {
+        engine: { eta: new Eta({ views: path.join(HERE, 'views'), cache: true }) },
+        templates: path.join(HERE, 'views'),
+        production: true,
+      });
+      web.decorateRequest('consoleSession', null);
+      web.addHook('onRequest', authenticate(ctx));
+      web.addHook('preHandler', async (request) => {
+        if (request.method === 'POST' && request.url.split('?')[0] !== `${CONSOLE_PREFIX}/login`)
+          checkSessionCsrf(request);
+      });
+      web.setErrorHandler((err, request, reply) => renderError(ctx, err, request, reply));
+      web.setNotFoundHandler((request, reply) =>
+        renderError(ctx, Object.assign(new Error('Page not found'), { statusCode: 404 }), request, reply),
+      );
 
-    web.get('/assets/console.css', { schema: { hide: true } }, async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CSS));
-    web.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/queue`));
-    await web.register(consoleAuthRoutes, { ctx });
-    await web.register(consoleOrderRoutes, { ctx });
-    await web.register(consoleOrderActionRoutes, { ctx });
-    await web.register(consoleBusinessRoutes, { ctx });
-    await web.register(consolePricingRoutes, { ctx });
-    await web.register(consoleComplianceRoutes, { ctx });
-  }, { prefix: CONSOLE_PREFIX });
+      web.get('/assets/console.css', { schema: { hide: true } }, async (_request, reply) =>
+        reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CSS),
+      );
+      web.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/queue`));
+      await web.register(consoleAuthRoutes, { ctx });
+      await web.register(consoleOrderRoutes, { ctx });
+      await web.register(consoleOrderActionRoutes, { ctx });
+      await web.register(consoleBusinessRoutes, { ctx });
+      await web.register(consolePricingRoutes, { ctx });
+      await web.register(consoleComplianceRoutes, { ctx });
+    },
+    { prefix: CONSOLE_PREFIX },
+  );
 }
 
 // Every page but the public ones needs a live session; without one, GETs go to the sign-in page and come
@@ -76,7 +87,22 @@ function authenticate(ctx: AppContext) {
 function renderError(ctx: AppContext, err: unknown, request: FastifyRequest, reply: FastifyReply) {
   const { status, body } = toErrorResponse(err, request);
   if (status >= 500) request.log.error({ err }, 'console request failed');
-  const title = status === 404 ? 'Not found' : status === 403 ? 'Form expired' : status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'Request refused';
+  const title =
+    status === 404
+      ? 'Not found'
+      : status === 403
+        ? 'Form expired'
+        : status === 429
+          ? 'Too many attempts'
+          : status >= 500
+            ? 'Something went wrong'
+            : 'Request refused';
   reply.status(status);
-  return render(ctx, request, reply, 'error', { title, status, message: body.message, requestId: request.id, errors: body.errors ?? [] });
+  return render(ctx, request, reply, 'error', {
+    title,
+    status,
+    message: body.message,
+    requestId: request.id,
+    errors: body.errors ?? [],
+  });
 }

@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import { FEE_FIELDS, listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../billing/state-fees.service.js';
-import { listCatalog, listOrgWholesale, removeOrgWholesale, setCatalogPrice, setOrgWholesale } from '../billing/wholesale.service.js';
+import {
+  listCatalog,
+  listOrgWholesale,
+  removeOrgWholesale,
+  setCatalogPrice,
+  setOrgWholesale,
+} from '../billing/wholesale.service.js';
 import { listOrganizations } from '../organizations/organizations.service.js';
 import { formAction, parseDollars } from './console.forms.js';
 import { actorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
@@ -23,13 +29,24 @@ export const FEE_LABELS: Record<string, string> = {
  * (CONS-5). Every change goes through the billing services, which also apply PRICE-7.
  */
 export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/prices', { schema: { hide: true } }, async (request, reply) => {
-    const orgId = request.query.organizationId || '';
-    const [catalog, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
-    const orgPrices = orgId ? await listOrgWholesale(ctx.pool, orgId) : null;
-    const org = orgId ? organizations.find((o) => o.id === orgId) ?? null : null;
-    return render(ctx, request, reply, 'prices', { title: 'Wholesale prices', section: 'prices', catalog, organizations, orgPrices, org });
-  });
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/prices',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const orgId = request.query.organizationId || '';
+      const [catalog, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
+      const orgPrices = orgId ? await listOrgWholesale(ctx.pool, orgId) : null;
+      const org = orgId ? (organizations.find((o) => o.id === orgId) ?? null) : null;
+      return render(ctx, request, reply, 'prices', {
+        title: 'Wholesale prices',
+        section: 'prices',
+        catalog,
+        organizations,
+        orgPrices,
+        org,
+      });
+    },
+  );
 
   app.post<{ Params: { type: string } }>('/prices/:type', { schema: { hide: true } }, async (request, reply) => {
     const { type } = request.params;
@@ -45,28 +62,53 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     });
   });
 
-  app.post<{ Params: { id: string; type: string } }>('/prices/organizations/:id/:type', { schema: { hide: true } }, async (request, reply) => {
-    const { id, type } = request.params;
-    const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
-    return formAction(ctx, request, reply, back, async () => {
-      if (field(request.body, 'remove') === 'yes') {
-        const result = await removeOrgWholesale(ctx.pool, id, type);
-        return `${type}: override removed; the default wholesale $${result.wholesaleAmount} applies.${raisedText(result.retailPricesRaised.length)}`;
-      }
-      const result = await setOrgWholesale(ctx.pool, id, type, parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'));
-      request.log.info({ organizationId: id, type, operator: actorOf(request) }, 'organization wholesale price changed in the console');
-      return `${type}: this organization's wholesale price is $${result.wholesaleAmount}.${raisedText(result.retailPricesRaised.length)}`;
-    });
-  });
+  app.post<{ Params: { id: string; type: string } }>(
+    '/prices/organizations/:id/:type',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { id, type } = request.params;
+      const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
+      return formAction(ctx, request, reply, back, async () => {
+        if (field(request.body, 'remove') === 'yes') {
+          const result = await removeOrgWholesale(ctx.pool, id, type);
+          return `${type}: override removed; the default wholesale $${result.wholesaleAmount} applies.${raisedText(result.retailPricesRaised.length)}`;
+        }
+        const result = await setOrgWholesale(
+          ctx.pool,
+          id,
+          type,
+          parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'),
+        );
+        request.log.info(
+          { organizationId: id, type, operator: actorOf(request) },
+          'organization wholesale price changed in the console',
+        );
+        return `${type}: this organization's wholesale price is $${result.wholesaleAmount}.${raisedText(result.retailPricesRaised.length)}`;
+      });
+    },
+  );
 
   app.get('/fees', { schema: { hide: true } }, async (request, reply) =>
-    render(ctx, request, reply, 'fees', { title: 'State fee schedule', section: 'fees', fees: await listStateFeeViews(ctx.pool), feeFields: FEE_FIELDS, feeLabels: FEE_LABELS }));
+    render(ctx, request, reply, 'fees', {
+      title: 'State fee schedule',
+      section: 'fees',
+      fees: await listStateFeeViews(ctx.pool),
+      feeFields: FEE_FIELDS,
+      feeLabels: FEE_LABELS,
+    }),
+  );
 
   app.get<{ Params: { state: string } }>('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
     const state = request.params.state.toUpperCase();
     const fee = (await listStateFeeViews(ctx.pool)).find((f) => f.state === state);
     if (!fee) throw notFound('state fee schedule', state);
-    return render(ctx, request, reply, 'fee-edit', { title: `State fees · ${fee.name}`, section: 'fees', fee, feeFields: FEE_FIELDS, feeLabels: FEE_LABELS });
+    return render(ctx, request, reply, 'fee-edit', {
+      title: `State fees · ${fee.name}`,
+      section: 'fees',
+      fee,
+      feeFields: FEE_FIELDS,
+      feeLabels: FEE_LABELS,
+    });
   });
 
   app.post<{ Params: { state: string } }>('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
@@ -76,7 +118,8 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
       const update: StateFeeUpdate = { note: field(request.body, 'note') || undefined };
       for (const f of FEE_FIELDS) {
         const raw = field(request.body, f);
-        if (f === 'expeditedFormation' && (raw === '' || raw.toLowerCase() === 'none')) update[f] = field(request.body, 'expeditedWas') ? null : undefined;
+        if (f === 'expeditedFormation' && (raw === '' || raw.toLowerCase() === 'none'))
+          update[f] = field(request.body, 'expeditedWas') ? null : undefined;
         else if (raw !== '') update[f] = parseDollars(raw, f);
       }
       const row = await updateStateFee(ctx.pool, state, update, actorOf(request));

@@ -29,7 +29,20 @@ export function listOrganizationRows(db: Db): Promise<OrganizationSummaryRow[]> 
 
 /** The most recent ledger entries of one tenant, newest first (cents). */
 export function listRecentLedger(db: Db, organizationId: string, environment: Environment, limit: number) {
-  return many<Pick<LedgerEntryRow, 'id' | 'type' | 'amount_cents' | 'balance_after_cents' | 'line_type' | 'description' | 'order_id' | 'created_by' | 'created_at'>>(
+  return many<
+    Pick<
+      LedgerEntryRow,
+      | 'id'
+      | 'type'
+      | 'amount_cents'
+      | 'balance_after_cents'
+      | 'line_type'
+      | 'description'
+      | 'order_id'
+      | 'created_by'
+      | 'created_at'
+    >
+  >(
     db,
     `SELECT id, type, amount_cents, balance_after_cents, line_type, description, order_id, created_by, created_at
        FROM ledger_entries WHERE organization_id = $1 AND environment = $2 ORDER BY id DESC LIMIT $3`,
@@ -114,7 +127,11 @@ export interface EndpointHealthRow {
 }
 
 /** The organization's endpoints (not deleted) with attempt counts in the last `windowHours` and the last attempt; disabled, then failing first. */
-export function listEndpointHealthRows(db: Db, organizationId: string, windowHours: number): Promise<EndpointHealthRow[]> {
+export function listEndpointHealthRows(
+  db: Db,
+  organizationId: string,
+  windowHours: number,
+): Promise<EndpointHealthRow[]> {
   return many<EndpointHealthRow>(
     db,
     `SELECT e.id, e.environment, e.url, e.event_types, e.disabled, e.disabled_reason, e.failing_since,

@@ -22,7 +22,13 @@ declare module 'fastify' {
 /** HttpOnly, SameSite=Lax, path /console; Secure when the console is reached over https (AUTH-7). */
 export function cookieOptions(ctx: AppContext, request: FastifyRequest, maxAgeSeconds?: number) {
   const secure = request.protocol === 'https' || ctx.config.consoleBaseUrl.startsWith('https:');
-  return { path: CONSOLE_PREFIX, httpOnly: true, sameSite: 'lax' as const, secure, ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}) };
+  return {
+    path: CONSOLE_PREFIX,
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure,
+    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
+  };
 }
 
 /** A one-shot message shown on the next page (kept in a short-lived cookie, read and cleared on render). */
@@ -33,7 +39,11 @@ export interface Flash {
 
 /** Sets the message shown on the next rendered page (60-second cookie). */
 export function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
-  reply.setCookie(COOKIES.flash, Buffer.from(JSON.stringify(flash)).toString('base64url'), cookieOptions(ctx, request, 60));
+  reply.setCookie(
+    COOKIES.flash,
+    Buffer.from(JSON.stringify(flash)).toString('base64url'),
+    cookieOptions(ctx, request, 60),
+  );
 }
 
 function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Flash | null {
@@ -42,14 +52,22 @@ function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply
   reply.clearCookie(COOKIES.flash, cookieOptions(ctx, request));
   try {
     const f = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Flash;
-    return (f.kind === 'ok' || f.kind === 'error') && typeof f.text === 'string' ? { kind: f.kind, text: f.text.slice(0, 500) } : null;
+    return (f.kind === 'ok' || f.kind === 'error') && typeof f.text === 'string'
+      ? { kind: f.kind, text: f.text.slice(0, 500) }
+      : null;
   } catch {
     return null;
   }
 }
 
 /** Redirects after a POST (303 so the browser follows with GET), optionally with a flash message. */
-export function redirectWith(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, to: string, flash?: Flash): FastifyReply {
+export function redirectWith(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  to: string,
+  flash?: Flash,
+): FastifyReply {
   if (flash) setFlash(ctx, request, reply, flash);
   return reply.redirect(to, 303);
 }
@@ -58,11 +76,20 @@ export function redirectWith(ctx: AppContext, request: FastifyRequest, reply: Fa
  * Renders a console page inside the layout with what every page needs: the operator, the CSRF token for
  * its forms, the flash message, the current section for the navigation, and the formatting helpers.
  */
-export function render(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, page: string, data: Record<string, unknown>): FastifyReply {
+export function render(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  data: Record<string, unknown>,
+): FastifyReply {
   const session = request.consoleSession;
   reply.header('cache-control', 'no-store');
   // No inline script or style anywhere in the console, so the policy can be strict.
-  reply.header('content-security-policy', "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  reply.header(
+    'content-security-policy',
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'same-origin');
   reply.header('x-content-type-options', 'nosniff');
@@ -97,7 +124,10 @@ export function checkSessionCsrf(request: FastifyRequest): void {
   const session = request.consoleSession;
   const sent = bodyCsrf(request.body);
   if (!session || !sent || !safeEqual(sent, session.csrfToken)) {
-    throw new AppError('forbidden', 'This form has expired or did not come from the console. Go back, reload the page and try again.');
+    throw new AppError(
+      'forbidden',
+      'This form has expired or did not come from the console. Go back, reload the page and try again.',
+    );
   }
 }
 

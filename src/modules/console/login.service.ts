@@ -32,7 +32,11 @@ export type LoginResult =
  * work and nothing recorded. A throttled attempt is not recorded either (it checked no password; recording it would
  * let an attacker keep a real operator locked out forever).
  */
-export async function attemptLogin(pool: pg.Pool, checks: PasswordCheckQueue, input: { email: string; password: string; ip: string }): Promise<LoginResult> {
+export async function attemptLogin(
+  pool: pg.Pool,
+  checks: PasswordCheckQueue,
+  input: { email: string; password: string; ip: string },
+): Promise<LoginResult> {
   const release = checks.admit();
   if (!release) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
   try {
@@ -61,7 +65,10 @@ type Claim =
 async function recordAttempt(pool: pg.Pool, keys: { email: string; ip: string }, email: string): Promise<Claim> {
   return withTransaction(pool, async (tx) => {
     await repo.lockLoginKey(tx, `console-login:${keys.email}`);
-    const wait = Math.max(await throttledFor(tx, keys.email, LOGIN_LIMITS.perEmail, true), await throttledFor(tx, keys.ip, LOGIN_LIMITS.perIp, false));
+    const wait = Math.max(
+      await throttledFor(tx, keys.email, LOGIN_LIMITS.perEmail, true),
+      await throttledFor(tx, keys.ip, LOGIN_LIMITS.perIp, false),
+    );
     if (wait > 0) return { kind: 'throttled', wait };
     // As text: a JS Date would drop the microseconds the success update must match.
     const attemptedAt = await repo.insertFailedAttempts(tx, keys.email, keys.ip);

@@ -11,8 +11,15 @@ export interface OperatorRow {
 }
 
 /** Inserts an operator. @throws the unique violation of operators_email_lower for a taken e-mail. */
-export function insertOperator(db: Db, op: { id: string; email: string; name: string; passwordHash: string }): Promise<OperatorRow | null> {
-  return one<OperatorRow>(db, 'INSERT INTO operators (id, email, name, password_hash) VALUES ($1, $2, $3, $4) RETURNING *', [op.id, op.email, op.name, op.passwordHash]);
+export function insertOperator(
+  db: Db,
+  op: { id: string; email: string; name: string; passwordHash: string },
+): Promise<OperatorRow | null> {
+  return one<OperatorRow>(
+    db,
+    'INSERT INTO operators (id, email, name, password_hash) VALUES ($1, $2, $3, $4) RETURNING *',
+    [op.id, op.email, op.name, op.passwordHash],
+  );
 }
 
 /** The operator with this e-mail (case-insensitive), disabled or not; null when none. */
@@ -33,13 +40,21 @@ export function listOperators(db: Db): Promise<OperatorRow[]> {
 /** Names of operators by id, for showing `operator:<id>` actors. */
 export async function operatorNames(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (!ids.length) return new Map();
-  const rows = await many<{ id: string; name: string; email: string }>(db, 'SELECT id, name, email FROM operators WHERE id = ANY($1)', [ids]);
+  const rows = await many<{ id: string; name: string; email: string }>(
+    db,
+    'SELECT id, name, email FROM operators WHERE id = ANY($1)',
+    [ids],
+  );
   return new Map(rows.map((r) => [r.id, `${r.name} <${r.email}>`]));
 }
 
 /** Sets disabled_at (kept when already disabled); null for an unknown id. */
 export function disableOperator(db: Db, id: string): Promise<OperatorRow | null> {
-  return one<OperatorRow>(db, 'UPDATE operators SET disabled_at = COALESCE(disabled_at, now()) WHERE id = $1 RETURNING *', [id]);
+  return one<OperatorRow>(
+    db,
+    'UPDATE operators SET disabled_at = COALESCE(disabled_at, now()) WHERE id = $1 RETURNING *',
+    [id],
+  );
 }
 
 /** Clears disabled_at; null for an unknown id. */
@@ -49,7 +64,9 @@ export function enableOperator(db: Db, id: string): Promise<OperatorRow | null> 
 
 /** Signs out every live session of an operator. */
 export async function revokeOperatorSessions(db: Db, operatorId: string): Promise<void> {
-  await db.query('UPDATE operator_sessions SET revoked_at = now() WHERE operator_id = $1 AND revoked_at IS NULL', [operatorId]);
+  await db.query('UPDATE operator_sessions SET revoked_at = now() WHERE operator_id = $1 AND revoked_at IS NULL', [
+    operatorId,
+  ]);
 }
 
 /** Takes the transaction-scoped advisory lock of a login key, so parallel guesses for it run one after the other. */
@@ -59,20 +76,33 @@ export async function lockLoginKey(tx: Db, lockKey: string): Promise<void> {
 
 /** Records a sign-in attempt as failed under both keys (e-mail, IP). @returns attempted_at as text (microseconds kept). */
 export async function insertFailedAttempts(tx: Db, emailKey: string, ipKey: string): Promise<string> {
-  const row = await one<{ attempted_at: string }>(tx, `INSERT INTO login_attempts (key, succeeded) VALUES ($1, false), ($2, false) RETURNING attempted_at::text`, [emailKey, ipKey]);
+  const row = await one<{ attempted_at: string }>(
+    tx,
+    `INSERT INTO login_attempts (key, succeeded) VALUES ($1, false), ($2, false) RETURNING attempted_at::text`,
+    [emailKey, ipKey],
+  );
   return row!.attempted_at;
 }
 
 /** Marks the attempts recorded at `attemptedAt` (text timestamptz) under the keys as succeeded. */
 export async function markAttemptsSucceeded(tx: Db, keys: string[], attemptedAt: string): Promise<void> {
-  await tx.query('UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded', [keys, attemptedAt]);
+  await tx.query(
+    'UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded',
+    [keys, attemptedAt],
+  );
 }
 
 /**
  * The key's failures inside the window (at most `limit` counted; with `resetOnSuccess` only those after its last
  * success) and the seconds until the oldest counted one leaves the window.
  */
-export function countRecentFailures(db: Db, key: string, windowSeconds: number, limit: number, resetOnSuccess: boolean): Promise<{ failures: number; wait: number | null } | null> {
+export function countRecentFailures(
+  db: Db,
+  key: string,
+  windowSeconds: number,
+  limit: number,
+  resetOnSuccess: boolean,
+): Promise<{ failures: number; wait: number | null } | null> {
   return one<{ failures: number; wait: number | null }>(
     db,
     `WITH since AS (
@@ -89,7 +119,13 @@ export function countRecentFailures(db: Db, key: string, windowSeconds: number, 
 }
 
 /** Stores a session (only the sha256 of its id) expiring `ttlSeconds` from now. @returns its expires_at. */
-export async function insertSession(db: Db, idHash: string, operatorId: string, csrfToken: string, ttlSeconds: number): Promise<Date> {
+export async function insertSession(
+  db: Db,
+  idHash: string,
+  operatorId: string,
+  csrfToken: string,
+  ttlSeconds: number,
+): Promise<Date> {
   const row = await one<{ expires_at: Date }>(
     db,
     `INSERT INTO operator_sessions (id_hash, operator_id, csrf_token, expires_at)
@@ -100,7 +136,10 @@ export async function insertSession(db: Db, idHash: string, operatorId: string, 
 }
 
 /** The session by id hash with its operator, when not revoked, not expired and the operator not disabled; else null. */
-export function findLiveSession(db: Db, idHash: string): Promise<{ id_hash: string; csrf_token: string; expires_at: Date; id: string; email: string; name: string } | null> {
+export function findLiveSession(
+  db: Db,
+  idHash: string,
+): Promise<{ id_hash: string; csrf_token: string; expires_at: Date; id: string; email: string; name: string } | null> {
   return one<{ id_hash: string; csrf_token: string; expires_at: Date; id: string; email: string; name: string }>(
     db,
     `SELECT s.id_hash, s.csrf_token, s.expires_at, o.id, o.email, o.name

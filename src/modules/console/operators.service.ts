@@ -21,7 +21,13 @@ export interface OperatorView {
 
 /** The operator without its password hash; dates as ISO strings. */
 export function serializeOperator(o: repo.OperatorRow): OperatorView {
-  return { id: o.id, email: o.email, name: o.name, createdAt: o.created_at.toISOString(), disabledAt: o.disabled_at?.toISOString() ?? null };
+  return {
+    id: o.id,
+    email: o.email,
+    name: o.name,
+    createdAt: o.created_at.toISOString(),
+    disabledAt: o.disabled_at?.toISOString() ?? null,
+  };
 }
 
 /**
@@ -29,13 +35,17 @@ export function serializeOperator(o: repo.OperatorRow): OperatorView {
  * once as `generatedPassword`.
  * @throws ValidationError for a bad e-mail, empty name or short password; AppError conflict when the e-mail is taken.
  */
-export async function createOperator(pool: pg.Pool, input: { email: string; name: string; password?: string }): Promise<{ operator: OperatorView; generatedPassword: string | null }> {
+export async function createOperator(
+  pool: pg.Pool,
+  input: { email: string; name: string; password?: string },
+): Promise<{ operator: OperatorView; generatedPassword: string | null }> {
   const email = input.email.trim().toLowerCase();
   const name = input.name.trim();
   const errors = new FieldErrors();
   if (!validator.isEmail(email)) errors.add('email', 'must be an e-mail address');
   if (!name) errors.add('name', 'must not be empty');
-  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) errors.add('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH)
+    errors.add('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   errors.throwIfAny();
   const generatedPassword = input.password === undefined ? randomToken(18) : null;
   const passwordHash = await hashPassword(input.password ?? generatedPassword!);

@@ -40,10 +40,15 @@ export function requestFor(action: OrderAction, body: unknown): TransitionReques
     case 'filed':
       return { filingStatus: 'filed', filingDate: opt('filingDate'), ein: opt('ein') };
     case 'exception':
-      return { filingStatus: 'exception', exceptionCode: opt('exceptionCode'), exceptionMessage: opt('exceptionMessage') };
+      return {
+        filingStatus: 'exception',
+        exceptionCode: opt('exceptionCode'),
+        exceptionMessage: opt('exceptionMessage'),
+      };
     case 'resolve': {
       const to = field(body, 'resumeTo');
-      if (to !== 'submitted' && to !== 'pending') throw new ValidationError([{ field: 'resumeTo', message: 'must be submitted or pending' }]);
+      if (to !== 'submitted' && to !== 'pending')
+        throw new ValidationError([{ field: 'resumeTo', message: 'must be submitted or pending' }]);
       return { filingStatus: to };
     }
     case 'cancel':

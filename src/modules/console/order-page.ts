@@ -27,7 +27,11 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
     history: history.map((h) => ({ ...h, actorLabel: actorLabel(h.actor, names) })),
     events,
     ledger: ledger.map((l) => ({ ...l, actorLabel: l.created_by ? shortActor(l.created_by, names) : '—' })),
-    documents: documents.map((d) => ({ ...d, actorLabel: shortActor(d.uploaded_by, names), url: signedFileUrl(ctx, d.id) })),
+    documents: documents.map((d) => ({
+      ...d,
+      actorLabel: shortActor(d.uploaded_by, names),
+      url: signedFileUrl(ctx, d.id),
+    })),
     documentTypes: DOCUMENT_TYPES,
     exceptionCodes: EXCEPTION_REASONS,
     today: todayUtc(),

@@ -45,7 +45,11 @@ export function maskDeep(value: unknown, key = ''): unknown {
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskDeep(v, k)]));
   }
-  if ((typeof value === 'string' || typeof value === 'number') && (SECRET_KEY.test(key) || SSN_SHAPE.test(String(value)))) return maskSecret(value);
+  if (
+    (typeof value === 'string' || typeof value === 'number') &&
+    (SECRET_KEY.test(key) || SSN_SHAPE.test(String(value)))
+  )
+    return maskSecret(value);
   return value;
 }
 
@@ -54,39 +58,62 @@ export function formatAddress(a: unknown): string {
   if (!a || typeof a !== 'object') return '—';
   const x = a as Record<string, string | undefined>;
   const street = [x.line1 ?? x.addressStreet, x.line2].filter(Boolean).join(', ');
-  const cityLine = [x.city ?? x.addressCity, [x.state ?? x.addressState, x.postalCode ?? x.addressZip].filter(Boolean).join(' ')].filter(Boolean).join(', ');
+  const cityLine = [
+    x.city ?? x.addressCity,
+    [x.state ?? x.addressState, x.postalCode ?? x.addressZip].filter(Boolean).join(' '),
+  ]
+    .filter(Boolean)
+    .join(', ');
   return [street, cityLine, x.country].filter(Boolean).join(', ') || '—';
 }
 
 function partyName(p: Record<string, unknown>): string {
   const person = [p.firstName, p.lastName].filter(Boolean).join(' ');
-  return String(p.type === 'COMPANY' ? p.companyName ?? person : person || p.companyName || '—');
+  return String(p.type === 'COMPANY' ? (p.companyName ?? person) : person || p.companyName || '—');
 }
 
 function toParty(p: unknown): PartySection {
   const x = (p ?? {}) as Record<string, unknown>;
   const address = x.address ?? (x.addressStreet || x.addressCity ? x : null);
-  return { name: partyName(x), kind: String(x.type ?? '—'), title: (x.title as string) ?? null, primary: x.isPrimary === true, address: formatAddress(address) };
+  return {
+    name: partyName(x),
+    kind: String(x.type ?? '—'),
+    title: (x.title as string) ?? null,
+    primary: x.isPrimary === true,
+    address: formatAddress(address),
+  };
 }
 
 /** Flattens an object into label/value rows ('responsibleParty.firstName'), masking secrets. */
 export function kvRows(value: unknown, prefix = ''): KvRow[] {
   if (value === null || value === undefined) return prefix ? [{ label: prefix, value: '—' }] : [];
   if (Array.isArray(value)) {
-    if (value.every((v) => v === null || typeof v !== 'object')) return [{ label: prefix, value: value.join(', ') || '—' }];
+    if (value.every((v) => v === null || typeof v !== 'object'))
+      return [{ label: prefix, value: value.join(', ') || '—' }];
     return value.flatMap((v, i) => kvRows(v, `${prefix}[${i + 1}]`));
   }
   if (typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
       const label = prefix ? `${prefix}.${k}` : k;
-      if ((typeof v === 'string' || typeof v === 'number') && (SECRET_KEY.test(k) || SSN_SHAPE.test(String(v)))) return [{ label, value: maskSecret(v) }];
+      if ((typeof v === 'string' || typeof v === 'number') && (SECRET_KEY.test(k) || SSN_SHAPE.test(String(v))))
+        return [{ label, value: maskSecret(v) }];
       return kvRows(v, label);
     });
   }
   return [{ label: prefix, value: String(value) }];
 }
 
-const COMPANY_FIELDS = ['legalName', 'tradeName', 'entityType', 'structureType', 'taxElection', 'fiscalEndMonth', 'formationState', 'formationDate', 'ein'];
+const COMPANY_FIELDS = [
+  'legalName',
+  'tradeName',
+  'entityType',
+  'structureType',
+  'taxElection',
+  'fiscalEndMonth',
+  'formationState',
+  'formationDate',
+  'ein',
+];
 const KNOWN_PRODUCT_KEYS = new Set(['company', 'alternativeNames', 'registeredAgent']);
 
 /**
@@ -99,14 +126,21 @@ export function buildRequestView(details: Record<string, unknown>): RequestView 
     company: [],
     addresses: [],
     officers: [],
-    agent: details.registeredAgent && typeof details.registeredAgent === 'object' ? toParty(details.registeredAgent) : null,
+    agent:
+      details.registeredAgent && typeof details.registeredAgent === 'object' ? toParty(details.registeredAgent) : null,
     alternativeNames: Array.isArray(details.alternativeNames) ? details.alternativeNames.map(String) : [],
     answers: [],
     masked: maskDeep(details),
   };
   if (company) {
-    view.company = COMPANY_FIELDS.filter((k) => company[k] != null).map((k) => ({ label: k, value: String(company[k]) }));
-    for (const [key, label] of [['principalAddress', 'Principal address'], ['mailingAddress', 'Mailing address']] as const) {
+    view.company = COMPANY_FIELDS.filter((k) => company[k] != null).map((k) => ({
+      label: k,
+      value: String(company[k]),
+    }));
+    for (const [key, label] of [
+      ['principalAddress', 'Principal address'],
+      ['mailingAddress', 'Mailing address'],
+    ] as const) {
       if (company[key]) view.addresses.push({ label, lines: formatAddress(company[key]) });
     }
     view.officers = Array.isArray(company.officers) ? company.officers.map(toParty) : [];
@@ -117,13 +151,27 @@ export function buildRequestView(details: Record<string, unknown>): RequestView 
 }
 
 /** The company record as stored (for orders against an existing company), with officers. */
-export function buildCompanyView(company: Record<string, unknown>): { rows: KvRow[]; addresses: Array<{ label: string; lines: string }>; officers: PartySection[] } {
+export function buildCompanyView(company: Record<string, unknown>): {
+  rows: KvRow[];
+  addresses: Array<{ label: string; lines: string }>;
+  officers: PartySection[];
+} {
   const snake: Record<string, string> = {
-    legal_name: 'legalName', trade_name: 'tradeName', entity_type: 'entityType', structure_type: 'structureType', tax_election: 'taxElection',
-    fiscal_end_month: 'fiscalEndMonth', formation_state: 'formationState', formation_date: 'formationDate', ein: 'ein', slug: 'slug',
+    legal_name: 'legalName',
+    trade_name: 'tradeName',
+    entity_type: 'entityType',
+    structure_type: 'structureType',
+    tax_election: 'taxElection',
+    fiscal_end_month: 'fiscalEndMonth',
+    formation_state: 'formationState',
+    formation_date: 'formationDate',
+    ein: 'ein',
+    slug: 'slug',
   };
   return {
-    rows: Object.entries(snake).filter(([k]) => company[k] != null).map(([k, label]) => ({ label, value: String(company[k]) })),
+    rows: Object.entries(snake)
+      .filter(([k]) => company[k] != null)
+      .map(([k, label]) => ({ label, value: String(company[k]) })),
     addresses: [
       { label: 'Principal address', lines: formatAddress(company.principal_address) },
       { label: 'Mailing address', lines: formatAddress(company.mailing_address) },

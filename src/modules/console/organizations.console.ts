@@ -21,8 +21,14 @@ export interface OrganizationSummary {
 export async function listOrganizationSummaries(db: Db): Promise<OrganizationSummary[]> {
   const rows = await repo.listOrganizationRows(db);
   return rows.map((r) => ({
-    id: r.id, name: r.name, whiteLabelDomain: r.white_label_domain, liveBalanceCents: r.live, testBalanceCents: r.test,
-    activeKeys: r.keys, openLiveOrders: r.open, createdAt: r.created_at,
+    id: r.id,
+    name: r.name,
+    whiteLabelDomain: r.white_label_domain,
+    liveBalanceCents: r.live,
+    testBalanceCents: r.test,
+    activeKeys: r.keys,
+    openLiveOrders: r.open,
+    createdAt: r.created_at,
   }));
 }
 
@@ -36,7 +42,10 @@ export function recentLedger(db: Db, organizationId: string, environment: Enviro
  * units, redacted keys. @throws AppError not_found.
  */
 export async function organizationDetail(ctx: AppContext, organizationId: string) {
-  const { view, balanceCents } = await organizationAdminView(ctx.pool, await getOrganizationOrThrow(ctx.pool, organizationId));
+  const { view, balanceCents } = await organizationAdminView(
+    ctx.pool,
+    await getOrganizationOrThrow(ctx.pool, organizationId),
+  );
   return { ...view, balanceCents };
 }
 
@@ -50,9 +59,19 @@ export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;
  * controls it (checked by other means, e.g. a support ticket from the domain's owner) and it takes effect at once.
  * @throws ValidationError, AppError conflict / not_found.
  */
-export async function setWhiteLabelDomain(ctx: AppContext, organizationId: string, domain: string | null, options: { verified?: boolean } = {}): Promise<OrganizationDetail> {
+export async function setWhiteLabelDomain(
+  ctx: AppContext,
+  organizationId: string,
+  domain: string | null,
+  options: { verified?: boolean } = {},
+): Promise<OrganizationDetail> {
   await getOrganizationOrThrow(ctx.pool, organizationId);
-  await updateOrganizationSettings(ctx, organizationId, { whiteLabelDomain: domain && domain.trim() ? domain.trim() : null }, { operator: true, vouchDomain: options.verified === true });
+  await updateOrganizationSettings(
+    ctx,
+    organizationId,
+    { whiteLabelDomain: domain?.trim() ? domain.trim() : null },
+    { operator: true, vouchDomain: options.verified === true },
+  );
   return organizationDetail(ctx, organizationId);
 }
 

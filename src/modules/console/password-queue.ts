@@ -20,7 +20,11 @@ export class PasswordCheckQueue {
    * @param concurrency checks run at once (>= 1); @param queue sign-ins that may wait beyond them (>= 0);
    * @param cpuPercent share of its time (1-100) a slot may spend checking; 100: no rest.
    */
-  constructor(private readonly concurrency: number, private readonly queue: number, cpuPercent = 100) {
+  constructor(
+    private readonly concurrency: number,
+    private readonly queue: number,
+    cpuPercent = 100,
+  ) {
     this.limit = pLimit(concurrency);
     this.restFactor = 100 / Math.min(100, Math.max(1, cpuPercent)) - 1;
   }

@@ -12,7 +12,10 @@ const SALT_BYTES = 16;
 
 // In a low-priority worker thread (scrypt-worker.ts): the CPU it takes is what the HTTP server leaves over.
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
-  return scryptInWorker(password.normalize('NFKC'), salt, KEY_BYTES, { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 });
+  return scryptInWorker(password.normalize('NFKC'), salt, KEY_BYTES, {
+    ...params,
+    maxmem: 256 * params.N * params.r + 1024 * 1024,
+  });
 }
 
 /**

@@ -21,7 +21,18 @@ export interface QueueFilter {
 
 /** A queue row: the order with its organization and company names; `status_since` is the last history row's time. */
 export interface QueueRow
-  extends Pick<OrderRow, 'id' | 'environment' | 'order_type' | 'filing_state' | 'filing_type' | 'exception_code' | 'created_at' | 'organization_id' | 'company_id'> {
+  extends Pick<
+    OrderRow,
+    | 'id'
+    | 'environment'
+    | 'order_type'
+    | 'filing_state'
+    | 'filing_type'
+    | 'exception_code'
+    | 'created_at'
+    | 'organization_id'
+    | 'company_id'
+  > {
   filing_status: QueueStatus;
   status_since: Date;
   organization_name: string;
@@ -43,15 +54,17 @@ function where(f: QueueFilter, withStatus: boolean): { sql: string; params: unkn
   if (f.q) {
     // The search text is compared as an id, and searched in the legal name with its LIKE wildcards taken literally.
     params.push(f.q, `%${f.q.replace(/[\\%_]/g, '\\$&')}%`);
-    parts.push(`(o.id = $${params.length - 1} OR c.id = $${params.length - 1} OR c.legal_name ILIKE $${params.length})`);
+    parts.push(
+      `(o.id = $${params.length - 1} OR c.id = $${params.length - 1} OR c.legal_name ILIKE $${params.length})`,
+    );
   }
   return { sql: parts.join(' AND '), params };
 }
 
 /**
- * One page of the queue, oldest order first (the partial index orders_queue_order serves it), keyset-paginated: `afterId`
- * is the last order of the previous page (its created_at and id are the cursor), so a deep page costs what the first
- * does (API-8). An unknown `afterId` gives an empty page.
+ * One page of the queue, oldest order first (the partial index orders_queue_order serves it), keyset-paginated:
+ * `afterId` is the last order of the previous page (its created_at and id are the cursor), so a deep page costs what
+ * the first does (API-8). An unknown `afterId` gives an empty page.
  */
 export function listQueue(db: Db, f: QueueFilter, limit: number, afterId?: string): Promise<QueueRow[]> {
   const w = where(f, true);
@@ -89,10 +102,17 @@ export async function countQueue(db: Db, f: QueueFilter): Promise<Record<QueueSt
 }
 
 /** Values for the filter menus: states, products and organizations that have orders in the environment. */
-export async function queueFacets(db: Db, environment: Environment): Promise<{ states: string[]; orderTypes: string[]; organizations: Array<{ id: string; name: string }> }> {
+export async function queueFacets(
+  db: Db,
+  environment: Environment,
+): Promise<{ states: string[]; orderTypes: string[]; organizations: Array<{ id: string; name: string }> }> {
   const [states, types, orgs] = await Promise.all([
-    many<{ v: string }>(db, `SELECT DISTINCT filing_state AS v FROM orders WHERE environment = $1 ORDER BY 1`, [environment]),
-    many<{ v: string }>(db, `SELECT DISTINCT order_type AS v FROM orders WHERE environment = $1 ORDER BY 1`, [environment]),
+    many<{ v: string }>(db, `SELECT DISTINCT filing_state AS v FROM orders WHERE environment = $1 ORDER BY 1`, [
+      environment,
+    ]),
+    many<{ v: string }>(db, `SELECT DISTINCT order_type AS v FROM orders WHERE environment = $1 ORDER BY 1`, [
+      environment,
+    ]),
     many<{ id: string; name: string }>(db, `SELECT id, name FROM organizations ORDER BY lower(name)`),
   ]);
   return { states: states.map((r) => r.v), orderTypes: types.map((r) => r.v), organizations: orgs };

@@ -23,8 +23,16 @@ export async function queuePageView(ctx: AppContext, query: Record<string, strin
   ]);
   const total = filter.status ? counts[filter.status] : counts.submitted + counts.pending + counts.exception;
   return {
-    title: 'Work queue', section: 'queue', filter, counts, total, facets, page,
-    rows: rows.slice(0, QUEUE_PAGE_SIZE), hasMore: rows.length > QUEUE_PAGE_SIZE, pageSize: QUEUE_PAGE_SIZE,
+    title: 'Work queue',
+    section: 'queue',
+    filter,
+    counts,
+    total,
+    facets,
+    page,
+    rows: rows.slice(0, QUEUE_PAGE_SIZE),
+    hasMore: rows.length > QUEUE_PAGE_SIZE,
+    pageSize: QUEUE_PAGE_SIZE,
     statuses: q.QUEUE_STATUSES,
     // Card refunds the provider refused so far (PAY-7); the job keeps retrying them.
     failingRefunds: refunds.filter((r) => r.attempts > 0 && r.environment === filter.environment),
@@ -34,7 +42,9 @@ export async function queuePageView(ctx: AppContext, query: Record<string, strin
 /** Queue filters from the query string; unknown values are ignored. Live is the default environment. */
 export function parseQueueFilter(query: Record<string, string | undefined>): q.QueueFilter {
   const environment: Environment = query.environment === 'test' ? 'test' : 'live';
-  const status = (q.QUEUE_STATUSES as readonly string[]).includes(query.status ?? '') ? (query.status as q.QueueStatus) : '';
+  const status = (q.QUEUE_STATUSES as readonly string[]).includes(query.status ?? '')
+    ? (query.status as q.QueueStatus)
+    : '';
   const clean = (v: string | undefined, re: RegExp) => (v && re.test(v) ? v : '');
   return {
     environment,

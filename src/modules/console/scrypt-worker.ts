@@ -71,7 +71,12 @@ export function prestartScryptWorker(): void {
  * (N, r, p, maxmem). Hashes run one after another in that thread; callers bound how many may wait.
  * @throws the worker's error (bad parameters) or when the worker died.
  */
-export function scryptInWorker(password: string, salt: Buffer, keyBytes: number, options: { N: number; r: number; p: number; maxmem: number }): Promise<Buffer> {
+export function scryptInWorker(
+  password: string,
+  salt: Buffer,
+  keyBytes: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+): Promise<Buffer> {
   const w = started();
   const id = nextId++;
   return new Promise((resolve, reject) => {

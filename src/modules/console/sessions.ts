@@ -28,7 +28,12 @@ export async function createSession(db: Db, operatorId: string): Promise<{ sessi
 export async function findSession(db: Db, sessionId: string): Promise<ConsoleSession | null> {
   const row = await repo.findLiveSession(db, sha256(sessionId));
   if (!row) return null;
-  return { idHash: row.id_hash, csrfToken: row.csrf_token, expiresAt: row.expires_at, operator: { id: row.id, email: row.email, name: row.name } };
+  return {
+    idHash: row.id_hash,
+    csrfToken: row.csrf_token,
+    expiresAt: row.expires_at,
+    operator: { id: row.id, email: row.email, name: row.name },
+  };
 }
 
 /** Signs a session out (the cookie value stops working at once). */

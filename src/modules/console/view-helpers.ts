@@ -44,7 +44,10 @@ export const viewHelpers = {
   label(value: string | null | undefined): string {
     if (!value) return '—';
     if (ACRONYMS[value]) return ACRONYMS[value];
-    const words = value.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+    const words = value
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .replace(/_/g, ' ')
+      .toLowerCase();
     return words.charAt(0).toUpperCase() + words.slice(1);
   },
   json(value: unknown): string {

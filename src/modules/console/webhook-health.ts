@@ -37,8 +37,15 @@ export interface OrgWebhookSummary {
 export async function webhookOverview(db: Db): Promise<OrgWebhookSummary[]> {
   const rows = await repo.listWebhookSummaryRows(db, HEALTH_WINDOW_HOURS);
   return rows.map((r) => ({
-    organizationId: r.id, organizationName: r.name, endpoints: r.endpoints, failing: r.failing, disabled: r.disabled,
-    attemptsOk: r.ok, attemptsFailed: r.bad, pendingDeliveries: r.pending, dueDeliveries: r.due,
+    organizationId: r.id,
+    organizationName: r.name,
+    endpoints: r.endpoints,
+    failing: r.failing,
+    disabled: r.disabled,
+    attemptsOk: r.ok,
+    attemptsFailed: r.bad,
+    pendingDeliveries: r.pending,
+    dueDeliveries: r.due,
   }));
 }
 
@@ -63,8 +70,14 @@ export interface DisabledEndpoint {
 export async function disabledEndpoints(db: Db, limit = 100): Promise<DisabledEndpoint[]> {
   const rows = await repo.listDisabledEndpointRows(db, limit);
   return rows.map((r) => ({
-    id: r.id, environment: r.environment, url: r.url, disabledReason: r.disabled_reason, organizationId: r.org_id, organizationName: r.org_name,
-    contactEmail: r.contact_email, updatedAt: r.updated_at.toISOString(),
+    id: r.id,
+    environment: r.environment,
+    url: r.url,
+    disabledReason: r.disabled_reason,
+    organizationId: r.org_id,
+    organizationName: r.org_name,
+    contactEmail: r.contact_email,
+    updatedAt: r.updated_at.toISOString(),
   }));
 }
 
@@ -110,15 +123,35 @@ export async function organizationWebhookHealth(db: Db, organizationId: string, 
   return {
     organization: { id: org.id, name: org.name, contactEmail: org.contact_email },
     windowHours: HEALTH_WINDOW_HOURS,
-    endpoints: endpoints.map((e): EndpointHealth => ({
-      id: e.id, environment: e.environment, url: e.url, eventTypes: e.event_types,
-      state: e.disabled ? 'disabled' : e.failing_since ? 'failing' : 'healthy', disabledReason: e.disabled_reason,
-      failingSince: e.failing_since?.toISOString() ?? null, attemptsOk: e.ok, attemptsFailed: e.bad,
-      lastStatusCode: e.last_code, lastAttemptAt: e.last_at?.toISOString() ?? null,
-    })),
-    recentAttempts: attempts.map((a): RecentAttempt => ({
-      at: a.created_at.toISOString(), endpointId: a.endpoint_id, environment: a.environment, url: a.url, eventId: a.event_id, eventType: a.type,
-      attemptNumber: a.attempt_number, statusCode: a.status_code, durationMs: a.duration_ms, error: a.error, deliveryStatus: a.status,
-    })),
+    endpoints: endpoints.map(
+      (e): EndpointHealth => ({
+        id: e.id,
+        environment: e.environment,
+        url: e.url,
+        eventTypes: e.event_types,
+        state: e.disabled ? 'disabled' : e.failing_since ? 'failing' : 'healthy',
+        disabledReason: e.disabled_reason,
+        failingSince: e.failing_since?.toISOString() ?? null,
+        attemptsOk: e.ok,
+        attemptsFailed: e.bad,
+        lastStatusCode: e.last_code,
+        lastAttemptAt: e.last_at?.toISOString() ?? null,
+      }),
+    ),
+    recentAttempts: attempts.map(
+      (a): RecentAttempt => ({
+        at: a.created_at.toISOString(),
+        endpointId: a.endpoint_id,
+        environment: a.environment,
+        url: a.url,
+        eventId: a.event_id,
+        eventType: a.type,
+        attemptNumber: a.attempt_number,
+        statusCode: a.status_code,
+        durationMs: a.duration_ms,
+        error: a.error,
+        deliveryStatus: a.status,
+      }),
+    ),
   };
 }

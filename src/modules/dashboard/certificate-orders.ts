@@ -17,7 +17,12 @@ import { recordPlacement, type PricedLine } from '../orders/orders.service.js';
  * The one priced line of a certificate (cents): retail at checkout, wholesale when the organization pays.
  * @throws AppError not_found only when the price catalogue lacks certificate_of_good_standing (it is seeded).
  */
-export async function certificateLine(db: Db, tenant: Tenant, filingState: string, billing: 'balance' | 'checkout'): Promise<PricedLine> {
+export async function certificateLine(
+  db: Db,
+  tenant: Tenant,
+  filingState: string,
+  billing: 'balance' | 'checkout',
+): Promise<PricedLine> {
   const price = await loadTenantPrice(db, tenant, 'certificate_of_good_standing');
   return {
     orderType: 'certificate_of_good_standing' as PricedLine['orderType'],
@@ -36,10 +41,23 @@ export async function certificateLine(db: Db, tenant: Tenant, filingState: strin
  * @returns the order group and order ids and the cents charged.
  * @throws AppError insufficient_balance (402) when balance-billed and the balance is short.
  */
-export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { userId: string; companyId: string; filingState: string }, billing: 'balance' | 'checkout', actor = 'dashboard', idempotencyKey?: string) {
+export async function placeCertificateInTx(
+  tx: Db,
+  tenant: Tenant,
+  input: { userId: string; companyId: string; filingState: string },
+  billing: 'balance' | 'checkout',
+  actor = 'dashboard',
+  idempotencyKey?: string,
+) {
   if (idempotencyKey) {
     const earlier = await findGroupByIdempotencyKey(tx, tenant, idempotencyKey);
-    if (earlier) return { groupId: earlier.id, orderId: earlier.orders[0]?.id ?? null, totalCents: Number(earlier.total_cents), companyId: earlier.company_id };
+    if (earlier)
+      return {
+        groupId: earlier.id,
+        orderId: earlier.orders[0]?.id ?? null,
+        totalCents: Number(earlier.total_cents),
+        companyId: earlier.company_id,
+      };
   }
   const line = await certificateLine(tx, tenant, input.filingState, billing);
   const orderId = newId('order');
@@ -48,17 +66,43 @@ export async function placeCertificateInTx(tx: Db, tenant: Tenant, input: { user
     rows: {
       company: null,
       group: {
-        id: newId('orderGroup'), userId: input.userId, companyId: input.companyId, filingState: input.filingState, source: 'dashboard', billing,
-        request: { userId: input.userId, companyId: input.companyId, filingState: input.filingState, certificateOfGoodStanding: true }, totalCents: line.amountCents, idempotencyKey,
+        id: newId('orderGroup'),
+        userId: input.userId,
+        companyId: input.companyId,
+        filingState: input.filingState,
+        source: 'dashboard',
+        billing,
+        request: {
+          userId: input.userId,
+          companyId: input.companyId,
+          filingState: input.filingState,
+          certificateOfGoodStanding: true,
+        },
+        totalCents: line.amountCents,
+        idempotencyKey,
       },
-      orders: [{
-        id: orderId, company_id: input.companyId, user_id: input.userId, order_type: 'certificate_of_good_standing', filing_state: input.filingState,
-        filing_type: null, subscription_status: null, details: {}, billing, amount_cents: line.amountCents,
-        retail_cents: billing === 'checkout' ? line.amountCents : null, margin_cents: billing === 'checkout' ? line.amountCents - line.wholesaleCents : null,
-      }],
+      orders: [
+        {
+          id: orderId,
+          company_id: input.companyId,
+          user_id: input.userId,
+          order_type: 'certificate_of_good_standing',
+          filing_state: input.filingState,
+          filing_type: null,
+          subscription_status: null,
+          details: {},
+          billing,
+          amount_cents: line.amountCents,
+          retail_cents: billing === 'checkout' ? line.amountCents : null,
+          margin_cents: billing === 'checkout' ? line.amountCents - line.wholesaleCents : null,
+        },
+      ],
       actor,
     },
-    debits: billing === 'balance' ? [{ amountCents: line.amountCents, lineType: line.type, description: line.description, orderId }] : [],
+    debits:
+      billing === 'balance'
+        ? [{ amountCents: line.amountCents, lineType: line.type, description: line.description, orderId }]
+        : [],
     existing: new Map(),
     order: [0],
     totalCents: line.amountCents,

@@ -42,7 +42,11 @@ export async function issueCheckoutForm(db: Db, session: DashboardSession): Prom
  * waits here until this one commits or rolls back).
  * @returns null when the token was not issued to this session (a stale or forged form).
  */
-export async function lockCheckoutForm(tx: Db, session: DashboardSession, token: string): Promise<LockedCheckoutForm | null> {
+export async function lockCheckoutForm(
+  tx: Db,
+  session: DashboardSession,
+  token: string,
+): Promise<LockedCheckoutForm | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   const row = await repo.lockCheckoutFormRow(tx, sha256(token), session.idHash);
   return row ? { key: checkoutKey(token), attempts: row.attempts } : null;
@@ -54,7 +58,11 @@ export async function countFailedAttempt(db: Db, token: string): Promise<void> {
 }
 
 /** The order group an earlier submit of this form placed, or null. */
-export async function placedByForm(db: Db, tenant: Tenant, token: string): Promise<{ groupId: string; companyId: string } | null> {
+export async function placedByForm(
+  db: Db,
+  tenant: Tenant,
+  token: string,
+): Promise<{ groupId: string; companyId: string } | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   const group = await findGroupByIdempotencyKey(db, tenant, checkoutKey(token));
   return group ? { groupId: group.id, companyId: group.company_id } : null;

@@ -59,18 +59,43 @@ export type PlacementIntent =
  * @returns the group (null when nothing was created), the company and the total in cents.
  * @throws AppError from the database rules; insufficient_balance (402) for balance billing.
  */
-export async function placeCheckoutIntent(tx: Db, tenant: Tenant, intent: PlacementIntent, billing: Billing, idempotencyKey: string | undefined) {
+export async function placeCheckoutIntent(
+  tx: Db,
+  tenant: Tenant,
+  intent: PlacementIntent,
+  billing: Billing,
+  idempotencyKey: string | undefined,
+) {
   return intent.kind === 'order'
-    ? placeOrderInTx(tx, tenant, intent.body, { source: 'dashboard', billing, actor: 'dashboard', ...intent.pricing, idempotencyKey })
-    : placeCertificateInTx(tx, tenant, { userId: intent.userId, companyId: intent.companyId, filingState: intent.filingState }, billing, 'dashboard', idempotencyKey);
+    ? placeOrderInTx(tx, tenant, intent.body, {
+        source: 'dashboard',
+        billing,
+        actor: 'dashboard',
+        ...intent.pricing,
+        idempotencyKey,
+      })
+    : placeCertificateInTx(
+        tx,
+        tenant,
+        { userId: intent.userId, companyId: intent.companyId, filingState: intent.filingState },
+        billing,
+        'dashboard',
+        idempotencyKey,
+      );
 }
 
 const EXPIRED_FORM: CheckoutOutcome = {
-  ok: false, errors: [], expired: true, message: 'This order form has expired. Please review the order and submit it again.',
+  ok: false,
+  errors: [],
+  expired: true,
+  message: 'This order form has expired. Please review the order and submit it again.',
 };
 
 /** With a form token: locks its row, then answers with the orders an earlier submit of the form placed, if any. */
-export async function guardForm(tx: Db, s: CheckoutSubmit): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
+export async function guardForm(
+  tx: Db,
+  s: CheckoutSubmit,
+): Promise<{ outcome: CheckoutOutcome } | { key: string | undefined; attempts: number }> {
   if (!s.formToken) return { key: undefined, attempts: 0 };
   const form = await lockCheckoutForm(tx, s.session, s.formToken);
   if (!form) return { outcome: EXPIRED_FORM };

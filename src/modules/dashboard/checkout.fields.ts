@@ -38,7 +38,8 @@ export interface Section {
 }
 
 const humanize = (v: string) => v.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
-const options = (values: readonly string[], label: (v: string) => string = (v) => v): Option[] => values.map((value) => ({ value, label: label(value) }));
+const options = (values: readonly string[], label: (v: string) => string = (v) => v): Option[] =>
+  values.map((value) => ({ value, label: label(value) }));
 
 /** US states for selects, by code. */
 export const STATE_OPTIONS: Option[] = options(FORMATION_STATES);
@@ -48,23 +49,62 @@ const address = (prefix: string, required: boolean): FieldDef[][] => [
   [{ name: `${prefix}.line2`, label: 'Apartment, suite', kind: 'text', autocomplete: 'address-line2' }],
   [
     { name: `${prefix}.city`, label: 'City', kind: 'text', required, autocomplete: 'address-level2' },
-    { name: `${prefix}.state`, label: 'State', kind: 'select', required, options: STATE_OPTIONS, autocomplete: 'address-level1' },
-    { name: `${prefix}.postalCode`, label: 'ZIP code', kind: 'text', required, autocomplete: 'postal-code', inputmode: 'numeric' },
+    {
+      name: `${prefix}.state`,
+      label: 'State',
+      kind: 'select',
+      required,
+      options: STATE_OPTIONS,
+      autocomplete: 'address-level1',
+    },
+    {
+      name: `${prefix}.postalCode`,
+      label: 'ZIP code',
+      kind: 'text',
+      required,
+      autocomplete: 'postal-code',
+      inputmode: 'numeric',
+    },
   ],
 ];
 
 /** The company to form (formation.company): name, management, addresses and the first officer. */
 export function formationCompanySections(entityType: 'LLC' | 'CORP'): Section[] {
   const p = 'formation.company';
-  const management: FieldDef = entityType === 'LLC'
-    ? { name: `${p}.structureType`, label: 'Management', kind: 'select', required: true, options: [{ value: 'MEMBER', label: 'Member-managed' }, { value: 'MANAGER', label: 'Manager-managed' }] }
-    : { name: `${p}.taxElection`, label: 'Tax election', kind: 'select', required: true, options: options(['C Corporation', 'S Corporation']) };
+  const management: FieldDef =
+    entityType === 'LLC'
+      ? {
+          name: `${p}.structureType`,
+          label: 'Management',
+          kind: 'select',
+          required: true,
+          options: [
+            { value: 'MEMBER', label: 'Member-managed' },
+            { value: 'MANAGER', label: 'Manager-managed' },
+          ],
+        }
+      : {
+          name: `${p}.taxElection`,
+          label: 'Tax election',
+          kind: 'select',
+          required: true,
+          options: options(['C Corporation', 'S Corporation']),
+        };
   const titles = entityType === 'LLC' ? LLC_TITLES : CORP_TITLES;
   return [
     {
       legend: 'Your new company',
       rows: [
-        [{ name: `${p}.legalName`, label: 'Company name', kind: 'text', required: true, hint: entityType === 'LLC' ? 'Include LLC, e.g. Blue Fern LLC' : 'Include Inc. or Corp., e.g. Blue Fern Inc.' }],
+        [
+          {
+            name: `${p}.legalName`,
+            label: 'Company name',
+            kind: 'text',
+            required: true,
+            hint:
+              entityType === 'LLC' ? 'Include LLC, e.g. Blue Fern LLC' : 'Include Inc. or Corp., e.g. Blue Fern Inc.',
+          },
+        ],
         [management],
       ],
     },
@@ -77,10 +117,25 @@ export function formationCompanySections(entityType: 'LLC' | 'CORP'): Section[] 
     {
       legend: 'Officer of record',
       intro: 'The person who will be listed on the filing. Their address is the principal address.',
-      rows: [[
-        { name: `${p}.officers.0.firstName`, label: 'First name', kind: 'text', required: true, autocomplete: 'given-name' },
-        { name: `${p}.officers.0.lastName`, label: 'Last name', kind: 'text', required: true, autocomplete: 'family-name' },
-      ], [{ name: `${p}.officers.0.title`, label: 'Title', kind: 'select', required: true, options: options(titles) }]],
+      rows: [
+        [
+          {
+            name: `${p}.officers.0.firstName`,
+            label: 'First name',
+            kind: 'text',
+            required: true,
+            autocomplete: 'given-name',
+          },
+          {
+            name: `${p}.officers.0.lastName`,
+            label: 'Last name',
+            kind: 'text',
+            required: true,
+            autocomplete: 'family-name',
+          },
+        ],
+        [{ name: `${p}.officers.0.title`, label: 'Title', kind: 'select', required: true, options: options(titles) }],
+      ],
     },
   ];
 }
@@ -117,41 +172,145 @@ export function einSections(): Section[] {
           { name: `${p}.responsibleParty.lastName`, label: 'Last name', kind: 'text', required: true },
         ],
         [
-          { name: `${p}.responsibleParty.taxIdType`, label: 'Tax ID type', kind: 'select', required: true, options: options(['SSN', 'ITIN']) },
-          { name: `${p}.responsibleParty.taxId`, label: 'SSN or ITIN', kind: 'text', required: true, inputmode: 'numeric', placeholder: '123-45-6789', autocomplete: 'off', hint: 'Sent to the IRS only; we keep the last four digits.' },
+          {
+            name: `${p}.responsibleParty.taxIdType`,
+            label: 'Tax ID type',
+            kind: 'select',
+            required: true,
+            options: options(['SSN', 'ITIN']),
+          },
+          {
+            name: `${p}.responsibleParty.taxId`,
+            label: 'SSN or ITIN',
+            kind: 'text',
+            required: true,
+            inputmode: 'numeric',
+            placeholder: '123-45-6789',
+            autocomplete: 'off',
+            hint: 'Sent to the IRS only; we keep the last four digits.',
+          },
         ],
-        [{ name: `${p}.responsibleParty.title`, label: 'Role in the company', kind: 'text', required: true, placeholder: 'e.g. Managing Member' }],
+        [
+          {
+            name: `${p}.responsibleParty.title`,
+            label: 'Role in the company',
+            kind: 'text',
+            required: true,
+            placeholder: 'e.g. Managing Member',
+          },
+        ],
       ],
     },
     {
       legend: 'EIN: the business',
       rows: [
-        [{ name: `${p}.reasonForApplying`, label: 'Reason for applying', kind: 'select', required: true, options: options(EIN_REASONS, humanize), defaultValue: 'started_new_business' }],
+        [
+          {
+            name: `${p}.reasonForApplying`,
+            label: 'Reason for applying',
+            kind: 'select',
+            required: true,
+            options: options(EIN_REASONS, humanize),
+            defaultValue: 'started_new_business',
+          },
+        ],
         [{ name: `${p}.reasonForApplyingOther`, label: 'If other, describe the reason', kind: 'text' }],
-        [{ name: `${p}.principalActivity`, label: 'Principal activity', kind: 'select', required: true, options: options(EIN_PRINCIPAL_ACTIVITIES, humanize) }],
+        [
+          {
+            name: `${p}.principalActivity`,
+            label: 'Principal activity',
+            kind: 'select',
+            required: true,
+            options: options(EIN_PRINCIPAL_ACTIVITIES, humanize),
+          },
+        ],
         [{ name: `${p}.principalActivityOther`, label: 'If other, describe the activity', kind: 'text' }],
-        [{ name: `${p}.principalProductOrService`, label: 'Main product or service', kind: 'text', required: true, placeholder: 'e.g. Bookkeeping services' }],
+        [
+          {
+            name: `${p}.principalProductOrService`,
+            label: 'Main product or service',
+            kind: 'text',
+            required: true,
+            placeholder: 'e.g. Bookkeeping services',
+          },
+        ],
       ],
     },
     {
       legend: 'EIN: employees in the next 12 months',
       rows: [
         [
-          { name: `${p}.employees.agricultural`, label: 'Agricultural', kind: 'number', as: 'int', required: true, defaultValue: '0' },
-          { name: `${p}.employees.household`, label: 'Household', kind: 'number', as: 'int', required: true, defaultValue: '0' },
-          { name: `${p}.employees.other`, label: 'Other', kind: 'number', as: 'int', required: true, defaultValue: '0' },
+          {
+            name: `${p}.employees.agricultural`,
+            label: 'Agricultural',
+            kind: 'number',
+            as: 'int',
+            required: true,
+            defaultValue: '0',
+          },
+          {
+            name: `${p}.employees.household`,
+            label: 'Household',
+            kind: 'number',
+            as: 'int',
+            required: true,
+            defaultValue: '0',
+          },
+          {
+            name: `${p}.employees.other`,
+            label: 'Other',
+            kind: 'number',
+            as: 'int',
+            required: true,
+            defaultValue: '0',
+          },
         ],
-        [{ name: `${p}.firstWagesDate`, label: 'First date wages are paid', kind: 'date', hint: 'Only when you expect employees.' }],
+        [
+          {
+            name: `${p}.firstWagesDate`,
+            label: 'First date wages are paid',
+            kind: 'date',
+            hint: 'Only when you expect employees.',
+          },
+        ],
       ],
     },
     {
       legend: 'EIN: IRS questions',
       intro: 'Check any that apply to the business.',
       rows: [
-        [{ name: `${p}.irsQuestions.ownsHeavyHighwayVehicle`, label: 'Owns a highway vehicle of 55,000 lb or more', kind: 'checkbox', as: 'bool' }],
-        [{ name: `${p}.irsQuestions.involvesGambling`, label: 'Involves gambling or wagering', kind: 'checkbox', as: 'bool' }],
-        [{ name: `${p}.irsQuestions.filesExciseTaxForm720`, label: 'Needs to file Form 720 (federal excise tax)', kind: 'checkbox', as: 'bool' }],
-        [{ name: `${p}.irsQuestions.sellsAlcoholTobaccoOrFirearms`, label: 'Sells or makes alcohol, tobacco or firearms', kind: 'checkbox', as: 'bool' }],
+        [
+          {
+            name: `${p}.irsQuestions.ownsHeavyHighwayVehicle`,
+            label: 'Owns a highway vehicle of 55,000 lb or more',
+            kind: 'checkbox',
+            as: 'bool',
+          },
+        ],
+        [
+          {
+            name: `${p}.irsQuestions.involvesGambling`,
+            label: 'Involves gambling or wagering',
+            kind: 'checkbox',
+            as: 'bool',
+          },
+        ],
+        [
+          {
+            name: `${p}.irsQuestions.filesExciseTaxForm720`,
+            label: 'Needs to file Form 720 (federal excise tax)',
+            kind: 'checkbox',
+            as: 'bool',
+          },
+        ],
+        [
+          {
+            name: `${p}.irsQuestions.sellsAlcoholTobaccoOrFirearms`,
+            label: 'Sells or makes alcohol, tobacco or firearms',
+            kind: 'checkbox',
+            as: 'bool',
+          },
+        ],
       ],
     },
   ];
@@ -162,10 +321,36 @@ export const CARD_SECTION: Section = {
   legend: 'Payment',
   rows: [
     [{ name: 'card.name', label: 'Name on card', kind: 'text', required: true, autocomplete: 'cc-name' }],
-    [{ name: 'card.number', label: 'Card number', kind: 'text', required: true, autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '1234 1234 1234 1234' }],
     [
-      { name: 'card.exp', label: 'Expiry (MM/YY)', kind: 'text', required: true, autocomplete: 'cc-exp', placeholder: 'MM/YY', inputmode: 'numeric' },
-      { name: 'card.cvc', label: 'Security code', kind: 'text', required: true, autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: 'CVC' },
+      {
+        name: 'card.number',
+        label: 'Card number',
+        kind: 'text',
+        required: true,
+        autocomplete: 'cc-number',
+        inputmode: 'numeric',
+        placeholder: '1234 1234 1234 1234',
+      },
+    ],
+    [
+      {
+        name: 'card.exp',
+        label: 'Expiry (MM/YY)',
+        kind: 'text',
+        required: true,
+        autocomplete: 'cc-exp',
+        placeholder: 'MM/YY',
+        inputmode: 'numeric',
+      },
+      {
+        name: 'card.cvc',
+        label: 'Security code',
+        kind: 'text',
+        required: true,
+        autocomplete: 'cc-csc',
+        inputmode: 'numeric',
+        placeholder: 'CVC',
+      },
     ],
   ],
 };

@@ -32,17 +32,20 @@ export function bodyFromForm(sections: Section[], form: FormValues): Record<stri
 /** Sets `value` at a dotted path, creating objects (or arrays for numeric segments) on the way. */
 export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split('.');
-  let node: any = target;
+  // Arrays are indexed by their digit keys like objects, so one record view serves both.
+  let node = target;
   keys.slice(0, -1).forEach((key, i) => {
-    if (node[key] === undefined) node[key] = /^\d+$/.test(keys[i + 1]) ? [] : {};
-    node = node[key];
+    if (node[key] === undefined) node[key] = /^\d+$/.test(keys[i + 1]!) ? [] : {};
+    node = node[key] as Record<string, unknown>;
   });
-  node[keys[keys.length - 1]] = value;
+  node[keys[keys.length - 1]!] = value;
 }
 
 /** Reads a value at a dotted path, or undefined. */
 export function getPath(source: unknown, path: string): unknown {
-  return path.split('.').reduce<any>((node, key) => (node == null ? undefined : node[key]), source);
+  return path
+    .split('.')
+    .reduce<unknown>((node, key) => (node == null ? undefined : (node as Record<string, unknown>)[key]), source);
 }
 
 /**
@@ -64,7 +67,8 @@ export function readCard(form: FormValues, now = new Date()): { card: CardDetail
     expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
   }
   const endOfMonth = new Date(Date.UTC(expYear, expMonth, 1));
-  if (!exp || expMonth < 1 || expMonth > 12) errors.push({ field: 'card.exp', message: 'Enter the expiry date as MM/YY' });
+  if (!exp || expMonth < 1 || expMonth > 12)
+    errors.push({ field: 'card.exp', message: 'Enter the expiry date as MM/YY' });
   else if (endOfMonth <= now) errors.push({ field: 'card.exp', message: 'This card has expired' });
   if (!/^\d{3,4}$/.test(cvc)) errors.push({ field: 'card.cvc', message: 'Enter the 3 or 4 digit security code' });
   return { card: errors.length ? null : { name, number, expMonth, expYear, cvc }, errors };
@@ -72,6 +76,6 @@ export function readCard(form: FormValues, now = new Date()): { card: CardDetail
 
 /** Values to show again after a failed submit: everything except the card number and security code. */
 export function redisplayValues(form: FormValues): FormValues {
-  const { ['card.number']: _n, ['card.cvc']: _c, _csrf: _x, _checkout: _k, _total: _t, ...rest } = form;
+  const { 'card.number': _n, 'card.cvc': _c, _csrf: _x, _checkout: _k, _total: _t, ...rest } = form;
   return rest;
 }

@@ -1,7 +1,14 @@
 import type { TenantPrice, ProductType } from '../billing/pricing.js';
 import { FORMATION_STATES } from '../companies/company-rules.js';
 import type { CompanyRow } from './dashboard.repo.js';
-import { einSections, formationCompanySections, suppliedAgentSection, type Option, type Section, STATE_OPTIONS } from './checkout.fields.js';
+import {
+  einSections,
+  formationCompanySections,
+  suppliedAgentSection,
+  type Option,
+  type Section,
+  STATE_OPTIONS,
+} from './checkout.fields.js';
 import { bodyFromForm, getPath, setPath, type FormValues } from './checkout.forms.js';
 
 /*
@@ -12,10 +19,22 @@ import { bodyFromForm, getPath, setPath, type FormValues } from './checkout.form
  */
 
 /** A checkout product as it appears in dashboard URLs (DASH-4: every product the dashboard sells). */
-export type ProductKey = 'formation' | 'ein' | 'annual-report' | 'registered-agent' | 'foreign-qualification' | 'certificate-of-good-standing';
+export type ProductKey =
+  | 'formation'
+  | 'ein'
+  | 'annual-report'
+  | 'registered-agent'
+  | 'foreign-qualification'
+  | 'certificate-of-good-standing';
 
 /** The products sold for an existing company, in display order (formation makes a new company). */
-export const COMPANY_PRODUCTS: ProductKey[] = ['ein', 'annual-report', 'registered-agent', 'foreign-qualification', 'certificate-of-good-standing'];
+export const COMPANY_PRODUCTS: ProductKey[] = [
+  'ein',
+  'annual-report',
+  'registered-agent',
+  'foreign-qualification',
+  'certificate-of-good-standing',
+];
 
 /** Choices that change the price; chosen first (query string), then carried as hidden fields. */
 export interface CheckoutOptions {
@@ -42,22 +61,64 @@ export interface ProductInfo {
 
 /** Display data of every product but formation (formation packages come from tierInfo). */
 export const PRODUCT_INFO: Record<Exclude<ProductKey, 'formation'>, ProductInfo> = {
-  ein: { key: 'ein', title: 'EIN (federal tax ID)', blurb: 'We apply to the IRS for your Employer Identification Number.', priceTypes: ['ein'], priceNote: 'one time', includes: ['IRS Form SS-4 application', 'EIN confirmation letter'] },
-  'annual-report': { key: 'annual-report', title: 'Annual report', blurb: 'Stay in good standing: we file your state annual report.', priceTypes: ['annual_report'], priceNote: '+ state fee', includes: ['Prepared and filed with the state', 'Renews every year'] },
-  'registered-agent': { key: 'registered-agent', title: 'Registered agent', blurb: 'A registered agent accepts legal mail for your company.', priceTypes: ['registered_agent'], priceNote: 'per year', includes: ['Registered address in the state', 'Mail scanned to your dashboard'] },
-  'foreign-qualification': { key: 'foreign-qualification', title: 'Foreign qualification', blurb: 'Register your company to do business in another state.', priceTypes: ['foreign_qualification'], priceNote: '+ state fee', includes: ['Filed with the new state', 'Certificate of authority'] },
-  'certificate-of-good-standing': { key: 'certificate-of-good-standing', title: 'Certificate of good standing', blurb: 'Official proof from the state that your company is in good standing.', priceTypes: ['certificate_of_good_standing'], priceNote: 'one time', includes: ['Ordered from the state', 'PDF in your documents'] },
+  ein: {
+    key: 'ein',
+    title: 'EIN (federal tax ID)',
+    blurb: 'We apply to the IRS for your Employer Identification Number.',
+    priceTypes: ['ein'],
+    priceNote: 'one time',
+    includes: ['IRS Form SS-4 application', 'EIN confirmation letter'],
+  },
+  'annual-report': {
+    key: 'annual-report',
+    title: 'Annual report',
+    blurb: 'Stay in good standing: we file your state annual report.',
+    priceTypes: ['annual_report'],
+    priceNote: '+ state fee',
+    includes: ['Prepared and filed with the state', 'Renews every year'],
+  },
+  'registered-agent': {
+    key: 'registered-agent',
+    title: 'Registered agent',
+    blurb: 'A registered agent accepts legal mail for your company.',
+    priceTypes: ['registered_agent'],
+    priceNote: 'per year',
+    includes: ['Registered address in the state', 'Mail scanned to your dashboard'],
+  },
+  'foreign-qualification': {
+    key: 'foreign-qualification',
+    title: 'Foreign qualification',
+    blurb: 'Register your company to do business in another state.',
+    priceTypes: ['foreign_qualification'],
+    priceNote: '+ state fee',
+    includes: ['Filed with the new state', 'Certificate of authority'],
+  },
+  'certificate-of-good-standing': {
+    key: 'certificate-of-good-standing',
+    title: 'Certificate of good standing',
+    blurb: 'Official proof from the state that your company is in good standing.',
+    priceTypes: ['certificate_of_good_standing'],
+    priceNote: 'one time',
+    includes: ['Ordered from the state', 'PDF in your documents'],
+  },
 };
 
 /** Formation packages (BILL-11: tiers 2 and 3 add registered agent as its own subscription line). */
 export function tierInfo(tier: 1 | 2 | 3): ProductInfo {
-  const includes = ['State formation filing', tier === 1 ? 'You name your own registered agent' : 'Registered agent service, first year'];
+  const includes = [
+    'State formation filing',
+    tier === 1 ? 'You name your own registered agent' : 'Registered agent service, first year',
+  ];
   if (tier >= 2) includes.push('EIN (federal tax ID)');
   if (tier === 3) includes.push('DBA (trade name) filing');
   return {
     key: 'formation',
     title: ['Starter', 'Standard', 'Complete'][tier - 1],
-    blurb: ['Form your company.', 'Form your company with an EIN and a registered agent.', 'Everything in Standard, plus a DBA trade name.'][tier - 1],
+    blurb: [
+      'Form your company.',
+      'Form your company with an EIN and a registered agent.',
+      'Everything in Standard, plus a DBA trade name.',
+    ][tier - 1],
     priceTypes: tier === 1 ? ['formation_tier_1'] : [`formation_tier_${tier}` as ProductType, 'registered_agent'],
     priceNote: '+ state fee',
     includes,
@@ -78,17 +139,23 @@ export function isProductKey(v: string): v is ProductKey {
  * Reads the price-changing options from a query string or form, with defaults from the company.
  * Unknown values fall back to defaults (the page then shows what will actually be ordered).
  */
-export function readOptions(src: Record<string, unknown>, company: CompanyRow | null, enabledTiers: Array<1 | 2 | 3>, product?: ProductKey): CheckoutOptions {
+export function readOptions(
+  src: Record<string, unknown>,
+  company: CompanyRow | null,
+  enabledTiers: Array<1 | 2 | 3>,
+  product?: ProductKey,
+): CheckoutOptions {
   const str = (k: string) => (typeof src[k] === 'string' ? (src[k] as string) : '');
   let state = str('filingState').toUpperCase();
   // Foreign qualification is for another state than the formation state: default to the first other one.
-  if (product === 'foreign-qualification' && (!state || state === company?.formation_state)) state = FORMATION_STATES.find((s) => s !== company?.formation_state)!;
+  if (product === 'foreign-qualification' && (!state || state === company?.formation_state))
+    state = FORMATION_STATES.find((s) => s !== company?.formation_state)!;
   const tier = Number(str('tier'));
   const year = Number(str('filingYear'));
   const thisYear = new Date().getUTCFullYear();
   return {
-    filingState: (FORMATION_STATES as readonly string[]).includes(state) ? state : company?.formation_state ?? 'DE',
-    tier: (enabledTiers as number[]).includes(tier) ? (tier as 1 | 2 | 3) : enabledTiers[0] ?? 1,
+    filingState: (FORMATION_STATES as readonly string[]).includes(state) ? state : (company?.formation_state ?? 'DE'),
+    tier: (enabledTiers as number[]).includes(tier) ? (tier as 1 | 2 | 3) : (enabledTiers[0] ?? 1),
     entityType: str('entityType') === 'CORP' ? 'CORP' : 'LLC',
     filingYear: year === thisYear + 1 ? year : thisYear,
     agent: str('agent') === 'supply' ? 'supply' : 'order',
@@ -107,19 +174,69 @@ export function optionPairs(product: ProductKey, o: CheckoutOptions): Array<[str
 }
 
 /** The option pickers shown above a product form (a GET form: changing them re-prices the page). */
-export function optionControls(product: ProductKey, o: CheckoutOptions, enabledTiers: Array<1 | 2 | 3>, company: CompanyRow | null) {
+export function optionControls(
+  product: ProductKey,
+  o: CheckoutOptions,
+  enabledTiers: Array<1 | 2 | 3>,
+  company: CompanyRow | null,
+) {
   const thisYear = new Date().getUTCFullYear();
   const controls: Array<{ name: string; label: string; options: Option[]; value: string }> = [];
   if (product === 'formation') {
-    controls.push({ name: 'tier', label: 'Package', value: String(o.tier), options: enabledTiers.map((t) => ({ value: String(t), label: tierInfo(t).title })) });
-    controls.push({ name: 'entityType', label: 'Company type', value: o.entityType, options: [{ value: 'LLC', label: 'LLC' }, { value: 'CORP', label: 'Corporation' }] });
+    controls.push({
+      name: 'tier',
+      label: 'Package',
+      value: String(o.tier),
+      options: enabledTiers.map((t) => ({ value: String(t), label: tierInfo(t).title })),
+    });
+    controls.push({
+      name: 'entityType',
+      label: 'Company type',
+      value: o.entityType,
+      options: [
+        { value: 'LLC', label: 'LLC' },
+        { value: 'CORP', label: 'Corporation' },
+      ],
+    });
   }
-  const stateLabel = product === 'formation' ? 'State of formation' : product === 'foreign-qualification' ? 'State to qualify in' : 'State';
-  const states = product === 'foreign-qualification' ? STATE_OPTIONS.filter((s) => s.value !== company?.formation_state) : STATE_OPTIONS;
+  const stateLabel =
+    product === 'formation'
+      ? 'State of formation'
+      : product === 'foreign-qualification'
+        ? 'State to qualify in'
+        : 'State';
+  const states =
+    product === 'foreign-qualification'
+      ? STATE_OPTIONS.filter((s) => s.value !== company?.formation_state)
+      : STATE_OPTIONS;
   controls.push({ name: 'filingState', label: stateLabel, value: o.filingState, options: states });
-  if (product === 'annual-report') controls.push({ name: 'filingYear', label: 'Report year', value: String(o.filingYear), options: [thisYear, thisYear + 1].map((y) => ({ value: String(y), label: String(y) })) });
-  if (product === 'foreign-qualification') controls.push({ name: 'agent', label: 'Registered agent in that state', value: o.agent, options: [{ value: 'order', label: 'Add our registered agent service' }, { value: 'supply', label: 'I have an agent there' }] });
-  if (product === 'registered-agent') controls.push({ name: 'changeOfAgent', label: 'Appointment', value: String(o.changeOfAgent), options: [{ value: 'false', label: 'New registered agent' }, { value: 'true', label: 'Replace my current agent' }] });
+  if (product === 'annual-report')
+    controls.push({
+      name: 'filingYear',
+      label: 'Report year',
+      value: String(o.filingYear),
+      options: [thisYear, thisYear + 1].map((y) => ({ value: String(y), label: String(y) })),
+    });
+  if (product === 'foreign-qualification')
+    controls.push({
+      name: 'agent',
+      label: 'Registered agent in that state',
+      value: o.agent,
+      options: [
+        { value: 'order', label: 'Add our registered agent service' },
+        { value: 'supply', label: 'I have an agent there' },
+      ],
+    });
+  if (product === 'registered-agent')
+    controls.push({
+      name: 'changeOfAgent',
+      label: 'Appointment',
+      value: String(o.changeOfAgent),
+      options: [
+        { value: 'false', label: 'New registered agent' },
+        { value: 'true', label: 'Replace my current agent' },
+      ],
+    });
   return controls;
 }
 
@@ -130,13 +247,29 @@ export function productSections(product: ProductKey, o: CheckoutOptions, activeA
       const sections = formationCompanySections(o.entityType);
       if (o.tier === 1) sections.push(suppliedAgentSection('formation.registeredAgent', o.filingState));
       if (o.tier >= 2) sections.push(...einSections());
-      if (o.tier === 3) sections.push({ legend: 'DBA (trade name)', rows: [[{ name: 'dbaName', label: 'Trade name to register', kind: 'text', required: true, hint: 'The name you will do business under.' }]] });
+      if (o.tier === 3)
+        sections.push({
+          legend: 'DBA (trade name)',
+          rows: [
+            [
+              {
+                name: 'dbaName',
+                label: 'Trade name to register',
+                kind: 'text',
+                required: true,
+                hint: 'The name you will do business under.',
+              },
+            ],
+          ],
+        });
       return sections;
     }
     case 'ein':
       return einSections();
     case 'foreign-qualification':
-      return o.agent === 'supply' && !activeAgentInState ? [suppliedAgentSection('foreignQualification.registeredAgent', o.filingState)] : [];
+      return o.agent === 'supply' && !activeAgentInState
+        ? [suppliedAgentSection('foreignQualification.registeredAgent', o.filingState)]
+        : [];
     default:
       return [];
   }
@@ -147,7 +280,15 @@ export function productSections(product: ProductKey, o: CheckoutOptions, activeA
  * Fixed values the customer is not asked for are filled in here (US addresses, the officer's address,
  * the agent's state = filingState, tier 2-3 ordering registered agent service).
  */
-export function buildOrderBody(product: Exclude<ProductKey, 'certificate-of-good-standing'>, o: CheckoutOptions, form: FormValues, sections: Section[], userId: string, companyId: string | null, activeAgentInState: boolean) {
+export function buildOrderBody(
+  product: Exclude<ProductKey, 'certificate-of-good-standing'>,
+  o: CheckoutOptions,
+  form: FormValues,
+  sections: Section[],
+  userId: string,
+  companyId: string | null,
+  activeAgentInState: boolean,
+) {
   const body: Record<string, unknown> = { userId, filingState: o.filingState, ...bodyFromForm(sections, form) };
   if (companyId) body.companyId = companyId;
   const dbaName = typeof body.dbaName === 'string' ? body.dbaName : undefined;
@@ -156,7 +297,8 @@ export function buildOrderBody(product: Exclude<ProductKey, 'certificate-of-good
     const c = 'formation.company';
     setPath(body, `${c}.entityType`, o.entityType);
     setPath(body, `${c}.principalAddress.country`, 'US');
-    if (!getPath(body, `${c}.mailingAddress.line1`)) setPath(body, `${c}.mailingAddress`, getPath(body, `${c}.principalAddress`));
+    if (!getPath(body, `${c}.mailingAddress.line1`))
+      setPath(body, `${c}.mailingAddress`, getPath(body, `${c}.principalAddress`));
     else setPath(body, `${c}.mailingAddress.country`, 'US');
     setPath(body, `${c}.officers.0.type`, 'PERSON');
     setPath(body, `${c}.officers.0.isPrimary`, true);
@@ -168,7 +310,8 @@ export function buildOrderBody(product: Exclude<ProductKey, 'certificate-of-good
   if (product === 'registered-agent') body.registeredAgent = { isChangeOfAgent: o.changeOfAgent };
   if (product === 'foreign-qualification') {
     if (o.agent === 'order' && !activeAgentInState) body.registeredAgent = { isChangeOfAgent: false };
-    if (getPath(body, 'foreignQualification.registeredAgent')) agentFixed(body, 'foreignQualification.registeredAgent', o.filingState);
+    if (getPath(body, 'foreignQualification.registeredAgent'))
+      agentFixed(body, 'foreignQualification.registeredAgent', o.filingState);
     else body.foreignQualification = true;
   }
   return { body, pricing: { formationTier: product === 'formation' ? o.tier : undefined, dbaName } };

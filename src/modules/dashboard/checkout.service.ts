@@ -7,13 +7,26 @@ import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billi
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
 import { OrderBody, type OrderBodyInput } from '../orders/orders.schemas.js';
-import { checkOrderFacts, orderRuleErrors, planOrder, type OrderFacts, type PricedLine } from '../orders/orders.service.js';
+import {
+  checkOrderFacts,
+  orderRuleErrors,
+  planOrder,
+  type OrderFacts,
+  type PricedLine,
+} from '../orders/orders.service.js';
 import { paymentProviderFor, recordPayment } from '../payments/payments.service.js';
 import { certificateLine } from './certificate-orders.js';
 import { countFailedAttempt } from './checkout-forms.js';
 import type { CompanyRow } from './dashboard.repo.js';
 import { readCard } from './checkout.forms.js';
-import { guardForm, placeCheckoutIntent, type Billing, type CheckoutOutcome, type CheckoutSubmit, type PlacementIntent } from './checkout-placement.js';
+import {
+  guardForm,
+  placeCheckoutIntent,
+  type Billing,
+  type CheckoutOutcome,
+  type CheckoutSubmit,
+  type PlacementIntent,
+} from './checkout-placement.js';
 import { startHostedCheckout } from './hosted-checkout.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
 
@@ -44,13 +57,23 @@ export function loadPrices(db: Db, tenant: Tenant) {
  * Why a product cannot be bought for this company right now, in words for the customer, or null.
  * (The same rules are enforced again when the order is placed.)
  */
-export async function unavailableReason(db: Db, tenant: Tenant, product: ProductKey, company: CompanyRow | null, o: CheckoutOptions): Promise<string | null> {
+export async function unavailableReason(
+  db: Db,
+  tenant: Tenant,
+  product: ProductKey,
+  company: CompanyRow | null,
+  o: CheckoutOptions,
+): Promise<string | null> {
   if (!company) return null;
-  if (product === 'ein' && (company.ein || (await findEinOrder(db, tenant, company.id)))) return 'This company already has an EIN, or one is on the way.';
+  if (product === 'ein' && (company.ein || (await findEinOrder(db, tenant, company.id))))
+    return 'This company already has an EIN, or one is on the way.';
   if (product === 'foreign-qualification') {
-    if (!company.formation_state) return 'The company\'s state of formation is not on file yet, so it cannot qualify in another state.';
-    if (o.filingState === company.formation_state) return `The company was formed in ${o.filingState}; choose another state to qualify in.`;
-    if (await findPaidQualification(db, tenant, company.id, o.filingState)) return `The company is already qualified (or being qualified) in ${o.filingState}.`;
+    if (!company.formation_state)
+      return "The company's state of formation is not on file yet, so it cannot qualify in another state.";
+    if (o.filingState === company.formation_state)
+      return `The company was formed in ${o.filingState}; choose another state to qualify in.`;
+    if (await findPaidQualification(db, tenant, company.id, o.filingState))
+      return `The company is already qualified (or being qualified) in ${o.filingState}.`;
   }
   // Our service already is the agent there: a new appointment or a change of agent to us would be a no-op
   // (ORD-RA-4, DASH-5), so neither is offered for a price.
@@ -61,7 +84,12 @@ export async function unavailableReason(db: Db, tenant: Tenant, product: Product
 }
 
 /** True when the company has active registered agent service in the state (foreign qualification can use it). */
-export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow | null, state: string): Promise<boolean> {
+export async function hasActiveAgent(
+  db: Db,
+  tenant: Tenant,
+  company: CompanyRow | null,
+  state: string,
+): Promise<boolean> {
   return !!company && !!(await findActiveRegisteredAgent(db, tenant, company.id, state));
 }
 
@@ -70,7 +98,15 @@ export async function hasActiveAgent(db: Db, tenant: Tenant, company: CompanyRow
  * places the order (formation tier + registered agent for tiers 2-3, state fees as their own lines: BILL-11).
  * @throws ValidationError as planOrder does (e.g. a filingState without a fee schedule).
  */
-export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, o: CheckoutOptions, company: CompanyRow | null, billing: Billing, activeAgent: boolean): Promise<PricedLine[]> {
+export async function summaryLines(
+  db: Db,
+  tenant: Tenant,
+  product: ProductKey,
+  o: CheckoutOptions,
+  company: CompanyRow | null,
+  billing: Billing,
+  activeAgent: boolean,
+): Promise<PricedLine[]> {
   if (product === 'certificate-of-good-standing') return [await certificateLine(db, tenant, o.filingState, billing)];
   const { body, pricing } = buildOrderBody(product, o, {}, [], 'user_preview', company?.id ?? null, activeAgent);
   // The planner only reads which products are present; a minimal ein object stands for the real one.
@@ -87,11 +123,18 @@ export async function summaryLines(db: Db, tenant: Tenant, product: ProductKey, 
     formationState: company?.formation_state ?? o.filingState,
     activeAgent: activeAgent && company ? await findActiveRegisteredAgent(db, tenant, company.id, o.filingState) : null,
   };
-  const plan = await planOrder(db, tenant, body as unknown as OrderBodyInput, facts, { ...pricing, dbaName: 'preview', billing });
+  const plan = await planOrder(db, tenant, body as unknown as OrderBodyInput, facts, {
+    ...pricing,
+    dbaName: 'preview',
+    billing,
+  });
   return plan.lines;
 }
 
-type PlaceFn = (tx: Db, idempotencyKey: string | undefined) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
+type PlaceFn = (
+  tx: Db,
+  idempotencyKey: string | undefined,
+) => Promise<{ groupId: string | null; companyId: string; totalCents: number }>;
 
 /**
  * Validates the form, then places the order: from the balance (organization billing) or after charging the
@@ -108,7 +151,15 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   let body: OrderBodyInput | null = null;
   let pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } = {};
   if (s.product !== 'certificate-of-good-standing') {
-    const built = buildOrderBody(s.product, s.options, s.form, productSections(s.product, s.options, s.activeAgent), s.userId, s.company?.id ?? null, s.activeAgent);
+    const built = buildOrderBody(
+      s.product,
+      s.options,
+      s.form,
+      productSections(s.product, s.options, s.activeAgent),
+      s.userId,
+      s.company?.id ?? null,
+      s.activeAgent,
+    );
     pricing = built.pricing;
     try {
       body = validated(OrderBody, built.body, [orderRuleErrors]);
@@ -117,7 +168,8 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
       if (!(err instanceof ValidationError)) throw err;
       errors.push(...err.errors);
     }
-    if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName) errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
+    if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName)
+      errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
   }
   const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, s.tenant.environment) : null;
   // A hosted payment page takes the card on the provider's site: no card fields here (PAY-2).
@@ -145,25 +197,53 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   }
 }
 
-async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNullable<ReturnType<typeof readCard>['card']>, body: OrderBodyInput | null, pricing: object, place: PlaceFn): Promise<CheckoutOutcome> {
+async function chargeAndPlace(
+  ctx: AppContext,
+  s: CheckoutSubmit,
+  card: NonNullable<ReturnType<typeof readCard>['card']>,
+  body: OrderBodyInput | null,
+  pricing: object,
+  place: PlaceFn,
+): Promise<CheckoutOutcome> {
   const provider = paymentProviderFor(ctx.config, s.tenant.environment);
-  if (!provider || provider.kind !== 'card') return { ok: false, errors: [], message: 'Card payment is not available yet. Please contact us to place this order.' };
+  if (provider?.kind !== 'card')
+    return {
+      ok: false,
+      errors: [],
+      message: 'Card payment is not available yet. Please contact us to place this order.',
+    };
   const payment = { provider: provider.name, userId: s.userId, companyId: s.company?.id ?? null };
-  // Set while a succeeded charge is neither kept by a committed order nor refunded (only a failing COMMIT leaves it set).
+  // Set while a succeeded charge is neither kept by a committed order nor refunded (only a failing COMMIT leaves it
+  // set).
   let unsettled: { reference: string; amountCents: number; cardLast4: string } | null = null;
   const result = await withTransaction(ctx.pool, async (tx): Promise<CheckoutOutcome | { rethrow: unknown }> => {
     const form = await guardForm(tx, s);
     if ('outcome' in form) return form.outcome;
     const totalCents = body
-      ? (await planOrder(tx, s.tenant, body, await checkOrderFacts(tx, s.tenant, body), { ...pricing, billing: 'checkout' })).totalCents
+      ? (
+          await planOrder(tx, s.tenant, body, await checkOrderFacts(tx, s.tenant, body), {
+            ...pricing,
+            billing: 'checkout',
+          })
+        ).totalCents
       : (await certificateLine(tx, s.tenant, s.options.filingState, 'checkout')).amountCents;
     if (s.expectedTotalCents != null && s.expectedTotalCents !== totalCents) {
-      return { ok: false, errors: [], message: 'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.' };
+      return {
+        ok: false,
+        errors: [],
+        message:
+          'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.',
+      };
     }
     // One form + attempt is one charge at the provider (a retry after a crash mid-charge is the same charge);
     // a decline or a refund counts a failed attempt (committed with it), so the next submit is a new charge.
     const chargeKey = form.key ? `${form.key}:${form.attempts}` : randomUUID();
-    const charge = await provider.charge({ amountCents: totalCents, card, description: `${s.organization.name} order`, idempotencyKey: chargeKey });
+    const charge = await provider.charge({
+      amountCents: totalCents,
+      card,
+      description: `${s.organization.name} order`,
+      idempotencyKey: chargeKey,
+    });
     const paid = { ...payment, amountCents: totalCents, cardLast4: charge.cardLast4 };
     if (charge.status === 'declined') {
       await recordPayment(tx, s.tenant, { ...paid, status: 'declined', failureMessage: charge.message });
@@ -173,25 +253,56 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
     await savepoint(tx, 'checkout_place');
     try {
       const placed = await place(tx, form.key);
-      if (!placed.groupId) throw new AppError('conflict', 'This service is already active for the company. You have not been charged.');
+      if (!placed.groupId)
+        throw new AppError('conflict', 'This service is already active for the company. You have not been charged.');
       // Prices may change between the charge and the insert; never keep an order for a different amount.
-      if (placed.totalCents !== totalCents) throw new AppError('conflict', 'Prices changed while you were paying. You have not been charged; please review the new total and try again.');
-      await recordPayment(tx, s.tenant, { ...paid, status: 'succeeded', providerReference: charge.reference, groupId: placed.groupId, companyId: placed.companyId });
+      if (placed.totalCents !== totalCents)
+        throw new AppError(
+          'conflict',
+          'Prices changed while you were paying. You have not been charged; please review the new total and try again.',
+        );
+      await recordPayment(tx, s.tenant, {
+        ...paid,
+        status: 'succeeded',
+        providerReference: charge.reference,
+        groupId: placed.groupId,
+        companyId: placed.companyId,
+      });
       unsettled = { reference: charge.reference, amountCents: totalCents, cardLast4: charge.cardLast4 };
       return placedOutcome(placed);
     } catch (err) {
-      // Give the money back and keep the record of it (and the spent attempt) in the same commit that releases the form.
+      // Give the money back and keep the record of it (and the spent attempt) in the same commit that releases the
+      // form.
       await rollbackToSavepoint(tx, 'checkout_place');
-      await provider.refund({ reference: charge.reference, amountCents: totalCents, idempotencyKey: `${chargeKey}:refund` });
-      await recordPayment(tx, s.tenant, { ...paid, status: 'refunded', providerReference: charge.reference, failureMessage: err instanceof Error ? err.message.slice(0, 300) : null });
+      await provider.refund({
+        reference: charge.reference,
+        amountCents: totalCents,
+        idempotencyKey: `${chargeKey}:refund`,
+      });
+      await recordPayment(tx, s.tenant, {
+        ...paid,
+        status: 'refunded',
+        providerReference: charge.reference,
+        failureMessage: err instanceof Error ? err.message.slice(0, 300) : null,
+      });
       if (s.formToken) await countFailedAttempt(tx, s.formToken);
       return err instanceof AppError ? refusal(err, s.organization) : { rethrow: err };
     }
   }).catch(async (err) => {
     const c = unsettled as { reference: string; amountCents: number; cardLast4: string } | null;
     if (c) {
-      await provider.refund({ reference: c.reference, amountCents: c.amountCents, idempotencyKey: `${c.reference}:refund` });
-      await recordPayment(ctx.pool, s.tenant, { ...payment, ...c, status: 'refunded', providerReference: c.reference, failureMessage: 'the order could not be saved' });
+      await provider.refund({
+        reference: c.reference,
+        amountCents: c.amountCents,
+        idempotencyKey: `${c.reference}:refund`,
+      });
+      await recordPayment(ctx.pool, s.tenant, {
+        ...payment,
+        ...c,
+        status: 'refunded',
+        providerReference: c.reference,
+        failureMessage: 'the order could not be saved',
+      });
     }
     throw err;
   });
@@ -200,7 +311,12 @@ async function chargeAndPlace(ctx: AppContext, s: CheckoutSubmit, card: NonNulla
 }
 
 function placedOutcome(placed: { groupId: string | null; companyId: string }): CheckoutOutcome {
-  if (!placed.groupId) return { ok: false, errors: [], message: 'This service is already active for the company; nothing was ordered or charged.' };
+  if (!placed.groupId)
+    return {
+      ok: false,
+      errors: [],
+      message: 'This service is already active for the company; nothing was ordered or charged.',
+    };
   return { ok: true, companyId: placed.companyId, groupId: placed.groupId };
 }
 
@@ -208,7 +324,11 @@ function placedOutcome(placed: { groupId: string | null; companyId: string }): C
 function refusal(err: unknown, organization: OrganizationRow): CheckoutOutcome {
   if (!(err instanceof AppError)) throw err;
   if (err.code === 'insufficient_balance') {
-    return { ok: false, errors: [], message: `This order cannot be placed right now. Please contact ${organization.name}.` };
+    return {
+      ok: false,
+      errors: [],
+      message: `This order cannot be placed right now. Please contact ${organization.name}.`,
+    };
   }
   const errors = (err.extra.errors as FieldError[] | undefined) ?? [];
   return { ok: false, errors, message: errors.length ? null : err.message };

@@ -17,8 +17,14 @@ import { renderMessage } from './web.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VIEWS_DIR = path.join(HERE, 'views');
 const ASSETS: Record<string, { type: string; body: Buffer }> = {
-  'dashboard.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(HERE, 'assets', 'dashboard.css')) },
-  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(HERE, 'assets', 'dashboard.js')) },
+  'dashboard.css': {
+    type: 'text/css; charset=utf-8',
+    body: fs.readFileSync(path.join(HERE, 'assets', 'dashboard.css')),
+  },
+  'dashboard.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: fs.readFileSync(path.join(HERE, 'assets', 'dashboard.js')),
+  },
 };
 const HOST_CONSTRAINT = 'dashboardHost';
 
@@ -42,17 +48,29 @@ export const dashboardWeb: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
 };
 
 /** The route handler a constraint strategy's storage keeps, as Fastify's router declares it. */
-type ConstrainedHandler = Parameters<ReturnType<Parameters<FastifyInstance['addConstraintStrategy']>[0]['storage']>['set']>[1];
+type ConstrainedHandler = Parameters<
+  ReturnType<Parameters<FastifyInstance['addConstraintStrategy']>[0]['storage']>['set']
+>[1];
 
 // Routes of the white-label mount carry a Host constraint so they never shadow other root routes on the
 // service's own hosts. The constraint is a cheap filter; the organization is looked up per request.
 function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
-  const ownHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...[ctx.config.liveBaseUrl, ctx.config.testBaseUrl, ctx.config.dashboardBaseUrl, ctx.config.consoleBaseUrl].map((u) => new URL(u).hostname)]);
+  const ownHosts = new Set([
+    'localhost',
+    '127.0.0.1',
+    '[::1]',
+    ...[ctx.config.liveBaseUrl, ctx.config.testBaseUrl, ctx.config.dashboardBaseUrl, ctx.config.consoleBaseUrl].map(
+      (u) => new URL(u).hostname,
+    ),
+  ]);
   app.addConstraintStrategy({
     name: HOST_CONSTRAINT,
     storage() {
       const map = new Map<unknown, ConstrainedHandler>();
-      return { get: (k: unknown) => map.get(k) ?? null, set: (k: unknown, v: ConstrainedHandler) => void map.set(k, v) };
+      return {
+        get: (k: unknown) => map.get(k) ?? null,
+        set: (k: unknown, v: ConstrainedHandler) => void map.set(k, v),
+      };
     },
     deriveConstraint(req: { headers: Record<string, string | string[] | undefined> }) {
       const host = hostnameOf(req.headers, ctx.config.trustProxy);
@@ -65,7 +83,10 @@ function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
 /** Lower-case host name of a request without the port (X-Forwarded-Host first when TRUST_PROXY is on). */
 function hostnameOf(headers: Record<string, string | string[] | undefined>, trustProxy: boolean): string | null {
   const forwarded = trustProxy ? headers['x-forwarded-host'] : undefined;
-  const raw = String(forwarded ?? headers.host ?? '').split(',')[0].trim().toLowerCase();
+  const raw = String(forwarded ?? headers.host ?? '')
+    .split(',')[0]
+    .trim()
+    .toLowerCase();
   if (!raw) return null;
   return raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
 }
@@ -78,7 +99,11 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   }
   await site.register(fastifyCookie);
   await site.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
-  await site.register(fastifyView, { engine: { eta: new Eta({ views: VIEWS_DIR, cache: true }) }, root: VIEWS_DIR, production: true });
+  await site.register(fastifyView, {
+    engine: { eta: new Eta({ views: VIEWS_DIR, cache: true }) },
+    root: VIEWS_DIR,
+    production: true,
+  });
 
   site.decorateRequest('dashboardSite', null as never);
   site.decorateRequest('signedIn', null as never);
@@ -88,8 +113,14 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
     if (whiteLabel && !hostOrganization) return reply.callNotFound();
     request.dashboardSite = { basePath, hostOrganization, host };
     // form-action also covers where a form's response redirects: checkout goes on to Stripe's payment page (PAY-2).
-    reply.header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').header('referrer-policy', 'same-origin')
-      .header('content-security-policy', "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'");
+    reply
+      .header('x-frame-options', 'DENY')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin')
+      .header(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; form-action 'self' https://checkout.stripe.com; frame-ancestors 'none'; base-uri 'none'",
+      );
   });
   site.setErrorHandler((err, request, reply) => renderError(err, request, reply));
 
@@ -107,9 +138,20 @@ function renderError(err: unknown, request: FastifyRequest, reply: Parameters<ty
   const status = err instanceof AppError ? err.status : ((err as { statusCode?: number }).statusCode ?? 500);
   if (status >= 500) {
     request.log.error({ err }, 'dashboard request failed');
-    return renderMessage(reply, request, 500, 'Something went wrong', `Please try again in a moment. If it keeps happening, quote reference ${request.id}.`);
+    return renderMessage(
+      reply,
+      request,
+      500,
+      'Something went wrong',
+      `Please try again in a moment. If it keeps happening, quote reference ${request.id}.`,
+    );
   }
   request.log.info({ status }, 'dashboard request refused');
-  const message = err instanceof AppError ? err.message : status === 415 ? 'This form could not be read.' : 'The request could not be processed.';
+  const message =
+    err instanceof AppError
+      ? err.message
+      : status === 415
+        ? 'This form could not be read.'
+        : 'The request could not be processed.';
   return renderMessage(reply, request, status, 'We could not do that', message);
 }

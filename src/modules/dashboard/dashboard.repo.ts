@@ -21,13 +21,24 @@ export interface OrderRow extends OrderSummaryRow {
 }
 
 /** A document as the company page lists it (the documents module's row without the tenant, storage and uploader). */
-export type DocumentRow = Pick<StoredDocumentRow, 'id' | 'company_id' | 'order_id' | 'document_type' | 'file_name' | 'file_type' | 'size_bytes' | 'created_at'>;
+export type DocumentRow = Pick<
+  StoredDocumentRow,
+  'id' | 'company_id' | 'order_id' | 'document_type' | 'file_name' | 'file_type' | 'size_bytes' | 'created_at'
+>;
 
 const ADMIN_OF = `EXISTS (SELECT 1 FROM company_admins a WHERE a.company_id = c.id AND a.user_id = $3)`;
 
 /** The signed-in user's name and email, or null when the user is not in the tenant. */
-export function findUser(db: Db, tenant: Tenant, userId: string): Promise<{ id: string; full_name: string; email: string } | null> {
-  return one(db, 'SELECT id, full_name, email FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [userId, tenant.organizationId, tenant.environment]);
+export function findUser(
+  db: Db,
+  tenant: Tenant,
+  userId: string,
+): Promise<{ id: string; full_name: string; email: string } | null> {
+  return one(db, 'SELECT id, full_name, email FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [
+    userId,
+    tenant.organizationId,
+    tenant.environment,
+  ]);
 }
 
 /**
@@ -41,7 +52,12 @@ export interface ListPage {
 }
 
 /** The user's companies (those they administer), by name, with counts of open orders and exceptions (one page, limit + 1 rows). */
-export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string, page: ListPage): Promise<CompanySummaryRow[]> {
+export function listCompaniesForUser(
+  db: Db,
+  tenant: Tenant,
+  userId: string,
+  page: ListPage,
+): Promise<CompanySummaryRow[]> {
   return many<CompanySummaryRow>(
     db,
     `SELECT c.*,
@@ -56,7 +72,12 @@ export function listCompaniesForUser(db: Db, tenant: Tenant, userId: string, pag
 }
 
 /** One company of the tenant the user administers, or null (not theirs answers like not found). */
-export function findCompanyForUser(db: Db, tenant: Tenant, userId: string, companyId: string): Promise<CompanyRow | null> {
+export function findCompanyForUser(
+  db: Db,
+  tenant: Tenant,
+  userId: string,
+  companyId: string,
+): Promise<CompanyRow | null> {
   return one<CompanyRow>(
     db,
     `SELECT c.* FROM companies c WHERE c.id = $4 AND c.organization_id = $1 AND c.environment = $2 AND ${ADMIN_OF}`,
@@ -99,7 +120,12 @@ export function listOrdersOfGroup(db: Db, tenant: Tenant, companyId: string, gro
 }
 
 /** A company's documents, newest first (one page, limit + 1 rows). */
-export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: string, page: ListPage): Promise<DocumentRow[]> {
+export function listDocumentsForCompany(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  page: ListPage,
+): Promise<DocumentRow[]> {
   return many<DocumentRow>(
     db,
     `SELECT id, company_id, order_id, document_type, file_name, file_type, size_bytes, created_at FROM documents d
@@ -111,7 +137,12 @@ export function listDocumentsForCompany(db: Db, tenant: Tenant, companyId: strin
 }
 
 /** A document of a company the user administers, or null. */
-export function findDocumentForUser(db: Db, tenant: Tenant, userId: string, documentId: string): Promise<(DocumentRow & Pick<StoredDocumentRow, 'storage_key'>) | null> {
+export function findDocumentForUser(
+  db: Db,
+  tenant: Tenant,
+  userId: string,
+  documentId: string,
+): Promise<(DocumentRow & Pick<StoredDocumentRow, 'storage_key'>) | null> {
   return one(
     db,
     `SELECT d.id, d.company_id, d.order_id, d.document_type, d.file_name, d.file_type, d.size_bytes, d.created_at, d.storage_key
@@ -145,8 +176,24 @@ export async function insertSession(tx: Db, s: NewSessionRow): Promise<void> {
  * Touches the idle timer of a live session (not revoked, not expired, seen within `idleSeconds`) and returns it;
  * null otherwise.
  */
-export function touchLiveSession(db: Db, idHash: string, idleSeconds: number): Promise<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string } | null> {
-  return one<{ id_hash: string; organization_id: string; environment: Environment; user_id: string; csrf_token: string }>(
+export function touchLiveSession(
+  db: Db,
+  idHash: string,
+  idleSeconds: number,
+): Promise<{
+  id_hash: string;
+  organization_id: string;
+  environment: Environment;
+  user_id: string;
+  csrf_token: string;
+} | null> {
+  return one<{
+    id_hash: string;
+    organization_id: string;
+    environment: Environment;
+    user_id: string;
+    csrf_token: string;
+  }>(
     db,
     `UPDATE dashboard_sessions SET last_seen_at = now()
       WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
@@ -157,11 +204,18 @@ export function touchLiveSession(db: Db, idHash: string, idleSeconds: number): P
 
 /** Revokes a dashboard session (kept revoked when it already was). */
 export async function revokeSessionRow(db: Db, idHash: string): Promise<void> {
-  await db.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [idHash]);
+  await db.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [
+    idHash,
+  ]);
 }
 
 /** Stores the sha256 of a checkout form token issued to the session (table checkout_forms). */
-export async function insertCheckoutForm(db: Db, tokenHash: string, sessionIdHash: string, tenant: Tenant): Promise<void> {
+export async function insertCheckoutForm(
+  db: Db,
+  tokenHash: string,
+  sessionIdHash: string,
+  tenant: Tenant,
+): Promise<void> {
   await db.query(
     `INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
     [tokenHash, sessionIdHash, tenant.organizationId, tenant.environment],
@@ -169,7 +223,11 @@ export async function insertCheckoutForm(db: Db, tokenHash: string, sessionIdHas
 }
 
 /** Locks the form token's row (FOR UPDATE) if it was issued to the session; its failed attempts so far, or null. */
-export function lockCheckoutFormRow(tx: Db, tokenHash: string, sessionIdHash: string): Promise<{ attempts: number } | null> {
+export function lockCheckoutFormRow(
+  tx: Db,
+  tokenHash: string,
+  sessionIdHash: string,
+): Promise<{ attempts: number } | null> {
   return one<{ attempts: number }>(
     tx,
     'SELECT attempts FROM checkout_forms WHERE token_hash = $1 AND session_id_hash = $2 FOR UPDATE',

@@ -20,12 +20,17 @@ export function cursorOf(query: unknown, name: string): string | null {
 
 /** Splits `limit + 1` fetched rows into the page and the cursor of the next page (null on the last). */
 function paged<R extends { id: string }>(rows: R[]): { rows: R[]; next: string | null } {
-  return rows.length > PAGE_SIZE ? { rows: rows.slice(0, PAGE_SIZE), next: rows[PAGE_SIZE - 1]!.id } : { rows, next: null };
+  return rows.length > PAGE_SIZE
+    ? { rows: rows.slice(0, PAGE_SIZE), next: rows[PAGE_SIZE - 1]!.id }
+    : { rows, next: null };
 }
 
 /** The companies page: one page of the user's companies after `after` and the tenant's prices (cents). */
 export async function companiesPage(db: Db, session: DashboardSession, after: string | null) {
-  const [rows, prices] = await Promise.all([repo.listCompaniesForUser(db, session.tenant, session.userId, { limit: PAGE_SIZE, after }), loadPrices(db, session.tenant)]);
+  const [rows, prices] = await Promise.all([
+    repo.listCompaniesForUser(db, session.tenant, session.userId, { limit: PAGE_SIZE, after }),
+    loadPrices(db, session.tenant),
+  ]);
   return { companies: paged(rows), prices };
 }
 
@@ -38,12 +43,26 @@ export function findCompanyForUser(db: Db, session: DashboardSession, companyId:
  * The company page's lists: one page each of its orders and documents (cursors from the query string), the orders
  * of a group just placed (`placed`), and its deadlines with checkout links under `checkoutBase`.
  */
-export async function companyPage(db: Db, session: DashboardSession, companyId: string, query: unknown, checkoutBase: string) {
+export async function companyPage(
+  db: Db,
+  session: DashboardSession,
+  companyId: string,
+  query: unknown,
+  checkoutBase: string,
+) {
   const placedGroup = cursorOf(query, 'placed');
   const [orderRows, documentRows, placed, deadlines] = await Promise.all([
-    repo.listOrdersForCompany(db, session.tenant, companyId, { limit: PAGE_SIZE, after: cursorOf(query, 'ordersAfter') }),
-    repo.listDocumentsForCompany(db, session.tenant, companyId, { limit: PAGE_SIZE, after: cursorOf(query, 'documentsAfter') }),
-    placedGroup ? repo.listOrdersOfGroup(db, session.tenant, companyId, String((query as Record<string, unknown>).placed)) : Promise.resolve([]),
+    repo.listOrdersForCompany(db, session.tenant, companyId, {
+      limit: PAGE_SIZE,
+      after: cursorOf(query, 'ordersAfter'),
+    }),
+    repo.listDocumentsForCompany(db, session.tenant, companyId, {
+      limit: PAGE_SIZE,
+      after: cursorOf(query, 'documentsAfter'),
+    }),
+    placedGroup
+      ? repo.listOrdersOfGroup(db, session.tenant, companyId, String((query as Record<string, unknown>).placed))
+      : Promise.resolve([]),
     dashboardDeadlines(db, session.tenant, companyId, checkoutBase),
   ]);
   return { orders: paged(orderRows), documents: paged(documentRows), placed, deadlines };
@@ -63,7 +82,11 @@ export function findDocumentForUser(db: Db, session: DashboardSession, documentI
  * What a magic link that signed no one in was: the link (null for a token never issued or malformed) and the
  * organization to brand the refusal with (the host's, else the link's).
  */
-export async function refusedLink(ctx: AppContext, token: string, hostOrganization: OrganizationRow | null): Promise<{ link: MagicLinkRow | null; organization: OrganizationRow | null }> {
+export async function refusedLink(
+  ctx: AppContext,
+  token: string,
+  hostOrganization: OrganizationRow | null,
+): Promise<{ link: MagicLinkRow | null; organization: OrganizationRow | null }> {
   const link = /^[A-Za-z0-9_-]{32,128}$/.test(token) ? await findMagicLinkByHash(ctx.pool, sha256(token)) : null;
   const organization = hostOrganization ?? (link ? await findOrganization(ctx.pool, link.organization_id) : null);
   return { link, organization };

@@ -27,7 +27,12 @@ const DOCUMENT_TYPE_LABELS: Record<string, string> = {
   registered_agent: 'Registered agent mail',
 };
 
-const dateFormat = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+const dateFormat = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  timeZone: 'UTC',
+});
 
 /** 'Mar 4, 2025' for a Date or a 'YYYY-MM-DD' string; '' for null. */
 export function formatDate(value: Date | string | null): string {
@@ -50,7 +55,12 @@ export function presentOrder(o: OrderRow) {
     placedOn: formatDate(o.created_at),
     filedOn: formatDate(o.filing_date),
     subscription: o.subscription_status,
-    exceptionReason: o.filing_status === 'exception' ? (o.exception_code ? EXCEPTION_REASONS[o.exception_code] ?? 'The filing needs attention' : 'The filing needs attention') : null,
+    exceptionReason:
+      o.filing_status === 'exception'
+        ? o.exception_code
+          ? (EXCEPTION_REASONS[o.exception_code] ?? 'The filing needs attention')
+          : 'The filing needs attention'
+        : null,
     exceptionMessage: o.filing_status === 'exception' ? o.exception_message : null,
     paid: o.billing === 'checkout' ? formatCents(o.amount_cents) : null,
   };
@@ -71,7 +81,14 @@ export function presentCompany(c: CompanyRow) {
     tradeName: c.trade_name,
     ein: c.ein,
     entityType: c.entity_type === 'CORP' ? 'Corporation' : 'LLC',
-    structure: c.entity_type === 'LLC' ? (c.structure_type === 'MANAGER' ? 'Manager-managed' : c.structure_type === 'MEMBER' ? 'Member-managed' : null) : c.tax_election,
+    structure:
+      c.entity_type === 'LLC'
+        ? c.structure_type === 'MANAGER'
+          ? 'Manager-managed'
+          : c.structure_type === 'MEMBER'
+            ? 'Member-managed'
+            : null
+        : c.tax_election,
     formationState: c.formation_state,
     formationDate: formatDate(c.formation_date),
     fiscalEndMonth: c.fiscal_end_month,
@@ -83,16 +100,26 @@ export function presentCompany(c: CompanyRow) {
 
 function presentOfficer(o: Record<string, unknown>) {
   const name = o.type === 'COMPANY' ? String(o.companyName ?? '') : [o.firstName, o.lastName].filter(Boolean).join(' ');
-  return { name, title: String(o.title ?? ''), isPrimary: o.isPrimary === true, address: formatAddress(o.address as Record<string, string>) };
+  return {
+    name,
+    title: String(o.title ?? ''),
+    isPrimary: o.isPrimary === true,
+    address: formatAddress(o.address as Record<string, string>),
+  };
 }
 
 /** A document row with a readable type and size. */
 export function presentDocument(d: DocumentRow) {
   return {
     id: d.id,
-    type: DOCUMENT_TYPE_LABELS[d.document_type] ?? d.document_type.replace(/_/g, ' ').replace(/^./, (ch) => ch.toUpperCase()),
+    type:
+      DOCUMENT_TYPE_LABELS[d.document_type] ??
+      d.document_type.replace(/_/g, ' ').replace(/^./, (ch) => ch.toUpperCase()),
     fileName: d.file_name,
-    size: d.size_bytes >= 1024 * 1024 ? `${(d.size_bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(d.size_bytes / 1024))} KB`,
+    size:
+      d.size_bytes >= 1024 * 1024
+        ? `${(d.size_bytes / 1024 / 1024).toFixed(1)} MB`
+        : `${Math.max(1, Math.round(d.size_bytes / 1024))} KB`,
     addedOn: formatDate(d.created_at),
   };
 }

@@ -31,7 +31,11 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,128}$/;
  * @returns the new session id (for the cookie) and the company the link lands on, or null when the token is
  *          unknown, used, expired, belongs to another organization or to another host.
  */
-export async function startSessionFromLink(pool: pg.Pool, token: string, where: { organizationId: string | null; host: string; defaultHost: string }): Promise<{ sessionId: string; session: DashboardSession; companyId: string | null } | null> {
+export async function startSessionFromLink(
+  pool: pg.Pool,
+  token: string,
+  where: { organizationId: string | null; host: string; defaultHost: string },
+): Promise<{ sessionId: string; session: DashboardSession; companyId: string | null } | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   return withTransaction(pool, async (tx) => {
     const link = await consumeMagicLink(tx, sha256(token), where);
@@ -39,9 +43,20 @@ export async function startSessionFromLink(pool: pg.Pool, token: string, where: 
     const sessionId = randomToken(32);
     const csrfToken = randomToken(32);
     const idHash = sha256(sessionId);
-    await repo.insertSession(tx, { idHash, organizationId: link.organization_id, environment: link.environment, userId: link.user_id, magicLinkId: link.id, csrfToken, maxSeconds: SESSION_MAX_SECONDS });
+    await repo.insertSession(tx, {
+      idHash,
+      organizationId: link.organization_id,
+      environment: link.environment,
+      userId: link.user_id,
+      magicLinkId: link.id,
+      csrfToken,
+      maxSeconds: SESSION_MAX_SECONDS,
+    });
     const session: DashboardSession = {
-      idHash, userId: link.user_id, csrfToken, tenant: { organizationId: link.organization_id, environment: link.environment },
+      idHash,
+      userId: link.user_id,
+      csrfToken,
+      tenant: { organizationId: link.organization_id, environment: link.environment },
     };
     return { sessionId, session, companyId: link.company_id };
   });
@@ -55,7 +70,12 @@ export async function findSession(db: Db, sessionId: string | undefined): Promis
   if (!sessionId || !TOKEN_SHAPE.test(sessionId)) return null;
   const row = await repo.touchLiveSession(db, sha256(sessionId), SESSION_IDLE_SECONDS);
   if (!row) return null;
-  return { idHash: row.id_hash, userId: row.user_id, csrfToken: row.csrf_token, tenant: { organizationId: row.organization_id, environment: row.environment } };
+  return {
+    idHash: row.id_hash,
+    userId: row.user_id,
+    csrfToken: row.csrf_token,
+    tenant: { organizationId: row.organization_id, environment: row.environment },
+  };
 }
 
 /** Signs a session out for good (the cookie is cleared by the caller). */

@@ -24,7 +24,13 @@ const HEX = /^#[0-9a-fA-F]{6}$/;
 export function brandTheme(branding: { primaryColor?: string | null; accentColor?: string | null }): Theme {
   const primary = HEX.test(branding.primaryColor ?? '') ? branding.primaryColor!.toLowerCase() : DEFAULT_PRIMARY;
   const accent = HEX.test(branding.accentColor ?? '') ? branding.accentColor!.toLowerCase() : DEFAULT_ACCENT;
-  return { primary, onPrimary: textOn(primary), accent, onAccent: textOn(accent), link: darkenUntil(primary, '#ffffff', 4.5) };
+  return {
+    primary,
+    onPrimary: textOn(primary),
+    accent,
+    onAccent: textOn(accent),
+    link: darkenUntil(primary, '#ffffff', 4.5),
+  };
 }
 
 /** WCAG contrast ratio of two '#rrggbb' colours (1 to 21). */

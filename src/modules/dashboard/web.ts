@@ -44,7 +44,12 @@ export interface PageChrome {
 }
 
 /** Page chrome for an organization (or neutral chrome when none is known). */
-export function chrome(site: DashboardSite | null, organization: OrganizationRow | null, signedIn: SignedIn | null, nav: string | null = null): PageChrome {
+export function chrome(
+  site: DashboardSite | null,
+  organization: OrganizationRow | null,
+  signedIn: SignedIn | null,
+  nav: string | null = null,
+): PageChrome {
   const org = organization ?? site?.hostOrganization ?? null;
   return {
     base: site?.basePath ?? '',
@@ -59,14 +64,37 @@ export function chrome(site: DashboardSite | null, organization: OrganizationRow
 }
 
 /** Renders a page inside the layout. Dashboard pages are private: never cached. */
-export function renderPage(reply: FastifyReply, view: string, page: PageChrome, data: Record<string, unknown> = {}, status = 200) {
-  return reply.status(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').view(view, { page, ...data });
+export function renderPage(
+  reply: FastifyReply,
+  view: string,
+  page: PageChrome,
+  data: Record<string, unknown> = {},
+  status = 200,
+) {
+  return reply
+    .status(status)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .view(view, { page, ...data });
 }
 
 /** A friendly full-page message (link spent, session ended, not found) with a 4xx status. */
-export function renderMessage(reply: FastifyReply, request: FastifyRequest, status: number, title: string, message: string, organization: OrganizationRow | null = null) {
+export function renderMessage(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  status: number,
+  title: string,
+  message: string,
+  organization: OrganizationRow | null = null,
+) {
   const signedIn = request.signedIn ?? null;
-  return renderPage(reply, 'message', chrome(request.dashboardSite, organization ?? signedIn?.organization ?? null, signedIn), { title, message }, status);
+  return renderPage(
+    reply,
+    'message',
+    chrome(request.dashboardSite, organization ?? signedIn?.organization ?? null, signedIn),
+    { title, message },
+    status,
+  );
 }
 
 /**
@@ -78,11 +106,20 @@ export function requireSession(ctx: AppContext) {
     const session = await findSession(ctx.pool, request.cookies[SESSION_COOKIE]);
     const host = request.dashboardSite.hostOrganization;
     if (!session || (host && host.id !== session.tenant.organizationId)) {
-      return renderMessage(reply, request, 401, 'Please sign in again',
-        'Your session has ended. Open the newest sign-in link you received, or ask for a new one.');
+      return renderMessage(
+        reply,
+        request,
+        401,
+        'Please sign in again',
+        'Your session has ended. Open the newest sign-in link you received, or ask for a new one.',
+      );
     }
-    const [organization, user] = await Promise.all([findOrganization(ctx.pool, session.tenant.organizationId), findUser(ctx.pool, session.tenant, session.userId)]);
-    if (!organization || !user) return renderMessage(reply, request, 401, 'Please sign in again', 'Your session is no longer valid.');
+    const [organization, user] = await Promise.all([
+      findOrganization(ctx.pool, session.tenant.organizationId),
+      findUser(ctx.pool, session.tenant, session.userId),
+    ]);
+    if (!organization || !user)
+      return renderMessage(reply, request, 401, 'Please sign in again', 'Your session is no longer valid.');
     request.signedIn = { session, organization, user };
   };
 }
@@ -94,6 +131,12 @@ export function requireSession(ctx: AppContext) {
 export async function requireCsrf(request: FastifyRequest, reply: FastifyReply) {
   const sent = bodyField(request.body, '_csrf');
   if (typeof sent !== 'string' || !safeEqual(sent, request.signedIn.session.csrfToken)) {
-    return renderMessage(reply, request, 403, 'This form has expired', 'For your security the form could not be accepted. Go back, reload the page and try again.');
+    return renderMessage(
+      reply,
+      request,
+      403,
+      'This form has expired',
+      'For your security the form could not be accepted. Go back, reload the page and try again.',
+    );
   }
 }

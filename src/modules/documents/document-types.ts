@@ -5,14 +5,18 @@
  */
 export const DOCUMENT_TYPES = {
   articles_of_organization: 'Filed articles of organization of an LLC (formation order, once filed).',
-  articles_of_incorporation: 'Filed articles (certificate) of incorporation of a corporation (formation order, once filed).',
-  ein_confirmation: "The IRS EIN assignment notice, CP 575 (EIN order, once filed).",
+  articles_of_incorporation:
+    'Filed articles (certificate) of incorporation of a corporation (formation order, once filed).',
+  ein_confirmation: 'The IRS EIN assignment notice, CP 575 (EIN order, once filed).',
   annual_report_confirmation: 'Filed annual report, as accepted by the state (annual report order).',
-  foreign_qualification_certificate: 'Certificate of authority or registration from the qualifying state (foreign qualification order).',
-  change_of_agent_confirmation: 'State confirmation of a change of registered agent (registered agent order with isChangeOfAgent).',
+  foreign_qualification_certificate:
+    'Certificate of authority or registration from the qualifying state (foreign qualification order).',
+  change_of_agent_confirmation:
+    'State confirmation of a change of registered agent (registered agent order with isChangeOfAgent).',
   certificate_of_good_standing: 'Certificate of good standing (existence) issued by the state.',
   dba_certificate: 'Filed DBA (assumed or trade name) registration.',
-  registered_agent: 'State and legal mail received by the registered agent for the company (service of process, state notices).',
+  registered_agent:
+    'State and legal mail received by the registered agent for the company (service of process, state notices).',
   company: 'Any other document about the company (operating agreement, bylaws, amendments, correspondence).',
 } as const;
 
@@ -44,5 +48,9 @@ export function documentTitle(type: DocumentType): string {
   if (type === 'registered_agent') return 'Registered Agent Mail';
   if (type === 'company') return 'Company Document';
   if (type === 'dba_certificate') return 'DBA Certificate';
-  return type.split(/[_.-]+/).filter(Boolean).map((w) => (w === 'of' ? w : w[0].toUpperCase() + w.slice(1))).join(' ');
+  return type
+    .split(/[_.-]+/)
+    .filter(Boolean)
+    .map((w) => (w === 'of' ? w : w[0].toUpperCase() + w.slice(1)))
+    .join(' ');
 }

@@ -15,25 +15,33 @@ import { MAX_DOCUMENT_BYTES, storeDocument } from './documents.service.js';
 export const documentsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   await app.register(fastifyMultipart, { limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 5, parts: 6 } });
 
-  app.post('/orders/:orderId/documents', {
-    schema: {
-      tags: ['Filings'],
-      summary: 'Upload a document for an order (multipart: file, documentType)',
-      description: 'Stores the file (PDF, PNG, JPEG or TIFF, at most 25 MB; the type is read from the bytes) and emits document.uploaded in one transaction.',
-      params: schemas.OrderParams,
-      response: { 201: schemas.DocumentSchema, ...errorResponses(404, 413) },
+  app.post(
+    '/orders/:orderId/documents',
+    {
+      schema: {
+        tags: ['Filings'],
+        summary: 'Upload a document for an order (multipart: file, documentType)',
+        description:
+          'Stores the file (PDF, PNG, JPEG or TIFF, at most 25 MB; the type is read from the bytes) and emits document.uploaded in one transaction.',
+        params: schemas.OrderParams,
+        response: { 201: schemas.DocumentSchema, ...errorResponses(404, 413) },
+      },
     },
-  }, async (request, reply) => {
-    const form = await readForm(request);
-    const { document } = await storeDocument(ctx, null, { orderId: request.params.orderId, ...form }, 'operator');
-    return reply.status(201).send(document);
-  });
+    async (request, reply) => {
+      const form = await readForm(request);
+      const { document } = await storeDocument(ctx, null, { orderId: request.params.orderId, ...form }, 'operator');
+      return reply.status(201).send(document);
+    },
+  );
 };
 
 /** Reads the `file` part into memory and the text fields; names every missing field. */
-async function readForm(request: FastifyRequest): Promise<{ documentType: string; fileName: string; fileType: string; bytes: Buffer }> {
+async function readForm(
+  request: FastifyRequest,
+): Promise<{ documentType: string; fileName: string; fileType: string; bytes: Buffer }> {
   const errors = new FieldErrors();
-  if (!request.isMultipart()) errors.add('', 'send multipart/form-data with the fields file and documentType').throwIfAny();
+  if (!request.isMultipart())
+    errors.add('', 'send multipart/form-data with the fields file and documentType').throwIfAny();
   let file: { bytes: Buffer; fileName: string; fileType: string } | null = null;
   const fields: Record<string, string> = {};
   for await (const part of request.parts()) {

@@ -37,7 +37,19 @@ export async function insertDocument(tx: Db, d: NewDocumentRow): Promise<Documen
     tx,
     `INSERT INTO documents (id, organization_id, environment, order_id, company_id, document_type, file_name, file_type, storage_key, size_bytes, uploaded_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [d.id, d.tenant.organizationId, d.tenant.environment, d.orderId, d.companyId, d.documentType, d.fileName, d.fileType, d.storageKey, d.sizeBytes, d.uploadedBy],
+    [
+      d.id,
+      d.tenant.organizationId,
+      d.tenant.environment,
+      d.orderId,
+      d.companyId,
+      d.documentType,
+      d.fileName,
+      d.fileType,
+      d.storageKey,
+      d.sizeBytes,
+      d.uploadedBy,
+    ],
   );
   return row!;
 }
@@ -45,7 +57,11 @@ export async function insertDocument(tx: Db, d: NewDocumentRow): Promise<Documen
 /** A document of the tenant (null tenant: any; used by the file route after the link was verified). */
 export function findDocument(db: Db, tenant: Tenant | null, id: string): Promise<DocumentRow | null> {
   return tenant
-    ? one<DocumentRow>(db, 'SELECT * FROM documents WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment])
+    ? one<DocumentRow>(db, 'SELECT * FROM documents WHERE id = $1 AND organization_id = $2 AND environment = $3', [
+        id,
+        tenant.organizationId,
+        tenant.environment,
+      ])
     : one<DocumentRow>(db, 'SELECT * FROM documents WHERE id = $1', [id]);
 }
 
@@ -71,7 +87,11 @@ export function listDocuments(db: Db, tenant: Tenant, f: DocumentFilter): Promis
   if (f.documentType) add('document_type', '=', f.documentType);
   if (f.startingAfter) add('id', '<', f.startingAfter);
   params.push(f.limit + 1);
-  return many<DocumentRow>(db, `SELECT * FROM documents WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
+  return many<DocumentRow>(
+    db,
+    `SELECT * FROM documents WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+    params,
+  );
 }
 
 /** The order or company a document is attached to, with its tenant; null when not found for the tenant. */

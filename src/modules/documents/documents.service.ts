@@ -6,7 +6,13 @@ import { toPage, type Page } from '../../lib/pagination.js';
 import { emitEvent, type EventEnvelope } from '../events/events.service.js';
 import { documentTitle, DOCUMENT_TYPE_VALUES, isDocumentType, type DocumentType } from './document-types.js';
 import * as repo from './documents.repo.js';
-import { acceptedFileType, ALLOWED_FILE_TYPES, removeStoredFile, storageKeyFor, writeStoredFile } from './file-storage.js';
+import {
+  acceptedFileType,
+  ALLOWED_FILE_TYPES,
+  removeStoredFile,
+  storageKeyFor,
+  writeStoredFile,
+} from './file-storage.js';
 import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
 import { queueDocumentEmail } from '../notifications/notifications.service.js';
@@ -51,7 +57,12 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
  *   AppError not_found (404) for an unknown order/company; unsupported_media_type (415) for bytes that are
  *   not PDF/PNG/JPEG/TIFF; payload_too_large (413) above MAX_DOCUMENT_BYTES.
  */
-export async function storeDocument(ctx: AppContext, tenant: Tenant | null, input: StoreDocumentInput, actor: string): Promise<{ document: DocumentView; event: EventEnvelope }> {
+export async function storeDocument(
+  ctx: AppContext,
+  tenant: Tenant | null,
+  input: StoreDocumentInput,
+  actor: string,
+): Promise<{ document: DocumentView; event: EventEnvelope }> {
   const fileType = checkInput(input);
   const owner = await findOwner(ctx.pool, tenant, input);
   const ownerTenant: Tenant = { organizationId: owner.organization_id, environment: owner.environment };
@@ -61,8 +72,16 @@ export async function storeDocument(ctx: AppContext, tenant: Tenant | null, inpu
   try {
     return await withTransaction(ctx.pool, async (tx) => {
       const row = await repo.insertDocument(tx, {
-        id, tenant: ownerTenant, orderId: owner.order_id, companyId: owner.company_id, documentType: input.documentType,
-        fileName: cleanFileName(input.fileName, input.documentType, fileType), fileType, storageKey, sizeBytes: input.bytes.length, uploadedBy: actor,
+        id,
+        tenant: ownerTenant,
+        orderId: owner.order_id,
+        companyId: owner.company_id,
+        documentType: input.documentType,
+        fileName: cleanFileName(input.fileName, input.documentType, fileType),
+        fileType,
+        storageKey,
+        sizeBytes: input.bytes.length,
+        uploadedBy: actor,
       });
       const eventView = serializeDocument(ctx, row, EVENT_FILE_URL_TTL_SECONDS);
       const event = await emitEvent(tx, ownerTenant, 'document.uploaded', { ...eventView });
@@ -81,13 +100,27 @@ export async function storeDocument(ctx: AppContext, tenant: Tenant | null, inpu
  * and stores it as a document of the order, emitting `document.uploaded`.
  * @throws as storeDocument; not_found for an order outside the tenant.
  */
-export async function storeSampleDocument(ctx: AppContext, tenant: Tenant, orderId: string, documentType: DocumentType, actor: string) {
+export async function storeSampleDocument(
+  ctx: AppContext,
+  tenant: Tenant,
+  orderId: string,
+  documentType: DocumentType,
+  actor: string,
+) {
   const owner = await repo.findOrderOwner(ctx.pool, tenant, orderId);
   if (!owner) throw notFound('order', orderId);
   const bytes = await makeSamplePdf({
-    title: documentTitle(documentType), companyName: owner.legal_name, orderId, date: new Date().toISOString().slice(0, 10),
+    title: documentTitle(documentType),
+    companyName: owner.legal_name,
+    orderId,
+    date: new Date().toISOString().slice(0, 10),
   });
-  return storeDocument(ctx, tenant, { orderId, documentType, fileName: `${documentType}.pdf`, fileType: 'application/pdf', bytes }, actor);
+  return storeDocument(
+    ctx,
+    tenant,
+    { orderId, documentType, fileName: `${documentType}.pdf`, fileType: 'application/pdf', bytes },
+    actor,
+  );
 }
 
 /** GET /documents/{documentId}: the tenant's document with a fresh one-hour link. @throws not_found. */
@@ -98,7 +131,11 @@ export async function getDocument(ctx: AppContext, tenant: Tenant | null, docume
 }
 
 /** GET /documents: the tenant's documents, newest first, each with a fresh one-hour link. */
-export async function listDocuments(ctx: AppContext, tenant: Tenant, filter: Omit<repo.DocumentFilter, 'limit'> & { limit?: number }): Promise<Page<DocumentView>> {
+export async function listDocuments(
+  ctx: AppContext,
+  tenant: Tenant,
+  filter: Omit<repo.DocumentFilter, 'limit'> & { limit?: number },
+): Promise<Page<DocumentView>> {
   const limit = filter.limit ?? 20;
   const rows = await repo.listDocuments(ctx.pool, tenant, { ...filter, limit });
   return toPage(rows, limit, (r) => serializeDocument(ctx, r));
@@ -129,13 +166,22 @@ export function serializeDocument(ctx: AppContext, row: repo.DocumentRow, ttlSec
 // Validates what does not need the database; returns the file type the bytes really have.
 function checkInput(input: StoreDocumentInput): string {
   const errors = new FieldErrors();
-  if (!isDocumentType(input.documentType)) errors.add('documentType', `must be a lowercase identifier of at most 64 characters, such as ${DOCUMENT_TYPE_VALUES.join(', ')}`);
+  if (!isDocumentType(input.documentType))
+    errors.add(
+      'documentType',
+      `must be a lowercase identifier of at most 64 characters, such as ${DOCUMENT_TYPE_VALUES.join(', ')}`,
+    );
   if (!input.orderId && !input.companyId) errors.add('orderId', 'an order or a company is required');
   if (!input.bytes.length) errors.add('file', 'is empty');
   errors.throwIfAny();
-  if (input.bytes.length > MAX_DOCUMENT_BYTES) throw new AppError('payload_too_large', `Documents are limited to ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
+  if (input.bytes.length > MAX_DOCUMENT_BYTES)
+    throw new AppError('payload_too_large', `Documents are limited to ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
   const fileType = acceptedFileType(input.bytes, input.fileType, input.fileName);
-  if (!fileType) throw new AppError('unsupported_media_type', `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`);
+  if (!fileType)
+    throw new AppError(
+      'unsupported_media_type',
+      `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`,
+    );
   return fileType;
 }
 
@@ -144,7 +190,9 @@ async function findOwner(db: Db, tenant: Tenant | null, input: StoreDocumentInpu
     const owner = await repo.findOrderOwner(db, tenant, input.orderId);
     if (!owner) throw notFound('order', input.orderId);
     if (input.companyId && input.companyId !== owner.company_id) {
-      new FieldErrors().add('companyId', `order ${input.orderId} belongs to company ${owner.company_id}, not ${input.companyId}`).throwIfAny();
+      new FieldErrors()
+        .add('companyId', `order ${input.orderId} belongs to company ${owner.company_id}, not ${input.companyId}`)
+        .throwIfAny();
     }
     return owner;
   }
@@ -153,11 +201,20 @@ async function findOwner(db: Db, tenant: Tenant | null, input: StoreDocumentInpu
   return owner;
 }
 
-const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg', 'image/tiff': 'tiff' };
+const EXTENSIONS: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/tiff': 'tiff',
+};
 
 // The name shown to integrators: the base name only, without control characters or quotes, at most 200 chars.
 function cleanFileName(name: string, documentType: string, fileType: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '').trim().slice(-200);
+  const cleaned = base
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips from file names.
+    .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '')
+    .trim()
+    .slice(-200);
   return cleaned && cleaned !== '.' && cleaned !== '..' ? cleaned : `${documentType}.${EXTENSIONS[fileType]}`;
 }

@@ -12,32 +12,52 @@ import { checkFileLink, FILES_PATH } from './file-urls.js';
  * an expired link answers 403, an unknown document 404, both in the one error body.
  */
 export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  app.get(`${FILES_PATH}/:documentId`, {
-    schema: { hide: true, params: schemas.FileParams, querystring: schemas.FileQuery },
-  }, async (request, reply) => {
-    const { documentId } = request.params;
-    const check = checkFileLink(ctx.secrets.fileUrlSecret, documentId, request.query.expires, request.query.signature);
-    if (check === 'bad_signature') throw new AppError('forbidden', 'This file link is not valid; fetch the document again (GET /documents/{documentId}) for a fresh link');
-    if (check === 'expired') throw new AppError('forbidden', 'This file link has expired; fetch the document again (GET /documents/{documentId}) for a fresh link');
-    const doc = await findLinkedDocument(ctx.pool, documentId);
-    const file = doc ? await openStoredFile(ctx.config, doc.storage_key) : null;
-    if (!doc || !file) {
-      if (doc) request.log.error({ documentId }, 'document file missing from storage');
-      throw notFound('document', documentId);
-    }
-    const maxAge = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));
-    // Only bytes that are what they claim open in the browser; a file accepted on its uploader's word (no known
-    // signature) is a download of opaque bytes, so no browser ever renders or runs it on our origin.
-    const known = file.sniffedType !== null && file.sniffedType === doc.file_type;
-    return reply
-      .header('content-type', known ? doc.file_type : 'application/octet-stream')
-      .header('content-length', String(file.size))
-      .header('content-disposition', `${known ? 'inline' : 'attachment'}; filename="${asciiName(doc.file_name)}"; filename*=UTF-8''${encodeURIComponent(doc.file_name)}`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', `private, max-age=${maxAge}`)
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .send(file.stream);
-  });
+  app.get(
+    `${FILES_PATH}/:documentId`,
+    {
+      schema: { hide: true, params: schemas.FileParams, querystring: schemas.FileQuery },
+    },
+    async (request, reply) => {
+      const { documentId } = request.params;
+      const check = checkFileLink(
+        ctx.secrets.fileUrlSecret,
+        documentId,
+        request.query.expires,
+        request.query.signature,
+      );
+      if (check === 'bad_signature')
+        throw new AppError(
+          'forbidden',
+          'This file link is not valid; fetch the document again (GET /documents/{documentId}) for a fresh link',
+        );
+      if (check === 'expired')
+        throw new AppError(
+          'forbidden',
+          'This file link has expired; fetch the document again (GET /documents/{documentId}) for a fresh link',
+        );
+      const doc = await findLinkedDocument(ctx.pool, documentId);
+      const file = doc ? await openStoredFile(ctx.config, doc.storage_key) : null;
+      if (!doc || !file) {
+        if (doc) request.log.error({ documentId }, 'document file missing from storage');
+        throw notFound('document', documentId);
+      }
+      const maxAge = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));
+      // Only bytes that are what they claim open in the browser; a file accepted on its uploader's word (no known
+      // signature) is a download of opaque bytes, so no browser ever renders or runs it on our origin.
+      const known = file.sniffedType !== null && file.sniffedType === doc.file_type;
+      return reply
+        .header('content-type', known ? doc.file_type : 'application/octet-stream')
+        .header('content-length', String(file.size))
+        .header(
+          'content-disposition',
+          `${known ? 'inline' : 'attachment'}; filename="${asciiName(doc.file_name)}"; filename*=UTF-8''${encodeURIComponent(doc.file_name)}`,
+        )
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', `private, max-age=${maxAge}`)
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(file.stream);
+    },
+  );
 };
 
 function asciiName(name: string): string {

@@ -10,7 +10,8 @@ import type { Config } from '../../config.js';
  * write or read outside the directory (DOC-4).
  */
 export function storageKeyFor(environment: string, documentId: string): string {
-  if (!/^(live|test)$/.test(environment) || !/^doc_[0-9a-z]+$/.test(documentId)) throw new Error(`bad storage key parts: ${environment}/${documentId}`);
+  if (!/^(live|test)$/.test(environment) || !/^doc_[0-9a-z]+$/.test(documentId))
+    throw new Error(`bad storage key parts: ${environment}/${documentId}`);
   return `${environment}/${documentId}`;
 }
 
@@ -23,7 +24,11 @@ export function storagePath(config: Pick<Config, 'storageDir'>, key: string): st
 }
 
 /** Writes the bytes atomically (temp file + rename), creating directories as needed. */
-export async function writeStoredFile(config: Pick<Config, 'storageDir'>, key: string, bytes: Uint8Array): Promise<void> {
+export async function writeStoredFile(
+  config: Pick<Config, 'storageDir'>,
+  key: string,
+  bytes: Uint8Array,
+): Promise<void> {
   const full = storagePath(config, key);
   await fs.promises.mkdir(path.dirname(full), { recursive: true });
   const tmp = `${full}.${randomBytes(6).toString('hex')}.tmp`;
@@ -40,7 +45,10 @@ export async function removeStoredFile(config: Pick<Config, 'storageDir'>, key: 
  * A read stream of a stored file with its size in bytes and the type its first bytes show (sniffFileType; null
  * when they match no known type), or null when the file is missing on disk.
  */
-export async function openStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<{ stream: fs.ReadStream; size: number; sniffedType: string | null } | null> {
+export async function openStoredFile(
+  config: Pick<Config, 'storageDir'>,
+  key: string,
+): Promise<{ stream: fs.ReadStream; size: number; sniffedType: string | null } | null> {
   const full = storagePath(config, key);
   const stat = await fs.promises.stat(full).catch(() => null);
   if (!stat?.isFile()) return null;
@@ -60,7 +68,13 @@ const SIGNATURES: Array<[string, number[][]]> = [
   ['application/pdf', [[0x25, 0x50, 0x44, 0x46, 0x2d]]],
   ['image/png', [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]]],
   ['image/jpeg', [[0xff, 0xd8, 0xff]]],
-  ['image/tiff', [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]]],
+  [
+    'image/tiff',
+    [
+      [0x49, 0x49, 0x2a, 0x00],
+      [0x4d, 0x4d, 0x00, 0x2a],
+    ],
+  ],
 ];
 
 /** The content types a document may have (PDF, PNG, JPEG, TIFF), told apart by their leading bytes. */
@@ -81,7 +95,11 @@ export function sniffFileType(bytes: Uint8Array): string | null {
  * `<svg>`, `<?xml`) are never taken on the caller's word. Files are served with `nosniff` and a sandboxing CSP.
  * @returns null when the upload is not an accepted document (415 for the caller).
  */
-export function acceptedFileType(bytes: Uint8Array, claimedType?: string | null, fileName?: string | null): string | null {
+export function acceptedFileType(
+  bytes: Uint8Array,
+  claimedType?: string | null,
+  fileName?: string | null,
+): string | null {
   const sniffed = sniffFileType(bytes);
   if (sniffed) return sniffed;
   if (looksLikeMarkup(bytes)) return null;
@@ -91,6 +109,9 @@ export function acceptedFileType(bytes: Uint8Array, claimedType?: string | null,
 }
 
 function looksLikeMarkup(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.subarray(0, 512)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = Buffer.from(bytes.subarray(0, 512))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   return head.startsWith('<');
 }

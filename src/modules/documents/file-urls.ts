@@ -21,7 +21,11 @@ export const FILES_PATH = '/files';
  * the link can fetch the file until it expires; nothing else grants access.
  * @param options.ttlSeconds lifetime in seconds (default one hour; negative values make an expired link, for tests).
  */
-export function signedFileUrl(ctx: AppContext, documentId: string, options: { ttlSeconds?: number; now?: Date } = {}): string {
+export function signedFileUrl(
+  ctx: AppContext,
+  documentId: string,
+  options: { ttlSeconds?: number; now?: Date } = {},
+): string {
   const now = options.now ?? new Date();
   const expires = Math.floor(now.getTime() / 1000) + (options.ttlSeconds ?? FILE_URL_TTL_SECONDS);
   const url = new URL(`${FILES_PATH}/${encodeURIComponent(documentId)}`, new URL(ctx.config.liveBaseUrl).origin);
@@ -34,7 +38,13 @@ export function signedFileUrl(ctx: AppContext, documentId: string, options: { tt
 export type FileLinkCheck = 'ok' | 'expired' | 'bad_signature';
 
 /** Checks a file link's signature (constant time) and expiry. `expires` is unix seconds as sent in the query. */
-export function checkFileLink(secret: string, documentId: string, expires: number, signature: string, now: Date = new Date()): FileLinkCheck {
+export function checkFileLink(
+  secret: string,
+  documentId: string,
+  expires: number,
+  signature: string,
+  now: Date = new Date(),
+): FileLinkCheck {
   if (!safeEqual(fileSignature(secret, documentId, expires), signature.toLowerCase())) return 'bad_signature';
   return expires * 1000 <= now.getTime() ? 'expired' : 'ok';
 }

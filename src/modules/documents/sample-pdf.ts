@@ -32,7 +32,13 @@ export async function makeSamplePdf(c: SamplePdfContent): Promise<Uint8Array> {
     page.drawText(`${label}:`, { x: 72, y: 650 - i * 22, size: 12, font: bold });
     page.drawText(winAnsi(value).slice(0, 80), { x: 160, y: 650 - i * 22, size: 12, font: regular });
   });
-  page.drawText('TEST DOCUMENT - generated in the test environment; not filed with any state or agency.', { x: 72, y: 520, size: 10, font: regular, color: grey });
+  page.drawText('TEST DOCUMENT - generated in the test environment; not filed with any state or agency.', {
+    x: 72,
+    y: 520,
+    size: 10,
+    font: regular,
+    color: grey,
+  });
   return pdf.save();
 }
 

@@ -5,60 +5,127 @@ import { DocumentSchema } from '../documents/documents.schemas.js';
 /*
  * The webhook payloads, one schema per event type, for the OpenAPI document's `webhooks` section (OpenAPI 3.1):
  * code generators and the SDK type a verified event from them. The bodies themselves are built where the events
- * are emitted (filing-events.ts, documents.service.ts, webhooks.service.ts, compliance-reminders.ts); tests check every delivered event
- * against these schemas, so the documentation cannot drift from what receivers get.
+ * are emitted (filing-events.ts, documents.service.ts, webhooks.service.ts, compliance-reminders.ts); tests check every
+ * delivered event against these schemas, so the documentation cannot drift from what receivers get.
  */
 
 /** `data` of filing.status_changed (EVT-3): the order's new state. */
-export const FilingStatusChangedDataSchema = Type.Object({
-  orderId: Type.String({ description: 'prefix order_' }),
-  companyId: Type.String({ description: 'prefix comp_' }),
-  orderType: Type.String({ description: 'formation, ein, annual_report, registered_agent, foreign_qualification, dba' }),
-  filingStatus: Type.String({ description: 'submitted, pending, exception, filed or cancelled' }),
-  filingDate: Nullable(Type.String({ format: 'date', description: 'Set when filed (YYYY-MM-DD).' })),
-  filingType: Nullable(Type.String({ description: 'change_of_agent for a change-of-agent registered agent filing, else null.' })),
-  subscriptionStatus: Nullable(Type.String({ description: 'active, past_due or canceled for registered agent and annual report subscriptions; null for one-time filings.' })),
-  exceptionCode: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: the stable numeric code as a string, e.g. "465".' }))),
-  exceptionReason: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: the standard description of the code.' }))),
-  exceptionMessage: Type.Optional(Nullable(Type.String({ description: 'Only when filingStatus is exception: free text from the filing team, when given.' }))),
-}, { title: 'FilingStatusChangedData' });
+export const FilingStatusChangedDataSchema = Type.Object(
+  {
+    orderId: Type.String({ description: 'prefix order_' }),
+    companyId: Type.String({ description: 'prefix comp_' }),
+    orderType: Type.String({
+      description: 'formation, ein, annual_report, registered_agent, foreign_qualification, dba',
+    }),
+    filingStatus: Type.String({ description: 'submitted, pending, exception, filed or cancelled' }),
+    filingDate: Nullable(Type.String({ format: 'date', description: 'Set when filed (YYYY-MM-DD).' })),
+    filingType: Nullable(
+      Type.String({ description: 'change_of_agent for a change-of-agent registered agent filing, else null.' }),
+    ),
+    subscriptionStatus: Nullable(
+      Type.String({
+        description:
+          'active, past_due or canceled for registered agent and annual report subscriptions; null for one-time filings.',
+      }),
+    ),
+    exceptionCode: Type.Optional(
+      Nullable(
+        Type.String({
+          description: 'Only when filingStatus is exception: the stable numeric code as a string, e.g. "465".',
+        }),
+      ),
+    ),
+    exceptionReason: Type.Optional(
+      Nullable(
+        Type.String({ description: 'Only when filingStatus is exception: the standard description of the code.' }),
+      ),
+    ),
+    exceptionMessage: Type.Optional(
+      Nullable(
+        Type.String({
+          description: 'Only when filingStatus is exception: free text from the filing team, when given.',
+        }),
+      ),
+    ),
+  },
+  { title: 'FilingStatusChangedData' },
+);
 
 /** `data` of compliance.deadline_approaching and compliance.deadline_missed (CAL-20). */
-export const ComplianceDeadlineDataSchema = Type.Object({
-  companyId: Type.String({ maxLength: 100, description: 'prefix comp_' }),
-  jurisdiction: Type.String({ minLength: 2, maxLength: 2, description: 'Two-letter code of the state the report is owed to.' }),
-  kind: Type.String({ maxLength: 20, description: 'annual_report or initial_report' }),
-  dueDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD' }),
-  daysUntilDue: Type.Integer({ description: '60, 30 or 7 (or fewer, when first seen later) for deadline_approaching; negative for deadline_missed.' }),
-  reportName: Type.String({ maxLength: 200, description: 'The state\'s name for the filing.' }),
-  orderable: Type.Boolean({ description: 'True when our annual report product covers it (POST /orders with annualReport).' }),
-}, { title: 'ComplianceDeadlineData' });
+export const ComplianceDeadlineDataSchema = Type.Object(
+  {
+    companyId: Type.String({ maxLength: 100, description: 'prefix comp_' }),
+    jurisdiction: Type.String({
+      minLength: 2,
+      maxLength: 2,
+      description: 'Two-letter code of the state the report is owed to.',
+    }),
+    kind: Type.String({ maxLength: 20, description: 'annual_report or initial_report' }),
+    dueDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD' }),
+    daysUntilDue: Type.Integer({
+      description:
+        '60, 30 or 7 (or fewer, when first seen later) for deadline_approaching; negative for deadline_missed.',
+    }),
+    reportName: Type.String({ maxLength: 200, description: "The state's name for the filing." }),
+    orderable: Type.Boolean({
+      description: 'True when our annual report product covers it (POST /orders with annualReport).',
+    }),
+  },
+  { title: 'ComplianceDeadlineData' },
+);
 
 /** `data` of webhook.test, sent by POST /webhook-endpoints/{id}/test. */
-export const WebhookTestDataSchema = Type.Object({
-  endpointId: Type.String({ description: 'The endpoint tested (prefix we_).' }),
-  message: Type.String(),
-}, { title: 'WebhookTestData' });
+export const WebhookTestDataSchema = Type.Object(
+  {
+    endpointId: Type.String({ description: 'The endpoint tested (prefix we_).' }),
+    message: Type.String(),
+  },
+  { title: 'WebhookTestData' },
+);
 
-const envelope = <T extends TSchema>(type: string, data: T, title: string, description: string) => Type.Object({
-  id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
-  type: Type.Literal(type),
-  createdAt: Type.String({ ...DateTime, description: 'ISO 8601 with milliseconds, UTC' }),
-  data,
-}, { title, description });
+const envelope = <T extends TSchema>(type: string, data: T, title: string, description: string) =>
+  Type.Object(
+    {
+      id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
+      type: Type.Literal(type),
+      createdAt: Type.String({ ...DateTime, description: 'ISO 8601 with milliseconds, UTC' }),
+      data,
+    },
+    { title, description },
+  );
 
 /** The envelope of each event type, as POSTed to webhook endpoints and sent by GET /events/stream. */
 export const WEBHOOK_EVENT_SCHEMAS = {
-  'filing.status_changed': envelope('filing.status_changed', FilingStatusChangedDataSchema, 'FilingStatusChangedEvent',
-    'An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too.'),
-  'document.uploaded': envelope('document.uploaded', DocumentSchema, 'DocumentUploadedEvent',
-    'A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days.'),
-  'compliance.deadline_approaching': envelope('compliance.deadline_approaching', ComplianceDeadlineDataSchema, 'ComplianceDeadlineApproachingEvent',
-    'A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold.'),
-  'compliance.deadline_missed': envelope('compliance.deadline_missed', ComplianceDeadlineDataSchema, 'ComplianceDeadlineMissedEvent',
-    'A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report.'),
-  'webhook.test': envelope('webhook.test', WebhookTestDataSchema, 'WebhookTestEvent',
-    'Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to.'),
+  'filing.status_changed': envelope(
+    'filing.status_changed',
+    FilingStatusChangedDataSchema,
+    'FilingStatusChangedEvent',
+    'An order changed filingStatus or subscriptionStatus: placed (submitted), with the state (pending), in exception, filed, cancelled; subscription renewals and lapses too.',
+  ),
+  'document.uploaded': envelope(
+    'document.uploaded',
+    DocumentSchema,
+    'DocumentUploadedEvent',
+    'A document arrived for an order or company: filed articles, EIN confirmation, qualification certificate, registered-agent mail. data.fileUrl stays valid 7 days.',
+  ),
+  'compliance.deadline_approaching': envelope(
+    'compliance.deadline_approaching',
+    ComplianceDeadlineDataSchema,
+    'ComplianceDeadlineApproachingEvent',
+    'A state report of a company falls due in 60, 30 or 7 days and no filed or pending annual report order covers it. Sent once per report and threshold.',
+  ),
+  'compliance.deadline_missed': envelope(
+    'compliance.deadline_missed',
+    ComplianceDeadlineDataSchema,
+    'ComplianceDeadlineMissedEvent',
+    'A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report.',
+  ),
+  'webhook.test': envelope(
+    'webhook.test',
+    WebhookTestDataSchema,
+    'WebhookTestEvent',
+    'Sent only by POST /webhook-endpoints/{id}/test, to that endpoint only; it cannot be subscribed to.',
+  ),
 } as const;
 
 /**
@@ -66,19 +133,27 @@ export const WEBHOOK_EVENT_SCHEMAS = {
  * receiver must answer and how the request is signed are stated once here, as they hold for every type.
  */
 export function openApiWebhooks(): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(WEBHOOK_EVENT_SCHEMAS).map(([type, schema]) => [type, {
-    post: {
-      operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
-      tags: ['Webhook Endpoints'],
-      summary: `${type} event`,
-      description: `${schema.description} POSTed to every enabled endpoint subscribed to ${type}, with the header \
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_SCHEMAS).map(([type, schema]) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+          tags: ['Webhook Endpoints'],
+          summary: `${type} event`,
+          description: `${schema.description} POSTed to every enabled endpoint subscribed to ${type}, with the header \
 Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} \
 (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).`,
-      security: [],
-      requestBody: { required: true, content: { 'application/json': { schema } } },
-      responses: {
-        200: { description: 'Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint).' },
+          security: [],
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: {
+            200: {
+              description:
+                'Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint).',
+            },
+          },
+        },
       },
-    },
-  }]));
+    ]),
+  );
 }

@@ -27,7 +27,10 @@ export class EventStreamHub {
   private closed = false;
 
   /** @param clientConfig connection settings of the LISTEN connection (the pool's). */
-  constructor(private readonly clientConfig: pg.ClientConfig, private readonly log: Logger) {}
+  constructor(
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly log: Logger,
+  ) {}
 
   /** Number of subscribed streams (all tenants). */
   get size(): number {
@@ -45,7 +48,9 @@ export class EventStreamHub {
     const set = this.subscribers.get(key) ?? new Set<Wake>();
     set.add(wake);
     this.subscribers.set(key, set);
-    await this.ensureListening().catch((err) => this.log.warn({ err }, 'event stream LISTEN connection failed; retrying'));
+    await this.ensureListening().catch((err) =>
+      this.log.warn({ err }, 'event stream LISTEN connection failed; retrying'),
+    );
     return () => {
       set.delete(wake);
       if (!set.size) this.subscribers.delete(key);
@@ -91,7 +96,10 @@ export class EventStreamHub {
   }
 
   private notify(payload: string): void {
-    if (payload === '*') return this.wakeAll();
+    if (payload === '*') {
+      this.wakeAll();
+      return;
+    }
     for (const key of payload.split(',')) for (const wake of this.subscribers.get(key) ?? []) wake();
   }
 

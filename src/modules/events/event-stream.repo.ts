@@ -41,7 +41,13 @@ const BOUNDARY = `CASE WHEN NOT $6::boolean THEN pg_snapshot_xmin(snap.s) ELSE C
  * boundary (cheap or `precise`, see above). Rows whose xact_id is not below the boundary may still be joined by rows
  * of older transactions: the caller stops there.
  */
-export function eventsAfter(db: Db, tenant: Tenant, after: StreamPosition, limit: number, precise = false): Promise<StreamRow[]> {
+export function eventsAfter(
+  db: Db,
+  tenant: Tenant,
+  after: StreamPosition,
+  limit: number,
+  precise = false,
+): Promise<StreamRow[]> {
   return many<StreamRow>(
     db,
     `WITH snap AS MATERIALIZED (SELECT pg_current_snapshot() AS s)

@@ -4,21 +4,37 @@ import { Type } from '@sinclair/typebox';
 import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { sha256 } from '../../lib/secrets.js';
-import { EventStreamSession, parseStreamTypes, POSITION_MESSAGE, positionCursor, STREAMABLE_EVENT_TYPES, startPosition, streamsOf } from './event-stream.service.js';
+import {
+  EventStreamSession,
+  parseStreamTypes,
+  POSITION_MESSAGE,
+  positionCursor,
+  STREAMABLE_EVENT_TYPES,
+  startPosition,
+  streamsOf,
+} from './event-stream.service.js';
 
-const StreamQuery = Type.Object({
-  types: Type.Optional(Type.String({
-    minLength: 1,
-    description: `Only these event types, separated by commas (${STREAMABLE_EVENT_TYPES.join(', ')}). Default: every event.`,
-  })),
-}, { additionalProperties: false });
+const StreamQuery = Type.Object(
+  {
+    types: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: `Only these event types, separated by commas (${STREAMABLE_EVENT_TYPES.join(', ')}). Default: every event.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const StreamHeaders = Type.Object({
-  'last-event-id': Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: 'The last message id received: an event id (evt_…), and the stream resumes right after that event; or the start position (pos_…) a stream sent first, and it resumes from there. Nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect.',
-  })),
+  'last-event-id': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'The last message id received: an event id (evt_…), and the stream resumes right after that event; or the start position (pos_…) a stream sent first, and it resumes from there. Nothing committed meanwhile is missed. EventSource clients send it by themselves when they reconnect.',
+    }),
+  ),
 });
 
 const STREAM_DESCRIPTION = `Server-Sent Events (text/event-stream): every event of this environment as it is committed, the \
@@ -39,70 +55,90 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
   // Open streams never end by themselves: close them first, or the server would wait for them on shutdown.
   app.addHook('preClose', async () => streams.closeAll());
 
-  app.get('/events/stream', {
-    // 'manual': no Accept negotiation, so a client sending Accept: application/json still gets the stream, not a 406.
-    sse: 'manual',
-    schema: {
-      ...operation('streamEvents'),
-      summary: 'Stream events',
-      description: STREAM_DESCRIPTION,
-      querystring: StreamQuery,
-      headers: StreamHeaders,
-      response: {
-        200: Type.Unsafe({
-          description: 'The event stream; it stays open until the client or the server closes it.',
-          content: { 'text/event-stream': { schema: Type.String({ description: 'Server-Sent Events, one per event: id, event (type), data (the Event envelope as JSON).' }) } },
-        }),
-        ...operationErrors('streamEvents'),
+  app.get(
+    '/events/stream',
+    {
+      // 'manual': no Accept negotiation, so a client sending Accept: application/json still gets the stream, not a 406.
+      sse: 'manual',
+      schema: {
+        ...operation('streamEvents'),
+        summary: 'Stream events',
+        description: STREAM_DESCRIPTION,
+        querystring: StreamQuery,
+        headers: StreamHeaders,
+        response: {
+          200: Type.Unsafe({
+            description: 'The event stream; it stays open until the client or the server closes it.',
+            content: {
+              'text/event-stream': {
+                schema: Type.String({
+                  description:
+                    'Server-Sent Events, one per event: id, event (type), data (the Event envelope as JSON).',
+                }),
+              },
+            },
+          }),
+          ...operationErrors('streamEvents'),
+        },
       },
     },
-  }, async (request, reply) => {
-    const tenant = request.tenant;
-    const types = parseStreamTypes(request.query.types);
-    const start = await startPosition(ctx.pool, tenant, request.headers['last-event-id']);
-    const keyHash = sha256(String(request.headers['x-api-key']));
+    async (request, reply) => {
+      const tenant = request.tenant;
+      const types = parseStreamTypes(request.query.types);
+      const start = await startPosition(ctx.pool, tenant, request.headers['last-event-id']);
+      const keyHash = sha256(String(request.headers['x-api-key']));
 
-    let session: EventStreamSession | null = null;
-    let unsubscribe: (() => void) | null = null;
-    let safetyNet: NodeJS.Timeout | null = null;
-    const release = streams.open(keyHash, tenant, () => reply.sse.close());
-    const cleanup = () => {
-      session?.close();
-      unsubscribe?.();
-      if (safetyNet) clearInterval(safetyNet);
-      release();
-    };
-    reply.sse.onClose(cleanup);
-    reply.sse.keepAlive();
-    reply.header('x-request-id', request.id);
+      let session: EventStreamSession | null = null;
+      let unsubscribe: (() => void) | null = null;
+      let safetyNet: NodeJS.Timeout | null = null;
+      const release = streams.open(keyHash, tenant, () => reply.sse.close());
+      const cleanup = () => {
+        session?.close();
+        unsubscribe?.();
+        if (safetyNet) clearInterval(safetyNet);
+        release();
+      };
+      reply.sse.onClose(cleanup);
+      reply.sse.keepAlive();
+      reply.header('x-request-id', request.id);
 
-    session = new EventStreamSession(ctx.pool, tenant, start, types, async (event) => {
-      await reply.sse.send({ id: event.id, event: event.type, data: event });
-    }, (err) => {
-      request.log.error({ err }, 'event stream failed; closing it (the client resumes with Last-Event-ID)');
-      reply.sse.close();
-    });
-    // Subscribed before the first read: an event committed after that read always wakes the session again.
-    unsubscribe = await streams.hub.subscribe(tenant, () => session!.wake());
-    if (!reply.sse.isConnected) {
-      // The client left, or the server began shutting down, while we subscribed: nothing was sent; drop the connection.
-      cleanup();
-      reply.hijack();
-      reply.raw.destroy();
-      return;
-    }
-    // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
-    reply.sse.sendHeaders(200);
-    reply.raw.flushHeaders();
-    // EVT-8: a client that has no id yet gets the start position as one, so a drop before the first event loses nothing.
-    if (!request.headers['last-event-id']) {
-      const position = positionCursor(start);
-      // A client gone meanwhile is cleaned up by onClose; there is then nothing more to do.
-      await reply.sse.send({ id: position, event: POSITION_MESSAGE, data: { position } }).catch(() => undefined);
-      if (!reply.sse.isConnected) return;
-    }
-    safetyNet = setInterval(() => session!.wake(), heartbeatMs);
-    safetyNet.unref();
-    session.wake();
-  });
+      session = new EventStreamSession(
+        ctx.pool,
+        tenant,
+        start,
+        types,
+        async (event) => {
+          await reply.sse.send({ id: event.id, event: event.type, data: event });
+        },
+        (err) => {
+          request.log.error({ err }, 'event stream failed; closing it (the client resumes with Last-Event-ID)');
+          reply.sse.close();
+        },
+      );
+      // Subscribed before the first read: an event committed after that read always wakes the session again.
+      unsubscribe = await streams.hub.subscribe(tenant, () => session!.wake());
+      if (!reply.sse.isConnected) {
+        // The client left, or the server began shutting down, while we subscribed: nothing was sent; drop the
+        // connection.
+        cleanup();
+        reply.hijack();
+        reply.raw.destroy();
+        return;
+      }
+      // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
+      reply.sse.sendHeaders(200);
+      reply.raw.flushHeaders();
+      // EVT-8: a client that has no id yet gets the start position as one, so a drop before the first event loses
+      // nothing.
+      if (!request.headers['last-event-id']) {
+        const position = positionCursor(start);
+        // A client gone meanwhile is cleaned up by onClose; there is then nothing more to do.
+        await reply.sse.send({ id: position, event: POSITION_MESSAGE, data: { position } }).catch(() => undefined);
+        if (!reply.sse.isConnected) return;
+      }
+      safetyNet = setInterval(() => session!.wake(), heartbeatMs);
+      safetyNet.unref();
+      session.wake();
+    },
+  );
 };

@@ -40,10 +40,18 @@ export type EventSink = (event: EventEnvelope) => Promise<void>;
  */
 export function parseStreamTypes(types: string | undefined): Set<string> | null {
   if (types === undefined) return null;
-  const list = types.split(',').map((t) => t.trim()).filter(Boolean);
+  const list = types
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = list.filter((t) => !STREAMABLE_EVENT_TYPES.includes(t));
   if (!list.length || unknown.length) {
-    throw new ValidationError([{ field: 'types', message: `must list event types separated by commas, from: ${STREAMABLE_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}` }]);
+    throw new ValidationError([
+      {
+        field: 'types',
+        message: `must list event types separated by commas, from: ${STREAMABLE_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+      },
+    ]);
   }
   return new Set(list);
 }
@@ -68,15 +76,23 @@ export function positionCursor(position: repo.StreamPosition): string {
  * @throws AppError not_found (404) naming the Last-Event-ID header when the tenant has no such event, or the
  *   position is one no stream can have given yet.
  */
-export async function startPosition(db: pg.Pool, tenant: Tenant, lastEventId: string | undefined): Promise<repo.StreamPosition> {
+export async function startPosition(
+  db: pg.Pool,
+  tenant: Tenant,
+  lastEventId: string | undefined,
+): Promise<repo.StreamPosition> {
   if (!lastEventId) return repo.currentPosition(db);
   const cursor = POSITION_CURSOR.exec(lastEventId);
   const position = cursor
-    ? (BigInt(cursor[1]) <= BigInt(await repo.transactionHorizon(db)) ? { xactId: BigInt(cursor[1]).toString(), id: '' } : null)
+    ? BigInt(cursor[1]) <= BigInt(await repo.transactionHorizon(db))
+      ? { xactId: BigInt(cursor[1]).toString(), id: '' }
+      : null
     : await repo.positionOf(db, tenant, lastEventId);
   if (!position) {
     const what = cursor ? 'stream position' : 'event';
-    throw new AppError('not_found', `No such ${what}: '${lastEventId}' (Last-Event-ID)`, { errors: [{ field: 'headers.last-event-id', message: `no ${what} '${lastEventId}' exists in this environment` }] });
+    throw new AppError('not_found', `No such ${what}: '${lastEventId}' (Last-Event-ID)`, {
+      errors: [{ field: 'headers.last-event-id', message: `no ${what} '${lastEventId}' exists in this environment` }],
+    });
   }
   return position;
 }
@@ -179,7 +195,11 @@ export class EventStreams {
   open(keyHash: string, tenant: Tenant, close: () => void): () => void {
     const max = this.ctx.config.eventStreamMaxPerKey;
     const count = this.perKey.get(keyHash) ?? 0;
-    if (count >= max) throw new AppError('rate_limited', `Too many event streams are open with this API key (at most ${max}); close one or retry later`);
+    if (count >= max)
+      throw new AppError(
+        'rate_limited',
+        `Too many event streams are open with this API key (at most ${max}); close one or retry later`,
+      );
     this.perKey.set(keyHash, count + 1);
     this.closers.add(close);
     openStreams.inc({ environment: tenant.environment });

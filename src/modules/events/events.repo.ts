@@ -29,19 +29,31 @@ export function listEvents(db: Db, tenant: Tenant, f: EventFilter): Promise<Even
   if (f.orderId) add(`data->>'orderId' = ?`, f.orderId);
   if (f.startingAfter) add('id < ?', f.startingAfter);
   params.push(f.limit + 1);
-  return many<EventRow>(db, `SELECT id, type, data, created_at FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
+  return many<EventRow>(
+    db,
+    `SELECT id, type, data, created_at FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+    params,
+  );
 }
 
 /** One event of the tenant, or null. */
 export function findEvent(db: Db, tenant: Tenant, id: string): Promise<EventRow | null> {
-  return one<EventRow>(db, 'SELECT id, type, data, created_at FROM events WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]);
+  return one<EventRow>(
+    db,
+    'SELECT id, type, data, created_at FROM events WHERE id = $1 AND organization_id = $2 AND environment = $3',
+    [id, tenant.organizationId, tenant.environment],
+  );
 }
 
 /**
  * Writes events of one tenant and their deliveries (one per subscribed enabled endpoint, due now) in one statement
  * through the database function emit_events (EVT-5). @returns each event's id and created_at.
  */
-export async function insertEvents(tx: Db, tenant: Tenant, rows: Array<{ id: string; type: string; data: Record<string, unknown> }>): Promise<Array<{ id: string; created_at: Date }>> {
+export async function insertEvents(
+  tx: Db,
+  tenant: Tenant,
+  rows: Array<{ id: string; type: string; data: Record<string, unknown> }>,
+): Promise<Array<{ id: string; created_at: Date }>> {
   const { rows: written } = await tx.query<{ id: string; created_at: Date }>(
     'SELECT id, created_at FROM emit_events($1, $2, $3::jsonb)',
     [tenant.organizationId, tenant.environment, JSON.stringify(rows)],
@@ -50,7 +62,14 @@ export async function insertEvents(tx: Db, tenant: Tenant, rows: Array<{ id: str
 }
 
 /** Inserts one pending webhook delivery of an event to an endpoint, due now; `autoRetry` false: one attempt only. */
-export async function insertDelivery(tx: Db, tenant: Tenant, id: string, endpointId: string, eventId: string, autoRetry: boolean): Promise<void> {
+export async function insertDelivery(
+  tx: Db,
+  tenant: Tenant,
+  id: string,
+  endpointId: string,
+  eventId: string,
+  autoRetry: boolean,
+): Promise<void> {
   await tx.query(
     `INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at, auto_retry)
      VALUES ($1, $2, $3, $4, $5, now(), $6)`,

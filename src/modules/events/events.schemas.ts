@@ -3,27 +3,45 @@ import { ListOf, PageQuery } from '../../lib/schemas.js';
 import { EVENT_TYPES } from './events.service.js';
 
 /** The envelope of every event, as webhooks deliver it (EVT-1). */
-export const EventSchema = Type.Object({
-  id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
-  type: Type.String({ description: EVENT_TYPES.join(', ') }),
-  createdAt: Type.String({ format: 'date-time', description: 'ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z' }),
-  data: Type.Object({}, {
-    additionalProperties: true,
-    description: 'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable.',
-  }),
-}, { title: 'Event' });
+export const EventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
+    type: Type.String({ description: EVENT_TYPES.join(', ') }),
+    createdAt: Type.String({
+      format: 'date-time',
+      description: 'ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z',
+    }),
+    data: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable.',
+      },
+    ),
+  },
+  { title: 'Event' },
+);
 
 /** Path `{eventId}` of GET /events/{eventId} (EVT-6). */
 export const EventParams = Type.Object({ eventId: Type.String({ minLength: 1 }) });
 
 /** Query of GET /events: cursor pagination plus optional `type` and `orderId` filters. */
-export const ListEventsQuery = Type.Composite([
-  PageQuery,
-  Type.Object({
-    type: Type.Optional(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'Only events of this type.' })),
-    orderId: Type.Optional(Type.String({ minLength: 1, description: 'Only events about this order.' })),
-  }),
-], { additionalProperties: false });
+export const ListEventsQuery = Type.Composite(
+  [
+    PageQuery,
+    Type.Object({
+      type: Type.Optional(
+        Type.Union(
+          EVENT_TYPES.map((t) => Type.Literal(t)),
+          { description: 'Only events of this type.' },
+        ),
+      ),
+      orderId: Type.Optional(Type.String({ minLength: 1, description: 'Only events about this order.' })),
+    }),
+  ],
+  { additionalProperties: false },
+);
 
 /** A page of events, newest first. */
 export const EventList = ListOf(EventSchema);

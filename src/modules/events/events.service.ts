@@ -12,7 +12,12 @@ import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
  * Subscribable event types (EVT-2): the contract's two and the compliance calendar's reminders (CAL-20).
  * `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
  */
-export const EVENT_TYPES = ['filing.status_changed', 'document.uploaded', 'compliance.deadline_approaching', 'compliance.deadline_missed'] as const;
+export const EVENT_TYPES = [
+  'filing.status_changed',
+  'document.uploaded',
+  'compliance.deadline_approaching',
+  'compliance.deadline_missed',
+] as const;
 
 /** One of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -36,7 +41,12 @@ export interface NewEvent {
  * (the durable outbox; docs/architecture.md "Webhooks"). Call it with the transaction that makes the change
  * the event reports. @returns the envelope as it will be delivered.
  */
-export async function emitEvent(tx: Db, tenant: Tenant, type: EventType, data: Record<string, unknown>): Promise<EventEnvelope> {
+export async function emitEvent(
+  tx: Db,
+  tenant: Tenant,
+  type: EventType,
+  data: Record<string, unknown>,
+): Promise<EventEnvelope> {
   return (await emitEvents(tx, tenant, [{ type, data }]))[0]!;
 }
 
@@ -70,7 +80,13 @@ export function eventsWritten(tx: Db, tenant: Tenant): void {
  * Creates one pending delivery, due now, and wakes the dispatchers at commit (WH-10, WH-16).
  * @param autoRetry false for a single attempt without retries (test events). @returns the delivery id.
  */
-export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string, eventId: string, autoRetry = true): Promise<string> {
+export async function createDelivery(
+  tx: Db,
+  tenant: Tenant,
+  endpointId: string,
+  eventId: string,
+  autoRetry = true,
+): Promise<string> {
   const id = newId('webhookDelivery');
   await repo.insertDelivery(tx, tenant, id, endpointId, eventId, autoRetry);
   notifyDeliveriesDue(tx);
@@ -81,7 +97,11 @@ export async function createDelivery(tx: Db, tenant: Tenant, endpointId: string,
  * One page of the tenant's events, newest first, as envelopes (GET /events); `limit` defaults to 20, `startingAfter`
  * is the last event id of the previous page.
  */
-export async function listEventPage(db: Db, tenant: Tenant, query: Omit<repo.EventFilter, 'limit'> & { limit?: number }): Promise<Page<EventEnvelope>> {
+export async function listEventPage(
+  db: Db,
+  tenant: Tenant,
+  query: Omit<repo.EventFilter, 'limit'> & { limit?: number },
+): Promise<Page<EventEnvelope>> {
   const limit = query.limit ?? 20;
   const rows = await repo.listEvents(db, tenant, { ...query, limit });
   return toPage(rows, limit, toEnvelope);

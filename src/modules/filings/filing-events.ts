@@ -29,7 +29,7 @@ export function statusChangedData(order: OrderForEvent): Record<string, unknown>
   };
   if (order.filing_status === 'exception') {
     data.exceptionCode = order.exception_code;
-    data.exceptionReason = order.exception_code ? EXCEPTION_REASONS[order.exception_code] ?? null : null;
+    data.exceptionReason = order.exception_code ? (EXCEPTION_REASONS[order.exception_code] ?? null) : null;
     data.exceptionMessage = order.exception_message;
   }
   return data;

@@ -33,12 +33,18 @@ const ORDER_COLUMNS = orderSummaryColumns();
  * one order serialize and the second sees the first's result. `tenant` null: any tenant (operators).
  */
 export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
-  return one<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)} FOR UPDATE`, [orderId, ...tenantParams(tenant)]);
+  return one<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)} FOR UPDATE`, [
+    orderId,
+    ...tenantParams(tenant),
+  ]);
 }
 
 /** Reads an order without locking. `tenant` null: any tenant. */
 export function findOrder(db: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
-  return one<OrderRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [orderId, ...tenantParams(tenant)]);
+  return one<OrderRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [
+    orderId,
+    ...tenantParams(tenant),
+  ]);
 }
 
 /** An order's status history, oldest first. */
@@ -64,7 +70,10 @@ export interface OrderQueueFilter {
 }
 
 /** The operator's queue across tenants, oldest first (the order the filing team works in). Fetches limit + 1. */
-export function listOrdersForOperators(db: Db, f: OrderQueueFilter): Promise<Array<OrderRow & { company_legal_name: string; organization_name: string }>> {
+export function listOrdersForOperators(
+  db: Db,
+  f: OrderQueueFilter,
+): Promise<Array<OrderRow & { company_legal_name: string; organization_name: string }>> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -125,7 +134,10 @@ export interface SiblingOrderRow {
 /** The other orders placed by the same request (e.g. the EIN ordered with a formation), by id. */
 export function findSiblingOrders(db: Db, groupId: string, orderId: string): Promise<SiblingOrderRow[]> {
   return many<SiblingOrderRow>(
-    db, 'SELECT id, order_type, filing_status FROM orders WHERE group_id = $1 AND id <> $2 ORDER BY id', [groupId, orderId]);
+    db,
+    'SELECT id, order_type, filing_status FROM orders WHERE group_id = $1 AND id <> $2 ORDER BY id',
+    [groupId, orderId],
+  );
 }
 
 /** An event of an order as the operators' views read it. */
@@ -137,7 +149,10 @@ export interface OrderEventRow {
 }
 
 /** The events of one order (data.orderId), oldest first, within the order's tenant. */
-export function findOrderEvents(db: Db, o: { id: string; organization_id: string; environment: string }): Promise<OrderEventRow[]> {
+export function findOrderEvents(
+  db: Db,
+  o: { id: string; organization_id: string; environment: string },
+): Promise<OrderEventRow[]> {
   return many<OrderEventRow>(
     db,
     `SELECT id, type, data, created_at FROM events
@@ -155,7 +170,13 @@ export interface DeliveryRow {
   status: string;
   attempt_count: number;
   next_attempt_at: Date | null;
-  attempts: Array<{ attempt_number: number; status_code: number | null; duration_ms: number; error: string | null; created_at: string }>;
+  attempts: Array<{
+    attempt_number: number;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+    created_at: string;
+  }>;
 }
 
 /** Deliveries of the given events with every attempt (oldest first). */

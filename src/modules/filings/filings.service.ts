@@ -35,7 +35,13 @@ export interface TransitionResult {
  * @param actor recorded in the history and on reversal entries: `test_helper`, `operator`, `operator:<id>`, `cli`.
  * @throws AppError not_found (404), invalid_transition (409); ValidationError (400) for bad fields.
  */
-export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, orderId: string, request: TransitionRequest, actor: string): Promise<TransitionResult> {
+export async function transitionOrder(
+  ctx: AppContext,
+  tenant: Tenant | null,
+  orderId: string,
+  request: TransitionRequest,
+  actor: string,
+): Promise<TransitionResult> {
   return withTransaction(ctx.pool, async (tx) => {
     const current = await repo.lockOrder(tx, tenant, orderId);
     if (!current) throw notFound('order', orderId);
@@ -43,8 +49,15 @@ export async function transitionOrder(ctx: AppContext, tenant: Tenant | null, or
     const orderTenant = tenantOf(current);
     // ORD-14: the orders module writes the row, the history row and the event.
     const changed = await changeOrderStatus(tx, orderTenant, {
-      orderId: current.id, actor,
-      filing: { from: plan.from, to: plan.to, exceptionCode: plan.exceptionCode, exceptionMessage: plan.exceptionMessage, filingDate: plan.filingDate },
+      orderId: current.id,
+      actor,
+      filing: {
+        from: plan.from,
+        to: plan.to,
+        exceptionCode: plan.exceptionCode,
+        exceptionMessage: plan.exceptionMessage,
+        filingDate: plan.filingDate,
+      },
       subscription: { status: subscriptionStatusAfter(current, plan) },
     });
     const order = changed.order as unknown as repo.OrderRow;
@@ -76,8 +89,12 @@ export function tenantOf(order: Pick<repo.OrderRow, 'organization_id' | 'environ
 
 function stateOf(o: repo.OrderRow) {
   return {
-    id: o.id, orderType: o.order_type, environment: o.environment, filingStatus: o.filing_status,
-    exceptionCode: o.exception_code, exceptionMessage: o.exception_message,
+    id: o.id,
+    orderType: o.order_type,
+    environment: o.environment,
+    filingStatus: o.filing_status,
+    exceptionCode: o.exception_code,
+    exceptionMessage: o.exception_message,
   };
 }
 
@@ -86,12 +103,21 @@ function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition):
   return plan.to === 'cancelled' && order.subscription_status ? 'canceled' : order.subscription_status;
 }
 
-async function applySideEffects(tx: Db, tenant: Tenant, order: repo.OrderRow, plan: PlannedTransition, actor: string): Promise<LedgerEntryRow[]> {
+async function applySideEffects(
+  tx: Db,
+  tenant: Tenant,
+  order: repo.OrderRow,
+  plan: PlannedTransition,
+  actor: string,
+): Promise<LedgerEntryRow[]> {
   if (plan.to === 'cancelled' && order.billing === 'balance') return reverseOrderDebits(tx, tenant, order.id, actor);
   // A card-paid order's retail + state fee go back to the card (PAY-6); the job sends the refund after the commit.
   if (plan.to === 'cancelled' && order.billing === 'checkout') await queueCardRefund(tx, tenant, order);
   if (plan.to === 'filed' && order.order_type === 'formation') {
-    await setCompanyFiled(tx, tenant, order.company_id, { formationDate: plan.filingDate!, formationState: order.filing_state });
+    await setCompanyFiled(tx, tenant, order.company_id, {
+      formationDate: plan.filingDate!,
+      formationState: order.filing_state,
+    });
   }
   if (plan.to === 'filed' && plan.ein) await setCompanyFiled(tx, tenant, order.company_id, { ein: plan.ein });
   return [];

@@ -51,9 +51,19 @@ export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRec
     repo.findOrderDocuments(db, order.id),
     findRefundOfOrder(db, order.id),
   ]);
-  const deliveries = await repo.findDeliveries(db, events.map((e) => e.id));
-  const actors = [...history.map((h) => h.actor), ...documents.map((d) => d.uploaded_by), ...ledger.map((l) => l.created_by ?? '')];
-  const names = await operatorNames(db, actors.filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)));
+  const deliveries = await repo.findDeliveries(
+    db,
+    events.map((e) => e.id),
+  );
+  const actors = [
+    ...history.map((h) => h.actor),
+    ...documents.map((d) => d.uploaded_by),
+    ...ledger.map((l) => l.created_by ?? ''),
+  ];
+  const names = await operatorNames(
+    db,
+    actors.filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)),
+  );
   return {
     order,
     siblings,

@@ -119,14 +119,16 @@ export function planTransition(order: OrderState, given: TransitionRequest, toda
     exceptionCode: to === 'exception' ? (request.exceptionCode as string) : null,
     exceptionReason: to === 'exception' ? EXCEPTION_REASONS[request.exceptionCode as string] : null,
     exceptionMessage: to === 'exception' ? request.exceptionMessage?.trim() || null : null,
-    filingDate: to === 'filed' ? request.filingDate ?? today : null,
+    filingDate: to === 'filed' ? (request.filingDate ?? today) : null,
     ein,
   };
 }
 
 // exceptionCode travels as a string ("465", FIL-4, EVT-3); a caller sending the number 465 means the same code.
 function withStringCode(request: TransitionRequest): TransitionRequest {
-  return typeof request.exceptionCode === 'number' ? { ...request, exceptionCode: String(request.exceptionCode) } : request;
+  return typeof request.exceptionCode === 'number'
+    ? { ...request, exceptionCode: String(request.exceptionCode) }
+    : request;
 }
 
 /**
@@ -135,7 +137,10 @@ function withStringCode(request: TransitionRequest): TransitionRequest {
  */
 export function throwIfOrderMovedSinceSeen(order: OrderState, request: TransitionRequest): void {
   if (request.expectedStatus && request.expectedStatus !== order.filingStatus) {
-    throw new AppError('invalid_transition', `Order ${order.id} is now ${order.filingStatus}, not ${request.expectedStatus} as when you looked; reload it and decide again`);
+    throw new AppError(
+      'invalid_transition',
+      `Order ${order.id} is now ${order.filingStatus}, not ${request.expectedStatus} as when you looked; reload it and decide again`,
+    );
   }
 }
 
@@ -150,11 +155,14 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
   const code = request.exceptionCode == null ? request.exceptionCode : String(request.exceptionCode);
   if (to === 'exception') {
     if (!code) errors.add('exceptionCode', 'is required when filingStatus is exception');
-    else if (!Object.hasOwn(EXCEPTION_REASONS, code)) errors.add('exceptionCode', `'${code}' is not a filing exception code (460-499, listed in the OpenAPI document)`);
-    if (request.exceptionMessage != null && request.exceptionMessage.length > MAX_EXCEPTION_MESSAGE) errors.add('exceptionMessage', `must be at most ${MAX_EXCEPTION_MESSAGE} characters`);
+    else if (!Object.hasOwn(EXCEPTION_REASONS, code))
+      errors.add('exceptionCode', `'${code}' is not a filing exception code (460-499, listed in the OpenAPI document)`);
+    if (request.exceptionMessage != null && request.exceptionMessage.length > MAX_EXCEPTION_MESSAGE)
+      errors.add('exceptionMessage', `must be at most ${MAX_EXCEPTION_MESSAGE} characters`);
   } else {
     if (request.exceptionCode != null) errors.add('exceptionCode', 'is allowed only when filingStatus is exception');
-    if (request.exceptionMessage != null) errors.add('exceptionMessage', 'is allowed only when filingStatus is exception');
+    if (request.exceptionMessage != null)
+      errors.add('exceptionMessage', 'is allowed only when filingStatus is exception');
   }
   if (request.filingDate != null) {
     if (to !== 'filed') errors.add('filingDate', 'is allowed only when filingStatus is filed');
@@ -163,7 +171,8 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
   }
   if (request.ein != null) {
     if (to !== 'filed') errors.add('ein', 'is allowed only when filingStatus is filed');
-    else if (!EIN_PATTERN.test(request.ein)) errors.add('ein', 'must look like 12-3456789 (two digits, hyphen, seven digits)');
+    else if (!EIN_PATTERN.test(request.ein))
+      errors.add('ein', 'must look like 12-3456789 (two digits, hyphen, seven digits)');
   }
   errors.throwIfAny();
 }
@@ -174,9 +183,13 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
  */
 export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): void {
   if (isTerminal(order.filingStatus)) {
-    throw new AppError('invalid_transition', `Order ${order.id} is ${order.filingStatus}, a terminal status; it cannot move to ${to}`, {
-      filingStatus: order.filingStatus,
-    });
+    throw new AppError(
+      'invalid_transition',
+      `Order ${order.id} is ${order.filingStatus}, a terminal status; it cannot move to ${to}`,
+      {
+        filingStatus: order.filingStatus,
+      },
+    );
   }
 }
 
@@ -186,10 +199,15 @@ export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): voi
  */
 export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
   if (canTransition(order.filingStatus, to)) return;
-  const why = order.filingStatus === to ? `it is already ${to}` : `${order.filingStatus} -> ${to} is not a filing transition`;
-  throw new AppError('invalid_transition', `Order ${order.id} cannot move from ${order.filingStatus} to ${to}: ${why}. Allowed from ${order.filingStatus}: ${TRANSITIONS[order.filingStatus].join(', ')}`, {
-    filingStatus: order.filingStatus,
-  });
+  const why =
+    order.filingStatus === to ? `it is already ${to}` : `${order.filingStatus} -> ${to} is not a filing transition`;
+  throw new AppError(
+    'invalid_transition',
+    `Order ${order.id} cannot move from ${order.filingStatus} to ${to}: ${why}. Allowed from ${order.filingStatus}: ${TRANSITIONS[order.filingStatus].join(', ')}`,
+    {
+      filingStatus: order.filingStatus,
+    },
+  );
 }
 
 /** exception -> exception must report something new (another code or message). @throws AppError invalid_transition (409). */
@@ -198,21 +216,29 @@ export function throwIfExceptionIsUnchanged(order: OrderState, request: Transiti
   const sameCode = order.exceptionCode === request.exceptionCode;
   const sameMessage = (order.exceptionMessage ?? null) === (request.exceptionMessage?.trim() || null);
   if (sameCode && sameMessage) {
-    throw new AppError('invalid_transition', `Order ${order.id} is already in exception ${order.exceptionCode} with the same message; report a different code or message`, {
-      filingStatus: order.filingStatus,
-    });
+    throw new AppError(
+      'invalid_transition',
+      `Order ${order.id} is already in exception ${order.exceptionCode} with the same message; report a different code or message`,
+      {
+        filingStatus: order.filingStatus,
+      },
+    );
   }
 }
 
 /** The EIN to record when an EIN order is filed (see the module comment); null otherwise. */
 function einFor(order: OrderState, request: TransitionRequest, to: FilingStatus): string | null {
   if (request.ein != null && order.orderType !== 'ein') {
-    throw new ValidationError([{ field: 'ein', message: `applies only to EIN orders; order ${order.id} is a ${order.orderType} order` }]);
+    throw new ValidationError([
+      { field: 'ein', message: `applies only to EIN orders; order ${order.id} is a ${order.orderType} order` },
+    ]);
   }
   if (to !== 'filed' || order.orderType !== 'ein') return null;
   if (request.ein) return request.ein;
   if (order.environment === 'test') return testEinFor(order.id);
-  throw new ValidationError([{ field: 'ein', message: `is required to file EIN order ${order.id}: enter the EIN the IRS assigned (12-3456789)` }]);
+  throw new ValidationError([
+    { field: 'ein', message: `is required to file EIN order ${order.id}: enter the EIN the IRS assigned (12-3456789)` },
+  ]);
 }
 
 /** A stable, obviously fake EIN for a test-environment order: `00-` + 7 digits from the order id's hash. */

@@ -14,7 +14,8 @@ import { openResponse, sealResponse } from './sealed-response.js';
  * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
  * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
  * Requests refused by their schema before the handler runs are not stored either (nothing started). Stored
- * responses are encrypted (sealed-response.ts): some carry a credential shown only once (a magic link, a whsec_ secret).
+ * responses are encrypted (sealed-response.ts): some carry a credential shown only once (a magic link, a whsec_
+ * secret).
  *
  * The key is claimed and completed outside the request's own transaction. If the process dies between the
  * request's commit and storing its response, the key stays `running`; after 5 minutes a retry with the same body
@@ -29,7 +30,8 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: 'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment.',
+  description:
+    'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment.',
 });
 
 declare module 'fastify' {
@@ -56,14 +58,23 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
       const row = await repo.findKey(ctx.pool, request.tenant, key);
       if (!row) continue;
       if (row.request_hash !== hash) {
-        throw new AppError('idempotency_key_reused', `Idempotency-Key '${key}' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request`);
+        throw new AppError(
+          'idempotency_key_reused',
+          `Idempotency-Key '${key}' was already used with a different request (another body or endpoint) in the last 24 hours; use a new key for a new request`,
+        );
       }
       if (row.status === 'running') {
-        throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+        throw new AppError(
+          'idempotency_key_in_use',
+          `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`,
+        );
       }
       const stored = openResponse(ctx.secrets.fileUrlSecret, request.tenant, key, row.response_body);
       if (!stored.ok) {
-        throw new AppError('conflict', `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`);
+        throw new AppError(
+          'conflict',
+          `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`,
+        );
       }
       return reply
         .status(row.response_status ?? 200)
@@ -71,7 +82,10 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
         .type('application/json; charset=utf-8')
         .send(JSON.stringify(stored.body));
     }
-    throw new AppError('idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`);
+    throw new AppError(
+      'idempotency_key_in_use',
+      `A request with Idempotency-Key '${key}' is still being processed; retry after it completes`,
+    );
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -81,7 +95,14 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
     const body = parseJson(payload);
     if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
     // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
-    else await repo.completeKey(ctx.pool, request.tenant, key, reply.statusCode, sealResponse(ctx.secrets.fileUrlSecret, request.tenant, key, body));
+    else
+      await repo.completeKey(
+        ctx.pool,
+        request.tenant,
+        key,
+        reply.statusCode,
+        sealResponse(ctx.secrets.fileUrlSecret, request.tenant, key, body),
+      );
     return payload;
   });
 };
@@ -111,8 +132,13 @@ function documentHeader(route: RouteOptions): void {
 }
 
 const IDEMPOTENCY_ERRORS = {
-  409: Type.Ref('Error', { description: 'The request conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running (idempotency_key_in_use).' }),
-  422: Type.Ref('Error', { description: 'The Idempotency-Key was already used with a different request body (idempotency_key_reused).' }),
+  409: Type.Ref('Error', {
+    description:
+      'The request conflicts with the current state of the resource, or a request with the same Idempotency-Key is still running (idempotency_key_in_use).',
+  }),
+  422: Type.Ref('Error', {
+    description: 'The Idempotency-Key was already used with a different request body (idempotency_key_reused).',
+  }),
 };
 
 function headerKey(request: FastifyRequest): string | null {
@@ -120,7 +146,10 @@ function headerKey(request: FastifyRequest): string | null {
   const raw = request.headers[IDEMPOTENCY_HEADER];
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined) return null;
-  if (key.length < 1 || key.length > 255) throw new AppError('validation_error', 'Idempotency-Key must be 1 to 255 characters', { errors: [{ field: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }] });
+  if (key.length < 1 || key.length > 255)
+    throw new AppError('validation_error', 'Idempotency-Key must be 1 to 255 characters', {
+      errors: [{ field: 'headers.idempotency-key', message: 'must be 1 to 255 characters' }],
+    });
   return key;
 }
 
@@ -142,7 +171,9 @@ function requestIdentity(request: FastifyRequest): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

@@ -28,7 +28,12 @@ function aad(tenant: Tenant, idempotencyKey: string): Buffer {
  * Encrypts a response body (any JSON value) for storage under one tenant's Idempotency-Key.
  * @param instanceSecret ctx.secrets.fileUrlSecret (kept outside the database).
  */
-export function sealResponse(instanceSecret: string, tenant: Tenant, idempotencyKey: string, body: unknown): SealedBody {
+export function sealResponse(
+  instanceSecret: string,
+  tenant: Tenant,
+  idempotencyKey: string,
+  body: unknown,
+): SealedBody {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyOf(instanceSecret), iv);
   cipher.setAAD(aad(tenant, idempotencyKey));
@@ -38,9 +43,15 @@ export function sealResponse(instanceSecret: string, tenant: Tenant, idempotency
 
 /**
  * The body a replay sends.
- * @returns `{ok: false}` when the stored body cannot be opened (the instance secret changed, or the row was tampered with).
+ * @returns `{ok: false}` when the stored body cannot be opened (the instance secret changed, or the row was tampered
+ * with).
  */
-export function openResponse(instanceSecret: string, tenant: Tenant, idempotencyKey: string, stored: unknown): { ok: true; body: unknown } | { ok: false } {
+export function openResponse(
+  instanceSecret: string,
+  tenant: Tenant,
+  idempotencyKey: string,
+  stored: unknown,
+): { ok: true; body: unknown } | { ok: false } {
   const sealed = (stored as Partial<SealedBody> | null)?.sealed;
   if (typeof sealed !== 'string') return { ok: false };
   const [version, payload] = sealed.split('.');

@@ -39,10 +39,17 @@ export interface LedgerCheck {
 
 /** Records a verification's outcome (BILL-18). @returns the row as written, with the database's time. */
 export async function recordLedgerCheck(db: Db, differences: number): Promise<LedgerCheck> {
-  return (await one<LedgerCheck>(db, 'INSERT INTO ledger_checks (differences) VALUES ($1) RETURNING checked_at AS "checkedAt", differences', [differences]))!;
+  return (await one<LedgerCheck>(
+    db,
+    'INSERT INTO ledger_checks (differences) VALUES ($1) RETURNING checked_at AS "checkedAt", differences',
+    [differences],
+  ))!;
 }
 
 /** The newest recorded verification, or null when the ledger was never checked (BILL-18). */
 export function lastLedgerCheck(db: Db): Promise<LedgerCheck | null> {
-  return one<LedgerCheck>(db, 'SELECT checked_at AS "checkedAt", differences FROM ledger_checks ORDER BY id DESC LIMIT 1');
+  return one<LedgerCheck>(
+    db,
+    'SELECT checked_at AS "checkedAt", differences FROM ledger_checks ORDER BY id DESC LIMIT 1',
+  );
 }

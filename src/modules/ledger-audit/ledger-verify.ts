@@ -2,7 +2,13 @@ import type pg from 'pg';
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../../context.js';
 import { registry } from '../../lib/metrics.js';
-import { findLedgerDifferences, lastLedgerCheck, recordLedgerCheck, type LedgerCheck, type LedgerDifference } from './ledger-audit.repo.js';
+import {
+  findLedgerDifferences,
+  lastLedgerCheck,
+  recordLedgerCheck,
+  type LedgerCheck,
+  type LedgerDifference,
+} from './ledger-audit.repo.js';
 
 let checksPool: pg.Pool | null = null;
 
@@ -19,7 +25,8 @@ export function observeLedgerChecks(pool: pg.Pool): void {
 let lastRead: { at: number; value: Promise<LedgerCheck | null | undefined> } | null = null;
 function readLastCheck(): Promise<LedgerCheck | null | undefined> {
   if (!checksPool) return Promise.resolve(undefined);
-  if (!lastRead || Date.now() - lastRead.at > 500) lastRead = { at: Date.now(), value: lastLedgerCheck(checksPool).catch(() => undefined) };
+  if (!lastRead || Date.now() - lastRead.at > 500)
+    lastRead = { at: Date.now(), value: lastLedgerCheck(checksPool).catch(() => undefined) };
   return lastRead.value;
 }
 

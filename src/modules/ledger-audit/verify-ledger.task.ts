@@ -18,7 +18,8 @@ declare global {
 export const verifyLedgerTask = defineTask('verify_ledger', (ctx) => {
   return async () => {
     const differences = await verifyLedger(ctx);
-    if (differences.length) throw new Error(`${differences.length} tenant balance(s) differ from their ledger entries; see the log`);
+    if (differences.length)
+      throw new Error(`${differences.length} tenant balance(s) differ from their ledger entries; see the log`);
   };
 });
 

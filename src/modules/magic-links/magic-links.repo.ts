@@ -18,13 +18,26 @@ export interface MagicLinkRow {
 }
 
 /** Stores a new link; only the token's sha256 is kept, with the `host` name it opens on. `ttlSeconds` from now. */
-export function insertMagicLink(db: Db, tenant: Tenant, link: { id: string; userId: string; companyId: string | null; tokenHash: string; ttlSeconds: number; host: string }): Promise<MagicLinkRow | null> {
+export function insertMagicLink(
+  db: Db,
+  tenant: Tenant,
+  link: { id: string; userId: string; companyId: string | null; tokenHash: string; ttlSeconds: number; host: string },
+): Promise<MagicLinkRow | null> {
   return one<MagicLinkRow>(
     db,
     `INSERT INTO magic_links (id, organization_id, environment, user_id, company_id, token_hash, expires_at, host)
      VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8)
      RETURNING ${COLUMNS}`,
-    [link.id, tenant.organizationId, tenant.environment, link.userId, link.companyId, link.tokenHash, link.ttlSeconds, link.host],
+    [
+      link.id,
+      tenant.organizationId,
+      tenant.environment,
+      link.userId,
+      link.companyId,
+      link.tokenHash,
+      link.ttlSeconds,
+      link.host,
+    ],
   );
 }
 
@@ -37,7 +50,11 @@ const COLUMNS = 'id, organization_id, environment, user_id, company_id, expires_
  * white-label host accepts only its own); `host` must be the host the link was issued for (a link without one
  * counts as issued for `defaultHost`). Returns null for unknown, used, expired, foreign or misdirected tokens.
  */
-export function consumeMagicLink(db: Db, tokenHash: string, where: { organizationId: string | null; host: string; defaultHost: string }): Promise<MagicLinkRow | null> {
+export function consumeMagicLink(
+  db: Db,
+  tokenHash: string,
+  where: { organizationId: string | null; host: string; defaultHost: string },
+): Promise<MagicLinkRow | null> {
   return one<MagicLinkRow>(
     db,
     `UPDATE magic_links SET used_at = now()
@@ -55,11 +72,20 @@ export function findMagicLinkByHash(db: Db, tokenHash: string): Promise<MagicLin
 
 /** True when the user belongs to the tenant. */
 export async function userExists(db: Db, tenant: Tenant, userId: string): Promise<boolean> {
-  return !!(await one(db, 'SELECT 1 FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [userId, tenant.organizationId, tenant.environment]));
+  return !!(await one(db, 'SELECT 1 FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [
+    userId,
+    tenant.organizationId,
+    tenant.environment,
+  ]));
 }
 
 /** The tenant's company with this id and whether `userId` is one of its admins; null when not in the tenant. */
-export function findCompanyAdminship(db: Db, tenant: Tenant, companyId: string, userId: string): Promise<{ id: string; is_admin: boolean } | null> {
+export function findCompanyAdminship(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  userId: string,
+): Promise<{ id: string; is_admin: boolean } | null> {
   return one(
     db,
     `SELECT c.id, EXISTS (SELECT 1 FROM company_admins a WHERE a.company_id = c.id AND a.user_id = $4) AS is_admin

@@ -26,7 +26,11 @@ export interface MintedMagicLink {
  * @throws AppError not_found (404) for a userId or companyId not in the tenant;
  *         forbidden (403) when the user is not an admin of companyId (AUTH-5).
  */
-export async function mintMagicLink(ctx: AppContext, tenant: Tenant, input: { userId: string; companyId?: string }): Promise<MintedMagicLink> {
+export async function mintMagicLink(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: { userId: string; companyId?: string },
+): Promise<MintedMagicLink> {
   const { userId, companyId = null } = input;
   if (!(await repo.userExists(ctx.pool, tenant, userId))) throw notFound('user', userId);
   if (companyId) await throwIfNotCompanyAdmin(ctx, tenant, companyId, userId);
@@ -36,7 +40,12 @@ export async function mintMagicLink(ctx: AppContext, tenant: Tenant, input: { us
   // The link opens only on the host it names (a link that leaked to another host, or was minted for a domain the
   // organization gave up, signs no one in there).
   const row = await repo.insertMagicLink(ctx.pool, tenant, {
-    id: newId('magicLink'), userId, companyId, tokenHash: sha256(token), ttlSeconds: MAGIC_LINK_TTL_SECONDS, host: new URL(origin).hostname,
+    id: newId('magicLink'),
+    userId,
+    companyId,
+    tokenHash: sha256(token),
+    ttlSeconds: MAGIC_LINK_TTL_SECONDS,
+    host: new URL(origin).hostname,
   });
   return { magicLink: `${origin}/auth/${token}`, expiresAt: row!.expires_at.toISOString() };
 }
@@ -54,12 +63,21 @@ export function dashboardOrigin(ctx: AppContext, whiteLabelDomain: string | null
   return whiteLabelDomain ? `https://${whiteLabelDomain}` : ctx.config.dashboardBaseUrl;
 }
 
-async function throwIfNotCompanyAdmin(ctx: AppContext, tenant: Tenant, companyId: string, userId: string): Promise<void> {
+async function throwIfNotCompanyAdmin(
+  ctx: AppContext,
+  tenant: Tenant,
+  companyId: string,
+  userId: string,
+): Promise<void> {
   const company = await repo.findCompanyAdminship(ctx.pool, tenant, companyId, userId);
   if (!company) throw notFound('company', companyId);
   if (!company.is_admin) {
-    throw new AppError('forbidden', `User '${userId}' is not an admin of company '${companyId}'; a magic link with companyId needs an admin of that company`, {
-      errors: [{ field: 'companyId', message: `user '${userId}' is not an admin of this company` }],
-    });
+    throw new AppError(
+      'forbidden',
+      `User '${userId}' is not an admin of company '${companyId}'; a magic link with companyId needs an admin of that company`,
+      {
+        errors: [{ field: 'companyId', message: `user '${userId}' is not an admin of this company` }],
+      },
+    );
   }
 }

@@ -23,14 +23,29 @@ export const sendDocumentEmailTask = defineTask('send_document_email', (ctx) => 
   return async (payload, helpers) => {
     const { documentId, userId } = payload;
     const facts = await repo.findDocumentEmailFacts(ctx.pool, documentId, userId);
-    if (!facts || !facts.email_notifications || !facts.still_admin) {
+    if (!facts?.email_notifications || !facts.still_admin) {
       helpers.logger.info(`document email ${documentId} -> ${userId} skipped`);
       return;
     }
-    const doc = presentDocument({ id: facts.document_id, company_id: facts.company_id, order_id: null, document_type: facts.document_type, file_name: facts.file_name, file_type: facts.file_type, size_bytes: facts.size_bytes, created_at: facts.created_at });
+    const doc = presentDocument({
+      id: facts.document_id,
+      company_id: facts.company_id,
+      order_id: null,
+      document_type: facts.document_type,
+      file_name: facts.file_name,
+      file_type: facts.file_type,
+      size_bytes: facts.size_bytes,
+      created_at: facts.created_at,
+    });
     const content = renderDocumentEmail({
-      orgName: facts.org_name, brandColor: brandTheme(facts.branding ?? {}).link, recipientName: facts.full_name, companyName: facts.legal_name,
-      documentTitle: doc.type, fileName: facts.file_name, addedOn: formatDate(facts.created_at), orderLabel: facts.order_type ? ORDER_TYPE_LABELS[facts.order_type] ?? null : null,
+      orgName: facts.org_name,
+      brandColor: brandTheme(facts.branding ?? {}).link,
+      recipientName: facts.full_name,
+      companyName: facts.legal_name,
+      documentTitle: doc.type,
+      fileName: facts.file_name,
+      addedOn: formatDate(facts.created_at),
+      orderLabel: facts.order_type ? (ORDER_TYPE_LABELS[facts.order_type] ?? null) : null,
     });
     await createMailer(ctx.config).send({
       from: fromHeader(ctx.config.emailFrom, facts.org_name),

@@ -31,9 +31,18 @@ export const sendEndpointDisabledEmailTask = defineTask('send_endpoint_disabled_
     }
     const attempts = await repo.listRecentAttempts(ctx.pool, endpointId, EMAILED_ATTEMPTS);
     const content = renderEndpointDisabledEmail({
-      orgName: e.org_name, endpointId: e.id, url: e.url, environment: e.environment, reason,
+      orgName: e.org_name,
+      endpointId: e.id,
+      url: e.url,
+      environment: e.environment,
+      reason,
       failingSince: e.failing_since?.toISOString() ?? null,
-      lastAttempts: attempts.map((a) => ({ at: a.created_at.toISOString(), statusCode: a.status_code, error: a.error, eventType: a.type })),
+      lastAttempts: attempts.map((a) => ({
+        at: a.created_at.toISOString(),
+        statusCode: a.status_code,
+        error: a.error,
+        eventType: a.type,
+      })),
       apiBaseUrl: e.environment === 'live' ? ctx.config.liveBaseUrl : ctx.config.testBaseUrl,
     });
     await createMailer(ctx.config).send({

@@ -66,12 +66,18 @@ export function renderEndpointDisabledEmail(f: EndpointDisabledFacts): { subject
     '',
     ...curl.map((l) => `  ${l}`),
     '',
-    'Events that occurred while it was disabled were not delivered to it; GET /webhook-deliveries?endpointId=' + f.endpointId
-      + '&status=failed lists the failed deliveries, and POST /webhook-deliveries/{id}/resend sends one again.',
+    'Events that occurred while it was disabled were not delivered to it; GET /webhook-deliveries?endpointId=' +
+      f.endpointId +
+      '&status=failed lists the failed deliveries, and POST /webhook-deliveries/{id}/resend sends one again.',
     '',
     'You receive this email as the technical contact of your organization (contactEmail, changed with PATCH /organization).',
   ].join('\n');
-  const rows = f.lastAttempts.map((a) => `<tr><td style="padding:4px 8px;font-family:monospace">${esc(a.at)}</td><td style="padding:4px 8px"><strong>${esc(attemptResult(a))}</strong></td><td style="padding:4px 8px">${esc(a.eventType)}</td></tr>`).join('');
+  const rows = f.lastAttempts
+    .map(
+      (a) =>
+        `<tr><td style="padding:4px 8px;font-family:monospace">${esc(a.at)}</td><td style="padding:4px 8px"><strong>${esc(attemptResult(a))}</strong></td><td style="padding:4px 8px">${esc(a.eventType)}</td></tr>`,
+    )
+    .join('');
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f5f6f8;font-family:Arial,Helvetica,sans-serif;color:#1f2933">
 <table role="presentation" width="100%" style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e1e5ea;border-radius:12px">
 <tr><td style="padding:24px 28px">

@@ -2,7 +2,11 @@ import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 
 /** The admins of the document's company to email about it, when its organization has email notifications on. */
-export function findDocumentEmailRecipients(tx: Db, tenant: Tenant, documentId: string): Promise<Array<{ user_id: string }>> {
+export function findDocumentEmailRecipients(
+  tx: Db,
+  tenant: Tenant,
+  documentId: string,
+): Promise<Array<{ user_id: string }>> {
   return many<{ user_id: string }>(
     tx,
     `SELECT a.user_id
@@ -85,7 +89,11 @@ export function findDisabledEndpointFacts(db: Db, endpointId: string): Promise<E
 }
 
 /** The endpoint's most recent delivery attempts, newest first, with their event types (status code null: no answer). */
-export function listRecentAttempts(db: Db, endpointId: string, limit: number): Promise<Array<{ created_at: Date; status_code: number | null; error: string | null; type: string }>> {
+export function listRecentAttempts(
+  db: Db,
+  endpointId: string,
+  limit: number,
+): Promise<Array<{ created_at: Date; status_code: number | null; error: string | null; type: string }>> {
   return many<{ created_at: Date; status_code: number | null; error: string | null; type: string }>(
     db,
     `SELECT a.created_at, a.status_code, a.error, ev.type

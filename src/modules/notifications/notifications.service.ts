@@ -17,7 +17,12 @@ export const EMAIL_MAX_ATTEMPTS = 12;
 export async function queueDocumentEmail(tx: Db, tenant: Tenant, documentId: string): Promise<number> {
   const recipients = await repo.findDocumentEmailRecipients(tx, tenant, documentId);
   for (const { user_id: userId } of recipients) {
-    await addJob(tx, 'send_document_email', { documentId, userId }, { maxAttempts: EMAIL_MAX_ATTEMPTS, jobKey: `document-email:${documentId}:${userId}` });
+    await addJob(
+      tx,
+      'send_document_email',
+      { documentId, userId },
+      { maxAttempts: EMAIL_MAX_ATTEMPTS, jobKey: `document-email:${documentId}:${userId}` },
+    );
   }
   return recipients.length;
 }

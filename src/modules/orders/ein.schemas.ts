@@ -9,7 +9,10 @@ import { Type } from '@sinclair/typebox';
  */
 
 const literals = <T extends readonly string[]>(values: T, description: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), { description });
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
 
 /** SS-4 line 10: why the entity applies. `other` needs `reasonForApplyingOther`. */
 export const EIN_REASONS = [
@@ -44,19 +47,30 @@ export const ResponsiblePartySchema = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 35 }),
     middleName: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
-    lastName: Type.String({ minLength: 1, maxLength: 35, description: 'As on the Social Security card or ITIN letter; the IRS matches name and number (exception 484 when they differ).' }),
+    lastName: Type.String({
+      minLength: 1,
+      maxLength: 35,
+      description:
+        'As on the Social Security card or ITIN letter; the IRS matches name and number (exception 484 when they differ).',
+    }),
     taxIdType: literals(['SSN', 'ITIN'] as const, 'Kind of taxpayer identification number in taxId.'),
     taxId: Type.String({
       pattern: '^\\d{3}-?\\d{2}-?\\d{4}$',
       writeOnly: true,
-      description: 'SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response, never logged, and stored only as its last four digits.',
+      description:
+        'SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response, never logged, and stored only as its last four digits.',
     }),
-    title: Type.String({ minLength: 1, maxLength: 60, description: "The responsible party's role in the entity, e.g. Managing Member, Member, President, CEO." }),
+    title: Type.String({
+      minLength: 1,
+      maxLength: 60,
+      description: "The responsible party's role in the entity, e.g. Managing Member, Member, President, CEO.",
+    }),
   },
   {
     additionalProperties: false,
     title: 'EinResponsibleParty',
-    description: 'SS-4 lines 7a-7b: the individual who ultimately owns or controls the entity (a natural person, not an entity).',
+    description:
+      'SS-4 lines 7a-7b: the individual who ultimately owns or controls the entity (a natural person, not an entity).',
   },
 );
 
@@ -77,10 +91,16 @@ export const EinEmployeesSchema = Type.Object(
 /** ein.irsQuestions: the yes/no questions of the IRS online EIN application. */
 export const EinIrsQuestionsSchema = Type.Object(
   {
-    ownsHeavyHighwayVehicle: Type.Boolean({ description: 'Owns a highway motor vehicle with a taxable gross weight of 55,000 pounds or more (Form 2290).' }),
+    ownsHeavyHighwayVehicle: Type.Boolean({
+      description: 'Owns a highway motor vehicle with a taxable gross weight of 55,000 pounds or more (Form 2290).',
+    }),
     involvesGambling: Type.Boolean({ description: 'Involves gambling or wagering (Forms 730 and 11-C).' }),
-    filesExciseTaxForm720: Type.Boolean({ description: 'Needs to file Form 720, Quarterly Federal Excise Tax Return.' }),
-    sellsAlcoholTobaccoOrFirearms: Type.Boolean({ description: 'Sells or manufactures alcohol, tobacco or firearms (ATF).' }),
+    filesExciseTaxForm720: Type.Boolean({
+      description: 'Needs to file Form 720, Quarterly Federal Excise Tax Return.',
+    }),
+    sellsAlcoholTobaccoOrFirearms: Type.Boolean({
+      description: 'Sells or manufactures alcohol, tobacco or firearms (ATF).',
+    }),
   },
   {
     additionalProperties: false,
@@ -94,21 +114,67 @@ export const EinOrderSchema = Type.Object(
   {
     responsibleParty: ResponsiblePartySchema,
     reasonForApplying: literals(EIN_REASONS, 'SS-4 line 10: reason for applying.'),
-    reasonForApplyingOther: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required when reasonForApplying is other; refused otherwise.' })),
-    businessStartDate: Type.Optional(Type.String({ format: 'date', description: 'SS-4 line 11: date the business started or was acquired (YYYY-MM-DD). Default: the formation filing date for a company formed in the same request, else today.' })),
+    reasonForApplyingOther: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Required when reasonForApplying is other; refused otherwise.',
+      }),
+    ),
+    businessStartDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          'SS-4 line 11: date the business started or was acquired (YYYY-MM-DD). Default: the formation filing date for a company formed in the same request, else today.',
+      }),
+    ),
     principalActivity: literals(EIN_PRINCIPAL_ACTIVITIES, 'SS-4 line 16: principal activity.'),
-    principalActivityOther: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required when principalActivity is other; refused otherwise.' })),
-    principalProductOrService: Type.String({ minLength: 1, maxLength: 200, description: 'SS-4 line 17: principal line of merchandise sold, specific construction work done, products produced or services provided.' }),
-    naicsCode: Type.Optional(Type.String({ pattern: '^\\d{6}$', description: 'Six-digit NAICS code of the principal activity, when known (exception 486 when wrong).' })),
+    principalActivityOther: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Required when principalActivity is other; refused otherwise.',
+      }),
+    ),
+    principalProductOrService: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'SS-4 line 17: principal line of merchandise sold, specific construction work done, products produced or services provided.',
+    }),
+    naicsCode: Type.Optional(
+      Type.String({
+        pattern: '^\\d{6}$',
+        description: 'Six-digit NAICS code of the principal activity, when known (exception 486 when wrong).',
+      }),
+    ),
     employees: EinEmployeesSchema,
-    firstWagesDate: Type.Optional(Type.String({ format: 'date', description: 'SS-4 line 15: first date wages are or will be paid (YYYY-MM-DD). Required when any employee count is above 0; refused when all are 0.' })),
-    expectsEmploymentTaxUnder1000: Type.Optional(Type.Boolean({ default: false, description: 'SS-4 line 14: expects employment tax liability of $1,000 or less in a full calendar year (files Form 944 instead of 941). Default false.' })),
-    previousEin: Type.Optional(Type.String({ pattern: '^\\d{2}-\\d{7}$', description: 'SS-4 line 18: an EIN the entity applied for and received before (XX-XXXXXXX), if any.' })),
+    firstWagesDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          'SS-4 line 15: first date wages are or will be paid (YYYY-MM-DD). Required when any employee count is above 0; refused when all are 0.',
+      }),
+    ),
+    expectsEmploymentTaxUnder1000: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'SS-4 line 14: expects employment tax liability of $1,000 or less in a full calendar year (files Form 944 instead of 941). Default false.',
+      }),
+    ),
+    previousEin: Type.Optional(
+      Type.String({
+        pattern: '^\\d{2}-\\d{7}$',
+        description: 'SS-4 line 18: an EIN the entity applied for and received before (XX-XXXXXXX), if any.',
+      }),
+    ),
     irsQuestions: EinIrsQuestionsSchema,
   },
   {
     additionalProperties: false,
     title: 'EinOrder',
-    description: 'EIN application data after IRS Form SS-4. The entity data (name, type, addresses, closing month) come from the company. With formation in the same request the EIN is part of formation tier 2 and costs nothing extra (billing rule 4). Refused with 409 ein_already_requested when the company has an EIN or a non-cancelled EIN order (EIN rule).',
+    description:
+      'EIN application data after IRS Form SS-4. The entity data (name, type, addresses, closing month) come from the company. With formation in the same request the EIN is part of formation tier 2 and costs nothing extra (billing rule 4). Refused with 409 ein_already_requested when the company has an EIN or a non-cancelled EIN order (EIN rule).',
   },
 );

@@ -9,8 +9,8 @@ import * as repo from './orders.repo.js';
 /*
  * The POST /orders rules that read the database (ORD-5, AUTH-5, ORD-11):
  * the user and company exist in the tenant, the user is an admin of an existing company, the
- * foreign qualification rules (ORD-FQ-1 to ORD-FQ-5), the EIN rule (ORD-EIN-4) and the registered-agent no-op (ORD-RA-4).
- * placeOrder runs them inside its transaction after locking the company row, so two concurrent requests
+ * foreign qualification rules (ORD-FQ-1 to ORD-FQ-5), the EIN rule (ORD-EIN-4) and the registered-agent no-op
+ * (ORD-RA-4). placeOrder runs them inside its transaction after locking the company row, so two concurrent requests
  * for one company cannot both pass (e.g. two EIN orders).
  */
 
@@ -30,13 +30,19 @@ export interface OrderFacts {
  * `errors`: other tenants' ids answer 404 like unknown ones, so ids never leak; TEN-3), user not
  * an admin of the company (403), company unfit for foreign qualification (400), then conflicts (409).
  * @param lock lock the company row (inside placeOrder's transaction).
- * @throws ValidationError (400); AppError not_found (404), forbidden (403), ein_already_requested (409), qualification_already_paid (409).
+ * @throws ValidationError (400); AppError not_found (404), forbidden (403), ein_already_requested (409),
+ * qualification_already_paid (409).
  */
 export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInput, lock = false): Promise<OrderFacts> {
   const user = await findUserById(db, tenant, body.userId);
   if (body.formation) {
     if (!user) throw unknownUser(body.userId);
-    return { companyId: null, entityType: body.formation.company.entityType, formationState: body.filingState, activeAgent: null };
+    return {
+      companyId: null,
+      entityType: body.formation.company.entityType,
+      formationState: body.filingState,
+      activeAgent: null,
+    };
   }
   const companyId = body.companyId!;
   const company = await repo.findOrderCompany(db, tenant, companyId, lock);
@@ -47,7 +53,10 @@ export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInp
     throw referencedNotFound(errors);
   }
   if (!(await isCompanyAdmin(db, tenant, company.id, user.id))) {
-    throw new AppError('forbidden', `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins`);
+    throw new AppError(
+      'forbidden',
+      `User '${user.id}' is not an admin of company '${company.id}': orders against an existing company must be placed for one of its admins`,
+    );
   }
   const needsAgent = Boolean(body.registeredAgent || body.foreignQualification);
   const facts: OrderFacts = {
@@ -66,36 +75,64 @@ function unknownUser(userId: string): AppError {
 }
 
 /** ORD-FQ-1, ORD-FQ-3, ORD-FQ-4 and ORD-FQ-5 (ORD-FQ-2, companyId, is a request rule). */
-async function checkForeignQualification(db: Db, tenant: Tenant, body: OrderBodyInput, facts: OrderFacts): Promise<void> {
+async function checkForeignQualification(
+  db: Db,
+  tenant: Tenant,
+  body: OrderBodyInput,
+  facts: OrderFacts,
+): Promise<void> {
   const state = body.filingState;
   if (!facts.formationState || !facts.entityType) {
     const missing = !facts.formationState ? 'formationState' : 'entityType';
-    throw new ValidationError([{ field: 'companyId', message: `company '${facts.companyId}' has no ${missing}: set it on the company before ordering foreign qualification (foreignQualification rule 3)` }]);
+    throw new ValidationError([
+      {
+        field: 'companyId',
+        message: `company '${facts.companyId}' has no ${missing}: set it on the company before ordering foreign qualification (foreignQualification rule 3)`,
+      },
+    ]);
   }
   if (facts.formationState === state) {
-    throw new ValidationError([{ field: 'filingState', message: `is the company's formation state (${state}): a company qualifies only in states other than its home state (foreign qualification)` }]);
+    throw new ValidationError([
+      {
+        field: 'filingState',
+        message: `is the company's formation state (${state}): a company qualifies only in states other than its home state (foreign qualification)`,
+      },
+    ]);
   }
   const fq = body.foreignQualification;
   const supplied = typeof fq === 'object' && fq !== null && Boolean(fq.registeredAgent);
   if (!body.registeredAgent && !supplied && !facts.activeAgent) {
-    throw new ValidationError([{
-      field: 'foreignQualification.registeredAgent',
-      message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have active registered agent service in ${state} on file (foreignQualification rule 1)`,
-    }]);
+    throw new ValidationError([
+      {
+        field: 'foreignQualification.registeredAgent',
+        message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have active registered agent service in ${state} on file (foreignQualification rule 1)`,
+      },
+    ]);
   }
   const paid = await repo.findPaidQualification(db, tenant, facts.companyId!, state);
   if (paid) {
-    throw new AppError('qualification_already_paid', `Company '${facts.companyId}' already has a paid foreign qualification in ${state} (order '${paid.id}'); only a cancelled or unpaid qualification may be ordered again (foreignQualification rule 4)`, { orderId: paid.id });
+    throw new AppError(
+      'qualification_already_paid',
+      `Company '${facts.companyId}' already has a paid foreign qualification in ${state} (order '${paid.id}'); only a cancelled or unpaid qualification may be ordered again (foreignQualification rule 4)`,
+      { orderId: paid.id },
+    );
   }
 }
 
 /** EIN rule: 409 when the company has an EIN or a non-cancelled EIN order. */
 async function checkEin(db: Db, tenant: Tenant, company: repo.OrderCompanyRow): Promise<void> {
   if (company.ein) {
-    throw new AppError('ein_already_requested', `Company '${company.id}' already has an EIN (EIN rule: an EIN is ordered once)`);
+    throw new AppError(
+      'ein_already_requested',
+      `Company '${company.id}' already has an EIN (EIN rule: an EIN is ordered once)`,
+    );
   }
   const pending = await repo.findEinOrder(db, tenant, company.id);
   if (pending) {
-    throw new AppError('ein_already_requested', `Company '${company.id}' has already requested an EIN (order '${pending.id}'); cancel that order to request again (EIN rule)`, { orderId: pending.id });
+    throw new AppError(
+      'ein_already_requested',
+      `Company '${company.id}' has already requested an EIN (order '${pending.id}'); cancel that order to request again (EIN rule)`,
+      { orderId: pending.id },
+    );
   }
 }

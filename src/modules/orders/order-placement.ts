@@ -77,7 +77,12 @@ export interface PlacedOrder {
  * AppError insufficient_balance (402) when balance-billed and the balance cannot cover the whole request (nothing
  * is written).
  */
-export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
+export async function placeOrder(
+  ctx: AppContext,
+  tenant: Tenant,
+  body: OrderBodyInput,
+  options: PlaceOrderOptions,
+): Promise<PlacedOrder> {
   throwIfRuleErrors(orderRuleErrors(body));
   const pricing = pricingOf(options);
   const prices = await loadPriceInputs(ctx.pool, ctx.prices, tenant, body.filingState);
@@ -86,7 +91,10 @@ export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBod
     const placement = placementOf(tenant, body, plan, options);
     // ORD-13: without a key to look up first, the placement is one statement in its own transaction.
     if (!options.idempotencyKey) return recordPlacement(ctx.pool, tenant, placement);
-    return withTransaction(ctx.pool, async (tx) => (await earlierPlacement(tx, tenant, options)) ?? recordPlacement(tx, tenant, placement));
+    return withTransaction(
+      ctx.pool,
+      async (tx) => (await earlierPlacement(tx, tenant, options)) ?? recordPlacement(tx, tenant, placement),
+    );
   }
   return withTransaction(ctx.pool, async (tx) => {
     const earlier = await earlierPlacement(tx, tenant, options);
@@ -102,7 +110,12 @@ export async function placeOrder(ctx: AppContext, tenant: Tenant, body: OrderBod
  * Does NOT re-run the pure request rules: call {@link orderRuleErrors} first (placeOrder does).
  * @throws as placeOrder, except the request rules: the database rules (checkOrderFacts), insufficient_balance (402).
  */
-export async function placeOrderInTx(tx: Db, tenant: Tenant, body: OrderBodyInput, options: PlaceOrderOptions): Promise<PlacedOrder> {
+export async function placeOrderInTx(
+  tx: Db,
+  tenant: Tenant,
+  body: OrderBodyInput,
+  options: PlaceOrderOptions,
+): Promise<PlacedOrder> {
   const earlier = await earlierPlacement(tx, tenant, options);
   if (earlier) return earlier;
   const facts = await checkOrderFacts(tx, tenant, body, true);
@@ -136,7 +149,13 @@ export interface Placement {
 export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Promise<PlacedOrder> {
   const companyId = p.rows.group.companyId;
   if (!p.rows.orders.length) {
-    return { created: false, groupId: null, companyId, items: p.order.map((i) => toItemView(p.existing.get(-1 - i)!)), totalCents: 0 };
+    return {
+      created: false,
+      groupId: null,
+      companyId,
+      items: p.order.map((i) => toItemView(p.existing.get(-1 - i)!)),
+      totalCents: 0,
+    };
   }
   const write = placementWrite(p);
   let result = await repo.insertPlacement(db, tenant, write);
@@ -147,7 +166,8 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
     result = await repo.insertPlacement(db, tenant, write);
   }
   if (result.outcome === 'unknown_user') throw unknownUser(p.rows.group.userId);
-  if (result.outcome !== 'placed') throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
+  if (result.outcome !== 'placed')
+    throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
   eventsWritten(db, tenant);
   const created = result.createdAt;
   return {
@@ -164,7 +184,13 @@ function placementWrite(p: Placement): repo.PlacementWrite {
   const events = p.rows.orders.map((o) => ({
     id: newId('event'),
     type: 'filing.status_changed',
-    data: statusChangedData({ ...o, filing_status: 'submitted', filing_date: null, exception_code: null, exception_message: null }),
+    data: statusChangedData({
+      ...o,
+      filing_status: 'submitted',
+      filing_date: null,
+      exception_code: null,
+      exception_message: null,
+    }),
   }));
   return {
     rows: p.rows,
@@ -178,8 +204,15 @@ function placementWrite(p: Placement): repo.PlacementWrite {
 /** The response item of an order the statement wrote (filing status submitted, created at the transaction's time). */
 function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItemView {
   return {
-    orderId: o.id, orderType: o.order_type, filingStatus: 'submitted', filingDate: null, subscriptionStatus: o.subscription_status,
-    createdAt: createdAt.toISOString(), filingType: o.filing_type, filingState: o.filing_state, amount: centsToDollars(o.amount_cents),
+    orderId: o.id,
+    orderType: o.order_type,
+    filingStatus: 'submitted',
+    filingDate: null,
+    subscriptionStatus: o.subscription_status,
+    createdAt: createdAt.toISOString(),
+    filingType: o.filing_type,
+    filingState: o.filing_state,
+    amount: centsToDollars(o.amount_cents),
   };
 }
 
@@ -187,16 +220,33 @@ function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItemView {
 async function earlierPlacement(tx: Db, tenant: Tenant, options: PlaceOrderOptions): Promise<PlacedOrder | null> {
   if (!options.idempotencyKey) return null;
   const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, options.idempotencyKey);
-  return earlier ? { created: true, groupId: earlier.id, companyId: earlier.company_id, items: earlier.orders.map(toItemView), totalCents: earlier.total_cents } : null;
+  return earlier
+    ? {
+        created: true,
+        groupId: earlier.id,
+        companyId: earlier.company_id,
+        items: earlier.orders.map(toItemView),
+        totalCents: earlier.total_cents,
+      }
+    : null;
 }
 
 function pricingOf(options: PlaceOrderOptions): PricingOptions {
-  return { ...options, retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType, billing: options.billing };
+  return {
+    ...options,
+    retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType,
+    billing: options.billing,
+  };
 }
 
 /** A formation's facts need no read: the company does not exist yet (ORD-FORM-1, ORD-FORM-3). */
 function formationFacts(body: OrderBodyInput): OrderFacts {
-  return { companyId: null, entityType: body.formation!.company.entityType, formationState: body.filingState, activeAgent: null };
+  return {
+    companyId: null,
+    entityType: body.formation!.company.entityType,
+    formationState: body.filingState,
+    activeAgent: null,
+  };
 }
 
 function unknownUser(userId: string) {
@@ -204,7 +254,7 @@ function unknownUser(userId: string) {
 }
 
 /** The rows, debits and response order of a priced request. */
-function placementOf(tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, options: PlaceOrderOptions): Placement {
+function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, options: PlaceOrderOptions): Placement {
   const actor = options.actor ?? options.source;
   const company = plan.facts.companyId ? null : planCompany(formationCompany(body));
   const companyId = plan.facts.companyId ?? company!.id;
@@ -222,21 +272,36 @@ function placementOf(tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opti
     const lines = plan.lines.filter((l) => l.orderType === item.orderType);
     const id = newId('order');
     orders.push({
-      id, company_id: companyId, user_id: body.userId, order_type: item.orderType, filing_state: body.filingState,
-      filing_type: item.filingType, subscription_status: item.subscriptionStatus, details: item.details, billing: options.billing,
+      id,
+      company_id: companyId,
+      user_id: body.userId,
+      order_type: item.orderType,
+      filing_state: body.filingState,
+      filing_type: item.filingType,
+      subscription_status: item.subscriptionStatus,
+      details: item.details,
+      billing: options.billing,
       ...amounts(lines, options.billing),
     });
     order.push(orders.length - 1);
     if (options.billing === 'balance') {
-      for (const l of lines) debits.push({ amountCents: l.amountCents, lineType: l.type, description: l.description, orderId: id });
+      for (const l of lines)
+        debits.push({ amountCents: l.amountCents, lineType: l.type, description: l.description, orderId: id });
     }
   }
   return {
     rows: {
       company: company ? { ...company, adminUserId: body.userId } : null,
       group: {
-        id: groupId, userId: body.userId, companyId, filingState: body.filingState, source: options.source,
-        billing: options.billing, request: storedRequest(body), totalCents: plan.totalCents, idempotencyKey: options.idempotencyKey,
+        id: groupId,
+        userId: body.userId,
+        companyId,
+        filingState: body.filingState,
+        source: options.source,
+        billing: options.billing,
+        request: storedRequest(body),
+        totalCents: plan.totalCents,
+        idempotencyKey: options.idempotencyKey,
       },
       orders,
       actor,
@@ -254,13 +319,21 @@ function amounts(lines: PricedLine[], billing: 'balance' | 'checkout') {
   if (billing === 'balance') return { amount_cents, retail_cents: null, margin_cents: null };
   const service = lines.filter((l) => !l.stateFee);
   const retail = service.reduce((s, l) => s + l.amountCents, 0);
-  return { amount_cents, retail_cents: retail, margin_cents: retail - service.reduce((s, l) => s + l.wholesaleCents, 0) };
+  return {
+    amount_cents,
+    retail_cents: retail,
+    margin_cents: retail - service.reduce((s, l) => s + l.wholesaleCents, 0),
+  };
 }
 
 /** The company a formation creates: formationState from filingState, fiscalEndMonth default December (ORD-FORM-2). */
 function formationCompany(body: OrderBodyInput): CompanyInput {
   const { ein: _e, tradeName: _t, formationDate: _d, formationState: _s, ...company } = body.formation!.company;
-  return { ...company, fiscalEndMonth: company.fiscalEndMonth ?? DEFAULT_FISCAL_END_MONTH, formationState: body.filingState } as CompanyInput;
+  return {
+    ...company,
+    fiscalEndMonth: company.fiscalEndMonth ?? DEFAULT_FISCAL_END_MONTH,
+    formationState: body.filingState,
+  } as CompanyInput;
 }
 
 /** The request as kept on the order group, without the EIN responsible party's full tax id. */

@@ -3,7 +3,15 @@ import type { Db } from '../../lib/db.js';
 import { ValidationError } from '../../lib/errors.js';
 import { centsToDollars } from '../../lib/money.js';
 import type { PriceCache, PriceInputs } from '../billing/price-cache.js';
-import { findStateFees, loadTenantPriceMap, pickStateFee, type ProductType, type StateFeeKind, type StateFeeRow, type TenantPrice } from '../billing/pricing.js';
+import {
+  findStateFees,
+  loadTenantPriceMap,
+  pickStateFee,
+  type ProductType,
+  type StateFeeKind,
+  type StateFeeRow,
+  type TenantPrice,
+} from '../billing/pricing.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import type { OrderRow } from './orders.repo.js';
@@ -13,7 +21,8 @@ import type { OrderBodyInput, OrderType } from './orders.schemas.js';
  * Prices a POST /orders request line by line (BILL-1 to BILL-11, BILL-16; ORD-9 for quotes):
  *  - formation alone: formation_tier_1 + the filingState's LLC or corporation formation fee;
  *  - formation + ein: formation_tier_2, and the EIN line is 0 (BILL-5); a later ein: ein (BILL-5);
- *  - expedited formation: the expedited state fee INSTEAD of the standard fee, plus expedited_formation (ORD-FORM-5, BILL-9);
+ *  - expedited formation: the expedited state fee INSTEAD of the standard fee, plus expedited_formation (ORD-FORM-5,
+ * BILL-9);
  *  - registered_agent: its price, no state fee (BILL-6); a no-op (active service on file) costs 0 (ORD-RA-4);
  *  - foreign_qualification: its price + the state's foreign fee for the company's entity type (BILL-7);
  *  - annual_report: its price + the state's report fee for the company's entity type (BILL-8).
@@ -76,18 +85,37 @@ export interface Quote {
 }
 
 /**
- * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. Runs the same
- * rules as placing it, so a quote fails exactly where the order would (400/403/409), except the balance (402).
+ * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. Runs
+ * the same rules as placing it, so a quote fails exactly where the order would (400/403/409), except the balance (402).
  * @returns priced lines and total in dollars. @throws as {@link checkOrderFacts} and the request rules.
  */
-export async function quoteOrder(db: Db, tenant: Tenant, body: OrderBodyInput, options: PricingOptions = {}, cache?: PriceCache): Promise<Quote> {
+export async function quoteOrder(
+  db: Db,
+  tenant: Tenant,
+  body: OrderBodyInput,
+  options: PricingOptions = {},
+  cache?: PriceCache,
+): Promise<Quote> {
   throwIfRuleErrors(orderRuleErrors(body));
   const facts = await checkOrderFacts(db, tenant, body);
-  const plan = await planOrder(db, tenant, body, facts, options, cache ? await cache.inputs(tenant, body.filingState) : undefined);
+  const plan = await planOrder(
+    db,
+    tenant,
+    body,
+    facts,
+    options,
+    cache ? await cache.inputs(tenant, body.filingState) : undefined,
+  );
   return {
     companyId: facts.companyId,
     filingState: body.filingState,
-    lines: plan.lines.map((l) => ({ orderType: l.orderType, type: l.type, description: l.description, amount: centsToDollars(l.amountCents), stateFee: l.stateFee })),
+    lines: plan.lines.map((l) => ({
+      orderType: l.orderType,
+      type: l.type,
+      description: l.description,
+      amount: centsToDollars(l.amountCents),
+      stateFee: l.stateFee,
+    })),
     total: centsToDollars(plan.totalCents),
   };
 }
@@ -97,10 +125,20 @@ export async function quoteOrder(db: Db, tenant: Tenant, body: OrderBodyInput, o
  * prices and the filingState's fees when the caller read them already (placement reads them with the user).
  * @throws ValidationError for an inconsistent formationTier option, or a filingState without a fee schedule.
  */
-export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, facts: OrderFacts, options: PricingOptions = {}, loaded?: PriceInputs): Promise<OrderPlan> {
+export async function planOrder(
+  db: Db,
+  tenant: Tenant,
+  body: OrderBodyInput,
+  facts: OrderFacts,
+  options: PricingOptions = {},
+  loaded?: PriceInputs,
+): Promise<OrderPlan> {
   const billing = options.billing ?? 'balance';
-  const [prices, fees] = loaded ? [loaded.prices, loaded.fees] : await Promise.all([loadTenantPriceMap(db, tenant), findStateFees(db, body.filingState)]);
-  if (!fees) throw new ValidationError([{ field: 'filingState', message: `has no state fee schedule: '${body.filingState}'` }]);
+  const [prices, fees] = loaded
+    ? [loaded.prices, loaded.fees]
+    : await Promise.all([loadTenantPriceMap(db, tenant), findStateFees(db, body.filingState)]);
+  if (!fees)
+    throw new ValidationError([{ field: 'filingState', message: `has no state fee schedule: '${body.filingState}'` }]);
   const p = new LinePricer(prices, fees, facts, billing, options.retailCentsByType ?? {});
   const state = body.filingState;
   const items: PlannedItem[] = [];
@@ -110,10 +148,18 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
   if (body.formation) {
     const tier = formationTier(body, options);
     const f = body.formation;
-    p.service('formation', `formation_tier_${tier}` as ProductType, `Formation package tier ${tier}: ${facts.entityType} in ${state}`);
+    p.service(
+      'formation',
+      `formation_tier_${tier}` as ProductType,
+      `Formation package tier ${tier}: ${facts.entityType} in ${state}`,
+    );
     if (f.expedited) {
       p.service('formation', 'expedited_formation', `Expedited formation service charge (${state})`);
-      p.fee('formation', 'expedited_formation', `${state} expedited formation state fee (${facts.entityType}; replaces the standard fee)`);
+      p.fee(
+        'formation',
+        'expedited_formation',
+        `${state} expedited formation state fee (${facts.entityType}; replaces the standard fee)`,
+      );
     } else {
       p.fee('formation', 'formation', `${state} state formation fee (${facts.entityType})`);
     }
@@ -121,7 +167,8 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
     if (tier === 3) item('dba', { tradeName: options.dbaName, includedIn: 'formation_tier_3' });
   }
   if (body.ein) {
-    if (body.formation) p.included('ein', 'ein', `EIN (included in formation package tier ${formationTier(body, options)})`);
+    if (body.formation)
+      p.included('ein', 'ein', `EIN (included in formation package tier ${formationTier(body, options)})`);
     else p.service('ein', 'ein', 'EIN application (IRS Form SS-4)');
     item('ein', einDetails(body.ein));
   }
@@ -134,21 +181,41 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
   if (body.registeredAgent) {
     const ra = body.registeredAgent;
     if (facts.activeAgent) {
-      p.included('registered_agent', 'registered_agent', `Registered agent service in ${state} is already active (order ${facts.activeAgent.id}): no-op, no charge (registeredAgent rule 4)`);
+      p.included(
+        'registered_agent',
+        'registered_agent',
+        `Registered agent service in ${state} is already active (order ${facts.activeAgent.id}): no-op, no charge (registeredAgent rule 4)`,
+      );
       item('registered_agent', facts.activeAgent.details, { existing: facts.activeAgent });
     } else {
       // ORD-RA-1: ordered with a formation it is always a new appointment, whatever isChangeOfAgent
       // says; a company being formed has no current agent to replace.
       const changeOfAgent = ra.isChangeOfAgent && !body.formation;
-      p.service('registered_agent', 'registered_agent', `Registered agent service in ${state}, 1 year${changeOfAgent ? ' (change of agent)' : ''}`);
-      item('registered_agent', { ...ra, isChangeOfAgent: changeOfAgent }, { subscriptionStatus: 'active', filingType: changeOfAgent ? 'change_of_agent' : null });
+      p.service(
+        'registered_agent',
+        'registered_agent',
+        `Registered agent service in ${state}, 1 year${changeOfAgent ? ' (change of agent)' : ''}`,
+      );
+      item(
+        'registered_agent',
+        { ...ra, isChangeOfAgent: changeOfAgent },
+        { subscriptionStatus: 'active', filingType: changeOfAgent ? 'change_of_agent' : null },
+      );
     }
   }
   if (body.foreignQualification) {
     const fq = body.foreignQualification === true ? {} : body.foreignQualification;
     p.service('foreign_qualification', 'foreign_qualification', `Foreign qualification in ${state}`);
-    p.fee('foreign_qualification', 'foreign_qualification', `${state} foreign qualification state fee (${facts.entityType})`);
-    const agentSource = fq.registeredAgent ? 'supplied' : body.registeredAgent && !facts.activeAgent ? 'ordered' : 'on_file';
+    p.fee(
+      'foreign_qualification',
+      'foreign_qualification',
+      `${state} foreign qualification state fee (${facts.entityType})`,
+    );
+    const agentSource = fq.registeredAgent
+      ? 'supplied'
+      : body.registeredAgent && !facts.activeAgent
+        ? 'ordered'
+        : 'on_file';
     item('foreign_qualification', { ...fq, agentSource });
   }
   return { facts, items, lines: p.lines, totalCents: p.lines.reduce((s, l) => s + l.amountCents, 0), billing };
@@ -157,9 +224,24 @@ export async function planOrder(db: Db, tenant: Tenant, body: OrderBodyInput, fa
 /** BILL-5, ORD-FORM-7 (and the dashboard packages, DASH-4): tier 2 when ein is ordered with the formation. */
 function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3 {
   const tier = options.formationTier ?? (body.ein ? 2 : 1);
-  if (tier >= 2 && !body.ein) throw new ValidationError([{ field: 'ein', message: `is required for formation package tier ${tier}, which includes an EIN (billing rule 4)` }]);
-  if (tier === 1 && body.ein) throw new ValidationError([{ field: 'ein', message: 'is not part of formation package tier 1; formation with ein is tier 2 (billing rule 4)' }]);
-  if (tier === 3 && !options.dbaName?.trim()) throw new ValidationError([{ field: 'dbaName', message: 'is required for formation package tier 3, which includes a DBA filing' }]);
+  if (tier >= 2 && !body.ein)
+    throw new ValidationError([
+      {
+        field: 'ein',
+        message: `is required for formation package tier ${tier}, which includes an EIN (billing rule 4)`,
+      },
+    ]);
+  if (tier === 1 && body.ein)
+    throw new ValidationError([
+      {
+        field: 'ein',
+        message: 'is not part of formation package tier 1; formation with ein is tier 2 (billing rule 4)',
+      },
+    ]);
+  if (tier === 3 && !options.dbaName?.trim())
+    throw new ValidationError([
+      { field: 'dbaName', message: 'is required for formation package tier 3, which includes a DBA filing' },
+    ]);
   return tier;
 }
 
@@ -184,7 +266,14 @@ class LinePricer {
     const price = this.prices[type];
     if (!price) throw new Error(`price catalogue has no '${type}' row`);
     const retail = this.retailOverrides[type] ?? price.effectiveRetailCents;
-    this.lines.push({ orderType, type, description, amountCents: this.billing === 'checkout' ? retail : price.wholesaleCents, wholesaleCents: price.wholesaleCents, stateFee: false });
+    this.lines.push({
+      orderType,
+      type,
+      description,
+      amountCents: this.billing === 'checkout' ? retail : price.wholesaleCents,
+      wholesaleCents: price.wholesaleCents,
+      stateFee: false,
+    });
   }
 
   /** A line that owes nothing (EIN in tier 2, registered-agent no-op), kept so the quote explains it. */
@@ -194,6 +283,13 @@ class LinePricer {
 
   fee(orderType: OrderType, kind: StateFeeKind, description: string): void {
     const cents = pickStateFee(this.fees, kind, this.facts.entityType);
-    this.lines.push({ orderType, type: 'state_fee', description, amountCents: cents, wholesaleCents: cents, stateFee: true });
+    this.lines.push({
+      orderType,
+      type: 'state_fee',
+      description,
+      amountCents: cents,
+      wholesaleCents: cents,
+      stateFee: true,
+    });
   }
 }

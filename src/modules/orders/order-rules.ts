@@ -8,8 +8,9 @@ import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js
  * formation rules (ORD-FORM-1 to ORD-FORM-6), the registered agent rules ORD-RA-2 and ORD-RA-3 (ORD-RA-1, a
  * formation's agent is a new appointment, is applied when pricing: order-pricing.ts), the supplied agent
  * (ORD-RA-3), ORD-FQ-2, the annual report year (ORD-AR-1) and the SS-4 rules of the ein object (ORD-EIN-1,
- * ORD-EIN-2). The error messages name the rule in the words integrators know ("formation rule 2"). Every function is pure and tolerates input that already failed the
- * schema, so its errors merge with the schema's into one 400 naming every bad field and its rule.
+ * ORD-EIN-2). The error messages name the rule in the words integrators know ("formation rule 2"). Every function is
+ * pure and tolerates input that already failed the schema, so its errors merge with the schema's into one 400 naming
+ * every bad field and its rule.
  */
 
 type Obj = Record<string, unknown>;
@@ -54,15 +55,28 @@ export function throwIfRuleErrors(errors: FieldError[]): void {
 
 function crossProductErrors(b: Obj): FieldError[] {
   const errors: FieldError[] = [];
-  const products = ['formation', 'ein', 'annualReport', 'foreignQualification', 'registeredAgent'].filter((k) => isSet(b[k]));
+  const products = ['formation', 'ein', 'annualReport', 'foreignQualification', 'registeredAgent'].filter((k) =>
+    isSet(b[k]),
+  );
   if (!products.length) {
-    errors.push({ field: '', message: 'At least one product is required: formation, ein, annualReport, foreignQualification or registeredAgent (cross-product rule 1)' });
+    errors.push({
+      field: '',
+      message:
+        'At least one product is required: formation, ein, annualReport, foreignQualification or registeredAgent (cross-product rule 1)',
+    });
   }
   if (isSet(b.formation) && isSet(b.foreignQualification)) {
-    errors.push({ field: 'foreignQualification', message: 'cannot be ordered in the same request as formation (cross-product rule 2); qualify the company in another request once it exists' });
+    errors.push({
+      field: 'foreignQualification',
+      message:
+        'cannot be ordered in the same request as formation (cross-product rule 2); qualify the company in another request once it exists',
+    });
   }
   if (isSet(b.formation) && isSet(b.companyId)) {
-    errors.push({ field: 'companyId', message: 'must not be sent with formation: the formation creates the company (cross-product rule 3)' });
+    errors.push({
+      field: 'companyId',
+      message: 'must not be sent with formation: the formation creates the company (cross-product rule 3)',
+    });
   }
   if (!isSet(b.formation) && !isSet(b.companyId) && products.length) {
     const message = isSet(b.foreignQualification)
@@ -81,24 +95,39 @@ function formationErrors(b: Obj): FieldError[] {
   if (isObj(company)) {
     for (const key of FORMATION_EXCLUDED_FIELDS) {
       if (key in company) {
-        errors.push({ field: `formation.company.${key}`, message: `is not accepted in a formation company (formation rule 1): ${FORMATION_EXCLUDED_WHY[key]}` });
+        errors.push({
+          field: `formation.company.${key}`,
+          message: `is not accepted in a formation company (formation rule 1): ${FORMATION_EXCLUDED_WHY[key]}`,
+        });
       }
     }
     errors.push(...companyRuleErrors(company, 'formation.company.'));
   }
   const raOrdered = isSet(b.registeredAgent);
   if (!raOrdered && !isSet(f.registeredAgent)) {
-    errors.push({ field: 'formation.registeredAgent', message: 'is required unless registeredAgent service is ordered in the same request: every formation needs a registered agent (formation rule 2)' });
+    errors.push({
+      field: 'formation.registeredAgent',
+      message:
+        'is required unless registeredAgent service is ordered in the same request: every formation needs a registered agent (formation rule 2)',
+    });
   }
   if (raOrdered && isSet(f.registeredAgent)) {
-    errors.push({ field: 'formation.registeredAgent', message: 'must not be supplied when registeredAgent service is ordered in the same request: the formation uses one or the other (formation rule 2)' });
+    errors.push({
+      field: 'formation.registeredAgent',
+      message:
+        'must not be supplied when registeredAgent service is ordered in the same request: the formation uses one or the other (formation rule 2)',
+    });
   }
   if (f.expedited === true && !expeditedAvailable(b.filingState, isObj(company) ? company.entityType : undefined)) {
     errors.push({ field: 'formation.expedited', message: EXPEDITED_UNAVAILABLE_MESSAGE });
   }
   if (Array.isArray(f.alternativeNames)) {
     f.alternativeNames.forEach((name, i) => {
-      if (typeof name === 'string' && !name.trim()) errors.push({ field: `formation.alternativeNames.${i}`, message: 'must not be blank (formation alternativeNames: up to 10 fallback names)' });
+      if (typeof name === 'string' && !name.trim())
+        errors.push({
+          field: `formation.alternativeNames.${i}`,
+          message: 'must not be blank (formation alternativeNames: up to 10 fallback names)',
+        });
     });
   }
   return errors;
@@ -113,10 +142,17 @@ function registeredAgentErrors(b: Obj): FieldError[] {
   const ra = b.registeredAgent;
   if (!isObj(ra)) return [];
   const errors: FieldError[] = [];
-  for (const [product, label] of [['annualReport', 'annualReport'], ['foreignQualification', 'foreignQualification']] as const) {
+  for (const [product, label] of [
+    ['annualReport', 'annualReport'],
+    ['foreignQualification', 'foreignQualification'],
+  ] as const) {
     const p = b[product];
     if (isObj(p) && isSet(p.registeredAgent)) {
-      errors.push({ field: `${label}.registeredAgent`, message: 'must not be supplied when registeredAgent service is ordered in the same request: the service\'s own agent is used (registeredAgent rules 2-3)' });
+      errors.push({
+        field: `${label}.registeredAgent`,
+        message:
+          "must not be supplied when registeredAgent service is ordered in the same request: the service's own agent is used (registeredAgent rules 2-3)",
+      });
     }
   }
   return errors;
@@ -126,7 +162,8 @@ function suppliedAgentsErrors(b: Obj): FieldError[] {
   const errors: FieldError[] = [];
   for (const product of ['formation', 'annualReport', 'foreignQualification']) {
     const p = b[product];
-    if (isObj(p) && isObj(p.registeredAgent)) errors.push(...suppliedAgentErrors(p.registeredAgent, `${product}.registeredAgent.`, b.filingState));
+    if (isObj(p) && isObj(p.registeredAgent))
+      errors.push(...suppliedAgentErrors(p.registeredAgent, `${product}.registeredAgent.`, b.filingState));
   }
   return errors;
 }
@@ -148,7 +185,10 @@ export function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unk
     if (isSet(agent.lastName)) add('lastName', 'is not allowed for a COMPANY agent (supplied registered agent)');
   }
   if (typeof agent.addressState === 'string' && typeof filingState === 'string' && agent.addressState !== filingState) {
-    add('addressState', `must equal filingState (${filingState}): a registered agent must be in the filing state (registeredAgent rule 3)`);
+    add(
+      'addressState',
+      `must equal filingState (${filingState}): a registered agent must be in the filing state (registeredAgent rule 3)`,
+    );
   }
   return errors;
 }
@@ -157,7 +197,9 @@ function annualReportErrors(b: Obj, now: Date): FieldError[] {
   const ar = b.annualReport;
   if (!isObj(ar) || typeof ar.filingYear !== 'number') return [];
   const nextYear = now.getUTCFullYear() + 1;
-  return ar.filingYear > nextYear ? [{ field: 'annualReport.filingYear', message: `must not be later than ${nextYear} (annual report filingYear)` }] : [];
+  return ar.filingYear > nextYear
+    ? [{ field: 'annualReport.filingYear', message: `must not be later than ${nextYear} (annual report filingYear)` }]
+    : [];
 }
 
 /** SS-4 rules the ein schema cannot express (see ein.schemas.ts). Messages never echo the tax id. */
@@ -171,13 +213,19 @@ function einErrors(ein: unknown): FieldError[] {
   ];
   for (const [choice, other, line] of pairs) {
     if (ein[choice] === 'other' && !isSet(ein[other])) add(other, `is required when ${choice} is other (${line})`);
-    if (typeof ein[choice] === 'string' && ein[choice] !== 'other' && isSet(ein[other])) add(other, `is allowed only when ${choice} is other (${line})`);
+    if (typeof ein[choice] === 'string' && ein[choice] !== 'other' && isSet(ein[other]))
+      add(other, `is allowed only when ${choice} is other (${line})`);
   }
   const emp = ein.employees;
   if (isObj(emp)) {
-    const total = ['agricultural', 'household', 'other'].reduce((s, k) => s + (typeof emp[k] === 'number' ? (emp[k] as number) : 0), 0);
-    if (total > 0 && !isSet(ein.firstWagesDate)) add('firstWagesDate', 'is required when any employee count is above 0 (SS-4 line 15)');
-    if (total === 0 && isSet(ein.firstWagesDate)) add('firstWagesDate', 'is allowed only when an employee count is above 0 (SS-4 line 15)');
+    const total = ['agricultural', 'household', 'other'].reduce(
+      (s, k) => s + (typeof emp[k] === 'number' ? (emp[k] as number) : 0),
+      0,
+    );
+    if (total > 0 && !isSet(ein.firstWagesDate))
+      add('firstWagesDate', 'is required when any employee count is above 0 (SS-4 line 15)');
+    if (total === 0 && isSet(ein.firstWagesDate))
+      add('firstWagesDate', 'is allowed only when an employee count is above 0 (SS-4 line 15)');
   }
   const rp = ein.responsibleParty;
   if (isObj(rp) && typeof rp.taxId === 'string' && /^\d{3}-?\d{2}-?\d{4}$/.test(rp.taxId)) {
@@ -192,9 +240,11 @@ function taxIdProblem(digits: string, type: unknown): string | null {
   const area = digits.slice(0, 3);
   const group = Number(digits.slice(3, 5));
   if (type === 'SSN') {
-    if (area === '000' || area === '666' || area.startsWith('9') || group === 0 || digits.endsWith('0000')) return 'is not a valid SSN (SS-4 line 7b)';
+    if (area === '000' || area === '666' || area.startsWith('9') || group === 0 || digits.endsWith('0000'))
+      return 'is not a valid SSN (SS-4 line 7b)';
   } else if (type === 'ITIN') {
-    const okGroup = (group >= 50 && group <= 65) || (group >= 70 && group <= 88) || (group >= 90 && group <= 92) || group >= 94;
+    const okGroup =
+      (group >= 50 && group <= 65) || (group >= 70 && group <= 88) || (group >= 90 && group <= 92) || group >= 94;
     if (!area.startsWith('9') || !okGroup) return 'is not a valid ITIN (SS-4 line 7b)';
   }
   return null;

@@ -36,9 +36,14 @@ export interface OrderStatusChange {
 /**
  * Writes one status change (ORD-14) in 2 statements: the row and its history row together, then the event.
  * The caller holds the order's row lock (SELECT … FOR UPDATE) when the change depends on the current status.
- * @returns the order after the change (every column) and the event written. @throws Error when the order does not exist.
+ * @returns the order after the change (every column) and the event written. @throws Error when the order does not
+ * exist.
  */
-export async function changeOrderStatus(tx: Db, tenant: Tenant, change: OrderStatusChange): Promise<{ order: repo.OrderRow & { current_period_end: string | null }; event: EventEnvelope }> {
+export async function changeOrderStatus(
+  tx: Db,
+  tenant: Tenant,
+  change: OrderStatusChange,
+): Promise<{ order: repo.OrderRow & { current_period_end: string | null }; event: EventEnvelope }> {
   const order = await repo.updateOrderStatus(tx, tenant, change);
   if (!order) throw new Error(`order '${change.orderId}' does not exist`);
   const [event] = await emitEvents(tx, tenant, [{ type: 'filing.status_changed', data: statusChangedData(order) }]);
@@ -49,8 +54,18 @@ export async function changeOrderStatus(tx: Db, tenant: Tenant, change: OrderSta
  * Moves the end of a subscription's paid period (a renewal that keeps it active: no status change, so no history
  * and no event). `currentPeriodEnd` 'YYYY-MM-DD'. @returns the order after the change.
  */
-export async function extendSubscriptionPeriod(tx: Db, tenant: Tenant, orderId: string, currentPeriodEnd: string): Promise<repo.OrderRow & { current_period_end: string | null }> {
-  const order = await repo.updateOrderStatus(tx, tenant, { orderId, actor: 'renewal', subscription: { status: null, currentPeriodEnd } }, true);
+export async function extendSubscriptionPeriod(
+  tx: Db,
+  tenant: Tenant,
+  orderId: string,
+  currentPeriodEnd: string,
+): Promise<repo.OrderRow & { current_period_end: string | null }> {
+  const order = await repo.updateOrderStatus(
+    tx,
+    tenant,
+    { orderId, actor: 'renewal', subscription: { status: null, currentPeriodEnd } },
+    true,
+  );
   if (!order) throw new Error(`order '${orderId}' does not exist`);
   return order;
 }

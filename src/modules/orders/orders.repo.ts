@@ -36,8 +36,24 @@ export interface OrderRow {
  * type agree.
  */
 export const ORDER_SUMMARY_COLUMNS = [
-  'id', 'organization_id', 'environment', 'group_id', 'company_id', 'user_id', 'order_type', 'filing_state', 'filing_status',
-  'filing_type', 'filing_date', 'subscription_status', 'exception_code', 'exception_message', 'billing', 'amount_cents', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'environment',
+  'group_id',
+  'company_id',
+  'user_id',
+  'order_type',
+  'filing_state',
+  'filing_status',
+  'filing_type',
+  'filing_date',
+  'subscription_status',
+  'exception_code',
+  'exception_message',
+  'billing',
+  'amount_cents',
+  'created_at',
+  'updated_at',
 ] as const satisfies ReadonlyArray<keyof OrderRow>;
 
 /** An orders row as read through {@link ORDER_SUMMARY_COLUMNS}. Money in cents; dates 'YYYY-MM-DD'. */
@@ -58,7 +74,12 @@ export type OrderCompanyRow = Pick<CompanyRow, 'id' | 'entity_type' | 'formation
  * The tenant's company, or null. With `forUpdate` the row stays locked until the transaction ends, so two
  * requests for one company (EIN, registered agent, qualification) are checked one after the other.
  */
-export function findOrderCompany(db: Db, tenant: Tenant, companyId: string, forUpdate = false): Promise<OrderCompanyRow | null> {
+export function findOrderCompany(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  forUpdate = false,
+): Promise<OrderCompanyRow | null> {
   return one<OrderCompanyRow>(
     db,
     `SELECT id, entity_type, formation_state, ein FROM companies
@@ -68,7 +89,12 @@ export function findOrderCompany(db: Db, tenant: Tenant, companyId: string, forU
 }
 
 /** The company's active registered agent service in `state` (ORD-RA-4), or null. */
-export function findActiveRegisteredAgent(db: Db, tenant: Tenant, companyId: string, state: string): Promise<OrderRow | null> {
+export function findActiveRegisteredAgent(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  state: string,
+): Promise<OrderRow | null> {
   return one<OrderRow>(
     db,
     `SELECT * FROM orders
@@ -95,7 +121,12 @@ export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise
  * cancelled orders (their debit was reversed), orders stopped in exception 460/461 (payment required or
  * failed), and checkout orders without a succeeded payment.
  */
-export function findPaidQualification(db: Db, tenant: Tenant, companyId: string, state: string): Promise<{ id: string } | null> {
+export function findPaidQualification(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  state: string,
+): Promise<{ id: string } | null> {
   return one(
     db,
     `SELECT o.id FROM orders o
@@ -128,7 +159,11 @@ export interface NewOrderGroup {
  * first), or null. A group placed longer ago gives its key up here (IDEM-7), so a reused expired key places a new
  * order, as it does for every other POST.
  */
-export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: string): Promise<{ id: string; company_id: string; total_cents: number; orders: OrderRow[] } | null> {
+export async function findGroupByIdempotencyKey(
+  db: Db,
+  tenant: Tenant,
+  key: string,
+): Promise<{ id: string; company_id: string; total_cents: number; orders: OrderRow[] } | null> {
   await db.query(
     `UPDATE order_groups SET idempotency_key = NULL
       WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3 AND created_at < now() - make_interval(hours => ${KEY_TTL_HOURS})`,
@@ -140,7 +175,9 @@ export async function findGroupByIdempotencyKey(db: Db, tenant: Tenant, key: str
     [tenant.organizationId, tenant.environment, key],
   );
   if (!group) return null;
-  const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE group_id = $1 ORDER BY created_at, id', [group.id]);
+  const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE group_id = $1 ORDER BY created_at, id', [
+    group.id,
+  ]);
   return { ...group, orders: rows };
 }
 
@@ -205,8 +242,15 @@ export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite)
     actor: p.actor,
     company: p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null,
     group: {
-      id: p.group.id, user_id: p.group.userId, company_id: p.group.companyId, filing_state: p.group.filingState, source: p.group.source,
-      billing: p.group.billing, request: p.group.request, total_cents: p.group.totalCents, idempotency_key: p.group.idempotencyKey ?? null,
+      id: p.group.id,
+      user_id: p.group.userId,
+      company_id: p.group.companyId,
+      filing_state: p.group.filingState,
+      source: p.group.source,
+      billing: p.group.billing,
+      request: p.group.request,
+      total_cents: p.group.totalCents,
+      idempotency_key: p.group.idempotencyKey ?? null,
     },
     orders: p.orders,
     history: w.history,
@@ -215,9 +259,14 @@ export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite)
     min_balance_cents: w.minBalanceCents,
   };
   try {
-    const { rows } = await db.query<{ r: { outcome: string; created_at?: string } }>('SELECT place_order_group($1::jsonb) AS r', [JSON.stringify(payload)]);
+    const { rows } = await db.query<{ r: { outcome: string; created_at?: string } }>(
+      'SELECT place_order_group($1::jsonb) AS r',
+      [JSON.stringify(payload)],
+    );
     const r = rows[0]!.r;
-    return r.outcome === 'placed' ? { outcome: 'placed', createdAt: new Date(r.created_at!) } : { outcome: r.outcome as 'unknown_user' | 'slug_taken' };
+    return r.outcome === 'placed'
+      ? { outcome: 'placed', createdAt: new Date(r.created_at!) }
+      : { outcome: r.outcome as 'unknown_user' | 'slug_taken' };
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === 'FC402') throw insufficientBalance(tenant, w.minBalanceCents, Number(e.detail));
@@ -230,8 +279,20 @@ export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite)
  * `keepSubscriptionStatus`: only the period end changes. @returns the whole row after the change, or null.
  */
 export async function updateOrderStatus(
-  tx: Db, tenant: Tenant,
-  c: { orderId: string; actor: string; filing?: { from: string | null; to: string; exceptionCode?: string | null; exceptionMessage?: string | null; filingDate?: string | null }; subscription?: { status: string | null; currentPeriodEnd?: string } },
+  tx: Db,
+  tenant: Tenant,
+  c: {
+    orderId: string;
+    actor: string;
+    filing?: {
+      from: string | null;
+      to: string;
+      exceptionCode?: string | null;
+      exceptionMessage?: string | null;
+      filingDate?: string | null;
+    };
+    subscription?: { status: string | null; currentPeriodEnd?: string };
+  },
   keepSubscriptionStatus = false,
 ): Promise<(OrderRow & { current_period_end: string | null }) | null> {
   const f = c.filing;
@@ -254,7 +315,21 @@ export async function updateOrderStatus(
        SELECT $12, changed.id, $2, $3, $13, $5, $6, $7, $8::date, $14 FROM changed WHERE $4::boolean
      )
      SELECT * FROM changed`,
-    [c.orderId, tenant.organizationId, tenant.environment, Boolean(f), f?.to ?? null, f?.exceptionCode ?? null, f?.exceptionMessage ?? null,
-      f?.filingDate ?? null, Boolean(s) && !keepSubscriptionStatus, s?.status ?? null, s?.currentPeriodEnd ?? null, newId('statusChange'), f?.from ?? null, c.actor],
+    [
+      c.orderId,
+      tenant.organizationId,
+      tenant.environment,
+      Boolean(f),
+      f?.to ?? null,
+      f?.exceptionCode ?? null,
+      f?.exceptionMessage ?? null,
+      f?.filingDate ?? null,
+      Boolean(s) && !keepSubscriptionStatus,
+      s?.status ?? null,
+      s?.currentPeriodEnd ?? null,
+      newId('statusChange'),
+      f?.from ?? null,
+      c.actor,
+    ],
   );
 }

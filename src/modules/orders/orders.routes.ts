@@ -14,12 +14,14 @@ foreign qualification in filingState; a cancelled or unpaid one does not block).
 
 /** POST /orders and POST /orders/quote (ORD-1 to ORD-13, ORD-9 for quotes, IDEM-1). No GET: there is no order-polling endpoint (ORD-10). */
 export const orderRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
-  app.post('/orders', {
-    attachValidation: true,
-    schema: {
-      ...operation('createOrder'),
-      summary: 'Place orders',
-      description: `Places one order item per product object, all for one company in one filingState, and debits the prepaid
+  app.post(
+    '/orders',
+    {
+      attachValidation: true,
+      schema: {
+        ...operation('createOrder'),
+        summary: 'Place orders',
+        description: `Places one order item per product object, all for one company in one filingState, and debits the prepaid
 balance of this environment at wholesale plus state fees, line by line (billing rules 1-7; see GET /balance-transactions).
 The whole request is placed or nothing is: when the balance cannot cover the total the answer is 402 insufficient_balance
 and nothing is written. A formation creates the company (the user becomes its admin). Items start at filingStatus
@@ -42,34 +44,49 @@ Every subscriptionStatus change is reported by a filing.status_changed event. Te
 same way from the test balance.
 
 ${ERRORS_DOC}`,
-      body: OrderBody,
-      response: { 201: OrderResultSchema, ...operationErrors('createOrder') },
+        body: OrderBody,
+        response: { 201: OrderResultSchema, ...operationErrors('createOrder') },
+      },
     },
-  }, async (request, reply) => {
-    const body = validated(OrderBody, request.body, [orderRuleErrors], { prior: attachedNonBodyErrors(request), raise: throwIfRuleErrors });
-    const placed = await placeOrder(ctx, request.tenant, body, {
-      source: 'api', billing: 'balance', actor: 'api', idempotencyKey: request.idempotencyKey,
-    });
-    // ORD-7: always 201, also for a pure registered-agent no-op (it "succeeds", ORD-RA-4), and one success status for
-    // every placement keeps clients simple (the item returned is the existing one).
-    return reply.status(201).send({ companyId: placed.companyId, items: placed.items });
-  });
+    async (request, reply) => {
+      const body = validated(OrderBody, request.body, [orderRuleErrors], {
+        prior: attachedNonBodyErrors(request),
+        raise: throwIfRuleErrors,
+      });
+      const placed = await placeOrder(ctx, request.tenant, body, {
+        source: 'api',
+        billing: 'balance',
+        actor: 'api',
+        idempotencyKey: request.idempotencyKey,
+      });
+      // ORD-7: always 201, also for a pure registered-agent no-op (it "succeeds", ORD-RA-4), and one success status for
+      // every placement keeps clients simple (the item returned is the existing one).
+      return reply.status(201).send({ companyId: placed.companyId, items: placed.items });
+    },
+  );
 
-  app.post('/orders/quote', {
-    attachValidation: true,
-    schema: {
-      ...operation('quoteOrder'),
-      summary: 'Quote orders',
-      description: `Takes the same body as POST /orders and returns the lines it would debit (wholesale service prices and state
+  app.post(
+    '/orders/quote',
+    {
+      attachValidation: true,
+      schema: {
+        ...operation('quoteOrder'),
+        summary: 'Quote orders',
+        description: `Takes the same body as POST /orders and returns the lines it would debit (wholesale service prices and state
 fees, dollars) and their total, without placing or writing anything. It runs the same rules, so it fails where the order
 would, except that it never answers 402: compare total with your balance (GET /organization).
 
 ${ERRORS_DOC}`,
-      body: OrderBody,
-      response: { 200: QuoteSchema, ...operationErrors('quoteOrder') },
+        body: OrderBody,
+        response: { 200: QuoteSchema, ...operationErrors('quoteOrder') },
+      },
     },
-  }, async (request) => {
-    const body = validated(OrderBody, request.body, [orderRuleErrors], { prior: attachedNonBodyErrors(request), raise: throwIfRuleErrors });
-    return quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices);
-  });
+    async (request) => {
+      const body = validated(OrderBody, request.body, [orderRuleErrors], {
+        prior: attachedNonBodyErrors(request),
+        raise: throwIfRuleErrors,
+      });
+      return quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices);
+    },
+  );
 };

@@ -28,22 +28,27 @@ export const SuppliedAgentSchema = Type.Object(
     firstName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; refused for COMPANY.' })),
     lastName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; refused for COMPANY.' })),
     companyName: Type.Optional(Type.String({ minLength: 1, description: 'Required for COMPANY; refused for PERSON.' })),
-    addressStreet: Type.String({ minLength: 1, description: 'Street address in the filing state (no PO boxes: an agent must accept service in person).' }),
+    addressStreet: Type.String({
+      minLength: 1,
+      description: 'Street address in the filing state (no PO boxes: an agent must accept service in person).',
+    }),
     addressCity: Type.String({ minLength: 1 }),
-    addressState: stateCode('Two-letter code; must equal the request\'s filingState (registeredAgent rule 3).'),
+    addressState: stateCode("Two-letter code; must equal the request's filingState (registeredAgent rule 3)."),
     addressZip: Type.String({ pattern: '^\\d{5}(-\\d{4})?$', description: 'ZIP or ZIP+4.' }),
   },
   {
     additionalProperties: false,
     title: 'SuppliedRegisteredAgent',
-    description: 'An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request.',
+    description:
+      'An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request.',
   },
 );
 
 /** Fields refused inside formation.company (ORD-FORM-1), kept in the schema so the 400 can name the rule. */
 export const FORMATION_EXCLUDED_FIELDS = ['ein', 'tradeName', 'formationDate', 'formationState'] as const;
 
-const refused = (why: string) => Type.Optional(Type.Unknown({ description: `Refused with 400 (formation rule 1): ${why}` }));
+const refused = (why: string) =>
+  Type.Optional(Type.Unknown({ description: `Refused with 400 (formation rule 1): ${why}` }));
 
 /** formation.company: the company fields minus those ORD-FORM-1 excludes. */
 export const FormationCompanySchema = Type.Object(
@@ -57,48 +62,73 @@ export const FormationCompanySchema = Type.Object(
   {
     additionalProperties: false,
     title: 'FormationCompany',
-    description: 'The company to form. formationState is the request\'s filingState; fiscalEndMonth defaults to December; officer and title rules are those of the Officer table (formation rules 1-4).',
+    description:
+      "The company to form. formationState is the request's filingState; fiscalEndMonth defaults to December; officer and title rules are those of the Officer table (formation rules 1-4).",
   },
 );
 
 /** The `formation` product object (ORD-FORM-1 to ORD-FORM-6). */
 export const FormationSchema = Type.Object(
   {
-    expedited: Type.Optional(Type.Boolean({ default: false, description: 'Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.' })),
+    expedited: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.',
+      }),
+    ),
     company: FormationCompanySchema,
-    alternativeNames: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10, description: 'Up to 10 fallback names in order of preference, used if the state rejects the legal name.' })),
+    alternativeNames: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 10,
+        description: 'Up to 10 fallback names in order of preference, used if the state rejects the legal name.',
+      }),
+    ),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
   {
     additionalProperties: false,
     title: 'FormationOrder',
-    description: 'Forms a new company in filingState. Needs a registered agent: order registeredAgent in the same request or supply formation.registeredAgent (formation rule 2). Billed at formation_tier_1 wholesale + the state formation fee, or formation_tier_2 when ein is in the same request (billing rules 4, 7).',
+    description:
+      'Forms a new company in filingState. Needs a registered agent: order registeredAgent in the same request or supply formation.registeredAgent (formation rule 2). Billed at formation_tier_1 wholesale + the state formation fee, or formation_tier_2 when ein is in the same request (billing rules 4, 7).',
   },
 );
 
 /** The `registeredAgent` product object: `{isChangeOfAgent}` (ORD-RA-1 to ORD-RA-4). */
 export const RegisteredAgentOrderSchema = Type.Object(
   {
-    isChangeOfAgent: Type.Boolean({ description: 'false: a new appointment; true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent. Ordered together with a formation it is always a new appointment (registeredAgent rule 1): true is accepted there and treated as false.' }),
+    isChangeOfAgent: Type.Boolean({
+      description:
+        'false: a new appointment; true: a change-of-agent filing replacing the current agent, reported with filingType change_of_agent. Ordered together with a formation it is always a new appointment (registeredAgent rule 1): true is accepted there and treated as false.',
+    }),
   },
   {
     additionalProperties: false,
     title: 'RegisteredAgentOrder',
-    description: 'Registered agent service in filingState, an annual subscription at registered_agent wholesale, no state fee (billing rule 5). The service\'s own agent address is used (rule 2). When the company already has active service in filingState the order is a no-op: nothing is charged and the existing order item is returned (rule 4).',
+    description:
+      "Registered agent service in filingState, an annual subscription at registered_agent wholesale, no state fee (billing rule 5). The service's own agent address is used (rule 2). When the company already has active service in filingState the order is a no-op: nothing is charged and the existing order item is returned (rule 4).",
   },
 );
 
 /** The `annualReport` product object; every field optional (ORD-AR-1: the contract shows only registeredAgent). */
 export const AnnualReportOrderSchema = Type.Object(
   {
-    // Optional (ORD-AR-1): the contract shows no field of annualReport beyond registeredAgent, so `annualReport: {}` must work.
-    filingYear: Type.Optional(Type.Integer({ minimum: 2000, maximum: 2100, description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).' })),
+    // Optional (ORD-AR-1): the contract shows no field of annualReport beyond registeredAgent, so `annualReport: {}`
+    // must work.
+    filingYear: Type.Optional(
+      Type.Integer({
+        minimum: 2000,
+        maximum: 2100,
+        description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).',
+      }),
+    ),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
   {
     additionalProperties: false,
     title: 'AnnualReportOrder',
-    description: 'The state annual (or biennial) report in filingState, renewed yearly (subscription). Billed at annual_report wholesale + the state report fee for the company\'s entity type. registeredAgent: the agent to list when the company keeps its own.',
+    description:
+      "The state annual (or biennial) report in filingState, renewed yearly (subscription). Billed at annual_report wholesale + the state report fee for the company's entity type. registeredAgent: the agent to list when the company keeps its own.",
   },
 );
 
@@ -110,15 +140,28 @@ export const ForeignQualificationObjectSchema = Type.Object(
 
 /** The `foreignQualification` product: `true` or the object form (ORD-FQ-1 to ORD-FQ-4). */
 export const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
-  description: 'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
+  description:
+    'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
 });
 
 /** Body of POST /orders and POST /orders/quote (ORD-1 to ORD-4). */
 export const OrderBody = Type.Object(
   {
-    userId: Type.String({ pattern: '^user_', description: 'The ordering user (prefix user_); must exist in this environment and, for an existing company, be one of its admins (403 otherwise). Becomes the admin of a company formed by this request.' }),
-    companyId: Type.Optional(Type.String({ pattern: '^comp_', description: 'prefix comp_. Required unless formation is included; refused with formation (the formation creates the company).' })),
-    filingState: stateCode(`Two-letter code, one of ${FORMATION_STATES.join(' ')}; one state per request (cross-product rule 4).`),
+    userId: Type.String({
+      pattern: '^user_',
+      description:
+        'The ordering user (prefix user_); must exist in this environment and, for an existing company, be one of its admins (403 otherwise). Becomes the admin of a company formed by this request.',
+    }),
+    companyId: Type.Optional(
+      Type.String({
+        pattern: '^comp_',
+        description:
+          'prefix comp_. Required unless formation is included; refused with formation (the formation creates the company).',
+      }),
+    ),
+    filingState: stateCode(
+      `Two-letter code, one of ${FORMATION_STATES.join(' ')}; one state per request (cross-product rule 4).`,
+    ),
     formation: Type.Optional(FormationSchema),
     ein: Type.Optional(EinOrderSchema),
     annualReport: Type.Optional(AnnualReportOrderSchema),
@@ -128,7 +171,8 @@ export const OrderBody = Type.Object(
   {
     additionalProperties: false,
     title: 'OrderRequest',
-    description: 'At least one product object (cross-product rule 1); formation and foreignQualification never together (rule 2).',
+    description:
+      'At least one product object (cross-product rule 1); formation and foreignQualification never together (rule 2).',
   },
 );
 
@@ -142,11 +186,18 @@ export const OrderItemSchema = Type.Object(
     orderType: Type.String({ description: 'formation, ein, annual_report, registered_agent, foreign_qualification' }),
     filingStatus: Type.String({ description: 'submitted for a new order; see States and transitions.' }),
     filingDate: Nullable(Type.String({ format: 'date', description: 'null until filed.' })),
-    subscriptionStatus: Nullable(Type.String({ description: 'active for registered_agent and annual_report, null for one-time filings.' })),
+    subscriptionStatus: Nullable(
+      Type.String({ description: 'active for registered_agent and annual_report, null for one-time filings.' }),
+    ),
     createdAt: DateTime,
-    filingType: Nullable(Type.String({ description: 'change_of_agent for a change-of-agent registered agent order, else null.' })),
+    filingType: Nullable(
+      Type.String({ description: 'change_of_agent for a change-of-agent registered agent order, else null.' }),
+    ),
     filingState: Type.String(),
-    amount: Type.Number({ description: 'Dollars this order was debited when placed (service + state fee). An existing registered agent item returned by a no-op shows its original amount; nothing is charged again.' }),
+    amount: Type.Number({
+      description:
+        'Dollars this order was debited when placed (service + state fee). An existing registered agent item returned by a no-op shows its original amount; nothing is charged again.',
+    }),
   },
   { title: 'OrderItem' },
 );

@@ -4,8 +4,24 @@
  * order-checks.ts (database rules), order-pricing.ts (priced lines, quote), order-placement.ts (the one
  * transaction that writes orders, debits, history and events).
  */
-export { placeOrder, placeOrderInTx, recordPlacement, toItemView, type OrderItemView, type Placement, type PlacedOrder, type PlaceOrderOptions } from './order-placement.js';
+export {
+  placeOrder,
+  placeOrderInTx,
+  recordPlacement,
+  toItemView,
+  type OrderItemView,
+  type Placement,
+  type PlacedOrder,
+  type PlaceOrderOptions,
+} from './order-placement.js';
 export { changeOrderStatus, extendSubscriptionPeriod, type OrderStatusChange } from './order-status.js';
-export { planOrder, quoteOrder, type OrderPlan, type PricedLine, type PricingOptions, type Quote } from './order-pricing.js';
+export {
+  planOrder,
+  quoteOrder,
+  type OrderPlan,
+  type PricedLine,
+  type PricingOptions,
+  type Quote,
+} from './order-pricing.js';
 export { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 export { checkOrderFacts, type OrderFacts } from './order-checks.js';

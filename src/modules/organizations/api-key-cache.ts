@@ -42,7 +42,15 @@ export class ApiKeyCache {
     maxEntries = 10_000,
     reconnectMs = 1000,
   ) {
-    this.cache = new NotifiedCache<CachedKey>({ pool, channel: API_KEY_CHANNEL, ttlMs, log, what: 'API key', maxEntries, reconnectMs });
+    this.cache = new NotifiedCache<CachedKey>({
+      pool,
+      channel: API_KEY_CHANNEL,
+      ttlMs,
+      log,
+      what: 'API key',
+      maxEntries,
+      reconnectMs,
+    });
   }
 
   /** The active key of `keyHash` (SHA-256 hex of the key), from memory when known, else from the database. */

@@ -15,12 +15,14 @@ export async function ensureDemoOrganization(ctx: AppContext): Promise<string[] 
   await repo.recordDemoOrganization(ctx.pool, organization.id);
   return [
     '',
-    '  First start: created the demo organization ' + organization.id,
+    `  First start: created the demo organization ${organization.id}`,
     '  These secrets are shown only now. Keep them.',
     '',
     `  Test API key:    ${apiKeys.test.key}`,
     // A token that came from the environment is the deployer's secret: never echoed to the console or logs.
-    ctx.config.operatorToken ? '  Operator token:  the OPERATOR_TOKEN you set (not shown)' : `  Operator token:  ${ctx.secrets.operatorToken}  (kept in ${ctx.config.dataDir}/operator-token)`,
+    ctx.config.operatorToken
+      ? '  Operator token:  the OPERATOR_TOKEN you set (not shown)'
+      : `  Operator token:  ${ctx.secrets.operatorToken}  (kept in ${ctx.config.dataDir}/operator-token)`,
     '',
     '  Create a user:',
     `  curl -s -X POST ${ctx.config.testBaseUrl}/users \\`,

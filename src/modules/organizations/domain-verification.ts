@@ -59,20 +59,36 @@ export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: st
   if (!o) throw notFound('organization', organizationId);
   const challenge = domainVerificationView(o);
   if (!challenge) {
-    throw new AppError('conflict', 'No white-label domain is requested: set whiteLabelDomain with PATCH /organization first', {
-      errors: [{ field: 'whiteLabelDomain', message: 'is not set' }],
-    });
+    throw new AppError(
+      'conflict',
+      'No white-label domain is requested: set whiteLabelDomain with PATCH /organization first',
+      {
+        errors: [{ field: 'whiteLabelDomain', message: 'is not set' }],
+      },
+    );
   }
   if (challenge.status === 'verified') return o;
   const values = await txtValues(ctx, challenge.recordName);
   if (!values.includes(challenge.recordValue)) {
-    const found = values.length ? `found ${values.length} TXT record(s) there, none holding it` : 'found no TXT record there';
-    throw new AppError('domain_not_verified', `Add a TXT record named ${challenge.recordName} with the value ${challenge.recordValue}, then verify again (${found}; DNS changes can take a while to appear)`, {
-      errors: [{ field: 'whiteLabelDomain', message: `needs the TXT record ${challenge.recordName} = ${challenge.recordValue}` }],
-    });
+    const found = values.length
+      ? `found ${values.length} TXT record(s) there, none holding it`
+      : 'found no TXT record there';
+    throw new AppError(
+      'domain_not_verified',
+      `Add a TXT record named ${challenge.recordName} with the value ${challenge.recordValue}, then verify again (${found}; DNS changes can take a while to appear)`,
+      {
+        errors: [
+          {
+            field: 'whiteLabelDomain',
+            message: `needs the TXT record ${challenge.recordName} = ${challenge.recordValue}`,
+          },
+        ],
+      },
+    );
   }
   const verified = await markVerified(ctx, o);
-  if (!verified) throw new AppError('conflict', 'The white-label domain changed while it was being verified; verify the new one');
+  if (!verified)
+    throw new AppError('conflict', 'The white-label domain changed while it was being verified; verify the new one');
   ctx.log.info({ organizationId, domain: o.white_label_domain }, 'white-label domain verified');
   return verified;
 }
@@ -103,6 +119,9 @@ async function txtValues(ctx: AppContext, name: string): Promise<string[]> {
     const code = (err as { code?: string }).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NXDOMAIN') return [];
     ctx.log.warn({ name, code }, 'white-label domain verification: DNS lookup failed');
-    throw new AppError('service_unavailable', `The DNS lookup of ${name} failed (${code ?? 'error'}); try again in a moment`);
+    throw new AppError(
+      'service_unavailable',
+      `The DNS lookup of ${name} failed (${code ?? 'error'}); try again in a moment`,
+    );
   }
 }

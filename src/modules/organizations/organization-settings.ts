@@ -27,9 +27,13 @@ export function assertMayChangeSettings(ctx: AppContext, actor: SettingsActor, p
   if (!('environment' in actor) || actor.environment === 'live') return;
   const sent = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
   if (!sent.length) return;
-  throw new AppError('forbidden', `Organization settings are shared by the live and test environments and reach live customers, so they change only with a live key: send this request to ${ctx.config.liveBaseUrl}/organization`, {
-    errors: sent.map((field) => ({ field, message: 'changes only with a live key' })),
-  });
+  throw new AppError(
+    'forbidden',
+    `Organization settings are shared by the live and test environments and reach live customers, so they change only with a live key: send this request to ${ctx.config.liveBaseUrl}/organization`,
+    {
+      errors: sent.map((field) => ({ field, message: 'changes only with a live key' })),
+    },
+  );
 }
 
 /**
@@ -42,13 +46,24 @@ export function assertMayChangeSettings(ctx: AppContext, actor: SettingsActor, p
  *   URL; contactEmail not an email address); conflict (409) when another organization holds the domain verified;
  *   not_found (404) when the organization does not exist.
  */
-export async function updateOrganizationSettings(ctx: AppContext, organizationId: string, patch: OrganizationPatch, actor: SettingsActor): Promise<repo.OrganizationRow> {
+export async function updateOrganizationSettings(
+  ctx: AppContext,
+  organizationId: string,
+  patch: OrganizationPatch,
+  actor: SettingsActor,
+): Promise<repo.OrganizationRow> {
   assertMayChangeSettings(ctx, actor, patch);
   const errors = new FieldErrors();
-  const domain = patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null ? patch.whiteLabelDomain : patch.whiteLabelDomain.trim().toLowerCase();
+  const domain =
+    patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null
+      ? patch.whiteLabelDomain
+      : patch.whiteLabelDomain.trim().toLowerCase();
   if (domain) checkDomain(ctx, domain, errors);
   const logoUrl = patch.branding?.logoUrl;
-  if (logoUrl && !validator.isURL(logoUrl, { protocols: ['https'], require_protocol: true, require_valid_protocol: true })) {
+  if (
+    logoUrl &&
+    !validator.isURL(logoUrl, { protocols: ['https'], require_protocol: true, require_valid_protocol: true })
+  ) {
     errors.add('branding.logoUrl', 'must be an https URL, e.g. https://example.com/logo.png');
   }
   if (patch.name !== undefined && !patch.name.trim()) errors.add('name', 'must not be blank');
@@ -56,12 +71,23 @@ export async function updateOrganizationSettings(ctx: AppContext, organizationId
   errors.throwIfAny();
   if (domain && (await repo.findVerifiedDomainHolder(ctx.pool, domain, organizationId))) throw domainTakenError(domain);
   const branding = patch.branding
-    ? Object.fromEntries(Object.entries(patch.branding).map(([k, v]) => [k, typeof v === 'string' && k !== 'logoUrl' ? v.toLowerCase() : v]))
+    ? Object.fromEntries(
+        Object.entries(patch.branding).map(([k, v]) => [
+          k,
+          typeof v === 'string' && k !== 'logoUrl' ? v.toLowerCase() : v,
+        ]),
+      )
     : undefined;
   const domainVerified = domain ? 'operator' in actor && actor.vouchDomain === true : undefined;
   try {
     const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, {
-      ...patch, name: patch.name?.trim(), whiteLabelDomain: domain, branding, contactEmail, domainToken: domain ? newDomainToken() : undefined, domainVerified,
+      ...patch,
+      name: patch.name?.trim(),
+      whiteLabelDomain: domain,
+      branding,
+      contactEmail,
+      domainToken: domain ? newDomainToken() : undefined,
+      domainVerified,
     });
     if (!row) throw notFound('organization', organizationId);
     return row;
@@ -73,8 +99,21 @@ export async function updateOrganizationSettings(ctx: AppContext, organizationId
 }
 
 function checkDomain(ctx: AppContext, domain: string, errors: FieldErrors): void {
-  const own = [ctx.config.liveBaseUrl, ctx.config.testBaseUrl, ctx.config.dashboardBaseUrl, ctx.config.consoleBaseUrl].map((u) => new URL(u).hostname);
-  if (!validator.isFQDN(domain, { require_tld: true, allow_underscores: false, allow_trailing_dot: false, allow_numeric_tld: false }) || domain.length > 253) {
+  const own = [
+    ctx.config.liveBaseUrl,
+    ctx.config.testBaseUrl,
+    ctx.config.dashboardBaseUrl,
+    ctx.config.consoleBaseUrl,
+  ].map((u) => new URL(u).hostname);
+  if (
+    !validator.isFQDN(domain, {
+      require_tld: true,
+      allow_underscores: false,
+      allow_trailing_dot: false,
+      allow_numeric_tld: false,
+    }) ||
+    domain.length > 253
+  ) {
     errors.add('whiteLabelDomain', 'must be a host name such as portal.example.com (no scheme, port or path)');
   } else if (own.includes(domain)) {
     errors.add('whiteLabelDomain', "must not be one of the service's own host names");

@@ -35,8 +35,17 @@ export interface ApiKeyRow {
 }
 
 /** Inserts an organization with zero balances in both environments. `contactEmail` must already be validated. */
-export async function insertOrganization(db: Db, id: string, name: string, contactEmail: string | null = null): Promise<OrganizationRow> {
-  const row = await one<OrganizationRow>(db, 'INSERT INTO organizations (id, name, contact_email) VALUES ($1, $2, $3) RETURNING *', [id, name, contactEmail]);
+export async function insertOrganization(
+  db: Db,
+  id: string,
+  name: string,
+  contactEmail: string | null = null,
+): Promise<OrganizationRow> {
+  const row = await one<OrganizationRow>(
+    db,
+    'INSERT INTO organizations (id, name, contact_email) VALUES ($1, $2, $3) RETURNING *',
+    [id, name, contactEmail],
+  );
   await db.query(`INSERT INTO balances (organization_id, environment) VALUES ($1, 'live'), ($1, 'test')`, [id]);
   return row!;
 }
@@ -51,12 +60,20 @@ export function findOrganization(db: Db, id: string): Promise<OrganizationRow | 
  * unverified domain routes nowhere, so a claim alone never serves anyone's dashboard.
  */
 export function findOrganizationByDomain(db: Db, domain: string): Promise<OrganizationRow | null> {
-  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL', [domain.toLowerCase()]);
+  return one<OrganizationRow>(
+    db,
+    'SELECT * FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL',
+    [domain.toLowerCase()],
+  );
 }
 
 /** The id of another organization than `organizationId` holding `domain` as its verified domain, or null. */
 export async function findVerifiedDomainHolder(db: Db, domain: string, organizationId: string): Promise<string | null> {
-  const row = await one<{ id: string }>(db, 'SELECT id FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL AND id <> $2', [domain, organizationId]);
+  const row = await one<{ id: string }>(
+    db,
+    'SELECT id FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL AND id <> $2',
+    [domain, organizationId],
+  );
   return row?.id ?? null;
 }
 
@@ -65,7 +82,12 @@ export async function findVerifiedDomainHolder(db: Db, domain: string, organizat
  * change of domain wins). Returns the row, or null when the request changed meanwhile.
  * @throws the database's unique violation (23505) when another organization holds the domain verified.
  */
-export function markDomainVerified(db: Db, organizationId: string, domain: string, token: string): Promise<OrganizationRow | null> {
+export function markDomainVerified(
+  db: Db,
+  organizationId: string,
+  domain: string,
+  token: string,
+): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
     db,
     `UPDATE organizations SET white_label_domain_verified_at = COALESCE(white_label_domain_verified_at, now()), updated_at = now()
@@ -80,7 +102,10 @@ export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
 }
 
 /** Stores a key by its sha256 `keyHash` and `redacted` form (AUTH-3); returns the row without the hash. */
-export async function insertApiKey(db: Db, key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string }): Promise<ApiKeyRow> {
+export async function insertApiKey(
+  db: Db,
+  key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string },
+): Promise<ApiKeyRow> {
   const row = await one<ApiKeyRow>(
     db,
     `INSERT INTO api_keys (id, organization_id, environment, key_hash, redacted) VALUES ($1, $2, $3, $4, $5)
@@ -100,7 +125,11 @@ export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]
 }
 
 /** Revokes a key at once; returns null when the organization (any, when null) has no such key. The hash is for the key cache only. */
-export function revokeApiKey(db: Db, organizationId: string | null, keyId: string): Promise<(ApiKeyRow & { key_hash: string }) | null> {
+export function revokeApiKey(
+  db: Db,
+  organizationId: string | null,
+  keyId: string,
+): Promise<(ApiKeyRow & { key_hash: string }) | null> {
   return one<ApiKeyRow & { key_hash: string }>(
     db,
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::text IS NULL OR organization_id = $2)
@@ -110,13 +139,22 @@ export function revokeApiKey(db: Db, organizationId: string | null, keyId: strin
 }
 
 /** The active key with this hash, or null (unknown or revoked). */
-export function findActiveKeyByHash(db: Db, keyHash: string): Promise<{ id: string; organization_id: string; environment: Environment } | null> {
-  return one(db, 'SELECT id, organization_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+export function findActiveKeyByHash(
+  db: Db,
+  keyHash: string,
+): Promise<{ id: string; organization_id: string; environment: Environment } | null> {
+  return one(db, 'SELECT id, organization_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [
+    keyHash,
+  ]);
 }
 
 /** Cached balances of both environments, in cents. */
 export async function findBalances(db: Db, organizationId: string): Promise<Record<Environment, number>> {
-  const rows = await many<{ environment: Environment; balance_cents: number }>(db, 'SELECT environment, balance_cents FROM balances WHERE organization_id = $1', [organizationId]);
+  const rows = await many<{ environment: Environment; balance_cents: number }>(
+    db,
+    'SELECT environment, balance_cents FROM balances WHERE organization_id = $1',
+    [organizationId],
+  );
   const out: Record<Environment, number> = { live: 0, test: 0 };
   for (const r of rows) out[r.environment] = r.balance_cents;
   return out;
@@ -124,19 +162,31 @@ export async function findBalances(db: Db, organizationId: string): Promise<Reco
 
 /** The cached balance of one tenant, in cents; 0 when the tenant has no balances row yet. */
 export async function findBalance(db: Db, tenant: Tenant): Promise<number> {
-  const bal = await one<{ balance_cents: number }>(db, 'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2', [tenant.organizationId, tenant.environment]);
+  const bal = await one<{ balance_cents: number }>(
+    db,
+    'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2',
+    [tenant.organizationId, tenant.environment],
+  );
   return bal?.balance_cents ?? 0;
 }
 
 /** Changes an organization's settings; `branding` is merged into the stored object. Returns null when missing. */
-export function updateOrganizationSettings(db: Db, id: string, patch: {
-  name?: string; whiteLabelDomain?: string | null; branding?: Record<string, string | null>; emailNotifications?: boolean; dashboardBilling?: 'organization' | 'customer';
-  contactEmail?: string | null;
-  /** With a whiteLabelDomain: its challenge token, used only when the domain changes (the same domain keeps its token). */
-  domainToken?: string;
-  /** With a whiteLabelDomain: put it in effect at once (an operator vouching for it). */
-  domainVerified?: boolean;
-}): Promise<OrganizationRow | null> {
+export function updateOrganizationSettings(
+  db: Db,
+  id: string,
+  patch: {
+    name?: string;
+    whiteLabelDomain?: string | null;
+    branding?: Record<string, string | null>;
+    emailNotifications?: boolean;
+    dashboardBilling?: 'organization' | 'customer';
+    contactEmail?: string | null;
+    /** With a whiteLabelDomain: its challenge token, used only when the domain changes (the same domain keeps its token). */
+    domainToken?: string;
+    /** With a whiteLabelDomain: put it in effect at once (an operator vouching for it). */
+    domainVerified?: boolean;
+  },
+): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
     db,
     `UPDATE organizations SET
@@ -153,8 +203,19 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
         contact_email = CASE WHEN $8 THEN $9 ELSE contact_email END,
         updated_at = now()
       WHERE id = $1 RETURNING *`,
-    [id, patch.name ?? null, patch.whiteLabelDomain !== undefined, patch.whiteLabelDomain ?? null, patch.branding ?? null, patch.emailNotifications ?? null, patch.dashboardBilling ?? null,
-      patch.contactEmail !== undefined, patch.contactEmail ?? null, patch.domainToken ?? null, patch.domainVerified ?? false],
+    [
+      id,
+      patch.name ?? null,
+      patch.whiteLabelDomain !== undefined,
+      patch.whiteLabelDomain ?? null,
+      patch.branding ?? null,
+      patch.emailNotifications ?? null,
+      patch.dashboardBilling ?? null,
+      patch.contactEmail !== undefined,
+      patch.contactEmail ?? null,
+      patch.domainToken ?? null,
+      patch.domainVerified ?? false,
+    ],
   );
 }
 
@@ -163,8 +224,11 @@ export function updateOrganizationSettings(db: Db, id: string, patch: {
  * @returns false when it was claimed before or organizations exist.
  */
 export async function claimDemoOrganization(db: Db): Promise<boolean> {
-  const claimed = await one(db, `INSERT INTO instance_settings (key, value) SELECT 'demo_organization', '{}'::jsonb
-     WHERE NOT EXISTS (SELECT 1 FROM organizations) ON CONFLICT (key) DO NOTHING RETURNING key`);
+  const claimed = await one(
+    db,
+    `INSERT INTO instance_settings (key, value) SELECT 'demo_organization', '{}'::jsonb
+     WHERE NOT EXISTS (SELECT 1 FROM organizations) ON CONFLICT (key) DO NOTHING RETURNING key`,
+  );
   return claimed !== null;
 }
 

@@ -24,7 +24,13 @@ export interface NewApiKey {
  */
 export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
   const key = `sk_${environment}_${randomToken(32)}`;
-  const row = await repo.insertApiKey(db, { id: newId('apiKey'), organizationId, environment, keyHash: sha256(key), redacted: redact(key) });
+  const row = await repo.insertApiKey(db, {
+    id: newId('apiKey'),
+    organizationId,
+    environment,
+    keyHash: sha256(key),
+    redacted: redact(key),
+  });
   return { id: row.id, environment, key, createdAt: row.created_at.toISOString() };
 }
 
@@ -38,7 +44,8 @@ export function normalizeContactEmail(value: string | null | undefined, errors?:
   const email = value?.trim();
   if (!email) return null;
   const collector = errors ?? new FieldErrors();
-  if (email.length > 254 || !validator.isEmail(email)) collector.add('contactEmail', 'must be an email address, e.g. dev-alerts@example.com');
+  if (email.length > 254 || !validator.isEmail(email))
+    collector.add('contactEmail', 'must be an email address, e.g. dev-alerts@example.com');
   if (!errors) collector.throwIfAny();
   return email;
 }
@@ -71,7 +78,8 @@ export async function createOrganization(
 
 /**
  * The answer to creating an organization (admin API and `org create --json`; ORG-1):
- * `{id, name, contactEmail, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test: 'key_…'}}`.
+ * `{id, name, contactEmail, apiKeys: {live: 'sk_live_…', test: 'sk_test_…'}, apiKeyIds: {live: 'key_…', test:
+ * 'key_…'}}`.
  */
 export function createdOrganizationView(created: Awaited<ReturnType<typeof createOrganization>>) {
   const { organization, apiKeys } = created;
@@ -103,7 +111,11 @@ export async function addApiKey(db: Db, organizationId: string, environment: Env
  */
 export async function revokeKey(db: Db, organizationId: string | null, keyId: string): Promise<repo.ApiKeyRow> {
   const found = await repo.revokeApiKey(db, organizationId, keyId);
-  if (!found) throw new AppError('not_found', organizationId ? `Organization '${organizationId}' has no API key '${keyId}'` : `No such API key: '${keyId}'`);
+  if (!found)
+    throw new AppError(
+      'not_found',
+      organizationId ? `Organization '${organizationId}' has no API key '${keyId}'` : `No such API key: '${keyId}'`,
+    );
   const { key_hash: keyHash, ...row } = found;
   // AUTH-12: this process forgets it now; the others when the NOTIFY of the commit reaches them.
   forgetApiKeyInProcess(keyHash);
@@ -162,7 +174,11 @@ export async function organizationView(db: Db, tenant: Tenant) {
     balance: centsToDollars(balanceCents),
     whiteLabelDomain: o.white_label_domain,
     whiteLabelDomainVerification: domainVerificationView(o),
-    branding: { logoUrl: o.branding.logoUrl ?? null, primaryColor: o.branding.primaryColor ?? null, accentColor: o.branding.accentColor ?? null },
+    branding: {
+      logoUrl: o.branding.logoUrl ?? null,
+      primaryColor: o.branding.primaryColor ?? null,
+      accentColor: o.branding.accentColor ?? null,
+    },
     emailNotifications: o.email_notifications,
     dashboardBilling: o.dashboard_billing,
     contactEmail: o.contact_email,

@@ -36,7 +36,17 @@ export async function insertCheckout(tx: Db, tenant: Tenant, c: NewCardCheckout)
   await tx.query(
     `INSERT INTO card_checkouts (id, organization_id, environment, user_id, company_id, provider, form_key, amount_cents, intent)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [c.id, tenant.organizationId, tenant.environment, c.userId, c.companyId, c.provider, c.formKey, c.amountCents, c.intent],
+    [
+      c.id,
+      tenant.organizationId,
+      tenant.environment,
+      c.userId,
+      c.companyId,
+      c.provider,
+      c.formKey,
+      c.amountCents,
+      c.intent,
+    ],
   );
 }
 
@@ -47,11 +57,18 @@ export async function deleteCheckout(tx: Db, id: string): Promise<void> {
 }
 
 export async function setSession(tx: Db, id: string, sessionId: string, url: string): Promise<void> {
-  await tx.query('UPDATE card_checkouts SET provider_session_id = $2, redirect_url = $3, updated_at = now() WHERE id = $1', [id, sessionId, url]);
+  await tx.query(
+    'UPDATE card_checkouts SET provider_session_id = $2, redirect_url = $3, updated_at = now() WHERE id = $1',
+    [id, sessionId, url],
+  );
 }
 
 /** The newest checkout of a form that still waits for its payment (open or processing), or null. */
-export function findOpenForForm(db: Db, tenant: Tenant, formKey: string): Promise<Pick<CardCheckoutRow, 'id' | 'status' | 'redirect_url'> | null> {
+export function findOpenForForm(
+  db: Db,
+  tenant: Tenant,
+  formKey: string,
+): Promise<Pick<CardCheckoutRow, 'id' | 'status' | 'redirect_url'> | null> {
   return one(
     db,
     `SELECT id, status, CASE WHEN status = 'open' THEN redirect_url END AS redirect_url FROM card_checkouts
@@ -63,12 +80,18 @@ export function findOpenForForm(db: Db, tenant: Tenant, formKey: string): Promis
 
 /** The checkout of a provider session, locked until the transaction ends (events of one session run one at a time). */
 export function lockBySession(tx: Db, sessionId: string): Promise<CardCheckoutRow | null> {
-  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR UPDATE', [sessionId]);
+  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR UPDATE', [
+    sessionId,
+  ]);
 }
 
 /** A checkout of this user in this tenant, or null. */
 export function findForUser(db: Db, tenant: Tenant, userId: string, id: string): Promise<CardCheckoutRow | null> {
-  return one<CardCheckoutRow>(db, 'SELECT * FROM card_checkouts WHERE id = $1 AND organization_id = $2 AND environment = $3 AND user_id = $4', [id, tenant.organizationId, tenant.environment, userId]);
+  return one<CardCheckoutRow>(
+    db,
+    'SELECT * FROM card_checkouts WHERE id = $1 AND organization_id = $2 AND environment = $3 AND user_id = $4',
+    [id, tenant.organizationId, tenant.environment, userId],
+  );
 }
 
 /**
@@ -76,14 +99,24 @@ export function findForUser(db: Db, tenant: Tenant, userId: string, id: string):
  * `companyId` (paid): the company the order went to (a formation creates it).
  */
 export async function setStatus(
-  tx: Db, id: string, status: CardCheckoutRow['status'],
+  tx: Db,
+  id: string,
+  status: CardCheckoutRow['status'],
   o: { keepIntent?: boolean; failureMessage?: string; paymentId?: string; groupId?: string; companyId?: string },
 ): Promise<void> {
   await tx.query(
     `UPDATE card_checkouts SET status = $2, intent = CASE WHEN $3 THEN intent END, failure_message = coalesce($4, failure_message),
             payment_id = coalesce($5, payment_id), group_id = coalesce($6, group_id), company_id = coalesce($7, company_id), updated_at = now()
       WHERE id = $1`,
-    [id, status, o.keepIntent ?? false, o.failureMessage ?? null, o.paymentId ?? null, o.groupId ?? null, o.companyId ?? null],
+    [
+      id,
+      status,
+      o.keepIntent ?? false,
+      o.failureMessage ?? null,
+      o.paymentId ?? null,
+      o.groupId ?? null,
+      o.companyId ?? null,
+    ],
   );
 }
 

@@ -21,8 +21,20 @@ export async function insertPayment(db: Db, tenant: Tenant, id: string, p: Payme
     `INSERT INTO payments (id, organization_id, environment, group_id, provider, amount_cents, status, card_last4, failure_message,
                            provider_reference, user_id, company_id, refunded_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, CASE WHEN $7 = 'refunded' THEN now() END) RETURNING id`,
-    [id, tenant.organizationId, tenant.environment, p.groupId ?? null, p.provider, p.amountCents, p.status, p.cardLast4,
-      p.failureMessage ?? null, p.providerReference ?? null, p.userId, p.companyId ?? null],
+    [
+      id,
+      tenant.organizationId,
+      tenant.environment,
+      p.groupId ?? null,
+      p.provider,
+      p.amountCents,
+      p.status,
+      p.cardLast4,
+      p.failureMessage ?? null,
+      p.providerReference ?? null,
+      p.userId,
+      p.companyId ?? null,
+    ],
   );
   return row!.id;
 }
@@ -32,7 +44,12 @@ export async function insertPayment(db: Db, tenant: Tenant, id: string, p: Payme
  * has one already (PAY-6). @returns the new id, or null when the group has no such payment or the order was
  * refunded before.
  */
-export async function insertCardRefund(tx: Db, id: string, tenant: Tenant, order: { id: string; group_id: string; amount_cents: number | string }): Promise<string | null> {
+export async function insertCardRefund(
+  tx: Db,
+  id: string,
+  tenant: Tenant,
+  order: { id: string; group_id: string; amount_cents: number | string },
+): Promise<string | null> {
   const row = await one<{ id: string }>(
     tx,
     `WITH paid AS (
@@ -66,12 +83,18 @@ export interface CardRefundView {
 
 /** The refund of one order, or null (PAY-6: recorded on the order). */
 export function findRefundOfOrder(db: Db, orderId: string): Promise<CardRefundView | null> {
-  return one<CardRefundView>(db, 'SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE order_id = $1', [orderId]);
+  return one<CardRefundView>(db, 'SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE order_id = $1', [
+    orderId,
+  ]);
 }
 
 /** Refunds the provider has not accepted yet, oldest first (the console's list of failing refunds, PAY-7). */
 export function listUnsettledRefunds(db: Db, limit = 50): Promise<CardRefundView[]> {
-  return many<CardRefundView>(db, `SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1`, [limit]);
+  return many<CardRefundView>(
+    db,
+    `SELECT *, amount_cents::int AS amount_cents FROM card_refunds WHERE status = 'pending' ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
 }
 
 /** What sending one refund needs: the refund, its provider and the payment's provider reference. Money in cents. */

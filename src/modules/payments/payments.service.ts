@@ -25,7 +25,10 @@ export function paymentProviderFor(config: Config, environment: Environment): Pa
 export function stripeProvider(config: Config): StripePaymentProvider | null {
   if (!config.stripe) return null;
   let provider = stripeByConfig.get(config);
-  if (!provider) stripeByConfig.set(config, (provider = new StripePaymentProvider(config.stripe)));
+  if (!provider) {
+    provider = new StripePaymentProvider(config.stripe);
+    stripeByConfig.set(config, provider);
+  }
   return provider;
 }
 
@@ -35,10 +38,17 @@ export function stripeProvider(config: Config): StripePaymentProvider | null {
  */
 export function livePaymentsStatus(config: Config): { level: 'info' | 'warn'; message: string } {
   if (!config.stripe) {
-    return { level: 'warn', message: 'live card payments are off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set, so live customer-billed dashboard checkout says card payment is unavailable (README "Going live with Stripe")' };
+    return {
+      level: 'warn',
+      message:
+        'live card payments are off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set, so live customer-billed dashboard checkout says card payment is unavailable (README "Going live with Stripe")',
+    };
   }
   if (config.stripe.secretKey.includes('_test_')) {
-    return { level: 'warn', message: `live card payments go to Stripe in TEST mode (STRIPE_SECRET_KEY is a test key): live customers' cards are not charged (API ${config.stripe.apiBaseUrl})` };
+    return {
+      level: 'warn',
+      message: `live card payments go to Stripe in TEST mode (STRIPE_SECRET_KEY is a test key): live customers' cards are not charged (API ${config.stripe.apiBaseUrl})`,
+    };
   }
   return { level: 'info', message: `live card payments through Stripe (API ${config.stripe.apiBaseUrl})` };
 }

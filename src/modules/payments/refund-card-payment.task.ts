@@ -23,8 +23,13 @@ export const refundCardPaymentTask = defineTask('refund_card_payment', (ctx) => 
     if (!r || r.status === 'succeeded') return;
     const provider = paymentProviderFor(ctx.config, r.environment);
     try {
-      if (!provider || provider.name !== r.provider) throw new Error(`the payment provider '${r.provider}' is not configured`);
-      const done = await provider.refund({ reference: r.reference, amountCents: Number(r.amount_cents), idempotencyKey: r.id });
+      if (!provider || provider.name !== r.provider)
+        throw new Error(`the payment provider '${r.provider}' is not configured`);
+      const done = await provider.refund({
+        reference: r.reference,
+        amountCents: Number(r.amount_cents),
+        idempotencyKey: r.id,
+      });
       await repo.markRefundSucceeded(ctx.pool, r.id, done.reference);
       helpers.logger.info(`refund ${r.id} of ${r.amount_cents} cents sent to ${r.provider}`);
     } catch (err) {

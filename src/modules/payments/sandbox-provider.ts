@@ -9,9 +9,9 @@ export const SANDBOX_DECLINE_CARD = '4000000000000002';
 export const CARD_DECLINED_MESSAGE = 'Your card was declined. Try another card.';
 
 /**
- * Built-in provider of the test environment (PAY-1): no money moves and Stripe is never called. 4242 4242 4242 4242 succeeds,
- * 4000 0000 0000 0002 is declined ("Your card was declined"), any other number is declined as not a test card.
- * References are derived from the idempotency key, so a repeated charge gives the same reference.
+ * Built-in provider of the test environment (PAY-1): no money moves and Stripe is never called. 4242 4242 4242 4242
+ * succeeds, 4000 0000 0000 0002 is declined ("Your card was declined"), any other number is declined as not a test
+ * card. References are derived from the idempotency key, so a repeated charge gives the same reference.
  */
 export class SandboxPaymentProvider implements CardPaymentProvider {
   readonly name = 'sandbox';
@@ -20,10 +20,20 @@ export class SandboxPaymentProvider implements CardPaymentProvider {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     const cardLast4 = request.card.number.slice(-4);
     if (request.card.number === SANDBOX_SUCCESS_CARD) {
-      return { status: 'succeeded', reference: `sbx_ch_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`, cardLast4 };
+      return {
+        status: 'succeeded',
+        reference: `sbx_ch_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`,
+        cardLast4,
+      };
     }
-    if (request.card.number === SANDBOX_DECLINE_CARD) return { status: 'declined', message: CARD_DECLINED_MESSAGE, cardLast4, declineCode: 'card_declined' };
-    return { status: 'declined', message: 'Your card was declined: in test mode use the test card 4242 4242 4242 4242.', cardLast4, declineCode: 'test_mode_live_card' };
+    if (request.card.number === SANDBOX_DECLINE_CARD)
+      return { status: 'declined', message: CARD_DECLINED_MESSAGE, cardLast4, declineCode: 'card_declined' };
+    return {
+      status: 'declined',
+      message: 'Your card was declined: in test mode use the test card 4242 4242 4242 4242.',
+      cardLast4,
+      declineCode: 'test_mode_live_card',
+    };
   }
 
   /** Nothing moved, nothing to give back: a reference derived from the idempotency key (the same key, the same reference). */

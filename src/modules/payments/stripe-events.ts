@@ -7,7 +7,10 @@ import { linkEvent, recordProviderEvent } from './card-checkouts.repo.js';
 import type { StripePaymentProvider } from './stripe-provider.js';
 
 const HANDLED = new Set([
-  'checkout.session.completed', 'checkout.session.async_payment_succeeded', 'checkout.session.async_payment_failed', 'checkout.session.expired',
+  'checkout.session.completed',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'checkout.session.expired',
 ]);
 
 /**
@@ -15,9 +18,15 @@ const HANDLED = new Set([
  * duplicate changes nothing), settles the hosted checkout a Checkout Session event reports and links the event to it.
  * @returns what happened: duplicate, ignored (another type or no payment facts), or the checkout's settlement.
  */
-export async function handleStripeEvent(ctx: AppContext, provider: StripePaymentProvider, event: Stripe.Event, log: FastifyBaseLogger) {
+export async function handleStripeEvent(
+  ctx: AppContext,
+  provider: StripePaymentProvider,
+  event: Stripe.Event,
+  log: FastifyBaseLogger,
+) {
   return withTransaction(ctx.pool, async (tx) => {
-    if (!(await recordProviderEvent(tx, { id: event.id, provider: provider.name, type: event.type }))) return { result: 'duplicate', checkoutId: null };
+    if (!(await recordProviderEvent(tx, { id: event.id, provider: provider.name, type: event.type })))
+      return { result: 'duplicate', checkoutId: null };
     const report = HANDLED.has(event.type) ? reportOf(event) : null;
     if (!report) return { result: 'ignored', checkoutId: null };
     const settled = await settleHostedCheckout(tx, ctx, provider, report, log);
@@ -30,8 +39,14 @@ export async function handleStripeEvent(ctx: AppContext, provider: StripePayment
 function reportOf(event: Stripe.Event): HostedPaymentReport | null {
   const session = event.data.object as Stripe.Checkout.Session;
   if (session.object !== 'checkout.session' || typeof session.id !== 'string') return null;
-  const paymentReference = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id ?? null;
-  const paid = { outcome: 'paid' as const, sessionId: session.id, paymentReference: paymentReference ?? '', amountCents: session.amount_total ?? 0 };
+  const paymentReference =
+    typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+  const paid = {
+    outcome: 'paid' as const,
+    sessionId: session.id,
+    paymentReference: paymentReference ?? '',
+    amountCents: session.amount_total ?? 0,
+  };
   switch (event.type) {
     case 'checkout.session.completed':
       // Card payments are paid at completion; delayed methods (bank debits) complete unpaid and report later.
@@ -40,7 +55,11 @@ function reportOf(event: Stripe.Event): HostedPaymentReport | null {
     case 'checkout.session.async_payment_succeeded':
       return paymentReference ? paid : null;
     case 'checkout.session.async_payment_failed':
-      return { outcome: 'failed', sessionId: session.id, message: 'The payment did not go through. Nothing was ordered; please order again with another payment method.' };
+      return {
+        outcome: 'failed',
+        sessionId: session.id,
+        message: 'The payment did not go through. Nothing was ordered; please order again with another payment method.',
+      };
     case 'checkout.session.expired':
       return { outcome: 'expired', sessionId: session.id };
     default:

@@ -45,21 +45,31 @@ export class StripePaymentProvider implements HostedPaymentProvider {
 
   async createSession(request: HostedSessionRequest): Promise<{ sessionId: string; url: string }> {
     const lines = request.lines.filter((l) => l.amountCents > 0);
-    const session = await this.client.checkout.sessions.create({
-      mode: 'payment',
-      line_items: lines.map((l) => ({
-        quantity: 1,
-        price_data: { currency: 'usd', unit_amount: l.amountCents, product_data: { name: l.description.slice(0, 250) } },
-      })),
-      customer_email: request.customerEmail,
-      client_reference_id: request.checkoutId,
-      metadata: { checkout_id: request.checkoutId },
-      payment_intent_data: { metadata: { checkout_id: request.checkoutId }, description: `${request.organizationName} order`.slice(0, 1000) },
-      custom_text: { submit: { message: `You are paying ${request.organizationName}.`.slice(0, 1200) } },
-      success_url: request.successUrl,
-      cancel_url: request.cancelUrl,
-      expires_at: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_SECONDS,
-    }, { idempotencyKey: request.idempotencyKey });
+    const session = await this.client.checkout.sessions.create(
+      {
+        mode: 'payment',
+        line_items: lines.map((l) => ({
+          quantity: 1,
+          price_data: {
+            currency: 'usd',
+            unit_amount: l.amountCents,
+            product_data: { name: l.description.slice(0, 250) },
+          },
+        })),
+        customer_email: request.customerEmail,
+        client_reference_id: request.checkoutId,
+        metadata: { checkout_id: request.checkoutId },
+        payment_intent_data: {
+          metadata: { checkout_id: request.checkoutId },
+          description: `${request.organizationName} order`.slice(0, 1000),
+        },
+        custom_text: { submit: { message: `You are paying ${request.organizationName}.`.slice(0, 1200) } },
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+        expires_at: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_SECONDS,
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
     if (!session.url) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
     return { sessionId: session.id, url: session.url };
   }
@@ -78,6 +88,11 @@ export class StripePaymentProvider implements HostedPaymentProvider {
    * @throws Stripe.errors.StripeSignatureVerificationError for a missing, forged or stale (> 5 minutes) signature.
    */
   verifyEvent(rawBody: Buffer, signature: string | undefined): Stripe.Event {
-    return this.client.webhooks.constructEvent(rawBody, signature ?? '', this.settings.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+    return this.client.webhooks.constructEvent(
+      rawBody,
+      signature ?? '',
+      this.settings.webhookSecret,
+      WEBHOOK_TOLERANCE_SECONDS,
+    );
   }
 }

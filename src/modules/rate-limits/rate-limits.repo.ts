@@ -14,7 +14,9 @@ export interface CounterDelta {
  * time lock them in the same order and never deadlock.
  */
 export async function addCounts(db: Db, deltas: CounterDelta[]): Promise<Map<string, number>> {
-  const sorted = [...deltas].sort((a, b) => (a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : a.windowStart - b.windowStart));
+  const sorted = [...deltas].sort((a, b) =>
+    a.bucket < b.bucket ? -1 : a.bucket > b.bucket ? 1 : a.windowStart - b.windowStart,
+  );
   const rows = await many<{ bucket: string; window_start: number; hits: number }>(
     db,
     `INSERT INTO rate_limit_counters AS c (bucket, window_start, hits, expires_at)
@@ -24,7 +26,12 @@ export async function addCounts(db: Db, deltas: CounterDelta[]): Promise<Map<str
       ORDER BY d.bucket, d.window_start
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = c.hits + EXCLUDED.hits
      RETURNING bucket, window_start, hits`,
-    [sorted.map((d) => d.bucket), sorted.map((d) => d.windowStart), sorted.map((d) => d.windowMs), sorted.map((d) => d.hits)],
+    [
+      sorted.map((d) => d.bucket),
+      sorted.map((d) => d.windowStart),
+      sorted.map((d) => d.windowMs),
+      sorted.map((d) => d.hits),
+    ],
   );
   return new Map(rows.map((r) => [`${r.bucket}\u0000${r.window_start}`, r.hits]));
 }

@@ -1,10 +1,14 @@
-import fastifyRateLimit, { type FastifyRateLimitStore, type RateLimitOptions, type RateLimitPluginOptions } from '@fastify/rate-limit';
+import fastifyRateLimit, {
+  type FastifyRateLimitStore,
+  type RateLimitOptions,
+  type RateLimitPluginOptions,
+} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { RateLimitConfig } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
-import { SharedCounters } from './shared-counters.js';
+import type { SharedCounters } from './shared-counters.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +34,11 @@ export type LimitName = 'api' | 'admin' | 'admin-auth' | 'sign-in' | 'magic-link
  */
 function storeOver(counters: SharedCounters) {
   return class SharedStore implements FastifyRateLimitStore {
-    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ): void {
       const { current, ttlMs } = counters.hit(key, timeWindow);
       callback(null, { current, ttl: ttlMs });
     }
@@ -62,7 +70,10 @@ export async function installRateLimits(app: FastifyInstance, counters: SharedCo
  * window from one address, counted in the bucket `<name>:<address>`.
  */
 export function perAddressLimit(limits: RateLimitConfig, name: LimitName, max: number): RateLimitOptions {
-  return { ...limitOptions(limits, name, max, 'from this client address'), keyGenerator: (request) => `${name}:${clientAddress(request)}` };
+  return {
+    ...limitOptions(limits, name, max, 'from this client address'),
+    keyGenerator: (request) => `${name}:${clientAddress(request)}`,
+  };
 }
 
 /**
@@ -79,7 +90,10 @@ export async function limitPerApiKey(api: FastifyInstance, limits: RateLimitConf
 
 /** Limits every route of the scope `admin` (the operator admin API) per client address. */
 export async function limitAdminPerAddress(admin: FastifyInstance, limits: RateLimitConfig): Promise<void> {
-  await admin.register(fastifyRateLimit, { ...baseOptions(admin.rateLimitCounters, { global: true }), ...perAddressLimit(limits, 'admin', limits.adminRequests) });
+  await admin.register(fastifyRateLimit, {
+    ...baseOptions(admin.rateLimitCounters, { global: true }),
+    ...perAddressLimit(limits, 'admin', limits.adminRequests),
+  });
 }
 
 /**
@@ -97,8 +111,15 @@ export function adminAuthThrottle(limits: RateLimitConfig) {
       if (current < limits.adminAuthFailures) return;
       const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
       rateLimitedRequests.inc({ limit: 'admin-auth' });
-      reply.header('retry-after', seconds).header('ratelimit-limit', limits.adminAuthFailures).header('ratelimit-remaining', 0).header('ratelimit-reset', seconds);
-      throw new AppError('rate_limited', `Too many failed operator-token attempts from this client address (at most ${limits.adminAuthFailures}); retry in ${seconds} seconds`);
+      reply
+        .header('retry-after', seconds)
+        .header('ratelimit-limit', limits.adminAuthFailures)
+        .header('ratelimit-remaining', 0)
+        .header('ratelimit-reset', seconds);
+      throw new AppError(
+        'rate_limited',
+        `Too many failed operator-token attempts from this client address (at most ${limits.adminAuthFailures}); retry in ${seconds} seconds`,
+      );
     },
     failed(request: FastifyRequest): void {
       request.server.rateLimitCounters.hit(bucket(request), windowMs);
@@ -115,13 +136,22 @@ export function adminAuthThrottle(limits: RateLimitConfig) {
 export function perTenantActionLimit(name: LimitName, max: number, what: string) {
   const windowMs = 60_000;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const { current, ttlMs } = request.server.rateLimitCounters.hit(`${name}:${request.tenant.organizationId}:${request.tenant.environment}`, windowMs);
+    const { current, ttlMs } = request.server.rateLimitCounters.hit(
+      `${name}:${request.tenant.organizationId}:${request.tenant.environment}`,
+      windowMs,
+    );
     const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
-    reply.header('ratelimit-limit', max).header('ratelimit-remaining', Math.max(0, max - current)).header('ratelimit-reset', seconds);
+    reply
+      .header('ratelimit-limit', max)
+      .header('ratelimit-remaining', Math.max(0, max - current))
+      .header('ratelimit-reset', seconds);
     if (current <= max) return;
     rateLimitedRequests.inc({ limit: name });
     reply.header('retry-after', seconds);
-    throw new AppError('rate_limited', `Too many ${what} for this environment: at most ${max} per minute; retry in ${seconds} seconds (Retry-After)`);
+    throw new AppError(
+      'rate_limited',
+      `Too many ${what} for this environment: at most ${max} per minute; retry in ${seconds} seconds (Retry-After)`,
+    );
   };
 }
 
@@ -135,7 +165,10 @@ function limitOptions(limits: RateLimitConfig, name: LimitName, max: number, who
     max,
     timeWindow: limits.windowSeconds * 1000,
     onExceeded: () => rateLimitedRequests.inc({ limit: name }),
-    errorResponseBuilder: (_request, context) => new AppError('rate_limited',
-      `Too many requests ${whom}: at most ${context.max} per ${window}; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds (Retry-After)`),
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        'rate_limited',
+        `Too many requests ${whom}: at most ${context.max} per ${window}; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} seconds (Retry-After)`,
+      ),
   };
 }

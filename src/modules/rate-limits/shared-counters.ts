@@ -41,7 +41,11 @@ export class SharedCounters {
    * @param syncMs interval between syncs, in ms.
    * @param onError told about a failed sync (the hits are kept and sent with the next one).
    */
-  constructor(private readonly db: Db, private readonly syncMs: number, private readonly onError: (err: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly db: Db,
+    private readonly syncMs: number,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {}
 
   /** Counts one hit on `bucket` in its current window of `windowMs` and returns the new state. */
   hit(bucket: string, windowMs: number, now = Date.now()): CounterState {
@@ -91,7 +95,8 @@ export class SharedCounters {
     for (const [bucket, entry] of this.entries) {
       if (entry.windowStart + entry.windowMs <= now) {
         // A window that ended: its unsent hits still go out; the entry itself is no longer needed.
-        if (entry.pending) deltas.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.pending });
+        if (entry.pending)
+          deltas.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.pending });
         if (!entry.inFlight) this.entries.delete(bucket);
         continue;
       }
@@ -121,7 +126,9 @@ export class SharedCounters {
         entry.pending += entry.inFlight;
         entry.inFlight = 0;
       }
-      this.carried.push(...deltas.filter((d) => !sending.some(([b, e]) => b === d.bucket && e.windowStart === d.windowStart)));
+      this.carried.push(
+        ...deltas.filter((d) => !sending.some(([b, e]) => b === d.bucket && e.windowStart === d.windowStart)),
+      );
       this.onError(err);
     }
   }
@@ -132,7 +139,8 @@ export class SharedCounters {
     if (entry && entry.windowStart === start) return entry;
     if (entry && (entry.pending || entry.inFlight)) {
       // The old window's unsent hits are carried to the next sync; hits in flight are already on their way.
-      if (entry.pending) this.carried.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.pending });
+      if (entry.pending)
+        this.carried.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.pending });
     }
     const fresh: Entry = { windowStart: start, windowMs, synced: 0, pending: 0, inFlight: 0 };
     this.entries.set(bucket, fresh);

@@ -21,7 +21,8 @@ export const renewSubscriptionsTask = defineTask('renew_subscriptions', (ctx) =>
   return async (payload) => {
     const asOf = payload.asOf ?? (payload._cron?.ts ? todayUtc(new Date(payload._cron.ts)) : todayUtc());
     const summary = await renewDueSubscriptions(ctx, { asOf, actor: 'worker' });
-    if (summary.counts.failed > 0) throw new Error(`${summary.counts.failed} subscription renewal(s) failed for ${asOf}; see the log`);
+    if (summary.counts.failed > 0)
+      throw new Error(`${summary.counts.failed} subscription renewal(s) failed for ${asOf}; see the log`);
   };
 });
 

@@ -51,7 +51,10 @@ export async function listDueSubscriptionIds(db: Db, asOf: string, scope: Renewa
  * is still due on `asOf`, else null: a concurrent run renewed it, or it was cancelled meanwhile.
  */
 export function lockDueSubscription(tx: Db, orderId: string, asOf: string): Promise<SubscriptionRow | null> {
-  return one<SubscriptionRow>(tx, `SELECT ${COLUMNS} FROM orders o WHERE ${DUE} AND o.id = $2 FOR UPDATE OF o`, [asOf, orderId]);
+  return one<SubscriptionRow>(tx, `SELECT ${COLUMNS} FROM orders o WHERE ${DUE} AND o.id = $2 FOR UPDATE OF o`, [
+    asOf,
+    orderId,
+  ]);
 }
 
 /**
@@ -98,7 +101,17 @@ export async function insertRenewal(tx: Db, tenant: Tenant, r: NewRenewal): Prom
   await tx.query(
     `INSERT INTO subscription_renewals (id, order_id, organization_id, environment, period_start, period_end, amount_cents, ledger_entry_ids, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [id, r.orderId, tenant.organizationId, tenant.environment, r.periodStart, r.periodEnd, r.amountCents, r.ledgerEntryIds, r.createdBy],
+    [
+      id,
+      r.orderId,
+      tenant.organizationId,
+      tenant.environment,
+      r.periodStart,
+      r.periodEnd,
+      r.amountCents,
+      r.ledgerEntryIds,
+      r.createdBy,
+    ],
   );
   return id;
 }
@@ -119,6 +132,17 @@ export async function insertStatusChange(tx: Db, tenant: Tenant, c: NewStatusCha
   await tx.query(
     `INSERT INTO subscription_status_changes (id, order_id, organization_id, environment, from_status, to_status, reason, detail, event_id, actor)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [newId('subscriptionStatusChange'), c.orderId, tenant.organizationId, tenant.environment, c.fromStatus, c.toStatus, c.reason, c.detail ?? {}, c.eventId, c.actor],
+    [
+      newId('subscriptionStatusChange'),
+      c.orderId,
+      tenant.organizationId,
+      tenant.environment,
+      c.fromStatus,
+      c.toStatus,
+      c.reason,
+      c.detail ?? {},
+      c.eventId,
+      c.actor,
+    ],
   );
 }

@@ -17,9 +17,9 @@ import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.j
  *  - when the balance cannot cover it: active -> past_due, nothing is debited; every later run retries, and a
  *    past_due subscription that can be paid is charged for every period it owes and goes back to active;
  *  - a checkout-paid (card at dashboard checkout) subscription goes past_due at period end: no card is stored;
- *  - cancelled orders (filingStatus cancelled, subscriptionStatus canceled) never renew; one-time orders have no period.
- * Each subscription is renewed in ONE transaction: order row lock, company lock, balance lock, debits, renewal rows,
- * status, event. Every subscriptionStatus change emits filing.status_changed and is recorded
+ *  - cancelled orders (filingStatus cancelled, subscriptionStatus canceled) never renew; one-time orders have no
+ * period. Each subscription is renewed in ONE transaction: order row lock, company lock, balance lock, debits, renewal
+ * rows, status, event. Every subscriptionStatus change emits filing.status_changed and is recorded
  * (subscription_status_changes).
  */
 
@@ -77,7 +77,13 @@ export async function renewDueSubscriptions(ctx: AppContext, options: RenewalRun
       outcomes.push(await renewSubscription(ctx, id, asOf, options.actor));
     } catch (err) {
       ctx.log.error({ err, orderId: id, asOf }, 'subscription renewal failed');
-      outcomes.push({ orderId: id, result: 'failed', amountCents: 0, periods: 0, error: err instanceof Error ? err.message : String(err) });
+      outcomes.push({
+        orderId: id,
+        result: 'failed',
+        amountCents: 0,
+        periods: 0,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
   const counts = { renewed: 0, reactivated: 0, past_due: 0, still_past_due: 0, canceled: 0, skipped: 0, failed: 0 };
@@ -90,7 +96,12 @@ export async function renewDueSubscriptions(ctx: AppContext, options: RenewalRun
  * Renews one subscription if it is due on `asOf`, in ONE transaction (see the module comment for the rules).
  * @returns its outcome. @throws on database errors (nothing of this subscription is written then).
  */
-export function renewSubscription(ctx: AppContext, orderId: string, asOf: string, actor: string): Promise<RenewalOutcome> {
+export function renewSubscription(
+  ctx: AppContext,
+  orderId: string,
+  asOf: string,
+  actor: string,
+): Promise<RenewalOutcome> {
   return withTransaction(ctx.pool, async (tx) => {
     const sub = await repo.lockDueSubscription(tx, orderId, asOf);
     if (!sub) return { orderId, result: 'skipped', amountCents: 0, periods: 0 };
@@ -114,21 +125,38 @@ export function renewSubscription(ctx: AppContext, orderId: string, asOf: string
     const balance = await lockBalance(tx, tenant);
     if (balance < totalCents) {
       if (sub.subscription_status === 'past_due') return outcome(sub, 'still_past_due');
-      const detail = { amountDue: centsToDollars(totalCents), balance: centsToDollars(balance), periodStart: periods[0].start };
+      const detail = {
+        amountDue: centsToDollars(totalCents),
+        balance: centsToDollars(balance),
+        periodStart: periods[0].start,
+      };
       return outcome(await change('past_due', 'insufficient_balance', detail), 'past_due');
     }
     const entries = await debitOrThrow(tx, tenant, lines, actor);
     for (const [i, p] of periods.entries()) {
       const own = entries.filter((_, j) => lines[j].period === i);
       await repo.insertRenewal(tx, tenant, {
-        orderId: sub.id, periodStart: p.start, periodEnd: p.end, createdBy: actor,
-        amountCents: own.reduce((s, e) => s - e.amount_cents, 0), ledgerEntryIds: own.map((e) => e.id),
+        orderId: sub.id,
+        periodStart: p.start,
+        periodEnd: p.end,
+        createdBy: actor,
+        amountCents: own.reduce((s, e) => s - e.amount_cents, 0),
+        ledgerEntryIds: own.map((e) => e.id),
       });
     }
     const newEnd = periods[periods.length - 1].end;
     const paid = { amountCents: totalCents, periods: periods.length };
-    if (sub.subscription_status === 'active') return outcome(await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd) as unknown as SubscriptionRow, 'renewed', paid);
-    const row = await changeStatus(tx, tenant, sub, 'active', newEnd, { reason: 'paid', detail: { amountPaid: centsToDollars(totalCents) }, actor });
+    if (sub.subscription_status === 'active')
+      return outcome(
+        (await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd)) as unknown as SubscriptionRow,
+        'renewed',
+        paid,
+      );
+    const row = await changeStatus(tx, tenant, sub, 'active', newEnd, {
+      reason: 'paid',
+      detail: { amountPaid: centsToDollars(totalCents) },
+      actor,
+    });
     return outcome(row, 'reactivated', paid);
   });
 }
@@ -158,39 +186,78 @@ export function addYears(date: string, years: number): string {
 
 /**
  * The debit lines of the periods at today's prices, through the pricing module used at placement (BILL-1,
- * BILL-8, SUB-3, PRICE-4): the organization's wholesale of the product, and for annual reports the state's current fee for the
- * company's entity type. Each line is linked to the order.
+ * BILL-8, SUB-3, PRICE-4): the organization's wholesale of the product, and for annual reports the state's current fee
+ * for the company's entity type. Each line is linked to the order.
  */
-async function renewalLines(db: Db, sub: SubscriptionRow, entityType: EntityType, periods: Period[]): Promise<Array<DebitLine & { period: number }>> {
+async function renewalLines(
+  db: Db,
+  sub: SubscriptionRow,
+  entityType: EntityType,
+  periods: Period[],
+): Promise<Array<DebitLine & { period: number }>> {
   const service = await wholesaleCents(db, sub.organization_id, sub.order_type);
-  const fee = sub.order_type === 'annual_report' ? await stateFeeCents(db, sub.filing_state, 'annual_report', entityType) : null;
-  const what = sub.order_type === 'registered_agent' ? `Registered agent service in ${sub.filing_state}` : `Annual report service (${sub.filing_state})`;
+  const fee =
+    sub.order_type === 'annual_report' ? await stateFeeCents(db, sub.filing_state, 'annual_report', entityType) : null;
+  const what =
+    sub.order_type === 'registered_agent'
+      ? `Registered agent service in ${sub.filing_state}`
+      : `Annual report service (${sub.filing_state})`;
   return periods.flatMap((p, period) => {
     const span = `renewal ${p.start} to ${p.end}`;
-    const lines: Array<DebitLine & { period: number }> = [{ amountCents: service, lineType: sub.order_type, description: `${what}, ${span}`, orderId: sub.id, period }];
+    const lines: Array<DebitLine & { period: number }> = [
+      { amountCents: service, lineType: sub.order_type, description: `${what}, ${span}`, orderId: sub.id, period },
+    ];
     if (fee !== null) {
-      lines.push({ amountCents: fee, lineType: 'state_fee', description: `${sub.filing_state} annual report state fee (${entityType}), ${span}`, orderId: sub.id, period });
+      lines.push({
+        amountCents: fee,
+        lineType: 'state_fee',
+        description: `${sub.filing_state} annual report state fee (${entityType}), ${span}`,
+        orderId: sub.id,
+        period,
+      });
     }
     return lines;
   });
 }
 
 /** Changes the status (and period end), emits filing.status_changed and records the change, in `tx`. */
-async function changeStatus(tx: Db, tenant: Tenant, sub: SubscriptionRow, to: SubscriptionStatus, periodEnd: string,
-  why: { reason: string; detail?: Record<string, unknown>; actor: string }): Promise<SubscriptionRow> {
+async function changeStatus(
+  tx: Db,
+  tenant: Tenant,
+  sub: SubscriptionRow,
+  to: SubscriptionStatus,
+  periodEnd: string,
+  why: { reason: string; detail?: Record<string, unknown>; actor: string },
+): Promise<SubscriptionRow> {
   // ORD-14: the orders module writes the row and the event; the subscription's own history is kept here.
-  const { order, event } = await changeOrderStatus(tx, tenant, { orderId: sub.id, actor: why.actor, subscription: { status: to, currentPeriodEnd: periodEnd } });
+  const { order, event } = await changeOrderStatus(tx, tenant, {
+    orderId: sub.id,
+    actor: why.actor,
+    subscription: { status: to, currentPeriodEnd: periodEnd },
+  });
   const row = order as unknown as SubscriptionRow;
   await repo.insertStatusChange(tx, tenant, {
-    orderId: sub.id, fromStatus: sub.subscription_status, toStatus: to, reason: why.reason, detail: why.detail, eventId: event.id, actor: why.actor,
+    orderId: sub.id,
+    fromStatus: sub.subscription_status,
+    toStatus: to,
+    reason: why.reason,
+    detail: why.detail,
+    eventId: event.id,
+    actor: why.actor,
   });
   return row;
 }
 
 function outcome(row: SubscriptionRow, result: RenewalResult, paid = { amountCents: 0, periods: 0 }): RenewalOutcome {
   return {
-    orderId: row.id, result, organizationId: row.organization_id, environment: row.environment, orderType: row.order_type,
-    subscriptionStatus: row.subscription_status, currentPeriodEnd: row.current_period_end, ...paid,
+    orderId: row.id,
+    result,
+    organizationId: row.organization_id,
+    environment: row.environment,
+    orderType: row.order_type,
+    subscriptionStatus: row.subscription_status,
+    currentPeriodEnd: row.current_period_end,
+    ...paid,
   };
 }
 

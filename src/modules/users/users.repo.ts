@@ -15,7 +15,11 @@ export interface UserRow {
 }
 
 /** Inserts a user; a duplicate email in the tenant raises the unique violation `users_email_unique`. */
-export async function insertUser(db: Db, tenant: Tenant, u: { id: string; fullName: string; email: string; emailNormalized: string; phoneNumber: string | null }): Promise<UserRow> {
+export async function insertUser(
+  db: Db,
+  tenant: Tenant,
+  u: { id: string; fullName: string; email: string; emailNormalized: string; phoneNumber: string | null },
+): Promise<UserRow> {
   const row = await one<UserRow>(
     db,
     `INSERT INTO users (id, organization_id, environment, full_name, email, email_normalized, phone_number)
@@ -27,7 +31,11 @@ export async function insertUser(db: Db, tenant: Tenant, u: { id: string; fullNa
 
 /** The tenant's user with this id, or null. */
 export function findUserById(db: Db, tenant: Tenant, id: string): Promise<UserRow | null> {
-  return one<UserRow>(db, 'SELECT * FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [id, tenant.organizationId, tenant.environment]);
+  return one<UserRow>(db, 'SELECT * FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [
+    id,
+    tenant.organizationId,
+    tenant.environment,
+  ]);
 }
 
 /** The tenant's user with this lower-cased email, or null. */

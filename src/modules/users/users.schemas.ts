@@ -5,8 +5,18 @@ import { DateTime, Nullable } from '../../lib/schemas.js';
 export const CreateUserBody = Type.Object(
   {
     fullName: Type.String({ minLength: 1 }),
-    email: Type.String({ minLength: 1, maxLength: 254, format: 'email', description: 'Unique per environment, compared case-insensitively.' }),
-    phoneNumber: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'E.164 with the leading +, e.g. +14155550123; null or absent for none.' })),
+    email: Type.String({
+      minLength: 1,
+      maxLength: 254,
+      format: 'email',
+      description: 'Unique per environment, compared case-insensitively.',
+    }),
+    phoneNumber: Type.Optional(
+      Type.Unsafe<string | null>({
+        type: ['string', 'null'],
+        description: 'E.164 with the leading +, e.g. +14155550123; null or absent for none.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CreateUserRequest' },
 );
@@ -32,5 +42,8 @@ export type User = Static<typeof UserSchema>;
 
 /** Path `{userIdOrEmail}` of GET /users/{userIdOrEmail}. */
 export const UserParams = Type.Object({
-  userIdOrEmail: Type.String({ minLength: 1, description: 'A user id (user_…) or the user\'s email (case-insensitive).' }),
+  userIdOrEmail: Type.String({
+    minLength: 1,
+    description: "A user id (user_…) or the user's email (case-insensitive).",
+  }),
 });

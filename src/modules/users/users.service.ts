@@ -12,7 +12,8 @@ export type { UserRow } from './users.repo.js';
 /** Emails are unique per tenant without regard to case (USR-3): the stored key is lower-cased. */
 export const normalizeEmail = (email: string): string => email.toLowerCase();
 
-// E.164: '+', a country code not starting with 0, at most 15 digits in all; 7 is the shortest real number (e.g. +6831234).
+// E.164: '+', a country code not starting with 0, at most 15 digits in all; 7 is the shortest real number (e.g.
+// +6831234).
 const E164 = /^\+[1-9]\d{6,14}$/;
 
 /**
@@ -26,10 +27,19 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 export function userRuleErrors(body: unknown): FieldError[] {
   const phone = typeof body === 'object' && body !== null && 'phoneNumber' in body ? body.phoneNumber : undefined;
   if (typeof phone !== 'string') return [];
-  if (!E164.test(phone)) return [{ field: 'phoneNumber', message: 'must be in E.164 format: + then country code and number, 7 to 15 digits, nothing else (e.g. +14155550123)' }];
+  if (!E164.test(phone))
+    return [
+      {
+        field: 'phoneNumber',
+        message:
+          'must be in E.164 format: + then country code and number, 7 to 15 digits, nothing else (e.g. +14155550123)',
+      },
+    ];
   const length = validatePhoneNumberLength(phone);
-  if (length === 'INVALID_COUNTRY') return [{ field: 'phoneNumber', message: 'is not a valid phone number: unknown country calling code' }];
-  if (length === 'TOO_LONG' || length === 'NOT_A_NUMBER') return [{ field: 'phoneNumber', message: 'is not a valid phone number: too long for its country' }];
+  if (length === 'INVALID_COUNTRY')
+    return [{ field: 'phoneNumber', message: 'is not a valid phone number: unknown country calling code' }];
+  if (length === 'TOO_LONG' || length === 'NOT_A_NUMBER')
+    return [{ field: 'phoneNumber', message: 'is not a valid phone number: too long for its country' }];
   return [];
 }
 
@@ -49,7 +59,10 @@ export async function createUser(db: Db, tenant: Tenant, body: CreateUserInput):
     });
   } catch (err) {
     if (isUniqueViolation(err, 'users_email_unique')) {
-      throw new AppError('conflict', `A user with email '${body.email}' already exists; look it up with GET /users/{email}`);
+      throw new AppError(
+        'conflict',
+        `A user with email '${body.email}' already exists; look it up with GET /users/{email}`,
+      );
     }
     throw err;
   }

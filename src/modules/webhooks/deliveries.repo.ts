@@ -50,7 +50,13 @@ const DELIVERY_COLUMNS = `d.id, d.organization_id, d.environment, d.endpoint_id,
   d.attempt_count, d.auto_retry, d.next_attempt_at, d.last_attempt_at, d.failure_reason, d.created_at, d.updated_at`;
 
 /** A page of the tenant's deliveries, newest first (`limit + 1` rows). */
-export function listDeliveries(db: Db, tenant: Tenant, f: DeliveryFilters, limit: number, startingAfter?: string): Promise<DeliveryRow[]> {
+export function listDeliveries(
+  db: Db,
+  tenant: Tenant,
+  f: DeliveryFilters,
+  limit: number,
+  startingAfter?: string,
+): Promise<DeliveryRow[]> {
   return many<DeliveryRow>(
     db,
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
@@ -58,7 +64,15 @@ export function listDeliveries(db: Db, tenant: Tenant, f: DeliveryFilters, limit
         AND ($3::text IS NULL OR d.endpoint_id = $3) AND ($4::text IS NULL OR d.event_id = $4)
         AND ($5::text IS NULL OR d.status = $5) AND ($6::text IS NULL OR d.id < $6)
       ORDER BY d.id DESC LIMIT $7`,
-    [tenant.organizationId, tenant.environment, f.endpointId ?? null, f.eventId ?? null, f.status ?? null, startingAfter ?? null, limit + 1],
+    [
+      tenant.organizationId,
+      tenant.environment,
+      f.endpointId ?? null,
+      f.eventId ?? null,
+      f.status ?? null,
+      startingAfter ?? null,
+      limit + 1,
+    ],
   );
 }
 
@@ -95,11 +109,18 @@ export async function reopenDelivery(db: Db, id: string): Promise<void> {
  * (the task's staleness check).
  */
 export async function bringRetryForward(db: Db, id: string): Promise<void> {
-  await db.query(`UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now() WHERE id = $1 AND status = 'pending'`, [id]);
+  await db.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = now() WHERE id = $1 AND status = 'pending'`,
+    [id],
+  );
 }
 
 /** Writes a `webhook.test` event row (no fan-out: only the endpoint under test receives it). */
-export async function insertTestEvent(db: Db, tenant: Tenant, data: Record<string, unknown>): Promise<{ id: string; created_at: Date }> {
+export async function insertTestEvent(
+  db: Db,
+  tenant: Tenant,
+  data: Record<string, unknown>,
+): Promise<{ id: string; created_at: Date }> {
   const row = await one<{ id: string; created_at: Date }>(
     db,
     `INSERT INTO events (id, organization_id, environment, type, data) VALUES ($1, $2, $3, 'webhook.test', $4) RETURNING id, created_at`,

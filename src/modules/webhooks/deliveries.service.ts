@@ -42,7 +42,7 @@ export function deliveryView(r: repo.DeliveryRow): DeliveryView {
     eventType: r.event_type,
     status: r.status,
     attemptCount: r.attempt_count,
-    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at?.toISOString() ?? null : null,
+    nextAttemptAt: r.status === 'pending' ? (r.next_attempt_at?.toISOString() ?? null) : null,
     lastAttemptAt: r.last_attempt_at?.toISOString() ?? null,
     failureReason: r.failure_reason,
     createdAt: r.created_at.toISOString(),
@@ -69,16 +69,30 @@ export type DeliveryListParams = PageParams & Omit<repo.DeliveryFilters, 'status
 const DELIVERY_STATUSES: readonly repo.DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 
 /** GET /webhook-deliveries: newest first, filtered by endpointId, eventId and status (WH-12). */
-export async function listDeliveries(ctx: AppContext, tenant: Tenant, q: DeliveryListParams): Promise<Page<DeliveryView>> {
+export async function listDeliveries(
+  ctx: AppContext,
+  tenant: Tenant,
+  q: DeliveryListParams,
+): Promise<Page<DeliveryView>> {
   const limit = q.limit ?? 20;
   // Narrowed, not cast: the query schema admits only these values, so this keeps what was sent.
   const status = DELIVERY_STATUSES.find((s) => s === q.status);
-  const rows = await repo.listDeliveries(ctx.pool, tenant, { endpointId: q.endpointId, eventId: q.eventId, status }, limit, q.startingAfter);
+  const rows = await repo.listDeliveries(
+    ctx.pool,
+    tenant,
+    { endpointId: q.endpointId, eventId: q.eventId, status },
+    limit,
+    q.startingAfter,
+  );
   return toPage(rows, limit, deliveryView);
 }
 
 /** GET /webhook-deliveries/{id}: the delivery with every attempt, first to last. @throws not_found (404). */
-export async function getDelivery(ctx: AppContext, tenant: Tenant, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
+export async function getDelivery(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+): Promise<DeliveryView & { attempts: AttemptView[] }> {
   const row = await repo.findDelivery(ctx.pool, tenant, id);
   if (!row) throw notFound('webhook delivery', id);
   return { ...deliveryView(row), attempts: (await repo.listAttempts(ctx.pool, tenant, id)).map(attemptView) };
@@ -96,10 +110,15 @@ export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string
   return withTransaction(ctx.pool, async (tx) => {
     const row = await repo.findDelivery(tx, tenant, id, true);
     if (!row) throw notFound('webhook delivery', id);
-    if (row.status === 'pending' && row.attempt_count === 0) throw new AppError('conflict', `Webhook delivery ${id} is still pending; its first attempt is under way`);
+    if (row.status === 'pending' && row.attempt_count === 0)
+      throw new AppError('conflict', `Webhook delivery ${id} is still pending; its first attempt is under way`);
     const endpoint = await findEndpoint(tx, tenant, row.endpoint_id);
     if (!endpoint) throw new AppError('conflict', `The endpoint of webhook delivery ${id} has been deleted`);
-    if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`);
+    if (endpoint.disabled)
+      throw new AppError(
+        'conflict',
+        `Webhook endpoint ${endpoint.id} is disabled; enable it with PATCH {"disabled": false} first`,
+      );
     if (row.status === 'pending') await repo.bringRetryForward(tx, id);
     else await repo.reopenDelivery(tx, id);
     notifyDeliveriesDue(tx);

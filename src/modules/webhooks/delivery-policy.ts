@@ -44,10 +44,11 @@ export interface DeliveryDecision {
  */
 export function decideDelivery(f: AttemptFacts, random: () => number = Math.random): DeliveryDecision {
   if (isSuccess(f.statusCode)) return { status: 'succeeded', retryInSeconds: null, failureReason: null };
-  if (f.endpointDisabledReason) return { status: 'failed', retryInSeconds: null, failureReason: `Endpoint disabled: ${f.endpointDisabledReason}` };
+  if (f.endpointDisabledReason)
+    return { status: 'failed', retryInSeconds: null, failureReason: `Endpoint disabled: ${f.endpointDisabledReason}` };
   const wait = f.autoRetry ? f.scheduleSeconds[f.attemptNumber - 1] : undefined;
   if (wait !== undefined) return { status: 'pending', retryInSeconds: withJitter(wait, random), failureReason: null };
-  const last = f.statusCode !== null ? `HTTP ${f.statusCode}` : f.error ?? 'no response';
+  const last = f.statusCode !== null ? `HTTP ${f.statusCode}` : (f.error ?? 'no response');
   const why = f.autoRetry ? `Gave up after ${f.attemptNumber} attempts` : 'The single attempt failed';
   return { status: 'failed', retryInSeconds: null, failureReason: `${why}; last result: ${last}` };
 }

@@ -167,10 +167,24 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
        FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
     [
       // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
-      JSON.stringify([...outcomes].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).map((o) => ({
-        id: o.id, attempt_id: newId('webhookAttempt'), claimed: o.claimedAttemptCount, attempted: o.attempted, url: o.url, status_code: o.statusCode, duration_ms: o.durationMs,
-        response_body: o.responseBody, error: o.error, status: o.status, retry_in: o.retryInSeconds, failure_reason: o.failureReason,
-      }))),
+      JSON.stringify(
+        [...outcomes]
+          .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+          .map((o) => ({
+            id: o.id,
+            attempt_id: newId('webhookAttempt'),
+            claimed: o.claimedAttemptCount,
+            attempted: o.attempted,
+            url: o.url,
+            status_code: o.statusCode,
+            duration_ms: o.durationMs,
+            response_body: o.responseBody,
+            error: o.error,
+            status: o.status,
+            retry_in: o.retryInSeconds,
+            failure_reason: o.failureReason,
+          })),
+      ),
       owner,
     ],
   );

@@ -8,7 +8,15 @@ import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
 import { decideDelivery, isSuccess, TEST_EVENT_TYPE } from './delivery-policy.js';
-import { claimDueDeliveries, DELIVERIES_DUE_CHANNEL, recordOutcomes, releaseLeases, renewLeases, type ClaimedDelivery, type DeliveryOutcome } from './dispatch.repo.js';
+import {
+  claimDueDeliveries,
+  DELIVERIES_DUE_CHANNEL,
+  recordOutcomes,
+  releaseLeases,
+  renewLeases,
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+} from './dispatch.repo.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
 import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import { signingSecrets } from './endpoint-secrets.js';
@@ -34,21 +42,40 @@ const OPENED_SECRETS_MAX = 10_000;
  * The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. The
  * opened values are kept by (endpoint, stored values): a rotation stores new values, so it is seen at once.
  */
-export function endpointSigningSecrets(ctx: Pick<AppContext, 'secrets'>, row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>): string[] {
+export function endpointSigningSecrets(
+  ctx: Pick<AppContext, 'secrets'>,
+  row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>,
+): string[] {
   const key = `${row.endpoint_id}\n${row.secret}\n${row.previous_secret ?? ''}`;
   const known = openedSecrets.get(key);
   if (known) return known;
   // The claim already dropped a previous secret whose grace ended (by the database clock).
   const farFuture = new Date(8.64e15);
-  const opened = signingSecrets(ctx, { endpointId: row.endpoint_id, secret: row.secret, previousSecret: row.previous_secret, previousSecretExpiresAt: row.previous_secret ? farFuture : null }, new Date());
+  const opened = signingSecrets(
+    ctx,
+    {
+      endpointId: row.endpoint_id,
+      secret: row.secret,
+      previousSecret: row.previous_secret,
+      previousSecretExpiresAt: row.previous_secret ? farFuture : null,
+    },
+    new Date(),
+  );
   if (openedSecrets.size >= OPENED_SECRETS_MAX) openedSecrets.clear();
   openedSecrets.set(key, opened);
   return opened;
 }
 
 /** The body exactly as delivered: the stored event as its envelope (EVT-1). */
-export function envelopeOf(row: Pick<ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data'>): EventEnvelope {
-  return { id: row.event_id, type: row.event_type, createdAt: row.event_created_at.toISOString(), data: row.event_data };
+export function envelopeOf(
+  row: Pick<ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data'>,
+): EventEnvelope {
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    createdAt: row.event_created_at.toISOString(),
+    data: row.event_data,
+  };
 }
 
 /** A running dispatcher. */
@@ -83,7 +110,10 @@ interface InFlight {
  * (told once as a warning, OPS-2) instead of one error line each; LISTEN is re-opened until it works.
  * @throws when the LISTEN connection cannot be opened at start.
  */
-export async function startWebhookDispatcher(ctx: AppContext, options: { outage?: OutageReporter } = {}): Promise<WebhookDispatcher> {
+export async function startWebhookDispatcher(
+  ctx: AppContext,
+  options: { outage?: OutageReporter } = {},
+): Promise<WebhookDispatcher> {
   const { config, pool, log } = ctx;
   const outage = (err: unknown, context: string) => options.outage?.report(err, context) ?? false;
   const owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -135,8 +165,15 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     while (!stopping && free() > 0) {
       const limit = free();
       const roomByEndpoint: Record<string, number> = {};
-      for (const endpointId of new Set([...perEndpoint.keys(), ...queued.keys()])) roomByEndpoint[endpointId] = Math.max(0, 2 * cap - claimedFor(endpointId));
-      const rows = await claimDueDeliveries(pool, { owner, limit, endpointCap: 2 * cap, roomByEndpoint, leaseMs: config.webhookLeaseMs });
+      for (const endpointId of new Set([...perEndpoint.keys(), ...queued.keys()]))
+        roomByEndpoint[endpointId] = Math.max(0, 2 * cap - claimedFor(endpointId));
+      const rows = await claimDueDeliveries(pool, {
+        owner,
+        limit,
+        endpointCap: 2 * cap,
+        roomByEndpoint,
+        leaseMs: config.webhookLeaseMs,
+      });
       const claimedAt = Date.now();
       for (const row of rows) {
         inFlight.set(row.id, { row, claimedAt });
@@ -169,20 +206,28 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     webhookInFlight.inc();
     const attempt = row.endpoint_deleted || row.endpoint_disabled ? Promise.resolve(null) : send(row);
-    void attempt.then((result) => finish(row, result), (err) => {
-      log.error({ err, deliveryId: row.id }, 'webhook attempt failed unexpectedly');
-      finish(row, { statusCode: null, responseBody: '', error: 'Internal error before sending', durationMs: 0 });
-    });
+    void attempt.then(
+      (result) => finish(row, result),
+      (err) => {
+        log.error({ err, deliveryId: row.id }, 'webhook attempt failed unexpectedly');
+        finish(row, { statusCode: null, responseBody: '', error: 'Internal error before sending', durationMs: 0 });
+      },
+    );
   }
 
   async function send(row: ClaimedDelivery): Promise<SendResult> {
-    let pinned;
+    let pinned: NonNullable<Awaited<ReturnType<typeof vetWebhookUrl>>>[number] | null;
     try {
       // WH-13: the URL is judged again before every attempt, and the attempt connects only to the address judged.
       pinned = (await vetWebhookUrl(row.url, config.webhookAllowPrivateNetworks))?.[0] ?? null;
     } catch (err) {
       if (!(err instanceof UnsafeWebhookUrlError)) throw err;
-      return { statusCode: null, responseBody: '', error: `Refused before connecting: url ${err.message}`, durationMs: 0 };
+      return {
+        statusCode: null,
+        responseBody: '',
+        error: `Refused before connecting: url ${err.message}`,
+        durationMs: 0,
+      };
     }
     const body = JSON.stringify(envelopeOf(row));
     return client.send({
@@ -222,7 +267,11 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     recording = recordWithRetry(batch)
       .catch((err) => {
         // The rows stay leased to this process: after the lease they are claimed again (at least once, WH-15).
-        if (!outage(err, 'recording webhook attempts')) log.error({ err, deliveries: batch.length }, 'recording webhook attempts failed; the deliveries will be tried again after their lease');
+        if (!outage(err, 'recording webhook attempts'))
+          log.error(
+            { err, deliveries: batch.length },
+            'recording webhook attempts failed; the deliveries will be tried again after their lease',
+          );
       })
       .finally(() => {
         for (const { row } of batch) release(row);
@@ -248,10 +297,19 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   }
 
   async function record(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Promise<void> {
-    const healthNeeded = batch.some(({ row, result }) => result && (result.statusCode === 410 || (row.event_type !== TEST_EVENT_TYPE && (isSuccess(result.statusCode) ? row.endpoint_failing : true))));
+    const healthNeeded = batch.some(
+      ({ row, result }) =>
+        result &&
+        (result.statusCode === 410 ||
+          (row.event_type !== TEST_EVENT_TYPE && (isSuccess(result.statusCode) ? row.endpoint_failing : true))),
+    );
     if (!healthNeeded) {
       // The usual case (successes of healthy endpoints): one statement, its own transaction.
-      await recordOutcomes(pool, owner, batch.map(({ row, result }) => outcomeOf(row, result, null)));
+      await recordOutcomes(
+        pool,
+        owner,
+        batch.map(({ row, result }) => outcomeOf(row, result, null)),
+      );
       return;
     }
     const disabled = await withTransaction(pool, async (tx) => {
@@ -260,13 +318,24 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
         const change = await updateEndpointHealth(tx, endpointId, attempts);
         if (change) disabledNow.set(endpointId, change);
       }
-      await recordOutcomes(tx, owner, batch.map(({ row, result }) => outcomeOf(row, result, result ? disabledNow.get(row.endpoint_id)?.reason ?? null : null)));
+      await recordOutcomes(
+        tx,
+        owner,
+        batch.map(({ row, result }) =>
+          outcomeOf(row, result, result ? (disabledNow.get(row.endpoint_id)?.reason ?? null) : null),
+        ),
+      );
       const emails: Array<{ endpointId: string; organizationId: string; reason: string; contact: string | null }> = [];
       for (const [endpointId, change] of disabledNow) {
         if (!change.justDisabled) continue;
         // WH-7: the email job commits with the disable, once per disable.
         const contact = await queueEndpointDisabledEmail(tx, endpointId, change.reason);
-        emails.push({ endpointId, organizationId: batch.find((b) => b.row.endpoint_id === endpointId)!.row.organization_id, reason: change.reason, contact });
+        emails.push({
+          endpointId,
+          organizationId: batch.find((b) => b.row.endpoint_id === endpointId)!.row.organization_id,
+          reason: change.reason,
+          contact,
+        });
       }
       return emails;
     });
@@ -279,7 +348,11 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
 
   // WH-6: 410 Gone disables at once; other failures run the endpoint's failure clock; a success stops it; test
   // pings never touch the clock. Returns the reason when the endpoint is disabled by these attempts.
-  async function updateEndpointHealth(tx: pg.PoolClient, endpointId: string, attempts: Array<{ row: ClaimedDelivery; result: SendResult }>) {
+  async function updateEndpointHealth(
+    tx: pg.PoolClient,
+    endpointId: string,
+    attempts: Array<{ row: ClaimedDelivery; result: SendResult }>,
+  ) {
     if (attempts.some((a) => a.result.statusCode === 410)) {
       const reason = 'The endpoint answered 410 Gone';
       return { reason, justDisabled: await disableEndpoint(tx, endpointId, reason) };
@@ -294,15 +367,44 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     return reason ? { reason, justDisabled: true } : null;
   }
 
-  function outcomeOf(row: ClaimedDelivery, result: SendResult | null, endpointDisabledReason: string | null): DeliveryOutcome {
+  function outcomeOf(
+    row: ClaimedDelivery,
+    result: SendResult | null,
+    endpointDisabledReason: string | null,
+  ): DeliveryOutcome {
     if (!result) {
-      const failureReason = row.endpoint_deleted ? 'Endpoint deleted' : `Endpoint disabled: ${row.endpoint_disabled_reason ?? 'disabled'}`;
-      return { id: row.id, claimedAttemptCount: row.attempt_count, attempted: false, url: row.url, statusCode: null, durationMs: 0, responseBody: '', error: null, status: 'failed', retryInSeconds: null, failureReason };
+      const failureReason = row.endpoint_deleted
+        ? 'Endpoint deleted'
+        : `Endpoint disabled: ${row.endpoint_disabled_reason ?? 'disabled'}`;
+      return {
+        id: row.id,
+        claimedAttemptCount: row.attempt_count,
+        attempted: false,
+        url: row.url,
+        statusCode: null,
+        durationMs: 0,
+        responseBody: '',
+        error: null,
+        status: 'failed',
+        retryInSeconds: null,
+        failureReason,
+      };
     }
     const decision = decideDelivery({
-      ...result, attemptNumber: row.attempt_count + 1, autoRetry: row.auto_retry, scheduleSeconds: config.webhookRetryScheduleSeconds, endpointDisabledReason,
+      ...result,
+      attemptNumber: row.attempt_count + 1,
+      autoRetry: row.auto_retry,
+      scheduleSeconds: config.webhookRetryScheduleSeconds,
+      endpointDisabledReason,
     });
-    return { id: row.id, claimedAttemptCount: row.attempt_count, attempted: true, url: row.url, ...result, ...decision };
+    return {
+      id: row.id,
+      claimedAttemptCount: row.attempt_count,
+      attempted: true,
+      url: row.url,
+      ...result,
+      ...decision,
+    };
   }
 
   // Leases of attempts that run long (a slow receiver) are extended well before they run out.
@@ -310,19 +412,24 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   const renewer = setInterval(() => {
     const cutoff = Date.now() - renewEvery;
     const ids = [...inFlight.values()].filter((f) => f.claimedAt <= cutoff).map((f) => f.row.id);
-    if (ids.length) renewLeases(pool, owner, ids, config.webhookLeaseMs).catch((err) => {
-      if (!outage(err, 'renewing webhook leases')) log.warn({ err }, 'renewing webhook delivery leases failed');
-    });
+    if (ids.length)
+      renewLeases(pool, owner, ids, config.webhookLeaseMs).catch((err) => {
+        if (!outage(err, 'renewing webhook leases')) log.warn({ err }, 'renewing webhook delivery leases failed');
+      });
   }, renewEvery);
   const poller = setInterval(wake, POLL_INTERVAL_MS);
 
   // Until it works: meanwhile the one-second poll keeps deliveries moving, only later.
   function relistenLater(): void {
     if (stopping) return;
-    relisten = setTimeout(() => void listen().catch((e) => {
-      if (!outage(e, 'webhook dispatcher LISTEN')) log.warn({ err: e }, 'webhook dispatcher LISTEN failed');
-      relistenLater();
-    }), RELISTEN_DELAY_MS);
+    relisten = setTimeout(
+      () =>
+        void listen().catch((e) => {
+          if (!outage(e, 'webhook dispatcher LISTEN')) log.warn({ err: e }, 'webhook dispatcher LISTEN failed');
+          relistenLater();
+        }),
+      RELISTEN_DELAY_MS,
+    );
   }
 
   async function listen(): Promise<void> {
@@ -330,7 +437,8 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
     c.on('notification', () => wake());
     c.on('error', (err) => {
       if (stopping || listener !== c) return;
-      if (!outage(err, 'webhook dispatcher LISTEN')) log.warn({ err }, 'webhook dispatcher LISTEN connection lost; reconnecting');
+      if (!outage(err, 'webhook dispatcher LISTEN'))
+        log.warn({ err }, 'webhook dispatcher LISTEN connection lost; reconnecting');
       listener = null;
       c.end().catch(() => undefined);
       relistenLater();
@@ -372,9 +480,15 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
       const unstarted = [...queued.values()].flat();
       queued.clear();
       for (const row of unstarted) inFlight.delete(row.id);
-      if (unstarted.length) await releaseLeases(pool, owner, unstarted.map((r) => r.id)).catch(() => undefined);
+      if (unstarted.length)
+        await releaseLeases(
+          pool,
+          owner,
+          unstarted.map((r) => r.id),
+        ).catch(() => undefined);
       const deadline = Date.now() + graceMs;
-      while ((inFlight.size || recording || claiming || finished.length) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((inFlight.size || recording || claiming || finished.length) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       clearInterval(renewer);
       abandoned = true;
       await client.close();
@@ -383,7 +497,9 @@ export async function startWebhookDispatcher(ctx: AppContext, options: { outage?
   };
 }
 
-function groupByEndpoint(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Map<string, Array<{ row: ClaimedDelivery; result: SendResult }>> {
+function groupByEndpoint(
+  batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>,
+): Map<string, Array<{ row: ClaimedDelivery; result: SendResult }>> {
   const groups = new Map<string, Array<{ row: ClaimedDelivery; result: SendResult }>>();
   for (const { row, result } of batch) {
     if (!result) continue;

@@ -35,7 +35,8 @@ export interface StoredEndpointSecrets {
 export function signingSecrets(ctx: Pick<AppContext, 'secrets'>, e: StoredEndpointSecrets, now: Date): string[] {
   const opened = (value: string) => (isSealed(value) ? open(ctx.secrets.dataKeys, value, e.endpointId) : value);
   const secrets = [opened(e.secret)];
-  if (e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now) secrets.push(opened(e.previousSecret));
+  if (e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now)
+    secrets.push(opened(e.previousSecret));
   return secrets;
 }
 
@@ -56,15 +57,29 @@ const BATCH = 200;
  * that locks its rows, so concurrent rotations of an endpoint's secret are never lost.
  * @throws SecretBoxError when a secret is sealed under a key the keyring lacks (nothing of that batch is written).
  */
-export async function resealEndpointSecrets(pool: pg.Pool, keyring: Keyring, options: { onlyPlaintext?: boolean } = {}): Promise<ResealResult> {
+export async function resealEndpointSecrets(
+  pool: pg.Pool,
+  keyring: Keyring,
+  options: { onlyPlaintext?: boolean } = {},
+): Promise<ResealResult> {
   const result: ResealResult = { resealed: 0, current: 0 };
   let after = '';
   for (;;) {
     const done = await withTransaction(pool, async (tx) => {
-      const rows = await repo.lockStaleSecrets(tx, after, BATCH, options.onlyPlaintext ? null : `sealed:v1:${keyring.current.id}:%`);
+      const rows = await repo.lockStaleSecrets(
+        tx,
+        after,
+        BATCH,
+        options.onlyPlaintext ? null : `sealed:v1:${keyring.current.id}:%`,
+      );
       for (const r of rows) {
         const again = (value: string) => seal(keyring, isSealed(value) ? open(keyring, value, r.id) : value, r.id);
-        await repo.updateEndpointSecrets(tx, r.id, again(r.secret), r.previous_secret === null ? null : again(r.previous_secret));
+        await repo.updateEndpointSecrets(
+          tx,
+          r.id,
+          again(r.secret),
+          r.previous_secret === null ? null : again(r.previous_secret),
+        );
         result.resealed++;
       }
       if (rows.length) after = rows[rows.length - 1]!.id;

@@ -22,7 +22,8 @@ export class UnresolvableHostError extends UnsafeWebhookUrlError {}
 export function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
   let parsed = ipaddr.parse(ip);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   return parsed.range() === 'unicast';
 }
 
@@ -41,7 +42,9 @@ export async function vetWebhookUrl(url: string, allowPrivateNetworks: boolean):
   if (allowPrivateNetworks) return null;
   if (parsed.protocol !== 'https:') throw new UnsafeWebhookUrlError('must use https');
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 } as VettedAddress] : await resolveAll(host);
+  const addresses = ipaddr.isValid(host)
+    ? [{ address: host, family: host.includes(':') ? 6 : 4 } as VettedAddress]
+    : await resolveAll(host);
   for (const a of addresses) {
     if (!isPublicAddress(a.address)) {
       // WH-14: never what the host resolves to, nor which kind of private range: the answer would map internal DNS.
@@ -52,7 +55,8 @@ export async function vetWebhookUrl(url: string, allowPrivateNetworks: boolean):
 }
 
 /** The one message for a host that resolves to any non-public address (WH-14). */
-export const NON_PUBLIC_MESSAGE = 'resolves to a private or loopback address; webhook URLs must resolve to public addresses';
+export const NON_PUBLIC_MESSAGE =
+  'resolves to a private or loopback address; webhook URLs must resolve to public addresses';
 
 function parseWebhookUrl(url: string): URL {
   let parsed: URL;
@@ -63,7 +67,9 @@ function parseWebhookUrl(url: string): URL {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UnsafeWebhookUrlError('must use https');
   if (parsed.username || parsed.password) {
-    throw new UnsafeWebhookUrlError('must not contain a user name or password; verify the Service-Signature header instead');
+    throw new UnsafeWebhookUrlError(
+      'must not contain a user name or password; verify the Service-Signature header instead',
+    );
   }
   return parsed;
 }

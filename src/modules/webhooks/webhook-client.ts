@@ -44,8 +44,8 @@ interface PoolEntry {
 }
 
 /**
- * Keep-alive connection pools, one per endpoint, receiver origin and vetted address (WH-18): consecutive attempts to one
- * receiver reuse its connections instead of opening one (and a TLS handshake) per attempt. A pool opens at most
+ * Keep-alive connection pools, one per endpoint, receiver origin and vetted address (WH-18): consecutive attempts to
+ * one receiver reuse its connections instead of opening one (and a TLS handshake) per attempt. A pool opens at most
  * `connectionsPerOrigin` connections, the per-endpoint cap, so in-flight attempts never wait on each other.
  * Pools are bounded in number ({@link MAX_POOLS}) and closed when idle ({@link POOL_IDLE_MS}).
  */
@@ -163,12 +163,19 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, lim
   }
   if (size >= limit) body.destroy();
   // PostgreSQL text cannot hold NUL bytes.
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8').replace(/\u0000/g, '');
+  return (
+    Buffer.concat(chunks)
+      .subarray(0, limit)
+      .toString('utf8')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold NUL, so it is dropped.
+      .replace(/\u0000/g, '')
+  );
 }
 
 function describeError(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `Timed out after ${timeoutMs} ms without a complete response`;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
+    return `Timed out after ${timeoutMs} ms without a complete response`;
   const code = e?.code ?? e?.cause?.code;
   const message = e?.cause?.message ?? e?.message ?? String(err);
   return code ? `${code}: ${message}` : message;

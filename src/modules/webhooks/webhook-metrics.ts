@@ -32,7 +32,8 @@ export function observeWebhookBacklog(pool: pg.Pool): void {
 let lastRead: { at: number; value: Promise<WebhookBacklog | null> } | null = null;
 function readBacklog(): Promise<WebhookBacklog | null> {
   if (!backlogPool) return Promise.resolve(null);
-  if (!lastRead || Date.now() - lastRead.at > 500) lastRead = { at: Date.now(), value: webhookBacklog(backlogPool).catch(() => null) };
+  if (!lastRead || Date.now() - lastRead.at > 500)
+    lastRead = { at: Date.now(), value: webhookBacklog(backlogPool).catch(() => null) };
   return lastRead.value;
 }
 

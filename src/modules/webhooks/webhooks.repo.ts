@@ -43,7 +43,10 @@ export async function insertEndpoint(
  * endpoints that are not deleted. Call inside a transaction.
  */
 export async function lockAndCountEndpoints(db: Db, tenant: Tenant): Promise<number> {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-endpoints:' || $1 || ':' || $2))`, [tenant.organizationId, tenant.environment]);
+  await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhook-endpoints:' || $1 || ':' || $2))`, [
+    tenant.organizationId,
+    tenant.environment,
+  ]);
   const row = await one<{ n: number }>(
     db,
     'SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1 AND environment = $2 AND deleted_at IS NULL',
@@ -99,8 +102,17 @@ export function updateEndpoint(db: Db, tenant: Tenant, id: string, c: EndpointCh
        failing_since = CASE WHEN $6 = false THEN NULL ELSE failing_since END,
        updated_at = now()
      WHERE id = $1 AND organization_id = $8 AND environment = $9 AND deleted_at IS NULL RETURNING *`,
-    [id, c.url ?? null, c.description !== undefined, c.description ?? null, c.eventTypes ?? null, c.disabled ?? null, c.disabledReason ?? null,
-      tenant.organizationId, tenant.environment],
+    [
+      id,
+      c.url ?? null,
+      c.description !== undefined,
+      c.description ?? null,
+      c.eventTypes ?? null,
+      c.disabled ?? null,
+      c.disabledReason ?? null,
+      tenant.organizationId,
+      tenant.environment,
+    ],
   );
 }
 
@@ -118,9 +130,16 @@ export async function softDeleteEndpoint(db: Db, tenant: Tenant, id: string): Pr
 
 /**
  * Moves the current secret of the tenant's (not deleted) endpoint to `previous_secret` for `graceHours` and installs
- * `secret` (sealed; both are sealed with the endpoint id as associated data, so the move keeps them valid). @returns the row, or null when the tenant has no such endpoint (a deleted one included).
+ * `secret` (sealed; both are sealed with the endpoint id as associated data, so the move keeps them valid). @returns
+ * the row, or null when the tenant has no such endpoint (a deleted one included).
  */
-export function rotateEndpointSecret(db: Db, tenant: Tenant, id: string, secret: string, graceHours: number): Promise<EndpointRow | null> {
+export function rotateEndpointSecret(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  secret: string,
+  graceHours: number,
+): Promise<EndpointRow | null> {
   return one<EndpointRow>(
     db,
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(hours => $3),
@@ -157,7 +176,11 @@ export async function markEndpointFailing(db: Db, id: string, disableAfterHours:
 
 /** Disables an endpoint at once (HTTP 410 Gone). @returns true when it was enabled before. */
 export async function disableEndpoint(db: Db, id: string, reason: string): Promise<boolean> {
-  const row = await one(db, `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id`, [id, reason]);
+  const row = await one(
+    db,
+    `UPDATE webhook_endpoints SET disabled = true, disabled_reason = $2, updated_at = now() WHERE id = $1 AND NOT disabled RETURNING id`,
+    [id, reason],
+  );
   return row !== null;
 }
 
@@ -166,10 +189,16 @@ export async function disableEndpoint(db: Db, id: string, reason: string): Promi
  * stale: still in clear when `currentPattern` is null, else not sealed with the LIKE pattern of the current key.
  * Deleted endpoints included.
  */
-export async function lockStaleSecrets(tx: Db, after: string, limit: number, currentPattern: string | null): Promise<Array<{ id: string; secret: string; previous_secret: string | null }>> {
-  const stale = currentPattern === null
-    ? `(secret NOT LIKE 'sealed:%' OR previous_secret NOT LIKE 'sealed:%')`
-    : `(secret NOT LIKE $2 OR previous_secret NOT LIKE $2)`;
+export async function lockStaleSecrets(
+  tx: Db,
+  after: string,
+  limit: number,
+  currentPattern: string | null,
+): Promise<Array<{ id: string; secret: string; previous_secret: string | null }>> {
+  const stale =
+    currentPattern === null
+      ? `(secret NOT LIKE 'sealed:%' OR previous_secret NOT LIKE 'sealed:%')`
+      : `(secret NOT LIKE $2 OR previous_secret NOT LIKE $2)`;
   const params: unknown[] = [after];
   if (currentPattern !== null) params.push(currentPattern);
   const { rows } = await tx.query<{ id: string; secret: string; previous_secret: string | null }>(
@@ -180,13 +209,25 @@ export async function lockStaleSecrets(tx: Db, after: string, limit: number, cur
 }
 
 /** Stores an endpoint's (sealed) signing secret and previous secret. */
-export async function updateEndpointSecrets(tx: Db, id: string, secret: string, previousSecret: string | null): Promise<void> {
-  await tx.query('UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1', [id, secret, previousSecret]);
+export async function updateEndpointSecrets(
+  tx: Db,
+  id: string,
+  secret: string,
+  previousSecret: string | null,
+): Promise<void> {
+  await tx.query('UPDATE webhook_endpoints SET secret = $2, previous_secret = $3 WHERE id = $1', [
+    id,
+    secret,
+    previousSecret,
+  ]);
 }
 
 /** How many endpoint secrets match the LIKE pattern (e.g. sealed under one key). */
 export async function countSecretsLike(db: Db, pattern: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_endpoints WHERE secret LIKE $1', [pattern]);
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE secret LIKE $1',
+    [pattern],
+  );
   return rows[0]!.n;
 }
 

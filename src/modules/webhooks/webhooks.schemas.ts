@@ -13,7 +13,11 @@ const Url = Type.String({
     'a host that does not resolve yet is accepted and checked when events are sent); ' +
     'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development.',
 });
-const EventTypes = Type.Array(EventTypeSchema, { minItems: 1, uniqueItems: true, description: `Event types to receive: ${EVENT_TYPES.join(', ')}.` });
+const EventTypes = Type.Array(EventTypeSchema, {
+  minItems: 1,
+  uniqueItems: true,
+  description: `Event types to receive: ${EVENT_TYPES.join(', ')}.`,
+});
 const Description = Type.String({ maxLength: 500, description: 'Your label for the endpoint.' });
 
 /**
@@ -33,7 +37,10 @@ export const UpdateEndpointBody = Type.Object(
     eventTypes: Type.Optional(EventTypes),
     description: Type.Optional(Nullable(Description)),
     disabled: Type.Optional(
-      Type.Boolean({ description: 'true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince).' }),
+      Type.Boolean({
+        description:
+          'true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince).',
+      }),
     ),
   },
   { additionalProperties: false, title: 'UpdateWebhookEndpointRequest' },
@@ -53,53 +60,82 @@ export const WebhookEndpointSchema = Type.Object(
     description: Nullable(Type.String()),
     eventTypes: Type.Array(Type.String()),
     disabled: Type.Boolean({ description: 'Disabled endpoints receive nothing; pending deliveries to them fail.' }),
-    disabledReason: Nullable(Type.String({ description: 'Why the endpoint was disabled: by you, an HTTP 410 answer, or failing for WEBHOOK_DISABLE_AFTER_HOURS.' })),
+    disabledReason: Nullable(
+      Type.String({
+        description:
+          'Why the endpoint was disabled: by you, an HTTP 410 answer, or failing for WEBHOOK_DISABLE_AFTER_HOURS.',
+      }),
+    ),
     failingSince: Nullable(DateTime),
     previousSecretExpiresAt: Nullable(DateTime),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
-  { title: 'WebhookEndpoint', description: 'A webhook endpoint. The signing secret is never shown again after creation or rotation.' },
+  {
+    title: 'WebhookEndpoint',
+    description: 'A webhook endpoint. The signing secret is never shown again after creation or rotation.',
+  },
 );
 
 /** Answer of create and rotate-secret: the endpoint plus its whsec_ secret, shown only then. */
-export const EndpointWithSecretSchema = Type.Composite([
-  WebhookEndpointSchema,
-  Type.Object({ secret: Type.String({ description: 'The whsec_ signing secret. Shown only in this response: store it now.' }) }),
-], { title: 'WebhookEndpointWithSecret', description: 'A webhook endpoint with its signing secret, returned only on creation and rotation.' });
+export const EndpointWithSecretSchema = Type.Composite(
+  [
+    WebhookEndpointSchema,
+    Type.Object({
+      secret: Type.String({ description: 'The whsec_ signing secret. Shown only in this response: store it now.' }),
+    }),
+  ],
+  {
+    title: 'WebhookEndpointWithSecret',
+    description: 'A webhook endpoint with its signing secret, returned only on creation and rotation.',
+  },
+);
 
 /** Answer of DELETE /webhook-endpoints/{id}: `{id, deleted: true}`. */
-export const DeletedSchema = Type.Object({ id: Type.String(), deleted: Type.Literal(true) }, { title: 'DeletedWebhookEndpoint' });
+export const DeletedSchema = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true) },
+  { title: 'DeletedWebhookEndpoint' },
+);
 
 /** A delivery status filter: pending, succeeded or failed (DeliveryStatus). */
 export const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
 
 /** A webhook delivery (WH-12; the public API leaves its fields open): one per endpoint and event. */
-export const WebhookDeliverySchema = Type.Object({
-  id: Type.String({ description: 'prefix wd_' }),
-  endpointId: Type.String(),
-  eventId: Type.String(),
-  eventType: Type.String(),
-  status: Type.String({ description: 'pending (an attempt is scheduled or running), succeeded (a 2xx arrived) or failed' }),
-  attemptCount: Type.Integer(),
-  nextAttemptAt: Nullable(DateTime),
-  lastAttemptAt: Nullable(DateTime),
-  failureReason: Nullable(Type.String()),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-}, { title: 'WebhookDelivery' });
+export const WebhookDeliverySchema = Type.Object(
+  {
+    id: Type.String({ description: 'prefix wd_' }),
+    endpointId: Type.String(),
+    eventId: Type.String(),
+    eventType: Type.String(),
+    status: Type.String({
+      description: 'pending (an attempt is scheduled or running), succeeded (a 2xx arrived) or failed',
+    }),
+    attemptCount: Type.Integer(),
+    nextAttemptAt: Nullable(DateTime),
+    lastAttemptAt: Nullable(DateTime),
+    failureReason: Nullable(Type.String()),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'WebhookDelivery' },
+);
 
 /** One HTTP try of a delivery: status code, duration in ms, the first 4 KB of the response, or the error. */
-export const WebhookAttemptSchema = Type.Object({
-  id: Type.String({ description: 'prefix wa_' }),
-  attemptNumber: Type.Integer({ description: '1 for the first try' }),
-  url: Type.String({ description: 'The URL called on this try.' }),
-  statusCode: Nullable(Type.Integer({ description: 'null when no response arrived' })),
-  durationMs: Type.Integer({ description: 'milliseconds' }),
-  responseBody: Nullable(Type.String({ description: 'First 4 KB of the response body.' })),
-  error: Nullable(Type.String({ description: 'Timeout, connection error or refused address; null when a response arrived.' })),
-  createdAt: DateTime,
-}, { title: 'WebhookAttempt' });
+export const WebhookAttemptSchema = Type.Object(
+  {
+    id: Type.String({ description: 'prefix wa_' }),
+    attemptNumber: Type.Integer({ description: '1 for the first try' }),
+    url: Type.String({ description: 'The URL called on this try.' }),
+    statusCode: Nullable(Type.Integer({ description: 'null when no response arrived' })),
+    durationMs: Type.Integer({ description: 'milliseconds' }),
+    responseBody: Nullable(Type.String({ description: 'First 4 KB of the response body.' })),
+    error: Nullable(
+      Type.String({ description: 'Timeout, connection error or refused address; null when a response arrived.' }),
+    ),
+    createdAt: DateTime,
+  },
+  { title: 'WebhookAttempt' },
+);
 
 /** GET /webhook-deliveries/{id} answer: the delivery with every attempt, first to last. */
 export const DeliveryWithAttemptsSchema = Type.Composite(

@@ -60,7 +60,11 @@ export interface CreateEndpointInput {
  *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
  *   AppError webhook_endpoint_limit_reached (409) when the tenant has WEBHOOK_ENDPOINTS_MAX endpoints (SEC-4).
  */
-export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: CreateEndpointInput): Promise<EndpointView & { secret: string }> {
+export async function createEndpoint(
+  ctx: AppContext,
+  tenant: Tenant,
+  input: CreateEndpointInput,
+): Promise<EndpointView & { secret: string }> {
   await checkUrl(ctx, input.url);
   const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
@@ -69,9 +73,18 @@ export async function createEndpoint(ctx: AppContext, tenant: Tenant, input: Cre
     const existing = await repo.lockAndCountEndpoints(tx, tenant);
     const max = ctx.config.webhookEndpointsMax;
     if (existing >= max) {
-      throw new AppError('webhook_endpoint_limit_reached', `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`);
+      throw new AppError(
+        'webhook_endpoint_limit_reached',
+        `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`,
+      );
     }
-    return repo.insertEndpoint(tx, tenant, { id, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, secret: sealEndpointSecret(ctx, id, secret) });
+    return repo.insertEndpoint(tx, tenant, {
+      id,
+      url: input.url,
+      description: input.description ?? null,
+      eventTypes: input.eventTypes,
+      secret: sealEndpointSecret(ctx, id, secret),
+    });
   });
   return { ...endpointView(row), secret };
 }
@@ -104,7 +117,12 @@ export interface UpdateEndpointInput {
  * Deliveries that failed while it was disabled are not resent by this (use resend).
  * @throws not_found (404); ValidationError on `url`.
  */
-export async function updateEndpoint(ctx: AppContext, tenant: Tenant, id: string, input: UpdateEndpointInput): Promise<EndpointView> {
+export async function updateEndpoint(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+  input: UpdateEndpointInput,
+): Promise<EndpointView> {
   await endpointOrThrow(ctx, tenant, id);
   if (input.url !== undefined) await checkUrl(ctx, input.url);
   return withTransaction(ctx.pool, async (tx) => {
@@ -121,7 +139,11 @@ export async function updateEndpoint(ctx: AppContext, tenant: Tenant, id: string
  * DELETE: soft-deletes (rows stay for the delivery history); the endpoint then answers 404 and its pending
  * deliveries end as failed with reason "Endpoint deleted". @throws not_found (404).
  */
-export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteEndpoint(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+): Promise<{ id: string; deleted: true }> {
   // One statement that checks the tenant and deletes: a concurrent delete makes this one a 404, not a second delete.
   if (!(await repo.softDeleteEndpoint(ctx.pool, tenant, id))) throw notFound('webhook endpoint', id);
   return { id, deleted: true };
@@ -133,11 +155,21 @@ export async function deleteEndpoint(ctx: AppContext, tenant: Tenant, id: string
  * older secret, so at most two are ever valid. @returns the endpoint plus the new `secret`, shown only now.
  * @throws AppError not_found (404) for an endpoint not in the tenant.
  */
-export async function rotateSecret(ctx: AppContext, tenant: Tenant, id: string): Promise<EndpointView & { secret: string }> {
+export async function rotateSecret(
+  ctx: AppContext,
+  tenant: Tenant,
+  id: string,
+): Promise<EndpointView & { secret: string }> {
   // The UPDATE itself checks the tenant and that the endpoint is not deleted (it may be deleted concurrently), so a
   // secret is never issued for an endpoint the caller cannot see.
   const secret = newSigningSecret();
-  const row = await repo.rotateEndpointSecret(ctx.pool, tenant, id, sealEndpointSecret(ctx, id, secret), ROTATION_GRACE_HOURS);
+  const row = await repo.rotateEndpointSecret(
+    ctx.pool,
+    tenant,
+    id,
+    sealEndpointSecret(ctx, id, secret),
+    ROTATION_GRACE_HOURS,
+  );
   if (!row) throw notFound('webhook endpoint', id);
   return { ...endpointView(row), secret };
 }
@@ -152,8 +184,15 @@ export async function sendTestEvent(ctx: AppContext, tenant: Tenant, id: string)
   return withTransaction(ctx.pool, async (tx) => {
     const endpoint = await repo.findEndpoint(tx, tenant, id);
     if (!endpoint) throw notFound('webhook endpoint', id);
-    if (endpoint.disabled) throw new AppError('conflict', `Webhook endpoint ${id} is disabled; enable it with PATCH {"disabled": false} before testing it`);
-    const event = await insertTestEvent(tx, tenant, { endpointId: id, message: 'A test event sent from POST /webhook-endpoints/{id}/test' });
+    if (endpoint.disabled)
+      throw new AppError(
+        'conflict',
+        `Webhook endpoint ${id} is disabled; enable it with PATCH {"disabled": false} before testing it`,
+      );
+    const event = await insertTestEvent(tx, tenant, {
+      endpointId: id,
+      message: 'A test event sent from POST /webhook-endpoints/{id}/test',
+    });
     const deliveryId = await createDelivery(tx, tenant, id, event.id, false);
     return deliveryView((await findDelivery(tx, tenant, deliveryId))!);
   });
