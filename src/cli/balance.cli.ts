@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addCredit } from '../modules/billing/balance.service.js';
+import { balanceTransactionView } from '../modules/billing/billing.views.js';
 import { formatDollars } from '../lib/money.js';
 import { dollarsOption, envOption, io, withContext } from './cli-context.js';
 
@@ -17,12 +18,14 @@ export function registerBalanceCommands(program: Command): void {
     .description("Credit an organization's balance")
     .action((opts) =>
       withContext(async ({ ctx }) => {
-        const txn = await addCredit(
-          ctx.pool,
-          { organizationId: opts.org, environment: opts.environment },
-          opts.amount,
-          opts.note ?? 'Operator credit',
-          'cli',
+        const txn = balanceTransactionView(
+          await addCredit(
+            ctx.pool,
+            { organizationId: opts.org, environment: opts.environment },
+            opts.amount,
+            opts.note ?? 'Operator credit',
+            'cli',
+          ),
         );
         io(opts).print(
           txn,

@@ -6,26 +6,20 @@ import type { Page, PageParams } from '../../lib/pagination.js';
 import { toPage } from '../../lib/pagination.js';
 import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
-import { creditBalance, serializeLedgerEntry } from './ledger.js';
-
-/** A ledger entry as the API shows it (serializeLedgerEntry): amounts in dollars, timestamps ISO 8601. */
-export type BalanceTransaction = ReturnType<typeof serializeLedgerEntry>;
+import { creditBalance, type LedgerEntryRow } from './ledger.js';
 
 /**
- * GET /balance-transactions: the tenant's ledger, newest first, cursor-paginated (BILL-15).
+ * GET /balance-transactions: the tenant's ledger rows (cents), newest first, cursor-paginated (BILL-15); the route
+ * presents them (balanceTransactionView).
  * @throws AppError not_found when `startingAfter` is not one of this tenant's entries.
  */
-export async function listBalanceTransactions(
-  db: Db,
-  tenant: Tenant,
-  page: PageParams,
-): Promise<Page<BalanceTransaction>> {
+export async function listBalanceTransactions(db: Db, tenant: Tenant, page: PageParams): Promise<Page<LedgerEntryRow>> {
   const limit = page.limit ?? 20;
   if (page.startingAfter && !(await repo.ledgerEntryExists(db, tenant, page.startingAfter))) {
     throw new AppError('not_found', `No such balance transaction: '${page.startingAfter}'`);
   }
   const rows = await repo.listLedgerEntries(db, tenant, limit, page.startingAfter);
-  return toPage(rows, limit, serializeLedgerEntry);
+  return toPage(rows, limit, (row) => row);
 }
 
 /** Longest note on a credit (LIM-2), whichever way it is made. */
@@ -34,7 +28,7 @@ export const MAX_CREDIT_NOTE_LENGTH = 500;
 /**
  * Adds `amount` dollars (> 0, at most two decimals, at most MAX_OPERATOR_CREDIT_DOLLARS) to a tenant's balance: the
  * operator's live/test credits (admin API, console, CLI) and the test helper (BILL-14, LIM-3). `note`: at most
- * MAX_CREDIT_NOTE_LENGTH characters. @returns the credit as a balance transaction.
+ * MAX_CREDIT_NOTE_LENGTH characters. @returns the credit's ledger entry (cents; balanceTransactionView presents it).
  * @throws ValidationError on field `amount` or `note`; AppError not_found for an unknown organization.
  */
 export async function addCredit(
@@ -43,8 +37,8 @@ export async function addCredit(
   amount: number,
   note: string | undefined,
   createdBy: string,
-): Promise<BalanceTransaction> {
+): Promise<LedgerEntryRow> {
   new FieldErrors().maxLength('note', note, MAX_CREDIT_NOTE_LENGTH).throwIfAny();
   const cents = requestDollarsToCents('amount', amount, { positive: true, max: MAX_OPERATOR_CREDIT_DOLLARS });
-  return serializeLedgerEntry(await creditBalance(pool, tenant, cents, note, createdBy));
+  return creditBalance(pool, tenant, cents, note, createdBy);
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
 import { addCredit } from './balance.service.js';
 import * as s from './billing.schemas.js';
+import { balanceTransactionView } from './billing.views.js';
 import { listStateFeeViews, updateStateFee } from './state-fees.service.js';
 import {
   listCatalog,
@@ -81,7 +82,8 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     async (request, reply) => {
       const { environment, amount, note } = request.body;
       const tenant = { organizationId: request.params.id, environment };
-      return reply.status(201).send(await addCredit(ctx.pool, tenant, amount, note ?? 'Operator credit', ACTOR));
+      const entry = await addCredit(ctx.pool, tenant, amount, note ?? 'Operator credit', ACTOR);
+      return reply.status(201).send(balanceTransactionView(entry));
     },
   );
 };

@@ -3,6 +3,7 @@ import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { PageQuery } from '../../lib/schemas.js';
 import { addCredit, listBalanceTransactions } from './balance.service.js';
+import { balanceTransactionView } from './billing.views.js';
 import * as s from './billing.schemas.js';
 import { deleteTenantPrice, listPriceRows, updateTenantPrice } from './prices.service.js';
 
@@ -69,7 +70,10 @@ export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         response: { 200: s.BalanceTransactionListSchema, ...operationErrors('listBalanceTransactions') },
       },
     },
-    async (request) => listBalanceTransactions(ctx.pool, request.tenant, request.query),
+    async (request) => {
+      const page = await listBalanceTransactions(ctx.pool, request.tenant, request.query);
+      return { ...page, data: page.data.map(balanceTransactionView) };
+    },
   );
 };
 
@@ -90,6 +94,10 @@ export const billingTestHelperRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions
     async (request, reply) =>
       reply
         .status(201)
-        .send(await addCredit(ctx.pool, request.tenant, request.body.amount, 'Test credit', 'test_helper')),
+        .send(
+          balanceTransactionView(
+            await addCredit(ctx.pool, request.tenant, request.body.amount, 'Test credit', 'test_helper'),
+          ),
+        ),
   );
 };

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
-import { centsToDollars, formatCents } from '../../lib/money.js';
+import { formatCents } from '../../lib/money.js';
 import * as repo from './billing.repo.js';
 import type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
+import { insufficientBalanceDetails } from './billing.views.js';
 
 export type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 
@@ -238,26 +239,6 @@ export function insufficientBalance(tenant: Tenant, totalCents: number, balanceC
   return new AppError(
     'insufficient_balance',
     `Insufficient balance: this request costs ${formatCents(totalCents)} but the ${tenant.environment} balance is ${formatCents(balanceCents)} (short by ${formatCents(short)}). Add funds and retry.`,
-    {
-      requiredAmount: centsToDollars(totalCents),
-      balance: centsToDollars(balanceCents),
-      shortfallAmount: centsToDollars(short),
-    },
+    insufficientBalanceDetails(totalCents, balanceCents),
   );
-}
-
-/** The API shape of a ledger entry (GET /balance-transactions): amounts in dollars, debits negative. */
-export function serializeLedgerEntry(e: LedgerEntryRow) {
-  return {
-    id: e.id,
-    object: 'balance_transaction' as const,
-    type: e.type,
-    amount: centsToDollars(e.amount_cents),
-    balanceAfter: centsToDollars(e.balance_after_cents),
-    lineType: e.line_type,
-    description: e.description,
-    orderId: e.order_id,
-    reversesTransactionId: e.reverses_entry_id,
-    createdAt: e.created_at.toISOString(),
-  };
 }

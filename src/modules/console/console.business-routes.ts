@@ -3,6 +3,7 @@ import type { AppContext, Environment } from '../../context.js';
 import { ValidationError } from '../../lib/errors.js';
 import { formatDollars } from '../../lib/money.js';
 import { addCredit } from '../billing/balance.service.js';
+import { balanceTransactionView } from '../billing/billing.views.js';
 import {
   addApiKey,
   createOrganization,
@@ -82,12 +83,14 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
           text: 'A note is required: say why the balance is credited (e.g. wire received, reference).',
         });
       return formAction(ctx, request, reply, back, async () => {
-        const txn = await addCredit(
-          ctx.pool,
-          { organizationId: id, environment: 'live' },
-          parseDollars(field(request.body, 'amount'), 'amount'),
-          note,
-          actorOf(request),
+        const txn = balanceTransactionView(
+          await addCredit(
+            ctx.pool,
+            { organizationId: id, environment: 'live' },
+            parseDollars(field(request.body, 'amount'), 'amount'),
+            note,
+            actorOf(request),
+          ),
         );
         return `Credited ${formatDollars(txn.amount)} to the live balance; it is now ${formatDollars(txn.balanceAfter)} (${txn.id}).`;
       });
