@@ -3,7 +3,7 @@ import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { PageQuery } from '../../lib/schemas.js';
 import { addCredit, listBalanceTransactions } from './balance.service.js';
-import { balanceTransactionView } from './billing.views.js';
+import { balanceTransactionView, priceRowView } from './billing.views.js';
 import * as s from './billing.schemas.js';
 import { deleteTenantPrice, listPriceRows, updateTenantPrice } from './prices.service.js';
 
@@ -22,7 +22,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
     },
     async (request) => ({
       object: 'list' as const,
-      data: await listPriceRows(ctx.pool, request.tenant),
+      data: (await listPriceRows(ctx.pool, request.tenant)).map(priceRowView),
       hasMore: false,
     }),
   );
@@ -40,7 +40,8 @@ export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         response: { 200: s.PriceRowSchema, ...operationErrors('updatePrice') },
       },
     },
-    async (request) => updateTenantPrice(ctx.pool, request.tenant, request.params.type, request.body),
+    async (request) =>
+      priceRowView(await updateTenantPrice(ctx.pool, request.tenant, request.params.type, request.body)),
   );
 
   app.delete(
@@ -55,7 +56,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         response: { 200: s.PriceRowSchema, ...operationErrors('deletePrice') },
       },
     },
-    async (request) => deleteTenantPrice(ctx.pool, request.tenant, request.params.type),
+    async (request) => priceRowView(await deleteTenantPrice(ctx.pool, request.tenant, request.params.type)),
   );
 
   app.get(

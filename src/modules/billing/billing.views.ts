@@ -1,5 +1,6 @@
 import { centsToDollars } from '../../lib/money.js';
 import type { LedgerEntryRow } from './billing.repo.js';
+import type { ProductType, TenantPrice } from './pricing.js';
 
 /*
  * Billing's presenters: the API edge where integer cents become the public dollar shapes (API-5). Services and
@@ -32,4 +33,33 @@ export function insufficientBalanceDetails(totalCents: number, balanceCents: num
     balance: centsToDollars(balanceCents),
     shortfallAmount: centsToDollars(totalCents - balanceCents),
   };
+}
+
+/** A Price row (PRICE-2): dollars, retailAmount null until set. */
+export interface PriceRowView {
+  type: ProductType;
+  name: string;
+  description: string;
+  defaultAmount: number;
+  retailAmount: number | null;
+  wholesaleAmount: number;
+  enabled: boolean;
+}
+
+/** A tenant's price (cents in) as the API's Price row (dollars out). */
+export function priceRowView(p: TenantPrice): PriceRowView {
+  return {
+    type: p.type,
+    name: p.name,
+    description: p.description,
+    defaultAmount: centsToDollars(p.defaultCents),
+    retailAmount: p.retailCents === null ? null : centsToDollars(p.retailCents),
+    wholesaleAmount: centsToDollars(p.wholesaleCents),
+    enabled: p.enabled,
+  };
+}
+
+/** The price_below_floor error extras (PRICE-4): the floor in cents in, `minimumAmount` in dollars out. */
+export function priceBelowFloorDetails(floorCents: number) {
+  return { minimumAmount: centsToDollars(floorCents) };
 }

@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
-import { centsToDollars, formatCents } from '../../lib/money.js';
+import { formatCents } from '../../lib/money.js';
 import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
+import { priceBelowFloorDetails } from './billing.views.js';
 import {
   FORMATION_TIERS,
   isFormationTier,
@@ -16,30 +17,6 @@ import {
   type TenantPrice,
 } from './pricing.js';
 
-/** A Price row (PRICE-2): dollars, retailAmount null until set. */
-export interface PriceRowView {
-  type: ProductType;
-  name: string;
-  description: string;
-  defaultAmount: number;
-  retailAmount: number | null;
-  wholesaleAmount: number;
-  enabled: boolean;
-}
-
-/** TenantPrice (cents) -> the API's Price row (dollars). */
-export function priceRowView(p: TenantPrice): PriceRowView {
-  return {
-    type: p.type,
-    name: p.name,
-    description: p.description,
-    defaultAmount: centsToDollars(p.defaultCents),
-    retailAmount: p.retailCents === null ? null : centsToDollars(p.retailCents),
-    wholesaleAmount: centsToDollars(p.wholesaleCents),
-    enabled: p.enabled,
-  };
-}
-
 /**
  * Checks a product type from a path. Unknown types answer 404 like any unknown resource id (PRICE-1: there are
  * nine). @throws AppError not_found.
@@ -50,9 +27,9 @@ export function parseProductType(type: string): ProductType {
   return type;
 }
 
-/** GET /organization/prices: all nine Price rows of the tenant, catalogue order. */
-export async function listPriceRows(db: Db, tenant: Tenant): Promise<PriceRowView[]> {
-  return (await loadTenantPrices(db, tenant)).map(priceRowView);
+/** GET /organization/prices: all nine prices of the tenant (cents), catalogue order; the route presents them. */
+export async function listPriceRows(db: Db, tenant: Tenant): Promise<TenantPrice[]> {
+  return loadTenantPrices(db, tenant);
 }
 
 /** Body of PUT /organization/prices/{type}: whole dollars and/or enabled. */
@@ -63,7 +40,7 @@ export interface PriceUpdate {
 
 /**
  * PUT /organization/prices/{type} (PRICE-4, PRICE-5): sets the tenant's retail price and/or enabled flag.
- * @returns the updated Price row.
+ * @returns the updated price (cents; priceRowView presents it).
  * @throws ValidationError (no field given; retailAmount not whole dollars; enabled false on a non-tier;
  * disabling the last enabled tier), AppError price_below_floor with `minimumAmount` (dollars), not_found.
  */
@@ -72,7 +49,7 @@ export async function updateTenantPrice(
   tenant: Tenant,
   rawType: string,
   body: PriceUpdate,
-): Promise<PriceRowView> {
+): Promise<TenantPrice> {
   const type = parseProductType(rawType);
   if (body.retailAmount === undefined && body.enabled === undefined) {
     throw new ValidationError([{ field: 'retailAmount', message: 'give retailAmount, enabled, or both' }]);
@@ -88,7 +65,7 @@ export async function updateTenantPrice(
     if (retailCents !== undefined) throwIfBelowFloor(current, retailCents);
     if (body.enabled === false) await throwIfCannotDisable(tx, tenant, current);
     await repo.upsertTenantPrice(tx, tenant, type, retailCents ?? current.retailCents, body.enabled ?? current.enabled);
-    return priceRowView(await loadTenantPrice(tx, tenant, type));
+    return loadTenantPrice(tx, tenant, type);
   });
 }
 
@@ -98,7 +75,7 @@ function throwIfBelowFloor(price: TenantPrice, retailCents: number): void {
   throw new AppError(
     'price_below_floor',
     `retailAmount ${formatCents(retailCents)} is below the wholesale floor of ${formatCents(price.wholesaleCents)} for ${price.type}; the minimum is ${formatCents(price.wholesaleCents)}`,
-    { minimumAmount: centsToDollars(price.wholesaleCents) },
+    priceBelowFloorDetails(price.wholesaleCents),
   );
 }
 
@@ -127,10 +104,10 @@ async function throwIfCannotDisable(tx: Db, tenant: Tenant, price: TenantPrice):
 
 /**
  * DELETE /organization/prices/{type}: reverts the product to the list price (removes retailAmount; an
- * enabled=false flag of a tier is kept, it is not a price). @returns the resulting Price row.
+ * enabled=false flag of a tier is kept, it is not a price). @returns the resulting price (cents).
  * @throws AppError not_found when the type is unknown or no custom price is set (PRICE-6).
  */
-export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string): Promise<PriceRowView> {
+export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string): Promise<TenantPrice> {
   const type = parseProductType(rawType);
   return withTransaction(pool, async (tx) => {
     await repo.lockTenantPrices(tx, tenant);
@@ -138,6 +115,6 @@ export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: 
     if (current.retailCents === null) throw new AppError('not_found', `No custom price is set for ${type}`);
     if (current.enabled) await repo.deleteTenantPrice(tx, tenant, type);
     else await repo.upsertTenantPrice(tx, tenant, type, null, false);
-    return priceRowView(await loadTenantPrice(tx, tenant, type));
+    return loadTenantPrice(tx, tenant, type);
   });
 }
