@@ -531,7 +531,7 @@ describe('placeOrder for the dashboard (in-app checkout)', () => {
     const quote = await quoteOrder(t.ctx.pool, tenantRef, body as OrderBodyInput, options);
     const expectedTotal =
       listPrice('formation_tier_3') + stateFee('DE', 'Formation', 'LLC') + listPrice('registered_agent');
-    expect(toCents(quote.total)).toBe(expectedTotal);
+    expect(quote.totalCents).toBe(expectedTotal);
     const before = await balanceCents(tenant);
     const placed = await placeOrder(t.ctx, tenantRef, body as OrderBodyInput, options);
     expect(placed.created).toBe(true);

@@ -2,7 +2,6 @@ import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { referencedNotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { centsToDollars } from '../../lib/money.js';
 import { debitEntries, type DebitLine } from '../billing/ledger.js';
 import { loadPriceInputs } from '../billing/price-cache.js';
 import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
@@ -44,8 +43,8 @@ export interface PlaceOrderOptions extends PricingOptions {
   idempotencyKey?: string;
 }
 
-/** One order item of the response (ORD-4: the order item plus filingType, filingState, amount in dollars). */
-export interface OrderItemView {
+/** One placed order item (ORD-4: the order item plus filingType, filingState and its amount in cents); orderItemView presents it. */
+export interface OrderItem {
   orderId: string;
   orderType: string;
   filingStatus: string;
@@ -54,7 +53,7 @@ export interface OrderItemView {
   createdAt: string;
   filingType: string | null;
   filingState: string;
-  amount: number;
+  amountCents: number;
 }
 
 /** The result of placing a request. */
@@ -64,7 +63,7 @@ export interface PlacedOrder {
   /** The order group written (null when nothing was created); payments reference it. */
   groupId: string | null;
   companyId: string;
-  items: OrderItemView[];
+  items: OrderItem[];
   /** What this request charged, cents (balance debits or checkout total). */
   totalCents: number;
 }
@@ -202,7 +201,7 @@ function placementWrite(p: Placement): repo.PlacementWrite {
 }
 
 /** The response item of an order the statement wrote (filing status submitted, created at the transaction's time). */
-function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItemView {
+function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItem {
   return {
     orderId: o.id,
     orderType: o.order_type,
@@ -212,7 +211,7 @@ function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItemView {
     createdAt: createdAt.toISOString(),
     filingType: o.filing_type,
     filingState: o.filing_state,
-    amount: centsToDollars(o.amount_cents),
+    amountCents: o.amount_cents,
   };
 }
 
@@ -341,8 +340,8 @@ function storedRequest(body: OrderBodyInput): Record<string, unknown> {
   return body.ein ? { ...body, ein: einDetails(body.ein) } : { ...body };
 }
 
-/** The API view of an order item. */
-export function toItemView(row: repo.OrderRow): OrderItemView {
+/** An order row as a placed order item (cents). */
+export function toItemView(row: repo.OrderRow): OrderItem {
   return {
     orderId: row.id,
     orderType: row.order_type,
@@ -352,6 +351,6 @@ export function toItemView(row: repo.OrderRow): OrderItemView {
     createdAt: row.created_at.toISOString(),
     filingType: row.filing_type,
     filingState: row.filing_state,
-    amount: centsToDollars(row.amount_cents),
+    amountCents: row.amount_cents,
   };
 }

@@ -1,7 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { ValidationError } from '../../lib/errors.js';
-import { centsToDollars } from '../../lib/money.js';
 import type { PriceCache, PriceInputs } from '../billing/price-cache.js';
 import {
   findStateFees,
@@ -76,18 +75,27 @@ export interface OrderPlan {
 /** The tenant's prices (cents) and the filingState's fee row (null: the state has no schedule). */
 export type { PriceInputs };
 
-/** The POST /orders/quote answer (dollars at the API edge). */
+/** One priced line of a quote, in cents. */
+export interface QuoteLine {
+  orderType: string;
+  type: string;
+  description: string;
+  amountCents: number;
+  stateFee: boolean;
+}
+
+/** A POST /orders/quote result in cents; quoteView presents it in dollars at the API edge. */
 export interface Quote {
   companyId: string | null;
   filingState: string;
-  lines: Array<{ orderType: string; type: string; description: string; amount: number; stateFee: boolean }>;
-  total: number;
+  lines: QuoteLine[];
+  totalCents: number;
 }
 
 /**
  * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. Runs
  * the same rules as placing it, so a quote fails exactly where the order would (400/403/409), except the balance (402).
- * @returns priced lines and total in dollars. @throws as {@link checkOrderFacts} and the request rules.
+ * @returns priced lines and total in cents. @throws as {@link checkOrderFacts} and the request rules.
  */
 export async function quoteOrder(
   db: Db,
@@ -113,10 +121,10 @@ export async function quoteOrder(
       orderType: l.orderType,
       type: l.type,
       description: l.description,
-      amount: centsToDollars(l.amountCents),
+      amountCents: l.amountCents,
       stateFee: l.stateFee,
     })),
-    total: centsToDollars(plan.totalCents),
+    totalCents: plan.totalCents,
   };
 }
 

@@ -4,6 +4,7 @@ import { operation, operationErrors } from '../../lib/api-operations.js';
 import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
 import { OrderBody, OrderResultSchema, QuoteSchema } from './orders.schemas.js';
 import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
+import { orderItemView, quoteView } from './orders.views.js';
 
 const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; expedited
 formation outside LLCs in AZ, DE, FL, NV, NY, WY has the message 'Expedited formation is not available for the
@@ -61,7 +62,7 @@ ${ERRORS_DOC}`,
       });
       // ORD-7: always 201, also for a pure registered-agent no-op (it "succeeds", ORD-RA-4), and one success status for
       // every placement keeps clients simple (the item returned is the existing one).
-      return reply.status(201).send({ companyId: placed.companyId, items: placed.items });
+      return reply.status(201).send({ companyId: placed.companyId, items: placed.items.map(orderItemView) });
     },
   );
 
@@ -86,7 +87,7 @@ ${ERRORS_DOC}`,
         prior: attachedNonBodyErrors(request),
         raise: throwIfRuleErrors,
       });
-      return quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices);
+      return quoteView(await quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices));
     },
   );
 };

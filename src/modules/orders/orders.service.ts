@@ -9,7 +9,7 @@ export {
   placeOrderInTx,
   recordPlacement,
   toItemView,
-  type OrderItemView,
+  type OrderItem,
   type Placement,
   type PlacedOrder,
   type PlaceOrderOptions,
@@ -22,6 +22,7 @@ export {
   type PricedLine,
   type PricingOptions,
   type Quote,
+  type QuoteLine,
 } from './order-pricing.js';
 export { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 export { checkOrderFacts, type OrderFacts } from './order-checks.js';
