@@ -9,6 +9,7 @@ import {
   updateRules,
   type RuleUpdate,
 } from '../modules/compliance/compliance.service.js';
+import { deadlineView } from '../modules/compliance/compliance.views.js';
 import { envOption, io, withContext } from './cli-context.js';
 
 const jsonObject =
@@ -69,7 +70,7 @@ export function registerComplianceCommands(program: Command): void {
           openOnly: Boolean(opts.openOnly),
           limit: opts.limit,
         });
-        io(opts).print(result, () =>
+        io(opts).print({ ...result, items: result.items.map(deadlineView) }, () =>
           [
             `Deadlines ${result.from} .. ${result.to}: ${result.items.length}${result.truncated ? ' (more: narrow the range or raise --limit)' : ''}`,
             ...result.items.map((d) =>

@@ -6,6 +6,7 @@ import { acceptCursorAliases } from '../../lib/pagination.js';
 import { runComplianceReminders } from './compliance-reminders.js';
 import * as s from './compliance.schemas.js';
 import { DEADLINE_ID_PREFIX, getCompanyCalendar, listComplianceDeadlines } from './compliance.service.js';
+import { deadlineView } from './compliance.views.js';
 
 const ABOUT = `Computed from researched state rules (each item carries its confidence and source; dates are not \
 adjusted for weekends or holidays). Jurisdictions: the formation state, and every state with a filed foreign \
@@ -29,7 +30,15 @@ answers 409 naming the field.`,
         response: { 200: s.CalendarSchema, ...operationErrors('getComplianceCalendar') },
       },
     },
-    async (request) => getCompanyCalendar(ctx.pool, request.tenant, request.params.companyIdOrSlug, request.query),
+    async (request) => {
+      const calendar = await getCompanyCalendar(
+        ctx.pool,
+        request.tenant,
+        request.params.companyIdOrSlug,
+        request.query,
+      );
+      return { ...calendar, items: calendar.items.map(deadlineView) };
+    },
   );
 
   app.get(
@@ -53,7 +62,8 @@ formationDate are left out. Page with limit and startingAfter (the last item's i
           { field: 'startingAfter', message: `must be the id of a deadline (prefix ${DEADLINE_ID_PREFIX})` },
         ]);
       }
-      return listComplianceDeadlines(ctx.pool, request.tenant, request.query);
+      const page = await listComplianceDeadlines(ctx.pool, request.tenant, request.query);
+      return { ...page, data: page.data.map(deadlineView) };
     },
   );
 };

@@ -2,7 +2,6 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, ValidationError, type FieldError } from '../../lib/errors.js';
-import { centsToDollars } from '../../lib/money.js';
 import type { Page } from '../../lib/pagination.js';
 import { FORMATION_STATES, MONTHS } from '../companies/company-rules.js';
 import { findCompanyOrThrow } from '../companies/companies.service.js';
@@ -25,7 +24,7 @@ export const MAX_RANGE_DAYS = 5 * 366;
 /** Prefix of a deadline's id; the id sorts like the list (due date, company, jurisdiction, kind). */
 export const DEADLINE_ID_PREFIX = 'dl_';
 
-/** One calendar item as the API shows it (CAL-16 .. CAL-18); `estimatedStateFee` in dollars. */
+/** One calendar item (CAL-16 .. CAL-18) with the state fee in cents; deadlineView presents it in dollars. */
 export interface DeadlineItem {
   id: string;
   companyId: string;
@@ -39,7 +38,7 @@ export interface DeadlineItem {
   status: ObligationStatus;
   confidence: Obligation['confidence'];
   sourceUrl: string | null;
-  estimatedStateFee: number | null;
+  estimatedStateFeeCents: number | null;
   orderable: boolean;
   /** The annual report order covering it (filed, or submitted/pending), else null. */
   orderId: string | null;
@@ -180,7 +179,7 @@ export function companyDeadlines(
         confidence: o.confidence,
         sourceUrl: o.sourceUrl,
         // CAL-18: the state fee schedule's annual report fee; initial reports have no fee in the schedule.
-        estimatedStateFee: o.kind === 'annual_report' && feeCents !== null ? centsToDollars(feeCents) : null,
+        estimatedStateFeeCents: o.kind === 'annual_report' && feeCents !== null ? feeCents : null,
         orderable: o.kind === 'annual_report' && (FORMATION_STATES as readonly string[]).includes(o.jurisdiction),
         orderId: filedOrder?.id ?? pendingOrder?.id ?? null,
         coveredByPendingOrder: !filedOrder && Boolean(pendingOrder),
@@ -190,7 +189,7 @@ export function companyDeadlines(
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The API view of a calendar item (GET /companies/{id}/compliance-calendar): without the company id. */
+/** A calendar item of GET /companies/{id}/compliance-calendar (cents): without the company id. */
 export type CalendarItem = Omit<DeadlineItem, 'companyId'>;
 const toCalendarItem = ({ companyId: _c, ...item }: DeadlineItem): CalendarItem => item;
 

@@ -1,9 +1,25 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { formatDollars } from '../../lib/money.js';
+import { centsToDollars, formatCents } from '../../lib/money.js';
 import { formatDate } from '../dashboard/presenters.js';
 import * as repo from './compliance.repo.js';
 import { deadlinesOf, resolveRange, todayUtc, type DeadlineItem } from './compliance.service.js';
+
+/**
+ * A deadline (cents in, `estimatedStateFeeCents`) as the API, the console and the CLI show it (API-5): the same
+ * fields in the same order with `estimatedStateFee` in dollars.
+ */
+export function deadlineView<T extends { estimatedStateFeeCents: number | null }>(
+  d: T,
+): Omit<T, 'estimatedStateFeeCents'> & { estimatedStateFee: number | null } {
+  return Object.fromEntries(
+    Object.entries(d).map(([key, value]) =>
+      key === 'estimatedStateFeeCents'
+        ? ['estimatedStateFee', value === null ? null : centsToDollars(value as number)]
+        : [key, value],
+    ),
+  ) as Omit<T, 'estimatedStateFeeCents'> & { estimatedStateFee: number | null };
+}
 
 /** Calendar statuses in words, with the tone of their badge (CAL-16). */
 export const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone: string }> = {
@@ -29,13 +45,14 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, to
     d.filingYear >= thisYear &&
     d.filingYear <= thisYear + 1 &&
     checkoutBase !== null;
+  const shown = deadlineView(d);
   return {
-    ...d,
+    ...shown,
     due: formatDate(d.dueDate),
     opens: formatDate(d.windowOpensOn),
     statusLabel: status.label,
     tone: status.tone,
-    fee: d.estimatedStateFee === null ? null : formatDollars(d.estimatedStateFee),
+    fee: d.estimatedStateFeeCents === null ? null : formatCents(d.estimatedStateFeeCents),
     kindLabel: d.kind === 'initial_report' ? 'Initial report' : 'Report',
     orderUrl: canOrder
       ? `${checkoutBase}/annual-report?filingState=${encodeURIComponent(d.jurisdiction)}&filingYear=${d.filingYear}`
