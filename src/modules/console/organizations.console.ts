@@ -1,6 +1,7 @@
 import type { AppContext, Environment } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { getOrganizationOrThrow, organizationAdminView } from '../organizations/organizations.service.js';
+import { getOrganizationOrThrow, loadOrganizationAdmin } from '../organizations/organizations.service.js';
+import { organizationAdminView } from '../organizations/organizations.views.js';
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
 import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js';
 import * as repo from './console.repo.js';
@@ -42,11 +43,8 @@ export function recentLedger(db: Db, organizationId: string, environment: Enviro
  * units, redacted keys. @throws AppError not_found.
  */
 export async function organizationDetail(ctx: AppContext, organizationId: string) {
-  const { view, balanceCents } = await organizationAdminView(
-    ctx.pool,
-    await getOrganizationOrThrow(ctx.pool, organizationId),
-  );
-  return { ...view, balanceCents };
+  const data = await loadOrganizationAdmin(ctx.pool, await getOrganizationOrThrow(ctx.pool, organizationId));
+  return { ...organizationAdminView(data), balanceCents: data.balanceCents };
 }
 
 /** What organizationDetail returns: the admin view of the organization (dollars) plus `balanceCents` per environment. */

@@ -4,10 +4,12 @@ import { errorResponses } from '../../lib/schemas.js';
 import type { OrganizationRow } from './organizations.repo.js';
 import * as schemas from './organizations.schemas.js';
 import * as service from './organizations.service.js';
+import { organizationAdminView } from './organizations.views.js';
 
 /** Operator routes for organizations and their API keys (ORG-1, AUTH-3), mounted under /admin/v1. */
 export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const adminView = async (o: OrganizationRow) => (await service.organizationAdminView(ctx.pool, o)).view;
+  const adminView = async (o: OrganizationRow) =>
+    organizationAdminView(await service.loadOrganizationAdmin(ctx.pool, o));
 
   app.post(
     '/organizations',

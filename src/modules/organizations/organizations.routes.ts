@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { Nullable, DateTime } from '../../lib/schemas.js';
-import { organizationView } from './organizations.service.js';
+import { loadTenantOrganization } from './organizations.service.js';
+import { organizationView } from './organizations.views.js';
 import { assertMayChangeSettings, updateOrganizationSettings } from './organization-settings.js';
 import { verifyWhiteLabelDomain } from './domain-verification.js';
 import { UpdateOrganizationBody } from './organizations.schemas.js';
@@ -84,7 +85,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
         response: { 200: OrganizationSchema, ...operationErrors('getOrganization') },
       },
     },
-    async (request) => organizationView(ctx.pool, request.tenant),
+    async (request) => organizationView(await loadTenantOrganization(ctx.pool, request.tenant)),
   );
 
   app.patch(
@@ -106,7 +107,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
       await updateOrganizationSettings(ctx, request.tenant.organizationId, request.body, {
         environment: request.tenant.environment,
       });
-      return organizationView(ctx.pool, request.tenant);
+      return organizationView(await loadTenantOrganization(ctx.pool, request.tenant));
     },
   );
 
@@ -126,7 +127,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
     async (request) => {
       assertMayChangeSettings(ctx, { environment: request.tenant.environment }, { whiteLabelDomain: 'verify' });
       await verifyWhiteLabelDomain(ctx, request.tenant.organizationId);
-      return organizationView(ctx.pool, request.tenant);
+      return organizationView(await loadTenantOrganization(ctx.pool, request.tenant));
     },
   );
 };

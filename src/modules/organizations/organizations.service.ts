@@ -4,9 +4,7 @@ import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { centsToDollars } from '../../lib/money.js';
 import { randomToken, redact, sha256 } from '../../lib/secrets.js';
-import { domainVerificationView } from './domain-verification.js';
 import { forgetApiKeyInProcess } from './api-key-cache.js';
 import * as repo from './organizations.repo.js';
 
@@ -133,26 +131,17 @@ export function serializeApiKey(k: repo.ApiKeyRow) {
   };
 }
 
-/**
- * The operator's view of an organization (admin API, console page, `org show`): settings, balances per
- * environment in dollars, API keys redacted (serializeApiKey), createdAt as ISO 8601. Beside it, `balanceCents`:
- * the same balances in cents, for callers that format money themselves (not part of the admin API's answer).
- */
-export async function organizationAdminView(db: Db, o: repo.OrganizationRow) {
+/** An organization with its API keys and balances per environment in cents; organizationAdminView presents it. */
+export interface OrganizationAdminData {
+  organization: repo.OrganizationRow;
+  keys: repo.ApiKeyRow[];
+  balanceCents: Record<Environment, number>;
+}
+
+/** Reads what the operator's view of an organization shows (admin API, console page): keys and balances (cents). */
+export async function loadOrganizationAdmin(db: Db, o: repo.OrganizationRow): Promise<OrganizationAdminData> {
   const [keys, balanceCents] = await Promise.all([repo.listApiKeys(db, o.id), repo.findBalances(db, o.id)]);
-  const view = {
-    id: o.id,
-    name: o.name,
-    whiteLabelDomain: o.white_label_domain,
-    whiteLabelDomainVerification: domainVerificationView(o),
-    dashboardBilling: o.dashboard_billing,
-    emailNotifications: o.email_notifications,
-    contactEmail: o.contact_email,
-    balances: { live: centsToDollars(balanceCents.live), test: centsToDollars(balanceCents.test) },
-    apiKeys: keys.map(serializeApiKey),
-    createdAt: o.created_at.toISOString(),
-  };
-  return { view, balanceCents };
+  return { organization: o, keys, balanceCents };
 }
 
 /** Every organization, as stored (operators' lists: admin API, console pickers). */
@@ -160,29 +149,19 @@ export function listOrganizations(db: Db): Promise<repo.OrganizationRow[]> {
   return repo.listOrganizations(db);
 }
 
+/** The integrator's organization in one environment, with that environment's balance in cents. */
+export interface TenantOrganization {
+  organization: repo.OrganizationRow;
+  environment: Environment;
+  balanceCents: number;
+}
+
 /**
- * The integrator's view of its organization for one environment (OrganizationSchema; `balance` in dollars).
+ * Reads the integrator's organization and its balance (cents) for one environment; organizationView presents it.
  * @throws AppError not_found (404) when the organization no longer exists.
  */
-export async function organizationView(db: Db, tenant: Tenant) {
+export async function loadTenantOrganization(db: Db, tenant: Tenant): Promise<TenantOrganization> {
   const o = await getOrganizationOrThrow(db, tenant.organizationId);
   const balanceCents = await repo.findBalance(db, tenant);
-  return {
-    id: o.id,
-    name: o.name,
-    environment: tenant.environment,
-    balance: centsToDollars(balanceCents),
-    whiteLabelDomain: o.white_label_domain,
-    whiteLabelDomainVerification: domainVerificationView(o),
-    branding: {
-      logoUrl: o.branding.logoUrl ?? null,
-      primaryColor: o.branding.primaryColor ?? null,
-      accentColor: o.branding.accentColor ?? null,
-    },
-    emailNotifications: o.email_notifications,
-    dashboardBilling: o.dashboard_billing,
-    contactEmail: o.contact_email,
-    createdAt: o.created_at.toISOString(),
-    updatedAt: o.updated_at.toISOString(),
-  };
+  return { organization: o, environment: tenant.environment, balanceCents };
 }
