@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatCents } from '../lib/money.js';
-import { renewalRunView, renewDueSubscriptions } from '../modules/subscriptions/subscriptions.service.js';
+import { renewDueSubscriptions } from '../modules/subscriptions/subscriptions.service.js';
+import { renewalRunView } from '../modules/subscriptions/subscriptions.views.js';
 import { envOption, io, withContext } from './cli-context.js';
 
 /** Commander parser of `--as-of`: a real calendar date 'YYYY-MM-DD'. @throws Error naming the option otherwise. */

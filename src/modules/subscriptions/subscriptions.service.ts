@@ -1,12 +1,12 @@
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { centsToDollars } from '../../lib/money.js';
 import { debitOrThrow, lockBalance, type DebitLine } from '../billing/ledger.js';
 import { stateFeeCents, wholesaleCents, type EntityType } from '../billing/pricing.js';
 import { changeOrderStatus, extendSubscriptionPeriod } from '../orders/order-status.js';
 import { todayUtc } from '../filings/transitions.js';
 import * as repo from './subscriptions.repo.js';
 import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.js';
+import { pastDueDetail, reactivatedDetail } from './subscriptions.views.js';
 
 /*
  * Yearly renewal of subscription orders (registered_agent, annual_report; SUB-1 to SUB-9;
@@ -125,11 +125,7 @@ export function renewSubscription(
     const balance = await lockBalance(tx, tenant);
     if (balance < totalCents) {
       if (sub.subscription_status === 'past_due') return outcome(sub, 'still_past_due');
-      const detail = {
-        amountDue: centsToDollars(totalCents),
-        balance: centsToDollars(balance),
-        periodStart: periods[0].start,
-      };
+      const detail = pastDueDetail(totalCents, balance, periods[0].start);
       return outcome(await change('past_due', 'insufficient_balance', detail), 'past_due');
     }
     const entries = await debitOrThrow(tx, tenant, lines, actor);
@@ -154,7 +150,7 @@ export function renewSubscription(
       );
     const row = await changeStatus(tx, tenant, sub, 'active', newEnd, {
       reason: 'paid',
-      detail: { amountPaid: centsToDollars(totalCents) },
+      detail: reactivatedDetail(totalCents),
       actor,
     });
     return outcome(row, 'reactivated', paid);
@@ -258,14 +254,5 @@ function outcome(row: SubscriptionRow, result: RenewalResult, paid = { amountCen
     subscriptionStatus: row.subscription_status,
     currentPeriodEnd: row.current_period_end,
     ...paid,
-  };
-}
-
-/** The CLI/JSON view of a run: amounts in dollars. */
-export function renewalRunView(summary: RenewalRunSummary) {
-  return {
-    asOf: summary.asOf,
-    counts: summary.counts,
-    subscriptions: summary.outcomes.map(({ amountCents, ...o }) => ({ ...o, amount: centsToDollars(amountCents) })),
   };
 }
