@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../modules/billing/state-fees.service.js';
+import { listStateFees, updateStateFee, type StateFeeUpdate } from '../modules/billing/state-fees.service.js';
+import { stateFeeView } from '../modules/billing/billing.views.js';
 import { formatDollars } from '../lib/money.js';
 import { dollarsOption, io, withContext } from './cli-context.js';
 
@@ -12,7 +13,7 @@ export function registerFeesCommands(program: Command): void {
     .description("List every state's fees (dollars)")
     .action((opts) =>
       withContext(async ({ ctx }) => {
-        const rows = await listStateFeeViews(ctx.pool);
+        const rows = (await listStateFees(ctx.pool)).map(stateFeeView);
         io(opts).print(rows, () =>
           [
             'ST  LLC form  CORP form  LLC foreign  CORP foreign  LLC report  CORP report  Expedited',
@@ -60,7 +61,7 @@ export function registerFeesCommands(program: Command): void {
           expeditedFormation: opts.expedited,
           note: opts.note,
         };
-        const row = await updateStateFee(ctx.pool, opts.state, update, 'cli');
+        const row = stateFeeView(await updateStateFee(ctx.pool, opts.state, update, 'cli'));
         io(opts).print(
           row,
           () =>

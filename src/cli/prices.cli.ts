@@ -7,6 +7,12 @@ import {
   setCatalogPrice,
   setOrgWholesale,
 } from '../modules/billing/wholesale.service.js';
+import {
+  catalogChangeView,
+  catalogView,
+  orgWholesaleChangeView,
+  orgWholesaleView,
+} from '../modules/billing/billing.views.js';
 import { dollarsOption, io, withContext } from './cli-context.js';
 
 /** The `prices` group: `prices wholesale set|list|remove`, the catalogue's and each organization's wholesale prices (PRICE-7). */
@@ -31,11 +37,13 @@ export function registerPricesCommands(program: Command): void {
         if (opts.org && opts.default !== undefined)
           throw new Error('--default applies to the catalogue only; omit it with --org');
         const result = opts.org
-          ? await setOrgWholesale(ctx.pool, opts.org, opts.type, opts.wholesale)
-          : await setCatalogPrice(ctx.pool, opts.type, {
-              wholesaleAmount: opts.wholesale,
-              defaultAmount: opts.default,
-            });
+          ? orgWholesaleChangeView(await setOrgWholesale(ctx.pool, opts.org, opts.type, opts.wholesale))
+          : catalogChangeView(
+              await setCatalogPrice(ctx.pool, opts.type, {
+                wholesaleAmount: opts.wholesale,
+                defaultAmount: opts.default,
+              }),
+            );
         io(opts).print(result, () => {
           const head =
             'price' in result
@@ -56,7 +64,7 @@ export function registerPricesCommands(program: Command): void {
     .action((opts) =>
       withContext(async ({ ctx }) => {
         if (opts.org) {
-          const rows = await listOrgWholesale(ctx.pool, opts.org);
+          const rows = (await listOrgWholesale(ctx.pool, opts.org)).map(orgWholesaleView);
           io(opts).print(rows, () =>
             rows
               .map(
@@ -67,7 +75,7 @@ export function registerPricesCommands(program: Command): void {
           );
           return;
         }
-        const rows = await listCatalog(ctx.pool);
+        const rows = (await listCatalog(ctx.pool)).map(catalogView);
         io(opts).print(rows, () =>
           rows
             .map(
@@ -86,7 +94,7 @@ export function registerPricesCommands(program: Command): void {
     .description("Remove an organization's wholesale override; the default applies again")
     .action((opts) =>
       withContext(async ({ ctx }) => {
-        const result = await removeOrgWholesale(ctx.pool, opts.org, opts.type);
+        const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, opts.org, opts.type));
         io(opts).print(
           result,
           () =>

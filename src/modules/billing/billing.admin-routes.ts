@@ -3,8 +3,15 @@ import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
 import { addCredit } from './balance.service.js';
 import * as s from './billing.schemas.js';
-import { balanceTransactionView } from './billing.views.js';
-import { listStateFeeViews, updateStateFee } from './state-fees.service.js';
+import {
+  balanceTransactionView,
+  catalogChangeView,
+  catalogView,
+  orgWholesaleChangeView,
+  orgWholesaleView,
+  stateFeeView,
+} from './billing.views.js';
+import { listStateFees, updateStateFee } from './state-fees.service.js';
 import {
   listCatalog,
   listOrgWholesale,
@@ -20,7 +27,7 @@ const ACTOR = 'operator';
 export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get('/wholesale-prices', { schema: { tags: ['Billing'] } }, async () => ({
     object: 'list' as const,
-    data: await listCatalog(ctx.pool),
+    data: (await listCatalog(ctx.pool)).map(catalogView),
     hasMore: false,
   }));
 
@@ -29,7 +36,7 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       schema: { tags: ['Billing'], params: s.PriceTypeParams, body: s.CatalogPriceBody, response: errorResponses(404) },
     },
-    async (request) => setCatalogPrice(ctx.pool, request.params.type, request.body),
+    async (request) => catalogChangeView(await setCatalogPrice(ctx.pool, request.params.type, request.body)),
   );
 
   app.get(
@@ -39,7 +46,7 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     },
     async (request) => ({
       object: 'list' as const,
-      data: await listOrgWholesale(ctx.pool, request.params.id),
+      data: (await listOrgWholesale(ctx.pool, request.params.id)).map(orgWholesaleView),
       hasMore: false,
     }),
   );
@@ -49,7 +56,10 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       schema: { tags: ['Billing'], params: s.OrgTypeParams, body: s.OrgWholesaleBody, response: errorResponses(404) },
     },
-    async (request) => setOrgWholesale(ctx.pool, request.params.id, request.params.type, request.body.wholesaleAmount),
+    async (request) =>
+      orgWholesaleChangeView(
+        await setOrgWholesale(ctx.pool, request.params.id, request.params.type, request.body.wholesaleAmount),
+      ),
   );
 
   app.delete(
@@ -57,12 +67,13 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       schema: { tags: ['Billing'], params: s.OrgTypeParams, response: errorResponses(404) },
     },
-    async (request) => removeOrgWholesale(ctx.pool, request.params.id, request.params.type),
+    async (request) =>
+      orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, request.params.id, request.params.type)),
   );
 
   app.get('/state-fees', { schema: { tags: ['Billing'] } }, async () => ({
     object: 'list' as const,
-    data: await listStateFeeViews(ctx.pool),
+    data: (await listStateFees(ctx.pool)).map(stateFeeView),
     hasMore: false,
   }));
 
@@ -71,7 +82,7 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       schema: { tags: ['Billing'], params: s.StateParams, body: s.StateFeeBody, response: errorResponses(404) },
     },
-    async (request) => updateStateFee(ctx.pool, request.params.state, request.body, ACTOR),
+    async (request) => stateFeeView(await updateStateFee(ctx.pool, request.params.state, request.body, ACTOR)),
   );
 
   app.post(

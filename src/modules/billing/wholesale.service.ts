@@ -1,42 +1,27 @@
 import type pg from 'pg';
-import type { Environment } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
-import { centsToDollars } from '../../lib/money.js';
 import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
+import { belowWholesaleMessage } from './billing.views.js';
 import { PRODUCT_TYPES, type ProductType } from './pricing.js';
 import { parseProductType } from './prices.service.js';
 
-/** A retail price raised by PRICE-7. `retailAmount` in dollars. */
-export interface RaisedPrice {
+/** A retail price raised by PRICE-7 (cents); raisedPriceView presents it. */
+export type RaisedRetailPrice = Awaited<ReturnType<typeof repo.raiseRetailToFloor>>[number];
+
+/** One organization's wholesale price of one type, cents; `overridden` false means the default applies. */
+export interface OrgWholesale {
   organizationId: string;
-  environment: Environment;
-  retailAmount: number;
+  type: ProductType;
+  wholesaleCents: number;
+  defaultWholesaleCents: number;
+  overridden: boolean;
 }
 
-/** Operator view of a catalogue row (dollars). */
-export function catalogView(c: repo.CatalogRow) {
-  return {
-    type: c.type,
-    name: c.name,
-    description: c.description,
-    defaultAmount: centsToDollars(c.default_amount_cents),
-    wholesaleAmount: centsToDollars(c.wholesale_amount_cents),
-    updatedAt: c.updated_at.toISOString(),
-  };
-}
-
-const raisedView = (rows: Awaited<ReturnType<typeof repo.raiseRetailToFloor>>): RaisedPrice[] =>
-  rows.map((r) => ({
-    organizationId: r.organization_id,
-    environment: r.environment,
-    retailAmount: centsToDollars(r.retail_amount_cents),
-  }));
-
-/** GET /admin/v1/wholesale-prices: the catalogue (default and wholesale prices of the nine types). */
-export async function listCatalog(db: Db) {
-  return (await repo.listCatalog(db)).map(catalogView);
+/** GET /admin/v1/wholesale-prices: the catalogue rows (default and wholesale prices of the nine types, cents). */
+export function listCatalog(db: Db): Promise<repo.CatalogRow[]> {
+  return repo.listCatalog(db);
 }
 
 /**
@@ -46,7 +31,8 @@ export async function listCatalog(db: Db) {
  * that set none, so PRICE-7 applies to it too); an explicit defaultAmount below the wholesale is a 400.
  * In the same transaction every retail price of an organization WITHOUT an override that is now below the new
  * floor is raised to it (PRICE-7).
- * @returns the catalogue row and the raised prices. @throws ValidationError, AppError not_found.
+ * @returns the catalogue row and the raised prices (cents; catalogChangeView presents them).
+ * @throws ValidationError, AppError not_found.
  */
 export async function setCatalogPrice(
   pool: pg.Pool,
@@ -75,13 +61,13 @@ export async function setCatalogPrice(
       throw new ValidationError([
         {
           field: 'defaultAmount',
-          message: `must be at least the wholesale price (${centsToDollars(next.wholesale)} dollars)`,
+          message: belowWholesaleMessage(next.wholesale),
         },
       ]);
     }
     const row = await repo.updateCatalog(tx, type, next.list, next.wholesale);
     const raised = await repo.raiseRetailToFloor(tx, type, null);
-    return { price: catalogView(row), retailPricesRaised: raisedView(raised) };
+    return { price: row, retailPricesRaised: raised };
   });
 }
 
@@ -90,8 +76,8 @@ async function throwIfNoOrganization(tx: Db, organizationId: string): Promise<vo
     throw new AppError('not_found', `No such organization: '${organizationId}'`);
 }
 
-/** The per-organization wholesale view of one type (dollars); `overridden` false means the default applies. */
-async function orgWholesaleView(db: Db, organizationId: string, type: ProductType) {
+/** The organization's wholesale price of one type (cents). */
+async function orgWholesaleOf(db: Db, organizationId: string, type: ProductType): Promise<OrgWholesale> {
   const [catalog, overrides] = await Promise.all([
     repo.listCatalog(db),
     repo.findWholesaleOverrides(db, organizationId),
@@ -101,19 +87,19 @@ async function orgWholesaleView(db: Db, organizationId: string, type: ProductTyp
   return {
     organizationId,
     type,
-    wholesaleAmount: centsToDollars(override ?? c.wholesale_amount_cents),
-    defaultWholesaleAmount: centsToDollars(c.wholesale_amount_cents),
+    wholesaleCents: override ?? c.wholesale_amount_cents,
+    defaultWholesaleCents: c.wholesale_amount_cents,
     overridden: override !== undefined,
   };
 }
 
 /**
- * GET /admin/v1/organizations/{id}/wholesale-prices: the organization's floor for every type, in dollars.
+ * GET /admin/v1/organizations/{id}/wholesale-prices: the organization's floor for every type, in cents.
  * @throws AppError not_found (404) for an unknown organization.
  */
-export async function listOrgWholesale(db: Db, organizationId: string) {
+export async function listOrgWholesale(db: Db, organizationId: string): Promise<OrgWholesale[]> {
   await throwIfNoOrganization(db, organizationId);
-  return Promise.all(PRODUCT_TYPES.map((t) => orgWholesaleView(db, organizationId, t)));
+  return Promise.all(PRODUCT_TYPES.map((t) => orgWholesaleOf(db, organizationId, t)));
 }
 
 /**
@@ -129,7 +115,7 @@ export async function setOrgWholesale(pool: pg.Pool, organizationId: string, raw
     await throwIfNoOrganization(tx, organizationId);
     await repo.upsertWholesaleOverride(tx, organizationId, type, cents);
     const raised = await repo.raiseRetailToFloor(tx, type, organizationId);
-    return { ...(await orgWholesaleView(tx, organizationId, type)), retailPricesRaised: raisedView(raised) };
+    return { ...(await orgWholesaleOf(tx, organizationId, type)), retailPricesRaised: raised };
   });
 }
 
@@ -147,6 +133,6 @@ export async function removeOrgWholesale(pool: pg.Pool, organizationId: string, 
       throw new AppError('not_found', `Organization '${organizationId}' has no wholesale override for ${type}`);
     }
     const raised = await repo.raiseRetailToFloor(tx, type, organizationId);
-    return { ...(await orgWholesaleView(tx, organizationId, type)), retailPricesRaised: raisedView(raised) };
+    return { ...(await orgWholesaleOf(tx, organizationId, type)), retailPricesRaised: raised };
   });
 }

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
-import { FEE_FIELDS, listStateFeeViews, updateStateFee, type StateFeeUpdate } from '../billing/state-fees.service.js';
+import { FEE_FIELDS, listStateFees, updateStateFee, type StateFeeUpdate } from '../billing/state-fees.service.js';
+import {
+  catalogChangeView,
+  catalogView,
+  orgWholesaleChangeView,
+  orgWholesaleView,
+  stateFeeView,
+} from '../billing/billing.views.js';
 import {
   listCatalog,
   listOrgWholesale,
@@ -34,8 +41,9 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     { schema: { hide: true } },
     async (request, reply) => {
       const orgId = request.query.organizationId || '';
-      const [catalog, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
-      const orgPrices = orgId ? await listOrgWholesale(ctx.pool, orgId) : null;
+      const [catalogRows, organizations] = await Promise.all([listCatalog(ctx.pool), listOrganizations(ctx.pool)]);
+      const catalog = catalogRows.map(catalogView);
+      const orgPrices = orgId ? (await listOrgWholesale(ctx.pool, orgId)).map(orgWholesaleView) : null;
       const org = orgId ? (organizations.find((o) => o.id === orgId) ?? null) : null;
       return render(ctx, request, reply, 'prices', {
         title: 'Wholesale prices',
@@ -53,10 +61,12 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     return formAction(ctx, request, reply, `${CONSOLE_PREFIX}/prices`, async () => {
       const wholesale = field(request.body, 'wholesaleAmount');
       const list = field(request.body, 'defaultAmount');
-      const result = await setCatalogPrice(ctx.pool, type, {
-        wholesaleAmount: wholesale ? parseDollars(wholesale, 'wholesaleAmount') : undefined,
-        defaultAmount: list ? parseDollars(list, 'defaultAmount') : undefined,
-      });
+      const result = catalogChangeView(
+        await setCatalogPrice(ctx.pool, type, {
+          wholesaleAmount: wholesale ? parseDollars(wholesale, 'wholesaleAmount') : undefined,
+          defaultAmount: list ? parseDollars(list, 'defaultAmount') : undefined,
+        }),
+      );
       request.log.info({ type, operator: actorOf(request) }, 'catalogue price changed in the console');
       return `${result.price.name}: wholesale $${result.price.wholesaleAmount}, list $${result.price.defaultAmount}.${raisedText(result.retailPricesRaised.length)}`;
     });
@@ -70,14 +80,16 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
       const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
       return formAction(ctx, request, reply, back, async () => {
         if (field(request.body, 'remove') === 'yes') {
-          const result = await removeOrgWholesale(ctx.pool, id, type);
+          const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, id, type));
           return `${type}: override removed; the default wholesale $${result.wholesaleAmount} applies.${raisedText(result.retailPricesRaised.length)}`;
         }
-        const result = await setOrgWholesale(
-          ctx.pool,
-          id,
-          type,
-          parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'),
+        const result = orgWholesaleChangeView(
+          await setOrgWholesale(
+            ctx.pool,
+            id,
+            type,
+            parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'),
+          ),
         );
         request.log.info(
           { organizationId: id, type, operator: actorOf(request) },
@@ -92,7 +104,7 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     render(ctx, request, reply, 'fees', {
       title: 'State fee schedule',
       section: 'fees',
-      fees: await listStateFeeViews(ctx.pool),
+      fees: (await listStateFees(ctx.pool)).map(stateFeeView),
       feeFields: FEE_FIELDS,
       feeLabels: FEE_LABELS,
     }),
@@ -100,7 +112,7 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
 
   app.get<{ Params: { state: string } }>('/fees/:state', { schema: { hide: true } }, async (request, reply) => {
     const state = request.params.state.toUpperCase();
-    const fee = (await listStateFeeViews(ctx.pool)).find((f) => f.state === state);
+    const fee = (await listStateFees(ctx.pool)).map(stateFeeView).find((f) => f.state === state);
     if (!fee) throw notFound('state fee schedule', state);
     return render(ctx, request, reply, 'fee-edit', {
       title: `State fees · ${fee.name}`,
