@@ -133,6 +133,48 @@ function cycleWithin(graph: Map<string, string[]>, members: Set<string>): string
   return [start, start];
 }
 
+/*
+ * API-5, money at the edge: integer cents inside, dollars only where an answer is built. `centsToDollars` may be
+ * imported only by lib/money.ts itself, the presenters (`*.views.ts`), route files (`*.routes.ts`, `*-routes.ts`)
+ * and the CLI (src/cli/), which is an edge of its own. Named imports, namespace imports that use it, and
+ * re-exports of it all count.
+ */
+const MONEY = path.join(SRC, 'lib', 'money.ts');
+
+/** Whether `file` is allowed to convert cents to dollars (API-5). */
+function isMoneyEdge(file: string, root: string): boolean {
+  const rel = path.relative(root, file).split(path.sep).join('/');
+  return rel === 'lib/money.ts' || rel.startsWith('cli/') || /\.views\.ts$/.test(rel) || /[.-]routes\.ts$/.test(rel);
+}
+
+/** The files among `files` that import `centsToDollars` from `moneyFile` (named, namespace or re-exported). */
+function centsToDollarsImporters(files: string[], moneyFile: string): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    const text = fs.readFileSync(file, 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const uses = source.statements.some((st) => {
+      if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier) return false;
+      if (!ts.isStringLiteral(st.moduleSpecifier) || !st.moduleSpecifier.text.startsWith('.')) return false;
+      if (resolveRelative(file, st.moduleSpecifier.text) !== moneyFile) return false;
+      if (ts.isExportDeclaration(st)) {
+        const clause = st.exportClause;
+        return (
+          !clause ||
+          (ts.isNamedExports(clause) &&
+            clause.elements.some((e) => (e.propertyName ?? e.name).text === 'centsToDollars'))
+        );
+      }
+      const bindings = st.importClause?.namedBindings;
+      if (!bindings) return false;
+      if (ts.isNamespaceImport(bindings)) return new RegExp(`\\b${bindings.name.text}\\.centsToDollars\\b`).test(text);
+      return bindings.elements.some((e) => (e.propertyName ?? e.name).text === 'centsToDollars');
+    });
+    if (uses) out.push(file);
+  }
+  return out;
+}
+
 const show = (cycle: string[]): string => cycle.map((f) => path.relative(process.cwd(), f)).join(' -> ');
 
 describe('architecture', () => {
@@ -176,5 +218,46 @@ describe('architecture', () => {
     expect(files.length).toBeGreaterThan(50);
     const cycles = findCycles(importGraph(files)).map(show);
     expect(cycles, `import cycles under src/:\n${cycles.join('\n')}`).toEqual([]);
+  });
+
+  it('finds a centsToDollars import outside the edge (the money check can fail)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'architecture-'));
+    try {
+      for (const sub of ['lib', 'cli', 'modules']) fs.mkdirSync(path.join(dir, sub));
+      const money = path.join(dir, 'lib', 'money.ts');
+      fs.writeFileSync(money, 'export const centsToDollars = (c: number) => c / 100;\n');
+      const write = (rel: string, text: string) => fs.writeFileSync(path.join(dir, rel), text);
+      write(
+        'modules/a.service.ts',
+        "import { centsToDollars } from '../lib/money.js';\nexport const a = centsToDollars(1);\n",
+      );
+      write('modules/b.ts', "import * as money from '../lib/money.js';\nexport const b = money.centsToDollars(1);\n");
+      write('modules/c.ts', "export { centsToDollars as toDollars } from '../lib/money.js';\n");
+      write(
+        'modules/d.views.ts',
+        "import { centsToDollars } from '../lib/money.js';\nexport const d = centsToDollars(1);\n",
+      );
+      write(
+        'modules/e.admin-routes.ts',
+        "import { centsToDollars } from '../lib/money.js';\nexport const e = centsToDollars(1);\n",
+      );
+      write('cli/f.cli.ts', "import { centsToDollars } from '../lib/money.js';\nexport const f = centsToDollars(1);\n");
+      write('modules/g.ts', "import { formatCents } from '../lib/money.js';\nexport const g = formatCents;\n");
+      const found = centsToDollarsImporters(tsFiles(dir), money).filter((f) => !isMoneyEdge(f, dir));
+      expect(found.map((f) => path.relative(dir, f).split(path.sep).join('/'))).toEqual([
+        'modules/a.service.ts',
+        'modules/b.ts',
+        'modules/c.ts',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('src/ converts cents to dollars only at the edge: presenters, routes and the CLI (API-5)', () => {
+    const importers = centsToDollarsImporters(tsFiles(SRC), MONEY);
+    expect(importers.length).toBeGreaterThan(0);
+    const outside = importers.filter((f) => !isMoneyEdge(f, SRC)).map((f) => path.relative(process.cwd(), f));
+    expect(outside, `centsToDollars imported outside the API edge (API-5):\n${outside.join('\n')}`).toEqual([]);
   });
 });
