@@ -1,9 +1,13 @@
 import type { Environment } from '../../context.js';
 import { many, type Db } from '../../lib/db.js';
 import type { OrderRow } from '../orders/orders.repo.js';
+import { ORDER_TYPES } from '../orders/orders.schemas.js';
 
 /** Statuses the filing team works on (CONS-2). */
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
+
+/** Every order type the filing team files: the API's products, the DBA of formation tier 3 and certificates. */
+export const QUEUE_ORDER_TYPES = [...ORDER_TYPES, 'dba', 'certificate_of_good_standing'] as const;
 
 /** One of QUEUE_STATUSES. */
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
@@ -87,33 +91,40 @@ export function listQueue(db: Db, f: QueueFilter, limit: number, afterId?: strin
   );
 }
 
-/** How many orders match the filter in each queue status (the status filter itself is ignored). */
+/** Counts above this are shown as "more than": counting stops there, so a long queue costs what a short one does. */
+export const QUEUE_COUNT_CAP = 1000;
+
+/**
+ * How many orders match the filter in each queue status (the status filter itself is ignored), each counted up to
+ * QUEUE_COUNT_CAP + 1 through the partial index orders_queue: a number above the cap means "more than the cap".
+ */
 export async function countQueue(db: Db, f: QueueFilter): Promise<Record<QueueStatus, number>> {
-  const w = where(f, false);
-  const rows = await many<{ filing_status: QueueStatus; n: number }>(
-    db,
-    // The company is joined only when the search needs its name: the counts then read the queue's index alone.
-    `SELECT o.filing_status, count(*)::int AS n FROM orders o ${f.q ? 'JOIN companies c ON c.id = o.company_id' : ''} WHERE ${w.sql} GROUP BY 1`,
-    w.params,
-  );
+  const join = f.q ? 'JOIN companies c ON c.id = o.company_id' : '';
+  const params: unknown[] = [];
+  const parts = QUEUE_STATUSES.map((status) => {
+    const w = where({ ...f, status }, true);
+    const offset = params.length;
+    params.push(...w.params);
+    // Renumber this part's placeholders after the parts before it.
+    const sql = w.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + offset}`);
+    return `SELECT '${status}' AS filing_status, (SELECT count(*)::int FROM (SELECT 1 FROM orders o ${join} WHERE ${sql} LIMIT ${QUEUE_COUNT_CAP + 1}) x) AS n`;
+  });
+  const rows = await many<{ filing_status: QueueStatus; n: number }>(db, parts.join(' UNION ALL '), params);
   const out: Record<QueueStatus, number> = { submitted: 0, pending: 0, exception: 0 };
   for (const r of rows) out[r.filing_status] = r.n;
   return out;
 }
 
-/** Values for the filter menus: states, products and organizations that have orders in the environment. */
+/**
+ * Values for the filter menus: every jurisdiction of the fee schedule, every order type, every organization. Read
+ * from those small tables and lists, never from the orders, so the menus cost the same at any number of orders.
+ */
 export async function queueFacets(
   db: Db,
-  environment: Environment,
 ): Promise<{ states: string[]; orderTypes: string[]; organizations: Array<{ id: string; name: string }> }> {
-  const [states, types, orgs] = await Promise.all([
-    many<{ v: string }>(db, `SELECT DISTINCT filing_state AS v FROM orders WHERE environment = $1 ORDER BY 1`, [
-      environment,
-    ]),
-    many<{ v: string }>(db, `SELECT DISTINCT order_type AS v FROM orders WHERE environment = $1 ORDER BY 1`, [
-      environment,
-    ]),
-    many<{ id: string; name: string }>(db, `SELECT id, name FROM organizations ORDER BY lower(name)`),
+  const [states, orgs] = await Promise.all([
+    many<{ v: string }>(db, 'SELECT state AS v FROM state_fees ORDER BY 1'),
+    many<{ id: string; name: string }>(db, 'SELECT id, name FROM organizations ORDER BY lower(name)'),
   ]);
-  return { states: states.map((r) => r.v), orderTypes: types.map((r) => r.v), organizations: orgs };
+  return { states: states.map((r) => r.v), orderTypes: [...QUEUE_ORDER_TYPES].sort(), organizations: orgs };
 }

@@ -18,16 +18,23 @@ export async function queuePageView(ctx: AppContext, query: Record<string, strin
   const [rows, counts, facets, refunds] = await Promise.all([
     q.listQueue(ctx.pool, filter, QUEUE_PAGE_SIZE + 1, after),
     q.countQueue(ctx.pool, filter),
-    q.queueFacets(ctx.pool, filter.environment),
+    q.queueFacets(ctx.pool),
     listUnsettledRefunds(ctx.pool),
   ]);
   const total = filter.status ? counts[filter.status] : counts.submitted + counts.pending + counts.exception;
+  const capped = (filter.status ? [counts[filter.status]] : Object.values(counts)).some((n) => n > q.QUEUE_COUNT_CAP);
   return {
     title: 'Work queue',
     section: 'queue',
     filter,
     counts,
-    total,
+    countLabels: {
+      all: countLabel(counts.submitted + counts.pending + counts.exception, Object.values(counts)),
+      submitted: countLabel(counts.submitted),
+      pending: countLabel(counts.pending),
+      exception: countLabel(counts.exception),
+    },
+    totalLabel: capped ? `more than ${q.QUEUE_COUNT_CAP.toLocaleString('en-US')}` : String(total),
     facets,
     page,
     rows: rows.slice(0, QUEUE_PAGE_SIZE),
@@ -54,4 +61,9 @@ export function parseQueueFilter(query: Record<string, string | undefined>): q.Q
     organizationId: clean(query.organizationId, /^org_[a-z0-9]{10,40}$/),
     q: (query.q ?? '').trim().slice(0, 100),
   };
+}
+
+/** A tab's count as shown: "1,000+" once any of the counts it sums went past the cap (they stop counting there). */
+function countLabel(n: number, parts: number[] = [n]): string {
+  return parts.some((p) => p > q.QUEUE_COUNT_CAP) ? `${q.QUEUE_COUNT_CAP.toLocaleString('en-US')}+` : String(n);
 }
