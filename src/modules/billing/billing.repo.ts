@@ -1,7 +1,10 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { pricesChanged } from './price-cache.js';
-import type { ProductType, StateFeeRow } from './pricing.js';
+import type { StateFeeColumns, StateFeeRow } from './prices.repo.js';
+import type { ProductType } from './product-types.js';
+
+export type { StateFeeColumns } from './prices.repo.js';
 
 // Lock keys (pg_advisory_xact_lock). Operator floor changes take FLOOR_LOCK exclusively and tenant price
 // edits take it shared, so a retail price is never validated against a floor that is being raised
@@ -191,19 +194,6 @@ export function listStateFees(db: Db): Promise<StateFeeRow[]> {
 export function findStateFeesForUpdate(tx: Db, state: string): Promise<StateFeeRow | null> {
   return one<StateFeeRow>(tx, 'SELECT * FROM state_fees WHERE state = $1 FOR UPDATE', [state]);
 }
-
-/** Column values of a state_fees row an operator may change (cents). */
-export type StateFeeColumns = Pick<
-  StateFeeRow,
-  | 'name'
-  | 'llc_formation_cents'
-  | 'corp_formation_cents'
-  | 'llc_foreign_cents'
-  | 'corp_foreign_cents'
-  | 'llc_annual_report_cents'
-  | 'corp_annual_report_cents'
-  | 'expedited_formation_cents'
->;
 
 /** Writes new fee values, appends `historyEntry` to source.history and records who changed it. */
 export async function updateStateFees(

@@ -93,22 +93,24 @@ export async function insertSeedCatalogRow(db: Db, p: SeedCatalogRow): Promise<v
   );
 }
 
+/** Column values of a state_fees row an operator may change (cents). */
+export type StateFeeColumns = Pick<
+  StateFeeRow,
+  | 'name'
+  | 'llc_formation_cents'
+  | 'corp_formation_cents'
+  | 'llc_foreign_cents'
+  | 'corp_foreign_cents'
+  | 'llc_annual_report_cents'
+  | 'corp_annual_report_cents'
+  | 'expedited_formation_cents'
+>;
+
 /** Inserts a state's fee schedule row as seeded (updated_by 'seed') unless the state has one; amounts in cents. */
 export async function insertSeedStateFees(
   db: Db,
   state: string,
-  f: Pick<
-    StateFeeRow,
-    | 'name'
-    | 'llc_formation_cents'
-    | 'corp_formation_cents'
-    | 'llc_foreign_cents'
-    | 'corp_foreign_cents'
-    | 'llc_annual_report_cents'
-    | 'corp_annual_report_cents'
-    | 'expedited_formation_cents'
-    | 'source'
-  >,
+  f: StateFeeColumns & Pick<StateFeeRow, 'source'>,
 ): Promise<void> {
   await db.query(
     `INSERT INTO state_fees (state, name, llc_formation_cents, corp_formation_cents, llc_foreign_cents, corp_foreign_cents,
