@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { pathPrefix, type Config } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
-import { rejectNulCharacters } from './lib/nul-guard.js';
+import { rejectUnstorableText } from './lib/text-guard.js';
 import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { latestMigrationVersion } from './lib/migrate.js';
@@ -97,7 +97,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       ctx.log.warn({ err }, 'rate-limit counters could not be shared; retrying'),
     ),
   );
-  app.addHook('preValidation', rejectNulCharacters);
+  app.addHook('preValidation', rejectUnstorableText);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids in paths would make one time series per resource.
     const route = request.routeOptions.url ?? 'unmatched';

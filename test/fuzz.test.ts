@@ -585,4 +585,34 @@ describe('inputs that once answered 500', () => {
     });
     expect(socket.headers.get('x-request-id')).toBe(refused.requestId);
   });
+
+  it('refuses an unpaired surrogate in an e-mail with 400 naming the field, and a whitespace-only white-label domain', async () => {
+    const user = await t.app.inject({
+      method: 'POST',
+      url: '/test/v1/users',
+      headers: { 'x-api-key': fixtures.tenant.keys.test },
+      payload: { fullName: 'Lone Surrogate', email: '\ud800' },
+    });
+    expect(user.statusCode).toBe(400);
+    expect(user.json().errors).toEqual([{ field: 'email', message: expect.stringContaining('surrogate') }]);
+    const live = { 'x-api-key': fixtures.tenant.keys.live };
+    const contact = await t.app.inject({
+      method: 'PATCH',
+      url: '/v1/organization',
+      headers: live,
+      payload: { contactEmail: 'ops\udfff@example.com' },
+    });
+    expect(contact.statusCode).toBe(400);
+    expect(contact.json().errors).toEqual([{ field: 'contactEmail', message: expect.stringContaining('surrogate') }]);
+    const domain = await t.app.inject({
+      method: 'PATCH',
+      url: '/v1/organization',
+      headers: live,
+      payload: { whiteLabelDomain: '\n\r\t' },
+    });
+    expect(domain.statusCode).toBe(400);
+    expect(domain.json().errors).toEqual([
+      { field: 'whiteLabelDomain', message: expect.stringContaining('host name') },
+    ]);
+  });
 });

@@ -10,8 +10,16 @@ function buildAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   // One definition of a valid email for the whole service: the `validator` package's isEmail (USR-1:
   // a well-kept library), so `format: 'email'` in any schema means exactly that.
-  ajv.addFormat('email', { type: 'string', validate: (s: string) => validator.isEmail(s) });
+  ajv.addFormat('email', { type: 'string', validate: isEmailAddress });
   return ajv;
+}
+
+/**
+ * The service's one test of an e-mail address (USR-1): validator's isEmail, on well-formed text only, because
+ * isEmail throws (URIError) on a string holding an unpaired UTF-16 surrogate instead of answering false.
+ */
+export function isEmailAddress(s: string): boolean {
+  return s.isWellFormed() && validator.isEmail(s);
 }
 
 const strictAjv = buildAjv(false);

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import validator from 'validator';
+import { isEmailAddress } from '../../lib/validation.js';
 import { isUniqueViolation, withTransaction } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -42,7 +42,7 @@ export async function createOperator(
   const email = input.email.trim().toLowerCase();
   const name = input.name.trim();
   const errors = new FieldErrors();
-  if (!validator.isEmail(email)) errors.add('email', 'must be an e-mail address');
+  if (!isEmailAddress(email)) errors.add('email', 'must be an e-mail address');
   if (!name) errors.add('name', 'must not be empty');
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH)
     errors.add('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);

@@ -58,7 +58,8 @@ export async function updateOrganizationSettings(
     patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null
       ? patch.whiteLabelDomain
       : patch.whiteLabelDomain.trim().toLowerCase();
-  if (domain) checkDomain(ctx, domain, errors);
+  // A blank or whitespace-only domain is a bad host name, not a removal (null removes it).
+  if (typeof domain === 'string') checkDomain(ctx, domain, errors);
   const logoUrl = patch.branding?.logoUrl;
   if (
     logoUrl &&

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import validator from 'validator';
+import { isEmailAddress } from '../../lib/validation.js';
 import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
@@ -42,7 +42,7 @@ export function normalizeContactEmail(value: string | null | undefined, errors?:
   const email = value?.trim();
   if (!email) return null;
   const collector = errors ?? new FieldErrors();
-  if (email.length > 254 || !validator.isEmail(email))
+  if (email.length > 254 || !isEmailAddress(email))
     collector.add('contactEmail', 'must be an email address, e.g. dev-alerts@example.com');
   if (!errors) collector.throwIfAny();
   return email;
