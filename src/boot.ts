@@ -3,7 +3,7 @@ import path from 'node:path';
 import { runMigrations } from 'graphile-worker';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config-types.js';
 import type { AppContext } from './context.js';
 import { createPool } from './lib/db.js';
 import { startEmbeddedDb, type EmbeddedDb } from './lib/embedded-db.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './config-types.js';
 import type { Keyring } from './lib/secret-box.js';
 import type { Environment } from './lib/tenant.js';
 import type { PriceCache } from './modules/billing/price-cache.js';

@@ -1,6 +1,7 @@
 import type { Runner } from 'graphile-worker';
 import { boot, type Booted } from './boot.js';
-import { loadConfig, quickStartEnv, type Config } from './config.js';
+import type { Config } from './config-types.js';
+import { loadConfig, quickStartEnv } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';

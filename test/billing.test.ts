@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tenant } from '../src/context.js';
 import { many, one, withTransaction } from '../src/lib/db.js';
 import { seedBilling } from '../src/modules/billing/billing.seed.js';
 import { appendLedgerEntry, creditBalance, debitOrThrow, reverseOrderDebits } from '../src/modules/billing/ledger.js';
 import { retailCents, stateFeeCents, wholesaleCents } from '../src/modules/billing/pricing.js';
-import { createOrderRow } from './factories.js';
+import { runCli } from './cli-runner.js';
+import { createOrderRow, tenantOf } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 // Expected amounts come from the data files, converted here to cents.
@@ -35,10 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const tenantOf = (x: TestTenant, environment: 'live' | 'test' = 'test'): Tenant => ({
-  organizationId: x.organizationId,
-  environment,
-});
+const operatorCredit = (x: TestTenant, body: Record<string, unknown>) =>
+  t.admin('POST', `/organizations/${x.organizationId}/balance-credits`, body);
 const balanceOf = async (x: TestTenant, env: 'live' | 'test' = 'test') =>
   (await x.api('GET', '/organization', undefined, { env })).json().balance;
 const ledgerCount = async (x: TestTenant) =>
@@ -84,11 +80,7 @@ describe('balance credits', () => {
 
   it('the operator credits live or test money with a note', async () => {
     const tenant = await t.newTenant();
-    const res = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
-      environment: 'live',
-      amount: 2500,
-      note: 'Wire 2025-07-01',
-    });
+    const res = await operatorCredit(tenant, { environment: 'live', amount: 2500, note: 'Wire 2025-07-01' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
       type: 'credit',
@@ -106,22 +98,8 @@ describe('balance credits', () => {
       (await t.admin('POST', '/organizations/org_missing/balance-credits', { environment: 'live', amount: 1 }))
         .statusCode,
     ).toBe(404);
-    expect(
-      (
-        await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
-          environment: 'staging',
-          amount: 1,
-        })
-      ).statusCode,
-    ).toBe(400);
-    expect(
-      (
-        await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
-          environment: 'live',
-          amount: 0.001,
-        })
-      ).statusCode,
-    ).toBe(400);
+    expect((await operatorCredit(tenant, { environment: 'staging', amount: 1 })).statusCode).toBe(400);
+    expect((await operatorCredit(tenant, { environment: 'live', amount: 0.001 })).statusCode).toBe(400);
   });
 
   it('bounds every operator amount, through the admin API and the CLI alike (LIM-3), changing nothing when refused', async () => {
@@ -132,20 +110,10 @@ describe('balance credits', () => {
       catalog: await one(t.ctx.pool, `SELECT * FROM price_catalog WHERE type = 'ein'`),
     });
     const before = await priced();
-    const credit = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
-      environment: 'live',
-      amount: 10_000_000.01,
-    });
+    const credit = await operatorCredit(tenant, { environment: 'live', amount: 10_000_000.01 });
     expect(credit.statusCode).toBe(400);
     expect(fieldsOf(credit)).toEqual(['amount']);
-    expect(
-      (
-        await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
-          environment: 'live',
-          amount: 10_000_000,
-        })
-      ).statusCode,
-    ).toBe(201);
+    expect((await operatorCredit(tenant, { environment: 'live', amount: 10_000_000 })).statusCode).toBe(201);
     for (const [path, body, field] of [
       ['/wholesale-prices/ein', { wholesaleAmount: 100_001 }, 'wholesaleAmount'],
       ['/wholesale-prices/ein', { defaultAmount: 100_001 }, 'defaultAmount'],
@@ -157,32 +125,13 @@ describe('balance credits', () => {
       expect(fieldsOf(res), path).toEqual([field]);
     }
 
-    const env = {
-      ...process.env,
-      DATABASE_URL: t.ctx.config.databaseUrl!,
-      OPERATOR_TOKEN: 'cli-operator-token-0123456789abcdefgh',
-      FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
-      DATA_DIR: t.ctx.config.dataDir,
-      LOG_LEVEL: 'silent',
+    const cli = async (...args: string[]) => {
+      const res = await runCli(t, args);
+      return { code: res.code, output: res.stdout + res.stderr };
     };
-    const cli = (...args: string[]) =>
-      promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env }).then(
-        () => ({ code: 0, output: '' }),
-        (err: { code: number; stdout: string; stderr: string }) => ({
-          code: err.code,
-          output: err.stdout + err.stderr,
-        }),
-      );
-    const cliCredit = await cli(
-      'balance',
-      'credit',
-      '--org',
-      tenant.organizationId,
-      '--environment',
-      'live',
-      '--amount',
-      '10000000.01',
-    );
+    const creditLive = (amount: string, ...args: string[]) =>
+      cli('balance', 'credit', '--org', tenant.organizationId, '--environment', 'live', '--amount', amount, ...args);
+    const cliCredit = await creditLive('10000000.01');
     expect(cliCredit.code).not.toBe(0);
     expect(cliCredit.output).toContain('amount: must be at most 10,000,000 dollars');
     const cliFee = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '100001');
@@ -192,18 +141,7 @@ describe('balance credits', () => {
     expect(cliWholesale.code).not.toBe(0);
     expect(cliWholesale.output).toContain('at most 100,000 dollars');
     // LIM-2: notes are bounded as in the admin API.
-    const cliNote = await cli(
-      'balance',
-      'credit',
-      '--org',
-      tenant.organizationId,
-      '--environment',
-      'live',
-      '--amount',
-      '5',
-      '--note',
-      'n'.repeat(501),
-    );
+    const cliNote = await creditLive('5', '--note', 'n'.repeat(501));
     expect(cliNote.output).toContain('note: must be at most 500 characters');
     const cliFeeNote = await cli('fees', 'set', '--state', 'DE', '--llc-formation', '90', '--note', 'n'.repeat(1001));
     expect(cliFeeNote.output).toContain('note: must be at most 1000 characters');
@@ -484,21 +422,15 @@ describe('state fees and price look-ups', () => {
 });
 
 describe('CLI: balance credit, prices wholesale set, fees list/set', () => {
+  // A data directory and secrets of its own: the CLI shares nothing with the app but the database.
   const run = async (...args: string[]) => {
-    const env = {
-      ...process.env,
-      DATABASE_URL: t.ctx.config.databaseUrl!,
+    const res = await runCli(t, [...args, '--json'], {
       OPERATOR_TOKEN: 'cli-test-operator-token-0123456789',
       FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
       DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')),
-      LOG_LEVEL: 'silent',
-    };
-    const { stdout } = await promisify(execFile)(
-      path.resolve('node_modules/.bin/tsx'),
-      ['src/cli.ts', ...args, '--json'],
-      { env },
-    );
-    return JSON.parse(stdout);
+    });
+    if (res.code !== 0) throw new Error(`cli ${args.join(' ')}: exit ${res.code}: ${res.stderr}`);
+    return JSON.parse(res.stdout);
   };
 
   it('operates on the same database as the API', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
+import { card, checkoutTokenOf, csrfOf, setDashboardBilling, signIn } from './dashboard-helpers.js';
 
 // DASH-9: a checkout form submitted twice (double click, reload, back + resubmit, two
 // requests racing) places and charges once; the second submit lands on the first one's orders.
@@ -11,19 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const card = (number: string) => ({
-  'card.name': 'Ada Lovelace',
-  'card.number': number,
-  'card.exp': '12/39',
-  'card.cvc': '123',
-});
 const count = async (sql: string, params: unknown[]) => (await t.ctx.pool.query(sql, params)).rowCount;
+const paymentsOf = async (companyId: string) =>
+  (
+    await t.ctx.pool.query(
+      'SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
+      [companyId],
+    )
+  ).rows;
 
 async function tenantBilling(name: string, billing: 'customer' | 'organization'): Promise<TestTenant> {
   const tenant = await t.newTenant(name);
-  expect((await tenant.api('PATCH', '/organization', { dashboardBilling: billing }, { env: 'live' })).statusCode).toBe(
-    200,
-  );
+  await setDashboardBilling(tenant, billing);
   if (billing === 'organization')
     expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
   return tenant;
@@ -73,12 +72,7 @@ describe('a checkout form submitted more than once', () => {
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    const payments = (
-      await t.ctx.pool.query(
-        'SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
-        [company.id],
-      )
-    ).rows;
+    const payments = await paymentsOf(company.id);
     expect(payments.map((p) => p.status)).toEqual(['declined', 'succeeded']);
   });
 
@@ -158,12 +152,7 @@ describe('a checkout form submitted more than once', () => {
 
     expect((await s.post(path, { ...form, ...card('4242424242424242') })).statusCode).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    const payments = (
-      await t.ctx.pool.query(
-        'SELECT status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
-        [company.id],
-      )
-    ).rows;
+    const payments = await paymentsOf(company.id);
     expect(payments.map((p) => p.status)).toEqual(['refunded', 'succeeded']);
     // The retry was a new charge at the provider, not the refunded one again.
     expect(payments[1].provider_reference).not.toBe(payments[0].provider_reference);

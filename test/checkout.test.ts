@@ -1,8 +1,17 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp } from './harness.js';
-import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
+import {
+  card,
+  checkoutTokenOf,
+  csrfOf,
+  dollarsText,
+  einForm,
+  setDashboardBilling,
+  signIn,
+  wyomingCompanyForm,
+} from './dashboard-helpers.js';
+import { listPrice, stateFee, wholesale } from './orders-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -10,49 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// Expected amounts come from the data files the service seeds its catalogue and fee schedule from, not from the
-// service's own rows: a seeding or conversion mistake (dollars vs cents, a wrong column) must fail these tests.
-const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
-const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } =
-  dataFile('price-catalog.json');
-const feesFile: { states: Record<string, Record<string, number>> } = dataFile('state-fees.json');
-function product(type: string) {
-  const p = catalogFile.products.find((x) => x.type === type);
-  if (!p) throw new Error(`data/price-catalog.json has no product '${type}'`);
-  return { defaultCents: Math.round(p.defaultAmount * 100), wholesaleCents: Math.round(p.wholesaleAmount * 100) };
-}
-function stateFee(state: string, field: 'llcFormation' | 'llcAnnualReport'): number {
-  const fee = feesFile.states[state]?.[field];
-  if (typeof fee !== 'number') throw new Error(`data/state-fees.json has no ${field} for ${state}`);
-  return Math.round(fee * 100);
-}
-const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
-
-const card = (number: string) => ({
-  'card.name': 'Ada Lovelace',
-  'card.number': number,
-  'card.exp': '12/39',
-  'card.cvc': '123',
-});
-const einForm = {
-  'ein.responsibleParty.firstName': 'Ada',
-  'ein.responsibleParty.lastName': 'Lovelace',
-  'ein.responsibleParty.taxIdType': 'SSN',
-  'ein.responsibleParty.taxId': '123-45-6789',
-  'ein.responsibleParty.title': 'Managing Member',
-  'ein.reasonForApplying': 'started_new_business',
-  'ein.principalActivity': 'retail',
-  'ein.principalProductOrService': 'Handmade furniture',
-  'ein.employees.agricultural': '0',
-  'ein.employees.household': '0',
-  'ein.employees.other': '0',
-};
+// Expected amounts come from the data files the service seeds its catalogue and fee schedule from (orders-fixtures),
+// not from the service's own rows: a seeding or conversion mistake (dollars vs cents, a wrong column) must fail these
+// tests.
 
 async function customerTenant(name: string) {
   const tenant = await t.newTenant(name);
-  expect(
-    (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
-  ).toBe(200);
+  await setDashboardBilling(tenant, 'customer');
   return tenant;
 }
 
@@ -70,19 +43,19 @@ describe('checkout prices (BILL-11)', () => {
     expect(catalog.statusCode).toBe(200);
     // No retail price set for the tiers: their list price from the catalogue file, plus the agent's retail price set
     // above.
-    const tier2 = product('formation_tier_2').defaultCents + 33300;
-    const tier3 = product('formation_tier_3').defaultCents + 33300;
-    expect(catalog.body).toContain(dollars(tier2));
-    expect(catalog.body).toContain(dollars(tier3));
+    const tier2 = listPrice('formation_tier_2') + 33300;
+    const tier3 = listPrice('formation_tier_3') + 33300;
+    expect(catalog.body).toContain(dollarsText(tier2));
+    expect(catalog.body).toContain(dollarsText(tier3));
     expect(catalog.body).not.toContain('Starter');
     expect(catalog.body).not.toContain('tier=1');
 
     const form = await s.get('/checkout/formation?tier=2&entityType=LLC&filingState=DE');
     expect(form.statusCode).toBe(200);
-    const fee = stateFee('DE', 'llcFormation');
-    expect(form.body).toContain(dollars(fee));
+    const fee = stateFee('DE', 'Formation', 'LLC');
+    expect(form.body).toContain(dollarsText(fee));
     expect(form.body).toContain('State fee');
-    expect(form.body).toContain(`Pay ${dollars(tier2 + fee)}`);
+    expect(form.body).toContain(`Pay ${dollarsText(tier2 + fee)}`);
   });
 });
 
@@ -105,13 +78,13 @@ describe('in-app checkout (customer pays)', () => {
 
     const { rows: orders } = await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [company.id]);
     expect(orders).toHaveLength(1);
-    const retail = product('ein').defaultCents;
+    const retail = listPrice('ein');
     expect(orders[0]).toMatchObject({
       order_type: 'ein',
       billing: 'checkout',
       filing_status: 'submitted',
       retail_cents: retail,
-      margin_cents: retail - product('ein').wholesaleCents,
+      margin_cents: retail - wholesale('ein'),
     });
     const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [
       orders[0].group_id,
@@ -188,15 +161,7 @@ describe('in-app checkout (customer pays)', () => {
       tier: '3',
       entityType: 'LLC',
       filingState: 'WY',
-      'formation.company.legalName': 'Prairie Wind LLC',
-      'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St',
-      'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY',
-      'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada',
-      'formation.company.officers.0.lastName': 'Lovelace',
-      'formation.company.officers.0.title': 'Managing Member',
+      ...wyomingCompanyForm('Prairie Wind LLC'),
       dbaName: 'Prairie Wind Outfitters',
       ...einForm,
       ...card('4242424242424242'),
@@ -269,10 +234,9 @@ describe('organization-billed dashboard orders', () => {
     });
     expect(cogs.statusCode, cogs.body.slice(0, 2000)).toBe(303);
 
-    const fee = stateFee('DE', 'llcAnnualReport');
-    const wholesale =
-      product('annual_report').wholesaleCents + fee + product('certificate_of_good_standing').wholesaleCents;
-    expect((await tenant.api('GET', '/organization')).json().balance).toBe(5000 - wholesale / 100);
+    const fee = stateFee('DE', 'AnnualReport', 'LLC');
+    const charged = wholesale('annual_report') + fee + wholesale('certificate_of_good_standing');
+    expect((await tenant.api('GET', '/organization')).json().balance).toBe(5000 - charged / 100);
     const { rows } = await t.ctx.pool.query(
       'SELECT o.order_type, o.billing, g.source FROM orders o JOIN order_groups g ON g.id = o.group_id WHERE o.company_id = $1 ORDER BY o.order_type',
       [company.id],
@@ -311,15 +275,7 @@ describe('what the customer was shown is what is ordered and charged', () => {
       tier: '1',
       entityType: 'LLC',
       filingState: 'WY',
-      'formation.company.legalName': 'Gone Tier LLC',
-      'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St',
-      'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY',
-      'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada',
-      'formation.company.officers.0.lastName': 'Lovelace',
-      'formation.company.officers.0.title': 'Managing Member',
+      ...wyomingCompanyForm('Gone Tier LLC'),
       ...card('4242424242424242'),
     });
     expect(res.statusCode).toBe(409);

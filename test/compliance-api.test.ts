@@ -4,7 +4,7 @@ import { validatorCompiler } from '../src/lib/validation.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
 import { complianceRemindersTask } from '../src/modules/compliance/compliance-reminders.task.js';
 import { cronItems, taskDefinitions } from '../src/tasks.js';
-import { corpFields, createCompany, createOrderRow } from './factories.js';
+import { corpFields, createCompany, createOrderRow, tenantOf } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 /** True when `event` matches the documented webhook payload of its type. */
@@ -21,11 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
-  organizationId: tenant.organizationId,
-  environment,
-});
-
 /** An order of the company placed and moved through the orders module: its filing year, status and filing date set. */
 async function order(
   tenant: TestTenant,
@@ -35,7 +30,7 @@ async function order(
   status: 'submitted' | 'pending' | 'filed' | 'cancelled',
   extra: { filingYear?: number; filingDate?: string } = {},
 ) {
-  const { orderId } = await createOrderRow(t.ctx, env(tenant), {
+  const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant), {
     companyId,
     orderType,
     filingState: state,
@@ -351,7 +346,7 @@ describe('compliance reminders (POST /test_helpers/compliance-reminders/run and 
     const reminders = await create(['compliance.deadline_approaching']);
     const { company, user } = await createCompany(tenant);
     const [reminder] = (await run(tenant, '2030-04-02')).json().emitted;
-    const { orderId } = await createOrderRow(t.ctx, env(tenant), {
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant), {
       companyId: company.id,
       userId: user.id,
       orderType: 'annual_report',

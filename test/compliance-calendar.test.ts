@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  computeObligations,
-  obligationStatus,
-  type CalendarQuery,
-  type Presence,
-} from '../src/modules/compliance/calendar.js';
+import { computeObligations } from '../src/modules/compliance/calendar.js';
+import { obligationStatus, type CalendarQuery, type Presence } from '../src/modules/compliance/obligation.js';
 import { loadStateFeesFile } from '../src/modules/billing/billing.seed.js';
 import { loadDueDateRulesFile, ruleProblems } from '../src/modules/compliance/due-date-rules.js';
 

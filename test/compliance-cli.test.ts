@@ -11,6 +11,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const cli = (...args: string[]) => runCli(t, args, { USER: 'night-shift' });
+const deadlines2032 = (...args: string[]) =>
+  cli('compliance', 'deadlines', '--from', '2032-01-01', '--to', '2032-12-31', ...args);
+const setWyomingRules = (...args: string[]) => cli('compliance', 'rules', 'set', '--state', 'WY', ...args);
+const wyomingHistory = async () =>
+  JSON.parse((await cli('compliance', 'rules', 'history', '--state', 'WY', '--json')).stdout);
 
 describe('compliance CLI', () => {
   it("lists every tenant's deadlines by due date (--json), and edits a rule with who did it", async () => {
@@ -23,7 +28,7 @@ describe('compliance CLI', () => {
       formationState: 'WY',
       formationDate: '2024-05-10',
     });
-    const listed = await cli('compliance', 'deadlines', '--from', '2032-01-01', '--to', '2032-12-31', '--json');
+    const listed = await deadlines2032('--json');
     expect(listed.code, listed.stderr).toBe(0);
     const mine = JSON.parse(listed.stdout).items.filter((d: { companyId: string }) =>
       [llc.id, corp.id].includes(d.companyId),
@@ -46,28 +51,12 @@ describe('compliance CLI', () => {
         dueDate: '2032-06-01',
       }),
     ]);
-    const text = await cli(
-      'compliance',
-      'deadlines',
-      '--from',
-      '2032-01-01',
-      '--to',
-      '2032-12-31',
-      '--org',
-      b.organizationId,
-      '--state',
-      'wy',
-    );
+    const text = await deadlines2032('--org', b.organizationId, '--state', 'wy');
     expect(text.stdout).toContain('2032-05-01 upcoming WY annual_report');
     expect(text.stdout).toContain('Wyoming Widgets Inc');
     expect(text.stdout).not.toContain(llc.id);
 
-    const set = await cli(
-      'compliance',
-      'rules',
-      'set',
-      '--state',
-      'WY',
+    const set = await setWyomingRules(
       '--corporation',
       '{"params":{"anchor":"anniversary_month","dueDay":15}}',
       '--note',
@@ -80,23 +69,9 @@ describe('compliance CLI', () => {
       updatedBy: 'cli:night-shift',
       corporation: { params: { dueDay: 15 } },
     });
-    const after = JSON.parse(
-      (
-        await cli(
-          'compliance',
-          'deadlines',
-          '--from',
-          '2032-01-01',
-          '--to',
-          '2032-12-31',
-          '--org',
-          b.organizationId,
-          '--json',
-        )
-      ).stdout,
-    );
+    const after = JSON.parse((await deadlines2032('--org', b.organizationId, '--json')).stdout);
     expect(after.items.map((d: { dueDate: string }) => d.dueDate)).toEqual(['2032-05-15']);
-    const history = JSON.parse((await cli('compliance', 'rules', 'history', '--state', 'WY', '--json')).stdout);
+    const history = await wyomingHistory();
     expect(history[0]).toMatchObject({
       state: 'WY',
       changedBy: 'cli:night-shift',
@@ -104,25 +79,13 @@ describe('compliance CLI', () => {
       before: { corporation: { params: { dueDay: 1 } } },
     });
 
-    const bad = await cli('compliance', 'rules', 'set', '--state', 'WY', '--llc', '{"frequency":"monthly"}');
+    const bad = await setWyomingRules('--llc', '{"frequency":"monthly"}');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('llc.frequency');
     // LIM-2: the admin API's bound on the note holds on the command line too, and nothing changes.
-    const long = await cli(
-      'compliance',
-      'rules',
-      'set',
-      '--state',
-      'WY',
-      '--name',
-      'Wyoming',
-      '--note',
-      'n'.repeat(501),
-    );
+    const long = await setWyomingRules('--name', 'Wyoming', '--note', 'n'.repeat(501));
     expect(long.code).toBe(1);
     expect(long.stderr).toContain('note: must be at most 500 characters');
-    expect(JSON.parse((await cli('compliance', 'rules', 'history', '--state', 'WY', '--json')).stdout)).toHaveLength(
-      history.length,
-    );
+    expect(await wyomingHistory()).toHaveLength(history.length);
   }, 240_000);
 });

@@ -75,3 +75,48 @@ export function checkoutTokenOf(html: string): string {
   if (!m) throw new Error('no checkout form token in page');
   return m[1];
 }
+
+/** The card fields of a checkout form; with the sandbox provider the number decides the outcome (DASH-7). */
+export const card = (number: string) => ({
+  'card.name': 'Ada Lovelace',
+  'card.number': number,
+  'card.exp': '12/39',
+  'card.cvc': '123',
+});
+
+/** The EIN fields of a checkout form: a valid SS-4 (the form's counterpart of orders-fixtures `einObject`). */
+export const einForm = {
+  'ein.responsibleParty.firstName': 'Ada',
+  'ein.responsibleParty.lastName': 'Lovelace',
+  'ein.responsibleParty.taxIdType': 'SSN',
+  'ein.responsibleParty.taxId': '123-45-6789',
+  'ein.responsibleParty.title': 'Managing Member',
+  'ein.reasonForApplying': 'started_new_business',
+  'ein.principalActivity': 'retail',
+  'ein.principalProductOrService': 'Handmade furniture',
+  'ein.employees.agricultural': '0',
+  'ein.employees.household': '0',
+  'ein.employees.other': '0',
+};
+
+/** The company fields of a formation checkout form: a member-managed company named `legalName` in Sheridan, WY. */
+export const wyomingCompanyForm = (legalName: string) => ({
+  'formation.company.legalName': legalName,
+  'formation.company.structureType': 'MEMBER',
+  'formation.company.principalAddress.line1': '30 N Gould St',
+  'formation.company.principalAddress.city': 'Sheridan',
+  'formation.company.principalAddress.state': 'WY',
+  'formation.company.principalAddress.postalCode': '82801',
+  'formation.company.officers.0.firstName': 'Ada',
+  'formation.company.officers.0.lastName': 'Lovelace',
+  'formation.company.officers.0.title': 'Managing Member',
+});
+
+/** Sets who pays for the tenant's dashboard orders (DASH-6): `customer` by card, or `organization` from its balance. */
+export async function setDashboardBilling(tenant: TestTenant, billing: 'customer' | 'organization'): Promise<void> {
+  const res = await tenant.api('PATCH', '/organization', { dashboardBilling: billing }, { env: 'live' });
+  if (res.statusCode !== 200) throw new Error(`setDashboardBilling: ${res.statusCode} ${res.body}`);
+}
+
+/** An amount in cents written as the dashboard shows it: `$1,234.50`. */
+export const dollarsText = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;

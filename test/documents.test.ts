@@ -2,8 +2,8 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedFileUrl } from '../src/modules/documents/file-urls.js';
 import { storeDocument } from '../src/modules/documents/documents.service.js';
-import { createOrderRow } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { createOrderRow, tenantOf } from './factories.js';
+import { createTestApp, type TestApp } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,10 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
-  organizationId: tenant.organizationId,
-  environment,
-});
 const pathOf = (url: string) => {
   const u = new URL(url);
   return `${u.pathname}${u.search}`;
@@ -56,7 +52,9 @@ async function adminUpload(
 describe('test helper documents', () => {
   it('makes a real PDF for the order, emits document.uploaded and serves it by a signed link', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), { legalName: 'Blue Heron Ventures LLC' });
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant), {
+      legalName: 'Blue Heron Ventures LLC',
+    });
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, {
       documentType: 'articles_of_organization',
     });
@@ -96,7 +94,7 @@ describe('test helper documents', () => {
 
   it('stores a well-formed document type it does not list as given, and refuses a malformed one with 400 naming the field', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     // DOC-2: the list is open (the public API shows only company and registered_agent): an integrator's own word for
     // the articles works.
     const articles = await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, {
@@ -119,7 +117,7 @@ describe('test helper documents', () => {
 describe('GET /documents/{documentId} and the signed file link', () => {
   it('returns the document with a fresh link that expires after an hour', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const created = (
       await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'ein_confirmation' })
     ).json();
@@ -145,7 +143,7 @@ describe('GET /documents/{documentId} and the signed file link', () => {
 
   it('refuses an expired link and a tampered one with 403, in the error shape', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const doc = (
       await tenant.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })
     ).json();
@@ -172,7 +170,7 @@ describe('GET /documents/{documentId} and the signed file link', () => {
 
   it("answers 404 for another tenant's document and for the other environment", async () => {
     const owner = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(owner));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(owner));
     const doc = (
       await owner.api('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' })
     ).json();
@@ -183,8 +181,8 @@ describe('GET /documents/{documentId} and the signed file link', () => {
 
   it('lists documents of a company, newest first', async () => {
     const tenant = await t.newTenant();
-    const a = await createOrderRow(t.ctx, env(tenant));
-    const b = await createOrderRow(t.ctx, env(tenant));
+    const a = await createOrderRow(t.ctx, tenantOf(tenant));
+    const b = await createOrderRow(t.ctx, tenantOf(tenant));
     const first = (
       await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, {
         documentType: 'articles_of_organization',
@@ -215,7 +213,7 @@ describe('operator upload (multipart)', () => {
 
   it('stores an uploaded PDF for the order and emits document.uploaded', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant, 'live'));
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant, 'live'));
     const bytes = await pdfBytes();
     const res = await adminUpload(
       orderId,
@@ -245,7 +243,7 @@ describe('operator upload (multipart)', () => {
 
   it("takes the uploader's word for the type of a file without a known signature, by content type or extension", async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const fake = Buffer.from('stand-in for a scanned certificate');
     const byType = await adminUpload(
       orderId,
@@ -276,7 +274,7 @@ describe('operator upload (multipart)', () => {
 
   it('refuses files that are not documents, missing fields, and unknown orders', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const html = await adminUpload(
       orderId,
       { documentType: 'company' },
@@ -317,7 +315,7 @@ describe('operator upload (multipart)', () => {
 
   it('removes the stored file when the transaction fails', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const fs = await import('node:fs');
     const dir = `${t.ctx.config.storageDir}/test`;
     const before = fs.existsSync(dir) ? fs.readdirSync(dir).length : 0;

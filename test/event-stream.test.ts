@@ -4,7 +4,8 @@ import { AuthenticationError, streamEvents, type StreamedEvent, type StreamStatu
 import type { Environment, Tenant } from '../src/context.js';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { tenantOf } from './factories.js';
+import { createTestApp, type TestApp } from './harness.js';
 import { listening } from './sdk-helpers.js';
 import { waitFor } from './webhook-receiver.js';
 
@@ -22,10 +23,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const streamUrl = (env: Environment = 'test') => `${origin}${env === 'live' ? '/v1' : '/test/v1'}/events/stream`;
-const tenantOf = (tenant: TestTenant, environment: Environment = 'test'): Tenant => ({
-  organizationId: tenant.organizationId,
-  environment,
-});
 
 /** Commits one event of `type` for the tenant in its own transaction; returns its id. */
 async function emit(

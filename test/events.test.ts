@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrderRow } from './factories.js';
+import { createOrderRow, tenantOf } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 let t: TestApp;
@@ -8,17 +8,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
-  organizationId: tenant.organizationId,
-  environment,
-});
 const advance = (tenant: TestTenant, orderId: string, body: Record<string, unknown>) =>
   tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, body);
 
 describe('GET /events', () => {
   it('lists the envelopes newest first with cursor pagination', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     await advance(tenant, orderId, { filingStatus: 'pending' });
     await advance(tenant, orderId, { filingStatus: 'exception', exceptionCode: '487' });
     await advance(tenant, orderId, { filingStatus: 'submitted' });
@@ -53,8 +49,8 @@ describe('GET /events', () => {
 
   it('filters by type and by order', async () => {
     const tenant = await t.newTenant();
-    const a = await createOrderRow(t.ctx, env(tenant));
-    const b = await createOrderRow(t.ctx, env(tenant));
+    const a = await createOrderRow(t.ctx, tenantOf(tenant));
+    const b = await createOrderRow(t.ctx, tenantOf(tenant));
     await advance(tenant, a.orderId, { filingStatus: 'pending' });
     await advance(tenant, b.orderId, { filingStatus: 'cancelled' });
     await tenant.api('POST', `/test_helpers/orders/${a.orderId}/documents`, { documentType: 'company' });
@@ -79,7 +75,7 @@ describe('GET /events', () => {
 
   it('keeps tenants and environments apart', async () => {
     const owner = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(owner));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(owner));
     const eventId = (await advance(owner, orderId, { filingStatus: 'pending' })).json().eventId;
     const stranger = await t.newTenant();
     expect((await stranger.api('GET', '/events')).json().data).toEqual([]);
@@ -92,7 +88,7 @@ describe('GET /events', () => {
 describe('GET /events/{eventId}', () => {
   it('returns the envelope as it was emitted', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), {
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant), {
       orderType: 'registered_agent',
       filingType: 'change_of_agent',
     });

@@ -6,6 +6,12 @@ import { creditBalance } from '../src/modules/billing/ledger.js';
 import { changeOrderStatus, recordPlacement } from '../src/modules/orders/orders.service.js';
 import type { TestTenant } from './harness.js';
 
+/** The service's tenant (TEN-1) of a test tenant: its organization in `environment` (test unless given). */
+export const tenantOf = (tenant: TestTenant, environment: Environment = 'test'): Tenant => ({
+  organizationId: tenant.organizationId,
+  environment,
+});
+
 /** A unique, valid email address. */
 export const uniqueEmail = (name = 'user') => `${name}.${randomBytes(5).toString('hex')}@example.com`;
 

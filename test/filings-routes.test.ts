@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrderRow } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { createOrderRow, tenantOf } from './factories.js';
+import { createTestApp, type TestApp } from './harness.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,15 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const env = (tenant: TestTenant, environment: 'live' | 'test' = 'test') => ({
-  organizationId: tenant.organizationId,
-  environment,
-});
-
 describe('POST /test_helpers/orders/{orderId}/advance', () => {
   it('moves a test order and reports it like the event does', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, {
       filingStatus: 'exception',
       exceptionCode: '465',
@@ -51,7 +46,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it('answers 409 with a clear message for a move out of a terminal status', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'filed' });
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' });
     expect(res.statusCode).toBe(409);
@@ -64,7 +59,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it('validates the body, naming the fields', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'exception' });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toEqual([expect.objectContaining({ field: 'exceptionCode' })]);
@@ -86,7 +81,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it('takes the exception code as the number 465 too, and reports it as the string "465"', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, {
       filingStatus: 'exception',
       exceptionCode: 465,
@@ -116,7 +111,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it('files a test EIN order with the EIN it is given, and sets it on the company', async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant), { orderType: 'ein' });
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant), { orderType: 'ein' });
     const res = await tenant.api('POST', `/test_helpers/orders/${orderId}/advance`, {
       filingStatus: 'filed',
       ein: '98-7654321',
@@ -127,7 +122,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it("answers 404 for another tenant's order", async () => {
     const owner = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(owner));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(owner));
     const stranger = await t.newTenant();
     const res = await stranger.api('POST', `/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' });
     expect(res.statusCode).toBe(404);
@@ -135,7 +130,7 @@ describe('POST /test_helpers/orders/{orderId}/advance', () => {
 
   it('does not exist at the live base address', async () => {
     const tenant = await t.newTenant();
-    const { orderId } = await createOrderRow(t.ctx, env(tenant, 'live'));
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant, 'live'));
     for (const [path, body] of [
       [`/test_helpers/orders/${orderId}/advance`, { filingStatus: 'pending' }],
       [`/test_helpers/orders/${orderId}/documents`, { documentType: 'company' }],
@@ -171,7 +166,7 @@ describe('operator routes', () => {
 
   it("transitions any tenant's order and returns it with its history", async () => {
     const tenant = await t.newTenant();
-    const { orderId, companyId } = await createOrderRow(t.ctx, env(tenant, 'live'), { orderType: 'ein' });
+    const { orderId, companyId } = await createOrderRow(t.ctx, tenantOf(tenant, 'live'), { orderType: 'ein' });
     const missingEin = await t.admin('POST', `/orders/${orderId}/transitions`, { filingStatus: 'filed' });
     expect(missingEin.statusCode).toBe(400);
     expect(missingEin.json().errors[0].field).toBe('ein');
@@ -205,9 +200,9 @@ describe('operator routes', () => {
 
   it('lists the queue oldest first, filtered by status, state, type and environment', async () => {
     const tenant = await t.newTenant();
-    const a = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'formation' });
-    const b = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'formation' });
-    const c = await createOrderRow(t.ctx, env(tenant), { filingState: 'NV', orderType: 'ein' });
+    const a = await createOrderRow(t.ctx, tenantOf(tenant), { filingState: 'NV', orderType: 'formation' });
+    const b = await createOrderRow(t.ctx, tenantOf(tenant), { filingState: 'NV', orderType: 'formation' });
+    const c = await createOrderRow(t.ctx, tenantOf(tenant), { filingState: 'NV', orderType: 'ein' });
     await t.admin('POST', `/orders/${c.orderId}/transitions`, { filingStatus: 'pending' });
     const res = await t.admin(
       'GET',

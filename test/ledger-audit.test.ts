@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerDifferences } from '../src/modules/ledger-audit/ledger-verify.js';
 import { verifyLedgerTask } from '../src/modules/ledger-audit/verify-ledger.task.js';
 import { cronItems } from '../src/tasks.js';
 import { createOrderRow } from './factories.js';
-import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
+import { runCli } from './cli-runner.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -17,20 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const cli = async (...args: string[]) => {
-  const env = {
-    ...process.env,
-    DATABASE_URL: t.ctx.config.databaseUrl!,
-    OPERATOR_TOKEN,
-    FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
-    DATA_DIR: t.ctx.config.dataDir,
-    LOG_LEVEL: 'silent',
-  };
-  return promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env }).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
-  );
-};
+const cli = (...args: string[]) => runCli(t, args);
 
 describe('append-only records', () => {
   it('the database refuses to change or remove ledger entries, status history and events', async () => {

@@ -4,12 +4,13 @@ import type { TestApp, TestTenant } from './harness.js';
 import { corpFields, createUser, llcFields, usAddress } from './factories.js';
 
 /*
- * Fixtures of the orders tests. Expected amounts are computed here from the SOURCE data (data/price-catalog.json,
- * data/state-fees.json and the expedited fees of ORD-FORM-5), never from the implementation.
+ * Fixtures of the orders tests, API and dashboard checkout alike. Expected amounts are computed here from the SOURCE
+ * data (data/price-catalog.json, data/state-fees.json and the expedited fees of ORD-FORM-5), never from the
+ * implementation.
  */
 
 const priceCatalog = JSON.parse(fs.readFileSync('data/price-catalog.json', 'utf8')) as {
-  products: Array<{ type: string; wholesaleAmount: number }>;
+  products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }>;
 };
 const stateFeeData = JSON.parse(fs.readFileSync('data/state-fees.json', 'utf8')) as {
   states: Record<string, Record<string, number>>;
@@ -21,11 +22,20 @@ export const EXPEDITED_MESSAGE = 'Expedited formation is not available for the s
 
 export const toCents = (dollars: number) => Math.round(dollars * 100);
 
-/** Catalogue wholesale price of a product type, cents. */
-export function wholesale(type: string): number {
+function catalogProduct(type: string) {
   const p = priceCatalog.products.find((x) => x.type === type);
   if (!p) throw new Error(`no catalogue price for ${type}`);
-  return toCents(p.wholesaleAmount);
+  return p;
+}
+
+/** Catalogue wholesale price of a product type, cents. */
+export function wholesale(type: string): number {
+  return toCents(catalogProduct(type).wholesaleAmount);
+}
+
+/** Catalogue list price (`defaultAmount`) of a product type, cents: what customers pay where no retail price is set. */
+export function listPrice(type: string): number {
+  return toCents(catalogProduct(type).defaultAmount);
 }
 
 /** A state fee from data/state-fees.json, cents. kind: Formation, ForeignQualification, AnnualReport. */

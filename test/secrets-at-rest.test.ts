@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { keptDataKey, newDataKeyText, parseDataKey, type Keyring } from '../src/lib/secret-box.js';
 import { resealEndpointSecrets, signingSecrets } from '../src/modules/webhooks/endpoint-secrets.js';
-import { createTestApp, OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY, type TestApp, type TestTenant } from './harness.js';
+import { runCli } from './cli-runner.js';
+import { createTestApp, TEST_DATA_ENCRYPTION_KEY, type TestApp, type TestTenant } from './harness.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -17,25 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const cli = async (env: Record<string, string>, ...args: string[]) => {
-  const full = {
-    ...process.env,
-    DATABASE_URL: t.ctx.config.databaseUrl!,
-    OPERATOR_TOKEN,
-    FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
-    DATA_DIR: t.ctx.config.dataDir,
-    LOG_LEVEL: 'silent',
-    ...env,
-  };
-  return promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], { env: full }).then(
-    ({ stdout }) => ({ code: 0, stdout, stderr: '' }),
-    (err: { code: number; stdout: string; stderr: string }) => ({
-      code: err.code,
-      stdout: err.stdout,
-      stderr: err.stderr,
-    }),
-  );
-};
+const cli = (env: Record<string, string>, ...args: string[]) => runCli(t, args, env);
 
 async function createEndpoint(headers: Record<string, string> = {}): Promise<{ id: string; secret: string }> {
   const res = await tenant.api(

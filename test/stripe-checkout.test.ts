@@ -1,10 +1,19 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refundCardPaymentTask } from '../src/modules/payments/refund-card-payment.task.js';
 import { createCompany } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { createTestApp, type TestApp } from './harness.js';
 import { consoleClient, newOperator, signIn as consoleSignIn } from './console-helpers.js';
-import { checkoutTokenOf, csrfOf, signIn } from './dashboard-helpers.js';
+import {
+  card,
+  checkoutTokenOf,
+  csrfOf,
+  dollarsText,
+  einForm,
+  setDashboardBilling,
+  signIn,
+  wyomingCompanyForm,
+} from './dashboard-helpers.js';
+import { listPrice, stateFee, wholesale } from './orders-fixtures.js';
 import { signedEvent, StripeStandIn } from './stripe-stand-in.js';
 
 /*
@@ -28,20 +37,6 @@ afterAll(async () => {
   await t.close();
   await stripe.stop();
 });
-
-const einForm = {
-  'ein.responsibleParty.firstName': 'Ada',
-  'ein.responsibleParty.lastName': 'Lovelace',
-  'ein.responsibleParty.taxIdType': 'SSN',
-  'ein.responsibleParty.taxId': '123-45-6789',
-  'ein.responsibleParty.title': 'Managing Member',
-  'ein.reasonForApplying': 'started_new_business',
-  'ein.principalActivity': 'retail',
-  'ein.principalProductOrService': 'Handmade furniture',
-  'ein.employees.agricultural': '0',
-  'ein.employees.household': '0',
-  'ein.employees.other': '0',
-};
 
 let eventSeq = 0;
 async function deliver(
@@ -67,25 +62,23 @@ async function deliver(
 /** A live customer-billed tenant, a company and a signed-in live dashboard user. */
 async function liveCustomer(name: string) {
   const tenant = await t.newTenant(name);
-  expect(
-    (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
-  ).toBe(200);
+  await setDashboardBilling(tenant, 'customer');
   const { user, company } = await createCompany(tenant, 'live');
   const s = await signIn(t, tenant, { userId: user.id }, 'live');
   return { tenant, user, company, s };
 }
+type LiveCustomer = Awaited<ReturnType<typeof liveCustomer>>;
+
+/** Posts the EIN checkout form of `page` (filing state DE), as the customer's browser does on submit. */
+const postEinForm = (c: LiveCustomer, path: string, page: { body: string }) =>
+  c.s.post(path, { _csrf: csrfOf(page.body), _checkout: checkoutTokenOf(page.body), filingState: 'DE', ...einForm });
 
 /** Submits the EIN checkout; returns the redirect, the checkout id and the session the stand-in opened. */
-async function startEinCheckout(c: Awaited<ReturnType<typeof liveCustomer>>) {
+async function startEinCheckout(c: LiveCustomer) {
   const path = `/companies/${c.company.id}/checkout/ein`;
   const page = await c.s.get(path);
   expect(page.statusCode, page.body).toBe(200);
-  const res = await c.s.post(path, {
-    _csrf: csrfOf(page.body),
-    _checkout: checkoutTokenOf(page.body),
-    filingState: 'DE',
-    ...einForm,
-  });
+  const res = await postEinForm(c, path, page);
   expect(res.statusCode, res.body).toBe(303);
   const location = String(res.headers.location);
   const created = stripe.callsTo('/v1/checkout/sessions').at(-1)!;
@@ -99,22 +92,13 @@ function session(id: string, fields: Record<string, unknown>) {
 
 const ordersOf = async (companyId: string) =>
   (await t.ctx.pool.query('SELECT * FROM orders WHERE company_id = $1', [companyId])).rows;
-// Expected amounts come from the data files the service seeds from, not from its own rows. These organizations set no
-// retail prices, so the list price (defaultAmount) is what the customer pays.
-const dataFile = (name: string) => JSON.parse(fs.readFileSync(new URL(`../data/${name}`, import.meta.url), 'utf8'));
-const catalogFile: { products: Array<{ type: string; defaultAmount: number; wholesaleAmount: number }> } =
-  dataFile('price-catalog.json');
-const feesFile: { states: Record<string, { llcFormation: number }> } = dataFile('state-fees.json');
-const retailOf = async (_tenant: TestTenant, type: string) => {
-  const p = catalogFile.products.find((x) => x.type === type);
-  if (!p) throw new Error(`data/price-catalog.json has no product '${type}'`);
-  return { retail: Math.round(p.defaultAmount * 100), wholesale: Math.round(p.wholesaleAmount * 100) };
-};
+// Expected amounts come from the data files the service seeds from (orders-fixtures), not from its own rows. These
+// organizations set no retail prices, so the list price (defaultAmount) is what the customer pays.
 
 describe('live checkout through Stripe Checkout', () => {
   it('sends the customer to a Checkout Session with retail lines, the organization, the e-mail and our checkout id; places on payment', async () => {
     const c = await liveCustomer('Stripe Success Co');
-    const { retail, wholesale } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     expect(started.page.body).toContain('Continue to payment');
     expect(started.page.body).not.toContain('name="card.number"');
@@ -155,7 +139,7 @@ describe('live checkout through Stripe Checkout', () => {
       environment: 'live',
       filing_status: 'submitted',
       retail_cents: retail,
-      margin_cents: retail - wholesale,
+      margin_cents: retail - wholesale('ein'),
     });
     const payments = (await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id])).rows;
     expect(payments).toMatchObject([
@@ -181,15 +165,7 @@ describe('live checkout through Stripe Checkout', () => {
       tier: '3',
       entityType: 'LLC',
       filingState: 'WY',
-      'formation.company.legalName': 'Stripe Prairie LLC',
-      'formation.company.structureType': 'MEMBER',
-      'formation.company.principalAddress.line1': '30 N Gould St',
-      'formation.company.principalAddress.city': 'Sheridan',
-      'formation.company.principalAddress.state': 'WY',
-      'formation.company.principalAddress.postalCode': '82801',
-      'formation.company.officers.0.firstName': 'Ada',
-      'formation.company.officers.0.lastName': 'Lovelace',
-      'formation.company.officers.0.title': 'Managing Member',
+      ...wyomingCompanyForm('Stripe Prairie LLC'),
       dbaName: 'Stripe Prairie Outfitters',
       ...einForm,
     });
@@ -202,14 +178,12 @@ describe('live checkout through Stripe Checkout', () => {
         cents: Number(created.form[`line_items[${i}][price_data][unit_amount]`]),
       });
     }
-    const fee = Math.round(feesFile.states.WY!.llcFormation * 100);
+    const fee = stateFee('WY', 'Formation', 'LLC');
     expect(lines.filter((l) => l.cents === fee).length).toBeGreaterThanOrEqual(1);
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.every((l) => l.cents > 0 && l.name)).toBe(true);
     const total = lines.reduce((sum, l) => sum + l.cents, 0);
-    expect(page.body).toContain(
-      `Continue to payment: $${(total / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`,
-    );
+    expect(page.body).toContain(`Continue to payment: ${dollarsText(total)}`);
 
     const sessionId = String(res.headers.location).split('/').at(-1)!;
     await deliver(
@@ -229,7 +203,7 @@ describe('live checkout through Stripe Checkout', () => {
     ).toBe('Stripe Prairie LLC');
     // Retail, wholesale (retail - margin) and the state fee recorded per order as the sandbox path does; the orders add
     // up to the payment.
-    const tier3 = await retailOf(c.tenant, 'formation_tier_3');
+    const tier3 = { retail: listPrice('formation_tier_3'), wholesale: wholesale('formation_tier_3') };
     const placed = (
       await t.ctx.pool.query(
         `SELECT order_type, amount_cents::int AS amount, retail_cents::int AS retail, margin_cents::int AS margin FROM orders WHERE company_id = $1`,
@@ -274,12 +248,7 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Resubmit Co');
     const started = await startEinCheckout(c);
     const calls = stripe.callsTo('/v1/checkout/sessions').length;
-    const again = await c.s.post(started.path, {
-      _csrf: csrfOf(started.page.body),
-      _checkout: checkoutTokenOf(started.page.body),
-      filingState: 'DE',
-      ...einForm,
-    });
+    const again = await postEinForm(c, started.path, started.page);
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(started.location);
     expect(stripe.callsTo('/v1/checkout/sessions')).toHaveLength(calls);
@@ -288,13 +257,7 @@ describe('live checkout through Stripe Checkout', () => {
   it('a card Stripe declines orders nothing: back through the cancel address the customer reads so, the form reopens the same page, its expiry settles it', async () => {
     const c = await liveCustomer('Stripe Decline Co');
     const started = await startEinCheckout(c);
-    const resubmit = () =>
-      c.s.post(started.path, {
-        _csrf: csrfOf(started.page.body),
-        _checkout: checkoutTokenOf(started.page.body),
-        filingState: 'DE',
-        ...einForm,
-      });
+    const resubmit = () => postEinForm(c, started.path, started.page);
     // Stripe's own page shows the decline and opens no Checkout Session event for it; a PaymentIntent event may come.
     const failed = await deliver('payment_intent.payment_failed', {
       id: 'pi_declined_1',
@@ -335,13 +298,7 @@ describe('live checkout through Stripe Checkout', () => {
     const c = await liveCustomer('Stripe Down Co');
     const path = `/companies/${c.company.id}/checkout/ein`;
     const page = await c.s.get(path);
-    const submit = () =>
-      c.s.post(path, {
-        _csrf: csrfOf(page.body),
-        _checkout: checkoutTokenOf(page.body),
-        filingState: 'DE',
-        ...einForm,
-      });
+    const submit = () => postEinForm(c, path, page);
     stripe.failSessions = 'Stripe is not answering';
     const res = await submit().finally(() => (stripe.failSessions = null));
     expect(res.statusCode).toBe(409);
@@ -362,7 +319,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('places nothing twice for a replayed event or a second completion event of the same session', async () => {
     const c = await liveCustomer('Stripe Duplicate Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     const object = session(started.sessionId, {
       payment_status: 'paid',
@@ -392,7 +349,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('waits for a delayed payment method: completed unpaid, then async success places the order', async () => {
     const c = await liveCustomer('Stripe Async Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     await deliver(
       'checkout.session.completed',
@@ -411,7 +368,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('places nothing when a delayed payment fails, and tells the returning customer', async () => {
     const c = await liveCustomer('Stripe Async Fail Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     await deliver(
       'checkout.session.completed',
@@ -455,7 +412,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('refuses a forged or stale signature with 400 and writes nothing; ignores an event of the other mode', async () => {
     const c = await liveCustomer('Stripe Forged Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     const object = session(started.sessionId, {
       payment_status: 'paid',
@@ -499,7 +456,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('refunds retail + state fee of a cancelled card-paid order through Stripe, retrying a refused refund', async () => {
     const c = await liveCustomer('Stripe Refund Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     await deliver(
       'checkout.session.completed',
@@ -570,7 +527,7 @@ describe('live checkout through Stripe Checkout', () => {
 
   it('refunds a payment whose order can no longer be placed, and records why', async () => {
     const c = await liveCustomer('Stripe Mismatch Co');
-    const { retail } = await retailOf(c.tenant, 'ein');
+    const retail = listPrice('ein');
     const started = await startEinCheckout(c);
     const { res } = await deliver(
       'checkout.session.completed',
@@ -609,19 +566,11 @@ describe('live checkout through Stripe Checkout', () => {
 describe('test mode with Stripe configured', () => {
   it('keeps the sandbox cards and never calls Stripe', async () => {
     const tenant = await t.newTenant('Sandbox Still Co');
-    expect(
-      (await tenant.api('PATCH', '/organization', { dashboardBilling: 'customer' }, { env: 'live' })).statusCode,
-    ).toBe(200);
+    await setDashboardBilling(tenant, 'customer');
     const { user, company } = await createCompany(tenant);
     const s = await signIn(t, tenant, { userId: user.id });
     const before = stripe.calls.length;
     const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
-    const card = (n: string) => ({
-      'card.name': 'Ada Lovelace',
-      'card.number': n,
-      'card.exp': '12/39',
-      'card.cvc': '123',
-    });
     const page = await s.get(path);
     expect(page.body).toContain('name="card.number"');
     const declined = await s.post(path, {

@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Environment } from '../src/context.js';
 import { renewSubscriptionsTask } from '../src/modules/subscriptions/renew-subscriptions.task.js';
 import { renewDueSubscriptions } from '../src/modules/subscriptions/subscriptions.service.js';
 import { buildTaskList, startWorker } from '../src/worker.js';
+import { runCli } from './cli-runner.js';
 import { createCompany, createOrderRow } from './factories.js';
-import { createTestApp, OPERATOR_TOKEN, type TestApp, type TestTenant } from './harness.js';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import {
   balanceCents,
   credit,
@@ -430,23 +429,20 @@ describe('worker and CLI', () => {
     await credit(tenant, 1000);
     const ra = await subscribe(tenant, 'registeredAgent');
     const due = plusYears(ra.day0, 1);
-    const env = {
-      ...process.env,
-      DATABASE_URL: t.ctx.config.databaseUrl!,
-      OPERATOR_TOKEN,
-      FILE_URL_SECRET: t.ctx.config.fileUrlSecret!,
-      DATA_DIR: t.ctx.config.dataDir,
-      LOG_LEVEL: 'silent',
+    const renew = async (...args: string[]) => {
+      const res = await runCli(t, ['subscriptions', 'renew', ...args]);
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout);
     };
-    const cli = (...args: string[]) =>
-      promisify(execFile)('npx', ['tsx', 'src/cli.ts', 'subscriptions', 'renew', ...args], { env, timeout: 60_000 });
-    const first = JSON.parse((await cli('--as-of', due, '--org', tenant.organizationId, '--json')).stdout);
+    const first = await renew('--as-of', due, '--org', tenant.organizationId, '--json');
     expect(first).toMatchObject({ asOf: due, counts: { renewed: 1, failed: 0 } });
     expect(first.subscriptions).toEqual([
       expect.objectContaining({ orderId: ra.orderId, result: 'renewed', amount: wholesale('registered_agent') / 100 }),
     ]);
-    const second = JSON.parse((await cli('--as-of', due, '--org', tenant.organizationId, '--json')).stdout);
+    const second = await renew('--as-of', due, '--org', tenant.organizationId, '--json');
     expect(second.subscriptions).toEqual([]);
-    await expect(cli('--as-of', '2026-02-30')).rejects.toMatchObject({ stderr: expect.stringContaining('--as-of') });
+    const refused = await runCli(t, ['subscriptions', 'renew', '--as-of', '2026-02-30']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--as-of');
   }, 120_000);
 });

@@ -56,44 +56,27 @@ describe('POST /users', () => {
     }
   });
 
-  const invalid: Array<[string, Record<string, unknown>, string]> = [
+  type Invalid = [rule: string, body: Record<string, unknown>, field: string];
+  const valid = { fullName: 'A', email: 'a@example.com' };
+  const badPhone = (rule: string, phoneNumber: unknown): Invalid => [
+    `phoneNumber ${rule}`,
+    { ...valid, phoneNumber },
+    'phoneNumber',
+  ];
+  const invalid: Invalid[] = [
     ['fullName is required', { email: 'a@example.com' }, 'fullName'],
-    ['fullName must not be empty', { fullName: '', email: 'a@example.com' }, 'fullName'],
+    ['fullName must not be empty', { ...valid, fullName: '' }, 'fullName'],
     ['email is required', { fullName: 'A' }, 'email'],
-    ['email must be an email address', { fullName: 'A', email: 'not-an-email' }, 'email'],
-    ['email needs a domain with a TLD', { fullName: 'A', email: 'a@localhost' }, 'email'],
-    [
-      'phoneNumber must be E.164 (no + prefix)',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '4155550123' },
-      'phoneNumber',
-    ],
-    [
-      'phoneNumber must be E.164 (no spaces)',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1 415 555 0123' },
-      'phoneNumber',
-    ],
-    [
-      'phoneNumber must be a valid number',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1555' },
-      'phoneNumber',
-    ],
-    [
-      'phoneNumber needs an existing country calling code',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '+99912345678' },
-      'phoneNumber',
-    ],
-    [
-      'phoneNumber must not start with +0',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '+04155550123' },
-      'phoneNumber',
-    ],
-    [
-      'phoneNumber has at most 15 digits',
-      { fullName: 'A', email: 'a@example.com', phoneNumber: '+1415555012345678' },
-      'phoneNumber',
-    ],
-    ['phoneNumber must be a string', { fullName: 'A', email: 'a@example.com', phoneNumber: 4155550123 }, 'phoneNumber'],
-    ['unknown fields are refused', { fullName: 'A', email: 'a@example.com', nickname: 'x' }, 'nickname'],
+    ['email must be an email address', { ...valid, email: 'not-an-email' }, 'email'],
+    ['email needs a domain with a TLD', { ...valid, email: 'a@localhost' }, 'email'],
+    badPhone('must be E.164 (no + prefix)', '4155550123'),
+    badPhone('must be E.164 (no spaces)', '+1 415 555 0123'),
+    badPhone('must be a valid number', '+1555'),
+    badPhone('needs an existing country calling code', '+99912345678'),
+    badPhone('must not start with +0', '+04155550123'),
+    badPhone('has at most 15 digits', '+1415555012345678'),
+    badPhone('must be a string', 4155550123),
+    ['unknown fields are refused', { ...valid, nickname: 'x' }, 'nickname'],
   ];
   for (const [rule, body, field] of invalid) {
     it(`400: ${rule}`, async () => {

@@ -1,14 +1,14 @@
 import os from 'node:os';
 import type { Command } from 'commander';
+import { todayUtc } from '../modules/compliance/calendar-range.js';
 import { runComplianceReminders } from '../modules/compliance/compliance-reminders.js';
 import {
   listRuleChangeViews,
   listRuleViews,
-  listTeamDeadlines,
-  todayUtc,
   updateRules,
   type RuleUpdate,
-} from '../modules/compliance/compliance.service.js';
+} from '../modules/compliance/compliance-rules.service.js';
+import { listTeamDeadlines } from '../modules/compliance/compliance.service.js';
 import { deadlineView } from '../modules/compliance/compliance.views.js';
 import { envOption, io, withContext } from './cli-context.js';
 

@@ -53,7 +53,7 @@ export function newDataKeyText(): string {
 
 /**
  * The key kept in `dataDir/data-encryption-key` (mode 0600), generated there on first use. Only the embedded
- * quick start uses it; everywhere else DATA_ENCRYPTION_KEY is required (src/config.ts).
+ * quick start uses it; everywhere else DATA_ENCRYPTION_KEY is required (src/config-env.ts).
  * @throws SecretBoxError when the file holds something that is not a key; fs errors as they come.
  */
 export function keptDataKey(dataDir: string): DataKey {

@@ -1,7 +1,7 @@
 import type { CronItem } from 'graphile-worker';
 import { defineTask, type CronPayload } from '../../lib/jobs.js';
 import { runComplianceReminders } from './compliance-reminders.js';
-import { todayUtc } from './compliance.service.js';
+import { todayUtc } from './calendar-range.js';
 
 declare global {
   namespace GraphileWorker {

@@ -2,9 +2,9 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
 import { emitEvents, type NewEvent } from '../events/events.service.js';
-import { addDaysIso, daysBetween } from './calendar.js';
+import { addDaysIso, daysBetween } from './calendar-dates.js';
+import { deadlinesOf, type DeadlineItem } from './company-deadlines.js';
 import * as repo from './compliance.repo.js';
-import { deadlinesOf, type DeadlineItem } from './compliance.service.js';
 
 /** Days before a due date at which `compliance.deadline_approaching` is sent, largest first (CAL-20). */
 export const REMINDER_DAYS = [60, 30, 7] as const;

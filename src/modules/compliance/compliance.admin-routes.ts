@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
+import { listRuleChangeViews, listRuleViews, updateRules } from './compliance-rules.service.js';
 import * as s from './compliance.schemas.js';
-import { listRuleChangeViews, listRuleViews, updateRules } from './compliance.service.js';
 
 // The admin API authenticates one operator token, so changes are recorded as made by 'operator'.
 const ACTOR = 'operator';

@@ -3,9 +3,10 @@ import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { ValidationError } from '../../lib/errors.js';
 import { acceptCursorAliases } from '../../lib/pagination.js';
+import { DEADLINE_ID_PREFIX } from './company-deadlines.js';
 import { runComplianceReminders } from './compliance-reminders.js';
 import * as s from './compliance.schemas.js';
-import { DEADLINE_ID_PREFIX, getCompanyCalendar, listComplianceDeadlines } from './compliance.service.js';
+import { getCompanyCalendar, listComplianceDeadlines } from './compliance.service.js';
 import { deadlineView } from './compliance.views.js';
 
 const ABOUT = `Computed from researched state rules (each item carries its confidence and source; dates are not \

@@ -2,8 +2,9 @@ import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
 import { formatDate } from '../dashboard/presenters.js';
+import { resolveRange, todayUtc } from './calendar-range.js';
+import { deadlinesOf, type DeadlineItem } from './company-deadlines.js';
 import * as repo from './compliance.repo.js';
-import { deadlinesOf, resolveRange, todayUtc, type DeadlineItem } from './compliance.service.js';
 
 /**
  * A deadline (cents in, `estimatedStateFeeCents`) as the API, the console and the CLI show it (API-5): the same

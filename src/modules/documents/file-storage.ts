@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import mime from 'mime-types';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config-types.js';
 
 /**
  * Document files live under STORAGE_DIR (config.storageDir) at a key the service makes itself

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config-types.js';
 import { newId } from '../../lib/ids.js';
 
 /** Sends one message. With SMTP_URL set it goes through that server; otherwise it is written as a .eml file. */

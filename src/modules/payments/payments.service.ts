@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config-types.js';
 import type { Environment, Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';

@@ -5,7 +5,7 @@ import fastifyRateLimit, {
 } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
-import type { RateLimitConfig } from '../../config.js';
+import type { RateLimitConfig } from '../../config-types.js';
 import { AppError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
 import type { SharedCounters } from './shared-counters.js';

@@ -1,0 +1,126 @@
+import type { DataKey } from './lib/secret-box.js';
+
+/**
+ * Request limits per window of `windowSeconds` (fixed windows shared by every process through PostgreSQL;
+ * see src/modules/rate-limits/shared-counters.ts for the sync and its tolerance).
+ */
+export interface RateLimitConfig {
+  windowSeconds: number;
+  /** Per API key, every integrator route (RATE_LIMIT_API_REQUESTS, default 1200). */
+  apiRequests: number;
+  /** Per client address, the admin API (RATE_LIMIT_ADMIN_REQUESTS, default 300). */
+  adminRequests: number;
+  /** Per client address, failed operator-token checks; beyond it the admin API answers 429 without checking (default 10). */
+  adminAuthFailures: number;
+  /** Per client address, console sign-in attempts (RATE_LIMIT_SIGN_IN_ATTEMPTS, default 10). */
+  signInAttempts: number;
+  /** Per client address, magic links opened (RATE_LIMIT_MAGIC_LINK_OPENS, default 30). */
+  magicLinkOpens: number;
+  /** ms between two syncs of the counters with PostgreSQL (RATE_LIMIT_SYNC_MS, default 250). */
+  syncMs: number;
+  /** Per tenant (organization and environment), POST /webhook-endpoints/{id}/test per minute (RATE_LIMIT_WEBHOOK_TESTS, default 10). */
+  webhookTestsPerMinute: number;
+  /** Per tenant, POST /webhook-deliveries/{id}/resend per minute (RATE_LIMIT_WEBHOOK_RESENDS, default 60). */
+  webhookResendsPerMinute: number;
+}
+
+/** The validated, typed configuration. Durations carry their unit in the name. */
+export interface Config {
+  port: number;
+  host: string;
+  /** null: start the embedded PostgreSQL from node_modules with its data in `dataDir/pg`. */
+  databaseUrl: string | null;
+  /** null: generated on first start and kept in `dataDir/operator-token`. */
+  operatorToken: string | null;
+  liveBaseUrl: string;
+  testBaseUrl: string;
+  dashboardBaseUrl: string;
+  consoleBaseUrl: string;
+  logLevel: string;
+  dataDir: string;
+  storageDir: string;
+  /** null: generated once and kept in `dataDir/file-url-secret`. */
+  fileUrlSecret: string | null;
+  /**
+   * Seals webhook signing secrets at rest (DATA_ENCRYPTION_KEY, SEC-2). null only on the embedded default: then
+   * generated once into `dataDir/data-encryption-key` (mode 0600). Required whenever DATABASE_URL is set.
+   */
+  dataEncryptionKey: DataKey | null;
+  /** Older keys that still open values sealed before a rotation (DATA_ENCRYPTION_KEY_PREVIOUS, comma-separated). */
+  dataEncryptionKeysPrevious: DataKey[];
+  smtpUrl: string | null;
+  emailFrom: string;
+  webhookTimeoutMs: number;
+  /** Delay before each retry, in seconds (WH-5; the public API leaves retries open). */
+  webhookRetryScheduleSeconds: number[];
+  webhookDisableAfterHours: number;
+  webhookAllowPrivateNetworks: boolean;
+  /** Webhook endpoints (not deleted) one tenant may have (WEBHOOK_ENDPOINTS_MAX, default 20; SEC-4). */
+  webhookEndpointsMax: number;
+  workerConcurrency: number;
+  /** Webhook attempts in flight at once in one worker process, all endpoints together (WEBHOOK_CONCURRENCY, default 100; WH-17). */
+  webhookConcurrency: number;
+  /** Webhook attempts in flight at once to one endpoint from one worker process (WEBHOOK_ENDPOINT_CONCURRENCY, default 10; WH-17). */
+  webhookEndpointConcurrency: number;
+  /** ms a claimed delivery stays with the claiming process without a renewal; a dead process's rows return after it (WEBHOOK_LEASE_MS, default 5000; WH-16). */
+  webhookLeaseMs: number;
+  /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
+  trustProxy: boolean;
+  embeddedPgPort: number;
+  /**
+   * The role both pools act as (DATABASE_SERVICE_ROLE, default `fcs_service`; SEC-3): rows only, no schema changes,
+   * the append-only records insert-only. null (`none`): the DATABASE_URL user's own rights. Migrations always run as
+   * that user.
+   */
+  databaseServiceRole: string | null;
+  /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
+  databasePoolSize: number;
+  /**
+   * Longest life of an API key kept in a process's memory, in seconds (API_KEY_CACHE_SECONDS, default 60; 0: every
+   * request reads its key). Revocations reach every process at once through LISTEN/NOTIFY whatever this is.
+   */
+  apiKeyCacheSeconds: number;
+  /** Connections of the pool of background work: webhook deliveries, jobs, sweeps (WORKER_DATABASE_POOL_SIZE, default 10). */
+  workerDatabasePoolSize: number;
+  /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
+  metricsPort: number | null;
+  /** Whether the HTTP server process also runs the background worker (START_WORKER, default true). */
+  startWorker: boolean;
+  /** How long SIGTERM/SIGINT wait for in-flight requests and running jobs before cutting them, in ms (default 10000). */
+  shutdownTimeoutMs: number;
+  /** Longest time to receive a whole request, body included, in ms (default 30000); the client then gets 408. */
+  httpRequestTimeoutMs: number;
+  /** Longest time to receive a request's headers, in ms (default 10000; at most httpRequestTimeoutMs). */
+  httpHeadersTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection stays open, in ms (default 65000: longer than the 60 s idle timeout of
+   * common load balancers, so the proxy, not the service, closes idle connections and never reuses a closed one).
+   */
+  httpKeepAliveTimeoutMs: number;
+  /**
+   * Longest wait for a database connection (a new one, or a free one from the pool), in ms (default 5000). While the
+   * database is down, requests fail with 503 within this time instead of hanging.
+   */
+  databaseConnectTimeoutMs: number;
+  /** Concurrent GET /events/stream connections one API key may hold per server process (EVENT_STREAM_MAX_PER_KEY, default 5). */
+  eventStreamMaxPerKey: number;
+  /** Seconds between keep-alive comments on an idle event stream, which also re-check for missed events (default 15). */
+  eventStreamHeartbeatSeconds: number;
+  rateLimits: RateLimitConfig;
+  /** Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY, default 1). */
+  passwordHashConcurrency: number;
+  /** Sign-ins that may wait for a hash; beyond it a sign-in is refused at once with 503 (PASSWORD_HASH_QUEUE, default 8). */
+  passwordHashQueue: number;
+  /**
+   * Share of the time (percent, 1-100) each password-check slot may spend hashing (PASSWORD_HASH_CPU_PERCENT, default
+   * 25): after a hash of d ms the slot rests d × (100 / share − 1) ms, so a flood of sign-ins keeps scrypt's CPU and
+   * memory traffic to this share of a core per slot (AUTH-8).
+   */
+  passwordHashCpuPercent: number;
+  /**
+   * Live card payments at dashboard checkout (PAY-1): the Stripe secret key, the webhook signing secret and the API
+   * address (STRIPE_API_BASE_URL, default https://api.stripe.com). null when STRIPE_SECRET_KEY and
+   * STRIPE_WEBHOOK_SECRET are not both set: live customer-billed checkout then says card payment is unavailable.
+   */
+  stripe: { secretKey: string; webhookSecret: string; apiBaseUrl: string } | null;
+}

@@ -1,0 +1,158 @@
+import type { Db } from '../../lib/db.js';
+import { FORMATION_STATES, MONTHS } from '../companies/company-rules.js';
+import { computeObligations } from './calendar.js';
+import * as repo from './compliance.repo.js';
+import type { StateRule } from './due-date-rules.js';
+import { obligationStatus, type Obligation, type ObligationStatus } from './obligation.js';
+
+/** Prefix of a deadline's id; the id sorts like the list (due date, company, jurisdiction, kind). */
+export const DEADLINE_ID_PREFIX = 'dl_';
+
+/** One calendar item (CAL-16 .. CAL-18) with the state fee in cents; deadlineView presents it in dollars. */
+export interface DeadlineItem {
+  id: string;
+  companyId: string;
+  jurisdiction: string;
+  presence: 'domestic' | 'foreign';
+  kind: Obligation['kind'];
+  reportName: string;
+  dueDate: string;
+  windowOpensOn: string | null;
+  filingYear: number;
+  status: ObligationStatus;
+  confidence: Obligation['confidence'];
+  sourceUrl: string | null;
+  estimatedStateFeeCents: number | null;
+  orderable: boolean;
+  /** The annual report order covering it (filed, or submitted/pending), else null. */
+  orderId: string | null;
+  /** True when an annual report order covering it is submitted or pending (reminders stop: CAL-20). */
+  coveredByPendingOrder: boolean;
+  note: string | null;
+}
+
+/** Everything the calendars of a set of companies read, loaded once. */
+export interface CalendarData {
+  rules: Map<string, StateRule>;
+  fees: Map<string, repo.ReportFeeRow>;
+  qualifications: Map<string, repo.QualificationRow[]>;
+  orders: Map<string, repo.ReportOrderRow[]>;
+}
+
+const groupBy = <T extends { company_id: string }>(rows: T[]) => {
+  const m = new Map<string, T[]>();
+  for (const r of rows) m.set(r.company_id, [...(m.get(r.company_id) ?? []), r]);
+  return m;
+};
+
+/** Loads rules, fees, filed qualifications and annual report orders for `companyIds` (five queries). */
+export async function loadCalendarData(db: Db, companyIds: string[]): Promise<CalendarData> {
+  const [rules, fees, quals, orders] = await Promise.all([
+    repo.listRules(db),
+    repo.listReportFees(db),
+    repo.listFiledQualifications(db, companyIds),
+    repo.listReportOrders(db, companyIds),
+  ]);
+  return {
+    rules: new Map(rules.map((r) => [r.state, r.rule])),
+    fees: new Map(fees.map((f) => [f.state, f])),
+    qualifications: groupBy(quals),
+    orders: groupBy(orders),
+  };
+}
+
+const deadlineId = (companyId: string, o: Obligation) =>
+  `${DEADLINE_ID_PREFIX}${o.dueDate.replace(/-/g, '')}_${companyId}_${o.jurisdiction}_${o.kind === 'annual_report' ? 'ar' : 'ir'}`;
+
+/**
+ * The calendar of one company with a formation date: its formation state (domestic) and every state with a filed
+ * foreign qualification (foreign, registered on its filing date), due dates in [from, to], by due date (CAL-17).
+ * Status, fee and orderability per CAL-16 and CAL-18.
+ */
+export function companyDeadlines(
+  c: repo.CalendarCompanyRow,
+  data: CalendarData,
+  range: { from: string; to: string },
+  today: string,
+): DeadlineItem[] {
+  if (!c.formation_date) return [];
+  const base = {
+    entityType: c.entity_type,
+    fiscalYearEndMonth: Math.max(1, (MONTHS as readonly string[]).indexOf(c.fiscal_end_month) + 1 || 12),
+    sCorporation: c.tax_election === 'S Corporation',
+    ...range,
+  };
+  const obligations: Obligation[] = [];
+  if (c.formation_state) {
+    obligations.push(
+      ...computeObligations(data.rules.get(c.formation_state), {
+        ...base,
+        state: c.formation_state,
+        presence: 'domestic',
+        anchorDate: c.formation_date,
+      }),
+    );
+  }
+  for (const q of data.qualifications.get(c.id) ?? []) {
+    if (q.state === c.formation_state) continue;
+    obligations.push(
+      ...computeObligations(data.rules.get(q.state), {
+        ...base,
+        state: q.state,
+        presence: 'foreign',
+        anchorDate: q.registered_on,
+      }),
+    );
+  }
+  const orders = data.orders.get(c.id) ?? [];
+  return obligations
+    .map((o) => {
+      const covering = orders.filter((r) => r.state === o.jurisdiction && r.filing_year === o.filingYear);
+      const filedOrder = covering.find((r) => r.filing_status === 'filed');
+      const pendingOrder = covering.find((r) => r.filing_status !== 'filed');
+      // CAL-16: an initial report due on the anchor date (its window opens then) is filed with the formation or
+      // registration document itself.
+      const filedWithFormation = o.kind === 'initial_report' && o.dueDate === o.windowOpensOn;
+      const fee = data.fees.get(o.jurisdiction);
+      const feeCents = fee
+        ? c.entity_type === 'LLC'
+          ? fee.llc_annual_report_cents
+          : fee.corp_annual_report_cents
+        : null;
+      return {
+        id: deadlineId(c.id, o),
+        companyId: c.id,
+        jurisdiction: o.jurisdiction,
+        presence: o.presence,
+        kind: o.kind,
+        reportName: o.reportName,
+        dueDate: o.dueDate,
+        windowOpensOn: o.windowOpensOn,
+        filingYear: o.filingYear,
+        status: obligationStatus(o, today, Boolean(filedOrder) || filedWithFormation),
+        confidence: o.confidence,
+        sourceUrl: o.sourceUrl,
+        // CAL-18: the state fee schedule's annual report fee; initial reports have no fee in the schedule.
+        estimatedStateFeeCents: o.kind === 'annual_report' && feeCents !== null ? feeCents : null,
+        orderable: o.kind === 'annual_report' && (FORMATION_STATES as readonly string[]).includes(o.jurisdiction),
+        orderId: filedOrder?.id ?? pendingOrder?.id ?? null,
+        coveredByPendingOrder: !filedOrder && Boolean(pendingOrder),
+        note: o.note,
+      };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Every deadline of the given companies in the range (`from`/`to`, `today` 'YYYY-MM-DD'), company by company. */
+export async function deadlinesOf(
+  db: Db,
+  companies: repo.CalendarCompanyRow[],
+  range: { from: string; to: string },
+  today: string,
+): Promise<DeadlineItem[]> {
+  const data = await loadCalendarData(
+    db,
+    companies.map((c) => c.id),
+  );
+  return companies.flatMap((c) => companyDeadlines(c, data, range, today));
+}
