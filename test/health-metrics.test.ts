@@ -220,6 +220,10 @@ describe('metrics', () => {
       // No check has run on this database: the time says so, rather than a 0 that would read as "all added up".
       let text = await scrape();
       expect(value(text, 'fcs_ledger_last_check_timestamp_seconds')).toBe(0);
+      // Pool use of the pool that serves this process's requests, beside the worker pool's.
+      for (const pool of ['api', 'worker'])
+        for (const state of ['total', 'idle', 'waiting'])
+          expect(sample(text, 'db_pool_clients', { pool, state }), `${pool} ${state}`).toBeGreaterThanOrEqual(0);
 
       // Three deliveries due to an endpoint no worker serves (this process runs none): the backlog grows and ages.
       const tenant = await t.newTenant('Backlog Co');
