@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
 import { balanceCents, credit, formationBody, newUser, stateFee, wholesale } from './orders-fixtures.js';
@@ -61,6 +62,45 @@ it('races 24 formations at a balance that covers 7', async () => {
     running += Number(e.amount_cents);
     expect(Number(e.balance_after_cents)).toBe(running);
   }
+});
+
+it("writes a burst of one tenant's formations in fewer statements than orders, each answered as if alone", async () => {
+  // ORD-17: formations that arrive while the tenant's statement runs are written together by the next one; an
+  // unknown user, a repeated name and the others each still get their own answer.
+  const tenant = await t.newTenant('Batch Org');
+  const user = await newUser(tenant);
+  const price = wholesale('formation_tier_1') + stateFee('DE', 'Formation', 'LLC');
+  await credit(tenant, (price * 20) / 100);
+  const bodies = Array.from({ length: 12 }, (_, i) =>
+    formationBody(user.id, 'DE', {
+      formation: { company: { ...formationBody(user.id).formation.company, legalName: `Burst ${i} LLC` } },
+    }),
+  );
+  bodies[3] = formationBody('user_00000000000000000000000000', 'DE'); // not a user of the tenant
+  bodies[7] = bodies[6]!; // the same name twice: the second gets the next free slug
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text: string };
+    const text = typeof q === 'string' ? q : q?.text;
+    if (/place_order_groups/.test(text)) statements.push(text);
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  let results: Awaited<ReturnType<typeof tenant.api>>[];
+  try {
+    results = await Promise.all(bodies.map((b) => tenant.api('POST', '/orders', b)));
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  expect(results.map((r) => r.statusCode)).toEqual(bodies.map((_, i) => (i === 3 ? 404 : 201)));
+  expect(results[3]!.json().errors).toEqual([{ field: 'userId', message: expect.stringContaining('no user') }]);
+  expect(statements.length).toBeGreaterThan(0);
+  expect(statements.length).toBeLessThan(bodies.length);
+  const slugs = await Promise.all(
+    [6, 7].map(async (i) => (await tenant.api('GET', `/companies/${results[i]!.json().companyId}`)).json().slug),
+  );
+  expect(new Set(slugs).size).toBe(2);
+  expect(await balanceCents(tenant)).toBe(price * 20 - price * 11);
 });
 
 it('races EIN orders for one company: exactly one wins, the others are 409', async () => {

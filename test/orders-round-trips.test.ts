@@ -56,7 +56,7 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
     `POST /orders statements: ${queries.length}\n${queries.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)).join('\n')}`,
   );
   // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first).
-  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_group($1::jsonb) AS r']);
+  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups($1::jsonb) AS r']);
   // OPS-5: the listeners' wake-up goes out on its own after the commit, never inside the order's transaction.
   expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(1);
   const events = (await tenant.api('GET', '/events?limit=10')).json().data;

@@ -12,6 +12,7 @@ import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import * as repo from './orders.repo.js';
+import { writePlacement } from './placement-batcher.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
@@ -87,16 +88,12 @@ export async function placeOrder(
   const prices = await loadPriceInputs(ctx.pool, ctx.prices, tenant, body.filingState);
   if (body.formation) {
     const plan = await planOrder(ctx.pool, tenant, body, formationFacts(body), pricing, prices);
-    const placement = placementOf(tenant, body, plan, options);
-    // ORD-13: without a key to look up first, the placement is one statement in its own transaction.
-    if (!options.idempotencyKey) return recordPlacement(ctx.pool, tenant, placement);
-    return withTransaction(
-      ctx.pool,
-      async (tx) => (await earlierPlacement(tx, tenant, options)) ?? recordPlacement(tx, tenant, placement),
-    );
+    // ORD-13, ORD-17: nothing to read first (an earlier group of the Idempotency-Key is found by the statement
+    // itself), so the placement is written on the pool, batched with the tenant's other waiting placements.
+    return recordPlacement(ctx.pool, tenant, placementOf(tenant, body, plan, options));
   }
   return withTransaction(ctx.pool, async (tx) => {
-    const earlier = await earlierPlacement(tx, tenant, options);
+    const earlier = await earlierPlacement(tx, tenant, options.idempotencyKey);
     if (earlier) return earlier;
     const facts = await checkOrderFacts(tx, tenant, body, true);
     const plan = await planOrder(tx, tenant, body, facts, pricing, prices);
@@ -115,7 +112,7 @@ export async function placeOrderInTx(
   body: OrderBodyInput,
   options: PlaceOrderOptions,
 ): Promise<PlacedOrder> {
-  const earlier = await earlierPlacement(tx, tenant, options);
+  const earlier = await earlierPlacement(tx, tenant, options.idempotencyKey);
   if (earlier) return earlier;
   const facts = await checkOrderFacts(tx, tenant, body, true);
   const plan = await planOrder(tx, tenant, body, facts, pricingOf(options));
@@ -157,14 +154,19 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
     };
   }
   const write = placementWrite(p);
-  let result = await repo.insertPlacement(db, tenant, write);
+  let result = await writePlacement(db, tenant, write);
   // ORD-15: the kebab-case name is tried first (no read); when taken, the next free suffix is read and used.
   for (let attempt = 0; result.outcome === 'slug_taken' && write.rows.company && attempt < 20; attempt++) {
     const slug = await freeCompanySlug(db, tenant, write.rows.company.columns.legal_name);
     write.rows = { ...write.rows, company: { ...write.rows.company, slug } };
-    result = await repo.insertPlacement(db, tenant, write);
+    result = await writePlacement(db, tenant, write);
   }
   if (result.outcome === 'unknown_user') throw unknownUser(p.rows.group.userId);
+  if (result.outcome === 'earlier') {
+    const earlier = await earlierPlacement(db, tenant, p.rows.group.idempotencyKey ?? undefined);
+    if (earlier) return earlier;
+    throw new Error(`the order group of Idempotency-Key '${p.rows.group.idempotencyKey}' was not found again`);
+  }
   if (result.outcome !== 'placed')
     throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
   eventsWritten(db, tenant);
@@ -216,9 +218,9 @@ function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItem {
 }
 
 /** The earlier request's orders when its Idempotency-Key placed a group already, else null. */
-async function earlierPlacement(tx: Db, tenant: Tenant, options: PlaceOrderOptions): Promise<PlacedOrder | null> {
-  if (!options.idempotencyKey) return null;
-  const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, options.idempotencyKey);
+async function earlierPlacement(tx: Db, tenant: Tenant, idempotencyKey?: string): Promise<PlacedOrder | null> {
+  if (!idempotencyKey) return null;
+  const earlier = await repo.findGroupByIdempotencyKey(tx, tenant, idempotencyKey);
   return earlier
     ? {
         created: true,

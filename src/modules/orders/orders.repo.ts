@@ -207,7 +207,7 @@ export interface PlacementRows {
   actor: string;
 }
 
-/** Everything {@link insertPlacement} writes, planned in full by the caller (ids, amounts, event data, ledger lines). */
+/** Everything {@link insertPlacements} writes for one placement, planned in full by the caller (ids, amounts, event data, ledger lines). */
 export interface PlacementWrite {
   rows: PlacementRows;
   /** One `submitted` history row per order. */
@@ -220,24 +220,54 @@ export interface PlacementWrite {
   minBalanceCents: number;
 }
 
-/** What {@link insertPlacement} did: placed (with the orders' created_at), or nothing because of the user or the slug. */
-export type PlacementOutcome = { outcome: 'placed'; createdAt: Date } | { outcome: 'unknown_user' | 'slug_taken' };
+/**
+ * What the placement statement did with one placement: placed (with the orders' created_at), or nothing because of
+ * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups`).
+ */
+export type PlacementOutcome =
+  | { outcome: 'placed'; createdAt: Date }
+  | { outcome: 'unknown_user' | 'slug_taken' | 'earlier' };
 
 /**
- * Writes a placement in ONE statement through the database function `place_order_group` (ORD-13): the company of a
- * formation and its admin link, the order group, the orders, their `submitted` history, the events with their
- * deliveries, and last the debits (the balance row is locked only for them and the commit). On a pool the statement
- * is its own transaction; on a client it joins the caller's.
- * @returns placed; or unknown_user / slug_taken, when NOTHING was written (the user is checked here, not by a
- * foreign key: ORD-16).
- * @throws AppError insufficient_balance (402) when the balance is below `minBalanceCents` (nothing written; inside a
- * transaction the transaction is aborted and must be rolled back).
+ * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups` (ORD-13,
+ * ORD-17): for each, the company of a formation and its admin link, the order group, the orders, their `submitted`
+ * history, the events with their deliveries; and last the debits of all of them in one posting (the balance row is
+ * locked only for it and the commit). On a pool the statement is its own transaction; on a client it joins the
+ * caller's.
+ * @returns one outcome per write, in order; a write refused for its user, slug or Idempotency-Key wrote nothing.
+ * @throws AppError insufficient_balance (402) when the balance is below the sum of the writes' `minBalanceCents`:
+ * NOTHING was written (inside a transaction the transaction is aborted and must be rolled back). With several
+ * writes the caller cannot tell which of them the balance would cover: it places them one at a time.
  */
-export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite): Promise<PlacementOutcome> {
-  const { rows: p } = w;
+export async function insertPlacements(db: Db, tenant: Tenant, writes: PlacementWrite[]): Promise<PlacementOutcome[]> {
   const payload = {
     organization_id: tenant.organizationId,
     environment: tenant.environment,
+    idempotency_key_ttl_hours: KEY_TTL_HOURS,
+    placements: writes.map(placementPayload),
+  };
+  try {
+    const { rows } = await db.query<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
+      'SELECT place_order_groups($1::jsonb) AS r',
+      [JSON.stringify(payload)],
+    );
+    const { outcomes, created_at } = rows[0]!.r;
+    const createdAt = new Date(created_at);
+    return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt } : { outcome }));
+  } catch (err) {
+    const e = err as { code?: string; detail?: string };
+    if (e.code === 'FC402') {
+      const needed = writes.reduce((sum, w) => sum + w.minBalanceCents, 0);
+      throw insufficientBalance(tenant, needed, Number(e.detail));
+    }
+    throw err;
+  }
+}
+
+/** One placement as `place_order_groups` takes it (column names of the tables it writes). */
+function placementPayload(w: PlacementWrite) {
+  const { rows: p } = w;
+  return {
     user_id: p.group.userId,
     actor: p.actor,
     company: p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null,
@@ -258,20 +288,6 @@ export async function insertPlacement(db: Db, tenant: Tenant, w: PlacementWrite)
     debits: w.debits,
     min_balance_cents: w.minBalanceCents,
   };
-  try {
-    const { rows } = await db.query<{ r: { outcome: string; created_at?: string } }>(
-      'SELECT place_order_group($1::jsonb) AS r',
-      [JSON.stringify(payload)],
-    );
-    const r = rows[0]!.r;
-    return r.outcome === 'placed'
-      ? { outcome: 'placed', createdAt: new Date(r.created_at!) }
-      : { outcome: r.outcome as 'unknown_user' | 'slug_taken' };
-  } catch (err) {
-    const e = err as { code?: string; detail?: string };
-    if (e.code === 'FC402') throw insufficientBalance(tenant, w.minBalanceCents, Number(e.detail));
-    throw err;
-  }
 }
 
 /**
