@@ -1,8 +1,9 @@
 /**
  * The attacker of the `signin` bench section, in its own process so that its sockets and timers never delay
- * the load generator's measurements: waves of SIGNIN_CONCURRENCY concurrent console sign-ins with wrong
- * passwords, each for a different e-mail from a different address, one wave after another until SIGTERM. Prints
- * `READY <target>` once the first wave is under way and `ATTACK <json counts by status>` when stopped.
+ * the load generator's measurements: SIGNIN_CONCURRENCY clients that each keep one console sign-in with a wrong
+ * password in flight (the next as soon as the last is answered), each attempt for a different e-mail from a
+ * different address, until SIGTERM. Prints `READY <target>` as the first attempts go out and
+ * `ATTACK <json counts by status>` when stopped.
  */
 export {};
 
@@ -47,6 +48,12 @@ process.on('SIGTERM', () => {
   stopping = true;
 });
 process.stdout.write(`READY ${target}\n`);
-while (!stopping) await Promise.all(Array.from({ length: concurrency }, attempt));
+// Each of the SIGNIN_CONCURRENCY clients sends its next attempt as soon as its last one is answered, so that many are
+// always in flight.
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (!stopping) await attempt();
+  }),
+);
 process.stdout.write(`ATTACK ${JSON.stringify(counts)}\n`);
 process.exit(0);

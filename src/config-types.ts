@@ -109,12 +109,20 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY, default 1). */
   passwordHashConcurrency: number;
-  /** Sign-ins that may wait for a hash; beyond it a sign-in is refused at once with 503 (PASSWORD_HASH_QUEUE, default 8). */
+  /** Sign-ins that may wait for a hash (PASSWORD_HASH_QUEUE, default 8); beyond them a sign-in is held or refused. */
   passwordHashQueue: number;
   /**
+   * Longest a sign-in beyond the queue is held, unread, for a place in it (ms; PASSWORD_HASH_HOLD_MS, default 10000;
+   * each waits a random time between half and all of it, then 503). 0 refuses at once (AUTH-8).
+   */
+  passwordHashHoldMs: number;
+  /** Sign-ins held at most; more are refused at once with 503 (PASSWORD_HASH_HELD, default 1000). */
+  passwordHashHeld: number;
+  /**
    * Share of the time (percent, 1-100) each password-check slot may spend hashing (PASSWORD_HASH_CPU_PERCENT, default
-   * 25): after a hash of d ms the slot rests d × (100 / share − 1) ms, so a flood of sign-ins keeps scrypt's CPU and
-   * memory traffic to this share of a core per slot (AUTH-8).
+   * 10): after a hash of d ms the slot rests d × (100 / share − 1) ms, so a flood of sign-ins keeps scrypt's CPU and
+   * memory traffic (128 MiB streamed per hash, which slows every process sharing the caches) to this share of a core
+   * per slot (AUTH-8).
    */
   passwordHashCpuPercent: number;
   /**

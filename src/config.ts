@@ -96,7 +96,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: rateLimitsOf(e),
     passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
-    passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 25),
+    passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 10),
+    passwordHashHoldMs: Number(e.PASSWORD_HASH_HOLD_MS ?? 10_000),
+    passwordHashHeld: Number(e.PASSWORD_HASH_HELD ?? 1000),
     stripe: stripeOf(e),
   };
 }

@@ -1,4 +1,5 @@
 import autocannon, { type Options, type Result } from 'autocannon';
+import type { Pool } from 'undici';
 
 /** What a load run measured: requests per second and latency percentiles in ms. */
 export interface LoadFigures {
@@ -11,8 +12,10 @@ export interface LoadFigures {
 }
 
 /**
- * Runs autocannon for `seconds` with `connections` (and `overallRate` requests/s when given, for latency at a
- * fixed rate) and summarises it. Non-2xx answers and errors count as failed.
+ * Runs autocannon for `seconds` with `connections` and summarises it: throughput with a closed loop (each connection
+ * sends its next request when the last is answered). Non-2xx answers and errors count as failed. For latency at a
+ * given rate use {@link runPaced}: autocannon's `overallRate` lets each connection send its whole second's share at
+ * once at the start of every second, so its percentiles measure the queue behind that burst, not the service.
  */
 export async function runLoad(options: Options & { seconds: number }): Promise<LoadFigures> {
   const r: Result = await autocannon({ timeout: 10, ...options, duration: options.seconds });
@@ -31,4 +34,65 @@ export function percentile(values: number[], p: number): number {
   if (!values.length) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** One request of a paced run: method, path (appended to the base URL), headers and body. */
+export interface PacedRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * An open-loop load at a fixed rate: request i is due at start + i / `rate` seconds whatever the answers so far
+ * (evenly spaced, as independent clients arrive), for `seconds`, through `pool` (an undici Pool of keep-alive
+ * connections to the server, kept by the caller across runs so that a run does not time its own connecting). Each
+ * latency is measured from the moment the request was due, so a generator or a server that falls behind shows in
+ * the figures instead of hiding (no coordinated omission). `next(i)` gives request i.
+ * @returns rps achieved, p50/p99/max latency in ms, answered 2xx/3xx (ok) and the rest (failed).
+ */
+export async function runPaced(options: {
+  pool: Pool;
+  rate: number;
+  seconds: number;
+  next: (i: number) => PacedRequest;
+}): Promise<LoadFigures> {
+  const { pool } = options;
+  const total = Math.round(options.rate * options.seconds);
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  const send = async (i: number, due: number) => {
+    const r = options.next(i);
+    try {
+      const res = await pool.request({ method: r.method, path: r.path, headers: r.headers, body: r.body });
+      await res.body.dump();
+      if (res.statusCode < 400) ok += 1;
+      else failed += 1;
+    } catch {
+      failed += 1;
+    }
+    latencies.push(performance.now() - due);
+  };
+  let sent = 0;
+  while (sent < total) {
+    const now = performance.now();
+    const dueNow = Math.min(total, Math.floor(((now - started) / 1000) * options.rate) + 1);
+    for (; sent < dueNow; sent++) inFlight.push(send(sent, started + (sent * 1000) / options.rate));
+    const nextDue = started + (sent * 1000) / options.rate;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextDue - performance.now())));
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: Math.max(...latencies),
+    ok,
+    failed,
+  };
 }

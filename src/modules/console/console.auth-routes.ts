@@ -28,6 +28,11 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     ctx.config.passwordHashCpuPercent,
   );
   app.addHook('onReady', async () => prestartScryptWorker());
+  // Places handed to held sign-ins; released by attemptLogin, or here when the request ends before it got that far.
+  const admissions = new WeakMap<object, () => void>();
+  const releaseAdmission = async (request: object) => admissions.get(request)?.();
+  app.addHook('onResponse', releaseAdmission);
+  app.addHook('onRequestAbort', releaseAdmission);
 
   app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);
@@ -45,10 +50,15 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     {
       schema: { hide: true },
       config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
-      // Shed a sign-in the password checks could not take before its body is even read: a flood of them then costs
-      // microseconds each, not a parsed form and a rendered page.
-      onRequest: async (_request, reply) => {
-        if (!passwordChecks.saturated) return;
+      // Every sign-in takes its place before its body is even read; one the password checks cannot take now is held
+      // until a place frees up or its hold ends (AUTH-8). Refused, it costs microseconds, not a parsed form and a
+      // rendered page.
+      onRequest: async (request, reply) => {
+        const admission = await passwordChecks.hold(ctx.config.passwordHashHoldMs, ctx.config.passwordHashHeld);
+        if (admission) {
+          admissions.set(request, admission);
+          return;
+        }
         return reply
           .status(503)
           .header('retry-after', String(BUSY_RETRY_SECONDS))
@@ -72,7 +82,12 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
         });
       if (!email || typeof password !== 'string' || !password)
         return again(400, 'Enter your e-mail address and password.');
-      const result = await attemptLogin(ctx.pool, passwordChecks, { email, password, ip: request.ip });
+      const result = await attemptLogin(
+        ctx.pool,
+        passwordChecks,
+        { email, password, ip: request.ip },
+        admissions.get(request),
+      );
       if (!result.ok && result.reason === 'busy') {
         reply.header('retry-after', String(result.retryAfterSeconds));
         return again(503, `Sign-in is busy right now; try again in ${result.retryAfterSeconds} seconds.`);

@@ -28,7 +28,8 @@ export type LoginResult =
  *    throttle and records the attempt as FAILED before any hash is computed, then reads the operator;
  * 2. the password is checked through `checks` (bounded concurrency);
  * 3. only on success, a second short transaction marks the attempt succeeded and starts a session.
- * The whole sign-in is admitted by `checks` first: beyond its bound it is refused at once ('busy') with no database
+ * The whole sign-in is admitted by `checks` first (or arrives with `admission`, a place the caller already holds and
+ * that is released here): beyond its bound it is refused at once ('busy') with no database
  * work and nothing recorded. A throttled attempt is not recorded either (it checked no password; recording it would
  * let an attacker keep a real operator locked out forever).
  */
@@ -36,8 +37,9 @@ export async function attemptLogin(
   pool: pg.Pool,
   checks: PasswordCheckQueue,
   input: { email: string; password: string; ip: string },
+  admission?: () => void,
 ): Promise<LoginResult> {
-  const release = checks.admit();
+  const release = admission ?? checks.admit();
   if (!release) return { ok: false, reason: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS };
   try {
     const email = input.email.trim().toLowerCase();

@@ -1,24 +1,23 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
 
 /**
- * scrypt in a worker thread of the lowest CPU priority (nice 19 on Linux, where a thread can be given its own),
- * so that password checks only use CPU the HTTP server does not need: a flood of sign-ins then slows sign-ins,
- * not integrators. The worker's code is inline JavaScript, so it runs the same under tsx and compiled.
+ * scrypt in a child process of the lowest CPU priority (nice 19), so that password checks only use CPU the HTTP
+ * server does not need, and their memory cannot touch the server's: each hash maps, fills and unmaps 128 MiB, and
+ * in a thread of the server's own process those mappings hold the address-space lock that the server's allocations
+ * and garbage collection also take, which stalled integrators' requests for tens of milliseconds per hash (measured
+ * by the `signin` bench section). A flood of sign-ins then slows sign-ins, not integrators. The child's code is
+ * inline JavaScript, so it runs the same under tsx and compiled; it exits when the server's process goes away.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const CHILD_SOURCE = `
 const { scryptSync } = require('node:crypto');
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid) require('node:os').setPriority(tid, ${os.constants.priority.PRIORITY_LOW});
-} catch {}
-parentPort.on('message', ({ id, password, salt, keyBytes, options }) => {
+process.on('disconnect', () => process.exit(0));
+process.on('message', ({ id, password, salt, keyBytes, options }) => {
   try {
-    const key = scryptSync(password, Buffer.from(salt), keyBytes, options);
-    parentPort.postMessage({ id, key });
+    const key = scryptSync(password, Buffer.from(salt, 'base64'), keyBytes, options);
+    process.send({ id, key: key.toString('base64') });
   } catch (err) {
-    parentPort.postMessage({ id, error: String(err && err.message || err) });
+    process.send({ id, error: String((err && err.message) || err) });
   }
 });
 `;
@@ -28,48 +27,68 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-let worker: Worker | null = null;
+let child: ChildProcess | null = null;
 let nextId = 0;
 const pending = new Map<number, Pending>();
 
-function started(): Worker {
-  if (worker) return worker;
-  const w = new Worker(WORKER_SOURCE, { eval: true });
-  w.on('message', (m: { id: number; key?: Uint8Array; error?: string }) => {
+function started(): ChildProcess {
+  if (child) return child;
+  const c: ChildProcess = spawn(process.execPath, ['-e', CHILD_SOURCE], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // Loaders or profilers the parent was started with have nothing to do in this child.
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  try {
+    if (c.pid) os.setPriority(c.pid, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not allowed to lower it here: it still runs apart from the server's address space.
+  }
+  c.on('message', (m: { id: number; key?: string; error?: string }) => {
     const p = pending.get(m.id);
     pending.delete(m.id);
-    if (!pending.size) w.unref();
+    if (!pending.size) idle(c);
     if (!p) return;
     if (m.error || !m.key) p.reject(new Error(m.error ?? 'scrypt failed'));
-    else p.resolve(Buffer.from(m.key));
+    else p.resolve(Buffer.from(m.key, 'base64'));
   });
-  w.on('error', (err) => fail(err));
-  w.on('exit', () => fail(new Error('the scrypt worker stopped')));
-  // Referenced only while a hash is under way (below): an idle worker never keeps the process alive.
-  w.unref();
-  worker = w;
-  return w;
+  c.on('error', (err) => fail(c, err));
+  c.on('exit', () => fail(c, new Error('the scrypt process stopped')));
+  idle(c);
+  child = c;
+  return c;
 }
 
-// A dead worker fails what it held; the next hash starts a new one.
-function fail(err: Error): void {
-  worker = null;
+// Referenced only while a hash is under way: an idle child never keeps the server's process alive.
+function idle(c: ChildProcess): void {
+  c.unref();
+  (c.channel as { unref?: () => void } | undefined)?.unref?.();
+}
+
+function busy(c: ChildProcess): void {
+  c.ref();
+  (c.channel as { ref?: () => void } | undefined)?.ref?.();
+}
+
+// A dead child fails what it held; the next hash starts a new one.
+function fail(c: ChildProcess, err: Error): void {
+  if (child !== c) return;
+  child = null;
   for (const p of pending.values()) p.reject(err);
   pending.clear();
 }
 
 /**
- * Starts the worker thread now (idempotent), so that starting it (a JavaScript engine of its own: tens of
- * milliseconds) happens when the console starts, not in the middle of the first burst of sign-ins.
+ * Starts the child process now (idempotent), so that starting it (a Node.js process: tens of milliseconds) happens
+ * when the console starts, not in the middle of the first burst of sign-ins.
  */
 export function prestartScryptWorker(): void {
   started();
 }
 
 /**
- * scrypt(password, salt) in the low-priority worker: `keyBytes` bytes, `options` as node:crypto's scrypt takes them
- * (N, r, p, maxmem). Hashes run one after another in that thread; callers bound how many may wait.
- * @throws the worker's error (bad parameters) or when the worker died.
+ * scrypt(password, salt) in the low-priority child process: `keyBytes` bytes, `options` as node:crypto's scrypt takes
+ * them (N, r, p, maxmem). Hashes run one after another there; callers bound how many may wait.
+ * @throws the child's error (bad parameters) or when the child died.
  */
 export function scryptInWorker(
   password: string,
@@ -77,11 +96,11 @@ export function scryptInWorker(
   keyBytes: number,
   options: { N: number; r: number; p: number; maxmem: number },
 ): Promise<Buffer> {
-  const w = started();
+  const c = started();
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    if (!pending.size) w.ref();
+    if (!pending.size) busy(c);
     pending.set(id, { resolve, reject });
-    w.postMessage({ id, password, salt: new Uint8Array(salt), keyBytes, options });
+    c.send({ id, password, salt: salt.toString('base64'), keyBytes, options });
   });
 }
