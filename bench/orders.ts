@@ -6,12 +6,13 @@
  * still sums to the cached balance.
  */
 import pg from 'pg';
+import { Pool } from 'undici';
 import type { Tenant } from '../src/context.js';
 import { creditBalance } from '../src/modules/billing/ledger.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
-import { runLoad } from './lib/load.js';
+import { runLoad, runPaced } from './lib/load.js';
 import { record } from './lib/report.js';
 
 export const benchOrders: BenchSection = async (db, settings, baselines) => {
@@ -77,10 +78,16 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
       pass: share >= 0.4 && place.failed === 0,
     });
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
-    // Latency at half the INSERT-baseline share the target asks for (a fixed offered rate), and alone on one
-    // connection.
+    // Latency at half the INSERT-baseline share the target asks for (requests arriving evenly at that rate, whatever
+    // the answers: an open loop), and alone on one connection.
     const halfRate = Math.max(1, Math.round((baselines.insert.rps * 0.4) / 2));
-    const paced = await runLoad({ ...common, url: `${server.url}/test/v1/orders`, overallRate: halfRate });
+    const http = new Pool(server.url, { connections: 64 });
+    const paced = await runPaced({
+      pool: http,
+      rate: halfRate,
+      seconds: settings.seconds,
+      next: () => ({ method: 'POST', path: '/test/v1/orders', headers, body: fresh({}).body }),
+    }).finally(() => http.close());
     record({
       section: 'orders',
       name: `POST /orders p99 at ${halfRate} req/s`,

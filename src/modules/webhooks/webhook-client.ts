@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { EventEmitter } from 'node:events';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { isPublicAddress, type VettedAddress } from './url-guard.js';
@@ -52,6 +53,7 @@ interface PoolEntry {
 export class WebhookClient {
   private readonly pools = new Map<string, PoolEntry>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly deadlines = new Deadlines();
 
   constructor(private readonly connectionsPerOrigin: number) {
     this.sweeper = setInterval(() => this.closeIdle(), POOL_IDLE_MS / 2);
@@ -74,17 +76,22 @@ export class WebhookClient {
       // decided by the address actually reached.
       const target = req.pinned ?? (await resolveHost(url.hostname));
       const pool = this.poolFor(req.poolKey ?? url.origin, url.origin, target);
-      const res = await pool.request({
-        method: 'POST',
-        path: `${url.pathname}${url.search}`,
-        body: req.body,
-        headers: { ...req.headers, host: url.host },
-        signal: AbortSignal.timeout(req.timeoutMs),
-      });
-      const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
-      // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
-      const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
-      return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
+      const signal = this.deadlines.start(req.timeoutMs);
+      try {
+        const res = await pool.request({
+          method: 'POST',
+          path: `${url.pathname}${url.search}`,
+          body: req.body,
+          headers: { ...req.headers, host: url.host },
+          signal,
+        });
+        const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
+        // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
+        const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
+        return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
+      } finally {
+        this.deadlines.end(signal);
+      }
     } catch (err) {
       return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
     }
@@ -93,6 +100,7 @@ export class WebhookClient {
   /** Closes every pool, cutting attempts still under way (their rows come back after the lease). */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    this.deadlines.close();
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.allSettled(pools.map((p) => p.pool.destroy()));
@@ -142,8 +150,6 @@ function pinnedLookup(pinned: VettedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-// Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes). A body
-// read to its end leaves the connection reusable.
 // The first address of a host (a literal IP as it is), for an unpinned attempt.
 async function resolveHost(hostname: string): Promise<VettedAddress> {
   const host = hostname.replace(/^\[|\]$/g, '');
@@ -153,24 +159,93 @@ async function resolveHost(hostname: string): Promise<VettedAddress> {
   return { address: found.address, family: found.family as 4 | 6 };
 }
 
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) break;
-  }
-  if (size >= limit) body.destroy();
-  // PostgreSQL text cannot hold NUL bytes.
-  return (
-    Buffer.concat(chunks)
-      .subarray(0, limit)
-      .toString('utf8')
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold NUL, so it is dropped.
-      .replace(/\u0000/g, '')
-  );
+/** A response body as undici gives it: a readable stream of Buffers. */
+interface BodyStream {
+  on(event: 'data', fn: (chunk: Buffer) => void): unknown;
+  on(event: 'end' | 'close', fn: () => void): unknown;
+  on(event: 'error', fn: (err: Error) => void): unknown;
+  destroy(): void;
 }
+
+// Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes). A body
+// read to its end leaves the connection reusable. Stream events, not an async iterator: this runs for every
+// attempt, and the iterator's promises per chunk cost more than the few bytes a receiver usually answers.
+function readPrefix(body: BodyStream, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).subarray(0, limit).toString('utf8');
+      // PostgreSQL text cannot hold NUL bytes.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold NUL, so it is dropped.
+      resolve(text.includes('\u0000') ? text.replace(/\u0000/g, '') : text);
+    };
+    body.on('data', (chunk) => {
+      if (settled) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) {
+        finish();
+        body.destroy();
+      }
+    });
+    body.on('end', finish);
+    body.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+    });
+  });
+}
+
+/**
+ * Deadlines of the attempts under way, checked by one timer for all of them: an attempt's signal is aborted once its
+ * time is up (within DEADLINE_CHECK_MS after it), which undici turns into an AbortError for the request or its body.
+ * One timer instead of a timeout signal per attempt, which cost a timer, a signal and its clean-up for each.
+ */
+class Deadlines {
+  private readonly due = new Map<AbortableEmitter, number>();
+  private timer: NodeJS.Timeout | null = null;
+
+  start(timeoutMs: number): AbortableEmitter {
+    const signal: AbortableEmitter = Object.assign(new EventEmitter(), { aborted: false });
+    this.due.set(signal, performance.now() + timeoutMs);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.check(), DEADLINE_CHECK_MS);
+      this.timer.unref();
+    }
+    return signal;
+  }
+
+  end(signal: AbortableEmitter): void {
+    this.due.delete(signal);
+    if (!this.due.size) this.close();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private check(): void {
+    const now = performance.now();
+    for (const [signal, at] of this.due) {
+      if (at > now) continue;
+      this.due.delete(signal);
+      signal.aborted = true;
+      signal.emit('abort');
+    }
+    if (!this.due.size) this.close();
+  }
+}
+
+type AbortableEmitter = EventEmitter & { aborted: boolean };
+
+/** How often the attempts' deadlines are checked (ms): an attempt is cut at most this long after its time is up. */
+const DEADLINE_CHECK_MS = 25;
 
 function describeError(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };

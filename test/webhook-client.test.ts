@@ -1,0 +1,56 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sendWebhook } from '../src/modules/webhooks/webhook-client.js';
+
+/*
+ * WH-4: an attempt's whole exchange, the response body included, must end within the timeout. A receiver that
+ * answers its headers at once and then sends its body a byte at a time is cut like one that never answers.
+ */
+
+let server: http.Server;
+let port: number;
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    req.resume();
+    if (req.url === '/dribble') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('.'), 50);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (req.url === '/silent') return; // never answers
+    res.writeHead(200).end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const attempt = (path: string, timeoutMs: number) =>
+  sendWebhook({
+    url: `http://127.0.0.1:${port}${path}`,
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+    timeoutMs,
+    pinned: null,
+    keepBodyFrom: () => true,
+  });
+
+it('cuts an answer whose body is still arriving when the timeout is up', async () => {
+  const started = performance.now();
+  const res = await attempt('/dribble', 400);
+  const took = performance.now() - started;
+  expect(res).toMatchObject({ statusCode: null, error: 'Timed out after 400 ms without a complete response' });
+  expect(took).toBeGreaterThanOrEqual(390);
+  expect(took).toBeLessThan(2_000);
+});
+
+it('cuts a receiver that never answers, and keeps a quick answer whole', async () => {
+  const [silent, quick] = await Promise.all([attempt('/silent', 300), attempt('/quick', 300)]);
+  expect(silent).toMatchObject({ statusCode: null, error: expect.stringContaining('Timed out after 300 ms') });
+  expect(quick).toMatchObject({ statusCode: 200, responseBody: 'ok', error: null });
+});
