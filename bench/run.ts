@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     for (const [name, section] of Object.entries(SECTIONS)) {
       if (only && !only.includes(name)) continue;
       process.stdout.write(`\n== ${name}\n`);
+      await db.settle();
       await section(db, settings, baselines);
     }
   } finally {

@@ -8,6 +8,11 @@ export interface BenchDatabase {
   url: string;
   /** Creates another fresh database on the same server (a scenario that needs its own data). */
   another(label: string): Promise<string>;
+  /**
+   * Drops the databases `another` made and flushes the server (CHECKPOINT, when allowed), so the next section starts
+   * on a quiet server: no autovacuum of a million rows left behind, no checkpoint due in the middle of its run.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,9 +39,15 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
     made.push(name);
     return withDatabase(serverUrl!, name);
   };
+  const url = await create('main');
   return {
-    url: await create('main'),
+    url,
     another: create,
+    async settle() {
+      for (const name of made.splice(1))
+        await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await adminQuery(adminUrl, 'CHECKPOINT').catch(() => undefined);
+    },
     async close() {
       for (const name of made)
         await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);

@@ -84,6 +84,33 @@ export async function one<T extends pg.QueryResultRow>(db: Db, sql: string, para
   return rows[0] ?? null;
 }
 
+/**
+ * All rows of a named prepared statement: each connection parses and plans `sql` once, the first time it runs it,
+ * and then only binds and executes it, which is most of what a read by key costs the database. For the hot
+ * statements only; `name` is fixed per `sql` text (one name, one text, for the life of the process), and `sql` names
+ * its columns rather than `*`, so a column added by a later migration cannot change a prepared result under a
+ * running process.
+ */
+export async function manyPrepared<T extends pg.QueryResultRow>(
+  db: Db,
+  name: string,
+  sql: string,
+  params: unknown[],
+): Promise<T[]> {
+  const { rows } = await db.query<T>({ name, text: sql, values: params });
+  return rows;
+}
+
+/** First row or null of a named prepared statement (see {@link manyPrepared}). */
+export async function onePrepared<T extends pg.QueryResultRow>(
+  db: Db,
+  name: string,
+  sql: string,
+  params: unknown[],
+): Promise<T | null> {
+  return (await manyPrepared<T>(db, name, sql, params))[0] ?? null;
+}
+
 /** All rows. */
 export async function many<T extends pg.QueryResultRow>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
   const { rows } = await db.query<T>(sql, params);

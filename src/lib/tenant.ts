@@ -3,7 +3,7 @@
  * itself depends on (the price cache) import them from here, so no import cycle runs through context.ts.
  */
 
-/** The environment half of a tenant (ARCHITECTURE.md "Tenancy and environments"). */
+/** The environment half of a tenant (TEN-1; docs/architecture.md "Tenancy and environments"). */
 export type Environment = 'live' | 'test';
 
 /** The tenant a request acts for: every tenant-owned query filters on both fields. */

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import { many, one, onePrepared, type Db } from '../../lib/db.js';
 import type { AddressInput, OfficerInput } from './company-rules.js';
 
 /** Column values of a company, without the keys and timestamps. */
@@ -115,8 +115,9 @@ export function findCompanyView(
   idOrSlug: { id: string } | { slug: string },
 ): Promise<CompanyViewRow | null> {
   const [column, value] = 'id' in idOrSlug ? ['id', idOrSlug.id] : ['slug', idOrSlug.slug];
-  return one<CompanyViewRow>(
+  return onePrepared<CompanyViewRow>(
     db,
+    `company_view_by_${column}`,
     `SELECT ${VIEW_COLUMNS} FROM companies WHERE ${column} = $1 AND organization_id = $2 AND environment = $3`,
     [value, tenant.organizationId, tenant.environment],
   );

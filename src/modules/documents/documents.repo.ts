@@ -1,5 +1,5 @@
 import type { Environment, Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import { many, one, onePrepared, type Db } from '../../lib/db.js';
 
 /** A documents row. */
 export interface DocumentRow {
@@ -56,14 +56,19 @@ export async function insertDocument(tx: Db, d: NewDocumentRow): Promise<Documen
 
 /** A document of the tenant (null tenant: any; used by the file route after the link was verified). */
 export function findDocument(db: Db, tenant: Tenant | null, id: string): Promise<DocumentRow | null> {
+  // The tenant's read is a hot one (GET /documents/{id}): prepared once per connection, columns named (see users.repo).
   return tenant
-    ? one<DocumentRow>(db, 'SELECT * FROM documents WHERE id = $1 AND organization_id = $2 AND environment = $3', [
-        id,
-        tenant.organizationId,
-        tenant.environment,
-      ])
+    ? onePrepared<DocumentRow>(
+        db,
+        'document_by_id',
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 AND organization_id = $2 AND environment = $3`,
+        [id, tenant.organizationId, tenant.environment],
+      )
     : one<DocumentRow>(db, 'SELECT * FROM documents WHERE id = $1', [id]);
 }
+
+const DOCUMENT_COLUMNS =
+  'id, organization_id, environment, order_id, company_id, document_type, file_name, file_type, storage_key, size_bytes, uploaded_by, created_at';
 
 /** Filters of GET /documents. */
 export interface DocumentFilter {

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import { many, onePrepared, type Db } from '../../lib/db.js';
 
 /** An events row. */
 export interface EventRow {
@@ -38,8 +38,9 @@ export function listEvents(db: Db, tenant: Tenant, f: EventFilter): Promise<Even
 
 /** One event of the tenant, or null. */
 export function findEvent(db: Db, tenant: Tenant, id: string): Promise<EventRow | null> {
-  return one<EventRow>(
+  return onePrepared<EventRow>(
     db,
+    'event_by_id',
     'SELECT id, type, data, created_at FROM events WHERE id = $1 AND organization_id = $2 AND environment = $3',
     [id, tenant.organizationId, tenant.environment],
   );

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import { one, type Db } from '../../lib/db.js';
+import { manyPrepared, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns, CompanyRow } from '../companies/companies.repo.js';
@@ -247,11 +247,13 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
     placements: writes.map(placementPayload),
   };
   try {
-    const { rows } = await db.query<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
+    const [row] = await manyPrepared<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
+      db,
+      'place_order_groups',
       'SELECT place_order_groups($1::jsonb) AS r',
       [JSON.stringify(payload)],
     );
-    const { outcomes, created_at } = rows[0]!.r;
+    const { outcomes, created_at } = row!.r;
     const createdAt = new Date(created_at);
     return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt } : { outcome }));
   } catch (err) {

@@ -75,7 +75,7 @@ class PlacementBatcher {
         tenant,
         batch.map((w) => w.write),
       );
-      batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
     } catch (err) {
       if (batch.length === 1) return batch[0]!.reject(err);
       for (const w of batch) {

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import { many, one, type Db } from '../../lib/db.js';
+import { many, one, onePrepared, type Db } from '../../lib/db.js';
 
 /** A row of `users` (USR-1). */
 export interface UserRow {
@@ -31,12 +31,18 @@ export async function insertUser(
 
 /** The tenant's user with this id, or null. */
 export function findUserById(db: Db, tenant: Tenant, id: string): Promise<UserRow | null> {
-  return one<UserRow>(db, 'SELECT * FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3', [
-    id,
-    tenant.organizationId,
-    tenant.environment,
-  ]);
+  // A hot read (every order checks its user through it too): prepared once per connection, with its columns named so
+  // a column added by a later migration cannot change the prepared statement's result under a running process.
+  return onePrepared<UserRow>(
+    db,
+    'user_by_id',
+    `SELECT ${USER_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2 AND environment = $3`,
+    [id, tenant.organizationId, tenant.environment],
+  );
 }
+
+const USER_COLUMNS =
+  'id, organization_id, environment, full_name, email, email_normalized, phone_number, created_at, updated_at';
 
 /** The tenant's user with this lower-cased email, or null. */
 export function findUserByEmail(db: Db, tenant: Tenant, emailNormalized: string): Promise<UserRow | null> {
