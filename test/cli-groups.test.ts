@@ -72,6 +72,12 @@ describe('CLI command groups (CONS-6)', () => {
         .commands.map((c) => c.name())
         .sort(),
     ).toEqual(names.sort());
+    // The organizations group answers to `orgs` as well as `org`.
+    expect(
+      buildCli()
+        .commands.find((c) => c.name() === 'org')
+        ?.aliases(),
+    ).toEqual(['orgs']);
     expect(names).toEqual(
       expect.arrayContaining([
         'org',

@@ -12,7 +12,7 @@ import { io, requiredValue, withContext } from './cli-context.js';
 
 /** The `org` group: `org create|list|show|set-domain|verify-domain` (ORG-1, ORG-4). */
 export function registerOrgCommands(program: Command): void {
-  const org = program.command('org').description('Organizations (tenants)');
+  const org = program.command('org').alias('orgs').description('Organizations (tenants)');
   org
     .command('create')
     .argument('[name]', 'organization name (or --name)')
