@@ -28,11 +28,9 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     ctx.config.passwordHashCpuPercent,
   );
   app.addHook('onReady', async () => prestartScryptWorker());
-  // Places handed to held sign-ins; released by attemptLogin, or here when the request ends before it got that far.
+  // The place each sign-in holds: released by attemptLogin, and in any case when its response closes (answered
+  // early, refused by the rate limit, or the client gone).
   const admissions = new WeakMap<object, () => void>();
-  const releaseAdmission = async (request: object) => admissions.get(request)?.();
-  app.addHook('onResponse', releaseAdmission);
-  app.addHook('onRequestAbort', releaseAdmission);
 
   app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);
@@ -55,10 +53,13 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
       // rendered page.
       onRequest: async (request, reply) => {
         const admission = await passwordChecks.hold(ctx.config.passwordHashHoldMs, ctx.config.passwordHashHeld);
-        if (admission) {
+        // A client that gave up while held gets no password check: its place goes to the next.
+        if (admission && !reply.raw.destroyed) {
           admissions.set(request, admission);
+          reply.raw.once('close', admission);
           return;
         }
+        admission?.();
         return reply
           .status(503)
           .header('retry-after', String(BUSY_RETRY_SECONDS))
