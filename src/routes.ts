@@ -20,7 +20,7 @@ import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
 import { consoleWebRoutes } from './modules/console/console.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
-import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
+import { stripeWebhookRoutes } from './modules/dashboard/stripe-webhook.routes.js';
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
 

@@ -134,6 +134,34 @@ function cycleWithin(graph: Map<string, string[]>, members: Set<string>): string
 }
 
 /*
+ * Domain modules form layers too: folder A may import folder B only if B never imports A, directly or through other
+ * folders, so each module can be read, tested and changed from the ones below it (events, notifications and branding
+ * at the bottom; dashboard and console, the browser parts, at the top). The file graph is collapsed to one node per
+ * folder of src/modules/ and checked for cycles the same way.
+ */
+const MODULES = path.join(SRC, 'modules');
+
+/** The graph of domain folders: folder name to the other folders its files import (files outside it ignored). */
+function moduleGraph(fileGraph: Map<string, string[]>, modulesDir: string): Map<string, string[]> {
+  const folderOf = (file: string) => {
+    const rel = path.relative(modulesDir, file);
+    return rel.startsWith('..') ? null : rel.split(path.sep)[0]!;
+  };
+  const graph = new Map<string, string[]>();
+  for (const [file, targets] of fileGraph) {
+    const from = folderOf(file);
+    if (!from) continue;
+    const edges = graph.get(from) ?? [];
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to && to !== from && !edges.includes(to)) edges.push(to);
+    }
+    graph.set(from, edges);
+  }
+  return graph;
+}
+
+/*
  * API-5, money at the edge: integer cents inside, dollars only where an answer is built. `centsToDollars` may be
  * imported only by lib/money.ts itself, the presenters (`*.views.ts`), route files (`*.routes.ts`, `*-routes.ts`)
  * and the CLI (src/cli/), which is an edge of its own. Named imports, namespace imports that use it, and
@@ -218,6 +246,35 @@ describe('architecture', () => {
     expect(files.length).toBeGreaterThan(50);
     const cycles = findCycles(importGraph(files)).map(show);
     expect(cycles, `import cycles under src/:\n${cycles.join('\n')}`).toEqual([]);
+  });
+
+  it('finds a cycle between domain folders when one imports a folder that imports it back', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'modules-'));
+    try {
+      for (const folder of ['orders', 'filings', 'events']) fs.mkdirSync(path.join(dir, folder));
+      fs.writeFileSync(path.join(dir, 'orders', 'a.ts'), "import { e } from '../events/e.js';\nexport const a = e;\n");
+      fs.writeFileSync(
+        path.join(dir, 'orders', 'b.ts'),
+        "import type { F } from '../filings/f.js';\nexport type B = F;\n",
+      );
+      fs.writeFileSync(
+        path.join(dir, 'filings', 'f.ts'),
+        "import { a } from '../orders/a.js';\nexport type F = typeof a;\n",
+      );
+      fs.writeFileSync(path.join(dir, 'events', 'e.ts'), 'export const e = 1;\n');
+      // No file cycle (b -> f -> a -> e), but the folders orders and filings import each other.
+      expect(findCycles(importGraph(tsFiles(dir)))).toEqual([]);
+      expect(findCycles(moduleGraph(importGraph(tsFiles(dir)), dir))).toEqual([['filings', 'orders', 'filings']]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('src/modules/ folders import one another in one direction only (layers, no cycle)', () => {
+    const graph = moduleGraph(importGraph(tsFiles(SRC)), MODULES);
+    expect(graph.size).toBeGreaterThan(15);
+    const cycles = findCycles(graph).map((c) => c.join(' -> '));
+    expect(cycles, `cycles between domain folders:\n${cycles.join('\n')}`).toEqual([]);
   });
 
   it('finds a centsToDollars import outside the edge (the money check can fail)', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../src/lib/validation.js';
-import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
+import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/webhooks/webhook-payloads.js';
 import { complianceRemindersTask } from '../src/modules/compliance/compliance-reminders.task.js';
 import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { corpFields, createCompany, createOrderRow, tenantOf } from './factories.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../src/lib/errors.js';
-import { EXCEPTION_REASONS } from '../src/modules/filings/exception-codes.js';
+import { EXCEPTION_REASONS } from '../src/modules/orders/exception-codes.js';
 import {
   FILING_STATUSES,
   planTransition,

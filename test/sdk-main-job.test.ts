@@ -10,7 +10,7 @@ import {
   type WebhookEvent,
 } from '../sdk/src/index.js';
 import { validatorCompiler } from '../src/lib/validation.js';
-import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/events/event-payloads.js';
+import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/webhooks/webhook-payloads.js';
 import { startWorker } from '../src/worker.js';
 import { address } from './e2e-fixtures.js';
 import { uniqueEmail } from './factories.js';

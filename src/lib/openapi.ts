@@ -2,7 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import { pathPrefix } from '../config.js';
 import type { AppContext, Environment } from '../context.js';
 import { API_TAGS } from './api-operations.js';
-import { openApiWebhooks } from '../modules/events/event-payloads.js';
+import { openApiWebhooks } from '../modules/webhooks/webhook-payloads.js';
 import { liftTitledSchemas } from './openapi-components.js';
 
 const API_DESCRIPTION = `Server-to-server API for forming companies and keeping them compliant with US states.

@@ -1,7 +1,7 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { centsToDollars, formatCents } from '../../lib/money.js';
-import { formatDate } from '../dashboard/presenters.js';
+import { formatDate } from '../branding/wording.js';
 import { resolveRange, todayUtc } from './calendar-range.js';
 import { deadlinesOf, type DeadlineItem } from './company-deadlines.js';
 import * as repo from './compliance.repo.js';

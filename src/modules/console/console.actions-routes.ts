@@ -5,7 +5,7 @@ import { centsToDecimalString } from '../../lib/money.js';
 import { bodyField } from '../../lib/validation.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
-import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import type { OrderDetailRow } from '../filings/filings.repo.js';

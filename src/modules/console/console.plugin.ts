@@ -15,7 +15,7 @@ import { consoleBusinessRoutes } from './console.business-routes.js';
 import { consoleOrderActionRoutes } from './console.actions-routes.js';
 import { consoleOrderRoutes } from './console.orders-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
-import { consoleComplianceRoutes } from '../compliance/compliance.console-routes.js';
+import { consoleComplianceRoutes } from './console.deadlines-routes.js';
 import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, render } from './console.web.js';
 import { findSession } from './sessions.js';
 

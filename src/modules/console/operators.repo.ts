@@ -37,17 +37,6 @@ export function listOperators(db: Db): Promise<OperatorRow[]> {
   return many<OperatorRow>(db, 'SELECT * FROM operators ORDER BY created_at');
 }
 
-/** Names of operators by id, for showing `operator:<id>` actors. */
-export async function operatorNames(db: Db, ids: string[]): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = await many<{ id: string; name: string; email: string }>(
-    db,
-    'SELECT id, name, email FROM operators WHERE id = ANY($1)',
-    [ids],
-  );
-  return new Map(rows.map((r) => [r.id, `${r.name} <${r.email}>`]));
-}
-
 /** Sets disabled_at (kept when already disabled); null for an unknown id. */
 export function disableOperator(db: Db, id: string): Promise<OperatorRow | null> {
   return one<OperatorRow>(

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { DOCUMENT_TYPES } from '../documents/document-types.js';
 import { signedFileUrl } from '../documents/file-urls.js';
-import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
+import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import type { OrderRecord } from '../filings/order-record.js';
 import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
 import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';

@@ -5,7 +5,8 @@ import { perAddressLimit } from '../rate-limits/rate-limits.js';
 import { enabledTiers } from './checkout.service.js';
 import * as service from './dashboard.service.js';
 import { signedFileUrl } from '../documents/file-urls.js';
-import { presentCompany, presentDocument, presentOrder } from './presenters.js';
+import { presentDocument } from '../branding/wording.js';
+import { presentCompany, presentOrder } from './presenters.js';
 import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 

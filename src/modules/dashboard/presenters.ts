@@ -1,17 +1,7 @@
 import { formatCents } from '../../lib/money.js';
-import { EXCEPTION_REASONS } from '../filings/exception-codes.js';
-import type { CompanyRow, DocumentRow, OrderRow } from './dashboard.repo.js';
-
-/** Plain-word names of order types (DASH-2, DASH-4). */
-export const ORDER_TYPE_LABELS: Record<string, string> = {
-  formation: 'Company formation',
-  ein: 'EIN (federal tax ID)',
-  annual_report: 'Annual report',
-  registered_agent: 'Registered agent service',
-  foreign_qualification: 'Foreign qualification',
-  certificate_of_good_standing: 'Certificate of good standing',
-  dba: 'DBA (trade name)',
-};
+import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
+import { formatDate, ORDER_TYPE_LABELS } from '../branding/wording.js';
+import type { CompanyRow, OrderRow } from './dashboard.repo.js';
 
 /** Status names a customer understands, with a tone for the badge (FIL-1, DASH-2). */
 const STATUS: Record<string, { label: string; tone: string }> = {
@@ -21,24 +11,6 @@ const STATUS: Record<string, { label: string; tone: string }> = {
   exception: { label: 'Needs attention', tone: 'warning' },
   cancelled: { label: 'Cancelled', tone: 'muted' },
 };
-
-const DOCUMENT_TYPE_LABELS: Record<string, string> = {
-  company: 'Company document',
-  registered_agent: 'Registered agent mail',
-};
-
-const dateFormat = new Intl.DateTimeFormat('en-US', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  timeZone: 'UTC',
-});
-
-/** 'Mar 4, 2025' for a Date or a 'YYYY-MM-DD' string; '' for null. */
-export function formatDate(value: Date | string | null): string {
-  if (!value) return '';
-  return dateFormat.format(typeof value === 'string' ? new Date(`${value.slice(0, 10)}T00:00:00Z`) : value);
-}
 
 /** An order as the pages show it; the exception reason is the standard description of its code, in words. */
 export function presentOrder(o: OrderRow) {
@@ -105,21 +77,5 @@ function presentOfficer(o: Record<string, unknown>) {
     title: String(o.title ?? ''),
     isPrimary: o.isPrimary === true,
     address: formatAddress(o.address as Record<string, string>),
-  };
-}
-
-/** A document row with a readable type and size. */
-export function presentDocument(d: DocumentRow) {
-  return {
-    id: d.id,
-    type:
-      DOCUMENT_TYPE_LABELS[d.document_type] ??
-      d.document_type.replace(/_/g, ' ').replace(/^./, (ch) => ch.toUpperCase()),
-    fileName: d.file_name,
-    size:
-      d.size_bytes >= 1024 * 1024
-        ? `${(d.size_bytes / 1024 / 1024).toFixed(1)} MB`
-        : `${Math.max(1, Math.round(d.size_bytes / 1024))} KB`,
-    addedOn: formatDate(d.created_at),
   };
 }

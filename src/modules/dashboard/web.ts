@@ -6,7 +6,7 @@ import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { findUser } from './dashboard.repo.js';
 import { findSession, SESSION_COOKIE, type DashboardSession } from './sessions.js';
-import { brandTheme, type Theme } from './theme.js';
+import { brandTheme, type Theme } from '../branding/theme.js';
 
 /** Where a dashboard request arrived: the path prefix links use, and the organization owning the host (white-label only). */
 export interface DashboardSite {

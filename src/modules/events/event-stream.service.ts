@@ -3,10 +3,9 @@ import { Gauge } from 'prom-client';
 import type { AppContext, Tenant } from '../../context.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
-import { TEST_EVENT_TYPE } from '../webhooks/delivery-policy.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import * as repo from './event-stream.repo.js';
-import { EVENT_TYPES, type EventEnvelope } from './events.service.js';
+import { EVENT_TYPES, TEST_EVENT_TYPE, type EventEnvelope } from './events.service.js';
 
 /*
  * GET /events/stream: each open stream follows its tenant's events in commit order (event-stream.repo.ts) from a

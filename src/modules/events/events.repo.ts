@@ -61,19 +61,3 @@ export async function insertEvents(
   );
   return written;
 }
-
-/** Inserts one pending webhook delivery of an event to an endpoint, due now; `autoRetry` false: one attempt only. */
-export async function insertDelivery(
-  tx: Db,
-  tenant: Tenant,
-  id: string,
-  endpointId: string,
-  eventId: string,
-  autoRetry: boolean,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at, auto_retry)
-     VALUES ($1, $2, $3, $4, $5, now(), $6)`,
-    [id, tenant.organizationId, tenant.environment, endpointId, eventId, autoRetry],
-  );
-}

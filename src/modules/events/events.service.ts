@@ -6,7 +6,6 @@ import { newId } from '../../lib/ids.js';
 import { toPage, type Page } from '../../lib/pagination.js';
 import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import * as repo from './events.repo.js';
-import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 
 /**
  * Subscribable event types (EVT-2): the contract's two and the compliance calendar's reminders (CAL-20).
@@ -18,6 +17,9 @@ export const EVENT_TYPES = [
   'compliance.deadline_approaching',
   'compliance.deadline_missed',
 ] as const;
+
+/** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */
+export const TEST_EVENT_TYPE = 'webhook.test';
 
 /** One of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -74,23 +76,6 @@ export async function emitEvents(tx: Db, tenant: Tenant, events: NewEvent[]): Pr
  */
 export function eventsWritten(tx: Db, tenant: Tenant): void {
   signalAtCommit(tx, EVENTS_CHANNEL, tenantKey(tenant));
-}
-
-/**
- * Creates one pending delivery, due now, and wakes the dispatchers at commit (WH-10, WH-16).
- * @param autoRetry false for a single attempt without retries (test events). @returns the delivery id.
- */
-export async function createDelivery(
-  tx: Db,
-  tenant: Tenant,
-  endpointId: string,
-  eventId: string,
-  autoRetry = true,
-): Promise<string> {
-  const id = newId('webhookDelivery');
-  await repo.insertDelivery(tx, tenant, id, endpointId, eventId, autoRetry);
-  notifyDeliveriesDue(tx);
-  return id;
 }
 
 /**

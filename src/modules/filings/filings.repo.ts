@@ -211,3 +211,14 @@ function tenantFilter(tenant: Tenant | null, firstParam: number): string {
 function tenantParams(tenant: Tenant | null): string[] {
   return tenant ? [tenant.organizationId, tenant.environment] : [];
 }
+
+/** Names of operators by id, for showing `operator:<id>` actors. */
+export async function operatorNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await many<{ id: string; name: string; email: string }>(
+    db,
+    'SELECT id, name, email FROM operators WHERE id = ANY($1)',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, `${r.name} <${r.email}>`]));
+}

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { centsToDollars } from '../../lib/money.js';
 import { serializeDocument } from '../documents/documents.service.js';
-import { EXCEPTION_REASONS } from './exception-codes.js';
+import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import type { OrderRow, StatusHistoryRow } from './filings.repo.js';
 import type { OrderRecord } from './order-record.js';
 import type { OrderSummaryRow } from '../orders/orders.repo.js';

@@ -1,7 +1,6 @@
 import type { Db } from '../../lib/db.js';
 import { notFound } from '../../lib/errors.js';
 import type { LedgerEntryRow } from '../billing/ledger.js';
-import { operatorNames } from '../console/operators.repo.js';
 import type { DocumentRow } from '../documents/documents.repo.js';
 import { findRefundOfOrder, type CardRefundView } from '../payments/payments.repo.js';
 import * as repo from './filings.repo.js';
@@ -60,7 +59,7 @@ export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRec
     ...documents.map((d) => d.uploaded_by),
     ...ledger.map((l) => l.created_by ?? ''),
   ];
-  const names = await operatorNames(
+  const names = await repo.operatorNames(
     db,
     actors.filter((a) => a.startsWith('operator:')).map((a) => a.slice('operator:'.length)),
   );

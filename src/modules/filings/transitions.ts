@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
-import { EXCEPTION_REASONS } from './exception-codes.js';
+import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 
 /**
  * The filing state machine (FIL-1 to FIL-10) as one pure table plus

@@ -1,6 +1,6 @@
 import { defineTask } from '../../lib/jobs.js';
-import { brandTheme } from '../dashboard/theme.js';
-import { ORDER_TYPE_LABELS, formatDate, presentDocument } from '../dashboard/presenters.js';
+import { brandTheme } from '../branding/theme.js';
+import { ORDER_TYPE_LABELS, formatDate, presentDocument } from '../branding/wording.js';
 import { createMailer, fromHeader } from './mailer.js';
 import * as repo from './notifications.repo.js';
 import { renderDocumentEmail } from './document-email.template.js';
@@ -29,11 +29,8 @@ export const sendDocumentEmailTask = defineTask('send_document_email', (ctx) => 
     }
     const doc = presentDocument({
       id: facts.document_id,
-      company_id: facts.company_id,
-      order_id: null,
       document_type: facts.document_type,
       file_name: facts.file_name,
-      file_type: facts.file_type,
       size_bytes: facts.size_bytes,
       created_at: facts.created_at,
     });

@@ -7,7 +7,7 @@ import { loadPriceInputs } from '../billing/price-cache.js';
 import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
 import { DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '../companies/company-rules.js';
 import { eventsWritten } from '../events/events.service.js';
-import { statusChangedData } from '../filings/filing-events.js';
+import { statusChangedData } from './filing-events.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';

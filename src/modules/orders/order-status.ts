@@ -1,7 +1,7 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { emitEvents, type EventEnvelope } from '../events/events.service.js';
-import { statusChangedData } from '../filings/filing-events.js';
+import { statusChangedData } from './filing-events.js';
 import * as repo from './orders.repo.js';
 
 /*

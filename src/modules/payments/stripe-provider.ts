@@ -19,7 +19,7 @@ const SESSION_LIFETIME_SECONDS = 60 * 60;
  * The live payment provider (PAY-1, PAY-2): Stripe Checkout through the official `stripe` package. A checkout opens
  * a Checkout Session (mode payment, one line per service at retail and per state fee, in cents, the organization's
  * name on the page, the customer's e-mail prefilled, our checkout id in the metadata); Stripe confirms the payment
- * through a signed webhook (see stripe-webhook.routes.ts, PAY-3). Refunds go to the session's PaymentIntent.
+ * through a signed webhook (see dashboard/stripe-webhook.routes.ts, PAY-3). Refunds go to the session's PaymentIntent.
  */
 export class StripePaymentProvider implements HostedPaymentProvider {
   readonly name = 'stripe';

@@ -1,6 +1,7 @@
 import type { AppContext, Tenant } from '../../context.js';
-import { withTransaction } from '../../lib/db.js';
+import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import { notifyDeliveriesDue } from './dispatch.repo.js';
 import * as repo from './deliveries.repo.js';
@@ -124,4 +125,21 @@ export async function resendDelivery(ctx: AppContext, tenant: Tenant, id: string
     notifyDeliveriesDue(tx);
     return deliveryView((await repo.findDelivery(tx, tenant, id))!);
   });
+}
+
+/**
+ * Creates one pending delivery, due now, and wakes the dispatchers at commit (WH-10, WH-16).
+ * @param autoRetry false for a single attempt without retries (test events). @returns the delivery id.
+ */
+export async function createDelivery(
+  tx: Db,
+  tenant: Tenant,
+  endpointId: string,
+  eventId: string,
+  autoRetry = true,
+): Promise<string> {
+  const id = newId('webhookDelivery');
+  await repo.insertDelivery(tx, tenant, id, endpointId, eventId, autoRetry);
+  notifyDeliveriesDue(tx);
+  return id;
 }

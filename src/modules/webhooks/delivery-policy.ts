@@ -1,8 +1,5 @@
 import type { DeliveryStatus } from './deliveries.repo.js';
 
-/** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */
-export const TEST_EVENT_TYPE = 'webhook.test';
-
 /** ±10 %: retries of many deliveries that failed together (an outage) spread out instead of arriving at once. */
 export const JITTER_FRACTION = 0.1;
 

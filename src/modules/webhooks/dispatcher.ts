@@ -7,7 +7,8 @@ import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { EventEnvelope } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
-import { decideDelivery, isSuccess, TEST_EVENT_TYPE } from './delivery-policy.js';
+import { TEST_EVENT_TYPE } from '../events/events.service.js';
+import { decideDelivery, isSuccess } from './delivery-policy.js';
 import {
   claimDueDeliveries,
   DELIVERIES_DUE_CHANNEL,

@@ -3,7 +3,7 @@ import { withTransaction } from '../../lib/db.js';
 import { AppError, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
-import { createDelivery } from '../events/events.service.js';
+import { createDelivery } from './deliveries.service.js';
 import { insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';

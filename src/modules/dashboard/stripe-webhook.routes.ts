@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
-import { stripeProvider } from './payments.service.js';
+import { stripeProvider } from '../payments/payments.service.js';
 import { handleStripeEvent } from './stripe-events.js';
 
 /** Largest Stripe event accepted, in bytes (Checkout Session events are a few KB). */

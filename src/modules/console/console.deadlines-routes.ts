@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { FORMATION_STATES } from '../companies/company-rules.js';
-import { render } from '../console/console.web.js';
+import { render } from './console.web.js';
 import { listOrganizations } from '../organizations/organizations.service.js';
-import { listTeamDeadlines } from './compliance.service.js';
-import { presentDeadline } from './compliance.views.js';
+import { listTeamDeadlines } from '../compliance/compliance.service.js';
+import { presentDeadline } from '../compliance/compliance.views.js';
 
 const STATUSES = ['upcoming', 'open', 'overdue', 'filed'] as const;
 /** Rows one page shows at most; the filters narrow it down. */

@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
-import { settleHostedCheckout, type HostedPaymentReport } from '../dashboard/hosted-checkout.js';
-import { linkEvent, recordProviderEvent } from './card-checkouts.repo.js';
-import type { StripePaymentProvider } from './stripe-provider.js';
+import { settleHostedCheckout, type HostedPaymentReport } from './hosted-checkout.js';
+import { linkEvent, recordProviderEvent } from '../payments/card-checkouts.repo.js';
+import type { StripePaymentProvider } from '../payments/stripe-provider.js';
 
 const HANDLED = new Set([
   'checkout.session.completed',
