@@ -5,9 +5,8 @@ import type { AppContext } from '../../context.js';
 import { listenOn, withTransaction } from '../../lib/db.js';
 import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
-import type { EventEnvelope } from '../events/events.service.js';
+import { TEST_EVENT_TYPE, type EventEnvelope } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
-import { TEST_EVENT_TYPE } from '../events/events.service.js';
 import { decideDelivery, isSuccess } from './delivery-policy.js';
 import {
   claimDueDeliveries,
