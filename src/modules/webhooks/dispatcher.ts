@@ -2,29 +2,20 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { AppContext } from '../../context.js';
-import { listenOn, withTransaction } from '../../lib/db.js';
+import { listenOn } from '../../lib/db.js';
 import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
-import { TEST_EVENT_TYPE, type EventEnvelope } from '../events/events.service.js';
-import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
-import { decideDelivery, isSuccess } from './delivery-policy.js';
+import { recordAttempts, type FinishedAttempt } from './attempt-recorder.js';
+import { attemptOutcome, sendAttempt } from './attempt-sender.js';
 import {
   claimDueDeliveries,
   DELIVERIES_DUE_CHANNEL,
-  recordOutcomes,
   releaseLeases,
   renewLeases,
   type ClaimedDelivery,
-  type DeliveryOutcome,
 } from './dispatch.repo.js';
-import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
-import { UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
-import { signingSecrets } from './endpoint-secrets.js';
 import { WebhookClient, type SendResult } from './webhook-client.js';
-import { clearEndpointFailing, disableEndpoint, markEndpointFailing } from './webhooks.repo.js';
 import { webhookAttempts, webhookInFlight } from './webhook-metrics.js';
-
-const USER_AGENT = 'FilingComplianceService-Webhooks/1.6.0';
 
 /** How often an idle dispatcher looks for due retries and expired leases without being woken (ms). */
 export const POLL_INTERVAL_MS = 1000;
@@ -32,51 +23,6 @@ export const POLL_INTERVAL_MS = 1000;
 export const RECORD_BATCH_MAX = 500;
 /** How long to wait before opening the LISTEN connection again after it broke (ms). */
 const RELISTEN_DELAY_MS = 1000;
-
-/** Opened signing secrets by endpoint and stored values, so a burst of deliveries opens each secret once. */
-const openedSecrets = new Map<string, string[]>();
-/** Endpoints whose opened secrets are kept at most (the map is emptied beyond it). */
-const OPENED_SECRETS_MAX = 10_000;
-
-/**
- * The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. The
- * opened values are kept by (endpoint, stored values): a rotation stores new values, so it is seen at once.
- */
-export function endpointSigningSecrets(
-  ctx: Pick<AppContext, 'secrets'>,
-  row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>,
-): string[] {
-  const key = `${row.endpoint_id}\n${row.secret}\n${row.previous_secret ?? ''}`;
-  const known = openedSecrets.get(key);
-  if (known) return known;
-  // The claim already dropped a previous secret whose grace ended (by the database clock).
-  const farFuture = new Date(8.64e15);
-  const opened = signingSecrets(
-    ctx,
-    {
-      endpointId: row.endpoint_id,
-      secret: row.secret,
-      previousSecret: row.previous_secret,
-      previousSecretExpiresAt: row.previous_secret ? farFuture : null,
-    },
-    new Date(),
-  );
-  if (openedSecrets.size >= OPENED_SECRETS_MAX) openedSecrets.clear();
-  openedSecrets.set(key, opened);
-  return opened;
-}
-
-/** The body exactly as delivered: the stored event as its envelope (EVT-1). */
-export function envelopeOf(
-  row: Pick<ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data'>,
-): EventEnvelope {
-  return {
-    id: row.event_id,
-    type: row.event_type,
-    createdAt: row.event_created_at.toISOString(),
-    data: row.event_data,
-  };
-}
 
 /** A running dispatcher. */
 export interface WebhookDispatcher {
@@ -127,7 +73,7 @@ export async function startWebhookDispatcher(
   // Rows claimed ahead of a free slot, per endpoint (at most one more cap's worth each): a freed slot starts the next
   // one at once instead of waiting for a claim's round trip. Endpoints are served round-robin from here (WH-17).
   const queued = new Map<string, ClaimedDelivery[]>();
-  let finished: Array<{ row: ClaimedDelivery; result: SendResult | null }> = [];
+  let finished: FinishedAttempt[] = [];
   let stopping = false;
   // Set when stop() gave up waiting: attempts cut by closing the pools are not recorded (their lease runs out instead).
   let abandoned = false;
@@ -205,7 +151,8 @@ export async function startWebhookDispatcher(
     sending += 1;
     perEndpoint.set(row.endpoint_id, (perEndpoint.get(row.endpoint_id) ?? 0) + 1);
     webhookInFlight.inc();
-    const attempt = row.endpoint_deleted || row.endpoint_disabled ? Promise.resolve(null) : send(row);
+    const attempt =
+      row.endpoint_deleted || row.endpoint_disabled ? Promise.resolve(null) : sendAttempt(config, ctx, client, row);
     void attempt.then(
       (result) => finish(row, result),
       (err) => {
@@ -213,37 +160,6 @@ export async function startWebhookDispatcher(
         finish(row, { statusCode: null, responseBody: '', error: 'Internal error before sending', durationMs: 0 });
       },
     );
-  }
-
-  async function send(row: ClaimedDelivery): Promise<SendResult> {
-    let pinned: NonNullable<Awaited<ReturnType<typeof vetWebhookUrl>>>[number] | null;
-    try {
-      // WH-13: the URL is judged again before every attempt, and the attempt connects only to the address judged.
-      pinned = (await vetWebhookUrl(row.url, config.webhookAllowPrivateNetworks))?.[0] ?? null;
-    } catch (err) {
-      if (!(err instanceof UnsafeWebhookUrlError)) throw err;
-      return {
-        statusCode: null,
-        responseBody: '',
-        error: `Refused before connecting: url ${err.message}`,
-        durationMs: 0,
-      };
-    }
-    const body = JSON.stringify(envelopeOf(row));
-    return client.send({
-      url: row.url,
-      poolKey: row.endpoint_id,
-      body,
-      timeoutMs: config.webhookTimeoutMs,
-      pinned,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        [SIGNATURE_HEADER]: signatureHeader(body, endpointSigningSecrets(ctx, row), Math.floor(Date.now() / 1000)),
-        'service-event-id': row.event_id,
-        'service-delivery-id': row.id,
-      },
-    });
   }
 
   function finish(row: ClaimedDelivery, result: SendResult | null): void {
@@ -264,7 +180,7 @@ export async function startWebhookDispatcher(
     if (recording || !finished.length) return;
     const batch = finished.slice(0, RECORD_BATCH_MAX);
     finished = finished.slice(batch.length);
-    recording = recordWithRetry(batch)
+    recording = recordAttempts({ config, pool, log, owner }, batch)
       .catch((err) => {
         // The rows stay leased to this process: after the lease they are claimed again (at least once, WH-15).
         if (!outage(err, 'recording webhook attempts'))
@@ -283,128 +199,6 @@ export async function startWebhookDispatcher(
 
   function release(row: ClaimedDelivery): void {
     inFlight.delete(row.id);
-  }
-
-  // A deadlock with another writer of the same rows (an operator's bulk update) is retried: the attempts happened.
-  async function recordWithRetry(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await record(batch);
-      } catch (err) {
-        if ((err as { code?: string }).code !== '40P01' || tries >= 3) throw err;
-      }
-    }
-  }
-
-  async function record(batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>): Promise<void> {
-    const healthNeeded = batch.some(
-      ({ row, result }) =>
-        result &&
-        (result.statusCode === 410 ||
-          (row.event_type !== TEST_EVENT_TYPE && (isSuccess(result.statusCode) ? row.endpoint_failing : true))),
-    );
-    if (!healthNeeded) {
-      // The usual case (successes of healthy endpoints): one statement, its own transaction.
-      await recordOutcomes(
-        pool,
-        owner,
-        batch.map(({ row, result }) => outcomeOf(row, result, null)),
-      );
-      return;
-    }
-    const disabled = await withTransaction(pool, async (tx) => {
-      const disabledNow = new Map<string, { reason: string; justDisabled: boolean }>();
-      for (const [endpointId, attempts] of groupByEndpoint(batch)) {
-        const change = await updateEndpointHealth(tx, endpointId, attempts);
-        if (change) disabledNow.set(endpointId, change);
-      }
-      await recordOutcomes(
-        tx,
-        owner,
-        batch.map(({ row, result }) =>
-          outcomeOf(row, result, result ? (disabledNow.get(row.endpoint_id)?.reason ?? null) : null),
-        ),
-      );
-      const emails: Array<{ endpointId: string; organizationId: string; reason: string; contact: string | null }> = [];
-      for (const [endpointId, change] of disabledNow) {
-        if (!change.justDisabled) continue;
-        // WH-7: the email job commits with the disable, once per disable.
-        const contact = await queueEndpointDisabledEmail(tx, endpointId, change.reason);
-        emails.push({
-          endpointId,
-          organizationId: batch.find((b) => b.row.endpoint_id === endpointId)!.row.organization_id,
-          reason: change.reason,
-          contact,
-        });
-      }
-      return emails;
-    });
-    for (const d of disabled) {
-      const facts = { organizationId: d.organizationId, endpointId: d.endpointId, reason: d.reason };
-      if (d.contact) log.info(facts, 'webhook endpoint disabled; the technical contact will be emailed');
-      else log.warn(facts, 'webhook endpoint disabled; the organization has no contact email, so nobody is emailed');
-    }
-  }
-
-  // WH-6: 410 Gone disables at once; other failures run the endpoint's failure clock; a success stops it; test
-  // pings never touch the clock. Returns the reason when the endpoint is disabled by these attempts.
-  async function updateEndpointHealth(
-    tx: pg.PoolClient,
-    endpointId: string,
-    attempts: Array<{ row: ClaimedDelivery; result: SendResult }>,
-  ) {
-    if (attempts.some((a) => a.result.statusCode === 410)) {
-      const reason = 'The endpoint answered 410 Gone';
-      return { reason, justDisabled: await disableEndpoint(tx, endpointId, reason) };
-    }
-    const counted = attempts.filter((a) => a.row.event_type !== TEST_EVENT_TYPE);
-    if (!counted.length) return null;
-    if (counted.some((a) => isSuccess(a.result.statusCode))) {
-      if (counted[0]!.row.endpoint_failing) await clearEndpointFailing(tx, endpointId);
-      return null;
-    }
-    const reason = await markEndpointFailing(tx, endpointId, config.webhookDisableAfterHours);
-    return reason ? { reason, justDisabled: true } : null;
-  }
-
-  function outcomeOf(
-    row: ClaimedDelivery,
-    result: SendResult | null,
-    endpointDisabledReason: string | null,
-  ): DeliveryOutcome {
-    if (!result) {
-      const failureReason = row.endpoint_deleted
-        ? 'Endpoint deleted'
-        : `Endpoint disabled: ${row.endpoint_disabled_reason ?? 'disabled'}`;
-      return {
-        id: row.id,
-        claimedAttemptCount: row.attempt_count,
-        attempted: false,
-        url: row.url,
-        statusCode: null,
-        durationMs: 0,
-        responseBody: '',
-        error: null,
-        status: 'failed',
-        retryInSeconds: null,
-        failureReason,
-      };
-    }
-    const decision = decideDelivery({
-      ...result,
-      attemptNumber: row.attempt_count + 1,
-      autoRetry: row.auto_retry,
-      scheduleSeconds: config.webhookRetryScheduleSeconds,
-      endpointDisabledReason,
-    });
-    return {
-      id: row.id,
-      claimedAttemptCount: row.attempt_count,
-      attempted: true,
-      url: row.url,
-      ...result,
-      ...decision,
-    };
   }
 
   // Leases of attempts that run long (a slow receiver) are extended well before they run out.
@@ -495,25 +289,4 @@ export async function startWebhookDispatcher(
       await recording;
     },
   };
-}
-
-function groupByEndpoint(
-  batch: Array<{ row: ClaimedDelivery; result: SendResult | null }>,
-): Map<string, Array<{ row: ClaimedDelivery; result: SendResult }>> {
-  const groups = new Map<string, Array<{ row: ClaimedDelivery; result: SendResult }>>();
-  for (const { row, result } of batch) {
-    if (!result) continue;
-    const list = groups.get(row.endpoint_id) ?? [];
-    list.push({ row, result });
-    groups.set(row.endpoint_id, list);
-  }
-  return groups;
-}
-
-/** The `outcome` label of an attempt: success, http_error (a non-2xx answer), timeout, refused (WH-13) or network_error. */
-export function attemptOutcome(result: SendResult): 'success' | 'http_error' | 'timeout' | 'refused' | 'network_error' {
-  if (result.statusCode !== null) return isSuccess(result.statusCode) ? 'success' : 'http_error';
-  if (result.error?.startsWith('Timed out')) return 'timeout';
-  if (result.error?.startsWith('Refused before connecting')) return 'refused';
-  return 'network_error';
 }
