@@ -192,12 +192,15 @@ function readPrefix(body: BodyStream, limit: number): Promise<string> {
         body.destroy();
       }
     });
-    body.on('end', finish);
-    body.on('error', (err) => {
+    const fail = (err: Error) => {
       if (settled) return;
       settled = true;
       reject(err);
-    });
+    };
+    body.on('end', finish);
+    body.on('error', fail);
+    // A body closed before its end without an error of its own must not leave the attempt waiting forever.
+    body.on('close', () => fail(new Error('the response body closed before its end')));
   });
 }
 
