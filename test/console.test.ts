@@ -202,6 +202,27 @@ describe('login rate limiting', () => {
   });
 });
 
+/** An app that checks one password at a time with no queue, holding sign-ins beyond it for up to `holdMs`. */
+function oneCheckAtATime(holdMs: string): Promise<TestApp> {
+  return createTestApp({ PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '0', PASSWORD_HASH_HOLD_MS: holdMs });
+}
+
+/** `count` wrong sign-ins sent together, each for another e-mail from another address (198.51.100.<first + i>). */
+async function wrongSignInsTogether(app: TestApp, count: number, first: number) {
+  const clients = Array.from({ length: count }, (_, i) => consoleClient(app.app, {}, `198.51.100.${first + i}`));
+  for (const c of clients) await c.get('/console/login');
+  return Promise.all(
+    clients.map((c, i) =>
+      c.post('/console/login', {
+        _csrf: c.csrf(),
+        email: `flood${first + i}@example.com`,
+        password: 'guess',
+        next: '/console/queue',
+      }),
+    ),
+  );
+}
+
 describe('password checks under load', () => {
   it('records the failed attempt before hashing, and hashes with no database connection held', async () => {
     const op = await newOperator(t.ctx.pool);
@@ -276,24 +297,9 @@ describe('password checks under load', () => {
     ]);
     expect(rows[0].n).toBe(0);
 
-    const tight = await createTestApp({
-      PASSWORD_HASH_CONCURRENCY: '1',
-      PASSWORD_HASH_QUEUE: '0',
-      PASSWORD_HASH_HOLD_MS: '0',
-    });
+    const tight = await oneCheckAtATime('0');
     try {
-      const clients = Array.from({ length: 6 }, (_, i) => consoleClient(tight.app, {}, `198.51.100.${40 + i}`));
-      for (const c of clients) await c.get('/console/login');
-      const answers = await Promise.all(
-        clients.map((c, i) =>
-          c.post('/console/login', {
-            _csrf: c.csrf(),
-            email: `flood${i}@example.com`,
-            password: 'guess',
-            next: '/console/queue',
-          }),
-        ),
-      );
+      const answers = await wrongSignInsTogether(tight, 6, 40);
       const statuses = answers.map((a) => a.statusCode);
       expect(
         statuses.every((s) => s === 401 || s === 503),
@@ -336,24 +342,9 @@ describe('password checks under load', () => {
     expect(() => loadConfig({ PASSWORD_HASH_HOLD_MS: 'soon' })).toThrow(/PASSWORD_HASH_HOLD_MS/);
     expect(loadConfig({})).toMatchObject({ passwordHashHoldMs: 10_000, passwordHashHeld: 1000 });
 
-    const holding = await createTestApp({
-      PASSWORD_HASH_CONCURRENCY: '1',
-      PASSWORD_HASH_QUEUE: '0',
-      PASSWORD_HASH_HOLD_MS: '30000',
-    });
+    const holding = await oneCheckAtATime('30000');
     try {
-      const clients = Array.from({ length: 4 }, (_, i) => consoleClient(holding.app, {}, `198.51.100.${60 + i}`));
-      for (const c of clients) await c.get('/console/login');
-      const answers = await Promise.all(
-        clients.map((c, i) =>
-          c.post('/console/login', {
-            _csrf: c.csrf(),
-            email: `held${i}@example.com`,
-            password: 'guess',
-            next: '/console/queue',
-          }),
-        ),
-      );
+      const answers = await wrongSignInsTogether(holding, 4, 60);
       // Each waited for its turn and had its password checked: none was refused as busy.
       expect(answers.map((a) => a.statusCode)).toEqual([401, 401, 401, 401]);
     } finally {
