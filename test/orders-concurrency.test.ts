@@ -101,6 +101,10 @@ it("writes a burst of one tenant's formations in fewer statements than orders, e
   );
   expect(new Set(slugs).size).toBe(2);
   expect(await balanceCents(tenant)).toBe(price * 20 - price * 11);
+  // Only the placed orders told of themselves, each once.
+  const told = (await tenant.api('GET', '/events?type=filing.status_changed&limit=100')).json().data;
+  const placedOrders = results.filter((r) => r.statusCode === 201).map((r) => r.json().items[0].orderId);
+  expect(told.map((e: { data: { orderId: string } }) => e.data.orderId).sort()).toEqual(placedOrders.sort());
 });
 
 it('races EIN orders for one company: exactly one wins, the others are 409', async () => {

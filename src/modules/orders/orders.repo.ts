@@ -240,18 +240,12 @@ export type PlacementOutcome =
  * writes the caller cannot tell which of them the balance would cover: it places them one at a time.
  */
 export async function insertPlacements(db: Db, tenant: Tenant, writes: PlacementWrite[]): Promise<PlacementOutcome[]> {
-  const payload = {
-    organization_id: tenant.organizationId,
-    environment: tenant.environment,
-    idempotency_key_ttl_hours: KEY_TTL_HOURS,
-    placements: writes.map(placementPayload),
-  };
   try {
     const [row] = await manyPrepared<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
       db,
       'place_order_groups',
       'SELECT place_order_groups($1::jsonb) AS r',
-      [JSON.stringify(payload)],
+      [JSON.stringify(placementsPayload(tenant, writes))],
     );
     const { outcomes, created_at } = row!.r;
     const createdAt = new Date(created_at);
@@ -266,30 +260,46 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
   }
 }
 
-/** One placement as `place_order_groups` takes it (column names of the tables it writes). */
-function placementPayload(w: PlacementWrite) {
-  const { rows: p } = w;
-  return {
-    user_id: p.group.userId,
-    actor: p.actor,
-    company: p.company ? { id: p.company.id, slug: p.company.slug, ...p.company.columns } : null,
-    group: {
-      id: p.group.id,
-      user_id: p.group.userId,
-      company_id: p.group.companyId,
-      filing_state: p.group.filingState,
-      source: p.group.source,
-      billing: p.group.billing,
-      request: p.group.request,
-      total_cents: p.group.totalCents,
-      idempotency_key: p.group.idempotencyKey ?? null,
-    },
-    orders: p.orders,
-    history: w.history,
-    events: w.events,
-    debits: w.debits,
-    min_balance_cents: w.minBalanceCents,
+/**
+ * The batch as `place_order_groups` takes it: each table's rows (column names), every row tagged with `n`, the
+ * 1-based position of its placement in `groups` (migration 093).
+ */
+function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
+  const payload = {
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    idempotency_key_ttl_hours: KEY_TTL_HOURS,
+    groups: [] as object[],
+    companies: [] as object[],
+    orders: [] as object[],
+    history: [] as object[],
+    events: [] as object[],
+    debits: [] as object[],
   };
+  for (const [i, w] of writes.entries()) {
+    const n = i + 1;
+    const { group, company, orders, actor } = w.rows;
+    payload.groups.push({
+      n,
+      id: group.id,
+      user_id: group.userId,
+      company_id: group.companyId,
+      forms: company !== null,
+      filing_state: group.filingState,
+      source: group.source,
+      billing: group.billing,
+      request: group.request,
+      total_cents: group.totalCents,
+      idempotency_key: group.idempotencyKey ?? null,
+      min_balance_cents: w.minBalanceCents,
+    });
+    if (company) payload.companies.push({ n, id: company.id, slug: company.slug, ...company.columns });
+    for (const o of orders) payload.orders.push({ n, group_id: group.id, ...o });
+    for (const h of w.history) payload.history.push({ n, actor, ...h });
+    for (const e of w.events) payload.events.push({ n, ...e });
+    for (const d of w.debits) payload.debits.push({ n, ...d });
+  }
+  return payload;
 }
 
 /**
