@@ -2,6 +2,7 @@
  * Bench section `scale`: the hot paths at 1,000 orders and again at 1,000,000 (BENCH_SCALE_ORDERS), across 1,000
  * tenants, with each order's status history, ledger debit, event and webhook delivery. The rows are seeded with
  * set-based SQL (generate_series), not the API. The measured tenant is one of the 1,000 and grows with the rest.
+ * The two sizes are two databases, each with its service, timed in alternating windows (see `benchScale`).
  * Measured: p99 of POST /orders, GET /companies/{id}, GET /events, GET /balance-transactions and
  * GET /webhook-deliveries (pages of 100), each at a fixed rate below saturation (READ_RATE, PAGE_RATE, ORDER_RATE), and the
  * console's queue page (its list, tab counts and filter menus, in this process).
@@ -33,117 +34,172 @@ const DEBIT_CENTS = 5000;
 
 export const benchScale: BenchSection = async (db, settings) => {
   const large = Math.max(10_000, Number(process.env.BENCH_SCALE_ORDERS ?? 1_000_000));
-  const url = await db.another('scale');
+  // Both sizes exist side by side, each in its own database served by its own process, and every path is timed in
+  // windows that alternate between them (small, large; large, small; small, large). A shared machine whose speed
+  // drifts during the run then moves both sizes alike, so the ratio compares the data, not the moment.
+  const sides: Side[] = [];
+  try {
+    sides.push(await prepareSide(db, settings, TENANTS, 'small'));
+    sides.push(await prepareSide(db, settings, large, 'large'));
+    const p99 = await measureSides(sides, settings);
+    for (const side of sides) await printPlans(side.pool, side.tenant, side.company, side.label);
+    const [small, big] = sides as [Side, Side];
+    for (const name of Object.keys(p99)) {
+      const [p99Small, p99Large] = p99[name]!;
+      record({
+        section: 'scale',
+        name: `${name} p99 at ${small.orders.toLocaleString('en-US')} orders`,
+        value: p99Small!,
+        unit: 'ms',
+      });
+      record({
+        section: 'scale',
+        name: `${name} p99 at ${big.orders.toLocaleString('en-US')} orders`,
+        value: p99Large!,
+        unit: 'ms',
+        baseline: { name: 'p99 at 1,000 orders', value: p99Small! },
+        target: '<= 120 % of the small size',
+        pass: p99Large! <= p99Small! * 1.2,
+      });
+    }
+  } finally {
+    for (const side of sides) {
+      await side.http.close();
+      await side.pool.end();
+      await side.server.stop();
+    }
+  }
+};
+
+/** One size: its database (seeded), the service on it, and what the timed requests need. */
+interface Side {
+  label: string;
+  orders: number;
+  pool: pg.Pool;
+  server: Awaited<ReturnType<typeof startChild>>;
+  http: Pool;
+  headers: Record<string, string>;
+  tenant: Tenant;
+  userId: string;
+  company: string;
+  /** Formations placed so far on this side (each gets its own company name). */
+  placed: number;
+}
+
+/**
+ * A fresh database with 1,000 tenants and `orders` orders, vacuumed and checkpointed (measured as a database in
+ * service is: visibility map set, the seeding's dirty pages written), and the service started on it.
+ */
+async function prepareSide(
+  db: Parameters<BenchSection>[0],
+  settings: { connections: number },
+  orders: number,
+  label: string,
+): Promise<Side> {
+  const url = await db.another(`scale_${label}`);
   const server = await startChild('app-server.ts', {
     DATABASE_URL: url,
     DATABASE_POOL_SIZE: String(settings.connections),
   });
   const pool = new pg.Pool({ connectionString: url, max: 3 });
-  try {
-    const { organization, apiKeys } = await createOrganization(pool, 'Bench Scale Org');
-    const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
-    await creditBalance(pool, tenant, 100_000_000_000, 'bench credit', 'bench');
-    await seedTenants(pool, organization.id);
-    const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
-    const userRes = await fetch(`${server.url}/test/v1/users`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ fullName: 'Scale User', email: 'scale@example.com' }),
-    });
-    const user = (await userRes.json()) as { id: string };
-
-    const small = await measureAt(pool, server.url, headers, settings, tenant, user.id, 0, TENANTS, 'small');
-    const big = await measureAt(pool, server.url, headers, settings, tenant, user.id, TENANTS, large, 'large');
-    for (const [name, p99Small] of Object.entries(small)) {
-      const p99Large = big[name]!;
-      record({
-        section: 'scale',
-        name: `${name} p99 at ${TENANTS.toLocaleString('en-US')} orders`,
-        value: p99Small,
-        unit: 'ms',
-      });
-      record({
-        section: 'scale',
-        name: `${name} p99 at ${large.toLocaleString('en-US')} orders`,
-        value: p99Large,
-        unit: 'ms',
-        baseline: { name: 'p99 at 1,000 orders', value: p99Small },
-        target: '<= 120 % of the small size',
-        pass: p99Large <= p99Small * 1.2,
-      });
-    }
-  } finally {
-    await pool.end();
-    await server.stop();
-  }
-};
-
-/** Seeds orders [from, to), then measures every hot path; @returns p99 in ms by path. */
-async function measureAt(
-  pool: pg.Pool,
-  base: string,
-  headers: Record<string, string>,
-  settings: { seconds: number; connections: number },
-  tenant: Tenant,
-  userId: string,
-  from: number,
-  to: number,
-  label: string,
-): Promise<Record<string, number>> {
+  const { organization, apiKeys } = await createOrganization(pool, 'Bench Scale Org');
+  const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
+  await creditBalance(pool, tenant, 100_000_000_000, 'bench credit', 'bench');
+  await seedTenants(pool, organization.id);
+  const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
+  const userRes = await fetch(`${server.url}/test/v1/users`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ fullName: 'Scale User', email: 'scale@example.com' }),
+  });
+  const user = (await userRes.json()) as { id: string };
   const started = Date.now();
-  for (let i = from; i < to; i += SEED_BATCH) await seedOrders(pool, i, Math.min(to, i + SEED_BATCH));
-  // Measured as a database in service is: vacuumed (visibility map set, so index-only scans read no heap) and with
-  // the load's dirty pages written, rather than while autovacuum and a checkpoint chew on a million fresh rows.
+  for (let i = 0; i < orders; i += SEED_BATCH) await seedOrders(pool, i, Math.min(orders, i + SEED_BATCH));
   await pool.query('VACUUM ANALYZE');
   await pool.query('CHECKPOINT');
   process.stdout.write(
-    `  scale: ${to.toLocaleString('en-US')} orders seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    `  scale: ${orders.toLocaleString('en-US')} orders seeded in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
   );
   const company = (
     await pool.query('SELECT id FROM companies WHERE organization_id = $1 ORDER BY id LIMIT 1', [tenant.organizationId])
   ).rows[0].id as string;
-  const out: Record<string, number> = {};
-  // Each path at a fixed rate well below what it sustains (an open loop, runPaced), so its p99 is the cost of one
-  // request at this size, in fractions of a millisecond, not a queue behind the load generator.
-  const http = new Pool(base, { connections: 32 });
-  // The median of three windows' p99: a p99 of a few milliseconds moves by a third when one garbage collection or
-  // checkpoint falls into a window, and one such pause must not decide the comparison of the two sizes.
+  // Room for a slow answer without queueing the paced requests behind it.
+  const http = new Pool(server.url, { connections: 32 });
+  return { label, orders, pool, server, http, headers, tenant, userId: user.id, company, placed: 0 };
+}
+
+/**
+ * Times every hot path on every side: each path at a fixed rate well below what it sustains (an open loop,
+ * runPaced), so its p99 is the cost of one request at that size, not a queue behind the load generator. After an
+ * untimed second on each side, three windows per side, alternating sides; a side's figure is the median of its three
+ * p99s (one garbage collection or checkpoint in a window moves a p99 of a few milliseconds by a third).
+ * @returns p99 in ms by path, one per side, in the order of `sides`.
+ */
+async function measureSides(sides: Side[], settings: { seconds: number }): Promise<Record<string, number[]>> {
   const seconds = Math.max(3, settings.seconds / 2);
-  const timed = async (rate: number, next: (i: number) => PacedRequest) => {
-    const p99s: number[] = [];
-    for (let w = 0; w < 3; w++) p99s.push((await runPaced({ pool: http, rate, seconds, next })).p99);
-    return p99s.sort((a, b) => a - b)[1]!;
+  const windows = async (name: string, time: (side: Side, seconds: number) => Promise<number>) => {
+    // An untimed second first on each side: the first requests of a path pay for compiling its code and plans.
+    for (const side of sides) await time(side, 1);
+    const p99s = sides.map((): number[] => []);
+    for (let w = 0; w < 3; w++) {
+      const order = w % 2 ? [...sides.keys()].reverse() : [...sides.keys()];
+      for (const i of order) p99s[i]!.push(await time(sides[i]!, seconds));
+    }
+    // Every window's p99, so a reader sees how much the machine itself moved them.
+    const shown = sides.map((side, i) => `${side.label} ${p99s[i]!.map((v) => v.toFixed(1)).join(', ')}`);
+    process.stdout.write(`  scale: ${name} p99 of each window (ms): ${shown.join('; ')}\n`);
+    return p99s.map((p) => p.sort((a, b) => a - b)[1]!);
   };
-  const get = (path: string) => () => ({ method: 'GET' as const, path, headers });
-  let n = 0;
-  const template = formationBody(userId);
-  const fresh = () => {
-    n += 1;
-    return JSON.stringify({
-      ...template,
-      formation: {
-        ...template.formation,
-        company: { ...template.formation.company, legalName: `Scale ${label} ${n} LLC` },
-      },
-    });
+  const paced = (name: string, rate: number, next: (side: Side) => PacedRequest) =>
+    windows(
+      name,
+      async (side, secs) => (await runPaced({ pool: side.http, rate, seconds: secs, next: () => next(side) })).p99,
+    );
+  const get = (path: (side: Side) => string) => (side: Side) => ({
+    method: 'GET' as const,
+    path: path(side),
+    headers: side.headers,
+  });
+  const template = (side: Side) => formationBody(side.userId);
+  return {
+    'POST /orders': await paced('POST /orders', ORDER_RATE, (side) => {
+      side.placed += 1;
+      const body = template(side);
+      return {
+        method: 'POST',
+        path: '/test/v1/orders',
+        headers: side.headers,
+        body: JSON.stringify({
+          ...body,
+          formation: {
+            ...body.formation,
+            company: { ...body.formation.company, legalName: `Scale ${side.label} ${side.placed} LLC` },
+          },
+        }),
+      };
+    }),
+    'GET /companies/{id}': await paced(
+      'GET /companies/{id}',
+      READ_RATE,
+      get((side) => `/test/v1/companies/${side.company}`),
+    ),
+    'GET /events': await paced(
+      'GET /events',
+      PAGE_RATE,
+      get(() => '/test/v1/events?limit=100'),
+    ),
+    'GET /balance-transactions': await paced(
+      'GET /balance-transactions',
+      PAGE_RATE,
+      get(() => '/test/v1/balance-transactions?limit=100'),
+    ),
+    'GET /webhook-deliveries': await paced(
+      'GET /webhook-deliveries',
+      PAGE_RATE,
+      get(() => '/test/v1/webhook-deliveries?limit=100'),
+    ),
+    'console queue page': await windows('console queue page', (side, secs) => queuePageP99(side.pool, secs)),
   };
-  try {
-    out['POST /orders'] = await timed(ORDER_RATE, () => ({
-      method: 'POST',
-      path: '/test/v1/orders',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: fresh(),
-    }));
-    out['GET /companies/{id}'] = await timed(READ_RATE, get(`/test/v1/companies/${company}`));
-    out['GET /events'] = await timed(PAGE_RATE, get('/test/v1/events?limit=100'));
-    out['GET /balance-transactions'] = await timed(PAGE_RATE, get('/test/v1/balance-transactions?limit=100'));
-    out['GET /webhook-deliveries'] = await timed(PAGE_RATE, get('/test/v1/webhook-deliveries?limit=100'));
-  } finally {
-    await http.close();
-  }
-  out['console queue page'] = await queuePageP99(pool, settings.seconds);
-  await printPlans(pool, tenant, company, label);
-  return out;
 }
 
 /** The console queue page's queries (first page of 50, the tab counts, the filter menus), run together; p99 in ms. */
