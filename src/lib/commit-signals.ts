@@ -116,8 +116,13 @@ class SignalSender {
         // The statement is its own transaction, and a wake-up needs no disk flush: committing it asynchronously
         // (local to this transaction) delivers it at once instead of after an fsync. A failure (database down, pool
         // closed) is dropped on purpose: the listeners' timers find the rows.
+        // Named by its number of channels: parsed once per connection, as a wake-up follows most commits.
         await this.pool
-          .query(`SELECT set_config('synchronous_commit', 'off', true), ${calls}`, params)
+          .query({
+            name: `commit_signals_${batch.size}`,
+            text: `SELECT set_config('synchronous_commit', 'off', true), ${calls}`,
+            values: params,
+          })
           .catch(() => undefined);
       }
     } finally {
