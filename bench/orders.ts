@@ -8,12 +8,11 @@
 import pg from 'pg';
 import { Pool } from 'undici';
 import type { Tenant } from '../src/context.js';
-import { creditBalance } from '../src/modules/billing/ledger.js';
-import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { runLoad, runPaced } from './lib/load.js';
 import { record } from './lib/report.js';
+import { createBenchTenant } from './lib/tenant.js';
 
 export const benchOrders: BenchSection = async (db, settings, baselines) => {
   const url = await db.another('orders');
@@ -23,32 +22,14 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
   });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
-    const { organization, apiKeys } = await createOrganization(pool, 'Bench Org');
-    const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
-    await creditBalance(pool, tenant, 1_000_000_000, 'bench credit', 'bench');
-    const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
-    const userRes = await fetch(`${server.url}/test/v1/users`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ fullName: 'Bench User', email: 'bench@example.com' }),
-    });
-    const user = (await userRes.json()) as { id: string };
-    const template = formationBody(user.id);
+    const { tenant, headers, userId } = await createBenchTenant(pool, server.url, 'Bench Org', 1_000_000_000);
+    const template = formationBody(userId);
     // Each request forms a differently named company, as real traffic would (equal names would contend on the slug
     // index).
     let n = 0;
     const fresh = (request: { body?: string }) => {
       n += 1;
-      return {
-        ...request,
-        body: JSON.stringify({
-          ...template,
-          formation: {
-            ...template.formation,
-            company: { ...template.formation.company, legalName: `Bench ${n} Holdings LLC` },
-          },
-        }),
-      };
+      return { ...request, body: JSON.stringify(formationBody(userId, `Bench ${n} Holdings LLC`)) };
     };
     const common = {
       method: 'POST',
@@ -113,8 +94,11 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
   }
 };
 
-/** A POST /orders body for `userId`: an LLC formed in Delaware with an EIN and our registered agent (three orders). */
-export function formationBody(userId: string) {
+/**
+ * A POST /orders body for `userId`: an LLC named `legalName` formed in Delaware with an EIN and our registered agent
+ * (three orders).
+ */
+export function formationBody(userId: string, legalName = 'Bench Holdings LLC') {
   const address = {
     line1: '251 Little Falls Drive',
     city: 'Wilmington',
@@ -127,7 +111,7 @@ export function formationBody(userId: string) {
     filingState: 'DE',
     formation: {
       company: {
-        legalName: 'Bench Holdings LLC',
+        legalName,
         entityType: 'LLC',
         structureType: 'MEMBER',
         principalAddress: address,

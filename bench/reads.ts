@@ -4,12 +4,11 @@
  * its own process on a fresh database; the resources are made through the API first.
  */
 import pg from 'pg';
-import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import { creditBalance } from '../src/modules/billing/ledger.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { runLoad } from './lib/load.js';
 import { record } from './lib/report.js';
+import { createBenchTenant } from './lib/tenant.js';
 import { formationBody } from './orders.js';
 
 /** The share of the SELECT baseline a single-resource GET should reach. */
@@ -23,15 +22,7 @@ export const benchReads: BenchSection = async (db, settings, baselines) => {
   });
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   try {
-    const { organization, apiKeys } = await createOrganization(pool, 'Bench Reads Org');
-    await creditBalance(
-      pool,
-      { organizationId: organization.id, environment: 'test' },
-      1_000_000,
-      'bench credit',
-      'bench',
-    );
-    const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
+    const { headers, userId } = await createBenchTenant(pool, server.url, 'Bench Reads Org', 1_000_000);
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${server.url}/test/v1${path}`, {
         method,
@@ -41,14 +32,13 @@ export const benchReads: BenchSection = async (db, settings, baselines) => {
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<Record<string, any>>;
     };
-    const user = await call('POST', '/users', { fullName: 'Bench Reader', email: 'reader@example.com' });
-    const placed = await call('POST', '/orders', formationBody(user.id));
+    const placed = await call('POST', '/orders', formationBody(userId));
     const orderId = placed.items[0].orderId as string;
     const document = await call('POST', `/test_helpers/orders/${orderId}/documents`, { documentType: 'company' });
     const events = await call('GET', '/events?limit=1');
     const targets: Array<[string, string]> = [
       ['GET /companies/{id}', `/companies/${placed.companyId}`],
-      ['GET /users/{id}', `/users/${user.id}`],
+      ['GET /users/{id}', `/users/${userId}`],
       ['GET /documents/{id}', `/documents/${document.documentId}`],
       ['GET /events/{id}', `/events/${events.data[0].id}`],
     ];

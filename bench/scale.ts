@@ -11,13 +11,12 @@
 import pg from 'pg';
 import { Pool } from 'undici';
 import type { Tenant } from '../src/context.js';
-import { creditBalance } from '../src/modules/billing/ledger.js';
 import { countQueue, listQueue, queueFacets } from '../src/modules/console/queue.repo.js';
-import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { type PacedRequest, percentile, runPaced } from './lib/load.js';
 import { record } from './lib/report.js';
+import { createBenchTenant } from './lib/tenant.js';
 import { formationBody } from './orders.js';
 
 const TENANTS = 1000;
@@ -57,7 +56,7 @@ export const benchScale: BenchSection = async (db, settings) => {
         name: `${name} p99 at ${big.orders.toLocaleString('en-US')} orders`,
         value: p99Large!,
         unit: 'ms',
-        baseline: { name: 'p99 at 1,000 orders', value: p99Small! },
+        baseline: { name: `p99 at ${small.orders.toLocaleString('en-US')} orders`, value: p99Small! },
         target: '<= 120 % of the small size',
         pass: p99Large! <= p99Small! * 1.2,
       });
@@ -102,17 +101,8 @@ async function prepareSide(
     DATABASE_POOL_SIZE: String(settings.connections),
   });
   const pool = new pg.Pool({ connectionString: url, max: 3 });
-  const { organization, apiKeys } = await createOrganization(pool, 'Bench Scale Org');
-  const tenant: Tenant = { organizationId: organization.id, environment: 'test' };
-  await creditBalance(pool, tenant, 100_000_000_000, 'bench credit', 'bench');
-  await seedTenants(pool, organization.id);
-  const headers = { 'content-type': 'application/json', 'x-api-key': apiKeys.test.key };
-  const userRes = await fetch(`${server.url}/test/v1/users`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ fullName: 'Scale User', email: 'scale@example.com' }),
-  });
-  const user = (await userRes.json()) as { id: string };
+  const { tenant, headers, userId } = await createBenchTenant(pool, server.url, 'Bench Scale Org', 100_000_000_000);
+  await seedTenants(pool, tenant.organizationId);
   const started = Date.now();
   for (let i = 0; i < orders; i += SEED_BATCH) await seedOrders(pool, i, Math.min(orders, i + SEED_BATCH));
   await pool.query('VACUUM ANALYZE');
@@ -125,7 +115,7 @@ async function prepareSide(
   ).rows[0].id as string;
   // Room for a slow answer without queueing the paced requests behind it.
   const http = new Pool(server.url, { connections: 32 });
-  return { label, orders, pool, server, http, headers, tenant, userId: user.id, company, placed: 0 };
+  return { label, orders, pool, server, http, headers, tenant, userId, company, placed: 0 };
 }
 
 /**
@@ -150,56 +140,57 @@ async function measureSides(sides: Side[], settings: { seconds: number }): Promi
     process.stdout.write(`  scale: ${name} p99 of each window (ms): ${shown.join('; ')}\n`);
     return p99s.map((p) => p.sort((a, b) => a - b)[1]!);
   };
-  const paced = (name: string, rate: number, next: (side: Side) => PacedRequest) =>
-    windows(
-      name,
-      async (side, secs) => (await runPaced({ pool: side.http, rate, seconds: secs, next: () => next(side) })).p99,
-    );
+  const paced = (rate: number, next: (side: Side) => PacedRequest) => async (side: Side, secs: number) =>
+    (await runPaced({ pool: side.http, rate, seconds: secs, next: () => next(side) })).p99;
   const get = (path: (side: Side) => string) => (side: Side) => ({
     method: 'GET' as const,
     path: path(side),
     headers: side.headers,
   });
-  const template = (side: Side) => formationBody(side.userId);
-  return {
-    'POST /orders': await paced('POST /orders', ORDER_RATE, (side) => {
-      side.placed += 1;
-      const body = template(side);
-      return {
-        method: 'POST',
-        path: '/test/v1/orders',
-        headers: side.headers,
-        body: JSON.stringify({
-          ...body,
-          formation: {
-            ...body.formation,
-            company: { ...body.formation.company, legalName: `Scale ${side.label} ${side.placed} LLC` },
-          },
-        }),
-      };
-    }),
-    'GET /companies/{id}': await paced(
-      'GET /companies/{id}',
-      READ_RATE,
-      get((side) => `/test/v1/companies/${side.company}`),
-    ),
-    'GET /events': await paced(
-      'GET /events',
-      PAGE_RATE,
-      get(() => '/test/v1/events?limit=100'),
-    ),
-    'GET /balance-transactions': await paced(
-      'GET /balance-transactions',
-      PAGE_RATE,
-      get(() => '/test/v1/balance-transactions?limit=100'),
-    ),
-    'GET /webhook-deliveries': await paced(
-      'GET /webhook-deliveries',
-      PAGE_RATE,
-      get(() => '/test/v1/webhook-deliveries?limit=100'),
-    ),
-    'console queue page': await windows('console queue page', (side, secs) => queuePageP99(side.pool, secs)),
+  const formation = (side: Side) => {
+    side.placed += 1;
+    return {
+      method: 'POST' as const,
+      path: '/test/v1/orders',
+      headers: side.headers,
+      body: JSON.stringify(formationBody(side.userId, `Scale ${side.label} ${side.placed} LLC`)),
+    };
   };
+  const paths: Array<[string, (side: Side, secs: number) => Promise<number>]> = [
+    ['POST /orders', paced(ORDER_RATE, formation)],
+    [
+      'GET /companies/{id}',
+      paced(
+        READ_RATE,
+        get((side) => `/test/v1/companies/${side.company}`),
+      ),
+    ],
+    [
+      'GET /events',
+      paced(
+        PAGE_RATE,
+        get(() => '/test/v1/events?limit=100'),
+      ),
+    ],
+    [
+      'GET /balance-transactions',
+      paced(
+        PAGE_RATE,
+        get(() => '/test/v1/balance-transactions?limit=100'),
+      ),
+    ],
+    [
+      'GET /webhook-deliveries',
+      paced(
+        PAGE_RATE,
+        get(() => '/test/v1/webhook-deliveries?limit=100'),
+      ),
+    ],
+    ['console queue page', (side, secs) => queuePageP99(side.pool, secs)],
+  ];
+  const out: Record<string, number[]> = {};
+  for (const [name, time] of paths) out[name] = await windows(name, time);
+  return out;
 }
 
 /** The console queue page's queries (first page of 50, the tab counts, the filter menus), run together; p99 in ms. */

@@ -142,7 +142,6 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
   if (!outcomes.length) return;
   // Not a prepared statement (unlike the hot reads): its cost is shared by the whole batch anyway, and the generic
   // plan PostgreSQL settles on for a prepared one ran the claim-and-record cycle at a third of the throughput.
-
   await db.query(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, attempt_id text, claimed int, attempted boolean, url text, status_code int,
