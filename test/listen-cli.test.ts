@@ -130,6 +130,7 @@ describe('filing-compliance listen', () => {
       expect(request.headers['service-event-id']).toBe(request.event.id);
       expect(request.rawBody).toBe(JSON.stringify((await tenant.api('GET', `/events/${request.event.id}`)).json()));
     }
+    await waitFor('a line for every forwarded event', () => eventLines(run.lines).length >= 5);
     const lines = eventLines(run.lines);
     expect(lines).toHaveLength(5);
     for (const [i, line] of lines.entries()) {
@@ -204,6 +205,8 @@ describe('filing-compliance listen', () => {
         40_000,
       );
       expect(local.requests.map((r) => r.event.id)).toEqual(stored);
+      // The CLI prints an event's line once the local answer is back, a moment after the receiver got the request.
+      await waitFor('a line for every forwarded event', () => eventLines(run.lines).length >= stored.length);
       expect(eventLines(run.lines).map((l) => / --> (\S+) /.exec(l)![1])).toEqual(
         local.requests.map((r) => r.event.type),
       );
