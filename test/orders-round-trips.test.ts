@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
-import { credit, einObject, formationBody, newUser } from './orders-fixtures.js';
+import { credit, einObject, formationBody, formationCompany, newUser } from './orders-fixtures.js';
 
 /*
  * Round trips are what an order costs on a loaded database: every statement waits for the server. This counts the
@@ -61,6 +61,34 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
   expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(1);
   const events = (await tenant.api('GET', '/events?limit=10')).json().data;
   expect(events.filter((e: { type: string }) => e.type === 'filing.status_changed')).toHaveLength(3);
+});
+
+it('wakes the listeners once per placement statement when a busy tenant places orders together (ORD-17, OPS-5)', async () => {
+  const tenant = await t.newTenant('Busy Round Trip Org');
+  const user = await newUser(tenant);
+  await credit(tenant, 100_000);
+  expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
+  const { result, queries } = await countQueries(async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        tenant.api(
+          'POST',
+          '/orders',
+          formationBody(user.id, 'DE', {
+            formation: { company: formationCompany('LLC', { legalName: `Busy ${i} Holdings LLC` }) },
+          }),
+        ),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return answers;
+  });
+  for (const res of result) expect(res.statusCode, res.body).toBe(201);
+  const placements = queries.filter((q) => /place_order_groups/.test(q)).length;
+  // The first is written at once and the others together in the next statement; each statement's placements are
+  // answered in one turn of the event loop, and their wake-ups share one NOTIFY statement.
+  expect(placements).toBeLessThan(8);
+  expect(queries.filter((q) => /pg_notify/.test(q)).length).toBeLessThanOrEqual(placements);
 });
 
 it('answers a single company, user, document or event in one round trip', async () => {

@@ -85,7 +85,12 @@ export function sendSignals(pool: pg.Pool, marks: Marks): void {
   sender.add(marks);
 }
 
-/** At most one NOTIFY statement in flight per pool; what arrives meanwhile goes out together in the next one. */
+/**
+ * At most one NOTIFY statement in flight per pool; what arrives meanwhile goes out together in the next one. The
+ * first signal after a quiet spell waits for the end of the current turn of the event loop, so the signals of
+ * everything answered in that turn (the placements of one batch, ORD-17, each marking its tenant) share one
+ * statement: a wake-up is a round trip, and on a busy tenant there were two of them per placement statement.
+ */
 class SignalSender {
   private queued: Marks = new Map();
   private sending = false;
@@ -98,11 +103,13 @@ class SignalSender {
       for (const p of parts) queued.add(p);
       this.queued.set(channel, queued);
     }
-    if (!this.sending) void this.drain();
+    if (!this.sending) {
+      this.sending = true;
+      setImmediate(() => void this.drain());
+    }
   }
 
   private async drain(): Promise<void> {
-    this.sending = true;
     try {
       while (this.queued.size) {
         const batch = this.queued;
