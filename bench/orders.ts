@@ -47,7 +47,9 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
       unit: 'req/s',
       baseline: { name: 'INSERT baseline', value: baselines.insert.rps },
     });
+    const before = await databaseWork(pool);
     const place = await runLoad({ ...common, url: `${server.url}/test/v1/orders` });
+    const after = await databaseWork(pool);
     const share = place.rps / baselines.insert.rps;
     record({
       section: 'orders',
@@ -59,6 +61,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
       pass: share >= 0.4 && place.failed === 0,
     });
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
+    recordDatabaseWork(before, after);
     // Alone on one connection, then at half the INSERT-baseline share the target asks for (requests arriving evenly
     // at that rate, whatever the answers: an open loop). Alone first: an offered rate above what one tenant can place
     // leaves a queue behind it that the next scenario would time.
@@ -149,6 +152,45 @@ export function formationBody(userId: string, legalName = 'Bench Holdings LLC') 
     },
     registeredAgent: { isChangeOfAgent: false },
   };
+}
+
+/** Counters of the bench's server: WAL position, next transaction id, order groups (one per placed request). */
+interface DatabaseWork {
+  walBytes: bigint;
+  nextXid: bigint;
+  groups: number;
+}
+
+async function databaseWork(pool: pg.Pool): Promise<DatabaseWork> {
+  const { rows } = await pool.query(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal,
+            pg_snapshot_xmax(pg_current_snapshot())::text AS xid,
+            (SELECT count(*) FROM order_groups)::bigint AS groups`,
+  );
+  return { walBytes: BigInt(rows[0].wal), nextXid: BigInt(rows[0].xid), groups: Number(rows[0].groups) };
+}
+
+/**
+ * What the database did per POST /orders over the full-load run: write transactions (each statement the service
+ * sends outside a transaction is one, so in the steady state, with no reads, this counts round trips; placements
+ * written together count once, ORD-17; a wake-up is one too, OPS-5) and bytes of WAL. Unlike throughput these do not
+ * depend on the machine's speed: they are what to count before tuning code. Server-wide counters: the bench runs alone.
+ */
+function recordDatabaseWork(before: DatabaseWork, after: DatabaseWork): void {
+  const orders = after.groups - before.groups;
+  if (orders <= 0) return;
+  record({
+    section: 'orders',
+    name: 'POST /orders: write transactions per request',
+    value: Number(after.nextXid - before.nextXid) / orders,
+    unit: '',
+  });
+  record({
+    section: 'orders',
+    name: 'POST /orders: WAL per request',
+    value: Number(after.walBytes - before.walBytes) / orders / 1024,
+    unit: 'KiB',
+  });
 }
 
 /** After the run the ledger must still explain the balance exactly. */
