@@ -1,9 +1,11 @@
 /**
  * Bench section `reads`: GET of single resources — a company, a user, a document and an event — with a warm API-key
- * cache, against the one-SELECT-by-key baseline of the same run (target: 70 % of it, AUTH-12). The service runs in
- * its own process on a fresh database; the resources are made through the API first.
+ * cache, against the one-SELECT-by-key baseline of the same run, measured in windows alternating with each path's
+ * (target: 70 % of it, AUTH-12). The service runs in its own process on a fresh database; the resources are made
+ * through the API first.
  */
 import pg from 'pg';
+import { alternating } from './baseline.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { runLoad } from './lib/load.js';
@@ -43,21 +45,17 @@ export const benchReads: BenchSection = async (db, settings, baselines) => {
       ['GET /events/{id}', `/events/${events.data[0].id}`],
     ];
     for (const [name, path] of targets) {
-      const load = await runLoad({
-        url: `${server.url}/test/v1${path}`,
-        headers,
-        connections: settings.connections,
-        seconds: settings.seconds,
-      });
-      const ratio = load.rps / baselines.select.rps;
+      const load = await alternating(baselines, 'select', settings.seconds, (seconds) =>
+        runLoad({ url: `${server.url}/test/v1${path}`, headers, connections: settings.connections, seconds }),
+      );
       record({
         section: 'reads',
         name,
         value: load.rps,
         unit: 'req/s',
-        baseline: { name: 'SELECT baseline', value: baselines.select.rps },
+        baseline: { name: 'SELECT baseline beside it', value: load.baselineRps },
         target: `>= ${READ_TARGET * 100} % of SELECT baseline`,
-        pass: ratio >= READ_TARGET && load.failed === 0,
+        pass: load.rps / load.baselineRps >= READ_TARGET && load.failed === 0,
       });
       record({ section: 'reads', name: `${name} p99`, value: load.p99, unit: 'ms' });
     }

@@ -39,11 +39,15 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`Bench: ${settings.connections} connections, ${settings.seconds} s per scenario\n`);
     const baselines = await measureBaselines(db.url, settings);
-    for (const [name, section] of Object.entries(SECTIONS)) {
-      if (only && !only.includes(name)) continue;
-      process.stdout.write(`\n== ${name}\n`);
-      await db.settle();
-      await section(db, settings, baselines);
+    try {
+      for (const [name, section] of Object.entries(SECTIONS)) {
+        if (only && !only.includes(name)) continue;
+        process.stdout.write(`\n== ${name}\n`);
+        await db.settle();
+        await section(db, settings, baselines);
+      }
+    } finally {
+      await baselines.close();
     }
   } finally {
     ok = printReport(
