@@ -37,6 +37,7 @@ const PORT = Number(process.env.BENCH_INSTRUCTION_PORT ?? 54339);
 const MEASURED = 12;
 const WARM_UP = 4;
 
+/** The OS user PostgreSQL's programs run as: the `postgres` user's ids when this process is root, else this user. */
 interface Runner {
   uid?: number;
   gid?: number;
@@ -129,6 +130,7 @@ async function placeAndKeep(base: string, headers: Record<string, string>, userI
   return kept;
 }
 
+/** Instructions of one placement statement (mean over MEASURED statements): of one placement, and of five. */
 interface Counted {
   single: number;
   batchOfFive: number;
