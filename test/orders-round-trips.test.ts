@@ -128,3 +128,17 @@ it('answers a single company, user, document or event in one round trip', async 
     expect(queries, path).toHaveLength(1);
   }
 });
+
+it('plans the placement functions once per connection, not at every call (migration 094)', async () => {
+  // A CREATE OR REPLACE of one of them without the setting would silently bring back planning at every call.
+  const { rows } = await t.ctx.pool.query<{ proname: string; proconfig: string[] | null }>(
+    `SELECT proname, proconfig FROM pg_proc
+      WHERE proname IN ('place_order_groups', 'emit_events', 'post_ledger_entries') ORDER BY proname`,
+  );
+  expect(rows).toEqual(
+    ['emit_events', 'place_order_groups', 'post_ledger_entries'].map((proname) => ({
+      proname,
+      proconfig: ['plan_cache_mode=force_generic_plan'],
+    })),
+  );
+});
