@@ -7,18 +7,11 @@ import { buildApp } from '../src/app.js';
 import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { startWorker } from '../src/worker.js';
+import { benchServiceSettings } from './lib/service-settings.js';
 
 const booted = await boot(
   loadConfig({
-    LOG_LEVEL: 'warn',
-    OPERATOR_TOKEN: 'bench-operator-token-0123456789abcdef',
-    FILE_URL_SECRET: 'bench-file-url-secret-0123',
-    DATA_DIR: '.data/bench',
-    DATA_ENCRYPTION_KEY: 'YmVuY2gtZGF0YS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=',
-    // The limiter runs on every request (its cost is part of what is measured) but never refuses the bench's load.
-    RATE_LIMIT_API_REQUESTS: '1000000000',
-    RATE_LIMIT_ADMIN_REQUESTS: '1000000000',
-    RATE_LIMIT_SIGN_IN_ATTEMPTS: '1000000000',
+    ...benchServiceSettings('.data/bench'),
     ...process.env,
   }),
 );

@@ -29,6 +29,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
+import { benchServiceSettings } from './lib/service-settings.js';
 import { createBenchTenant } from './lib/tenant.js';
 import { formationBody } from './orders.js';
 
@@ -79,17 +80,7 @@ async function withService<T>(bin: string, url: string, work: (base: string, poo
   const server = startServer(bin, []);
   try {
     await waitForServer(url, 30_000);
-    const booted = await boot(
-      loadConfig({
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: url,
-        OPERATOR_TOKEN: 'bench-operator-token-0123456789abcdef',
-        FILE_URL_SECRET: 'bench-file-url-secret-0123',
-        DATA_DIR: path.join(root, 'service'),
-        DATA_ENCRYPTION_KEY: 'YmVuY2gtZGF0YS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=',
-        RATE_LIMIT_API_REQUESTS: '1000000000',
-      }),
-    );
+    const booted = await boot(loadConfig({ ...benchServiceSettings(path.join(root, 'service')), DATABASE_URL: url }));
     const app = await buildApp(booted.ctx, { logger: false });
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     try {

@@ -1,0 +1,17 @@
+/**
+ * The settings the bench runs the service with, beside its environment: fixed secrets (the bench's databases are
+ * thrown away) and rate limits no bench load reaches. The limiter still runs on every request, so its cost is part of
+ * what is measured. `dataDir`: where the service keeps its files.
+ */
+export function benchServiceSettings(dataDir: string): Record<string, string> {
+  return {
+    LOG_LEVEL: 'warn',
+    OPERATOR_TOKEN: 'bench-operator-token-0123456789abcdef',
+    FILE_URL_SECRET: 'bench-file-url-secret-0123',
+    DATA_DIR: dataDir,
+    DATA_ENCRYPTION_KEY: 'YmVuY2gtZGF0YS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=',
+    RATE_LIMIT_API_REQUESTS: '1000000000',
+    RATE_LIMIT_ADMIN_REQUESTS: '1000000000',
+    RATE_LIMIT_SIGN_IN_ATTEMPTS: '1000000000',
+  };
+}
