@@ -58,26 +58,45 @@ class PlacementBatcher {
     });
   }
 
+  /**
+   * Writes the queue's batches one after another. Once a statement answers, the next batch is sent before the
+   * answered placements are handed back: their requests' remaining work (views, response bodies, socket writes)
+   * then runs while the database works on the next statement, instead of leaving the tenant's writer idle.
+   */
   private async drain(key: string, queue: TenantQueue): Promise<void> {
     queue.writers += 1;
     try {
-      while (queue.waiting.length) await this.writeBatch(queue.tenant, takeBatch(queue.waiting));
+      let running = this.writeBatch(queue.tenant, takeBatch(queue.waiting));
+      for (;;) {
+        const settle = await running;
+        const more = queue.waiting.length > 0;
+        if (more) running = this.writeBatch(queue.tenant, takeBatch(queue.waiting));
+        // After the microtasks that put the next statement on the wire.
+        setImmediate(settle);
+        if (!more) break;
+      }
     } finally {
       queue.writers -= 1;
       if (!queue.writers && !queue.waiting.length) this.queues.delete(key);
     }
   }
 
-  private async writeBatch(tenant: Tenant, batch: Waiting[]): Promise<void> {
+  /** Writes `batch` and returns what hands its outcomes back (a batch that failed has already answered alone). */
+  private async writeBatch(tenant: Tenant, batch: Waiting[]): Promise<() => void> {
     try {
       const outcomes = await insertPlacements(
         this.pool,
         tenant,
         batch.map((w) => w.write),
       );
-      for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
+      return () => {
+        for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
+      };
     } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return noop;
+      }
       for (const w of batch) {
         try {
           w.resolve((await insertPlacements(this.pool, tenant, [w.write]))[0]!);
@@ -85,9 +104,12 @@ class PlacementBatcher {
           w.reject(alone);
         }
       }
+      return noop;
     }
   }
 }
+
+function noop(): void {}
 
 /**
  * The next batch, in arrival order: up to MAX_BATCH placements with distinct Idempotency-Keys (two placements with
