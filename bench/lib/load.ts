@@ -50,14 +50,15 @@ export interface PacedRequest {
  * connections to the server, kept by the caller across runs so that a run does not time its own connecting). Each
  * latency is measured from the moment the request was due, so a generator or a server that falls behind shows in
  * the figures instead of hiding (no coordinated omission). `next(i)` gives request i.
- * @returns rps achieved, p50/p99/max latency in ms, answered 2xx/3xx (ok) and the rest (failed).
+ * @returns rps achieved, p50/p99/max latency in ms, answered 2xx/3xx (ok) and the rest (failed), and every latency
+ * (ms, in order of answer) for pooling several runs' percentiles.
  */
 export async function runPaced(options: {
   pool: Pool;
   rate: number;
   seconds: number;
   next: (i: number) => PacedRequest;
-}): Promise<LoadFigures> {
+}): Promise<LoadFigures & { latencies: number[] }> {
   const { pool } = options;
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];
@@ -94,5 +95,6 @@ export async function runPaced(options: {
     max: Math.max(...latencies),
     ok,
     failed,
+    latencies,
   };
 }
