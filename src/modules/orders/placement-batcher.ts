@@ -71,7 +71,8 @@ class PlacementBatcher {
         const settle = await running;
         const more = queue.waiting.length > 0;
         if (more) running = this.writeBatch(queue.tenant, takeBatch(queue.waiting));
-        // After the microtasks that put the next statement on the wire.
+        // pg-pool hands the statement to an idle connection in a process.nextTick, which runs only once the microtask
+        // queue is empty: answered here, the requests' continuations would all run first. setImmediate comes after.
         setImmediate(settle);
         if (!more) break;
       }
