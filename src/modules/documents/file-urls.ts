@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { safeEqual } from '../../lib/secrets.js';
 
@@ -28,10 +28,10 @@ export function signedFileUrl(
 ): string {
   const now = options.now ?? new Date();
   const expires = Math.floor(now.getTime() / 1000) + (options.ttlSeconds ?? FILE_URL_TTL_SECONDS);
-  const url = new URL(`${FILES_PATH}/${encodeURIComponent(documentId)}`, new URL(ctx.config.liveBaseUrl).origin);
-  url.searchParams.set('expires', String(expires));
-  url.searchParams.set('signature', fileSignature(ctx.secrets.fileUrlSecret, documentId, expires));
-  return url.toString();
+  // Every GET of a document signs a fresh link: written as a string rather than through URL objects, and keyed with
+  // a key object made once, this was a tenth of the request's CPU before.
+  const signature = fileSignature(ctx.secrets.fileUrlSecret, documentId, expires);
+  return `${originOf(ctx.config.liveBaseUrl)}${FILES_PATH}/${encodeURIComponent(documentId)}?expires=${expires}&signature=${signature}`;
 }
 
 /** Why a file link is refused, or 'ok'. */
@@ -50,5 +50,27 @@ export function checkFileLink(
 }
 
 function fileSignature(secret: string, documentId: string, expires: number): string {
-  return createHmac('sha256', secret).update(`${documentId}.${expires}`).digest('hex');
+  return createHmac('sha256', keyOf(secret)).update(`${documentId}.${expires}`).digest('hex');
+}
+
+// One entry per configured base URL and secret (a process has one of each; tests a few).
+const origins = new Map<string, string>();
+const keys = new Map<string, KeyObject>();
+
+function originOf(baseUrl: string): string {
+  let origin = origins.get(baseUrl);
+  if (origin === undefined) {
+    origin = new URL(baseUrl).origin;
+    origins.set(baseUrl, origin);
+  }
+  return origin;
+}
+
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
 }
