@@ -83,6 +83,12 @@ export interface Alternated {
 export const WINDOWS = 3;
 
 /**
+ * Seconds of load a path gets before its first timed window, as the baseline's server has had by then (its code
+ * optimised under load, a route's response serializer compiled at its first answer).
+ */
+export const WARM_UP_SECONDS = 2;
+
+/**
  * Measures a path (`run(seconds)`, one closed-loop window) in WINDOWS windows, each right after a window of the
  * baseline `kind`, `seconds` in all per side: the ratio of the two sums compares the path with the baseline as the
  * machine was at the same moments.
