@@ -82,7 +82,11 @@ class PlacementBatcher {
     }
   }
 
-  /** Writes `batch` and returns what hands its outcomes back (a batch that failed has already answered alone). */
+  /**
+   * Writes `batch` and returns what hands its outcomes back: the placements' outcomes, or a lone placement's error
+   * (a 402 of a busy tenant's queue, say). A larger batch that failed has already been written again one at a time and
+   * answered as it went.
+   */
   private async writeBatch(tenant: Tenant, batch: Waiting[]): Promise<() => void> {
     try {
       const outcomes = await insertPlacements(
@@ -94,10 +98,7 @@ class PlacementBatcher {
         for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
       };
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return noop;
-      }
+      if (batch.length === 1) return () => batch[0]!.reject(err);
       for (const w of batch) {
         try {
           w.resolve((await insertPlacements(this.pool, tenant, [w.write]))[0]!);
