@@ -44,7 +44,6 @@ export const benchSignin: BenchSection = async (db, settings) => {
       pool: http,
       next: () => ({ method: 'GET' as const, path: '/v1/organization', headers: { 'x-api-key': apiKeys.live.key } }),
       rate: GET_RATE,
-      seconds: settings.seconds,
     };
     await runPaced({ ...get, seconds: 2 }); // warm-up: JIT, pool connections
     const window = Math.max(1, Math.round(settings.seconds / WINDOWS));
