@@ -16,7 +16,7 @@ import { Pool } from 'undici';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
-import { percentile, runPaced } from './lib/load.js';
+import { alternateWindows, type PooledSide, percentile, runPaced } from './lib/load.js';
 import { record } from './lib/report.js';
 
 /** Requests per second of the integrator's GET: steady traffic, well below saturation, so latency is what moves. */
@@ -47,11 +47,8 @@ export const benchSignin: BenchSection = async (db, settings) => {
     };
     await runPaced({ ...get, seconds: 2 }); // warm-up: JIT, pool connections
     const window = Math.max(1, Math.round(settings.seconds / WINDOWS));
-    const quietLatencies: number[] = [];
-    const attackedLatencies: number[] = [];
     let failed = 0;
-    for (let i = 0; i < WINDOWS; i++) {
-      quietLatencies.push(...(await runPaced({ ...get, seconds: window })).latencies);
+    const underAttack = async () => {
       const attacker = await startChild('signin-attacker.ts', {
         SIGNIN_TARGET: server.url,
         SIGNIN_CONCURRENCY: String(ATTACKERS),
@@ -59,16 +56,20 @@ export const benchSignin: BenchSection = async (db, settings) => {
       try {
         await runPaced({ ...get, seconds: SETTLE_MS / 1000 });
         const run = await runPaced({ ...get, seconds: window });
-        attackedLatencies.push(...run.latencies);
         failed += run.failed;
+        return run.latencies;
       } finally {
         await attacker.stop();
+        // Sign-ins the server still holds or hashes end before the next quiet window is timed.
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       }
-      // Sign-ins the server still holds or hashes end before the next quiet window is timed.
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    }
-    const quiet = { p99: percentile(quietLatencies, 99) };
-    const attacked = { p99: percentile(attackedLatencies, 99), failed };
+    };
+    const [alone, attackedSide] = (await alternateWindows(WINDOWS, [
+      async () => (await runPaced({ ...get, seconds: window })).latencies,
+      underAttack,
+    ])) as [PooledSide, PooledSide];
+    const quiet = { p99: percentile(alone.latencies, 99) };
+    const attacked = { p99: percentile(attackedSide.latencies, 99), failed };
     record({
       section: 'signin',
       name: `GET /organization p99 at ${GET_RATE} req/s, no sign-ins`,

@@ -20,7 +20,7 @@ import { createOrganization } from '../src/modules/organizations/organizations.s
 import type { Baselines } from './baseline.js';
 import type { BenchSection } from './run.js';
 import { startChild, type ChildServer } from './lib/child.js';
-import { percentile } from './lib/load.js';
+import { alternateWindows, type PooledSide, percentile } from './lib/load.js';
 import { record } from './lib/report.js';
 
 const RATE = 200;
@@ -207,30 +207,28 @@ async function throughput(b: Bench, seconds: number, baselines: Baselines): Prom
  * events. Timed one after the other in two runs, the comparison had been decided by when the machine stalled.
  */
 async function latencyWindows(b: Bench): Promise<Record<'quiet' | 'noisy', { p50: number; p99: number }>> {
-  const load = async (label: string, kinds: string[]) => ({
-    label,
-    tenant: await tenantWithEndpoints(b, label, kinds),
-    latencies: [] as number[],
-    windowP99s: [] as string[],
-  });
-  const quiet = await load('latency', ['ok']);
-  const noisy = await load('isolation', ['ok', 'hang', 'fail']);
-  for (let w = 0; w < LATENCY_WINDOWS; w++) {
-    for (const l of [quiet, noisy]) {
-      const latencies = await latencyWindow(b, l.label, l.tenant, l.latencies.length);
-      for (const ms of latencies) l.latencies.push(ms);
-      l.windowP99s.push(percentile(latencies, 99).toFixed(1));
-      await endLeftovers(b);
-    }
-  }
+  const quiet = await tenantWithEndpoints(b, 'latency', ['ok']);
+  const noisy = await tenantWithEndpoints(b, 'isolation', ['ok', 'hang', 'fail']);
+  const delivered = { latency: 0, isolation: 0 };
+  const window = (label: 'latency' | 'isolation', tenant: Tenant) => async () => {
+    const latencies = await latencyWindow(b, label, tenant, delivered[label]);
+    delivered[label] += latencies.length;
+    await endLeftovers(b);
+    return latencies;
+  };
+  const [alone, beside] = (await alternateWindows(LATENCY_WINDOWS, [
+    window('latency', quiet),
+    window('isolation', noisy),
+  ])) as [PooledSide, PooledSide];
   // Every window's p99, so a reader sees how much the machine itself moved them.
+  const shown = (side: PooledSide) => side.windowP99s.map((v) => v.toFixed(1)).join(', ');
   process.stdout.write(
-    `  webhooks: healthy p99 of each window (ms): alone ${quiet.windowP99s.join(', ')}; beside bad endpoints ${noisy.windowP99s.join(', ')}\n`,
+    `  webhooks: healthy p99 of each window (ms): alone ${shown(alone)}; beside bad endpoints ${shown(beside)}\n`,
   );
-  await disableExtraEndpoints(b, noisy.tenant);
+  await disableExtraEndpoints(b, noisy);
   await endLeftovers(b);
-  const figures = (l: number[]) => ({ p50: percentile(l, 50), p99: percentile(l, 99) });
-  return { quiet: figures(quiet.latencies), noisy: figures(noisy.latencies) };
+  const figures = (side: PooledSide) => ({ p50: percentile(side.latencies, 50), p99: percentile(side.latencies, 99) });
+  return { quiet: figures(alone), noisy: figures(beside) };
 }
 
 /**

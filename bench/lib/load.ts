@@ -98,3 +98,27 @@ export async function runPaced(options: {
     latencies,
   };
 }
+
+/** One side of {@link alternateWindows}: every latency of its windows (ms) and each window's p99. */
+export interface PooledSide {
+  latencies: number[];
+  windowP99s: number[];
+}
+
+/**
+ * Compares conditions that cannot run at once (a path alone and under attack, say) on a machine whose speed drifts:
+ * runs one window of each side in turn (a, b, a, b, ...), `windows` times, each `run` returning its window's
+ * latencies in ms, and pools every side's latencies so its p99 is taken over all of its windows.
+ * @returns one PooledSide per entry of `sides`, in order.
+ */
+export async function alternateWindows(windows: number, sides: Array<() => Promise<number[]>>): Promise<PooledSide[]> {
+  const pooled = sides.map((): PooledSide => ({ latencies: [], windowP99s: [] }));
+  for (let w = 0; w < windows; w++) {
+    for (const [i, run] of sides.entries()) {
+      const latencies = await run();
+      for (const ms of latencies) pooled[i]!.latencies.push(ms);
+      pooled[i]!.windowP99s.push(percentile(latencies, 99));
+    }
+  }
+  return pooled;
+}
