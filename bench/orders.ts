@@ -3,8 +3,8 @@
  * differently named LLC with an EIN and a registered agent: company, order group, three orders, ledger debits,
  * status history, events) at full load, at a fixed rate and on one connection, on a fresh
  * database, the service in its own process, against the one-INSERT baseline (for POST /orders, in windows that
- * alternate with the baseline's, see `alternating`). Ends with a check that the ledger still sums to the cached
- * balance.
+ * alternate with the baseline's, see `alternating`), then where the placement statement's time goes in the database
+ * at full load (`sampleStatementStates`). Ends with a check that the ledger still sums to the cached balance.
  */
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -13,6 +13,7 @@ import { alternating, WARM_UP_SECONDS } from './baseline.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { runLoad, runPaced } from './lib/load.js';
+import { sampleStatementStates, type StatementStates } from './lib/statement-states.js';
 import { record } from './lib/report.js';
 import { createBenchTenant } from './lib/tenant.js';
 
@@ -74,6 +75,14 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     });
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
     recordDatabaseWork(work);
+    // Where the placement statement's time goes at full load, in a window of its own (sampling costs a query a time).
+    const states = await sampleStatementStates(
+      pool,
+      'SELECT place_order_groups',
+      2,
+      runLoad({ ...common, seconds: STATES_SECONDS, url: `${server.url}/test/v1/orders` }),
+    );
+    recordStatementStates(states);
     // Alone on one connection, then at half the INSERT-baseline share the target asks for (requests arriving evenly
     // at that rate, whatever the answers: an open loop). Alone first: an offered rate above what one tenant can place
     // leaves a queue behind it that the next scenario would time.
@@ -203,6 +212,32 @@ function recordDatabaseWork(work: DatabaseWork): void {
     value: Number(work.walBytes) / work.groups / 1024,
     unit: 'KiB',
   });
+}
+
+/** Seconds of full load while the placement statement's states are sampled (not part of any reported rate). */
+const STATES_SECONDS = 3;
+
+/**
+ * The share of the full-load window in which the tenant's placement statement was running in the database, waiting
+ * for its commit's flush, waiting for something else, or not there at all (the database waiting for the service).
+ * One tenant's statements run one at a time (ORD-17), so these say how much of the database's time the tenant's
+ * orders could use, and where the rest went.
+ */
+function recordStatementStates(states: StatementStates): void {
+  const names: Record<keyof StatementStates, string> = {
+    running: 'running',
+    flush: "waiting for its commit's flush",
+    otherWait: 'waiting for anything else',
+    none: 'not running (the service has none in flight)',
+  };
+  for (const [state, name] of Object.entries(names) as Array<[keyof StatementStates, string]>) {
+    record({
+      section: 'orders',
+      name: `POST /orders: placement statement ${name}`,
+      value: states[state] * 100,
+      unit: '% of samples',
+    });
+  }
 }
 
 /** After the run the ledger must still explain the balance exactly. */
