@@ -228,7 +228,7 @@ function recordStatementStates(states: StatementStates): void {
     running: 'running',
     flush: "waiting for its commit's flush",
     otherWait: 'waiting for anything else',
-    none: 'not running (the service has none in flight)',
+    none: 'not in the database (between statements)',
   };
   for (const [state, name] of Object.entries(names) as Array<[keyof StatementStates, string]>) {
     record({

@@ -30,6 +30,7 @@ export async function sampleStatementStates(
   const finished = load.finally(() => {
     done = true;
   });
+  finished.catch(() => undefined); // rethrown below, once the sampling has stopped: not an unhandled rejection meanwhile
   while (!done) {
     const { rows } = await pool.query<{ wait: string | null }>(
       `SELECT wait_event_type || ':' || wait_event AS wait FROM pg_stat_activity
