@@ -14,7 +14,7 @@ import type { Tenant } from '../src/context.js';
 import { countQueue, listQueue, queueFacets } from '../src/modules/console/queue.repo.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
-import { type PacedRequest, percentile, runPaced } from './lib/load.js';
+import { addWindow, emptySide, type PacedRequest, percentile, runPaced, windowP99Text } from './lib/load.js';
 import { record } from './lib/report.js';
 import { createBenchTenant } from './lib/tenant.js';
 import { formationBody } from './orders.js';
@@ -132,19 +132,15 @@ async function measureSides(sides: Side[], settings: { seconds: number }): Promi
   const windows = async (name: string, time: (side: Side, seconds: number) => Promise<number[]>) => {
     // An untimed second first: the first requests of a path pay for compiling its code and plans.
     await Promise.all(sides.map((side) => time(side, 1)));
-    const pooled = sides.map((): number[] => []);
-    const p99s = sides.map((): number[] => []);
+    const pooled = sides.map(emptySide);
     for (let w = 0; w < 3; w++) {
       const latencies = await Promise.all(sides.map((side) => time(side, seconds)));
-      for (const [i, l] of latencies.entries()) {
-        for (const ms of l) pooled[i]!.push(ms);
-        p99s[i]!.push(percentile(l, 99));
-      }
+      for (const [i, l] of latencies.entries()) addWindow(pooled[i]!, l);
     }
     // Every window's p99, so a reader sees how much the machine itself moved them.
-    const shown = sides.map((side, i) => `${side.label} ${p99s[i]!.map((v) => v.toFixed(1)).join(', ')}`);
+    const shown = sides.map((side, i) => `${side.label} ${windowP99Text(pooled[i]!)}`);
     process.stdout.write(`  scale: ${name} p99 of each window (ms): ${shown.join('; ')}\n`);
-    return pooled.map((l) => percentile(l, 99));
+    return pooled.map((side) => percentile(side.latencies, 99));
   };
   const paced = (rate: number, next: (side: Side) => PacedRequest) => async (side: Side, secs: number) =>
     (await runPaced({ pool: side.http, rate, seconds: secs, next: () => next(side) })).latencies;

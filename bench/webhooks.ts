@@ -20,7 +20,7 @@ import { createOrganization } from '../src/modules/organizations/organizations.s
 import type { Baselines } from './baseline.js';
 import type { BenchSection } from './run.js';
 import { startChild, type ChildServer } from './lib/child.js';
-import { alternateWindows, type PooledSide, percentile } from './lib/load.js';
+import { alternateWindows, type PooledSide, percentile, windowP99Text } from './lib/load.js';
 import { record } from './lib/report.js';
 
 const RATE = 200;
@@ -221,9 +221,8 @@ async function latencyWindows(b: Bench): Promise<Record<'quiet' | 'noisy', { p50
     window('isolation', noisy),
   ])) as [PooledSide, PooledSide];
   // Every window's p99, so a reader sees how much the machine itself moved them.
-  const shown = (side: PooledSide) => side.windowP99s.map((v) => v.toFixed(1)).join(', ');
   process.stdout.write(
-    `  webhooks: healthy p99 of each window (ms): alone ${shown(alone)}; beside bad endpoints ${shown(beside)}\n`,
+    `  webhooks: healthy p99 of each window (ms): alone ${windowP99Text(alone)}; beside bad endpoints ${windowP99Text(beside)}\n`,
   );
   await disableExtraEndpoints(b, noisy);
   await endLeftovers(b);

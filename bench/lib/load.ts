@@ -112,13 +112,25 @@ export interface PooledSide {
  * @returns one PooledSide per entry of `sides`, in order.
  */
 export async function alternateWindows(windows: number, sides: Array<() => Promise<number[]>>): Promise<PooledSide[]> {
-  const pooled = sides.map((): PooledSide => ({ latencies: [], windowP99s: [] }));
+  const pooled = sides.map(emptySide);
   for (let w = 0; w < windows; w++) {
-    for (const [i, run] of sides.entries()) {
-      const latencies = await run();
-      for (const ms of latencies) pooled[i]!.latencies.push(ms);
-      pooled[i]!.windowP99s.push(percentile(latencies, 99));
-    }
+    for (const [i, run] of sides.entries()) addWindow(pooled[i]!, await run());
   }
   return pooled;
+}
+
+/** A side with no window yet. */
+export function emptySide(): PooledSide {
+  return { latencies: [], windowP99s: [] };
+}
+
+/** Adds one window's latencies (ms) to `side`: pooled with the others, and its own p99 kept. */
+export function addWindow(side: PooledSide, latencies: number[]): void {
+  for (const ms of latencies) side.latencies.push(ms);
+  side.windowP99s.push(percentile(latencies, 99));
+}
+
+/** A side's window p99s for printing, e.g. "12.3, 9.8, 15.0" (ms). */
+export function windowP99Text(side: PooledSide): string {
+  return side.windowP99s.map((v) => v.toFixed(1)).join(', ');
 }
