@@ -3,6 +3,7 @@ import { AppError, ValidationError } from '../src/lib/errors.js';
 import { EXCEPTION_REASONS } from '../src/modules/orders/exception-codes.js';
 import {
   FILING_STATUSES,
+  orderStateOf,
   planTransition,
   type FilingStatus,
   type OrderState,
@@ -197,5 +198,38 @@ describe('expectedStatus (what the operator saw on the confirmation page)', () =
     expect(planTransition(order('exception'), { filingStatus: 'pending', expectedStatus: 'exception' }, TODAY).to).toBe(
       'pending',
     );
+  });
+});
+
+describe('orderStateOf', () => {
+  const row = {
+    id: 'order_row',
+    order_type: 'ein',
+    environment: 'live' as const,
+    filing_status: 'exception',
+    exception_code: '462',
+    exception_message: 'name conflict',
+  };
+
+  it('reads the columns the state machine decides on', () => {
+    expect(orderStateOf(row)).toEqual({
+      id: 'order_row',
+      orderType: 'ein',
+      environment: 'live',
+      filingStatus: 'exception',
+      exceptionCode: '462',
+      exceptionMessage: 'name conflict',
+    });
+  });
+
+  it('refuses a row whose status is not a filing status as an internal error, naming the order', () => {
+    const read = () => orderStateOf({ ...row, filing_status: 'archived' });
+    expect(read).toThrow(AppError);
+    expect(read).toThrow(/order_row/);
+    try {
+      read();
+    } catch (err) {
+      expect((err as AppError).status).toBe(500);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { bodyField } from '../../lib/validation.js';
 import { storeDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
-import { isFilingStatus, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
+import { orderStateOf, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import type { OrderDetailRow } from '../filings/filings.repo.js';
 import {
@@ -41,7 +41,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
       const transition = requestFor(action, request.body);
       try {
         throwIfActionDoesNotFit(order, action);
-        const plan = planTransition(stateOf(order), transition, todayUtc());
+        const plan = planTransition(orderStateOf(order), transition, todayUtc());
         return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
       } catch (err) {
         if (err instanceof AppError)
@@ -60,7 +60,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
       const transition = requestFor(action, request.body);
       if (field(request.body, 'confirm') !== 'yes') {
         const order = await loadActionOrder(ctx.pool, orderId);
-        const plan = planTransition(stateOf(order), transition, todayUtc());
+        const plan = planTransition(orderStateOf(order), transition, todayUtc());
         return renderConfirm(
           ctx,
           request,
@@ -170,18 +170,6 @@ function throwIfActionDoesNotFit(order: Pick<OrderDetailRow, 'id' | 'filing_stat
 function parseAction(value: string): OrderAction {
   if ((ORDER_ACTIONS as readonly string[]).includes(value)) return value as OrderAction;
   throw new ValidationError([{ field: 'action', message: `must be one of: ${ORDER_ACTIONS.join(', ')}` }]);
-}
-
-function stateOf(o: OrderDetailRow) {
-  if (!isFilingStatus(o.filing_status)) throw new AppError('internal_error', `order ${o.id} has an unknown status`);
-  return {
-    id: o.id,
-    orderType: o.order_type,
-    environment: o.environment,
-    filingStatus: o.filing_status,
-    exceptionCode: o.exception_code,
-    exceptionMessage: o.exception_message,
-  };
 }
 
 async function renderConfirm(

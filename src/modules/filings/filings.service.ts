@@ -10,7 +10,13 @@ import { setCompanyFiled } from '../companies/companies.service.js';
 import { adminOrderDetailView, adminOrderView } from './filings.views.js';
 import { loadOrderRecord } from './order-record.js';
 import { changeOrderStatus } from '../orders/order-status.js';
-import { planTransition, todayUtc, type PlannedTransition, type TransitionRequest } from './transitions.js';
+import {
+  orderStateOf,
+  planTransition,
+  todayUtc,
+  type PlannedTransition,
+  type TransitionRequest,
+} from './transitions.js';
 
 /** What one transition did: the order after it, the event written and any ledger reversals (cents). */
 export interface TransitionResult {
@@ -45,7 +51,7 @@ export async function transitionOrder(
   return withTransaction(ctx.pool, async (tx) => {
     const current = await repo.lockOrder(tx, tenant, orderId);
     if (!current) throw notFound('order', orderId);
-    const plan = planTransition(stateOf(current), request, todayUtc());
+    const plan = planTransition(orderStateOf(current), request, todayUtc());
     const orderTenant = tenantOf(current);
     // ORD-14: the orders module writes the row, the history row and the event.
     const changed = await changeOrderStatus(tx, orderTenant, {
@@ -85,17 +91,6 @@ export async function listOrderQueue(db: Db, filter: Omit<repo.OrderQueueFilter,
 /** The tenant an order belongs to. */
 export function tenantOf(order: Pick<repo.OrderRow, 'organization_id' | 'environment'>): Tenant {
   return { organizationId: order.organization_id, environment: order.environment };
-}
-
-function stateOf(o: repo.OrderRow) {
-  return {
-    id: o.id,
-    orderType: o.order_type,
-    environment: o.environment,
-    filingStatus: o.filing_status,
-    exceptionCode: o.exception_code,
-    exceptionMessage: o.exception_message,
-  };
 }
 
 // A cancelled subscription (registered agent, annual report) stops; other statuses leave it as it is.

@@ -87,6 +87,32 @@ export function isFilingStatus(value: string): value is FilingStatus {
   return (FILING_STATUSES as readonly string[]).includes(value);
 }
 
+/** The columns of an orders row that {@link orderStateOf} reads. */
+export interface OrderStateColumns {
+  id: string;
+  order_type: string;
+  environment: 'live' | 'test';
+  filing_status: string;
+  exception_code: string | null;
+  exception_message: string | null;
+}
+
+/**
+ * An orders row as the state machine sees it. @throws AppError internal_error (500) when the row's status is not a
+ * filing status (the table's CHECK constraint makes that a schema drift, not a request's fault).
+ */
+export function orderStateOf(o: OrderStateColumns): OrderState {
+  if (!isFilingStatus(o.filing_status)) throw new AppError('internal_error', `order ${o.id} has an unknown status`);
+  return {
+    id: o.id,
+    orderType: o.order_type,
+    environment: o.environment,
+    filingStatus: o.filing_status,
+    exceptionCode: o.exception_code,
+    exceptionMessage: o.exception_message,
+  };
+}
+
 /** True for filed and cancelled (TERMINAL_STATUSES): no transition leaves them. */
 export function isTerminal(status: FilingStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
