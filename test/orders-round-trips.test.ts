@@ -101,11 +101,14 @@ it('wakes the listeners once per placement statement when a busy tenant places o
     { pattern: /place_order_groups/, ms: 300 },
   );
   for (const res of result) expect(res.statusCode, res.body).toBe(201);
-  // The first is written at once (its statement held back a moment) and the seven that arrive meanwhile together in
-  // the next statement; each statement's placements are answered in one turn of the event loop, and their wake-ups
+  // The first is written at once (its statement held back a moment); of the seven that arrive meanwhile, the first
+  // three to wait go out behind it on its connection and the rest once it answers (or all together, when they wait
+  // before it is sent). Each statement's placements are answered in one turn of the event loop, and their wake-ups
   // share one NOTIFY statement.
-  expect(queries.filter((q) => /place_order_groups/.test(q))).toHaveLength(2);
-  expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(2);
+  const placements = queries.filter((q) => /place_order_groups/.test(q));
+  expect(placements.length).toBeGreaterThanOrEqual(2);
+  expect(placements.length).toBeLessThanOrEqual(3);
+  expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(placements.length);
 });
 
 it('answers a single company, user, document or event in one round trip', async () => {

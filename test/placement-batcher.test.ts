@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { Tenant } from '../src/context.js';
@@ -9,16 +10,21 @@ import { waitFor } from './webhook-receiver.js';
 // to the database, and when each placement is answered, is then in the test's hands.
 
 /**
- * A pool that never connects: each statement is logged with its number of placements when it would go on the wire,
- * and held until answered. pg-pool hands a query to an idle connection in a `process.nextTick`, so a statement reaches
- * the database only once the microtasks then queued (the answered requests' continuations) have run; the fake does
- * the same. `held[i]()` answers statement i; `held[i](err)` fails it with `err`.
+ * A pool whose one connection never reaches a database: each statement is logged with its number of placements when
+ * it would go on the wire, and held until answered. pg-pool hands a query to an idle connection in a
+ * `process.nextTick`, so a statement reaches the database only once the microtasks then queued (the answered requests'
+ * continuations) have run; the fake does the same. `held[i]()` answers statement i; `held[i](err)` fails it with
+ * `err`. `pipeline` is the connection's pg option (createPool sets it); each connection the pool hands out is kept in
+ * `clients`, and its return to the pool is logged.
  */
-function heldPool(log: string[]): { pool: pg.Pool; held: Array<(err?: Error) => void> } {
+function heldPool(
+  log: string[],
+  pipeline = true,
+): { pool: pg.Pool; held: Array<(err?: Error) => void>; clients: EventEmitter[] } {
   const pool = new pg.Pool({ max: 1 });
   const held: Array<(err?: Error) => void> = [];
   // The placement statement is the only query the queue sends.
-  pool.query = ((config: { values: [string] }) => {
+  const query = (config: { values: [string] }) => {
     const placements = (JSON.parse(config.values[0]) as { groups: unknown[] }).groups.length;
     process.nextTick(() => log.push(`statement of ${placements}`));
     return new Promise((resolve, reject) => {
@@ -30,8 +36,20 @@ function heldPool(log: string[]): { pool: pg.Pool; held: Array<(err?: Error) => 
             }),
       );
     });
-  }) as unknown as pg.Pool['query'];
-  return { pool, held };
+  };
+  // A statement sent on the pool itself (pool.query) is held the same way.
+  pool.query = query as unknown as pg.Pool['query'];
+  const clients: EventEmitter[] = [];
+  pool.connect = (() => {
+    const client = Object.assign(new EventEmitter(), {
+      pipeline,
+      query,
+      release: (err?: Error) => log.push(err ? `connection dropped: ${err.message}` : 'connection released'),
+    });
+    clients.push(client);
+    return Promise.resolve(client);
+  }) as unknown as pg.Pool['connect'];
+  return { pool, held, clients };
 }
 
 const tenant: Tenant = { organizationId: 'org_batcher', environment: 'test' };
@@ -67,19 +85,70 @@ it("sends a tenant's next batch before it answers the placements whose statement
   try {
     const placed = [writePlacement(pool, tenant, placement(1)).then(() => log.push('placement 1 answered'))];
     await waitFor('the first statement', () => log.length === 1);
-    // Three more arrive while the first statement runs: they wait for it, then go together.
-    for (const i of [2, 3, 4])
+    // Two more arrive while the first statement runs: too few to send behind it, so they wait for it, then go together.
+    for (const i of [2, 3])
       placed.push(writePlacement(pool, tenant, placement(i)).then(() => log.push(`placement ${i} answered`)));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(log).toEqual(['statement of 1']);
 
     held[0]!();
     await waitFor('the first answer', () => log.includes('placement 1 answered'));
     // The database already has the next batch when the first placement's request goes on with its answer.
-    expect(log).toEqual(['statement of 1', 'statement of 3', 'placement 1 answered']);
+    expect(log).toEqual(['statement of 1', 'statement of 2', 'placement 1 answered']);
 
     held[1]!();
     await Promise.all(placed);
-    expect(log.slice(3).sort()).toEqual(['placement 2 answered', 'placement 3 answered', 'placement 4 answered']);
+    expect(log.slice(3).sort()).toEqual(['connection released', 'placement 2 answered', 'placement 3 answered']);
+  } finally {
+    await pool.end();
+  }
+});
+
+it("sends a busy tenant's next batch behind the running statement once as many wait as it carries (ORD-17)", async () => {
+  const log: string[] = [];
+  const { pool, held } = heldPool(log);
+  try {
+    const placed = [1, 2, 3, 4].map((i) => writePlacement(pool, tenant, placement(i)));
+    await waitFor('the first statement', () => log.length === 1);
+    expect(log).toEqual(['statement of 4']);
+    // Three arrive while it runs: fewer than it carries, so they wait.
+    placed.push(...[5, 6, 7].map((i) => writePlacement(pool, tenant, placement(i))));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['statement of 4']);
+    // The fourth makes as many as the running statement carries: all four go out behind it, unanswered as it is.
+    placed.push(writePlacement(pool, tenant, placement(8)));
+    await waitFor('the second statement', () => log.length === 2);
+    expect(log).toEqual(['statement of 4', 'statement of 4']);
+    // Two statements are out: whatever arrives now waits for one of them to answer, however many.
+    placed.push(...[9, 10, 11, 12, 13].map((i) => writePlacement(pool, tenant, placement(i))));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toHaveLength(2);
+    held[0]!();
+    await waitFor('the third statement', () => log.length === 3);
+    expect(log[2]).toBe('statement of 5');
+    held[1]!();
+    held[2]!();
+    await Promise.all(placed);
+    expect(log.filter((l) => l === 'connection released')).toHaveLength(1);
+  } finally {
+    await pool.end();
+  }
+});
+
+it('never sends behind a running statement on a connection that is not pipelined (ORD-17)', async () => {
+  const log: string[] = [];
+  const { pool, held } = heldPool(log, false);
+  try {
+    const placed = [writePlacement(pool, tenant, placement(1))];
+    await waitFor('the first statement', () => log.length === 1);
+    placed.push(...[2, 3, 4, 5, 6].map((i) => writePlacement(pool, tenant, placement(i))));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['statement of 1']);
+    held[0]!();
+    await waitFor('the second statement', () => log.length === 2);
+    expect(log[1]).toBe('statement of 5');
+    held[1]!();
+    await Promise.all(placed);
   } finally {
     await pool.end();
   }
@@ -99,6 +168,33 @@ it('sends the next batch before it answers a placement whose statement failed al
     expect(log).toEqual(['statement of 1', 'statement of 2', 'refused: insufficient balance']);
     held[1]!();
     await Promise.all([refused, ...placed]);
+  } finally {
+    await pool.end();
+  }
+});
+
+it('takes a new connection once the statements sent on a lost one have failed (ORD-17)', async () => {
+  const log: string[] = [];
+  const { pool, held, clients } = heldPool(log);
+  try {
+    const lost = [1, 2, 3].map((i) => writePlacement(pool, tenant, placement(i)).catch((err: Error) => err.message));
+    await waitFor('the first statement', () => log.length === 1);
+    // The server goes away: pg reports it on the connection and fails the statement sent on it.
+    clients[0]!.emit('error', new Error('terminating connection'));
+    const later = writePlacement(pool, tenant, placement(4));
+    held[0]!(new Error('Connection terminated unexpectedly'));
+    // The batch is tried again one placement at a time, each on a fresh connection of the pool (held here as well).
+    for (let i = 1; i <= 3; i++) {
+      await waitFor(`placement ${i} tried again`, () => held.length === 1 + i);
+      held[i]!(new Error('Connection terminated unexpectedly'));
+    }
+    expect(await Promise.all(lost)).toEqual(Array(3).fill('Connection terminated unexpectedly'));
+    // What waited goes out on a new connection; the lost one went back to the pool to be dropped.
+    await waitFor('the next statement', () => held.length === 5);
+    expect(log).toContain('connection dropped: placement connection lost');
+    expect(clients).toHaveLength(2);
+    held[4]!();
+    await expect(later).resolves.toMatchObject({ outcome: 'placed' });
   } finally {
     await pool.end();
   }

@@ -14,6 +14,9 @@ export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;
  * or the pool is exhausted; unset, it waits as long as it takes. `role`: every connection acts as this role from
  * its first statement (the `role` startup parameter, as SET ROLE; a role that is missing or not granted to the
  * user fails the connection instead of running with more rights, SEC-3); null keeps the user's own rights.
+ * Connections are pipelined (pg's `pipeline` option): a query sent on a connection whose previous query has not
+ * answered yet goes out at once and runs right after it, rather than waiting in the driver for that answer. Only the
+ * placement queue sends that way (ORD-17); every other caller awaits each query, which the option leaves unchanged.
  */
 export function createPool(
   connectionString: string,
@@ -25,6 +28,7 @@ export function createPool(
     connectionString,
     max,
     connectionTimeoutMillis: connectTimeoutMs,
+    pipeline: true,
     ...(role ? { options: `-c role=${role}` } : {}),
   });
   // A client dropped by the server (restart, idle timeout) is replaced on next use instead of crashing the process.
