@@ -10,12 +10,10 @@ import { waitFor } from './webhook-receiver.js';
 // to the database, and when each placement is answered, is then in the test's hands.
 
 /**
- * A pool whose one connection never reaches a database: each statement is logged with its number of placements when
- * it would go on the wire, and held until answered. pg-pool hands a query to an idle connection in a
- * `process.nextTick`, so a statement reaches the database only once the microtasks then queued (the answered requests'
- * continuations) have run; the fake does the same. `held[i]()` answers statement i; `held[i](err)` fails it with
- * `err`. `pipeline` is the connection's pg option (createPool sets it); each connection the pool hands out is kept in
- * `clients`, and its return to the pool is logged.
+ * A pool whose connections never reach a database: each statement is logged with its number of placements as it is
+ * sent (a pg client writes a query to its socket before `query` returns), and held until answered. `held[i]()`
+ * answers statement i; `held[i](err)` fails it with `err`. `pipeline` is the connections' pg option (createPool sets
+ * it); each connection the pool hands out is kept in `clients`, and its return to the pool is logged.
  */
 function heldPool(
   log: string[],
@@ -26,7 +24,7 @@ function heldPool(
   // The placement statement is the only query the queue sends.
   const query = (config: { values: [string] }) => {
     const placements = (JSON.parse(config.values[0]) as { groups: unknown[] }).groups.length;
-    process.nextTick(() => log.push(`statement of ${placements}`));
+    log.push(`statement of ${placements}`);
     return new Promise((resolve, reject) => {
       held.push((err) =>
         err

@@ -135,9 +135,9 @@ class PlacementBatcher {
     void this.writeBatch(q, client, batch).then((settle) => {
       // Not always the oldest: a failed batch is written again one placement at a time while later ones answer.
       q.sent.splice(q.sent.indexOf(batch), 1);
+      // pump writes what waits to the connection's socket before it returns; then the answers go back.
       this.pump(key, q);
-      // Handed back after a turn of the event loop, so that the statement just sent goes on the wire first.
-      setImmediate(settle);
+      settle();
     });
   }
 
