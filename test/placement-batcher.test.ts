@@ -53,7 +53,7 @@ function heldPool(
 const tenant: Tenant = { organizationId: 'org_batcher', environment: 'test' };
 
 /** A placement for an existing company with no orders: enough for the queue, which only passes it on. */
-function placement(i: number): PlacementWrite {
+function placement(i: number, idempotencyKey: string | null = null): PlacementWrite {
   return {
     rows: {
       company: null,
@@ -66,6 +66,7 @@ function placement(i: number): PlacementWrite {
         billing: 'balance',
         request: {},
         totalCents: 0,
+        idempotencyKey,
       },
       orders: [],
       actor: 'api',
@@ -193,6 +194,32 @@ it('takes a new connection once the statements sent on a lost one have failed (O
     expect(clients).toHaveLength(2);
     held[4]!();
     await expect(later).resolves.toMatchObject({ outcome: 'placed' });
+  } finally {
+    await pool.end();
+  }
+});
+
+it('never puts two placements with one Idempotency-Key in one statement: the second goes in a later one (ORD-17)', async () => {
+  const log: string[] = [];
+  const { pool, held } = heldPool(log);
+  try {
+    const placed = [writePlacement(pool, tenant, placement(1))];
+    await waitFor('the first statement', () => log.length === 1);
+    // Three wait, two of them with one key: the statement sent behind the first takes the key once.
+    placed.push(
+      writePlacement(pool, tenant, placement(2, 'key-a')),
+      writePlacement(pool, tenant, placement(3, 'key-a')),
+      writePlacement(pool, tenant, placement(4, 'key-b')),
+    );
+    await waitFor('the second statement', () => log.length === 2);
+    expect(log).toEqual(['statement of 1', 'statement of 2']);
+    // The one left waits like any placement: it goes out once a statement answers and nothing of the tenant runs.
+    held[0]!();
+    held[1]!();
+    await waitFor('the third statement', () => log.length >= 3);
+    expect(log[2]).toBe('statement of 1');
+    held[2]!();
+    await Promise.all(placed);
   } finally {
     await pool.end();
   }

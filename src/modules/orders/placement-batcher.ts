@@ -88,7 +88,7 @@ class PlacementBatcher {
       else this.queues.delete(key);
       return;
     }
-    while (q.waiting.length && mayPipeline(q, q.client)) this.send(key, q, q.client);
+    while (q.waiting.length && maySendNext(q, q.client)) this.send(key, q, q.client);
     if (!q.sent.length && !q.waiting.length) {
       this.release(q);
       this.queues.delete(key);
@@ -177,7 +177,7 @@ class PlacementBatcher {
  * a pipelined connection, below PIPELINE_DEPTH, and once at least as many placements wait as the last statement sent
  * carries (and PIPELINE_MIN_BATCH), so that pipelining does not split a busy tenant's orders into smaller statements.
  */
-function mayPipeline(q: TenantQueue, client: pg.PoolClient): boolean {
+function maySendNext(q: TenantQueue, client: pg.PoolClient): boolean {
   if (!q.sent.length) return true;
   if (!client.pipeline || q.sent.length >= PIPELINE_DEPTH) return false;
   return q.waiting.length >= Math.max(PIPELINE_MIN_BATCH, q.sent[q.sent.length - 1]!.length);
