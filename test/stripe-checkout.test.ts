@@ -317,6 +317,31 @@ describe('live checkout through Stripe Checkout', () => {
     expect(String(retry.headers.location)).toMatch(/^https:\/\/checkout\.stripe\.com\//);
   });
 
+  it('opens no payment page when the price changed after the page was shown, and shows the new total', async () => {
+    const c = await liveCustomer('Stripe Price Move Co');
+    const path = `/companies/${c.company.id}/checkout/ein`;
+    const page = await c.s.get(path);
+    const shown = /name="_total" value="(\d+)"/.exec(page.body)![1];
+    const moved = await c.tenant.api('PUT', '/organization/prices/ein', { retailAmount: 123 }, { env: 'live' });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const sessionsBefore = stripe.callsTo('/v1/checkout/sessions').length;
+    const res = await c.s.post(path, {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      _total: shown,
+      filingState: 'DE',
+      ...einForm,
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('The price changed');
+    expect(res.body).toContain('$123.00');
+    expect(stripe.callsTo('/v1/checkout/sessions')).toHaveLength(sessionsBefore);
+    expect(
+      (await t.ctx.pool.query('SELECT 1 FROM card_checkouts WHERE organization_id = $1', [c.tenant.organizationId]))
+        .rowCount,
+    ).toBe(0);
+  });
+
   it('places nothing twice for a replayed event or a second completion event of the same session', async () => {
     const c = await liveCustomer('Stripe Duplicate Co');
     const retail = listPrice('ein');

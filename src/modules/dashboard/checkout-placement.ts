@@ -91,6 +91,20 @@ const EXPIRED_FORM: CheckoutOutcome = {
   message: 'This order form has expired. Please review the order and submit it again.',
 };
 
+/**
+ * The outcome when the page showed a total (`expected`, cents) other than what the order costs now (`total`, cents):
+ * nothing is charged and the customer reviews the new total. Null when they agree or the page showed none.
+ */
+export function priceChangedOutcome(expected: number | null | undefined, total: number): CheckoutOutcome | null {
+  if (expected == null || expected === total) return null;
+  return {
+    ok: false,
+    errors: [],
+    message:
+      'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.',
+  };
+}
+
 /** With a form token: locks its row, then answers with the orders an earlier submit of the form placed, if any. */
 export async function guardForm(
   tx: Db,

@@ -22,6 +22,7 @@ import { readCard } from './checkout.forms.js';
 import {
   guardForm,
   placeCheckoutIntent,
+  priceChangedOutcome,
   type Billing,
   type CheckoutOutcome,
   type CheckoutSubmit,
@@ -227,14 +228,8 @@ async function chargeAndPlace(
           })
         ).totalCents
       : (await certificateLine(tx, s.tenant, s.options.filingState, 'checkout')).amountCents;
-    if (s.expectedTotalCents != null && s.expectedTotalCents !== totalCents) {
-      return {
-        ok: false,
-        errors: [],
-        message:
-          'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.',
-      };
-    }
+    const changed = priceChangedOutcome(s.expectedTotalCents, totalCents);
+    if (changed) return changed;
     // One form + attempt is one charge at the provider (a retry after a crash mid-charge is the same charge);
     // a decline or a refund counts a failed attempt (committed with it), so the next submit is a new charge.
     const chargeKey = form.key ? `${form.key}:${form.attempts}` : randomUUID();

@@ -12,6 +12,7 @@ import { certificateLine } from './certificate-orders.js';
 import {
   guardForm,
   placeCheckoutIntent,
+  priceChangedOutcome,
   type CheckoutOutcome,
   type CheckoutSubmit,
   type PlacementIntent,
@@ -55,14 +56,8 @@ export async function startHostedCheckout(
     }
     const lines = await linesOf(tx, s.tenant, intent);
     const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
-    if (s.expectedTotalCents != null && s.expectedTotalCents !== totalCents) {
-      return {
-        ok: false,
-        errors: [],
-        message:
-          'The price changed since this page was loaded. Please review the new total and pay again; you have not been charged.',
-      };
-    }
+    const changed = priceChangedOutcome(s.expectedTotalCents, totalCents);
+    if (changed) return changed;
     if (totalCents <= 0) throw new AppError('conflict', 'There is nothing to pay for in this order.');
     const checkoutId = newId('cardCheckout');
     await checkouts.insertCheckout(tx, s.tenant, {
