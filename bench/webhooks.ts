@@ -17,7 +17,7 @@ import type { Tenant } from '../src/context.js';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvents, type NewEvent } from '../src/modules/events/events.service.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import type { Baselines } from './baseline.js';
+import { WARM_UP_SECONDS, type Baselines } from './baseline.js';
 import type { BenchSection } from './run.js';
 import { startChild, type ChildServer } from './lib/child.js';
 import { alternateWindows, type PooledSide, percentile, windowP99Text } from './lib/load.js';
@@ -201,21 +201,29 @@ async function throughput(b: Bench, seconds: number, baselines: Baselines): Prom
 
 /**
  * Commit -> receiver latency at RATE events/s to a healthy endpoint: of a tenant that has only that endpoint (quiet),
- * and of a tenant that also has a hanging and a failing endpoint subscribed to the same events (noisy). The loads
- * alternate in LATENCY_WINDOWS windows each (quiet, noisy, quiet, ...), every noisy window's leftovers (the failing
- * endpoint's retries) ended before the next quiet one; each load's p50 and p99 are taken over all of its windows'
- * events. Timed one after the other in two runs, the comparison had been decided by when the machine stalled.
+ * and of a tenant that also has a hanging and a failing endpoint subscribed to the same events (noisy). After one
+ * untimed window of each (WARM_UP_SECONDS), the loads alternate in LATENCY_WINDOWS windows each (quiet, noisy, quiet,
+ * ...), every noisy window's leftovers (the failing endpoint's retries) ended before the next quiet one; each load's
+ * p50 and p99 are taken over all of its windows' events. Timed one after the other in two runs, the comparison had
+ * been decided by when the machine stalled.
  */
 async function latencyWindows(b: Bench): Promise<Record<'quiet' | 'noisy', { p50: number; p99: number }>> {
   const quiet = await tenantWithEndpoints(b, 'latency', ['ok']);
   const noisy = await tenantWithEndpoints(b, 'isolation', ['ok', 'hang', 'fail']);
   const delivered = { latency: 0, isolation: 0 };
-  const window = (label: 'latency' | 'isolation', tenant: Tenant) => async () => {
-    const latencies = await latencyWindow(b, label, tenant, delivered[label]);
-    delivered[label] += latencies.length;
-    await endLeftovers(b);
-    return latencies;
-  };
+  const window =
+    (label: 'latency' | 'isolation', tenant: Tenant, seconds = LATENCY_WINDOW_SECONDS) =>
+    async () => {
+      const latencies = await latencyWindow(b, label, tenant, delivered[label], seconds);
+      delivered[label] += latencies.length;
+      await endLeftovers(b);
+      return latencies;
+    };
+  // Untimed first, as every timed path of the bench is: the noisy tenant's first window otherwise also times its bad
+  // endpoints' first connections and the failure path's first runs (compiled then), which showed as a first noisy
+  // window with twice the p99 of the later ones.
+  await window('latency', quiet, WARM_UP_SECONDS)();
+  await window('isolation', noisy, WARM_UP_SECONDS)();
   const [alone, beside] = (await alternateWindows(LATENCY_WINDOWS, [
     window('latency', quiet),
     window('isolation', noisy),
@@ -231,14 +239,20 @@ async function latencyWindows(b: Bench): Promise<Record<'quiet' | 'noisy', { p50
 }
 
 /**
- * One window: RATE events/s for LATENCY_WINDOW_SECONDS to `tenant`, whose healthy endpoint's arrivals the receiver
- * keeps under `label` (`before` of them from earlier windows). @returns each event's commit -> arrival latency in ms.
+ * One window: RATE events/s for `seconds` to `tenant`, whose healthy endpoint's arrivals the receiver keeps under
+ * `label` (`before` of them from earlier windows). @returns each event's commit -> arrival latency in ms.
  */
-async function latencyWindow(b: Bench, label: string, tenant: Tenant, before: number): Promise<number[]> {
+async function latencyWindow(
+  b: Bench,
+  label: string,
+  tenant: Tenant,
+  before: number,
+  seconds: number,
+): Promise<number[]> {
   const committed = new Map<string, number>();
   const pending: Promise<void>[] = [];
   const start = now();
-  const total = RATE * LATENCY_WINDOW_SECONDS;
+  const total = RATE * seconds;
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / RATE;
     const wait = due - now();
