@@ -93,7 +93,7 @@ const EXPIRED_FORM: CheckoutOutcome = {
 
 /**
  * The outcome when the page showed a total (`expected`, cents) other than what the order costs now (`total`, cents):
- * nothing is charged and the customer reviews the new total. Null when they agree or the page showed none.
+ * nothing is charged and the customer reviews the new total (DASH-8). Null when they agree or the page showed none.
  */
 export function priceChangedOutcome(expected: number | null | undefined, total: number): CheckoutOutcome | null {
   if (expected == null || expected === total) return null;
