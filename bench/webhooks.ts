@@ -219,7 +219,7 @@ async function latencyWindows(b: Bench): Promise<Record<'quiet' | 'noisy', { p50
       await endLeftovers(b);
       return latencies;
     };
-  // Untimed first, as every timed path of the bench is: the noisy tenant's first window otherwise also times its bad
+  // Untimed first, as POST /orders and the reads are: the noisy tenant's first window otherwise also times its bad
   // endpoints' first connections and the failure path's first runs (compiled then), which showed as a first noisy
   // window with twice the p99 of the later ones.
   await window('latency', quiet, WARM_UP_SECONDS)();
