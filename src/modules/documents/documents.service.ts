@@ -1,5 +1,6 @@
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
+import { withFields } from '../../lib/objects.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toPage, type Page } from '../../lib/pagination.js';
@@ -137,7 +138,7 @@ export async function listDocuments(
   filter: Omit<repo.DocumentFilter, 'limit'> & { limit?: number },
 ): Promise<Page<DocumentView>> {
   const limit = filter.limit ?? 20;
-  const rows = await repo.listDocuments(ctx.pool, tenant, { ...filter, limit });
+  const rows = await repo.listDocuments(ctx.pool, tenant, withFields(filter, { limit }));
   return toPage(rows, limit, (r) => serializeDocument(ctx, r));
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../../lib/db.js';
 import { signalAtCommit } from '../../lib/commit-signals.js';
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { withFields } from '../../lib/objects.js';
 import { toPage, type Page } from '../../lib/pagination.js';
 import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import * as repo from './events.repo.js';
@@ -88,7 +89,7 @@ export async function listEventPage(
   query: Omit<repo.EventFilter, 'limit'> & { limit?: number },
 ): Promise<Page<EventEnvelope>> {
   const limit = query.limit ?? 20;
-  const rows = await repo.listEvents(db, tenant, { ...query, limit });
+  const rows = await repo.listEvents(db, tenant, withFields(query, { limit }));
   return toPage(rows, limit, toEnvelope);
 }
 

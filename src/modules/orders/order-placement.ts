@@ -1,6 +1,7 @@
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { referencedNotFound } from '../../lib/errors.js';
+import { withFields } from '../../lib/objects.js';
 import { newId } from '../../lib/ids.js';
 import { debitEntries, type DebitLine } from '../billing/ledger.js';
 import { loadPriceInputs } from '../billing/price-cache.js';
@@ -186,7 +187,11 @@ function placementWrite(p: Placement): repo.PlacementWrite {
     id: newId('event'),
     type: 'filing.status_changed',
     data: statusChangedData({
-      ...o,
+      id: o.id,
+      company_id: o.company_id,
+      order_type: o.order_type,
+      filing_type: o.filing_type,
+      subscription_status: o.subscription_status,
       filing_status: 'submitted',
       filing_date: null,
       exception_code: null,
@@ -233,11 +238,10 @@ async function earlierPlacement(tx: Db, tenant: Tenant, idempotencyKey?: string)
 }
 
 function pricingOf(options: PlaceOrderOptions): PricingOptions {
-  return {
-    ...options,
+  return withFields(options, {
     retailCentsByType: options.retailCentsByType ?? options.checkout?.retailCentsByType,
     billing: options.billing,
-  };
+  });
 }
 
 /** A formation's facts need no read: the company does not exist yet (ORD-FORM-1, ORD-FORM-3). */
@@ -292,7 +296,7 @@ function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opt
   }
   return {
     rows: {
-      company: company ? { ...company, adminUserId: body.userId } : null,
+      company: company ? withFields(company, { adminUserId: body.userId }) : null,
       group: {
         id: groupId,
         userId: body.userId,
@@ -339,7 +343,7 @@ function formationCompany(body: OrderBodyInput): CompanyInput {
 
 /** The request as kept on the order group, without the EIN responsible party's full tax id. */
 function storedRequest(body: OrderBodyInput): Record<string, unknown> {
-  return body.ein ? { ...body, ein: einDetails(body.ein) } : { ...body };
+  return body.ein ? withFields(body, { ein: einDetails(body.ein) }) : { ...body };
 }
 
 /** An order row as a placed order item (cents). */

@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { ValidationError } from '../../lib/errors.js';
+import { withFields } from '../../lib/objects.js';
 import type { PriceCache, PriceInputs } from '../billing/price-cache.js';
 import {
   findStateFees,
@@ -171,7 +172,7 @@ export async function planOrder(
     } else {
       p.fee('formation', 'formation', `${state} state formation fee (${facts.entityType})`);
     }
-    item('formation', { ...f, expedited: f.expedited ?? false, formationTier: tier });
+    item('formation', withFields(f, { expedited: f.expedited ?? false, formationTier: tier }));
     if (tier === 3) item('dba', { tradeName: options.dbaName, includedIn: 'formation_tier_3' });
   }
   if (body.ein) {
@@ -181,7 +182,9 @@ export async function planOrder(
     item('ein', einDetails(body.ein));
   }
   if (body.annualReport) {
-    const ar = { ...body.annualReport, filingYear: body.annualReport.filingYear ?? new Date().getUTCFullYear() };
+    const ar = withFields(body.annualReport, {
+      filingYear: body.annualReport.filingYear ?? new Date().getUTCFullYear(),
+    });
     p.service('annual_report', 'annual_report', `Annual report ${ar.filingYear} (${state})`);
     p.fee('annual_report', 'annual_report', `${state} annual report state fee (${facts.entityType})`);
     item('annual_report', { ...ar }, { subscriptionStatus: 'active' });
@@ -204,11 +207,10 @@ export async function planOrder(
         'registered_agent',
         `Registered agent service in ${state}, 1 year${changeOfAgent ? ' (change of agent)' : ''}`,
       );
-      item(
-        'registered_agent',
-        { ...ra, isChangeOfAgent: changeOfAgent },
-        { subscriptionStatus: 'active', filingType: changeOfAgent ? 'change_of_agent' : null },
-      );
+      item('registered_agent', withFields(ra, { isChangeOfAgent: changeOfAgent }), {
+        subscriptionStatus: 'active',
+        filingType: changeOfAgent ? 'change_of_agent' : null,
+      });
     }
   }
   if (body.foreignQualification) {
@@ -224,7 +226,7 @@ export async function planOrder(
       : body.registeredAgent && !facts.activeAgent
         ? 'ordered'
         : 'on_file';
-    item('foreign_qualification', { ...fq, agentSource });
+    item('foreign_qualification', withFields(fq, { agentSource }));
   }
   return { facts, items, lines: p.lines, totalCents: p.lines.reduce((s, l) => s + l.amountCents, 0), billing };
 }
@@ -256,7 +258,7 @@ function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3
 /** The ein object as stored: the tax id is kept only as its last four digits (never returned or logged). */
 export function einDetails(ein: NonNullable<OrderBodyInput['ein']>): Record<string, unknown> {
   const { taxId, ...party } = ein.responsibleParty;
-  return { ...ein, responsibleParty: { ...party, taxIdLast4: taxId.replace(/-/g, '').slice(-4) } };
+  return withFields(ein, { responsibleParty: withFields(party, { taxIdLast4: taxId.replace(/-/g, '').slice(-4) }) });
 }
 
 /** Accumulates lines at wholesale (balance) or retail (checkout). */

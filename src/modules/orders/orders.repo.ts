@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
 import { manyPrepared, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
+import { withFields } from '../../lib/objects.js';
 import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns, CompanyRow } from '../companies/companies.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
@@ -178,7 +179,7 @@ export async function findGroupByIdempotencyKey(
   const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE group_id = $1 ORDER BY created_at, id', [
     group.id,
   ]);
-  return { ...group, orders: rows };
+  return withFields(group, { orders: rows });
 }
 
 /** One order of a placement, as inserted (filing_status submitted). Money in cents. */

@@ -1,4 +1,5 @@
 import { centsToDollars } from '../../lib/money.js';
+import { withFields } from '../../lib/objects.js';
 import type { OrderItem, Quote } from './orders.service.js';
 
 /*
@@ -8,7 +9,7 @@ import type { OrderItem, Quote } from './orders.service.js';
 /** A placed order item (cents in) as POST /orders answers it (ORD-4): `amount` in dollars. */
 export function orderItemView(item: OrderItem) {
   const { amountCents, ...rest } = item;
-  return { ...rest, amount: centsToDollars(amountCents) };
+  return withFields(rest, { amount: centsToDollars(amountCents) });
 }
 
 /** A quote (cents in) as POST /orders/quote answers it (ORD-9): line amounts and total in dollars. */

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
+import { withFields } from '../../lib/objects.js';
 import { TEST_EVENT_TYPE } from '../events/events.service.js';
 import { queueEndpointDisabledEmail } from '../notifications/notifications.service.js';
 import { decideDelivery, isSuccess } from './delivery-policy.js';
@@ -140,13 +141,14 @@ function outcomeOf(
       failureReason,
     };
   }
-  const decision = decideDelivery({
-    ...result,
-    attemptNumber: row.attempt_count + 1,
-    autoRetry: row.auto_retry,
-    scheduleSeconds: r.config.webhookRetryScheduleSeconds,
-    endpointDisabledReason,
-  });
+  const decision = decideDelivery(
+    withFields(result, {
+      attemptNumber: row.attempt_count + 1,
+      autoRetry: row.auto_retry,
+      scheduleSeconds: r.config.webhookRetryScheduleSeconds,
+      endpointDisabledReason,
+    }),
+  );
   return {
     id: row.id,
     claimedAttemptCount: row.attempt_count,

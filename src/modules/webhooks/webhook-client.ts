@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { EventEmitter } from 'node:events';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
+import { withFields } from '../../lib/objects.js';
 import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
 /** Bytes of the receiver's response kept on the attempt record (WH-4). */
@@ -82,7 +83,7 @@ export class WebhookClient {
           method: 'POST',
           path: `${url.pathname}${url.search}`,
           body: req.body,
-          headers: { ...req.headers, host: url.host },
+          headers: withFields(req.headers, { host: url.host }),
           signal,
         });
         const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
