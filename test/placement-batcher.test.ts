@@ -50,6 +50,23 @@ function heldPool(
   return { pool, held, clients };
 }
 
+/**
+ * Runs `test` with a log, a {@link heldPool} writing to it (pipelined unless `pipeline` is false) and that pool's
+ * handles, and ends the pool afterwards whatever the test did.
+ */
+async function withHeldPool(
+  test: (h: ReturnType<typeof heldPool> & { log: string[] }) => Promise<void>,
+  { pipeline = true } = {},
+): Promise<void> {
+  const log: string[] = [];
+  const held = heldPool(log, pipeline);
+  try {
+    await test({ log, ...held });
+  } finally {
+    await held.pool.end();
+  }
+}
+
 const tenant: Tenant = { organizationId: 'org_batcher', environment: 'test' };
 
 /** A placement for an existing company with no orders: enough for the queue, which only passes it on. */
@@ -78,10 +95,8 @@ function placement(i: number, idempotencyKey: string | null = null): PlacementWr
   };
 }
 
-it("sends a tenant's next batch before it answers the placements whose statement just came back (ORD-17)", async () => {
-  const log: string[] = [];
-  const { pool, held } = heldPool(log);
-  try {
+it("sends a tenant's next batch before it answers the placements whose statement just came back (ORD-17)", () =>
+  withHeldPool(async ({ log, pool, held }) => {
     const placed = [writePlacement(pool, tenant, placement(1)).then(() => log.push('placement 1 answered'))];
     await waitFor('the first statement', () => log.length === 1);
     // Two more arrive while the first statement runs: too few to send behind it, so they wait for it, then go together.
@@ -98,15 +113,10 @@ it("sends a tenant's next batch before it answers the placements whose statement
     held[1]!();
     await Promise.all(placed);
     expect(log.slice(3).sort()).toEqual(['connection released', 'placement 2 answered', 'placement 3 answered']);
-  } finally {
-    await pool.end();
-  }
-});
+  }));
 
-it("sends a busy tenant's next batch behind the running statement once as many wait as it carries (ORD-17)", async () => {
-  const log: string[] = [];
-  const { pool, held } = heldPool(log);
-  try {
+it("sends a busy tenant's next batch behind the running statement once as many wait as it carries (ORD-17)", () =>
+  withHeldPool(async ({ log, pool, held }) => {
     const placed = [1, 2, 3, 4].map((i) => writePlacement(pool, tenant, placement(i)));
     await waitFor('the first statement', () => log.length === 1);
     expect(log).toEqual(['statement of 4']);
@@ -129,34 +139,27 @@ it("sends a busy tenant's next batch behind the running statement once as many w
     held[2]!();
     await Promise.all(placed);
     expect(log.filter((l) => l === 'connection released')).toHaveLength(1);
-  } finally {
-    await pool.end();
-  }
-});
+  }));
 
-it('never sends behind a running statement on a connection that is not pipelined (ORD-17)', async () => {
-  const log: string[] = [];
-  const { pool, held } = heldPool(log, false);
-  try {
-    const placed = [writePlacement(pool, tenant, placement(1))];
-    await waitFor('the first statement', () => log.length === 1);
-    placed.push(...[2, 3, 4, 5, 6].map((i) => writePlacement(pool, tenant, placement(i))));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(log).toEqual(['statement of 1']);
-    held[0]!();
-    await waitFor('the second statement', () => log.length === 2);
-    expect(log[1]).toBe('statement of 5');
-    held[1]!();
-    await Promise.all(placed);
-  } finally {
-    await pool.end();
-  }
-});
+it('never sends behind a running statement on a connection that is not pipelined (ORD-17)', () =>
+  withHeldPool(
+    async ({ log, pool, held }) => {
+      const placed = [writePlacement(pool, tenant, placement(1))];
+      await waitFor('the first statement', () => log.length === 1);
+      placed.push(...[2, 3, 4, 5, 6].map((i) => writePlacement(pool, tenant, placement(i))));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(log).toEqual(['statement of 1']);
+      held[0]!();
+      await waitFor('the second statement', () => log.length === 2);
+      expect(log[1]).toBe('statement of 5');
+      held[1]!();
+      await Promise.all(placed);
+    },
+    { pipeline: false },
+  ));
 
-it('sends the next batch before it answers a placement whose statement failed alone, as a 402 does (ORD-17)', async () => {
-  const log: string[] = [];
-  const { pool, held } = heldPool(log);
-  try {
+it('sends the next batch before it answers a placement whose statement failed alone, as a 402 does (ORD-17)', () =>
+  withHeldPool(async ({ log, pool, held }) => {
     const refused = writePlacement(pool, tenant, placement(1)).catch((err: Error) =>
       log.push(`refused: ${err.message}`),
     );
@@ -167,15 +170,10 @@ it('sends the next batch before it answers a placement whose statement failed al
     expect(log).toEqual(['statement of 1', 'statement of 2', 'refused: insufficient balance']);
     held[1]!();
     await Promise.all([refused, ...placed]);
-  } finally {
-    await pool.end();
-  }
-});
+  }));
 
-it('takes a new connection once the statements sent on a lost one have failed (ORD-17)', async () => {
-  const log: string[] = [];
-  const { pool, held, clients } = heldPool(log);
-  try {
+it('takes a new connection once the statements sent on a lost one have failed (ORD-17)', () =>
+  withHeldPool(async ({ log, pool, held, clients }) => {
     const lost = [1, 2, 3].map((i) => writePlacement(pool, tenant, placement(i)).catch((err: Error) => err.message));
     await waitFor('the first statement', () => log.length === 1);
     // The server goes away: pg reports it on the connection and fails the statement sent on it.
@@ -194,15 +192,10 @@ it('takes a new connection once the statements sent on a lost one have failed (O
     expect(clients).toHaveLength(2);
     held[4]!();
     await expect(later).resolves.toMatchObject({ outcome: 'placed' });
-  } finally {
-    await pool.end();
-  }
-});
+  }));
 
-it('never puts two placements with one Idempotency-Key in one statement: the second goes in a later one (ORD-17)', async () => {
-  const log: string[] = [];
-  const { pool, held } = heldPool(log);
-  try {
+it('never puts two placements with one Idempotency-Key in one statement: the second goes in a later one (ORD-17)', () =>
+  withHeldPool(async ({ log, pool, held }) => {
     const placed = [writePlacement(pool, tenant, placement(1))];
     await waitFor('the first statement', () => log.length === 1);
     // Three wait, two of them with one key: the statement sent behind the first takes the key once.
@@ -220,7 +213,4 @@ it('never puts two placements with one Idempotency-Key in one statement: the sec
     expect(log[2]).toBe('statement of 1');
     held[2]!();
     await Promise.all(placed);
-  } finally {
-    await pool.end();
-  }
-});
+  }));
