@@ -137,6 +137,29 @@ describe('Idempotency-Key', () => {
     expect(second.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  it('does not remember a 402: after adding funds the same key and body place the order, once', async () => {
+    const broke = await t.newTenant('Idem Broke Org');
+    const brokeUser = await newUser(broke);
+    const body = formationBody(brokeUser.id, 'DE');
+    const refused = await broke.api('POST', '/orders', body, withKey('topup-1'));
+    expect(refused.statusCode, refused.body).toBe(402);
+    const again = await broke.api('POST', '/orders', body, withKey('topup-1'));
+    expect(again.statusCode).toBe(402);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+
+    await credit(broke, 1_000);
+    const placed = await broke.api('POST', '/orders', body, withKey('topup-1'));
+    expect(placed.statusCode, placed.body).toBe(201);
+    expect(placed.headers['idempotent-replayed']).toBeUndefined();
+    const charged = await balanceCents(broke);
+    expect(charged).toBeLessThan(100_000);
+    const replayed = await broke.api('POST', '/orders', body, withKey('topup-1'));
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(placed.json());
+    expect(await balanceCents(broke)).toBe(charged);
+  });
+
   it('without the header nothing is remembered; a key longer than 255 characters is refused', async () => {
     const body = formationBody(userId, 'DE');
     const a = await tenant.api('POST', '/orders/quote', body);

@@ -1875,7 +1875,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2152,7 +2152,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3007,7 +3007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3143,7 +3143,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3682,7 +3682,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3795,7 +3795,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3903,7 +3903,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4017,7 +4017,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4136,7 +4136,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4325,7 +4325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4660,7 +4660,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4846,7 +4846,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5207,7 +5207,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5323,7 +5323,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {

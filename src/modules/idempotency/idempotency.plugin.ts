@@ -12,7 +12,8 @@ import { openResponse, sealResponse } from './sealed-response.js';
  * PostgreSQL): the first request with a key claims it (status running), runs, and its response
  * is stored; a retry with the same key and body within 24 h gets that response again (status and body, header
  * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
- * the first still runs answers 409 idempotency_key_in_use. 5xx responses are not stored, so a retry runs again.
+ * the first still runs answers 409 idempotency_key_in_use. 5xx and 402 responses are not stored, so a retry runs
+ * again (IDEM-3).
  * Requests refused by their schema before the handler runs are not stored either (nothing started). Stored
  * responses are encrypted (sealed-response.ts): some carry a credential shown only once (a magic link, a whsec_
  * secret).
@@ -31,7 +32,7 @@ export const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
   description:
-    'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx are not remembered. Keys are scoped to your organization and environment.',
+    'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment.',
 });
 
 declare module 'fastify' {
@@ -93,7 +94,7 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
     if (!key) return payload;
     request.idempotencyKey = undefined;
     const body = parseJson(payload);
-    if (reply.statusCode >= 500 || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
+    if (!remembered(reply.statusCode) || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
     // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
     else
       await repo.completeKey(
@@ -106,6 +107,15 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
     return payload;
   });
 };
+
+/**
+ * Whether an answer with `status` is stored for replay (IDEM-3): every answer below 500 except 402. A 402
+ * insufficient_balance wrote nothing and tells the caller to add funds and retry; replaying it for 24 hours would
+ * refuse that retry with a balance that is no longer true.
+ */
+function remembered(status: number): boolean {
+  return status < 500 && status !== 402;
+}
 
 /**
  * Integrator-scope plugin (register it FIRST in `integratorRoutes`): it is not encapsulated (fastify-plugin),
