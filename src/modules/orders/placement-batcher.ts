@@ -138,6 +138,7 @@ class PlacementBatcher {
       // pump writes what waits to the connection's socket before it returns; then the answers go back.
       this.pump(key, q);
       settle();
+      forgetAnswered(batch);
     });
   }
 
@@ -184,6 +185,20 @@ function maySendNext(q: TenantQueue, client: pg.PoolClient): boolean {
 }
 
 function noop(): void {}
+
+/**
+ * Drops an answered batch's references to its placements and their requests' continuations. Should the batch or a
+ * placement have reached the old generation, these would otherwise keep every request of the batch alive until a
+ * major GC (the reason in src/lib/pg-finished-queries.ts).
+ */
+function forgetAnswered(batch: Waiting[]): void {
+  for (const w of batch) {
+    w.write = undefined as unknown as PlacementWrite;
+    w.resolve = noop;
+    w.reject = noop;
+  }
+  batch.length = 0;
+}
 
 /**
  * The next batch, in arrival order: up to MAX_BATCH placements with distinct Idempotency-Keys (two placements with
