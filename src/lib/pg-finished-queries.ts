@@ -9,7 +9,7 @@ import pg from 'pg';
  * So one old query could carry a whole request's objects into the old generation, and each of those the next ones.
  *
  * Measured on POST /orders at full load (`--trace-gc-nvp`, share of the bytes allocated that the young collections
- * promoted): 10.1 % before this release, 5.0 % with it alone; docs/architecture.md, "Request path: POST /orders".
+ * promoted): 10.1 % before this change, 5.0 % with it alone; docs/architecture.md, "Request path: POST /orders".
  */
 
 const released = Symbol('releaseFinishedQueries');
