@@ -6,6 +6,7 @@ import { addCredit, listBalanceTransactions } from './balance.service.js';
 import { balanceTransactionView, priceRowView } from './billing.views.js';
 import * as s from './billing.schemas.js';
 import { deleteTenantPrice, listPriceRows, updateTenantPrice } from './prices.service.js';
+import { withFields } from '../../lib/objects.js';
 
 /** Integrator routes: prices (PRICE-2, PRICE-4 to PRICE-6) and the ledger (BILL-15); the test-mode credit (TEN-7). */
 export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
@@ -73,7 +74,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
     },
     async (request) => {
       const page = await listBalanceTransactions(ctx.pool, request.tenant, request.query);
-      return { ...page, data: page.data.map(balanceTransactionView) };
+      return withFields(page, { data: page.data.map(balanceTransactionView) });
     },
   );
 };

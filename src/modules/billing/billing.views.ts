@@ -3,6 +3,7 @@ import { centsToDollars } from '../../lib/money.js';
 import type { CatalogRow, LedgerEntryRow } from './billing.repo.js';
 import { FEE_COLUMNS, FEE_FIELDS, type FeeField } from './fee-fields.js';
 import type { ProductType, StateFeeRow, TenantPrice } from './pricing.js';
+import { withFields } from '../../lib/objects.js';
 
 /*
  * Billing's presenters: the API edge where integer cents become the public dollar shapes (API-5). Services and
@@ -118,7 +119,7 @@ export function orgWholesaleChangeView(
     retailPricesRaised: Array<Parameters<typeof raisedPriceView>[0]>;
   },
 ) {
-  return { ...orgWholesaleView(change), retailPricesRaised: change.retailPricesRaised.map(raisedPriceView) };
+  return withFields(orgWholesaleView(change), { retailPricesRaised: change.retailPricesRaised.map(raisedPriceView) });
 }
 
 /** The 400 message for a list price below the wholesale price (PRICE-7): the wholesale in cents, quoted in dollars. */

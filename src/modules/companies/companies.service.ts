@@ -16,6 +16,7 @@ import {
 } from './companies.schemas.js';
 import { companyRuleErrors, DEFAULT_FISCAL_END_MONTH, type CompanyInput } from './company-rules.js';
 import { slugBase, nextFreeSlug } from './slug.js';
+import { withFields } from '../../lib/objects.js';
 
 export type { CompanyRow } from './companies.repo.js';
 
@@ -216,7 +217,7 @@ function storedFields(row: repo.CompanyViewRow) {
  * have passed its schema yet (companyPatchRules merges it to check the result), so a non-object applies nothing.
  */
 function mergePatch(row: repo.CompanyRow, patch: unknown): CompanyInput {
-  const current: Record<string, unknown> = { ...storedFields(row), officers: row.officers };
+  const current: Record<string, unknown> = withFields(storedFields(row), { officers: row.officers });
   const merged: Record<string, unknown> = {
     ...current,
     ...(isObject(patch) ? patch : {}),

@@ -8,6 +8,7 @@ import { runComplianceReminders } from './compliance-reminders.js';
 import * as s from './compliance.schemas.js';
 import { getCompanyCalendar, listComplianceDeadlines } from './compliance.service.js';
 import { deadlineView } from './compliance.views.js';
+import { withFields } from '../../lib/objects.js';
 
 const ABOUT = `Computed from researched state rules (each item carries its confidence and source; dates are not \
 adjusted for weekends or holidays). Jurisdictions: the formation state, and every state with a filed foreign \
@@ -38,7 +39,7 @@ answers 409 naming the field.`,
         request.params.companyIdOrSlug,
         request.query,
       );
-      return { ...calendar, items: calendar.items.map(deadlineView) };
+      return withFields(calendar, { items: calendar.items.map(deadlineView) });
     },
   );
 
@@ -64,7 +65,7 @@ formationDate are left out. Page with limit and startingAfter (the last item's i
         ]);
       }
       const page = await listComplianceDeadlines(ctx.pool, request.tenant, request.query);
-      return { ...page, data: page.data.map(deadlineView) };
+      return withFields(page, { data: page.data.map(deadlineView) });
     },
   );
 };

@@ -7,6 +7,7 @@ import { resolveRange, todayUtc, type RangeQuery } from './calendar-range.js';
 import { companyDeadlines, deadlinesOf, loadCalendarData, type DeadlineItem } from './company-deadlines.js';
 import * as repo from './compliance.repo.js';
 import type { ObligationStatus } from './obligation.js';
+import { withFields } from '../../lib/objects.js';
 
 /*
  * The compliance calendar's reads (CAL-17 .. CAL-19): one company's calendar, the tenant's deadline list, and the
@@ -130,7 +131,7 @@ export async function listTeamDeadlines(
     truncated: items.length > limit,
     items: items.slice(0, limit).map((i) => {
       const c = byId.get(i.companyId)!;
-      return { ...i, legalName: c.legal_name, organizationId: c.organization_id, environment: c.environment };
+      return withFields(i, { legalName: c.legal_name, organizationId: c.organization_id, environment: c.environment });
     }),
   };
 }

@@ -5,6 +5,7 @@ import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import type { OrderRecord } from '../filings/order-record.js';
 import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
 import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';
+import { withFields } from '../../lib/objects.js';
 
 /**
  * Everything the order page shows, from the order's full record: the order, what the request carried (masked),
@@ -24,9 +25,9 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
     requestView: buildRequestView(order.details ?? {}),
     companyView: buildCompanyView(order.company),
     fullRequest: maskDeep(order.group_request),
-    history: history.map((h) => ({ ...h, actorLabel: actorLabel(h.actor, names) })),
+    history: history.map((h) => withFields(h, { actorLabel: actorLabel(h.actor, names) })),
     events,
-    ledger: ledger.map((l) => ({ ...l, actorLabel: l.created_by ? shortActor(l.created_by, names) : '—' })),
+    ledger: ledger.map((l) => withFields(l, { actorLabel: l.created_by ? shortActor(l.created_by, names) : '—' })),
     documents: documents.map((d) => ({
       ...d,
       actorLabel: shortActor(d.uploaded_by, names),

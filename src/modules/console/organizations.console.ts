@@ -5,6 +5,7 @@ import { organizationAdminView } from '../organizations/organizations.views.js';
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
 import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js';
 import * as repo from './console.repo.js';
+import { withFields } from '../../lib/objects.js';
 
 /** A row of the operator's organization list: balances per environment in cents. */
 export interface OrganizationSummary {
@@ -44,7 +45,7 @@ export function recentLedger(db: Db, organizationId: string, environment: Enviro
  */
 export async function organizationDetail(ctx: AppContext, organizationId: string) {
   const data = await loadOrganizationAdmin(ctx.pool, await getOrganizationOrThrow(ctx.pool, organizationId));
-  return { ...organizationAdminView(data), balanceCents: data.balanceCents };
+  return withFields(organizationAdminView(data), { balanceCents: data.balanceCents });
 }
 
 /** What organizationDetail returns: the admin view of the organization (dollars) plus `balanceCents` per environment. */

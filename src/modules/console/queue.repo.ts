@@ -2,6 +2,7 @@ import type { Environment } from '../../context.js';
 import { many, type Db } from '../../lib/db.js';
 import type { OrderRow } from '../orders/orders.repo.js';
 import { ORDER_TYPES } from '../orders/orders.schemas.js';
+import { withFields } from '../../lib/objects.js';
 
 /** Statuses the filing team works on (CONS-2). */
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
@@ -102,7 +103,7 @@ export async function countQueue(db: Db, f: QueueFilter): Promise<Record<QueueSt
   const join = f.q ? 'JOIN companies c ON c.id = o.company_id' : '';
   const params: unknown[] = [];
   const parts = QUEUE_STATUSES.map((status) => {
-    const w = where({ ...f, status }, true);
+    const w = where(withFields(f, { status }), true);
     const offset = params.length;
     params.push(...w.params);
     // Renumber this part's placeholders after the parts before it.

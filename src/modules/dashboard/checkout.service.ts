@@ -30,6 +30,7 @@ import {
 } from './checkout-placement.js';
 import { startHostedCheckout } from './hosted-checkout.js';
 import { buildOrderBody, productSections, type CheckoutOptions, type ProductKey } from './checkout.products.js';
+import { withFields } from '../../lib/objects.js';
 
 /*
  * Dashboard checkout (DASH-4 to DASH-10; BILL-10 to BILL-12). Who pays is the organization's
@@ -239,9 +240,9 @@ async function chargeAndPlace(
       description: `${s.organization.name} order`,
       idempotencyKey: chargeKey,
     });
-    const paid = { ...payment, amountCents: totalCents, cardLast4: charge.cardLast4 };
+    const paid = withFields(payment, { amountCents: totalCents, cardLast4: charge.cardLast4 });
     if (charge.status === 'declined') {
-      await recordPayment(tx, s.tenant, { ...paid, status: 'declined', failureMessage: charge.message });
+      await recordPayment(tx, s.tenant, withFields(paid, { status: 'declined', failureMessage: charge.message }));
       if (s.formToken) await countFailedAttempt(tx, s.formToken);
       return { ok: false, errors: [{ field: 'card.number', message: charge.message }], message: charge.message };
     }

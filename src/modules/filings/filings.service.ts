@@ -17,6 +17,7 @@ import {
   type PlannedTransition,
   type TransitionRequest,
 } from './transitions.js';
+import { withFields } from '../../lib/objects.js';
 
 /** What one transition did: the order after it, the event written and any ledger reversals (cents). */
 export interface TransitionResult {
@@ -84,7 +85,7 @@ export async function getOrderDetail(ctx: AppContext, orderId: string) {
 /** The operators' queue across tenants, oldest first (GET /admin/v1/orders, `orders list`). */
 export async function listOrderQueue(db: Db, filter: Omit<repo.OrderQueueFilter, 'limit'> & { limit?: number }) {
   const limit = filter.limit ?? 100;
-  const rows = await repo.listOrdersForOperators(db, { ...filter, limit });
+  const rows = await repo.listOrdersForOperators(db, withFields(filter, { limit }));
   return toPage(rows, limit, adminOrderView);
 }
 

@@ -4,6 +4,7 @@ import type { LedgerEntryRow } from '../billing/ledger.js';
 import type { DocumentRow } from '../documents/documents.repo.js';
 import { findRefundOfOrder, type CardRefundView } from '../payments/payments.repo.js';
 import * as repo from './filings.repo.js';
+import { withFields } from '../../lib/objects.js';
 
 /** An event of the order with its webhook deliveries (each with every attempt, oldest first). */
 export interface OrderEventRecord extends repo.OrderEventRow {
@@ -67,7 +68,7 @@ export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRec
     order,
     siblings,
     history,
-    events: events.map((e) => ({ ...e, deliveries: deliveries.filter((d) => d.event_id === e.id) })),
+    events: events.map((e) => withFields(e, { deliveries: deliveries.filter((d) => d.event_id === e.id) })),
     ledger,
     documents,
     refund,

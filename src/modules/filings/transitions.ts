@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
+import { withFields } from '../../lib/objects.js';
 
 /**
  * The filing state machine (FIL-1 to FIL-10) as one pure table plus
@@ -153,7 +154,7 @@ export function planTransition(order: OrderState, given: TransitionRequest, toda
 // exceptionCode travels as a string ("465", FIL-4, EVT-3); a caller sending the number 465 means the same code.
 function withStringCode(request: TransitionRequest): TransitionRequest {
   return typeof request.exceptionCode === 'number'
-    ? { ...request, exceptionCode: String(request.exceptionCode) }
+    ? withFields(request, { exceptionCode: String(request.exceptionCode) })
     : request;
 }
 

@@ -1,4 +1,5 @@
 import { centsToDollars } from '../../lib/money.js';
+import { withFields } from '../../lib/objects.js';
 
 /*
  * The subscriptions module's presenters: where renewal amounts in cents become the public dollar shapes (API-5),
@@ -17,7 +18,9 @@ export function renewalRunView<C, O extends { amountCents: number }>(summary: {
   return {
     asOf: summary.asOf,
     counts: summary.counts,
-    subscriptions: summary.outcomes.map(({ amountCents, ...o }) => ({ ...o, amount: centsToDollars(amountCents) })),
+    subscriptions: summary.outcomes.map(({ amountCents, ...o }) =>
+      withFields(o, { amount: centsToDollars(amountCents) }),
+    ),
   };
 }
 

@@ -6,6 +6,7 @@ import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import { notifyDeliveriesDue } from './dispatch.repo.js';
 import * as repo from './deliveries.repo.js';
 import { findEndpoint } from './webhooks.repo.js';
+import { withFields } from '../../lib/objects.js';
 
 /** A delivery as GET /webhook-deliveries shows it. Times are ISO 8601 strings. */
 export interface DeliveryView {
@@ -96,7 +97,7 @@ export async function getDelivery(
 ): Promise<DeliveryView & { attempts: AttemptView[] }> {
   const row = await repo.findDelivery(ctx.pool, tenant, id);
   if (!row) throw notFound('webhook delivery', id);
-  return { ...deliveryView(row), attempts: (await repo.listAttempts(ctx.pool, tenant, id)).map(attemptView) };
+  return withFields(deliveryView(row), { attempts: (await repo.listAttempts(ctx.pool, tenant, id)).map(attemptView) });
 }
 
 /**

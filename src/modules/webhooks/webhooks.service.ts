@@ -11,6 +11,7 @@ import { sealEndpointSecret } from './endpoint-secrets.js';
 import { newSigningSecret } from './signature.js';
 import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
+import { withFields } from '../../lib/objects.js';
 
 /** Hours the replaced secret keeps signing beside the new one after a rotation (WH-3). */
 export const ROTATION_GRACE_HOURS = 24;
@@ -86,7 +87,7 @@ export async function createEndpoint(
       secret: sealEndpointSecret(ctx, id, secret),
     });
   });
-  return { ...endpointView(row), secret };
+  return withFields(endpointView(row), { secret });
 }
 
 /** GET /webhook-endpoints: the tenant's endpoints, newest first, cursor-paginated. */
@@ -129,7 +130,7 @@ export async function updateEndpoint(
     const current = await repo.findEndpoint(tx, tenant, id, true);
     if (!current) throw notFound('webhook endpoint', id);
     const disabledReason = input.disabled && !current.disabled ? 'Disabled through the API' : undefined;
-    const row = await repo.updateEndpoint(tx, tenant, id, { ...input, disabledReason });
+    const row = await repo.updateEndpoint(tx, tenant, id, withFields(input, { disabledReason }));
     if (!row) throw notFound('webhook endpoint', id);
     return endpointView(row);
   });
@@ -171,7 +172,7 @@ export async function rotateSecret(
     ROTATION_GRACE_HOURS,
   );
   if (!row) throw notFound('webhook endpoint', id);
-  return { ...endpointView(row), secret };
+  return withFields(endpointView(row), { secret });
 }
 
 /**
