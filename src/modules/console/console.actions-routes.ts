@@ -16,6 +16,7 @@ import {
   reversalPreview,
   type OrderAction,
 } from './order-actions.service.js';
+import { withFields } from '../../lib/objects.js';
 
 const ACTION_TITLES: Record<OrderAction, string> = {
   pending: 'Send to pending',
@@ -81,7 +82,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
           ctx,
           null,
           orderId,
-          { ...transition, expectedStatus: seen },
+          withFields(transition, { expectedStatus: seen }),
           actorOf(request),
         );
         const reversed = result.reversals.reduce((sum, r) => sum + r.amount_cents, 0);

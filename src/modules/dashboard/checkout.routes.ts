@@ -31,6 +31,7 @@ import {
 import { returnView } from './hosted-checkout.js';
 import { findCompanyForUser } from './dashboard.service.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
+import { withFields } from '../../lib/objects.js';
 
 type Params = { companyId?: string; product?: string };
 
@@ -195,7 +196,7 @@ async function productPage(
   const action = company ? `${base}/companies/${company.id}/checkout/${product}` : `${base}/checkout/formation`;
   const info =
     product === 'formation'
-      ? { ...tierInfo(options.tier), title: `${tierInfo(options.tier).title} formation package` }
+      ? withFields(tierInfo(options.tier), { title: `${tierInfo(options.tier).title} formation package` })
       : PRODUCT_INFO[product];
   return renderPage(
     reply,

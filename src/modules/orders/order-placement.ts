@@ -159,7 +159,7 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
   // ORD-15: the kebab-case name is tried first (no read); when taken, the next free suffix is read and used.
   for (let attempt = 0; result.outcome === 'slug_taken' && write.rows.company && attempt < 20; attempt++) {
     const slug = await freeCompanySlug(db, tenant, write.rows.company.columns.legal_name);
-    write.rows = { ...write.rows, company: { ...write.rows.company, slug } };
+    write.rows = withFields(write.rows, { company: withFields(write.rows.company, { slug }) });
     result = await writePlacement(db, tenant, write);
   }
   if (result.outcome === 'unknown_user') throw unknownUser(p.rows.group.userId);
