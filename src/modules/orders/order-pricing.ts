@@ -187,7 +187,7 @@ export async function planOrder(
     });
     p.service('annual_report', 'annual_report', `Annual report ${ar.filingYear} (${state})`);
     p.fee('annual_report', 'annual_report', `${state} annual report state fee (${facts.entityType})`);
-    item('annual_report', { ...ar }, { subscriptionStatus: 'active' });
+    item('annual_report', ar, { subscriptionStatus: 'active' });
   }
   if (body.registeredAgent) {
     const ra = body.registeredAgent;
