@@ -32,7 +32,7 @@ describe("the service's database role", () => {
     expect(rows[0].role).toBe('fcs_service');
   });
 
-  it('cannot drop, alter or truncate the ledger, nor update or delete its entries', async () => {
+  it('cannot drop, alter or truncate the ledger, nor update or delete its entries, nor delete orders or balances', async () => {
     const tenant = await t.newTenant();
     expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 25 })).statusCode).toBe(201);
     const refused = [
@@ -46,6 +46,8 @@ describe("the service's database role", () => {
       `DELETE FROM ledger_entries WHERE organization_id = '${tenant.organizationId}'`,
       `UPDATE events SET data = '{}' WHERE organization_id = '${tenant.organizationId}'`,
       'DELETE FROM order_status_history',
+      `DELETE FROM orders WHERE organization_id = '${tenant.organizationId}'`,
+      `DELETE FROM balances WHERE organization_id = '${tenant.organizationId}'`,
       'CREATE TABLE sneaky (id int)',
       'ALTER TABLE balances DROP CONSTRAINT IF EXISTS balances_pkey',
       'DROP TABLE graphile_worker._private_jobs',

@@ -5,11 +5,13 @@ export const SERVICE_ROLE = 'fcs_service';
 
 /** Records that are only ever added to (BILL-13, 052, CAL-22): the service role may read and insert them, nothing more. */
 const APPEND_ONLY_TABLES = ['ledger_entries', 'order_status_history', 'events', 'compliance_rule_changes'];
+/** Rows that others refer to without a foreign key (ORD-18): never deleted, so the service role may not delete them. */
+const NEVER_REMOVED_TABLES = ['companies', 'users', 'order_groups', 'orders', 'balances'];
 
 /**
  * Grants the service role what the running service needs, and nothing that changes the schema (SEC-3): rows of
  * every table of our schema and graphile-worker's (SELECT, INSERT, UPDATE, DELETE; on the append-only records
- * SELECT and INSERT only), sequences and functions. No TRUNCATE, no ownership, no CREATE. Run as the owner after
+ * SELECT and INSERT only; no DELETE of the rows ORD-18 keeps forever), sequences and functions. No TRUNCATE, no ownership, no CREATE. Run as the owner after
  * every migration (ours and graphile-worker's), so tables added later get the grants too; idempotent.
  */
 export async function grantServiceRole(databaseUrl: string): Promise<void> {
@@ -30,6 +32,7 @@ export async function grantServiceRole(databaseUrl: string): Promise<void> {
       );
     }
     statements.push(`REVOKE UPDATE, DELETE, TRUNCATE ON ${APPEND_ONLY_TABLES.join(', ')} FROM ${SERVICE_ROLE}`);
+    statements.push(`REVOKE DELETE, TRUNCATE ON ${NEVER_REMOVED_TABLES.join(', ')} FROM ${SERVICE_ROLE}`);
     // graphile-worker turns row-level security on for its private tables (only their owner passes); its functions
     // run with the caller's rights, so the service role gets a policy that lets it through on each of them.
     const { rows: secured } = await client.query<{ name: string }>(
