@@ -11,8 +11,9 @@ const NEVER_REMOVED_TABLES = ['companies', 'users', 'order_groups', 'orders', 'b
 /**
  * Grants the service role what the running service needs, and nothing that changes the schema (SEC-3): rows of
  * every table of our schema and graphile-worker's (SELECT, INSERT, UPDATE, DELETE; on the append-only records
- * SELECT and INSERT only; no DELETE of the rows ORD-18 keeps forever), sequences and functions. No TRUNCATE, no ownership, no CREATE. Run as the owner after
- * every migration (ours and graphile-worker's), so tables added later get the grants too; idempotent.
+ * SELECT and INSERT only; no DELETE of the rows ORD-18 keeps forever), sequences and functions. No TRUNCATE, no
+ * ownership, no CREATE. Run as the owner after every migration (ours and graphile-worker's), so tables added later
+ * get the grants too; idempotent.
  */
 export async function grantServiceRole(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
