@@ -8,7 +8,7 @@
 --
 -- Those seven keys are replaced by one AFTER INSERT trigger per table that reads the statement's new rows (a
 -- transition table) and refuses the statement when any of them refers to a row that does not exist. Measured:
--- 2.97 M PostgreSQL instructions per order became 2.54 M at five placements per statement (4.15 M to 3.96 M for a
+-- 2.97 M PostgreSQL instructions per order became 2.53 M at five placements per statement (4.15 M to 3.98 M for a
 -- statement of one).
 --
 -- A key also keeps the referenced row from going away or changing its key while something refers to it, and takes
