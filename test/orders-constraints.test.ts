@@ -102,6 +102,10 @@ describe('what a placement writes refers to rows that exist, checked once per st
     ];
     for (const [sql, id] of removals)
       await expect(db.query(sql, [id]), sql).rejects.toEqual(expect.objectContaining({ code: '23001' }));
+    // The other four are also held by the foreign keys that still point at them; balances by the trigger alone.
+    await expect(db.query('TRUNCATE balances'), 'TRUNCATE balances').rejects.toEqual(
+      expect.objectContaining({ code: '23001' }),
+    );
     const changes: Array<[string, string]> = [
       [`UPDATE orders SET filing_state = 'CA' WHERE id = $1`, a.orderId],
       [`UPDATE orders SET group_id = 'ordgrp_other' WHERE id = $1`, a.orderId],
