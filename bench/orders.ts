@@ -31,10 +31,16 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     const template = formationBody(userId);
     // Each request forms a differently named company, as real traffic would (equal names would contend on the slug
     // index).
+    // The body around the name is serialised once: the load generator shares the machine with the service, so each
+    // request's body costs it a string concatenation, not the building and serialising of a new object.
+    const [before, after] = JSON.stringify(formationBody(userId, NAME_SLOT)).split(JSON.stringify(NAME_SLOT)) as [
+      string,
+      string,
+    ];
     let n = 0;
     const fresh = (request: { body?: string }) => {
       n += 1;
-      return { ...request, body: JSON.stringify(formationBody(userId, `Bench ${n} Holdings LLC`)) };
+      return { ...request, body: `${before}"Bench ${n} Holdings LLC"${after}` };
     };
     const common = {
       method: 'POST',
@@ -138,6 +144,9 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     await server.stop();
   }
 };
+
+/** Stands for the company's name in the serialised body the load generator fills in (see `fresh`). */
+const NAME_SLOT = '{{legal name}}';
 
 /**
  * A POST /orders body for `userId`: an LLC named `legalName` formed in Delaware with an EIN and our registered agent

@@ -90,6 +90,60 @@ describe('what a placement writes refers to rows that exist, checked once per st
     expect(rows[0]).toEqual({ history: 1, entries: 0 });
   });
 
+  it('checks each distinct key of a statement of many rows, the last one too', async () => {
+    const a = await createOrderRow(t.ctx, scope(), { filingState: 'DE' });
+    const db = t.ctx.pool;
+    const orders = (second: { groupId: string; filingState: string }) =>
+      db.query(
+        `INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state,
+                             filing_status, billing, amount_cents, details)
+         VALUES ($1, $2, 'test', $3, $4, $5, 'annual_report', 'DE', 'submitted', 'balance', 0, '{}'),
+                ($6, $2, 'test', $3, $4, $5, 'annual_report', 'DE', 'submitted', 'balance', 0, '{}'),
+                ($7, $2, 'test', $8, $4, $5, 'annual_report', $9, 'submitted', 'balance', 0, '{}')`,
+        [
+          newId('order'),
+          tenant.organizationId,
+          a.groupId,
+          a.companyId,
+          a.userId,
+          newId('order'),
+          newId('order'),
+          second.groupId,
+          second.filingState,
+        ],
+      );
+    await expect(orders({ groupId: a.groupId, filingState: 'CA' }), 'the third in another state').rejects.toEqual(
+      refusal('orders_group_fkey'),
+    );
+    await expect(
+      orders({ groupId: newId('orderGroup'), filingState: 'DE' }),
+      'the third without a group',
+    ).rejects.toEqual(refusal('orders_group_fkey'));
+    const entries = (orderIds: Array<string | null>, organizationIds: string[]) =>
+      db.query(
+        `INSERT INTO ledger_entries (id, organization_id, environment, type, amount_cents, balance_after_cents,
+                                     line_type, description, order_id, created_by)
+         SELECT 'txn_guard_' || n, o, 'test', 'debit', 0, 0, 'ein', 'guard test', r, 'api'
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(r, o, n)`,
+        [orderIds, organizationIds],
+      );
+    const own = tenant.organizationId;
+    await expect(
+      entries([a.orderId, a.orderId, newId('order')], [own, own, own]),
+      'the last of three entries without its order',
+    ).rejects.toEqual(refusal('ledger_entries_order_id_fkey'));
+    await expect(
+      entries([a.orderId, null, null], [own, own, newId('organization')]),
+      'the last of three entries in a tenant without a balance',
+    ).rejects.toEqual(refusal('ledger_entries_balance_fkey'));
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*)::int FROM orders WHERE group_id = $1) AS orders,
+              (SELECT count(*)::int FROM ledger_entries WHERE description = 'guard test') AS entries`,
+      [a.groupId],
+    );
+    expect(rows[0]).toEqual({ orders: 1, entries: 0 });
+  });
+
   it('never removes a row others refer to, nor changes its key', async () => {
     const a = await createOrderRow(t.ctx, scope());
     const db = t.ctx.pool;
