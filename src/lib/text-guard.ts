@@ -13,6 +13,9 @@ const MAX_REPORTED = 10;
  * @throws ValidationError (400) naming each such field (dotted path; query and path parameters by name).
  */
 export async function rejectUnstorableText(request: FastifyRequest): Promise<void> {
+  // Nearly every request holds no such text: a walk that builds no field paths says so, and only a request that
+  // fails it is walked again to name its fields.
+  if (storable(request.params) && storable(request.query) && storable(request.body)) return;
   const errors: FieldError[] = [];
   collect(request.params, '', errors);
   collect(request.query, '', errors);
@@ -41,6 +44,19 @@ function collect(value: unknown, path: string, errors: FieldError[], depth = 0):
       });
     collect(item, join(path, key), errors, depth + 1);
   }
+}
+
+/** Whether every string and key in `value` is storable (see {@link textProblem}); past depth 64 nothing is looked at. */
+function storable(value: unknown, depth = 0): boolean {
+  if (depth > 64) return true;
+  if (typeof value === 'string') return textProblem(value) === null;
+  if (!value || typeof value !== 'object' || Buffer.isBuffer(value)) return true;
+  if (Array.isArray(value)) return value.every((item) => storable(item, depth + 1));
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (textProblem(key) !== null || !storable((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 function textProblem(s: string): string | null {
