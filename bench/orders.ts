@@ -30,9 +30,8 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     const { tenant, headers, userId } = await createBenchTenant(pool, server.url, 'Bench Org', 100_000_000_000);
     const template = formationBody(userId);
     // Each request forms a differently named company, as real traffic would (equal names would contend on the slug
-    // index).
-    // The body around the name is serialised once: the load generator shares the machine with the service, so each
-    // request's body costs it a string concatenation, not the building and serialising of a new object.
+    // index). The body around the name is serialised once: the load generator shares the machine with the service,
+    // so each request's body costs it a string concatenation, not the building and serialising of a new object.
     const [before, after] = JSON.stringify(formationBody(userId, NAME_SLOT)).split(JSON.stringify(NAME_SLOT)) as [
       string,
       string,

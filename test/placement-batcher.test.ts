@@ -214,3 +214,37 @@ it('never puts two placements with one Idempotency-Key in one statement: the sec
     held[2]!();
     await Promise.all(placed);
   }));
+
+it("refuses, before sending anything, an order planned on another user or state than its group's (ORD-4)", () =>
+  withHeldPool(async ({ log, pool, held }) => {
+    const order = (changes: Record<string, string>) => {
+      const p = placement(1);
+      p.rows.orders.push({
+        id: 'order_1',
+        company_id: 'comp_1',
+        user_id: 'user_1',
+        order_type: 'ein',
+        filing_state: 'DE',
+        filing_type: null,
+        subscription_status: null,
+        details: {},
+        billing: 'balance',
+        amount_cents: 0,
+        retail_cents: null,
+        margin_cents: null,
+        ...changes,
+      });
+      p.history.push({ id: 'osh_1', order_id: 'order_1' });
+      return p;
+    };
+    // The statement takes these from the group: an order that differs would silently become its group's.
+    await expect(writePlacement(pool, tenant, order({ user_id: 'user_2' }))).rejects.toThrow(/user_id differs/);
+    await expect(writePlacement(pool, tenant, order({ filing_state: 'CA' }))).rejects.toThrow(/filing_state differs/);
+    expect(log.filter((l) => l.startsWith('statement'))).toEqual([]);
+    // The same order as its group's is sent.
+    const placed = writePlacement(pool, tenant, order({}));
+    await waitFor('the statement', () => log.includes('statement of 1'));
+    expect(log.filter((l) => l.startsWith('statement'))).toEqual(['statement of 1']);
+    held[0]!();
+    await placed;
+  }));

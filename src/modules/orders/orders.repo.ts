@@ -2,8 +2,7 @@ import type { Tenant } from '../../context.js';
 import { manyPrepared, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { withFields } from '../../lib/objects.js';
-import type { LedgerLine } from '../billing/billing.repo.js';
-import { ledgerLineValues } from '../billing/billing.repo.js';
+import { type LedgerLine, ledgerLineValues } from '../billing/billing.repo.js';
 import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns, CompanyRow } from '../companies/companies.repo.js';
 import { eventValues } from '../events/events.repo.js';
@@ -302,6 +301,7 @@ function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
     ]);
     if (company) payload.companies.push(companyValues(n, company.id, company.slug, company.columns));
     for (const [j, o] of orders.entries()) {
+      sameAsGroup(o, group);
       payload.orders.push([
         n,
         o.id,
@@ -325,6 +325,19 @@ function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
     }
   }
   return payload;
+}
+
+/**
+ * The statement takes an order's company, user, filing state and billing from its group (ORD-4): an order planned with
+ * others would be written with its group's, so it is refused here instead. @throws Error naming the column.
+ */
+function sameAsGroup(o: PlacementOrder, group: NewOrderGroup): void {
+  const differs =
+    (o.company_id !== group.companyId && 'company_id') ||
+    (o.user_id !== group.userId && 'user_id') ||
+    (o.filing_state !== group.filingState && 'filing_state') ||
+    (o.billing !== group.billing && 'billing');
+  if (differs) throw new Error(`order ${o.id}: ${differs} differs from its group's (ORD-4)`);
 }
 
 /** A formed company's row for `place_order_groups`, in the function's column order (migration 097). */
