@@ -1,6 +1,6 @@
 /**
  * `npm run bench:db-instructions`: the CPU instructions PostgreSQL spends on the placement statement
- * (`place_order_groups`, ORD-13/ORD-17), counted by valgrind's callgrind. Unlike seconds, an instruction count does
+ * (`place_order_groups_v2`, ORD-13/ORD-17), counted by valgrind's callgrind. Unlike seconds, an instruction count does
  * not move with the machine's load or speed: the same code, schema and payloads give the same count within about
  * 1 %, so a change to the statement, the schema or the payload can be judged from one run on a noisy machine, where
  * two timed runs of the same code differ by more than most changes do.
@@ -101,7 +101,7 @@ async function placeAndKeep(base: string, headers: Record<string, string>, userI
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as { name?: string; values?: string[] } | string;
-    if (typeof q === 'object' && q?.name === 'place_order_groups') kept.push(q.values![0]!);
+    if (typeof q === 'object' && q?.name === 'place_order_groups_v2') kept.push(q.values![0]!);
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   try {
@@ -168,8 +168,8 @@ async function backendInstructions(url: string, statements: string[]): Promise<n
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   for (const p of statements) {
     const res = await client.query<{ r: { outcomes: string[] } }>({
-      name: 'place_order_groups',
-      text: 'SELECT place_order_groups($1::jsonb) AS r',
+      name: 'place_order_groups_v2',
+      text: 'SELECT place_order_groups_v2($1::jsonb) AS r',
       values: [p],
     });
     const refused = res.rows[0]!.r.outcomes.filter((o) => o !== 'placed');
@@ -194,7 +194,7 @@ function report(c: Counted): void {
   const marginal = (c.batchOfFive - c.single) / 4;
   process.stdout.write(
     [
-      'place_order_groups, PostgreSQL instructions (callgrind; formation + ein + registeredAgent per placement):',
+      'place_order_groups_v2, PostgreSQL instructions (callgrind; formation + ein + registeredAgent per placement):',
       `  one placement per statement (B=1):   ${m(c.single)} per statement`,
       `  five placements per statement (B=5): ${m(c.batchOfFive)} per statement, ${m(c.batchOfFive / 5)} per order`,
       `  each further placement in a statement: ${m(marginal)}; the statement itself: ${m(c.single - marginal)}`,

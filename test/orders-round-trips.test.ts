@@ -70,7 +70,7 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
     `POST /orders statements: ${queries.length}\n${queries.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)).join('\n')}`,
   );
   // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first).
-  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups($1::jsonb) AS r']);
+  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
   // OPS-5: the listeners' wake-up goes out on its own after the commit, never inside the order's transaction.
   expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(1);
   const events = (await tenant.api('GET', '/events?limit=10')).json().data;
@@ -136,10 +136,11 @@ it('plans the placement functions once per connection, not at every call (migrat
   // A CREATE OR REPLACE of one of them without the setting would silently bring back planning at every call.
   const { rows } = await t.ctx.pool.query<{ proname: string; proconfig: string[] | null }>(
     `SELECT proname, proconfig FROM pg_proc
-      WHERE proname IN ('place_order_groups', 'emit_events', 'post_ledger_entries') ORDER BY proname`,
+      WHERE proname IN ('place_order_groups_v2', 'place_order_groups', 'emit_events', 'post_ledger_entries')
+      ORDER BY proname`,
   );
   expect(rows).toEqual(
-    ['emit_events', 'place_order_groups', 'post_ledger_entries'].map((proname) => ({
+    ['emit_events', 'place_order_groups', 'place_order_groups_v2', 'post_ledger_entries'].map((proname) => ({
       proname,
       proconfig: ['plan_cache_mode=force_generic_plan'],
     })),

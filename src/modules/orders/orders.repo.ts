@@ -225,14 +225,14 @@ export interface PlacementWrite {
 
 /**
  * What the placement statement did with one placement: placed (with the orders' created_at), or nothing because of
- * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups`).
+ * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups_v2`).
  */
 export type PlacementOutcome =
   | { outcome: 'placed'; createdAt: Date }
   | { outcome: 'unknown_user' | 'slug_taken' | 'earlier' };
 
 /**
- * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups` (ORD-13,
+ * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups_v2` (ORD-13,
  * ORD-17): for each, the company of a formation and its admin link, the order group, the orders, their `submitted`
  * history, the events with their deliveries; and last the debits of all of them in one posting (the balance row is
  * locked only for it and the commit). On a pool the statement is its own transaction; on a client it joins the
@@ -246,8 +246,8 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
   try {
     const [row] = await manyPrepared<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
       db,
-      'place_order_groups',
-      'SELECT place_order_groups($1::jsonb) AS r',
+      'place_order_groups_v2',
+      'SELECT place_order_groups_v2($1::jsonb) AS r',
       [JSON.stringify(placementsPayload(tenant, writes))],
     );
     const { outcomes, created_at } = row!.r;
@@ -264,10 +264,10 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
 }
 
 /**
- * The batch as `place_order_groups` takes it (migration 097): the groups, companies and orders as arrays of values in
- * the function's column order, a company or order tagged with `n`, the 1-based position of its placement's group; an
- * order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated. The events
- * and debits are emit_events' and post_ledger_entries' rows, with their placements' `n` in a list beside them.
+ * The batch as `place_order_groups_v2` takes it (migration 097): the groups, companies and orders as arrays of values
+ * in the function's column order, a company or order tagged with `n`, the 1-based position of its placement's group;
+ * an order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated. The
+ * events and debits are emit_events' and post_ledger_entries' rows, with their placements' `n` in a list beside them.
  */
 function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
   const payload = {
@@ -340,7 +340,7 @@ function sameAsGroup(o: PlacementOrder, group: NewOrderGroup): void {
   if (differs) throw new Error(`order ${o.id}: ${differs} differs from its group's (ORD-4)`);
 }
 
-/** A formed company's row for `place_order_groups`, in the function's column order (migration 097). */
+/** A formed company's row for `place_order_groups_v2`, in the function's column order (migration 097). */
 function companyValues(n: number, id: string, slug: string, c: CompanyColumns): unknown[] {
   return [
     n,
