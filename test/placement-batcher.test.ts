@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import type { Tenant } from '../src/context.js';
-import type { PlacementWrite } from '../src/modules/orders/orders.repo.js';
+import type { PlacementWrite } from '../src/modules/orders/placements.repo.js';
 import { writePlacement } from '../src/modules/orders/placement-batcher.js';
 import { waitFor } from './webhook-receiver.js';
 

@@ -13,6 +13,7 @@ import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import * as repo from './orders.repo.js';
+import type { PlacementOrder, PlacementRows, PlacementWrite } from './placements.repo.js';
 import { writePlacement } from './placement-batcher.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
@@ -125,7 +126,7 @@ export async function placeOrderInTx(
  * placeOrder/placeOrderInTx from a priced request, by certificate orders, and by the test factories.
  */
 export interface Placement {
-  rows: repo.PlacementRows;
+  rows: PlacementRows;
   /** Balance billing: one debit per priced line (cents >= 0, orderId set), checked and written together. Empty for checkout. */
   debits: DebitLine[];
   /** Items of the response that already exist (registered-agent no-op), keyed by position in `order`. */
@@ -182,7 +183,7 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
 }
 
 /** The statement's input: the rows plus their history, events and ledger lines, all with ids made here. */
-function placementWrite(p: Placement): repo.PlacementWrite {
+function placementWrite(p: Placement): PlacementWrite {
   const events = p.rows.orders.map((o) => ({
     id: newId('event'),
     type: 'filing.status_changed',
@@ -208,7 +209,7 @@ function placementWrite(p: Placement): repo.PlacementWrite {
 }
 
 /** The response item of an order the statement wrote (filing status submitted, created at the transaction's time). */
-function placedItem(o: repo.PlacementOrder, createdAt: Date): OrderItem {
+function placedItem(o: PlacementOrder, createdAt: Date): OrderItem {
   return {
     orderId: o.id,
     orderType: o.order_type,
@@ -264,7 +265,7 @@ function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opt
   const company = plan.facts.companyId ? null : planCompany(formationCompany(body));
   const companyId = plan.facts.companyId ?? company!.id;
   const groupId = newId('orderGroup');
-  const orders: repo.PlacementOrder[] = [];
+  const orders: PlacementOrder[] = [];
   const debits: DebitLine[] = [];
   const existing = new Map<number, repo.OrderRow>();
   const order: number[] = [];

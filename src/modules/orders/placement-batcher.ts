@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { insertPlacements, type PlacementOutcome, type PlacementWrite } from './orders.repo.js';
+import { insertPlacements, type PlacementOutcome, type PlacementWrite } from './placements.repo.js';
 
 /*
  * Group commit for placements (ORD-17). Orders of one tenant all end on the same balance row, which each placement

@@ -1,0 +1,201 @@
+import type { Tenant } from '../../context.js';
+import { manyPrepared, type Db } from '../../lib/db.js';
+import { type LedgerLine, ledgerLineValues } from '../billing/billing.repo.js';
+import { insufficientBalance } from '../billing/ledger.js';
+import type { CompanyColumns } from '../companies/companies.repo.js';
+import { eventValues } from '../events/events.repo.js';
+import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
+
+// Writing placements (ORD-13, ORD-17): the one statement `place_order_groups_v2` (migration 097) and the rows it
+// takes. Reading orders and changing their status are in orders.repo.ts.
+
+/** An order_groups row to insert (one per request). */
+export interface NewOrderGroup {
+  id: string;
+  userId: string;
+  companyId: string;
+  filingState: string;
+  source: 'api' | 'dashboard';
+  billing: 'balance' | 'checkout';
+  request: Record<string, unknown>;
+  totalCents: number;
+  /** The request's Idempotency-Key, when it carried one. */
+  idempotencyKey?: string | null;
+}
+
+/** One order of a placement, as inserted (filing_status submitted). Money in cents. */
+export interface PlacementOrder {
+  id: string;
+  company_id: string;
+  user_id: string;
+  order_type: string;
+  filing_state: string;
+  filing_type: string | null;
+  subscription_status: 'active' | null;
+  details: Record<string, unknown>;
+  billing: 'balance' | 'checkout';
+  amount_cents: number;
+  retail_cents: number | null;
+  margin_cents: number | null;
+}
+
+/** Everything one placement inserts besides the ledger and the events (ORD-13). */
+export interface PlacementRows {
+  /** A company formed by this placement, with the slug to use; null when the orders are for an existing company. */
+  company: { id: string; slug: string; columns: CompanyColumns; adminUserId: string } | null;
+  group: NewOrderGroup;
+  orders: PlacementOrder[];
+  /** Status-history actor of the `submitted` rows. */
+  actor: string;
+}
+
+/** Everything {@link insertPlacements} writes for one placement, planned in full by the caller (ids, amounts, event data, ledger lines). */
+export interface PlacementWrite {
+  rows: PlacementRows;
+  /** One `submitted` history row per order, in the order of `rows.orders`. */
+  history: Array<{ id: string; order_id: string }>;
+  /** One filing.status_changed event per order: {id, type, data}. */
+  events: Array<{ id: string; type: string; data: Record<string, unknown> }>;
+  /** Ledger entries to post last (empty for checkout). */
+  debits: LedgerLine[];
+  /** The balance must be at least this many cents for the debits to be posted. */
+  minBalanceCents: number;
+}
+
+/**
+ * What the placement statement did with one placement: placed (with the orders' created_at), or nothing because of
+ * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups_v2`).
+ */
+export type PlacementOutcome =
+  | { outcome: 'placed'; createdAt: Date }
+  | { outcome: 'unknown_user' | 'slug_taken' | 'earlier' };
+
+/**
+ * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups_v2` (ORD-13,
+ * ORD-17): for each, the company of a formation and its admin link, the order group, the orders, their `submitted`
+ * history, the events with their deliveries; and last the debits of all of them in one posting (the balance row is
+ * locked only for it and the commit). On a pool the statement is its own transaction; on a client it joins the
+ * caller's.
+ * @returns one outcome per write, in order; a write refused for its user, slug or Idempotency-Key wrote nothing.
+ * @throws AppError insufficient_balance (402) when the balance is below the sum of the writes' `minBalanceCents`:
+ * NOTHING was written (inside a transaction the transaction is aborted and must be rolled back). With several
+ * writes the caller cannot tell which of them the balance would cover: it places them one at a time.
+ */
+export async function insertPlacements(db: Db, tenant: Tenant, writes: PlacementWrite[]): Promise<PlacementOutcome[]> {
+  try {
+    const [row] = await manyPrepared<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
+      db,
+      'place_order_groups_v2',
+      'SELECT place_order_groups_v2($1::jsonb) AS r',
+      [JSON.stringify(placementsPayload(tenant, writes))],
+    );
+    const { outcomes, created_at } = row!.r;
+    const createdAt = new Date(created_at);
+    return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt } : { outcome }));
+  } catch (err) {
+    const e = err as { code?: string; detail?: string };
+    if (e.code === 'FC402') {
+      const needed = writes.reduce((sum, w) => sum + w.minBalanceCents, 0);
+      throw insufficientBalance(tenant, needed, Number(e.detail));
+    }
+    throw err;
+  }
+}
+
+/**
+ * The batch as `place_order_groups_v2` takes it (migration 097): the groups, companies and orders as arrays of values
+ * in the function's column order, a company or order tagged with `n`, the 1-based position of its placement's group;
+ * an order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated. The
+ * events and debits are emit_events' and post_ledger_entries' rows, with their placements' `n` in a list beside them.
+ */
+function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
+  const payload = {
+    organization_id: tenant.organizationId,
+    environment: tenant.environment,
+    idempotency_key_ttl_hours: KEY_TTL_HOURS,
+    groups: [] as unknown[][],
+    companies: [] as unknown[][],
+    orders: [] as unknown[][],
+    events: [] as unknown[][],
+    event_placements: [] as number[],
+    debits: [] as unknown[][],
+    debit_placements: [] as number[],
+  };
+  for (const [i, w] of writes.entries()) {
+    const n = i + 1;
+    const { group, company, orders, actor } = w.rows;
+    payload.groups.push([
+      group.id,
+      group.userId,
+      group.companyId,
+      company !== null,
+      group.filingState,
+      group.source,
+      group.billing,
+      group.request,
+      group.totalCents,
+      group.idempotencyKey ?? null,
+      w.minBalanceCents,
+      actor,
+    ]);
+    if (company) payload.companies.push(companyValues(n, company.id, company.slug, company.columns));
+    for (const [j, o] of orders.entries()) {
+      sameAsGroup(o, group);
+      payload.orders.push([
+        n,
+        o.id,
+        w.history[j]!.id,
+        o.order_type,
+        o.filing_type,
+        o.subscription_status,
+        o.details,
+        o.amount_cents,
+        o.retail_cents,
+        o.margin_cents,
+      ]);
+    }
+    for (const e of w.events) {
+      payload.events.push(eventValues(e));
+      payload.event_placements.push(n);
+    }
+    for (const d of w.debits) {
+      payload.debits.push(ledgerLineValues(d));
+      payload.debit_placements.push(n);
+    }
+  }
+  return payload;
+}
+
+/**
+ * The statement takes an order's company, user, filing state and billing from its group (ORD-4): an order planned with
+ * others would be written with its group's, so it is refused here instead. @throws Error naming the column.
+ */
+function sameAsGroup(o: PlacementOrder, group: NewOrderGroup): void {
+  const differs =
+    (o.company_id !== group.companyId && 'company_id') ||
+    (o.user_id !== group.userId && 'user_id') ||
+    (o.filing_state !== group.filingState && 'filing_state') ||
+    (o.billing !== group.billing && 'billing');
+  if (differs) throw new Error(`order ${o.id}: ${differs} differs from its group's (ORD-4)`);
+}
+
+/** A formed company's row for `place_order_groups_v2`, in the function's column order (migration 097). */
+function companyValues(n: number, id: string, slug: string, c: CompanyColumns): unknown[] {
+  return [
+    n,
+    id,
+    slug,
+    c.legal_name,
+    c.trade_name,
+    c.ein,
+    c.entity_type,
+    c.structure_type,
+    c.tax_election,
+    c.fiscal_end_month,
+    c.formation_date,
+    c.formation_state,
+    c.principal_address,
+    c.mailing_address,
+    c.officers,
+  ];
+}
