@@ -88,7 +88,7 @@ function placement(i: number, idempotencyKey: string | null = null): PlacementWr
       orders: [],
       actor: 'api',
     },
-    history: [],
+    historyIds: [],
     events: [],
     debits: [],
     minBalanceCents: 0,
@@ -234,7 +234,7 @@ it("refuses, before sending anything, an order planned on another user or state 
         margin_cents: null,
         ...changes,
       });
-      p.history.push({ id: 'osh_1', order_id: 'order_1' });
+      p.historyIds.push('fsc_1');
       return p;
     };
     // The statement takes these from the group: an order that differs would silently become its group's.

@@ -201,7 +201,7 @@ function placementWrite(p: Placement): PlacementWrite {
   }));
   return {
     rows: p.rows,
-    history: p.rows.orders.map((o) => ({ id: newId('statusChange'), order_id: o.id })),
+    historyIds: p.rows.orders.map(() => newId('statusChange')),
     events,
     debits: p.rows.group.billing === 'balance' ? debitEntries(p.debits, p.rows.actor) : [],
     minBalanceCents: p.debits.reduce((sum, d) => sum + d.amountCents, 0),

@@ -52,8 +52,8 @@ export interface PlacementRows {
 /** Everything {@link insertPlacements} writes for one placement, planned in full by the caller (ids, amounts, event data, ledger lines). */
 export interface PlacementWrite {
   rows: PlacementRows;
-  /** One `submitted` history row per order, in the order of `rows.orders`. */
-  history: Array<{ id: string; order_id: string }>;
+  /** The id of each order's `submitted` history row, in the order of `rows.orders`. */
+  historyIds: string[];
   /** One filing.status_changed event per order: {id, type, data}. */
   events: Array<{ id: string; type: string; data: Record<string, unknown> }>;
   /** Ledger entries to post last (empty for checkout). */
@@ -144,7 +144,7 @@ function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
       payload.orders.push([
         n,
         o.id,
-        w.history[j]!.id,
+        w.historyIds[j],
         o.order_type,
         o.filing_type,
         o.subscription_status,
