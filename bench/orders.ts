@@ -6,10 +6,12 @@
  * alternate with the baseline's, see `alternating`), then where the placement statement's time goes in the database
  * at full load (`sampleStatementStates`). Ends with a check that the ledger still sums to the cached balance.
  */
+import os from 'node:os';
 import pg from 'pg';
 import { Pool } from 'undici';
 import type { Tenant } from '../src/context.js';
-import { alternating, WARM_UP_SECONDS } from './baseline.js';
+import { type Alternated, alternating, WARM_UP_SECONDS } from './baseline.js';
+import type { CpuSpent } from './lib/cpu-usage.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
 import { runLoad, runPaced } from './lib/load.js';
@@ -62,15 +64,21 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     await runLoad({ ...common, seconds: WARM_UP_SECONDS, url: `${server.url}/test/v1/orders` });
     // The INSERT baseline's windows write to the same server: the database's work is counted over the orders' own.
     const work = { walBytes: 0n, nextXid: 0n, groups: 0 };
-    const place = await alternating(baselines, 'insert', settings.seconds, async (seconds) => {
-      const before = await databaseWork(pool);
-      const figures = await runLoad({ ...common, seconds, url: `${server.url}/test/v1/orders` });
-      const after = await databaseWork(pool);
-      work.walBytes += after.walBytes - before.walBytes;
-      work.nextXid += after.nextXid - before.nextXid;
-      work.groups += after.groups - before.groups;
-      return figures;
-    });
+    const place = await alternating(
+      baselines,
+      'insert',
+      settings.seconds,
+      async (seconds) => {
+        const before = await databaseWork(pool);
+        const figures = await runLoad({ ...common, seconds, url: `${server.url}/test/v1/orders` });
+        const after = await databaseWork(pool);
+        work.walBytes += after.walBytes - before.walBytes;
+        work.nextXid += after.nextXid - before.nextXid;
+        work.groups += after.groups - before.groups;
+        return figures;
+      },
+      server.process.pid,
+    );
     record({
       section: 'orders',
       name: 'POST /orders',
@@ -81,6 +89,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
       pass: place.rps / place.baselineRps >= 0.4 && place.failed === 0,
     });
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
+    if (place.cpu) recordCpu(place.cpu);
     recordDatabaseWork(work);
     // Where the placement statement's time goes at full load, in a window of its own (sampling costs a query a time).
     const states = await sampleStatementStates(
@@ -202,6 +211,48 @@ export function formationBody(userId: string, legalName = 'Bench Holdings LLC') 
     },
     registeredAgent: { isChangeOfAgent: false },
   };
+}
+
+/**
+ * What a POST /orders cost the machine's CPU, by part, beside what a request of the INSERT baseline cost in the
+ * windows between: the ratio says how many INSERT requests' worth of CPU an order takes, and the cores busy say whether
+ * the machine ran out of CPU (2 of 2: more orders per second need less CPU per order) or the orders waited on
+ * something else (the tenant's statements run one after another, ORD-17).
+ */
+function recordCpu(cpu: NonNullable<Alternated['cpu']>): void {
+  const parts: Array<[keyof Omit<CpuSpent, 'wall'>, string, string]> = [
+    ['database', 'the database', 'the database'],
+    ['server', 'the service', 'its server'],
+    ['loadGenerator', 'the load generator', 'the load generator'],
+  ];
+  const perRequest = (seconds: number, requests: number) => (requests ? (seconds / requests) * 1e6 : 0);
+  const total = (s: CpuSpent) => s.server + s.database + s.loadGenerator + s.other;
+  for (const [part, name, baselineName] of parts) {
+    record({
+      section: 'orders',
+      name: `POST /orders: CPU per request, ${name}`,
+      value: perRequest(cpu.path[part], cpu.pathRequests),
+      unit: 'µs',
+      baseline: {
+        name: `INSERT baseline, ${baselineName}`,
+        value: perRequest(cpu.baseline[part], cpu.baselineRequests),
+      },
+    });
+  }
+  record({
+    section: 'orders',
+    name: 'POST /orders: CPU per request, every process',
+    value: perRequest(total(cpu.path), cpu.pathRequests),
+    unit: 'µs',
+    baseline: { name: 'INSERT baseline', value: perRequest(total(cpu.baseline), cpu.baselineRequests) },
+  });
+  record({
+    section: 'orders',
+    name: `POST /orders: cores busy (of ${os.cpus().length})`,
+    value: cpu.path.wall ? total(cpu.path) / cpu.path.wall : 0,
+    unit: '',
+    baseline: { name: 'INSERT baseline', value: cpu.baseline.wall ? total(cpu.baseline) / cpu.baseline.wall : 0 },
+  });
 }
 
 /** Counters of the bench's server: WAL position, next transaction id, order groups (one per placed request). */
