@@ -10,7 +10,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { Pool } from 'undici';
 import type { Tenant } from '../src/context.js';
-import { type Alternated, alternating, WARM_UP_SECONDS } from './baseline.js';
+import { type Alternated, alternating, type Baselines, type BenchSettings, WARM_UP_SECONDS } from './baseline.js';
 import type { CpuSpent } from './lib/cpu-usage.js';
 import type { BenchSection } from './run.js';
 import { startChild } from './lib/child.js';
@@ -34,10 +34,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     // Each request forms a differently named company, as real traffic would (equal names would contend on the slug
     // index). The body around the name is serialised once: the load generator shares the machine with the service,
     // so each request's body costs it a string concatenation, not the building and serialising of a new object.
-    const [before, after] = JSON.stringify(formationBody(userId, NAME_SLOT)).split(JSON.stringify(NAME_SLOT)) as [
-      string,
-      string,
-    ];
+    const [before, after] = bodyAround(userId);
     let n = 0;
     const fresh = (request: { body?: string }) => {
       n += 1;
@@ -91,6 +88,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
     record({ section: 'orders', name: 'POST /orders p99', value: place.p99, unit: 'ms' });
     if (place.cpu) recordCpu(place.cpu);
     recordDatabaseWork(work);
+    const tenantsFailed = await benchTenantsAtOnce(pool, server.url, settings, baselines);
     // Where the placement statement's time goes at full load, in a window of its own (sampling costs a query a time).
     const states = await sampleStatementStates(
       pool,
@@ -137,7 +135,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
       target: '<= 25 ms',
       pass: paced.p99 <= 25 && paced.failed === 0,
     });
-    const failed = place.failed + alone.failed + paced.failed;
+    const failed = place.failed + tenantsFailed + alone.failed + paced.failed;
     record({
       section: 'orders',
       name: 'POST /orders answered other than 2xx',
@@ -155,6 +153,55 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
 
 /** Stands for the company's name in the serialised body the load generator fills in (see `fresh`). */
 const NAME_SLOT = '{{legal name}}';
+
+/** A formation body for `userId` serialised once, split where the company's name goes. */
+function bodyAround(userId: string): [string, string] {
+  return JSON.stringify(formationBody(userId, NAME_SLOT)).split(JSON.stringify(NAME_SLOT)) as [string, string];
+}
+
+/** Tenants placing at once in {@link benchTenantsAtOnce}. */
+const TENANTS_AT_ONCE = 4;
+
+/**
+ * POST /orders from TENANTS_AT_ONCE tenants at once (the same ten connections, each request of the next tenant in
+ * turn), in windows alternating with the INSERT baseline's: real traffic comes from many tenants, whose statements
+ * a process writes one after another on one connection (ORD-17). @returns the requests answered other than 2xx.
+ */
+async function benchTenantsAtOnce(
+  pool: pg.Pool,
+  serverUrl: string,
+  settings: BenchSettings,
+  baselines: Baselines,
+): Promise<number> {
+  const tenants: Array<{ headers: Record<string, string>; around: [string, string] }> = [];
+  for (let t = 1; t <= TENANTS_AT_ONCE; t++) {
+    const { headers, userId } = await createBenchTenant(pool, serverUrl, `Bench Org ${t}`, 100_000_000_000);
+    tenants.push({ headers, around: bodyAround(userId) });
+  }
+  let n = 0;
+  const next = (request: { body?: string }) => {
+    n += 1;
+    const { headers, around } = tenants[n % tenants.length]!;
+    return { ...request, headers, body: `${around[0]}"Bench ${n} Partners LLC"${around[1]}` };
+  };
+  const figures = await alternating(baselines, 'insert', settings.seconds, (seconds) =>
+    runLoad({
+      url: `${serverUrl}/test/v1/orders`,
+      method: 'POST',
+      connections: settings.connections,
+      seconds,
+      requests: [{ setupRequest: next }],
+    }),
+  );
+  record({
+    section: 'orders',
+    name: `POST /orders, ${TENANTS_AT_ONCE} tenants at once`,
+    value: figures.rps,
+    unit: 'req/s',
+    baseline: { name: 'INSERT baseline beside it', value: figures.baselineRps },
+  });
+  return figures.failed;
+}
 
 /**
  * A POST /orders body for `userId`: an LLC named `legalName` formed in Delaware with an EIN and our registered agent

@@ -6,7 +6,7 @@ import type { PlacementWrite } from '../src/modules/orders/placements.repo.js';
 import { writePlacement } from '../src/modules/orders/placement-batcher.js';
 import { waitFor } from './webhook-receiver.js';
 
-// The tenant queue of ORD-17 against a pool whose placement statements answer only when the test says so: what goes
+// The placement queue of ORD-17 against a pool whose placement statements answer only when the test says so: what goes
 // to the database, and when each placement is answered, is then in the test's hands.
 
 /**
@@ -23,8 +23,12 @@ function heldPool(
   const held: Array<(err?: Error) => void> = [];
   // The placement statement is the only query the queue sends.
   const query = (config: { values: [string] }) => {
-    const placements = (JSON.parse(config.values[0]) as { groups: unknown[] }).groups.length;
-    log.push(`statement of ${placements}`);
+    const payload = JSON.parse(config.values[0]) as { groups: unknown[]; organization_id: string };
+    const placements = payload.groups.length;
+    // Statements of the test's usual tenant are logged by size alone; another tenant's also by its organization.
+    log.push(
+      `statement of ${placements}${payload.organization_id === tenant.organizationId ? '' : ` for ${payload.organization_id}`}`,
+    );
     return new Promise((resolve, reject) => {
       held.push((err) =>
         err
@@ -113,6 +117,34 @@ it("sends a tenant's next batch before it answers the placements whose statement
     held[1]!();
     await Promise.all(placed);
     expect(log.slice(3).sort()).toEqual(['connection released', 'placement 2 answered', 'placement 3 answered']);
+  }));
+
+it("writes each tenant's placements in statements of their own, one after another on the pool's one connection (ORD-17)", () =>
+  withHeldPool(async ({ log, pool, held, clients }) => {
+    const other: Tenant = { organizationId: 'org_other', environment: 'test' };
+    const placed = [writePlacement(pool, tenant, placement(1))];
+    await waitFor('the first statement', () => log.length === 1);
+    // Both tenants' placements arrive while it runs, interleaved: three wait, as many as it carries and more, so the
+    // longest-waiting tenant's go out behind it, in a statement of that tenant alone.
+    placed.push(
+      writePlacement(pool, other, placement(2)),
+      writePlacement(pool, tenant, placement(3)),
+      writePlacement(pool, other, placement(4)),
+    );
+    await waitFor('the second statement', () => log.length === 2);
+    expect(log).toEqual(['statement of 1', 'statement of 2 for org_other']);
+    held[0]!();
+    held[1]!();
+    await waitFor('the third statement', () => log.includes('statement of 1', 1));
+    held[2]!();
+    await expect(Promise.all(placed)).resolves.toEqual(Array(4).fill(expect.objectContaining({ outcome: 'placed' })));
+    // Never side by side: both tenants' statements went out on the one connection the queue held.
+    expect(clients).toHaveLength(1);
+    expect(log.filter((l) => l.startsWith('statement'))).toEqual([
+      'statement of 1',
+      'statement of 2 for org_other',
+      'statement of 1',
+    ]);
   }));
 
 it("sends a busy tenant's next batch behind the running statement once as many wait as it carries (ORD-17)", () =>
