@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { waitFor } from './webhook-receiver.js';
 import { sha256 } from '../src/lib/secrets.js';
+import { findOrderDetail } from '../src/modules/filings/filings.repo.js';
 import { balanceCents, counts, credit, einObject, formationBody, newUser, TEST_SSN } from './orders-fixtures.js';
 
 /* Idempotency-Key on POST requests (IDEM-1 to IDEM-5), shown on POST /orders and one other POST route. */
@@ -180,9 +181,9 @@ describe('Idempotency-Key', () => {
       withKey('ein-ssn-1'),
     );
     expect(first.statusCode, first.body).toBe(201);
-    const {
-      rows: [group],
-    } = await t.ctx.pool.query('SELECT request FROM order_groups WHERE idempotency_key = $1', ['ein-ssn-1']);
+    // The request as kept, or put together again from the orders when the group keeps no copy (ORD-19).
+    const detail = await findOrderDetail(t.ctx.pool, first.json().items[0].orderId);
+    const group = { request: detail!.group_request as { ein: { responsibleParty: Record<string, unknown> } } };
     const {
       rows: [key],
     } = await t.ctx.pool.query('SELECT request_hash FROM idempotency_keys WHERE key = $1', ['ein-ssn-1']);

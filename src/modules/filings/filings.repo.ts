@@ -3,6 +3,7 @@ import { many, one, type Db } from '../../lib/db.js';
 import type { LedgerEntryRow } from '../billing/ledger.js';
 import type { DocumentRow } from '../documents/documents.repo.js';
 import { orderSummaryColumns, type OrderRow as FullOrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
+import { type RequestGroup, type RequestOrder, requestFromOrders } from '../orders/placed-request.js';
 import type { FilingStatus } from './transitions.js';
 
 /**
@@ -100,6 +101,7 @@ export function listOrdersForOperators(
 /** An order (every column, o.*) with what the order page shows around it. */
 export interface OrderDetailRow extends FullOrderRow {
   organization_name: string;
+  /** The request that placed the order's group, as kept or put together again from the group's orders (ORD-19). */
   group_request: Record<string, unknown>;
   group_source: string;
   group_total_cents: number;
@@ -109,11 +111,19 @@ export interface OrderDetailRow extends FullOrderRow {
 }
 
 /** The order (any organization, any environment: operators see everything) or null. */
-export function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow | null> {
-  return one<OrderDetailRow>(
+export async function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow | null> {
+  const row = await one<OrderDetailRow & { group_kept: RequestGroup | null; group_orders: RequestOrder[] | null }>(
     db,
     `SELECT o.*, org.name AS organization_name, g.request AS group_request, g.source AS group_source, g.total_cents AS group_total_cents,
-            u.full_name AS user_name, u.email AS user_email, to_jsonb(c) AS company
+            u.full_name AS user_name, u.email AS user_email, to_jsonb(c) AS company,
+            CASE WHEN g.request IS NULL THEN jsonb_build_object(
+              'userId', g.user_id, 'filingState', g.filing_state, 'companyId', g.company_id,
+              'formsCompany', EXISTS (SELECT 1 FROM orders f WHERE f.group_id = g.id AND f.order_type = 'formation'))
+            END AS group_kept,
+            CASE WHEN g.request IS NULL THEN (
+              SELECT jsonb_agg(jsonb_build_object('orderType', s.order_type, 'details', s.details) ORDER BY s.id)
+                FROM orders s WHERE s.group_id = g.id)
+            END AS group_orders
        FROM orders o
        JOIN organizations org ON org.id = o.organization_id
        JOIN order_groups g ON g.id = o.group_id
@@ -122,6 +132,10 @@ export function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow
       WHERE o.id = $1`,
     [orderId],
   );
+  if (!row) return null;
+  const { group_kept, group_orders, ...order } = row;
+  if (group_kept) order.group_request = requestFromOrders(group_kept, group_orders ?? []);
+  return order;
 }
 
 /** Another order placed by the same request: id, product and filing status. */

@@ -15,6 +15,7 @@ import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import * as repo from './orders.repo.js';
 import type { PlacementOrder, PlacementRows, PlacementWrite } from './placements.repo.js';
 import { writePlacement } from './placement-batcher.js';
+import { requestToKeep } from './placed-request.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
@@ -305,7 +306,11 @@ function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opt
         filingState: body.filingState,
         source: options.source,
         billing: options.billing,
-        request: storedRequest(body),
+        request: requestToKeep(
+          storedRequest(body),
+          { userId: body.userId, filingState: body.filingState, companyId, formsCompany: company !== null },
+          orders.map((o) => ({ orderType: o.order_type, details: o.details })),
+        ),
         totalCents: plan.totalCents,
         idempotencyKey: options.idempotencyKey,
       },

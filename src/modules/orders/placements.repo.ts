@@ -17,7 +17,8 @@ export interface NewOrderGroup {
   filingState: string;
   source: 'api' | 'dashboard';
   billing: 'balance' | 'checkout';
-  request: Record<string, unknown>;
+  /** The request as kept (ORD-12), or null when its orders give it back exactly (ORD-19, `requestToKeep`). */
+  request: Record<string, unknown> | null;
   totalCents: number;
   /** The request's Idempotency-Key, when it carried one. */
   idempotencyKey?: string | null;
