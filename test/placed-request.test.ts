@@ -93,6 +93,16 @@ describe('requestToKeep', () => {
     expect(requestToKeep(withCompany, group, orders)).toBe(withCompany);
   });
 
+  it("drops a foreign qualification's agentSource, which the placement adds, and nothing else of it", () => {
+    const onCompany = { ...group, formsCompany: false };
+    const fq = { registeredAgent: { type: 'PERSON', firstName: 'Grace' } };
+    const orders = [{ orderType: 'foreign_qualification', details: { ...fq, agentSource: 'supplied' } }];
+    const request = { userId: 'user_1', filingState: 'DE', companyId: 'comp_1', foreignQualification: fq };
+    expect(requestToKeep(request, onCompany, orders)).toBeNull();
+    const withSource = { ...request, foreignQualification: { ...fq, agentSource: 'supplied' } };
+    expect(requestToKeep(withSource, onCompany, orders)).toBe(withSource);
+  });
+
   it('compares as JSON: key order does not count, undefined is absent, arrays keep their order', () => {
     expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
     expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);

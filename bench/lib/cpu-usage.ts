@@ -60,7 +60,7 @@ function partOf(pid: number, serverPid: number | undefined, cmdline: string): ke
 
 /** What each part spent between two readings (a process started in between counts from zero). */
 export function cpuBetween(before: CpuReading, after: CpuReading): CpuSpent {
-  const spent: CpuSpent = { server: 0, database: 0, loadGenerator: 0, other: 0, wall: 0 };
+  const spent: CpuSpent = { ...NO_CPU };
   for (const [pid, [part, seconds]] of after.processes) {
     spent[part] += Math.max(0, seconds - (before.processes.get(pid)?.[1] ?? 0));
   }

@@ -112,13 +112,14 @@ export interface OrderDetailRow extends FullOrderRow {
 
 /** The order (any organization, any environment: operators see everything) or null. */
 export async function findOrderDetail(db: Db, orderId: string): Promise<OrderDetailRow | null> {
-  const row = await one<OrderDetailRow & { group_kept: RequestGroup | null; group_orders: RequestOrder[] | null }>(
+  const row = await one<
+    OrderDetailRow & { group_kept: Omit<RequestGroup, 'formsCompany'> | null; group_orders: RequestOrder[] | null }
+  >(
     db,
     `SELECT o.*, org.name AS organization_name, g.request AS group_request, g.source AS group_source, g.total_cents AS group_total_cents,
             u.full_name AS user_name, u.email AS user_email, to_jsonb(c) AS company,
             CASE WHEN g.request IS NULL THEN jsonb_build_object(
-              'userId', g.user_id, 'filingState', g.filing_state, 'companyId', g.company_id,
-              'formsCompany', EXISTS (SELECT 1 FROM orders f WHERE f.group_id = g.id AND f.order_type = 'formation'))
+              'userId', g.user_id, 'filingState', g.filing_state, 'companyId', g.company_id)
             END AS group_kept,
             CASE WHEN g.request IS NULL THEN (
               SELECT jsonb_agg(jsonb_build_object('orderType', s.order_type, 'details', s.details) ORDER BY s.id)
@@ -134,7 +135,12 @@ export async function findOrderDetail(db: Db, orderId: string): Promise<OrderDet
   );
   if (!row) return null;
   const { group_kept, group_orders, ...order } = row;
-  if (group_kept) order.group_request = requestFromOrders(group_kept, group_orders ?? []);
+  if (group_kept) {
+    const orders = group_orders ?? [];
+    // A group forms its company exactly when it has a formation order (ORD-3: every other product names a company).
+    const formsCompany = orders.some((o) => o.orderType === 'formation');
+    order.group_request = requestFromOrders({ ...group_kept, formsCompany }, orders);
+  }
   return order;
 }
 
