@@ -7,6 +7,7 @@ import { emitEvent, type EventType } from '../src/modules/events/events.service.
 import { tenantOf } from './factories.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { listening } from './sdk-helpers.js';
+import { credit, formationBody, newUser } from './orders-fixtures.js';
 import { waitFor } from './webhook-receiver.js';
 
 /*
@@ -22,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const streamUrl = (env: Environment = 'test') => `${origin}${env === 'live' ? '/v1' : '/test/v1'}/events/stream`;
+const streamUrl = (env: Environment = 'test', base = origin) =>
+  `${base}${env === 'live' ? '/v1' : '/test/v1'}/events/stream`;
 
 /** Commits one event of `type` for the tenant in its own transaction; returns its id. */
 async function emit(
@@ -34,13 +36,16 @@ async function emit(
 }
 
 /** An open stream read in the background; `stop()` ends it. */
-function open(apiKey: string, options: { env?: Environment; types?: string[]; lastEventId?: string } = {}) {
+function open(
+  apiKey: string,
+  options: { env?: Environment; types?: string[]; lastEventId?: string; origin?: string } = {},
+) {
   const stop = new AbortController();
   const events: StreamedEvent[] = [];
   const statuses: StreamStatus[] = [];
   const reading = (async () => {
     for await (const e of streamEvents(
-      { url: streamUrl(options.env), headers: { 'x-api-key': apiKey }, fetch },
+      { url: streamUrl(options.env, options.origin), headers: { 'x-api-key': apiKey }, fetch },
       {
         signal: stop.signal,
         types: options.types,
@@ -350,6 +355,37 @@ describe('GET /events/stream', () => {
     );
     await other.close();
     expect(await drained).toBe('ended');
+  });
+
+  it('records the tenant as streamed while a stream is open, so an order placed meanwhile wakes it at once (OPS-6)', async () => {
+    // Heartbeats a minute apart: within the test, only the placement's wake-up can bring its events.
+    const slow = await createTestApp({ EVENT_STREAM_HEARTBEAT_SECONDS: '60' });
+    try {
+      const tenant = await slow.newTenant();
+      const user = await newUser(tenant);
+      await credit(tenant, 10_000);
+      const streamedRows = async () =>
+        (
+          await slow.ctx.pool.query(
+            `SELECT 1 FROM event_stream_tenants
+              WHERE organization_id = $1 AND environment = 'test' AND expires_at > now()`,
+            [tenant.organizationId],
+          )
+        ).rowCount;
+      expect(await streamedRows()).toBe(0);
+      const stream = open(tenant.keys.test, { origin: await listening(slow) });
+      await stream.connected();
+      expect(await streamedRows()).toBe(1);
+      // Past the one extra look a new stream takes (for placements already running when it was recorded).
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const placed = await tenant.api('POST', '/orders', formationBody(user.id, 'DE'));
+      expect(placed.statusCode, placed.body).toBe(201);
+      await waitFor("the order's event", () => stream.events.some((e) => e.type === 'filing.status_changed'), 5000);
+      await stream.stop();
+      await waitFor('the tenant no longer recorded as streamed', async () => (await streamedRows()) === 0, 5000);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('logs no error for any of the streams above', () => {

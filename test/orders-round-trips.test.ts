@@ -47,7 +47,21 @@ async function countQueries<T>(
   }
 }
 
-it('places formation + ein + registeredAgent in ONE statement once the key and prices are known, then wakes the listeners', async () => {
+/** The wake-up statements among `queries`, each as the channel it notifies (OPS-5). */
+function wakeUps(queries: string[]): string[] {
+  return queries.filter((q) => /pg_notify/.test(q));
+}
+
+/** A webhook endpoint of `tenant` that takes filing.status_changed, so its placements write deliveries. */
+async function subscribeEndpoint(tenant: Awaited<ReturnType<TestApp['newTenant']>>): Promise<void> {
+  const res = await tenant.api('POST', '/webhook-endpoints', {
+    url: 'https://hooks.example.com/filings',
+    eventTypes: ['filing.status_changed'],
+  });
+  expect(res.statusCode, res.body).toBe(201);
+}
+
+it('places formation + ein + registeredAgent in ONE statement once the key and prices are known, and wakes nobody when nobody listens', async () => {
   const tenant = await t.newTenant('Round Trip Org');
   const user = await newUser(tenant);
   await credit(tenant, 10_000);
@@ -62,25 +76,91 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
   expect((await tenant.api('POST', '/orders/quote', body)).statusCode).toBe(200);
   const { result, queries } = await countQueries(async () => {
     const res = await tenant.api('POST', '/orders', body);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the wake-up is sent after the answer's commit
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a wake-up would be sent after the answer's commit
     return res;
   });
   expect(result.statusCode, result.body).toBe(201);
   console.log(
     `POST /orders statements: ${queries.length}\n${queries.map((q) => q.replace(/\s+/g, ' ').slice(0, 100)).join('\n')}`,
   );
-  // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first).
-  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
-  // OPS-5: the listeners' wake-up goes out on its own after the commit, never inside the order's transaction.
-  expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(1);
+  // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first). The tenant
+  // has no webhook endpoint and no event stream open: no wake-up follows (OPS-6).
+  expect(queries).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
   const events = (await tenant.api('GET', '/events?limit=10')).json().data;
   expect(events.filter((e: { type: string }) => e.type === 'filing.status_changed')).toHaveLength(3);
+});
+
+it('wakes the dispatchers after a placement that wrote webhook deliveries, on their own channel (OPS-5, OPS-6)', async () => {
+  const tenant = await t.newTenant('Delivery Wake Org');
+  const user = await newUser(tenant);
+  await credit(tenant, 10_000);
+  await subscribeEndpoint(tenant);
+  expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
+  const { result, queries } = await countQueries(async () => {
+    const res = await tenant.api('POST', '/orders', formationBody(user.id, 'DE'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return res;
+  });
+  expect(result.statusCode, result.body).toBe(201);
+  // OPS-5: the wake-up goes out on its own after the commit, never inside the order's transaction.
+  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
+  expect(wakeUps(queries)).toHaveLength(1);
+  // What the dispatchers are woken for: one delivery per order's filing.status_changed event.
+  const { rows } = await t.ctx.pool.query<{ events: number; deliveries: number }>(
+    `SELECT count(*)::int AS events, count(d.id)::int AS deliveries
+       FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
+      WHERE e.organization_id = $1 AND e.type = 'filing.status_changed'`,
+    [tenant.organizationId],
+  );
+  expect(rows[0]!.events).toBe(result.json().items.length);
+  expect(rows[0]!.deliveries).toBe(rows[0]!.events);
+});
+
+it('wakes the event streams after a placement only while a stream of the tenant is open somewhere (OPS-6)', async () => {
+  const tenant = await t.newTenant('Stream Wake Org');
+  const user = await newUser(tenant);
+  await credit(tenant, 100_000);
+  expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
+  const listener = new pg.Client(t.ctx.pool.options as pg.ClientConfig);
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(`${n.channel} ${n.payload}`));
+  await listener.query('LISTEN events_inserted; LISTEN webhook_deliveries_due');
+  const place = async (i: number) => {
+    const company = formationCompany('LLC', { legalName: `Stream Wake ${i} LLC` });
+    const res = await tenant.api('POST', '/orders', formationBody(user.id, 'DE', { formation: { company } }));
+    expect(res.statusCode, res.body).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  };
+  const streamed = `${tenant.organizationId}:test`;
+  try {
+    await place(1);
+    expect(heard).toEqual([]);
+    // Another process's hub streams the tenant: its row is all this process goes by.
+    await t.ctx.pool.query(
+      `INSERT INTO event_stream_tenants (organization_id, environment, hub_id, expires_at)
+       VALUES ($1, 'test', 'elsewhere:1:abcd', now() + interval '30 seconds')`,
+      [tenant.organizationId],
+    );
+    await place(2);
+    expect(heard).toEqual([`events_inserted ${streamed}`]);
+    // Its process went away without removing the row: once lapsed, nobody is woken again.
+    await t.ctx.pool.query(
+      `UPDATE event_stream_tenants SET expires_at = now() - interval '1 second' WHERE organization_id = $1`,
+      [tenant.organizationId],
+    );
+    await place(3);
+    expect(heard).toHaveLength(1);
+  } finally {
+    await listener.end();
+  }
 });
 
 it('wakes the listeners once per placement statement when a busy tenant places orders together (ORD-17, OPS-5)', async () => {
   const tenant = await t.newTenant('Busy Round Trip Org');
   const user = await newUser(tenant);
   await credit(tenant, 100_000);
+  await subscribeEndpoint(tenant);
   expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
   const { result, queries } = await countQueries(
     async () => {
@@ -108,7 +188,7 @@ it('wakes the listeners once per placement statement when a busy tenant places o
   const placements = queries.filter((q) => /place_order_groups/.test(q));
   expect(placements.length).toBeGreaterThanOrEqual(2);
   expect(placements.length).toBeLessThanOrEqual(3);
-  expect(queries.filter((q) => /pg_notify/.test(q))).toHaveLength(placements.length);
+  expect(wakeUps(queries)).toHaveLength(placements.length);
 });
 
 it('answers a single company, user, document or event in one round trip', async () => {

@@ -26,7 +26,7 @@ describe('daily purge of expired rows', () => {
     );
   });
 
-  it('deletes expired idempotency keys, spent or expired links, ended sessions and unused forms, and keeps what is live', async () => {
+  it('deletes expired idempotency keys, spent or expired links, ended sessions, unused forms and lapsed streamed tenants, and keeps what is live', async () => {
     // Idempotency keys: one a day old, one fresh.
     await tenant.api(
       'POST',
@@ -77,6 +77,13 @@ describe('daily purge of expired rows', () => {
       `INSERT INTO login_attempts (key, succeeded, attempted_at) VALUES ('ip:192.0.2.152', false, now() - interval '2 days')`,
     );
 
+    // Streamed tenants (OPS-6): one whose process went away (lapsed) and one still refreshed.
+    await t.ctx.pool.query(
+      `INSERT INTO event_stream_tenants (organization_id, environment, hub_id, expires_at)
+       VALUES ($1, 'test', 'gone:1:aaaa', now() - interval '1 minute'), ($1, 'test', 'live:2:bbbb', now() + interval '30 seconds')`,
+      [tenant.organizationId],
+    );
+
     await runPurge();
 
     expect(await count(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'purge-old'`)).toBe(0);
@@ -96,5 +103,12 @@ describe('daily purge of expired rows', () => {
     expect(await count(`SELECT count(*)::int AS n FROM operator_sessions WHERE operator_id = $1`, [op.id])).toBe(1);
     expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'ip:192.0.2.152'`)).toBe(0);
     expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'ip:192.0.2.151'`)).toBe(1);
+    expect(
+      (
+        await t.ctx.pool.query(`SELECT hub_id FROM event_stream_tenants WHERE organization_id = $1`, [
+          tenant.organizationId,
+        ])
+      ).rows,
+    ).toEqual([{ hub_id: 'live:2:bbbb' }]);
   });
 });

@@ -2,12 +2,18 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../context.js';
 import { listenOn } from '../../lib/db.js';
+import { StreamTenants } from './stream-tenants.js';
 
 /** The channel signalled after events commit (eventsWritten): payload 'org_…:live,org_…:test' or '*'. */
 export const EVENTS_CHANNEL = 'events_inserted';
 
 /** How long to wait before opening the LISTEN connection again after it broke (ms). */
 const RECONNECT_DELAY_MS = 1000;
+/**
+ * How long after a tenant's first stream is recorded its streams look once more (ms): a placement statement that
+ * started before the record was committed did not see it and sends no wake-up (OPS-6); it has committed by then.
+ */
+const SETTLE_MS = 1000;
 
 /** A woken subscriber looks for new rows itself; the hub only says "something may have changed". */
 type Wake = () => void;
@@ -25,12 +31,18 @@ export class EventStreamHub {
   private connecting: Promise<void> | null = null;
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly streamed: StreamTenants;
 
-  /** @param clientConfig connection settings of the LISTEN connection (the pool's). */
+  /**
+   * @param pool the service's pool: its connection settings are the LISTEN connection's, and it records the tenants
+   * streamed (OPS-6).
+   */
   constructor(
-    private readonly clientConfig: pg.ClientConfig,
+    private readonly pool: pg.Pool,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.streamed = new StreamTenants(pool, log);
+  }
 
   /** Number of subscribed streams (all tenants). */
   get size(): number {
@@ -40,20 +52,27 @@ export class EventStreamHub {
   }
 
   /**
-   * Calls `wake` whenever events of `tenant` may have been committed. Resolves once the LISTEN connection is up,
-   * so rows committed after that are always followed by a wake. @returns the function that unsubscribes.
+   * Calls `wake` whenever events of `tenant` may have been committed. Resolves once the LISTEN connection is up and
+   * the tenant is recorded as streamed (OPS-6), so rows committed after that are always followed by a wake; rows of a
+   * placement that was running meanwhile, by the wake SETTLE_MS later. @returns the function that unsubscribes.
    */
   async subscribe(tenant: Tenant, wake: Wake): Promise<() => void> {
     const key = tenantKey(tenant);
+    const first = !this.subscribers.has(key);
     const set = this.subscribers.get(key) ?? new Set<Wake>();
     set.add(wake);
     this.subscribers.set(key, set);
+    if (first) await this.streamed.add(key, tenant);
+    setTimeout(wake, SETTLE_MS).unref();
     await this.ensureListening().catch((err) =>
       this.log.warn({ err }, 'event stream LISTEN connection failed; retrying'),
     );
     return () => {
       set.delete(wake);
-      if (!set.size) this.subscribers.delete(key);
+      if (!set.size && this.subscribers.get(key) === set) {
+        this.subscribers.delete(key);
+        this.streamed.remove(key);
+      }
       if (!this.size) this.stopListening();
     };
   }
@@ -63,6 +82,7 @@ export class EventStreamHub {
     this.closed = true;
     this.subscribers.clear();
     this.stopListening();
+    await this.streamed.close();
   }
 
   private ensureListening(): Promise<void> {
@@ -74,7 +94,7 @@ export class EventStreamHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client(this.clientConfig);
+    const client = new pg.Client(this.pool.options as pg.ClientConfig);
     client.on('notification', (msg) => this.notify(msg.payload ?? '*'));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));

@@ -83,3 +83,28 @@ export async function currentPosition(db: Db): Promise<StreamPosition> {
   const row = await one<{ xmin: string }>(db, 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
   return { xactId: row!.xmin, id: '' };
 }
+
+/**
+ * Records that the stream hub `hubId` streams `tenants` until `ttlSeconds` from now by the database clock (the rows
+ * of `event_stream_tenants` the placement reads, OPS-6): new rows are added, existing ones pushed back.
+ */
+export async function keepStreamTenants(db: Db, hubId: string, tenants: Tenant[], ttlSeconds: number): Promise<void> {
+  await db.query(
+    `INSERT INTO event_stream_tenants (organization_id, environment, hub_id, expires_at)
+     SELECT t.organization_id, t.environment, $3, now() + make_interval(secs => $4)
+       FROM unnest($1::text[], $2::text[]) AS t(organization_id, environment)
+     ON CONFLICT (organization_id, environment, hub_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+    [tenants.map((t) => t.organizationId), tenants.map((t) => t.environment), hubId, ttlSeconds],
+  );
+}
+
+/** Removes the hub's rows of `tenants`, or all of its rows when `tenants` is null (OPS-6). */
+export async function dropStreamTenants(db: Db, hubId: string, tenants: Tenant[] | null): Promise<void> {
+  await db.query(
+    `DELETE FROM event_stream_tenants s
+      WHERE s.hub_id = $1
+        AND ($2::text[] IS NULL
+             OR (s.organization_id, s.environment) IN (SELECT * FROM unnest($2::text[], $3::text[])))`,
+    [hubId, tenants?.map((t) => t.organizationId) ?? null, tenants?.map((t) => t.environment) ?? null],
+  );
+}

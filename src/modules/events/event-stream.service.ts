@@ -183,7 +183,7 @@ export class EventStreams {
   private readonly closers = new Set<() => void>();
 
   constructor(private readonly ctx: AppContext) {
-    this.hub = new EventStreamHub(ctx.pool.options as pg.ClientConfig, ctx.log);
+    this.hub = new EventStreamHub(ctx.pool, ctx.log);
   }
 
   /**

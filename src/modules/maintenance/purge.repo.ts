@@ -9,6 +9,7 @@ export interface PurgeCounts {
   magicLinks: number;
   loginAttempts: number;
   rateLimitCounters: number;
+  streamedTenants: number;
 }
 
 /** What the purge keeps: the rules each kind of row lives by, in seconds. */
@@ -27,7 +28,8 @@ export interface PurgeRules {
  * Deletes, in ONE statement (so the order the foreign keys need holds): expired idempotency keys; ended dashboard
  * sessions (signed out, expired, or idle too long) with their checkout forms (cascade); checkout forms too old to
  * be submitted; ended console sessions (signed out or expired); magic links spent or expired that no remaining
- * session still points at; login attempts past every throttle window; rate-limit counters of ended windows.
+ * session still points at; login attempts past every throttle window; rate-limit counters of ended windows; streamed
+ * tenants whose process stopped refreshing them (OPS-6).
  * @returns how many rows of each kind went.
  */
 export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCounts> {
@@ -54,14 +56,17 @@ export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCoun
      attempts AS (
        DELETE FROM login_attempts WHERE attempted_at < now() - make_interval(secs => $4) RETURNING 1),
      counters AS (
-       DELETE FROM rate_limit_counters WHERE expires_at < now() RETURNING 1)
+       DELETE FROM rate_limit_counters WHERE expires_at < now() RETURNING 1),
+     streamed AS (
+       DELETE FROM event_stream_tenants WHERE expires_at < now() RETURNING 1)
      SELECT (SELECT count(*) FROM idem)::int AS "idempotencyKeys",
             (SELECT count(*) FROM forms)::int AS "checkoutForms",
             (SELECT count(*) FROM sessions)::int AS "dashboardSessions",
             (SELECT count(*) FROM operators)::int AS "operatorSessions",
             (SELECT count(*) FROM links)::int AS "magicLinks",
             (SELECT count(*) FROM attempts)::int AS "loginAttempts",
-            (SELECT count(*) FROM counters)::int AS "rateLimitCounters"`,
+            (SELECT count(*) FROM counters)::int AS "rateLimitCounters",
+            (SELECT count(*) FROM streamed)::int AS "streamedTenants"`,
     [rules.idempotencyKeySeconds, rules.dashboardIdleSeconds, rules.checkoutFormSeconds, rules.loginAttemptSeconds],
   );
   return row!;

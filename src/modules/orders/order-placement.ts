@@ -8,12 +8,13 @@ import { loadPriceInputs } from '../billing/price-cache.js';
 import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
 import { DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '../companies/company-rules.js';
 import { eventsWritten } from '../events/events.service.js';
+import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 import { statusChangedData } from './filing-events.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import * as repo from './orders.repo.js';
-import type { PlacementOrder, PlacementRows, PlacementWrite } from './placements.repo.js';
+import type { PlacementOrder, PlacementRows, PlacementWake, PlacementWrite } from './placements.repo.js';
 import { writePlacement } from './placement-batcher.js';
 import { requestToKeep } from './placed-request.js';
 import type { OrderBodyInput } from './orders.schemas.js';
@@ -172,7 +173,7 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
   }
   if (result.outcome !== 'placed')
     throw new Error(`could not find a free slug for '${p.rows.company?.columns.legal_name}'`);
-  eventsWritten(db, tenant);
+  wakeListeners(db, tenant, result.wake);
   const created = result.createdAt;
   return {
     created: true,
@@ -181,6 +182,16 @@ export async function recordPlacement(db: Db, tenant: Tenant, p: Placement): Pro
     items: p.order.map((i) => (i >= 0 ? placedItem(p.rows.orders[i]!, created) : toItemView(p.existing.get(-1 - i)!))),
     totalCents: p.totalCents,
   };
+}
+
+/**
+ * Wakes, once the placement has committed, only what its statement said its commit concerns (OPS-6): the event
+ * streams, and the dispatchers with them, when a stream of the tenant is open; else the dispatchers alone when it
+ * wrote webhook deliveries; else nobody, as nobody would find anything.
+ */
+function wakeListeners(db: Db, tenant: Tenant, wake: PlacementWake): void {
+  if (wake.streams) eventsWritten(db, tenant);
+  else if (wake.deliveries) notifyDeliveriesDue(db);
 }
 
 /** The statement's input: the rows plus their history, events and ledger lines, all with ids made here. */

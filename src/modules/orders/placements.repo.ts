@@ -68,8 +68,25 @@ export interface PlacementWrite {
  * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups_v2`).
  */
 export type PlacementOutcome =
-  | { outcome: 'placed'; createdAt: Date }
+  | { outcome: 'placed'; createdAt: Date; wake: PlacementWake }
   | { outcome: 'unknown_user' | 'slug_taken' | 'earlier' };
+
+/**
+ * Whom the placement's commit concerns (OPS-6), as the statement found it: `deliveries` when it wrote webhook
+ * deliveries (the dispatchers must look), `streams` when an event stream of the tenant is open on some process.
+ */
+export interface PlacementWake {
+  deliveries: boolean;
+  streams: boolean;
+}
+
+/** What `place_order_groups_v2` returns (migrations 097 and 101). */
+interface PlacementResult {
+  outcomes: Array<PlacementOutcome['outcome']>;
+  created_at: string;
+  deliveries: boolean;
+  streams: boolean;
+}
 
 /**
  * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups_v2` (ORD-13,
@@ -77,22 +94,24 @@ export type PlacementOutcome =
  * history, the events with their deliveries; and last the debits of all of them in one posting (the balance row is
  * locked only for it and the commit). On a pool the statement is its own transaction; on a client it joins the
  * caller's.
- * @returns one outcome per write, in order; a write refused for its user, slug or Idempotency-Key wrote nothing.
+ * @returns one outcome per write, in order; a write refused for its user, slug or Idempotency-Key wrote nothing. A
+ * placed one says whom the statement's commit concerns (`wake`, the same for every write of the statement, OPS-6).
  * @throws AppError insufficient_balance (402) when the balance is below the sum of the writes' `minBalanceCents`:
  * NOTHING was written (inside a transaction the transaction is aborted and must be rolled back). With several
  * writes the caller cannot tell which of them the balance would cover: it places them one at a time.
  */
 export async function insertPlacements(db: Db, tenant: Tenant, writes: PlacementWrite[]): Promise<PlacementOutcome[]> {
   try {
-    const [row] = await manyPrepared<{ r: { outcomes: Array<PlacementOutcome['outcome']>; created_at: string } }>(
+    const [row] = await manyPrepared<{ r: PlacementResult }>(
       db,
       'place_order_groups_v2',
       'SELECT place_order_groups_v2($1::jsonb) AS r',
       [JSON.stringify(placementsPayload(tenant, writes))],
     );
-    const { outcomes, created_at } = row!.r;
+    const { outcomes, created_at, deliveries, streams } = row!.r;
     const createdAt = new Date(created_at);
-    return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt } : { outcome }));
+    const wake = { deliveries, streams };
+    return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt, wake } : { outcome }));
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === 'FC402') {
