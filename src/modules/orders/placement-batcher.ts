@@ -68,34 +68,37 @@ class PlacementBatcher {
   place(tenant: Tenant, write: PlacementWrite): Promise<PlacementOutcome> {
     return new Promise((resolve, reject) => {
       this.q.waiting.push({ tenant, write, resolve, reject });
-      this.pump(this.q);
+      this.pump();
     });
   }
 
   /** Sends what may be sent now; gives the connection back once nothing waits or runs. */
-  private pump(q: PlacementQueue): void {
+  private pump(): void {
+    const { q } = this;
     if (q.client && q.broken) {
       // pg fails every statement sent on a lost connection; a new one is taken once they have all come back.
       if (q.sent.length) return;
-      this.release(q, new Error('placement connection lost'));
+      this.release(new Error('placement connection lost'));
     }
     if (!q.client) {
-      if (q.waiting.length) this.connect(q);
+      if (q.waiting.length) this.connect();
       return;
     }
-    while (q.waiting.length && maySendNext(q, q.client)) this.send(q, q.client);
-    if (!q.sent.length && !q.waiting.length) this.release(q);
+    while (q.waiting.length && maySendNext(q, q.client)) this.send(q.client);
+    if (!q.sent.length && !q.waiting.length) this.release();
   }
 
   /** Gives the queue's connection back to the pool (`err`: the pool drops it instead of reusing it). */
-  private release(q: PlacementQueue, err?: Error): void {
+  private release(err?: Error): void {
+    const { q } = this;
     q.client!.off('error', q.onError!);
     q.client!.release(err);
     q.client = null;
     q.broken = false;
   }
 
-  private connect(q: PlacementQueue): void {
+  private connect(): void {
+    const { q } = this;
     if (q.connecting) return;
     q.connecting = true;
     this.pool.connect().then(
@@ -106,7 +109,7 @@ class PlacementBatcher {
           q.broken = true;
         };
         client.on('error', q.onError);
-        this.pump(q);
+        this.pump();
       },
       (err: unknown) => {
         q.connecting = false;
@@ -120,14 +123,15 @@ class PlacementBatcher {
    * are handed back: their requests' remaining work (views, response bodies, socket writes) then runs while the
    * database works, instead of leaving the queue's statements waiting for it.
    */
-  private send(q: PlacementQueue, client: pg.PoolClient): void {
+  private send(client: pg.PoolClient): void {
+    const { q } = this;
     const batch = takeBatch(q.waiting);
     q.sent.push(batch);
-    void this.writeBatch(q, client, batch).then((settle) => {
+    void this.writeBatch(client, batch).then((settle) => {
       // Not always the oldest: a failed batch is written again one placement at a time while later ones answer.
       q.sent.splice(q.sent.indexOf(batch), 1);
       // pump writes what waits to the connection's socket before it returns; then the answers go back.
-      this.pump(q);
+      this.pump();
       settle();
       forgetAnswered(batch);
     });
@@ -138,7 +142,7 @@ class PlacementBatcher {
    * (a 402 of a busy tenant, say). A larger batch that failed has already been written again one at a time and
    * answered as it went.
    */
-  private async writeBatch(q: PlacementQueue, client: pg.PoolClient, batch: Waiting[]): Promise<() => void> {
+  private async writeBatch(client: pg.PoolClient, batch: Waiting[]): Promise<() => void> {
     const { tenant } = batch[0]!;
     try {
       const outcomes = await insertPlacements(
@@ -154,7 +158,7 @@ class PlacementBatcher {
       for (const w of batch) {
         try {
           // On a lost connection, each is tried on a fresh one of the pool (its own transaction, as on the queue's).
-          w.resolve((await insertPlacements(q.broken ? this.pool : client, tenant, [w.write]))[0]!);
+          w.resolve((await insertPlacements(this.q.broken ? this.pool : client, tenant, [w.write]))[0]!);
         } catch (alone) {
           w.reject(alone);
         }
