@@ -47,9 +47,19 @@ async function countQueries<T>(
   }
 }
 
-/** The wake-up statements among `queries`, each as the channel it notifies (OPS-5). */
+/** The wake-up statements among `queries` (OPS-5). */
 function wakeUps(queries: string[]): string[] {
   return queries.filter((q) => /pg_notify/.test(q));
+}
+
+/** A LISTEN connection of its own on `channels`; `messages` collects "<channel> <payload>" as they arrive. */
+async function listenTo(channels: string[]): Promise<{ messages: string[]; stop(): Promise<void> }> {
+  const client = new pg.Client(t.ctx.pool.options as pg.ClientConfig);
+  await client.connect();
+  const messages: string[] = [];
+  client.on('notification', (n) => messages.push(`${n.channel} ${n.payload}`));
+  await client.query(channels.map((c) => `LISTEN ${c}`).join('; '));
+  return { messages, stop: () => client.end() };
 }
 
 /** A webhook endpoint of `tenant` that takes filing.status_changed, so its placements write deliveries. */
@@ -96,15 +106,18 @@ it('wakes the dispatchers after a placement that wrote webhook deliveries, on th
   await credit(tenant, 10_000);
   await subscribeEndpoint(tenant);
   expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
+  const heard = await listenTo(['events_inserted', 'webhook_deliveries_due']);
   const { result, queries } = await countQueries(async () => {
     const res = await tenant.api('POST', '/orders', formationBody(user.id, 'DE'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     return res;
-  });
+  }).finally(() => heard.stop());
   expect(result.statusCode, result.body).toBe(201);
   // OPS-5: the wake-up goes out on its own after the commit, never inside the order's transaction.
   expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
   expect(wakeUps(queries)).toHaveLength(1);
+  // OPS-6: on the dispatchers' own channel; no stream of the tenant is open, so the event streams are not woken.
+  expect(heard.messages).toEqual(['webhook_deliveries_due ']);
   // What the dispatchers are woken for: one delivery per order's filing.status_changed event.
   const { rows } = await t.ctx.pool.query<{ events: number; deliveries: number }>(
     `SELECT count(*)::int AS events, count(d.id)::int AS deliveries
@@ -121,11 +134,8 @@ it('wakes the event streams after a placement only while a stream of the tenant 
   const user = await newUser(tenant);
   await credit(tenant, 100_000);
   expect((await tenant.api('POST', '/orders/quote', formationBody(user.id, 'DE'))).statusCode).toBe(200);
-  const listener = new pg.Client(t.ctx.pool.options as pg.ClientConfig);
-  await listener.connect();
-  const heard: string[] = [];
-  listener.on('notification', (n) => heard.push(`${n.channel} ${n.payload}`));
-  await listener.query('LISTEN events_inserted; LISTEN webhook_deliveries_due');
+  const listener = await listenTo(['events_inserted', 'webhook_deliveries_due']);
+  const heard = listener.messages;
   const place = async (i: number) => {
     const company = formationCompany('LLC', { legalName: `Stream Wake ${i} LLC` });
     const res = await tenant.api('POST', '/orders', formationBody(user.id, 'DE', { formation: { company } }));
@@ -152,7 +162,7 @@ it('wakes the event streams after a placement only while a stream of the tenant 
     await place(3);
     expect(heard).toHaveLength(1);
   } finally {
-    await listener.end();
+    await listener.stop();
   }
 });
 
