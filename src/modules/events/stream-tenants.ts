@@ -24,9 +24,11 @@ export class StreamTenants {
   private readonly tenants = new Map<string, Tenant>();
   private timer: NodeJS.Timeout | null = null;
 
+  /** @param timing how often rows are pushed back (ms) and how long one outlives its last refresh (s); tests shorten them. */
   constructor(
     private readonly db: pg.Pool,
     private readonly log: Logger,
+    private readonly timing = { refreshMs: REFRESH_MS, ttlSeconds: TTL_SECONDS },
   ) {}
 
   /**
@@ -37,10 +39,10 @@ export class StreamTenants {
   async add(key: string, tenant: Tenant): Promise<void> {
     this.tenants.set(key, tenant);
     if (!this.timer) {
-      this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+      this.timer = setInterval(() => void this.refresh(), this.timing.refreshMs);
       this.timer.unref();
     }
-    await keepStreamTenants(this.db, this.hubId, [tenant], TTL_SECONDS).catch((err: unknown) =>
+    await keepStreamTenants(this.db, this.hubId, [tenant], this.timing.ttlSeconds).catch((err: unknown) =>
       this.log.warn({ err }, 'could not record a streamed tenant; trying again at the next refresh'),
     );
   }
@@ -63,8 +65,9 @@ export class StreamTenants {
 
   private async refresh(): Promise<void> {
     if (!this.tenants.size) return;
-    await keepStreamTenants(this.db, this.hubId, [...this.tenants.values()], TTL_SECONDS).catch((err: unknown) =>
-      this.log.warn({ err }, 'could not refresh the streamed tenants; trying again at the next refresh'),
+    await keepStreamTenants(this.db, this.hubId, [...this.tenants.values()], this.timing.ttlSeconds).catch(
+      (err: unknown) =>
+        this.log.warn({ err }, 'could not refresh the streamed tenants; trying again at the next refresh'),
     );
   }
 
