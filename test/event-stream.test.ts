@@ -42,6 +42,8 @@ function open(
 ) {
   const stop = new AbortController();
   const events: StreamedEvent[] = [];
+  /** When each event arrived (performance.now(), ms). */
+  const arrivals: number[] = [];
   const statuses: StreamStatus[] = [];
   const reading = (async () => {
     for await (const e of streamEvents(
@@ -53,11 +55,14 @@ function open(
         reconnectDelayMs: 100,
         onStatus: (s) => statuses.push(s),
       },
-    ))
+    )) {
       events.push(e);
+      arrivals.push(performance.now());
+    }
   })();
   return {
     events,
+    arrivals,
     ids: () => events.map((e) => e.id),
     connected: () => waitFor('the stream to connect', () => statuses.some((s) => s.state === 'connected')),
     async stop() {
@@ -383,6 +388,39 @@ describe('GET /events/stream', () => {
       await waitFor("the order's event", () => stream.events.some((e) => e.type === 'filing.status_changed'), 5000);
       await stream.stop();
       await waitFor('the tenant no longer recorded as streamed', async () => (await streamedRows()) === 0, 5000);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('sends a test event (POST /webhook-endpoints/{id}/test) within 100 ms of its answer, not at the next heartbeat', async () => {
+    // Heartbeats a minute apart: within the test, only the test event's own wake-up can bring it.
+    const slow = await createTestApp({ EVENT_STREAM_HEARTBEAT_SECONDS: '60' });
+    try {
+      const tenant = await slow.newTenant();
+      const endpoint = (
+        await tenant.api('POST', '/webhook-endpoints', {
+          url: 'https://hooks.example.com/test-events',
+          eventTypes: ['filing.status_changed'],
+        })
+      ).json();
+      const stream = open(tenant.keys.test, { origin: await listening(slow), types: ['webhook.test'] });
+      await stream.connected();
+      // Past the one extra look a new stream takes (OPS-6), so that look cannot bring the events either.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const delays: number[] = [];
+      for (let n = 1; n <= 3; n++) {
+        const sent = await tenant.api('POST', `/webhook-endpoints/${endpoint.id}/test`);
+        const answered = performance.now();
+        expect(sent.statusCode, sent.body).toBe(202);
+        await waitFor(`test event ${n}`, () => stream.events.length >= n, 5000);
+        delays.push(stream.arrivals[n - 1]! - answered);
+        expect(stream.events[n - 1]!.event).toMatchObject({ type: 'webhook.test', data: { endpointId: endpoint.id } });
+      }
+      await stream.stop();
+      // The best of three: one wake-up delayed by a loaded machine does not make the test fail.
+      expect(Math.min(...delays)).toBeLessThan(100);
+      expect(Math.max(...delays)).toBeLessThan(2000);
     } finally {
       await slow.close();
     }
