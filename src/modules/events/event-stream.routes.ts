@@ -128,6 +128,9 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
       // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
       reply.sse.sendHeaders(200);
       reply.raw.flushHeaders();
+      // EVT-9: the key is looked up once more now that its changes are heard: a revocation committed after this
+      // request was authenticated, and announced before the stream was kept by its key, still ends it.
+      streams.keys.recheck(keyHash);
       // EVT-8: a client that has no id yet gets the start position as one, so a drop before the first event loses
       // nothing.
       if (!request.headers['last-event-id']) {
