@@ -7,7 +7,7 @@ import { promptHidden } from './prompt.js';
  * `filing-compliance`: the SDK's command line. `listen` forwards the account's events to a local URL, signed like
  * webhooks, so a receiver on a laptop gets them without a public address. The API key never comes from the command
  * line, where other users see it (`ps`) and the shell keeps it (history): it is read from the environment or typed at
- * a prompt that does not show it.
+ * a prompt that does not show it (AUTH-13).
  */
 
 /** The environment variable `listen` reads the API key from. */

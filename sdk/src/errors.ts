@@ -66,7 +66,7 @@ export class ConnectionError extends Error {
  * The API's address answered with a redirect (3xx), which the SDK never follows: following it would send the API key
  * to wherever the redirect points. Nothing was sent there. `url` is the address asked, `status` the redirect's
  * status, `location` where it pointed (null when it named no place). Set the base address (`baseUrls`, `--base-url`)
- * to the one the API answers at; retrying does not help.
+ * to the one the API answers at; retrying does not help (AUTH-13).
  */
 export class RedirectError extends Error {
   constructor(

@@ -2,7 +2,8 @@
  * Asks `question` on `output` and reads one line typed on the terminal `input` without showing it: the terminal is put
  * in raw mode, so it echoes nothing, and nothing is written back for the characters typed. Enter ends the line;
  * Backspace erases; Ctrl-C, or Ctrl-D on an empty line, rejects with an Error. `input` must be a TTY
- * (process.stdin when `process.stdin.isTTY`); it is paused again once the line is read.
+ * (process.stdin when `process.stdin.isTTY`); it is paused again once the line is read. `listen` reads its API key
+ * with it (AUTH-13).
  */
 export function promptHidden(
   question: string,

@@ -2,10 +2,10 @@ import { RedirectError } from './errors.js';
 
 /**
  * `fetchImpl` made to follow no redirect: every request goes out with `redirect: 'manual'`, and a 3xx answer throws
- * RedirectError instead of being followed. fetch keeps every header but Authorization across a redirect, even to
- * another origin, so following one would hand the x-api-key header to whatever address it names. The API itself never
+ * RedirectError instead of being followed. fetch keeps custom headers such as x-api-key across a redirect, even to
+ * another origin, so following one would hand the key to whatever address it names. The API itself never
  * redirects: a redirect comes from something in front of it (an http-to-https upgrade, a moved host), and the fix is
- * the base address, which the error says.
+ * the base address, which the error says (AUTH-13).
  */
 export function withoutRedirects(fetchImpl: typeof fetch): typeof fetch {
   return async (input, init) => {
