@@ -52,6 +52,12 @@ const EnvSchema = Type.Object({
   API_KEY_CACHE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   METRICS_PORT: Type.Optional(Int),
+  // An address to bind to: a host name or IPv4 address (no port), or an IPv6 address (two colons at least).
+  METRICS_HOST: Type.Optional(
+    Type.String({
+      pattern: '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)$',
+    }),
+  ),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
   START_WORKER: Type.Optional(Bool),
   HTTP_REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),

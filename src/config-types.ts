@@ -84,6 +84,11 @@ export interface Config {
   workerDatabasePoolSize: number;
   /** null: metrics only at GET /metrics behind the operator token; a port: also served there without authentication. */
   metricsPort: number | null;
+  /**
+   * The address the METRICS_PORT listener binds to (METRICS_HOST, default 127.0.0.1: this machine only, whatever HOST
+   * says), since it serves without authentication.
+   */
+  metricsHost: string;
   /** Whether the HTTP server process also runs the background worker (START_WORKER, default true). */
   startWorker: boolean;
   /** How long SIGTERM/SIGINT wait for in-flight requests and running jobs before cutting them, in ms (default 10000). */

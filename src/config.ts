@@ -85,6 +85,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiKeyCacheSeconds: Number(e.API_KEY_CACHE_SECONDS ?? 60),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),
     metricsPort: e.METRICS_PORT ? Number(e.METRICS_PORT) : null,
+    // Never HOST: metrics are served there without authentication, so only this machine unless said otherwise.
+    metricsHost: e.METRICS_HOST ?? '127.0.0.1',
     startWorker: e.START_WORKER !== 'false',
     shutdownTimeoutMs: Number(e.SHUTDOWN_TIMEOUT_MS ?? 10000),
     httpRequestTimeoutMs,

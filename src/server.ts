@@ -47,8 +47,8 @@ async function main(): Promise<void> {
     app = await buildApp(ctx);
     await app.listen({ port: config.port, host: config.host });
     if (config.metricsPort !== null) {
-      metrics = await startMetricsServer(config.metricsPort, config.host);
-      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
+      metrics = await startMetricsServer(config.metricsPort, config.metricsHost);
+      booted.ctx.log.info({ port: metrics.port, host: metrics.host }, 'metrics listening');
     }
     if (config.startWorker) worker = await startWorker(booted.workerCtx);
     if (demo) process.stdout.write(`${demo.join('\n')}\n`);

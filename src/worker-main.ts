@@ -30,8 +30,8 @@ async function main(): Promise<void> {
         'embedded quick start: WEBHOOK_ALLOW_PRIVATE_NETWORKS turned on so webhooks can reach localhost',
       );
     if (config.metricsPort !== null) {
-      metrics = await startMetricsServer(config.metricsPort, config.host);
-      booted.ctx.log.info({ port: metrics.port }, 'metrics listening');
+      metrics = await startMetricsServer(config.metricsPort, config.metricsHost);
+      booted.ctx.log.info({ port: metrics.port, host: metrics.host }, 'metrics listening');
     }
     runner = await startWorker(booted.workerCtx);
   } catch (err) {

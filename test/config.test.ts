@@ -165,4 +165,16 @@ describe('configuration', () => {
       loadConfig({ STRIPE_SECRET_KEY: 'pk_live_0123456789abcdef', STRIPE_WEBHOOK_SECRET: 'whsec_0123456789abcdef' }),
     ).toThrow(/STRIPE_SECRET_KEY/);
   });
+
+  it('binds the unauthenticated metrics port to 127.0.0.1 whatever HOST is, unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9100' })).toMatchObject({
+      host: '0.0.0.0',
+      metricsPort: 9100,
+      metricsHost: '127.0.0.1',
+    });
+    for (const host of ['0.0.0.0', '10.0.0.7', '::', 'fd00::2', 'metrics.internal'])
+      expect(loadConfig({ METRICS_HOST: host }).metricsHost).toBe(host);
+    for (const bad of ['127.0.0.1:9100', 'http://10.0.0.7', '10.0.0.7/24', ' '])
+      expect(() => loadConfig({ METRICS_HOST: bad }), bad).toThrow(/METRICS_HOST/);
+  });
 });

@@ -4,10 +4,13 @@ import { AuthenticationError, streamEvents, type StreamedEvent, type StreamStatu
 import type { Environment, Tenant } from '../src/context.js';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
+import { API_KEY_CHANNEL } from '../src/modules/organizations/api-key-cache.js';
 import { tenantOf } from './factories.js';
+import { call, fleetEnv, startApi } from './fleet.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { listening } from './sdk-helpers.js';
 import { credit, formationBody, newUser } from './orders-fixtures.js';
+import type { ServiceProcess } from './service-process.js';
 import { waitFor } from './webhook-receiver.js';
 
 /*
@@ -42,7 +45,11 @@ function open(
 ) {
   const stop = new AbortController();
   const events: StreamedEvent[] = [];
+  /** When each event arrived (performance.now(), ms). */
+  const arrivals: number[] = [];
   const statuses: StreamStatus[] = [];
+  /** When each connection ended (performance.now(), ms). */
+  const drops: number[] = [];
   const reading = (async () => {
     for await (const e of streamEvents(
       { url: streamUrl(options.env, options.origin), headers: { 'x-api-key': apiKey }, fetch },
@@ -51,13 +58,21 @@ function open(
         types: options.types,
         lastEventId: options.lastEventId,
         reconnectDelayMs: 100,
-        onStatus: (s) => statuses.push(s),
+        onStatus: (s) => {
+          statuses.push(s);
+          if (s.state === 'disconnected') drops.push(performance.now());
+        },
       },
-    ))
+    )) {
       events.push(e);
+      arrivals.push(performance.now());
+    }
   })();
   return {
     events,
+    arrivals,
+    drops,
+    statuses,
     ids: () => events.map((e) => e.id),
     connected: () => waitFor('the stream to connect', () => statuses.some((s) => s.state === 'connected')),
     async stop() {
@@ -388,8 +403,154 @@ describe('GET /events/stream', () => {
     }
   });
 
+  it('sends a test event (POST /webhook-endpoints/{id}/test) within 100 ms of its answer, not at the next heartbeat', async () => {
+    // Heartbeats a minute apart: within the test, only the test event's own wake-up can bring it.
+    const slow = await createTestApp({ EVENT_STREAM_HEARTBEAT_SECONDS: '60' });
+    try {
+      const tenant = await slow.newTenant();
+      const endpoint = (
+        await tenant.api('POST', '/webhook-endpoints', {
+          url: 'https://hooks.example.com/test-events',
+          eventTypes: ['filing.status_changed'],
+        })
+      ).json();
+      const stream = open(tenant.keys.test, { origin: await listening(slow), types: ['webhook.test'] });
+      await stream.connected();
+      // Past the one extra look a new stream takes (OPS-6), so that look cannot bring the events either.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const delays: number[] = [];
+      for (let n = 1; n <= 3; n++) {
+        const sent = await tenant.api('POST', `/webhook-endpoints/${endpoint.id}/test`);
+        const answered = performance.now();
+        expect(sent.statusCode, sent.body).toBe(202);
+        await waitFor(`test event ${n}`, () => stream.events.length >= n, 5000);
+        delays.push(stream.arrivals[n - 1]! - answered);
+        expect(stream.events[n - 1]!.event).toMatchObject({ type: 'webhook.test', data: { endpointId: endpoint.id } });
+      }
+      await stream.stop();
+      // The best of three: one wake-up delayed by a loaded machine does not make the test fail.
+      expect(Math.min(...delays)).toBeLessThan(100);
+      expect(Math.max(...delays)).toBeLessThan(2000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('logs no error for any of the streams above', () => {
     const errors = t.logs.map((l) => JSON.parse(l)).filter((l) => l.level >= 50);
     expect(errors).toEqual([]);
   });
 });
+
+describe('a stream lives as long as its key resolves (EVT-9)', () => {
+  it('revoking a key ends every stream opened with it on every process within 2 s; a reconnect gets 401; other keys stream on', async () => {
+    const started: ServiceProcess[] = [];
+    try {
+      // Keys kept in memory for 10 minutes and heartbeats a minute apart: only the revocation's announcement can
+      // end the streams within the test.
+      const env = fleetEnv(t.ctx.config.databaseUrl!, {
+        API_KEY_CACHE_SECONDS: '600',
+        EVENT_STREAM_HEARTBEAT_SECONDS: '60',
+      });
+      const [a, b] = await Promise.all([startApi(env, started), startApi(env, started)]);
+      const tenant = await t.newTenant('Revoked Streams');
+      const revoked = [a, a, b].map((p) => open(tenant.keys.test, { origin: p.baseUrl }));
+      const kept = [a, b].map((p) => open(tenant.keys.live, { env: 'live', origin: p.baseUrl }));
+      await Promise.all([...revoked, ...kept].map((s) => s.connected()));
+      const before = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant, 'live'))];
+      await waitFor('the first events on every stream', () => [...revoked, ...kept].every((s) => s.events.length));
+
+      const revokedAt = performance.now();
+      const revocation = await t.admin(
+        'DELETE',
+        `/organizations/${tenant.organizationId}/api-keys/${tenant.keyIds.test}`,
+      );
+      expect(revocation.statusCode, revocation.body).toBe(200);
+      // Each stream ends; the SDK reconnects with the same key and gets 401, which it does not retry.
+      await waitFor('every stream of the revoked key to end', () => revoked.every((s) => s.drops.length), 10_000);
+      const ends = await Promise.allSettled(revoked.map((stream) => stream.reading));
+      for (const end of ends)
+        expect(end).toMatchObject({ status: 'rejected', reason: expect.any(AuthenticationError) });
+      for (const stream of revoked) expect(stream.drops[0]! - revokedAt).toBeLessThan(2000);
+
+      const after = [await emit(tenantOf(tenant)), await emit(tenantOf(tenant, 'live'))];
+      await waitFor('the later live event on the live streams', () => kept.every((s) => s.events.length >= 2));
+      await Promise.all(kept.map((s) => s.stop()));
+      for (const stream of revoked) expect(stream.ids()).toEqual([before[0]]);
+      for (const stream of kept) {
+        expect(stream.ids()).toEqual([before[1], after[1]]);
+        expect(stream.drops).toEqual([]);
+      }
+      for (const p of [a, b]) {
+        expect(
+          (await call(p.baseUrl, 'GET', '/test/v1/organization', undefined, { 'x-api-key': tenant.keys.test })).status,
+        ).toBe(401);
+        expect(p.service.logs().filter((l) => l.level >= 50)).toEqual([]);
+      }
+    } finally {
+      for (const s of started) s.kill();
+    }
+  }, 420_000);
+
+  it('ends a stream at a heartbeat once its key no longer resolves, even when no change was announced', async () => {
+    const tenant = await t.newTenant('Silently Revoked');
+    const stream = open(tenant.keys.test);
+    await stream.connected();
+    const first = await emit(tenantOf(tenant));
+    await waitFor('the first event', () => stream.events.length >= 1);
+    const unheard = await revokeUnannounced(tenant.keyIds.test);
+    // Ended within a few 0.3 s heartbeats; the reconnect is refused, although the key had been kept in memory.
+    await waitFor('the stream to end', () => stream.drops.length, 10_000);
+    await expect(stream.reading).rejects.toBeInstanceOf(AuthenticationError);
+    expect(await unheard()).toEqual([]);
+    await emit(tenantOf(tenant));
+    expect(stream.ids()).toEqual([first]);
+    expect((await tenant.api('GET', '/organization')).statusCode).toBe(401);
+  });
+
+  it('ends at once a stream opened with a key revoked after it was kept in memory and before the stream listened', async () => {
+    // Heartbeats a minute apart: within the test, only the look-up a new stream makes can end it.
+    const slow = await createTestApp({ EVENT_STREAM_HEARTBEAT_SECONDS: '60' });
+    try {
+      const tenant = await slow.newTenant('Revoked Meanwhile');
+      const origin = await listening(slow);
+      // Another key's stream holds this process's listening connection open: the new stream opens none itself.
+      const live = open(tenant.keys.live, { env: 'live', origin });
+      await live.connected();
+      expect((await tenant.api('GET', '/organization')).statusCode).toBe(200);
+      const unheard = await revokeUnannounced(tenant.keyIds.test, slow);
+      // Still passes the key cache, as a request can in the moment between a revocation and its announcement.
+      expect((await tenant.api('GET', '/organization')).statusCode).toBe(200);
+      const stream = open(tenant.keys.test, { origin });
+      await waitFor('the stream to end', () => stream.drops.length, 10_000);
+      await expect(stream.reading).rejects.toBeInstanceOf(AuthenticationError);
+      expect(await unheard()).toEqual([]);
+      expect(stream.statuses[0]).toMatchObject({ state: 'connected' });
+      await live.stop();
+      expect(live.drops).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+/**
+ * Revokes a key with the announcing trigger switched off (as for a key whose expiry passes, or a change made while a
+ * process could not hear it): no process is told. @returns what was announced on the key channel meanwhile (call it
+ * once the test is done with the key; it stops listening).
+ */
+async function revokeUnannounced(keyId: string, app: TestApp = t): Promise<() => Promise<string[]>> {
+  const heard = new pg.Client({ connectionString: app.ctx.config.databaseUrl! });
+  const announcements: string[] = [];
+  await heard.connect();
+  heard.on('notification', (n) => announcements.push(n.payload ?? ''));
+  await heard.query(`LISTEN ${API_KEY_CHANNEL}`);
+  await withTransaction(app.ctx.pool, async (tx) => {
+    await tx.query('SET LOCAL session_replication_role = replica');
+    await tx.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [keyId]);
+  });
+  return async () => {
+    await heard.end();
+    return announcements;
+  };
+}

@@ -176,20 +176,27 @@ describe('metrics', () => {
     }
   });
 
-  it('a worker process serves its metrics, job failures and its pool included, on METRICS_PORT', async () => {
+  it('a worker process serves its metrics, job failures and its pool included, on METRICS_PORT, to this machine only', async () => {
     const worker: ServiceProcess = spawnService('src/worker-main.ts', {
       DATABASE_URL: t.ctx.config.databaseUrl!,
       OPERATOR_TOKEN,
       FILE_URL_SECRET: 'test-file-url-secret-0123456789',
       METRICS_PORT: '0',
+      // Every address for the API: not for the unauthenticated metrics, which stay on 127.0.0.1 (METRICS_HOST unset).
+      HOST: '0.0.0.0',
       LOG_LEVEL: 'info',
     });
     try {
-      const { port } = await worker.waitForLog(/^metrics listening$/);
+      const { port, host } = await worker.waitForLog(/^metrics listening$/);
+      expect(host).toBe('127.0.0.1');
       await worker.waitForLog(/^worker started$/);
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(text).toContain('# TYPE worker_job_failures_total counter');
       expect(sample(text, 'db_pool_clients', { pool: 'worker', state: 'total' })).toBeGreaterThanOrEqual(1);
+      // Another address of this machine (on Linux all of 127.0.0.0/8 is local) is not listened on.
+      await expect(fetch(`http://127.0.0.2:${port}/metrics`)).rejects.toMatchObject({
+        cause: { code: 'ECONNREFUSED' },
+      });
     } finally {
       worker.kill();
     }

@@ -35,10 +35,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The CLI running `args`, with its output lines as they come. */
-function cli(args: string[]) {
+/** The CLI running `args` with `apiKey` in FILING_COMPLIANCE_API_KEY (none: unset), with its output lines as they come. */
+function cli(args: string[], apiKey = '') {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('sdk/src/main.ts'), ...args], {
-    env: { ...process.env, FILING_COMPLIANCE_API_KEY: '' },
+    env: { ...process.env, FILING_COMPLIANCE_API_KEY: apiKey },
   });
   children.push(child);
   const lines: string[] = [];
@@ -77,17 +77,18 @@ describe('filing-compliance listen', () => {
       await tenant.api('POST', '/users', { fullName: 'Grace Hopper', email: 'grace.listen@example.com' }),
       201,
     );
-    const run = cli([
-      'listen',
-      '--api-key',
+    const run = cli(
+      [
+        'listen',
+        '--forward-to',
+        receiver.url,
+        '--base-url',
+        `${origin}/test/v1`,
+        '--events',
+        'filing.status_changed,document.uploaded',
+      ],
       tenant.keys.test,
-      '--forward-to',
-      receiver.url,
-      '--base-url',
-      `${origin}/test/v1`,
-      '--events',
-      'filing.status_changed,document.uploaded',
-    ]);
+    );
     const secretLine = await run.waitForLine('the signing secret', (l) => /whsec_/.test(l));
     const secret = /(whsec_[A-Za-z0-9_-]+)/.exec(secretLine!)![1];
     await run.waitForLine('the connection', (l) => l.includes('Connected to'));
@@ -152,17 +153,18 @@ describe('filing-compliance listen', () => {
     );
     const local = await startReceiver();
     try {
-      const run = cli([
-        'listen',
-        '--api-key',
+      const run = cli(
+        [
+          'listen',
+          '--forward-to',
+          local.url,
+          '--base-url',
+          `${origin}/test/v1`,
+          '--events',
+          'compliance.deadline_approaching,compliance.deadline_missed,filing.status_changed',
+        ],
         tenant.keys.test,
-        '--forward-to',
-        local.url,
-        '--base-url',
-        `${origin}/test/v1`,
-        '--events',
-        'compliance.deadline_approaching,compliance.deadline_missed,filing.status_changed',
-      ]);
+      );
       await run.waitForLine('the connection', (l) => l.includes('Connected to'));
       // Let the stream's start position arrive, then take the service away before any event was forwarded.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -238,15 +240,7 @@ describe('filing-compliance listen', () => {
     const tenant: TestTenant = await t.newTenant('Live Platform');
     const failing = await startReceiver(() => ({ status: 500, body: 'boom' }));
     try {
-      const run = cli([
-        'listen',
-        '--api-key',
-        tenant.keys.live,
-        '--forward-to',
-        failing.url,
-        '--base-url',
-        `${origin}/v1`,
-      ]);
+      const run = cli(['listen', '--forward-to', failing.url, '--base-url', `${origin}/v1`], tenant.keys.live);
       await run.waitForLine('the connection', (l) => l.includes('Connected to') && l.includes('/v1/events/stream'));
       const endpoint = await ok(
         await tenant.api(
@@ -268,30 +262,76 @@ describe('filing-compliance listen', () => {
   }, 60_000);
 
   it('refuses bad arguments with a message and exit status 1', async () => {
-    const noUrl = cli(['listen', '--api-key', 'sk_test_abc']);
+    const noUrl = cli(['listen'], 'sk_test_abc');
     expect(await noUrl.exited).not.toBe(0);
     expect(noUrl.stderr()).toMatch(/--forward-to/);
-    const badEvents = cli([
-      'listen',
-      '--api-key',
+    const badEvents = cli(
+      ['listen', '--forward-to', 'http://localhost:4000/x', '--events', 'order.placed'],
       'sk_test_abc',
-      '--forward-to',
-      'http://localhost:4000/x',
-      '--events',
-      'order.placed',
-    ]);
+    );
     expect(await badEvents.exited).not.toBe(0);
     expect(badEvents.stderr()).toMatch(/event types/);
-    const badKey = cli([
-      'listen',
-      '--api-key',
+    const badKey = cli(
+      ['listen', '--forward-to', 'http://localhost:4000/x', '--base-url', `${origin}/test/v1`],
       'sk_test_0123456789abcdefghijklmnopqrstuvwxyz',
-      '--forward-to',
-      'http://localhost:4000/x',
-      '--base-url',
-      `${origin}/test/v1`,
-    ]);
+    );
     expect(await badKey.exited).toBe(1);
     expect(badKey.stderr()).toMatch(/Invalid API key/);
+  }, 60_000);
+
+  it('refuses a key given on the command line, saying how to give it instead, without repeating it or connecting', async () => {
+    const tenant = await t.newTenant('Key In Argv');
+    for (const given of [['--api-key', tenant.keys.test], [`--api-key=${tenant.keys.test}`]]) {
+      const run = cli(['listen', ...given, '--forward-to', receiver.url, '--base-url', `${origin}/test/v1`]);
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toMatch(/--api-key is refused: .*visible to other users \(ps\).*shell history/);
+      expect(run.stderr()).toContain('set FILING_COMPLIANCE_API_KEY in the environment');
+      expect(run.stderr()).toContain('type the key at its prompt');
+      expect(run.stderr() + run.lines.join('\n')).not.toContain(tenant.keys.test);
+      expect(run.lines.join('\n')).not.toMatch(/Connected|whsec_/);
+    }
+  }, 60_000);
+
+  it('without FILING_COMPLIANCE_API_KEY and without a terminal to ask on, says how to give the key', async () => {
+    const run = cli(['listen', '--forward-to', receiver.url, '--base-url', `${origin}/test/v1`]);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toMatch(/^Error: No API key: set FILING_COMPLIANCE_API_KEY in the environment/);
+  }, 60_000);
+
+  it('on a terminal without FILING_COMPLIANCE_API_KEY, asks for the key and reads it without showing it', async () => {
+    const tenant = await t.newTenant('Typed Key');
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      path.resolve('sdk/src/main.ts'),
+      'listen',
+      '--forward-to',
+      receiver.url,
+      '--base-url',
+      `${origin}/test/v1`,
+    ]
+      .map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    // util-linux `script` runs the command on a pseudo-terminal fed from its stdin: what the terminal shows, echo
+    // included, comes out on its stdout.
+    const terminal = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, FILING_COMPLIANCE_API_KEY: '' },
+    });
+    children.push(terminal as ChildProcessWithoutNullStreams);
+    let shown = '';
+    terminal.stdout.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+    });
+    try {
+      await waitFor(`the prompt (shown so far: ${shown})`, () => shown.includes('API key ('), 30_000);
+      terminal.stdin.write(`${tenant.keys.test}\r`);
+      await waitFor(`the connection (shown so far: ${shown})`, () => shown.includes('Connected to'), 30_000);
+      expect(shown).toContain('not shown');
+      expect(shown).not.toContain(tenant.keys.test);
+      expect(shown).not.toContain(tenant.keys.test.slice(8, 20));
+    } finally {
+      terminal.kill('SIGKILL');
+    }
   }, 60_000);
 });

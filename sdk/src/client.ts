@@ -1,9 +1,10 @@
 import createClient, { type Client } from 'openapi-fetch';
-import { ConnectionError, errorFor } from './errors.js';
+import { ConnectionError, errorFor, RedirectError } from './errors.js';
 import { streamEvents, type EventStreamOptions, type StreamedEvent } from './event-stream.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { OPERATIONS, type OperationId } from './generated/operations.js';
 import { pagePromise, type Page, type PagePromise } from './pagination.js';
+import { withoutRedirects } from './redirects.js';
 import { webhooks } from './webhooks.js';
 
 /** The API's named schemas: `Schemas['User']`, `Schemas['OrderRequest']`, … */
@@ -27,7 +28,7 @@ export interface FilingComplianceOptions {
   apiKey: string;
   /** Base address per environment (default DEFAULT_BASE_URLS). */
   baseUrls?: Partial<Record<Environment, string>>;
-  /** A fetch implementation (default the global one). */
+  /** A fetch implementation (default the global one). Redirects are never followed, whatever it does (RedirectError). */
   fetch?: typeof fetch;
   /** Per-request timeout (default 60000). */
   timeoutMs?: number;
@@ -110,7 +111,8 @@ export interface FilingCompliance extends OperationMethods {}
  * The Filing Compliance Service API client: `new FilingCompliance({ apiKey })`. The key's prefix picks the live or
  * test base address. Every method throws a typed FilingComplianceError (InvalidRequestError, NotFoundError, …,
  * carrying `code`, `requestId` and field `errors`) for an error answer, and ConnectionError when no answer came.
- * Every POST carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one).
+ * Every POST carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one). No redirect is
+ * followed, so the key never reaches another address: a 3xx answer throws RedirectError.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above adds the operation methods installed on the prototype.
 export class FilingCompliance {
@@ -132,7 +134,7 @@ export class FilingCompliance {
     this.apiKey = options.apiKey;
     this.environment = environmentOf(options.apiKey);
     this.baseUrl = (options.baseUrls?.[this.environment] ?? DEFAULT_BASE_URLS[this.environment]).replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.fetchImpl = withoutRedirects(options.fetch ?? globalThis.fetch);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.http = createClient<paths>({
       baseUrl: this.baseUrl,
@@ -167,6 +169,7 @@ export class FilingCompliance {
         },
       );
     } catch (err) {
+      if (err instanceof RedirectError) throw err;
       throw new ConnectionError(`${spec.method} ${this.baseUrl}${spec.path} failed: ${(err as Error).message}`, {
         cause: err,
       });

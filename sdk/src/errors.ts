@@ -62,6 +62,25 @@ export class ConnectionError extends Error {
   }
 }
 
+/**
+ * The API's address answered with a redirect (3xx), which the SDK never follows: following it would send the API key
+ * to wherever the redirect points. Nothing was sent there. `url` is the address asked, `status` the redirect's
+ * status, `location` where it pointed (null when it named no place). Set the base address (`baseUrls`, `--base-url`)
+ * to the one the API answers at; retrying does not help (AUTH-13).
+ */
+export class RedirectError extends Error {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly location: string | null,
+  ) {
+    super(
+      `${url} answered ${status} redirecting to ${location ?? '(no Location)'}; the SDK follows no redirect, so the API key is never sent to another address. Set the base address to the one the API answers at.`,
+    );
+    this.name = 'RedirectError';
+  }
+}
+
 const BY_STATUS: Record<number, typeof FilingComplianceError> = {
   400: InvalidRequestError,
   401: AuthenticationError,

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ConnectionError, errorFor, FilingComplianceError } from './errors.js';
+import { ConnectionError, errorFor, FilingComplianceError, RedirectError } from './errors.js';
+import { withoutRedirects } from './redirects.js';
 import type { WebhookEvent } from './webhooks.js';
 
 /** One event read from GET /events/stream. */
@@ -54,7 +55,8 @@ const POSITION_MESSAGE = 'position';
  * reconnects after any drop with `Last-Event-ID` set to the last event received, or before any event to the start
  * position the first connection was given (so none is missed), and stops when
  * `signal` aborts or the caller breaks out of the loop. An answer the API will not change its mind about (an invalid
- * key, a bad `types`, an unknown lastEventId) throws its typed error; 429, 5xx and network failures are retried.
+ * or revoked key, a bad `types`, an unknown lastEventId) throws its typed error, and a redirect throws RedirectError
+ * (never followed: the key would go with it); 429, 5xx and network failures are retried.
  */
 export async function* streamEvents(
   target: StreamTarget,
@@ -90,6 +92,7 @@ export async function* streamEvents(
       throw new ConnectionError('The event stream ended');
     } catch (err) {
       if (options.signal?.aborted) return;
+      if (err instanceof RedirectError) throw err;
       if (err instanceof FilingComplianceError && err.status < 500 && err.status !== 429) throw err;
       const error = err instanceof Error ? err : new Error(String(err));
       options.onStatus?.({ state: 'disconnected', error, retryInMs: delay });
@@ -110,7 +113,7 @@ async function connect(
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await target.fetch(url, {
+    response = await withoutRedirects(target.fetch)(url, {
       headers: {
         ...target.headers,
         accept: 'text/event-stream',
@@ -119,6 +122,7 @@ async function connect(
       signal,
     });
   } catch (err) {
+    if (err instanceof RedirectError) throw err;
     throw new ConnectionError(`Could not connect to ${url.origin}: ${(err as Error).message}`, { cause: err });
   }
   if (!response.ok) throw errorFor(response.status, await response.json().catch(() => null));

@@ -25,6 +25,7 @@ export {
   NotFoundError,
   PermissionError,
   RateLimitError,
+  RedirectError,
 } from './errors.js';
 export type { ApiErrorBody, ErrorCode, FieldError } from './errors.js';
 export { streamEvents } from './event-stream.js';

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../context.js';
 import { listenOn } from '../../lib/db.js';
+import { API_KEY_CHANNEL } from '../organizations/api-key-cache.js';
 import { StreamTenants } from './stream-tenants.js';
 
 /** The channel signalled after events commit (eventsWritten): payload 'org_…:live,org_…:test' or '*'. */
@@ -18,12 +19,17 @@ const SETTLE_MS = 1000;
 /** A woken subscriber looks for new rows itself; the hub only says "something may have changed". */
 type Wake = () => void;
 
+/** Told the SHA-256 hex of an API key whose row changed, or '*' when any may have changed unheard (EVT-9). */
+type KeyChanged = (keyHash: string) => void;
+
 /**
  * One LISTEN connection per process for every open event stream. A notification wakes the streams of the
  * tenants it names; the streams then read the rows themselves, so a lost notification costs latency, never an
- * event. When the connection breaks, every stream is woken (it may have missed notifications) and the
- * connection is opened again while anyone listens. The connection is opened on the first subscriber only: a
- * process that serves no stream holds no extra database connection.
+ * event. The same connection hears changes to API keys (`api_key_changed`) and passes them to `keyChanged`, so the
+ * streams of a revoked key end (EVT-9). When the connection breaks, every stream is woken (it may have missed
+ * notifications) and the connection is opened again while anyone listens; once it is open again every key is looked
+ * up anew. The connection is opened on the first subscriber only: a process that serves no stream holds no extra
+ * database connection.
  */
 export class EventStreamHub {
   private readonly subscribers = new Map<string, Set<Wake>>();
@@ -36,10 +42,12 @@ export class EventStreamHub {
   /**
    * @param pool the service's pool: its connection settings are the LISTEN connection's, and it records the tenants
    * streamed (OPS-6).
+   * @param keyChanged told of every change to an API key heard, and '*' whenever the connection (re)opens (EVT-9).
    */
   constructor(
     private readonly pool: pg.Pool,
     private readonly log: Logger,
+    private readonly keyChanged: KeyChanged,
   ) {
     this.streamed = new StreamTenants(pool, log);
   }
@@ -95,12 +103,14 @@ export class EventStreamHub {
 
   private async connect(): Promise<void> {
     const client = new pg.Client(this.pool.options as pg.ClientConfig);
-    client.on('notification', (msg) => this.notify(msg.payload ?? '*'));
+    client.on('notification', (msg) =>
+      msg.channel === API_KEY_CHANNEL ? this.keyChanged(msg.payload || '*') : this.notify(msg.payload ?? '*'),
+    );
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));
     try {
       await client.connect();
-      await listenOn(client, [EVENTS_CHANNEL]);
+      await listenOn(client, [EVENTS_CHANNEL, API_KEY_CHANNEL]);
     } catch (err) {
       client.end().catch(() => undefined);
       this.scheduleReconnect();
@@ -111,8 +121,9 @@ export class EventStreamHub {
       return;
     }
     this.client = client;
-    // Rows may have committed while no connection listened: every stream looks again.
+    // Rows may have committed, and keys changed, while no connection listened: every stream looks again.
     this.wakeAll();
+    this.keyChanged('*');
   }
 
   private notify(payload: string): void {

@@ -45,6 +45,8 @@ and its first message is \`event: position\` with \`id\` the start position (\`p
 not an event (EventSource clients only keep its id). With Last-Event-ID the stream resumes right after that event, or \
 from that start position, in commit order, so reconnecting with the last id received loses nothing, even when no \
 event had arrived before the connection dropped (deduplicate on the event id all the same). One API key may hold a limited number of streams at once (429 rate_limited beyond). \
+A stream lives as long as its API key: once the key is revoked (or otherwise stops authenticating) the server ends \
+the stream within seconds, and reconnecting with that key gets 401 unauthorized. \
 \`filing-compliance listen\` (the SDK's command line) forwards this stream to a local URL, signed like webhooks.`;
 
 /** GET /events/stream: the tenant's events as Server-Sent Events, resumable with Last-Event-ID. */
@@ -128,6 +130,9 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = as
       // Node sends the status line with the first byte of the body; flushed now, the client knows it is connected.
       reply.sse.sendHeaders(200);
       reply.raw.flushHeaders();
+      // EVT-9: the key is looked up once more now that its changes are heard: a revocation committed after this
+      // request was authenticated, and announced before the stream was kept by its key, still ends it.
+      streams.keys.recheck(keyHash);
       // EVT-8: a client that has no id yet gets the start position as one, so a drop before the first event loses
       // nothing.
       if (!request.headers['last-event-id']) {

@@ -5,6 +5,7 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import * as repo from './event-stream.repo.js';
+import { StreamKeys } from './stream-keys.js';
 import { EVENT_TYPES, TEST_EVENT_TYPE, type EventEnvelope } from './events.service.js';
 
 /*
@@ -174,42 +175,39 @@ export class EventStreamSession {
 }
 
 /**
- * The event streams of one app: the LISTEN hub, open streams per API key (bounded), and their closers.
- * One per AppContext (streamsOf), shared by the live and test mounts.
+ * The event streams of one app: the LISTEN hub, open streams per API key (bounded, and ended when the key stops
+ * resolving: EVT-9), and their closers. One per AppContext (streamsOf), shared by the live and test mounts.
  */
 export class EventStreams {
   readonly hub: EventStreamHub;
-  private readonly perKey = new Map<string, number>();
-  private readonly closers = new Set<() => void>();
+  /** The open streams by their key's hash (EVT-9). */
+  readonly keys: StreamKeys;
 
   constructor(private readonly ctx: AppContext) {
-    this.hub = new EventStreamHub(ctx.pool, ctx.log);
+    this.keys = new StreamKeys(ctx.pool, ctx.log, ctx.config.eventStreamHeartbeatSeconds * 1000);
+    this.hub = new EventStreamHub(ctx.pool, ctx.log, (keyHash) => this.keys.recheck(keyHash));
   }
 
   /**
-   * Counts a new stream of the API key (identified by its hash). `close` is called at server shutdown.
+   * Counts a new stream of the API key (identified by its hash). `close` ends the stream cleanly: at server shutdown,
+   * or once its key no longer resolves (EVT-9).
    * @returns the function that releases it (idempotent).
    * @throws AppError rate_limited (429) when the key already holds EVENT_STREAM_MAX_PER_KEY streams.
    */
   open(keyHash: string, tenant: Tenant, close: () => void): () => void {
     const max = this.ctx.config.eventStreamMaxPerKey;
-    const count = this.perKey.get(keyHash) ?? 0;
-    if (count >= max)
+    if (this.keys.count(keyHash) >= max)
       throw new AppError(
         'rate_limited',
         `Too many event streams are open with this API key (at most ${max}); close one or retry later`,
       );
-    this.perKey.set(keyHash, count + 1);
-    this.closers.add(close);
+    const forget = this.keys.add(keyHash, close);
     openStreams.inc({ environment: tenant.environment });
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.closers.delete(close);
-      const left = (this.perKey.get(keyHash) ?? 1) - 1;
-      if (left > 0) this.perKey.set(keyHash, left);
-      else this.perKey.delete(keyHash);
+      forget();
       openStreams.dec({ environment: tenant.environment });
     };
   }
@@ -220,7 +218,7 @@ export class EventStreams {
    */
   async closeAll(): Promise<void> {
     if (streams.get(this.ctx) === this) streams.delete(this.ctx);
-    for (const close of [...this.closers]) close();
+    this.keys.endAll();
     await this.hub.close();
   }
 }

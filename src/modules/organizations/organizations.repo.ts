@@ -138,14 +138,30 @@ export function revokeApiKey(
   );
 }
 
+/**
+ * The condition an api_keys row meets while its key authenticates: one text for the request check and the event
+ * streams' check (EVT-9), so a key that stops resolving for a request also ends the streams opened with it.
+ */
+const KEY_RESOLVES = 'revoked_at IS NULL';
+
 /** The active key with this hash, or null (unknown or revoked). */
 export function findActiveKeyByHash(
   db: Db,
   keyHash: string,
 ): Promise<{ id: string; organization_id: string; environment: Environment } | null> {
-  return one(db, 'SELECT id, organization_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [
+  return one(db, `SELECT id, organization_id, environment FROM api_keys WHERE key_hash = $1 AND ${KEY_RESOLVES}`, [
     keyHash,
   ]);
+}
+
+/** Those of `keyHashes` (SHA-256 hex) whose key still resolves as {@link findActiveKeyByHash} resolves it (EVT-9). */
+export async function findActiveKeyHashes(db: Db, keyHashes: string[]): Promise<string[]> {
+  const rows = await many<{ key_hash: string }>(
+    db,
+    `SELECT key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND ${KEY_RESOLVES}`,
+    [keyHashes],
+  );
+  return rows.map((r) => r.key_hash);
 }
 
 /** Cached balances of both environments, in cents. */

@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
+import { eventsWritten } from '../events/events.service.js';
 
 /**
  * pending: an attempt is scheduled or running; succeeded: a 2xx arrived; failed: no attempt follows (retries used up,
@@ -115,7 +116,10 @@ export async function bringRetryForward(db: Db, id: string): Promise<void> {
   );
 }
 
-/** Writes a `webhook.test` event row (no fan-out: only the endpoint under test receives it). */
+/**
+ * Writes a `webhook.test` event row (no fan-out: only the endpoint under test receives it) and wakes the tenant's event
+ * streams once the transaction on `db` commits (OPS-5), as every writer of events does.
+ */
 export async function insertTestEvent(
   db: Db,
   tenant: Tenant,
@@ -126,6 +130,7 @@ export async function insertTestEvent(
     `INSERT INTO events (id, organization_id, environment, type, data) VALUES ($1, $2, $3, 'webhook.test', $4) RETURNING id, created_at`,
     [newId('event'), tenant.organizationId, tenant.environment, data],
   );
+  eventsWritten(db, tenant);
   return row!;
 }
 
