@@ -107,9 +107,11 @@ describe('webhook URL rules with WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', () => {
     const deliveries = await waitFor('both deliveries to fail', async () => {
       const list = (await tenant.api('GET', `/webhook-deliveries?eventId=${event.id}`)).json().data;
       if (list.length !== 2 || list.some((d: any) => d.status !== 'failed')) return null;
-      return Promise.all(list.map(async (d: any) => (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json()));
+      return Promise.all<any>(
+        list.map(async (d: any) => (await tenant.api('GET', `/webhook-deliveries/${d.id}`)).json()),
+      );
     });
-    const seen = deliveries.map((d: any) => ({
+    const seen = deliveries!.map((d: any) => ({
       failureReason: d.failureReason,
       attempts: d.attempts.map((a: any) => ({
         statusCode: a.statusCode,
