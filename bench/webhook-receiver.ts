@@ -3,7 +3,8 @@
  * Service-Signature (HMAC-SHA256 of "{t}.{raw body}" with the registered secrets) and records when each event
  * arrived, on the same clock as the bench process (`performance.timeOrigin + performance.now()`, ms).
  * Paths: `POST /register {key, secret}`; `POST /ok/{key}` answers 200, `/fail/{key}` 500, `/hang/{key}` never;
- * `GET /stats` → `{count: {key: n}, bad}`; `GET /arrivals/{key}` → `{eventId: ms}`. Prints `READY <base url>`.
+ * `POST /cut` closes the connection of every hanging request (`{cut: n}`); `GET /stats` → `{count: {key: n}, bad,
+ * hanging}` (hanging: requests open now); `GET /arrivals/{key}` → `{eventId: ms}`. Prints `READY <base url>`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 const secrets = new Map<string, string>();
 const arrivals = new Map<string, Map<string, number>>();
 const counts = new Map<string, number>();
+const hanging = new Set<http.ServerResponse>();
 let bad = 0;
 
 const now = () => performance.timeOrigin + performance.now();
@@ -45,14 +47,24 @@ const server = http.createServer((req, res) => {
     if (req.method === 'GET' && kind === 'stats') {
       return void res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ count: Object.fromEntries(counts), bad }));
+        .end(JSON.stringify({ count: Object.fromEntries(counts), bad, hanging: hanging.size }));
     }
     if (req.method === 'GET' && kind === 'arrivals') {
       return void res
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify(Object.fromEntries(arrivals.get(key) ?? [])));
     }
-    if (kind === 'hang') return;
+    if (req.method === 'POST' && kind === 'cut') {
+      const cut = hanging.size;
+      for (const r of hanging) r.socket?.destroy();
+      hanging.clear();
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ cut }));
+    }
+    if (kind === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
     if (!verified(key, body, req.headers['service-signature'] as string | undefined)) {
       bad += 1;
       return void res.writeHead(400).end('bad signature');

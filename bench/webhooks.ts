@@ -10,6 +10,10 @@
  * - isolation: the same load to a tenant that also has a never-answering and a 500-answering endpoint subscribed;
  *   its healthy endpoint's p99 against the latency figure's. The two loads alternate in windows (see
  *   `latencyWindows`), so the machine's drift and stalls land on both;
+ * - organizations: the same load to another organization's one endpoint, alone and beside an organization with
+ *   HANGING_ENDPOINTS endpoints that accept and never answer, each with a backlog (WH-17: that organization holds at
+ *   most WEBHOOK_ORGANIZATION_CONCURRENCY of the slots); the p99 beside it against the p99 alone, in alternating
+ *   windows as above, the hanging requests cut between windows;
  * - fairness: tenant A with a backlog of 100,000 deliveries, then tenant B's new events: their worst latency.
  */
 import pg from 'pg';
@@ -28,6 +32,9 @@ const RATE = 200;
 const LATENCY_WINDOWS = 4;
 const LATENCY_WINDOW_SECONDS = 5;
 const FAIRNESS_BACKLOG = 100_000;
+/** Endpoints of the hanging organization (WEBHOOK_ENDPOINTS_MAX's default), and events in its backlog per window. */
+const HANGING_ENDPOINTS = 20;
+const HANGING_EVENTS = 20;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,6 +86,22 @@ export const benchWebhooks: BenchSection = async (db, settings, baselines) => {
       baseline: { name: 'p99 without them', value: quiet.p99 },
       target: '<= 120 % of p99 without them',
       pass: noisy.p99 <= quiet.p99 * 1.2,
+    });
+    const crowd = await organizationWindows(b);
+    record({
+      section: 'webhooks',
+      name: `another organization's p99 at ${RATE} events/s, alone`,
+      value: crowd.alone.p99,
+      unit: 'ms',
+    });
+    record({
+      section: 'webhooks',
+      name: `another organization's p99 beside one with ${HANGING_ENDPOINTS} hanging endpoints`,
+      value: crowd.beside.p99,
+      unit: 'ms',
+      baseline: { name: 'p99 alone', value: crowd.alone.p99 },
+      target: '<= 120 % of p99 alone',
+      pass: crowd.beside.p99 <= crowd.alone.p99 * 1.2,
     });
     await fairness(b);
     const stats = await receiverStats(b);
@@ -153,8 +176,15 @@ async function endLeftovers(b: Bench): Promise<void> {
   }
 }
 
-async function receiverStats(b: Bench): Promise<{ count: Record<string, number>; bad: number }> {
-  return (await (await fetch(`${b.receiver.url}/stats`)).json()) as { count: Record<string, number>; bad: number };
+interface ReceiverStats {
+  count: Record<string, number>;
+  bad: number;
+  /** Requests to `/hang/…` open now. */
+  hanging: number;
+}
+
+async function receiverStats(b: Bench): Promise<ReceiverStats> {
+  return (await (await fetch(`${b.receiver.url}/stats`)).json()) as ReceiverStats;
 }
 
 async function dueBacklog(b: Bench): Promise<number> {
@@ -295,6 +325,62 @@ async function disableExtraEndpoints(b: Bench, tenant: Tenant): Promise<void> {
     `UPDATE webhook_endpoints SET disabled = true, disabled_reason = 'bench over' WHERE organization_id = $1 AND url NOT LIKE '%/ok/%'`,
     [tenant.organizationId],
   );
+}
+
+/**
+ * Latency at RATE events/s to the one endpoint of an organization (`other`), alone and beside an organization whose
+ * HANGING_ENDPOINTS endpoints accept and never answer (`crowd`), in alternating windows after an untimed one of each,
+ * as {@link latencyWindows}. Before each window beside it, the crowd gets a backlog of HANGING_EVENTS events for every
+ * endpoint and the bench waits until its requests hang; after each window the leftovers are ended and the hanging
+ * requests cut, so a window alone has nothing hanging.
+ */
+async function organizationWindows(b: Bench): Promise<Record<'alone' | 'beside', { p50: number; p99: number }>> {
+  const other = await tenantWithEndpoints(b, 'other', ['ok']);
+  const crowd = await tenantWithEndpoints(b, 'crowd', Array(HANGING_ENDPOINTS).fill('hang'));
+  let delivered = 0;
+  const window =
+    (beside: boolean, seconds = LATENCY_WINDOW_SECONDS) =>
+    async () => {
+      if (beside) await startHanging(b, crowd);
+      const latencies = await latencyWindow(b, 'other', other, delivered, seconds);
+      delivered += latencies.length;
+      await endLeftovers(b);
+      await cutHanging(b);
+      return latencies;
+    };
+  await window(false, WARM_UP_SECONDS)();
+  await window(true, WARM_UP_SECONDS)();
+  const [alone, beside] = (await alternateWindows(LATENCY_WINDOWS, [window(false), window(true)])) as [
+    PooledSide,
+    PooledSide,
+  ];
+  process.stdout.write(
+    `  webhooks: another organization's p99 of each window (ms): alone ${windowP99Text(alone)}; beside ${HANGING_ENDPOINTS} hanging endpoints ${windowP99Text(beside)}\n`,
+  );
+  await b.pool.query(`UPDATE webhook_endpoints SET disabled = true WHERE organization_id = $1`, [crowd.organizationId]);
+  const figures = (side: PooledSide) => ({ p50: percentile(side.latencies, 50), p99: percentile(side.latencies, 99) });
+  return { alone: figures(alone), beside: figures(beside) };
+}
+
+// The crowd's backlog, and its requests hanging at the receiver (as many as the dispatcher lets it have) before timing.
+async function startHanging(b: Bench, crowd: Tenant): Promise<void> {
+  await emitBatch(b, crowd, HANGING_EVENTS);
+  let last = -1;
+  for (let i = 0; i < 100; i++) {
+    await sleep(200);
+    const { hanging } = await receiverStats(b);
+    if (hanging > 0 && hanging === last) return;
+    last = hanging;
+  }
+}
+
+// Cuts the hanging requests until none is left: rows the dispatcher claimed ahead start (and hang) as slots free.
+async function cutHanging(b: Bench): Promise<void> {
+  for (let quiet = 0, i = 0; quiet < 2 && i < 100; i++) {
+    await fetch(`${b.receiver.url}/cut`, { method: 'POST' });
+    await sleep(200);
+    quiet = (await receiverStats(b)).hanging === 0 ? quiet + 1 : 0;
+  }
 }
 
 async function fairness(b: Bench): Promise<void> {

@@ -62,6 +62,11 @@ export interface Config {
   webhookConcurrency: number;
   /** Webhook attempts in flight at once to one endpoint from one worker process (WEBHOOK_ENDPOINT_CONCURRENCY, default 10; WH-17). */
   webhookEndpointConcurrency: number;
+  /**
+   * Webhook attempts in flight at once for one organization (all its endpoints, both environments) from one worker
+   * process (WEBHOOK_ORGANIZATION_CONCURRENCY, default a quarter of WEBHOOK_CONCURRENCY, at least 1; WH-17).
+   */
+  webhookOrganizationConcurrency: number;
   /** ms a claimed delivery stays with the claiming process without a renewal; a dead process's rows return after it (WEBHOOK_LEASE_MS, default 5000; WH-16). */
   webhookLeaseMs: number;
   /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */

@@ -76,6 +76,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerConcurrency: Number(e.WORKER_CONCURRENCY ?? 4),
     webhookConcurrency: Number(e.WEBHOOK_CONCURRENCY ?? 100),
     webhookEndpointConcurrency: Number(e.WEBHOOK_ENDPOINT_CONCURRENCY ?? 10),
+    // WH-17: a quarter of the process's slots by default, so one organization never holds them all.
+    webhookOrganizationConcurrency: Number(
+      e.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.max(1, Math.floor(Number(e.WEBHOOK_CONCURRENCY ?? 100) / 4)),
+    ),
     webhookLeaseMs: Number(e.WEBHOOK_LEASE_MS ?? 5000),
     trustProxy: e.TRUST_PROXY === 'true',
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),

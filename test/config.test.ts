@@ -130,6 +130,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
   });
 
+  // WH-17: an organization's share of a process's webhook attempts.
+  it('gives one organization a quarter of the webhook slots by default, at least 1, and refuses a bad share', () => {
+    expect(loadConfig({})).toMatchObject({ webhookConcurrency: 100, webhookOrganizationConcurrency: 25 });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '10' }).webhookOrganizationConcurrency).toBe(2);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '3' }).webhookOrganizationConcurrency).toBe(1);
+    expect(loadConfig({ WEBHOOK_ORGANIZATION_CONCURRENCY: '40' }).webhookOrganizationConcurrency).toBe(40);
+    for (const bad of ['0', '-1', 'many', '2.5'])
+      expect(() => loadConfig({ WEBHOOK_ORGANIZATION_CONCURRENCY: bad })).toThrow(/WEBHOOK_ORGANIZATION_CONCURRENCY/);
+  });
+
   // PAY-1: live card payments need both Stripe settings; the API address defaults to Stripe's own.
   it("turns live card payments on with both Stripe settings, defaulting to Stripe's API, and says which state it is in", () => {
     const off = loadConfig({});

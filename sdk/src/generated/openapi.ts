@@ -1151,7 +1151,7 @@ export interface components {
             description?: string;
             /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
             eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
-            /** @description Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; a host that does not resolve yet is accepted and checked when events are sent); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
+            /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
         /** DeletedWebhookEndpoint */
@@ -1705,7 +1705,7 @@ export interface components {
             disabled?: boolean;
             /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
             eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
-            /** @description Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; a host that does not resolve yet is accepted and checked when events are sent); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
+            /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
         /** User */

@@ -38,17 +38,36 @@ export interface ClaimedDelivery {
 }
 
 /**
+ * How many more rows a claim may take for each organization and endpoint the claiming process holds rows of
+ * already (WH-17); the others get the claim's defaults.
+ */
+export interface ClaimRoom {
+  byOrganization: Record<string, number>;
+  byEndpoint: Record<string, number>;
+}
+
+/**
  * Claims due deliveries for one process (WH-16, WH-17), in one statement: for every endpoint, its oldest due
- * pending rows that no live lease holds, at most `perEndpoint[endpoint] ?? endpointCap` of them (the room the
- * process has left for that endpoint), locked with SKIP LOCKED so concurrent claims by other processes take
- * other rows. Across endpoints the rows are taken round-robin (every endpoint's oldest first, then every
- * endpoint's second, …) up to `limit`, so one endpoint's backlog never pushes another's new event back.
+ * pending rows that no live lease holds, at most the room the process has left for that endpoint
+ * (`room.byEndpoint[endpoint] ?? endpointCap`) and for its organization (`room.byOrganization[org] ??
+ * organizationCap`), locked with SKIP LOCKED so concurrent claims by other processes take other rows. Within an
+ * organization the rows are taken round-robin across its endpoints (every endpoint's oldest first, then every
+ * endpoint's second, …) up to its room; across organizations round-robin again (every organization's first row,
+ * then every one's second, …) up to `limit`. So neither one endpoint's backlog nor an organization's many
+ * endpoints push another organization's new event back.
  * Each row gets `leased_until = now() + leaseMs` and `leased_by = owner`; neither column is indexed (a HOT update).
  * @param limit rows at most (the process's free slots); @param leaseMs ms.
  */
 export function claimDueDeliveries(
   db: Db,
-  a: { owner: string; limit: number; endpointCap: number; roomByEndpoint: Record<string, number>; leaseMs: number },
+  a: {
+    owner: string;
+    limit: number;
+    endpointCap: number;
+    organizationCap: number;
+    room: ClaimRoom;
+    leaseMs: number;
+  },
 ): Promise<ClaimedDelivery[]> {
   return many<ClaimedDelivery>(
     db,
@@ -59,19 +78,28 @@ export function claimDueDeliveries(
        UNION ALL
        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.endpoint_id > w.id ORDER BY d.endpoint_id LIMIT 1)
          FROM w WHERE w.id IS NOT NULL
-     ), picked AS (
-       SELECT d.id FROM w
+     ), ready AS (
+       -- Each endpoint's turn numbers its rows; an organization without room locks none of its endpoints' rows.
+       SELECT d.id, e.organization_id, d.next_attempt_at, d.turn FROM w
+       JOIN webhook_endpoints e ON e.id = w.id
        CROSS JOIN LATERAL (
          SELECT x.id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at) AS turn FROM (
            SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
             WHERE d.endpoint_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= now()
               AND (d.leased_until IS NULL OR d.leased_until < now())
             ORDER BY d.next_attempt_at
-            LIMIT COALESCE(($4::jsonb ->> w.id)::int, $3)
+            LIMIT LEAST(COALESCE(($4::jsonb ->> w.id)::int, $3), COALESCE(($7::jsonb ->> e.organization_id)::int, $6))
             FOR UPDATE OF d SKIP LOCKED) x
        ) d
-       ORDER BY d.turn, d.next_attempt_at
-       LIMIT $2
+     ), ranked AS (
+       SELECT id, organization_id, next_attempt_at,
+              row_number() OVER (PARTITION BY organization_id ORDER BY turn, next_attempt_at) AS organization_turn
+         FROM ready
+     ), picked AS (
+       SELECT id FROM ranked
+        WHERE organization_turn <= COALESCE(($7::jsonb ->> organization_id)::int, $6)
+        ORDER BY organization_turn, next_attempt_at
+        LIMIT $2
      ), claimed AS (
        UPDATE webhook_deliveries d SET leased_until = now() + $5 * interval '1 millisecond', leased_by = $1
          FROM picked WHERE d.id = picked.id
@@ -83,7 +111,15 @@ export function claimDueDeliveries(
             w.deleted_at IS NOT NULL AS endpoint_deleted, w.failing_since IS NOT NULL AS endpoint_failing,
             e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at
        FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id`,
-    [a.owner, a.limit, a.endpointCap, JSON.stringify(a.roomByEndpoint), a.leaseMs],
+    [
+      a.owner,
+      a.limit,
+      a.endpointCap,
+      JSON.stringify(a.room.byEndpoint),
+      a.leaseMs,
+      a.organizationCap,
+      JSON.stringify(a.room.byOrganization),
+    ],
   );
 }
 

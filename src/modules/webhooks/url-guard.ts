@@ -10,9 +10,6 @@ export interface VettedAddress {
 /** A webhook URL the service refuses to call; the message is safe to show to the integrator. */
 export class UnsafeWebhookUrlError extends Error {}
 
-/** The host has no address right now (not set up yet, or no resolver): nothing to judge, nothing to connect to. */
-export class UnresolvableHostError extends UnsafeWebhookUrlError {}
-
 /**
  * True when `ip` is a public unicast address. Everything else is refused: private, loopback, link-local,
  * unique-local, carrier-grade NAT, multicast, broadcast, unspecified, reserved and the IPv6 translation
@@ -28,35 +25,52 @@ export function isPublicAddress(ip: string): boolean {
 }
 
 /**
- * Checks a webhook URL and resolves its host (WH-13, WH-14).
+ * Checks a webhook URL as it is saved, without looking its host name up (WH-13, WH-14):
  * - Always: an absolute http(s) URL without user name or password.
- * - Unless `allowPrivateNetworks` (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): https only, and every address the
- *   host resolves to (node:dns lookup, all addresses) must be public. Called at create/update and again
- *   before every delivery attempt, which then connects to the returned address (DNS-rebinding defence).
+ * - Unless `allowPrivateNetworks` (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): https only, and an address written in the
+ *   URL must be public.
+ * A host name is not resolved here, `localhost` included: whether it has an address, and whether that address is
+ * private, would be told apart by the answer (or its time), which maps internal DNS names for whoever probes. Every
+ * attempt resolves and judges it ({@link vetWebhookUrl}).
+ * @throws UnsafeWebhookUrlError with a message naming the problem (never an address the URL does not contain).
+ */
+export function checkWebhookUrl(url: string, allowPrivateNetworks: boolean): void {
+  const parsed = parseWebhookUrl(url);
+  if (allowPrivateNetworks) return;
+  if (parsed.protocol !== 'https:') throw new UnsafeWebhookUrlError('must use https');
+  const host = hostOf(parsed);
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new UnsafeWebhookUrlError(NON_PUBLIC_MESSAGE);
+}
+
+/**
+ * Checks a webhook URL before an attempt and resolves its host (WH-13, WH-14): {@link checkWebhookUrl}, then unless
+ * private networks are allowed, every address the host resolves to (node:dns lookup, all addresses) must be public.
+ * The attempt then connects to the returned address (DNS-rebinding defence).
  * @returns the vetted addresses, or null when private networks are allowed (the host is then not pinned).
- * @throws UnsafeWebhookUrlError with a message naming the problem; its subclass UnresolvableHostError when the
- *   host has no address.
+ * @throws UnsafeWebhookUrlError: {@link HOST_NOT_PUBLIC_MESSAGE} alike for a host with no address and one with a
+ *   non-public address (the attempt is readable by the integrator), else the message of {@link checkWebhookUrl}.
  */
 export async function vetWebhookUrl(url: string, allowPrivateNetworks: boolean): Promise<VettedAddress[] | null> {
-  const parsed = parseWebhookUrl(url);
+  checkWebhookUrl(url, allowPrivateNetworks);
   if (allowPrivateNetworks) return null;
-  if (parsed.protocol !== 'https:') throw new UnsafeWebhookUrlError('must use https');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const addresses = ipaddr.isValid(host)
-    ? [{ address: host, family: host.includes(':') ? 6 : 4 } as VettedAddress]
-    : await resolveAll(host);
-  for (const a of addresses) {
-    if (!isPublicAddress(a.address)) {
-      // WH-14: never what the host resolves to, nor which kind of private range: the answer would map internal DNS.
-      throw new UnsafeWebhookUrlError(NON_PUBLIC_MESSAGE);
-    }
-  }
+  const host = hostOf(new URL(url));
+  if (ipaddr.isValid(host)) return [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  const addresses = await resolveAll(host);
+  // WH-13: never what the host resolves to, nor which kind of address, nor whether it has one.
+  if (!addresses.length || !addresses.every((a) => isPublicAddress(a.address)))
+    throw new UnsafeWebhookUrlError(HOST_NOT_PUBLIC_MESSAGE);
   return addresses;
 }
 
-/** The one message for a host that resolves to any non-public address (WH-14). */
-export const NON_PUBLIC_MESSAGE =
-  'resolves to a private or loopback address; webhook URLs must resolve to public addresses';
+/** The message for an address written in a webhook URL that is not public (WH-13). */
+export const NON_PUBLIC_MESSAGE = 'is a private or loopback address; webhook URLs must use public addresses';
+
+/**
+ * The one message for a host name that, at an attempt, has no address or has any non-public one (WH-13): the two
+ * are not told apart, so an attempt's error never says whether an internal name exists.
+ */
+export const HOST_NOT_PUBLIC_MESSAGE =
+  'host does not resolve to public addresses only (no address, or a private or loopback one); webhook URLs must resolve to public addresses';
 
 function parseWebhookUrl(url: string): URL {
   let parsed: URL;
@@ -74,12 +88,16 @@ function parseWebhookUrl(url: string): URL {
   return parsed;
 }
 
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+// Any failure (no such name, no resolver, a timeout) is "no address": it is not told apart from a private one.
 async function resolveAll(host: string): Promise<VettedAddress[]> {
   try {
     const found = await lookup(host, { all: true, verbatim: true });
-    if (!found.length) throw new Error('no addresses');
     return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
   } catch {
-    throw new UnresolvableHostError(`host ${host} does not resolve`);
+    return [];
   }
 }

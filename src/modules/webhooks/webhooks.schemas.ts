@@ -9,8 +9,8 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'Where events are POSTed. Must be https and must resolve only to public addresses (checked now and before every attempt; ' +
-    'a host that does not resolve yet is accepted and checked when events are sent); ' +
+    'Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, ' +
+    'a host name before every attempt (one with no address, or with any private one, is not called); ' +
     'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development.',
 });
 const EventTypes = Type.Array(EventTypeSchema, {

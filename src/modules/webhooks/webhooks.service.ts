@@ -9,7 +9,7 @@ import { deliveryView, type DeliveryView } from './deliveries.service.js';
 import { findDelivery } from './deliveries.repo.js';
 import { sealEndpointSecret } from './endpoint-secrets.js';
 import { newSigningSecret } from './signature.js';
-import { UnresolvableHostError, UnsafeWebhookUrlError, vetWebhookUrl } from './url-guard.js';
+import { checkWebhookUrl, UnsafeWebhookUrlError } from './url-guard.js';
 import * as repo from './webhooks.repo.js';
 import { withFields } from '../../lib/objects.js';
 
@@ -57,8 +57,9 @@ export interface CreateEndpointInput {
 /**
  * Registers an endpoint (WH-1, WH-13, SEC-4) with a fresh `whsec_` secret.
  * @returns the endpoint plus `secret`, the only time the secret is shown.
- * @throws ValidationError on `url` when it is not https or resolves to a non-public address (unless
- *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host that does not resolve yet is accepted (checked at delivery).
+ * @throws ValidationError on `url` when it is not https, or is written with a non-public address (unless
+ *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host name is not resolved here (WH-13): whatever it resolves to, or
+ *   whether it resolves at all, is judged before every attempt, so the answer tells nothing about internal DNS.
  *   AppError webhook_endpoint_limit_reached (409) when the tenant has WEBHOOK_ENDPOINTS_MAX endpoints (SEC-4).
  */
 export async function createEndpoint(
@@ -66,7 +67,7 @@ export async function createEndpoint(
   tenant: Tenant,
   input: CreateEndpointInput,
 ): Promise<EndpointView & { secret: string }> {
-  await checkUrl(ctx, input.url);
+  checkUrl(ctx, input.url);
   const id = newId('webhookEndpoint');
   const secret = newSigningSecret();
   const row = await withTransaction(ctx.pool, async (tx) => {
@@ -125,7 +126,7 @@ export async function updateEndpoint(
   input: UpdateEndpointInput,
 ): Promise<EndpointView> {
   await endpointOrThrow(ctx, tenant, id);
-  if (input.url !== undefined) await checkUrl(ctx, input.url);
+  if (input.url !== undefined) checkUrl(ctx, input.url);
   return withTransaction(ctx.pool, async (tx) => {
     const current = await repo.findEndpoint(tx, tenant, id, true);
     if (!current) throw notFound('webhook endpoint', id);
@@ -205,13 +206,11 @@ async function endpointOrThrow(ctx: AppContext, tenant: Tenant, id: string): Pro
   return row;
 }
 
-async function checkUrl(ctx: AppContext, url: string): Promise<void> {
+// WH-13: no DNS look-up, so a private name and a name without an address get the same answer (201).
+function checkUrl(ctx: AppContext, url: string): void {
   try {
-    await vetWebhookUrl(url, ctx.config.webhookAllowPrivateNetworks);
+    checkWebhookUrl(url, ctx.config.webhookAllowPrivateNetworks);
   } catch (err) {
-    // A host without an address yet (DNS not set up, or no resolver here) cannot be judged now. It is not
-    // refused: every delivery attempt resolves and checks it again and connects only to a vetted public address.
-    if (err instanceof UnresolvableHostError) return;
     if (err instanceof UnsafeWebhookUrlError) throw new ValidationError([{ field: 'url', message: err.message }]);
     throw err;
   }
