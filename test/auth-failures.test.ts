@@ -7,6 +7,7 @@ import { sha256 } from '../src/lib/secrets.js';
 import { sessionCookieValue as consoleCookie } from '../src/modules/console/sessions.js';
 import { sessionCookieValue as dashboardCookie } from '../src/modules/dashboard/sessions.js';
 import { newApiKey } from '../src/modules/organizations/api-key-format.js';
+import { UncheckedKeyHashes } from '../src/modules/organizations/unchecked-keys.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { statementsDuring } from './statements.js';
 
@@ -106,6 +107,25 @@ describe('keys issued before checksums (AUTH-3)', () => {
     const revoked = await t.admin('DELETE', `/organizations/${owner.organizationId}/api-keys/${old.id}`);
     expect(revoked.statusCode, revoked.body).toBe(200);
     expect((await getOrganization(old.key, newAddress())).statusCode).toBe(401);
+  });
+});
+
+describe('the hashes of keys without a checksum while changes are not heard (AUTH-3)', () => {
+  it('are read once for concurrent questions and at most once a second, and see a key issued meanwhile', async () => {
+    const owner = await t.newTenant('Unheard Co');
+    const hashes = new UncheckedKeyHashes(t.ctx.pool, () => false, 1000);
+    const start = Date.now();
+    const { result, statements } = await statementsDuring(() =>
+      Promise.all(Array.from({ length: 50 }, () => hashes.has(sha256(oldShapeKey()), start))),
+    );
+    expect(result).toEqual(Array(50).fill(false));
+    expect(statements).toHaveLength(1);
+    const old = await insertOldShapeKey(owner.organizationId);
+    const within = await statementsDuring(() => hashes.has(sha256(old.key), start + 900));
+    expect(within).toEqual({ result: false, statements: [] });
+    const after = await statementsDuring(() => hashes.has(sha256(old.key), start + 1100));
+    expect(after.result).toBe(true);
+    expect(after.statements).toHaveLength(1);
   });
 });
 
