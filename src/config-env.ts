@@ -71,6 +71,8 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_API_REQUESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_ADMIN_REQUESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_ADMIN_AUTH_FAILURES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_AUTH_FAILURES: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
+  RATE_LIMIT_DASHBOARD_REQUESTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_SIGN_IN_ATTEMPTS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_MAGIC_LINK_OPENS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   RATE_LIMIT_SYNC_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),

@@ -12,6 +12,14 @@ export interface RateLimitConfig {
   adminRequests: number;
   /** Per client address, failed operator-token checks; beyond it the admin API answers 429 without checking (default 10). */
   adminAuthFailures: number;
+  /**
+   * Per client address, failed authentications on the integrator API (401s) and failed dashboard and console session
+   * cookies, counted together; beyond it those requests answer 429 before any look-up (RATE_LIMIT_AUTH_FAILURES,
+   * default 20; AUTH-14).
+   */
+  authFailures: number;
+  /** Per dashboard session, signed-in dashboard requests (RATE_LIMIT_DASHBOARD_REQUESTS, default 120; AUTH-6). */
+  dashboardRequests: number;
   /** Per client address, console sign-in attempts (RATE_LIMIT_SIGN_IN_ATTEMPTS, default 10). */
   signInAttempts: number;
   /** Per client address, magic links opened (RATE_LIMIT_MAGIC_LINK_OPENS, default 30). */

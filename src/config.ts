@@ -116,6 +116,8 @@ function rateLimitsOf(e: Env): RateLimitConfig {
     apiRequests: Number(e.RATE_LIMIT_API_REQUESTS ?? 1200),
     adminRequests: Number(e.RATE_LIMIT_ADMIN_REQUESTS ?? 300),
     adminAuthFailures: Number(e.RATE_LIMIT_ADMIN_AUTH_FAILURES ?? 10),
+    authFailures: Number(e.RATE_LIMIT_AUTH_FAILURES ?? 20),
+    dashboardRequests: Number(e.RATE_LIMIT_DASHBOARD_REQUESTS ?? 120),
     signInAttempts: Number(e.RATE_LIMIT_SIGN_IN_ATTEMPTS ?? 10),
     magicLinkOpens: Number(e.RATE_LIMIT_MAGIC_LINK_OPENS ?? 30),
     syncMs: Number(e.RATE_LIMIT_SYNC_MS ?? 250),

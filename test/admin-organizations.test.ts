@@ -32,8 +32,8 @@ describe('admin API: organizations and keys', () => {
     expect(body.id).toMatch(/^org_/);
     expect(body.name).toBe('Acme Payroll');
     // ORG-1: `{id, name, apiKeys: {live, test}}`: the keys themselves, usable as they are.
-    expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
-    expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
+    expect(body.apiKeys.live).toMatch(/^sk_live_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}$/);
+    expect(body.apiKeys.test).toMatch(/^sk_test_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}$/);
     expect(body.apiKeyIds).toEqual({ live: expect.stringMatching(/^key_/), test: expect.stringMatching(/^key_/) });
     const org = await t.app.inject({
       method: 'GET',

@@ -70,6 +70,8 @@ describe('configuration', () => {
       apiRequests: 1200,
       adminRequests: 300,
       adminAuthFailures: 10,
+      authFailures: 20,
+      dashboardRequests: 120,
       signInAttempts: 10,
       magicLinkOpens: 30,
       syncMs: 250,
@@ -82,6 +84,11 @@ describe('configuration', () => {
       windowSeconds: 10,
     });
     expect(() => loadConfig({ RATE_LIMIT_API_REQUESTS: '0' })).toThrow(/RATE_LIMIT_API_REQUESTS/);
+    expect(loadConfig({ RATE_LIMIT_AUTH_FAILURES: '5', RATE_LIMIT_DASHBOARD_REQUESTS: '40' }).rateLimits).toMatchObject(
+      { authFailures: 5, dashboardRequests: 40 },
+    );
+    expect(() => loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' })).toThrow(/RATE_LIMIT_AUTH_FAILURES/);
+    expect(() => loadConfig({ RATE_LIMIT_DASHBOARD_REQUESTS: 'many' })).toThrow(/RATE_LIMIT_DASHBOARD_REQUESTS/);
   });
 
   it('refuses bad values with an error naming every bad variable', () => {

@@ -20,7 +20,10 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
     DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...Object.fromEntries(
-      ['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES'].map((n) => [`RATE_LIMIT_${n}`, '1000000']),
+      ['API_REQUESTS', 'ADMIN_REQUESTS', 'ADMIN_AUTH_FAILURES', 'AUTH_FAILURES', 'DASHBOARD_REQUESTS'].map((n) => [
+        `RATE_LIMIT_${n}`,
+        '1000000',
+      ]),
     ),
     ...extra,
   };

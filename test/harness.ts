@@ -108,6 +108,8 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
         'API_REQUESTS',
         'ADMIN_REQUESTS',
         'ADMIN_AUTH_FAILURES',
+        'AUTH_FAILURES',
+        'DASHBOARD_REQUESTS',
         'SIGN_IN_ATTEMPTS',
         'MAGIC_LINK_OPENS',
         'WEBHOOK_TESTS',

@@ -16,6 +16,11 @@ export interface NotifiedCacheOptions {
   maxEntries?: number;
   /** Wait before opening the listening connection again after it broke, ms. Default 1000. */
   reconnectMs?: number;
+  /**
+   * Told of every change: the key a notification (or a local `forget`) names, and '*' when everything is dropped
+   * (a '*' notification, the notifications lost, or heard again). For what a cache keeps beside its entries.
+   */
+  onChange?: (key: string) => void;
 }
 
 interface Entry<V> {
@@ -66,6 +71,7 @@ export class NotifiedCache<V> {
     this.changes += 1;
     if (key === '*' || key === '') this.entries.clear();
     else this.entries.delete(key);
+    this.options.onChange?.(key || '*');
   }
 
   /** Opens the listening connection (no-op when the cache is off). Resolves once listening or after the first failure. */
@@ -98,6 +104,7 @@ export class NotifiedCache<V> {
       this.client = null;
       this.listening = false;
       this.entries.clear();
+      this.options.onChange?.('*');
       if (!this.stopped) {
         if (err) log.warn({ err }, `${what} change notifications lost; reading from the database until they are back`);
         this.retry = setTimeout(() => void this.connect(), this.reconnectMs);

@@ -30,6 +30,8 @@ URL, signed like webhooks).
 **Rate limits.** Requests are counted per API key in fixed windows (default 1200 per minute). Every answer carries
 \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (seconds until the window ends), the IETF
 draft's header fields; beyond the limit the answer is 429 (code \`rate_limited\`) with \`Retry-After\` in seconds.
+A client address whose requests were refused with 401 too often in a window (default 20) gets 429 with
+\`Retry-After\` for every request until the window ends, whatever key it sends.
 
 **Environments and settings.** Organization settings (PATCH /organization) are one set shared by both environments
 and reach live customers, so they change only with a live key; with a test key the answer is 403.

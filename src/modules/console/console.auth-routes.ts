@@ -15,7 +15,7 @@ import {
   redirectWith,
   render,
 } from './console.web.js';
-import { revokeSession, SESSION_TTL_SECONDS } from './sessions.js';
+import { revokeSession, SESSION_TTL_SECONDS, sessionCookieValue } from './sessions.js';
 
 /**
  * Sign in and sign out. Sign-in attempts are limited per client address (RATE_LIMIT_SIGN_IN_ATTEMPTS), failures
@@ -102,7 +102,11 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
         );
       }
       if (!result.ok) return again(401, 'That e-mail address and password do not match an active operator account.');
-      reply.setCookie(COOKIES.session, result.sessionId, cookieOptions(ctx, request, SESSION_TTL_SECONDS));
+      reply.setCookie(
+        COOKIES.session,
+        sessionCookieValue(ctx.secrets.fileUrlSecret, result.sessionId),
+        cookieOptions(ctx, request, SESSION_TTL_SECONDS),
+      );
       reply.clearCookie(COOKIES.login, cookieOptions(ctx, request));
       return reply.redirect(next, 303);
     },

@@ -16,8 +16,9 @@ import { consoleOrderActionRoutes } from './console.actions-routes.js';
 import { consoleOrderRoutes } from './console.orders-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
 import { consoleComplianceRoutes } from './console.deadlines-routes.js';
-import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, render } from './console.web.js';
-import { findSession } from './sessions.js';
+import { authFailureThrottle } from '../rate-limits/rate-limits.js';
+import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, cookieOptions, render } from './console.web.js';
+import { findSession, sessionIdOf } from './sessions.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CSS = fs.readFileSync(path.join(HERE, 'assets', 'console.css'));
@@ -71,14 +72,23 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
 }
 
 // Every page but the public ones needs a live session; without one, GETs go to the sign-in page and come
-// back afterwards, anything else is sent to sign in too (its form would be stale anyway).
+// back afterwards, anything else is sent to sign in too (its form would be stale anyway). AUTH-14: a cookie that
+// fails counts a failed authentication of the client address (beyond RATE_LIMIT_AUTH_FAILURES: a 429 page before any
+// look-up), and one whose MAC does not hold is refused without a look-up.
 function authenticate(ctx: AppContext) {
+  const failures = authFailureThrottle(ctx.config.rateLimits);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const pathname = request.url.split('?')[0];
     if (PUBLIC_PATHS.has(pathname)) return;
-    const sid = request.cookies[COOKIES.session];
-    request.consoleSession = sid ? await findSession(ctx.pool, sid) : null;
-    if (request.consoleSession) return;
+    const cookie = request.cookies[COOKIES.session];
+    if (cookie) {
+      failures.check(request, reply);
+      const sessionId = sessionIdOf(ctx.secrets.fileUrlSecret, cookie);
+      request.consoleSession = sessionId ? await findSession(ctx.pool, sessionId) : null;
+      if (request.consoleSession) return;
+      failures.failed(request);
+      reply.clearCookie(COOKIES.session, cookieOptions(ctx, request));
+    }
     const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
     return reply.redirect(`${CONSOLE_PREFIX}/login${next}`, 303);
   };

@@ -1,5 +1,6 @@
 import type { Db } from '../../lib/db.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
+import { signToken, verifiedToken } from '../../lib/signed-tokens.js';
 import * as repo from './operators.repo.js';
 
 /** Console sessions last 12 hours from sign-in (a working day), then the operator signs in again. */
@@ -24,7 +25,26 @@ export async function createSession(db: Db, operatorId: string): Promise<{ sessi
   return { sessionId, expiresAt };
 }
 
-/** The live session for a cookie value: not revoked, not expired, operator not disabled; else null. */
+/** What the MAC of a console session cookie is for (AUTH-14). */
+const COOKIE_PURPOSE = 'console-session';
+
+/**
+ * The value of the session cookie for a session id: the id with its MAC under the server secret (AUTH-7, AUTH-14).
+ * @param secret ctx.secrets.fileUrlSecret.
+ */
+export function sessionCookieValue(secret: string, sessionId: string): string {
+  return signToken(secret, COOKIE_PURPOSE, sessionId);
+}
+
+/**
+ * The session id inside a cookie value when its MAC holds, else null: a forged or altered cookie, or one made before
+ * cookies carried a MAC, is refused without a look-up (AUTH-14).
+ */
+export function sessionIdOf(secret: string, cookie: string | undefined): string | null {
+  return verifiedToken(secret, COOKIE_PURPOSE, cookie);
+}
+
+/** The live session of a session id (from {@link sessionIdOf}): not revoked, not expired, operator not disabled; else null. */
 export async function findSession(db: Db, sessionId: string): Promise<ConsoleSession | null> {
   const row = await repo.findLiveSession(db, sha256(sessionId));
   if (!row) return null;

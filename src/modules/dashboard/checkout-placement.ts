@@ -5,7 +5,7 @@ import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import type { OrderBodyInput } from '../orders/orders.schemas.js';
 import { placeOrderInTx } from '../orders/orders.service.js';
 import { placeCertificateInTx } from './certificate-orders.js';
-import { lockCheckoutForm, placedByForm } from './checkout-forms.js';
+import { lockCheckoutForm, placedByForm, type IssuedFormToken } from './checkout-forms.js';
 import type { FormValues } from './checkout.forms.js';
 import type { CheckoutOptions, ProductKey } from './checkout.products.js';
 import type { CompanyRow } from './dashboard.repo.js';
@@ -39,8 +39,11 @@ export interface CheckoutSubmit {
   activeAgent: boolean;
   /** The signed-in session (the form token must have been issued to it). */
   session: DashboardSession;
-  /** The form's one-time token (`_checkout`); null for a post without one (placed without double-submit protection). */
-  formToken: string | null;
+  /**
+   * The form's one-time token (`_checkout`), checked as issued to this session (issuedCheckoutForm); null for a post
+   * without one (placed without double-submit protection).
+   */
+  formToken: IssuedFormToken | null;
   /** Customer billing: the total (cents) the page showed; when the price changed since, nothing is charged. */
   expectedTotalCents?: number | null;
   /** Hosted payment pages (PAY-2): the dashboard's absolute address (origin + base path) and the e-mail to prefill. */
@@ -84,7 +87,8 @@ export async function placeCheckoutIntent(
       );
 }
 
-const EXPIRED_FORM: CheckoutOutcome = {
+/** The outcome of a form whose token was not issued to this session, is too old or forged (DASH-9). */
+export const EXPIRED_FORM: CheckoutOutcome & { ok: false } = {
   ok: false,
   errors: [],
   expired: true,
@@ -105,7 +109,10 @@ export function priceChangedOutcome(expected: number | null | undefined, total: 
   };
 }
 
-/** With a form token: locks its row, then answers with the orders an earlier submit of the form placed, if any. */
+/**
+ * With a form token: creates or locks its row, then answers with the orders an earlier submit of the form placed, if
+ * any (DASH-9).
+ */
 export async function guardForm(
   tx: Db,
   s: CheckoutSubmit,

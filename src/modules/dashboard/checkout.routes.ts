@@ -4,7 +4,8 @@ import type { FieldError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PricedLine } from '../orders/orders.service.js';
 import { CARD_SECTION, type Section } from './checkout.fields.js';
-import { CHECKOUT_FORM_FIELD, issueCheckoutForm, placedByForm } from './checkout-forms.js';
+import { CHECKOUT_FORM_FIELD, issueCheckoutForm, issuedCheckoutForm, placedByForm } from './checkout-forms.js';
+import { EXPIRED_FORM } from './checkout-placement.js';
 import { fieldsOf, redisplayValues, type FormValues } from './checkout.forms.js';
 import {
   COMPANY_PRODUCTS,
@@ -188,8 +189,9 @@ async function productPage(
     : await summaryLines(ctx.pool, session.tenant, product, options, company, billing, activeAgent);
   const sections = productSections(product, options, activeAgent);
   const base = request.dashboardSite.basePath;
-  // Each rendered form gets its own one-time token: resubmitting it never places or charges twice.
-  const formToken = unavailable ? null : await issueCheckoutForm(ctx.pool, session);
+  // Each rendered form gets its own one-time token: resubmitting it never places or charges twice. Issuing it writes
+  // nothing (DASH-9): its row is made when the form is submitted.
+  const formToken = unavailable ? null : issueCheckoutForm(ctx.secrets.fileUrlSecret, session);
   const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, session.tenant.environment) : null;
   const hosted = provider?.kind === 'hosted';
   const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
@@ -244,8 +246,12 @@ async function submit(
   const company = product === 'formation' ? null : await companyOr404(ctx, request, reply);
   if (product !== 'formation' && !company) return reply;
   const form = request.body ?? {};
-  const formToken =
+  const sent =
     typeof form[CHECKOUT_FORM_FIELD] === 'string' && form[CHECKOUT_FORM_FIELD] ? form[CHECKOUT_FORM_FIELD] : null;
+  const formToken = sent ? issuedCheckoutForm(ctx.secrets.fileUrlSecret, session, sent) : null;
+  // DASH-9: a token of another session, a forged or an old one is refused before anything is read.
+  if (sent && !formToken)
+    return productPage(ctx, request, reply, product, form, redisplayValues(form), [], EXPIRED_FORM.message, 409);
   // A form submitted again after it placed its order (double click, reload, back button) shows that order.
   const earlier = formToken ? await placedByForm(ctx.pool, session.tenant, formToken) : null;
   if (earlier) return reply.redirect(placedHref(request, earlier), 303);

@@ -153,5 +153,5 @@ function renderError(err: unknown, request: FastifyRequest, reply: Parameters<ty
       : status === 415
         ? 'This form could not be read.'
         : 'The request could not be processed.';
-  return renderMessage(reply, request, status, 'We could not do that', message);
+  return renderMessage(reply, request, status, status === 429 ? 'Too many requests' : 'We could not do that', message);
 }

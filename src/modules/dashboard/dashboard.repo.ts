@@ -173,13 +173,14 @@ export async function insertSession(tx: Db, s: NewSessionRow): Promise<void> {
 }
 
 /**
- * Touches the idle timer of a live session (not revoked, not expired, seen within `idleSeconds`) and returns it;
- * null otherwise.
+ * The live session of `idHash` (not revoked, not expired, not idle for `idleSeconds`); its idle timer is moved to now
+ * when it was last moved more than `touchSeconds` ago, in the same statement, so most page views write nothing.
  */
 export function touchLiveSession(
   db: Db,
   idHash: string,
   idleSeconds: number,
+  touchSeconds: number,
 ): Promise<{
   id_hash: string;
   organization_id: string;
@@ -195,10 +196,15 @@ export function touchLiveSession(
     csrf_token: string;
   }>(
     db,
-    `UPDATE dashboard_sessions SET last_seen_at = now()
-      WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
-      RETURNING id_hash, organization_id, environment, user_id, csrf_token`,
-    [idHash, idleSeconds],
+    `WITH live AS (
+       SELECT id_hash, organization_id, environment, user_id, csrf_token, last_seen_at FROM dashboard_sessions
+        WHERE id_hash = $1 AND revoked_at IS NULL AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
+     ), touched AS (
+       UPDATE dashboard_sessions d SET last_seen_at = now() FROM live
+        WHERE d.id_hash = live.id_hash AND live.last_seen_at < now() - make_interval(secs => $3)
+     )
+     SELECT id_hash, organization_id, environment, user_id, csrf_token FROM live`,
+    [idHash, idleSeconds, touchSeconds],
   );
 }
 
@@ -209,29 +215,24 @@ export async function revokeSessionRow(db: Db, idHash: string): Promise<void> {
   ]);
 }
 
-/** Stores the sha256 of a checkout form token issued to the session (table checkout_forms). */
-export async function insertCheckoutForm(
-  db: Db,
-  tokenHash: string,
-  sessionIdHash: string,
-  tenant: Tenant,
-): Promise<void> {
-  await db.query(
-    `INSERT INTO checkout_forms (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)`,
-    [tokenHash, sessionIdHash, tenant.organizationId, tenant.environment],
-  );
-}
-
-/** Locks the form token's row (FOR UPDATE) if it was issued to the session; its failed attempts so far, or null. */
-export function lockCheckoutFormRow(
+/**
+ * Creates the row of a checkout form token on its first submit (table checkout_forms, its sha256 only) and locks it,
+ * or locks the row an earlier submit created, until the transaction ends (DASH-9). A concurrent first submit of the
+ * same token waits for this one's transaction. Returns the row's failed attempts so far, or null when the row belongs
+ * to another session.
+ */
+export function claimCheckoutFormRow(
   tx: Db,
   tokenHash: string,
   sessionIdHash: string,
+  tenant: Tenant,
 ): Promise<{ attempts: number } | null> {
   return one<{ attempts: number }>(
     tx,
-    'SELECT attempts FROM checkout_forms WHERE token_hash = $1 AND session_id_hash = $2 FOR UPDATE',
-    [tokenHash, sessionIdHash],
+    `INSERT INTO checkout_forms AS f (token_hash, session_id_hash, organization_id, environment) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (token_hash) DO UPDATE SET attempts = f.attempts WHERE f.session_id_hash = EXCLUDED.session_id_hash
+     RETURNING attempts`,
+    [tokenHash, sessionIdHash, tenant.organizationId, tenant.environment],
   );
 }
 

@@ -7,7 +7,13 @@ import * as service from './dashboard.service.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { presentDocument } from '../branding/wording.js';
 import { presentCompany, presentOrder } from './presenters.js';
-import { revokeSession, SESSION_COOKIE, SESSION_MAX_SECONDS, startSessionFromLink } from './sessions.js';
+import {
+  revokeSession,
+  SESSION_COOKIE,
+  SESSION_MAX_SECONDS,
+  sessionCookieValue,
+  startSessionFromLink,
+} from './sessions.js';
 import { chrome, renderMessage, renderPage, requireCsrf, requireSession } from './web.js';
 
 /** Lifetime of the signed file URL a download click redirects to, in seconds. */
@@ -49,7 +55,7 @@ export const dashboardPages: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
       // public address is https even behind a TLS proxy without TRUST_PROXY: the cookie must never travel over plain http.
       const https =
         Boolean(hostOrganization) || request.protocol === 'https' || ctx.config.dashboardBaseUrl.startsWith('https:');
-      reply.setCookie(SESSION_COOKIE, started.sessionId, {
+      reply.setCookie(SESSION_COOKIE, sessionCookieValue(ctx.secrets.fileUrlSecret, started.sessionId), {
         path: basePath || '/',
         httpOnly: true,
         sameSite: 'lax',

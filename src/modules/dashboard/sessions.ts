@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
+import { signToken, verifiedToken } from '../../lib/signed-tokens.js';
 import { consumeMagicLink } from '../magic-links/magic-links.repo.js';
 import * as repo from './dashboard.repo.js';
 
@@ -11,6 +12,10 @@ export const SESSION_COOKIE = 'fcs_dashboard';
 export const SESSION_IDLE_SECONDS = 12 * 3600;
 /** ...and at the latest this many seconds after sign-in, however active. */
 export const SESSION_MAX_SECONDS = 7 * 24 * 3600;
+/** The idle timer is moved at most this often (seconds), so page views write nothing in between. */
+const SESSION_TOUCH_SECONDS = 60;
+/** What the MAC of a session cookie is for (AUTH-14). */
+const COOKIE_PURPOSE = 'dashboard-session';
 
 /** A signed-in dashboard user. The session id itself lives only in the cookie; the database keeps its sha256. */
 export interface DashboardSession {
@@ -63,12 +68,28 @@ export async function startSessionFromLink(
 }
 
 /**
- * The live session for a cookie value, touching its idle timer; null when unknown, signed out, idle for
- * longer than SESSION_IDLE_SECONDS or past its absolute expiry.
+ * The value of the session cookie for a session id: the id with its MAC under the server secret (AUTH-6, AUTH-14).
+ * @param secret ctx.secrets.fileUrlSecret.
  */
-export async function findSession(db: Db, sessionId: string | undefined): Promise<DashboardSession | null> {
-  if (!sessionId || !TOKEN_SHAPE.test(sessionId)) return null;
-  const row = await repo.touchLiveSession(db, sha256(sessionId), SESSION_IDLE_SECONDS);
+export function sessionCookieValue(secret: string, sessionId: string): string {
+  return signToken(secret, COOKIE_PURPOSE, sessionId);
+}
+
+/**
+ * The session id inside a cookie value when its MAC holds, else null: a forged or altered cookie, or one made before
+ * cookies carried a MAC, is refused without a look-up (AUTH-14).
+ */
+export function sessionIdOf(secret: string, cookie: string | undefined): string | null {
+  const sessionId = verifiedToken(secret, COOKIE_PURPOSE, cookie);
+  return sessionId && TOKEN_SHAPE.test(sessionId) ? sessionId : null;
+}
+
+/**
+ * The live session of a session id (from {@link sessionIdOf}), moving its idle timer when it was last moved more than
+ * a minute ago; null when unknown, signed out, idle for longer than SESSION_IDLE_SECONDS or past its absolute expiry.
+ */
+export async function findSession(db: Db, sessionId: string): Promise<DashboardSession | null> {
+  const row = await repo.touchLiveSession(db, sha256(sessionId), SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS);
   if (!row) return null;
   return {
     idHash: row.id_hash,

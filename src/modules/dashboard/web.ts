@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { safeEqual } from '../../lib/secrets.js';
+import { safeEqual, sha256 } from '../../lib/secrets.js';
 import { bodyField } from '../../lib/validation.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { findUser } from './dashboard.repo.js';
-import { findSession, SESSION_COOKIE, type DashboardSession } from './sessions.js';
+import { authFailureThrottle, countAgainstLimit } from '../rate-limits/rate-limits.js';
+import { findSession, SESSION_COOKIE, sessionIdOf, type DashboardSession } from './sessions.js';
 import { brandTheme, type Theme } from '../branding/theme.js';
 
 /** Where a dashboard request arrived: the path prefix links use, and the organization owning the host (white-label only). */
@@ -98,21 +99,27 @@ export function renderMessage(
 }
 
 /**
- * preHandler for signed-in pages: resolves the session cookie, touches its idle timer, and on a white-label
- * host accepts only sessions of that host's organization. Otherwise answers a 401 page.
+ * preHandler for signed-in pages (AUTH-6, AUTH-14): resolves the session cookie, touches its idle timer, and on a
+ * white-label host accepts only sessions of that host's organization. Otherwise answers a 401 page, clears the cookie
+ * and counts a failed authentication of the client address; beyond RATE_LIMIT_AUTH_FAILURES a request with a cookie
+ * gets a 429 page before any look-up. A cookie whose MAC does not hold is refused without a look-up; a genuine one
+ * counts against its session's RATE_LIMIT_DASHBOARD_REQUESTS before it is looked up.
+ * @throws AppError rate_limited (429, rendered as a page with Retry-After).
  */
 export function requireSession(ctx: AppContext) {
+  const failures = authFailureThrottle(ctx.config.rateLimits);
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const session = await findSession(ctx.pool, request.cookies[SESSION_COOKIE]);
+    const cookie = request.cookies[SESSION_COOKIE];
+    if (!cookie) return signInAgain(request, reply);
+    failures.check(request, reply);
+    const sessionId = sessionIdOf(ctx.secrets.fileUrlSecret, cookie);
+    if (sessionId) limitSession(ctx, request, reply, sessionId);
+    const session = sessionId ? await findSession(ctx.pool, sessionId) : null;
     const host = request.dashboardSite.hostOrganization;
     if (!session || (host && host.id !== session.tenant.organizationId)) {
-      return renderMessage(
-        reply,
-        request,
-        401,
-        'Please sign in again',
-        'Your session has ended. Open the newest sign-in link you received, or ask for a new one.',
-      );
+      failures.failed(request);
+      reply.clearCookie(SESSION_COOKIE, { path: request.dashboardSite.basePath || '/' });
+      return signInAgain(request, reply);
     }
     const [organization, user] = await Promise.all([
       findOrganization(ctx.pool, session.tenant.organizationId),
@@ -122,6 +129,29 @@ export function requireSession(ctx: AppContext) {
       return renderMessage(reply, request, 401, 'Please sign in again', 'Your session is no longer valid.');
     request.signedIn = { session, organization, user };
   };
+}
+
+function signInAgain(request: FastifyRequest, reply: FastifyReply) {
+  return renderMessage(
+    reply,
+    request,
+    401,
+    'Please sign in again',
+    'Your session has ended. Open the newest sign-in link you received, or ask for a new one.',
+  );
+}
+
+// AUTH-6: at most RATE_LIMIT_DASHBOARD_REQUESTS per window per session; counted by a hash of the id, never the id.
+function limitSession(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, sessionId: string): void {
+  const { dashboardRequests: max, windowSeconds } = ctx.config.rateLimits;
+  countAgainstLimit(request, reply, {
+    name: 'dashboard',
+    bucket: sha256(sessionId).slice(0, 32),
+    max,
+    windowMs: windowSeconds * 1000,
+    refusal: (seconds) =>
+      `Too many pages opened in a short time (at most ${max} in ${windowSeconds} seconds). Please wait ${seconds} seconds and try again.`,
+  });
 }
 
 /**

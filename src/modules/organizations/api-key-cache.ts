@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Environment } from '../../context.js';
 import { NotifiedCache } from '../../lib/notified-cache.js';
 import { findActiveKeyByHash } from './organizations.repo.js';
+import { UncheckedKeyHashes } from './unchecked-keys.js';
 
 /** The active key a hash resolves to (null: unknown or revoked). */
 export type CachedKey = { id: string; organization_id: string; environment: Environment } | null;
@@ -30,6 +31,7 @@ export const API_KEY_CHANNEL = 'api_key_changed';
  */
 export class ApiKeyCache {
   private readonly cache: NotifiedCache<CachedKey>;
+  private readonly unchecked: UncheckedKeyHashes;
 
   /**
    * @param pool the HTTP pool: its connection settings are used for the listening connection, and it serves misses.
@@ -42,6 +44,7 @@ export class ApiKeyCache {
     maxEntries = 10_000,
     reconnectMs = 1000,
   ) {
+    this.unchecked = new UncheckedKeyHashes(pool, () => this.cache.isListening);
     this.cache = new NotifiedCache<CachedKey>({
       pool,
       channel: API_KEY_CHANNEL,
@@ -50,12 +53,24 @@ export class ApiKeyCache {
       what: 'API key',
       maxEntries,
       reconnectMs,
+      // A '*' may announce a key issued without a checksum (migration 104), or changes missed: read them again.
+      onChange: (key) => {
+        if (key === '*') this.unchecked.invalidate();
+      },
     });
   }
 
   /** The active key of `keyHash` (SHA-256 hex of the key), from memory when known, else from the database. */
   find(keyHash: string, now = Date.now()): Promise<CachedKey> {
     return this.cache.get(keyHash, () => findActiveKeyByHash(this.pool, keyHash), now);
+  }
+
+  /**
+   * Whether a key of AUTH-1's shape WITHOUT a valid checksum may be looked up: only when `keyHash` is the hash of an
+   * active key issued before keys carried one (AUTH-3). Answered from memory ({@link UncheckedKeyHashes}).
+   */
+  isUncheckedKey(keyHash: string, now = Date.now()): Promise<boolean> {
+    return this.unchecked.has(keyHash, now);
   }
 
   /** Drops one key's entry, and keeps a read under way from storing it. */

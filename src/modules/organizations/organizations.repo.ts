@@ -101,14 +101,14 @@ export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
   return many<OrganizationRow>(db, 'SELECT * FROM organizations ORDER BY created_at DESC');
 }
 
-/** Stores a key by its sha256 `keyHash` and `redacted` form (AUTH-3); returns the row without the hash. */
+/** Stores a checksummed key by its sha256 `keyHash` and `redacted` form (AUTH-3); returns the row without the hash. */
 export async function insertApiKey(
   db: Db,
   key: { id: string; organizationId: string; environment: Environment; keyHash: string; redacted: string },
 ): Promise<ApiKeyRow> {
   const row = await one<ApiKeyRow>(
     db,
-    `INSERT INTO api_keys (id, organization_id, environment, key_hash, redacted) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO api_keys (id, organization_id, environment, key_hash, redacted, checksummed) VALUES ($1, $2, $3, $4, $5, true)
      RETURNING id, organization_id, environment, redacted, created_at, revoked_at`,
     [key.id, key.organizationId, key.environment, key.keyHash, key.redacted],
   );
@@ -160,6 +160,18 @@ export async function findActiveKeyHashes(db: Db, keyHashes: string[]): Promise<
     db,
     `SELECT key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND ${KEY_RESOLVES}`,
     [keyHashes],
+  );
+  return rows.map((r) => r.key_hash);
+}
+
+/**
+ * The hashes of the active keys issued before keys carried a checksum (AUTH-3): the only keys without one that may be
+ * looked up. A partial index (migration 104) holds exactly these rows.
+ */
+export async function findUncheckedKeyHashes(db: Db): Promise<string[]> {
+  const rows = await many<{ key_hash: string }>(
+    db,
+    'SELECT key_hash FROM api_keys WHERE NOT checksummed AND revoked_at IS NULL',
   );
   return rows.map((r) => r.key_hash);
 }

@@ -4,8 +4,9 @@ import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { randomToken, redact, sha256 } from '../../lib/secrets.js';
+import { redact, sha256 } from '../../lib/secrets.js';
 import { forgetApiKeyInProcess } from './api-key-cache.js';
+import { newApiKey } from './api-key-format.js';
 import * as repo from './organizations.repo.js';
 
 /** A newly created API key. `key` is the secret itself, shown once and never stored; createdAt ISO 8601. */
@@ -17,11 +18,11 @@ export interface NewApiKey {
 }
 
 /**
- * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) and stores only its sha256
- * (AUTH-1, AUTH-3).
+ * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) + their CRC32 in base62 (newApiKey) and stores only
+ * its sha256, marked as checksummed (AUTH-1, AUTH-3).
  */
 export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
-  const key = `sk_${environment}_${randomToken(32)}`;
+  const key = newApiKey(environment);
   const row = await repo.insertApiKey(db, {
     id: newId('apiKey'),
     organizationId,

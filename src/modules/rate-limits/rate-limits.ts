@@ -17,7 +17,7 @@ declare module 'fastify' {
   }
 }
 
-/** Requests refused with 429, by limit (api, admin, admin-auth, sign-in, magic-link). */
+/** Requests refused with 429, by limit (api, admin, admin-auth, auth, sign-in, magic-link, dashboard, webhook-…). */
 export const rateLimitedRequests = new Counter({
   name: 'fcs_rate_limited_requests_total',
   help: 'Requests refused with 429 by a rate limit',
@@ -26,7 +26,16 @@ export const rateLimitedRequests = new Counter({
 });
 
 /** The limits this service applies; each names its counter bucket prefix and whom it counts. */
-export type LimitName = 'api' | 'admin' | 'admin-auth' | 'sign-in' | 'magic-link' | 'webhook-test' | 'webhook-resend';
+export type LimitName =
+  | 'api'
+  | 'admin'
+  | 'admin-auth'
+  | 'auth'
+  | 'sign-in'
+  | 'magic-link'
+  | 'dashboard'
+  | 'webhook-test'
+  | 'webhook-resend';
 
 /**
  * The @fastify/rate-limit store over SharedCounters: `incr` answers from process memory (no round trip), the
@@ -96,35 +105,80 @@ export async function limitAdminPerAddress(admin: FastifyInstance, limits: RateL
   });
 }
 
+/** A failed-authentication throttle: `check` before any credential is looked at, `failed` after each refusal. */
+export interface FailureThrottle {
+  /** @throws AppError rate_limited (429; Retry-After and RateLimit-* set on `reply`) when the address used up its failures. */
+  check(request: FastifyRequest, reply: FastifyReply): void;
+  /** Counts one failure of the request's client address. */
+  failed(request: FastifyRequest): void;
+}
+
 /**
- * Throttles failed operator-token checks per client address (admin API and /metrics): when the address has
- * failed `limits.adminAuthFailures` times in the window, answers 429 without checking the token. Call `check`
- * before comparing the token and `failed` after a wrong or missing one.
+ * Throttles failed authentications per client address, counted in the shared counters (bucket `<name>:<address>`):
+ * once the address has failed `max` times in the window, `check` answers 429 without the credential being looked at,
+ * so guessing costs the guesser time and the service nothing. `what` names the failures in the message.
  */
-export function adminAuthThrottle(limits: RateLimitConfig) {
+export function failureThrottle(limits: RateLimitConfig, name: LimitName, max: number, what: string): FailureThrottle {
   const windowMs = limits.windowSeconds * 1000;
-  const bucket = (request: FastifyRequest) => `admin-auth:${clientAddress(request)}`;
+  const bucket = (request: FastifyRequest) => `${name}:${clientAddress(request)}`;
   return {
-    /** @throws AppError rate_limited (429; Retry-After and RateLimit-* set on `reply`) when the address used up its failures. */
-    check(request: FastifyRequest, reply: FastifyReply): void {
+    check(request, reply) {
       const { current, ttlMs } = request.server.rateLimitCounters.peek(bucket(request), windowMs);
-      if (current < limits.adminAuthFailures) return;
+      if (current < max) return;
       const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
-      rateLimitedRequests.inc({ limit: 'admin-auth' });
+      rateLimitedRequests.inc({ limit: name });
       reply
         .header('retry-after', seconds)
-        .header('ratelimit-limit', limits.adminAuthFailures)
+        .header('ratelimit-limit', max)
         .header('ratelimit-remaining', 0)
         .header('ratelimit-reset', seconds);
       throw new AppError(
         'rate_limited',
-        `Too many failed operator-token attempts from this client address (at most ${limits.adminAuthFailures}); retry in ${seconds} seconds`,
+        `Too many ${what} from this client address (at most ${max}); retry in ${seconds} seconds`,
       );
     },
-    failed(request: FastifyRequest): void {
+    failed(request) {
       request.server.rateLimitCounters.hit(bucket(request), windowMs);
     },
   };
+}
+
+/**
+ * Throttles failed operator-token checks per client address (admin API and /metrics; AUTH-4): beyond
+ * `limits.adminAuthFailures` failures in the window, 429 without checking the token.
+ */
+export function adminAuthThrottle(limits: RateLimitConfig): FailureThrottle {
+  return failureThrottle(limits, 'admin-auth', limits.adminAuthFailures, 'failed operator-token attempts');
+}
+
+/**
+ * Throttles failed authentications per client address on the integrator API (API keys) and the dashboard and
+ * console (session cookies) together (AUTH-14): beyond `limits.authFailures` in the window, 429 before any look-up.
+ */
+export function authFailureThrottle(limits: RateLimitConfig): FailureThrottle {
+  return failureThrottle(limits, 'auth', limits.authFailures, 'failed authentications');
+}
+
+/**
+ * Counts one request on `bucket` and refuses it beyond `max` in the window of `windowMs`, setting RateLimit-* (and
+ * Retry-After when refused) on `reply`. `refusal(seconds)` words the 429's message.
+ * @throws AppError rate_limited (429) beyond `max`.
+ */
+export function countAgainstLimit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limit: { name: LimitName; bucket: string; max: number; windowMs: number; refusal: (seconds: number) => string },
+): void {
+  const { current, ttlMs } = request.server.rateLimitCounters.hit(`${limit.name}:${limit.bucket}`, limit.windowMs);
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  reply
+    .header('ratelimit-limit', limit.max)
+    .header('ratelimit-remaining', Math.max(0, limit.max - current))
+    .header('ratelimit-reset', seconds);
+  if (current <= limit.max) return;
+  rateLimitedRequests.inc({ limit: limit.name });
+  reply.header('retry-after', seconds);
+  throw new AppError('rate_limited', limit.refusal(seconds));
 }
 
 /**
@@ -134,25 +188,15 @@ export function adminAuthThrottle(limits: RateLimitConfig) {
  * @throws AppError rate_limited (429, with Retry-After and RateLimit-* headers) beyond `max`; `what` names the action.
  */
 export function perTenantActionLimit(name: LimitName, max: number, what: string) {
-  const windowMs = 60_000;
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const { current, ttlMs } = request.server.rateLimitCounters.hit(
-      `${name}:${request.tenant.organizationId}:${request.tenant.environment}`,
-      windowMs,
-    );
-    const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
-    reply
-      .header('ratelimit-limit', max)
-      .header('ratelimit-remaining', Math.max(0, max - current))
-      .header('ratelimit-reset', seconds);
-    if (current <= max) return;
-    rateLimitedRequests.inc({ limit: name });
-    reply.header('retry-after', seconds);
-    throw new AppError(
-      'rate_limited',
-      `Too many ${what} for this environment: at most ${max} per minute; retry in ${seconds} seconds (Retry-After)`,
-    );
-  };
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
+    countAgainstLimit(request, reply, {
+      name,
+      bucket: `${request.tenant.organizationId}:${request.tenant.environment}`,
+      max,
+      windowMs: 60_000,
+      refusal: (seconds) =>
+        `Too many ${what} for this environment: at most ${max} per minute; retry in ${seconds} seconds (Retry-After)`,
+    });
 }
 
 function baseOptions(counters: SharedCounters, options: Partial<RateLimitPluginOptions>): RateLimitPluginOptions {

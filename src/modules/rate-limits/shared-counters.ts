@@ -1,5 +1,5 @@
 import type { Db } from '../../lib/db.js';
-import { addCounts, deleteExpiredCounters, type CounterDelta } from './rate-limits.repo.js';
+import { addCounts, deleteExpiredCounters, type CounterDelta, type CounterRead } from './rate-limits.repo.js';
 
 /** A counter's state for the current window: hits seen by every process (as far as this one knows), ms to the window's end. */
 export interface CounterState {
@@ -16,6 +16,8 @@ interface Entry {
   pending: number;
   /** Hits of this process sent by the sync under way. */
   inFlight: number;
+  /** Looked at (peek) since the last sync: the next sync reads its total even when this process has no hits to send. */
+  watched: boolean;
 }
 
 /**
@@ -23,6 +25,9 @@ interface Entry {
  * memory and shared through PostgreSQL: a request costs a Map lookup, never a round trip. Every `syncMs` the
  * hits of all counters touched since the last sync go to the database in ONE statement, which answers each
  * counter's total over all processes.
+ *
+ * A counter a process only looks at ({@link peek}: failed authentications, AUTH-14) is read by the next sync too, in
+ * the same statement, so a process that has counted nothing for it still learns what the others counted.
  *
  * Tolerance: one process alone enforces a limit exactly. With several, each learns the others' hits at its next
  * sync, so a client spreading requests over N processes may get up to the requests the other N-1 processes
@@ -54,12 +59,14 @@ export class SharedCounters {
     return { current: entry.synced + entry.inFlight + entry.pending, ttlMs: entry.windowStart + windowMs - now };
   }
 
-  /** The state of `bucket` in its current window without counting a hit. */
+  /**
+   * The state of `bucket` in its current window without counting a hit, as far as this process knows; the next sync
+   * reads the total of every process for it.
+   */
   peek(bucket: string, windowMs: number, now = Date.now()): CounterState {
-    const start = now - (now % windowMs);
-    const entry = this.entries.get(bucket);
-    const current = entry && entry.windowStart === start ? entry.synced + entry.inFlight + entry.pending : 0;
-    return { current, ttlMs: start + windowMs - now };
+    const entry = this.entryFor(bucket, windowMs, now);
+    entry.watched = true;
+    return { current: entry.synced + entry.inFlight + entry.pending, ttlMs: entry.windowStart + windowMs - now };
   }
 
   /** Starts syncing every `syncMs` (the timer never keeps the process alive). */
@@ -90,6 +97,7 @@ export class SharedCounters {
 
   private async syncOnce(now: number): Promise<void> {
     const sending: Array<[string, Entry]> = [];
+    const reading: Array<[string, Entry]> = [];
     const deltas: CounterDelta[] = this.carried;
     this.carried = [];
     for (const [bucket, entry] of this.entries) {
@@ -100,21 +108,29 @@ export class SharedCounters {
         if (!entry.inFlight) this.entries.delete(bucket);
         continue;
       }
-      if (!entry.pending) continue;
+      if (!entry.pending) {
+        if (entry.watched && !entry.inFlight) reading.push([bucket, entry]);
+        entry.watched = false;
+        continue;
+      }
+      entry.watched = false;
       entry.inFlight = entry.pending;
       entry.pending = 0;
       deltas.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.inFlight });
       sending.push([bucket, entry]);
     }
     try {
-      if (deltas.length) {
-        const totals = await addCounts(this.db, deltas);
+      if (deltas.length || reading.length) {
+        const reads: CounterRead[] = reading.map(([bucket, e]) => ({ bucket, windowStart: e.windowStart }));
+        const totals = await addCounts(this.db, deltas, reads);
         for (const [bucket, entry] of sending) {
           const total = totals.get(`${bucket}\u0000${entry.windowStart}`);
           if (total !== undefined) entry.synced = Math.max(entry.synced + entry.inFlight, total);
           else entry.synced += entry.inFlight;
           entry.inFlight = 0;
         }
+        for (const [bucket, entry] of reading)
+          entry.synced = Math.max(entry.synced, totals.get(`${bucket}\u0000${entry.windowStart}`) ?? 0);
       }
       if (now - this.lastPurge > 60_000) {
         this.lastPurge = now;
@@ -142,7 +158,7 @@ export class SharedCounters {
       if (entry.pending)
         this.carried.push({ bucket, windowStart: entry.windowStart, windowMs: entry.windowMs, hits: entry.pending });
     }
-    const fresh: Entry = { windowStart: start, windowMs, synced: 0, pending: 0, inFlight: 0 };
+    const fresh: Entry = { windowStart: start, windowMs, synced: 0, pending: 0, inFlight: 0, watched: false };
     this.entries.set(bucket, fresh);
     return fresh;
   }
