@@ -1,12 +1,16 @@
 import type { TestApp, TestTenant } from './harness.js';
 
 /**
- * A fake DNS for white-label domain verification: `publish(name, value)` adds a TXT record, and the app's
+ * A fake DNS for white-label domain verification: `publish(name, value)` adds a TXT record, `withdraw(name)` removes
+ * a name's records, `fail(name, code)` makes its look-up fail like an unanswered query (e.g. ETIMEOUT), and the app's
  * `ctx.resolveTxt` answers from these records (ENODATA for names without any), like `dns.promises.resolveTxt`.
  */
 export function fakeDns(t: TestApp) {
   const records = new Map<string, string[][]>();
+  const failures = new Map<string, string>();
   t.ctx.resolveTxt = async (name: string) => {
+    const failure = failures.get(name);
+    if (failure) throw Object.assign(new Error(`queryTxt ${failure} ${name}`), { code: failure });
     const found = records.get(name);
     if (!found) throw Object.assign(new Error(`queryTxt ENODATA ${name}`), { code: 'ENODATA' });
     return found;
@@ -14,6 +18,13 @@ export function fakeDns(t: TestApp) {
   return {
     publish(name: string, value: string) {
       records.set(name, [...(records.get(name) ?? []), [value]]);
+    },
+    withdraw(name: string) {
+      records.delete(name);
+    },
+    fail(name: string, code: string | null) {
+      if (code) failures.set(name, code);
+      else failures.delete(name);
     },
   };
 }
