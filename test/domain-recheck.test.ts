@@ -30,7 +30,8 @@ beforeAll(async () => {
   tenant = await t.newTenant('Recheck Co');
   const contact = await tenant.api('PATCH', '/organization', { contactEmail: CONTACT }, { env: 'live' });
   expect(contact.statusCode).toBe(200);
-  record = (await setVerifiedDomain(t, tenant, DOMAIN, dns)).whiteLabelDomainVerification;
+  const { recordName, recordValue } = (await setVerifiedDomain(t, tenant, DOMAIN, dns)).whiteLabelDomainVerification;
+  record = { recordName, recordValue };
 });
 afterAll(() => t.close());
 
@@ -41,7 +42,8 @@ const onDomain = (url: string, headers: Record<string, string> = {}) =>
 
 async function queuedLapseEmails(): Promise<Array<{ organizationId: string; domain: string }>> {
   const { rows } = await t.ctx.pool.query(
-    `SELECT payload FROM graphile_worker.jobs WHERE task_identifier = 'send_domain_lapsed_email' ORDER BY id`,
+    `SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+      WHERE k.identifier = 'send_domain_lapsed_email' ORDER BY j.id`,
   );
   return rows.map((r) => r.payload);
 }

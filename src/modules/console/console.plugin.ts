@@ -38,7 +38,8 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       // of this scope with it) would still answer unknown /console paths on any host: there, the app's plain 404.
       onlyOnSite(web, 'console');
       web.addHook('onRequest', async (request, reply) => {
-        if (!request.server.siteHosts.serves(request.server.siteHosts.hostnameOf(request.raw), 'console'))
+        const { siteHosts } = request.server;
+        if (request.is404 && !siteHosts.serves(siteHosts.hostnameOf(request.raw), 'console'))
           return sendNotFound(request, reply);
       });
       await web.register(fastifyCookie);
