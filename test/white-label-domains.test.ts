@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { setVerifiedDomain } from './domain-helpers.js';
+import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 // ORG-6, DASH-1: the verified white-label domains are kept in process memory, so a host that is neither ours nor a
@@ -8,12 +8,14 @@ import { createTestApp, type TestApp } from './harness.js';
 const PORTAL = 'portal.memory-co.test';
 
 let t: TestApp;
+let dns: ReturnType<typeof fakeDns>;
 let organizationId: string;
 beforeAll(async () => {
   t = await createTestApp();
+  dns = fakeDns(t);
   const tenant = await t.newTenant('Memory Co');
   organizationId = tenant.organizationId;
-  await setVerifiedDomain(t, tenant, PORTAL);
+  await setVerifiedDomain(t, tenant, PORTAL, dns);
 });
 afterAll(() => t.close());
 
@@ -90,8 +92,18 @@ it('sees a domain verified or removed through the API at its very next request, 
   const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
   listener.pause();
   try {
+    const set = await tenant.api(
+      'PATCH',
+      '/organization',
+      { whiteLabelDomain: 'portal.leaving-co.test' },
+      { env: 'live' },
+    );
+    const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
+    dns.publish(recordName, recordValue);
+    // Pending: not served (and the list of verified domains is read again).
     expect((await onHost('portal.leaving-co.test')).statusCode).toBe(404);
-    await setVerifiedDomain(t, tenant, 'portal.leaving-co.test');
+    const verify = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
+    expect(verify.statusCode).toBe(200);
     expect((await onHost('portal.leaving-co.test')).statusCode).toBe(401);
     const res = await tenant.api('PATCH', '/organization', { whiteLabelDomain: null }, { env: 'live' });
     expect(res.statusCode).toBe(200);
