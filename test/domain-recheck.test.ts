@@ -90,7 +90,15 @@ describe('a domain whose record is gone', () => {
     const unspent = await mintLink(tenant, { userId: user.id }, 'live');
 
     dns.withdraw(record.recordName);
-    await recheckWhiteLabelDomainsTask.handler(t.ctx)({}, helpers);
+    // The worker runs in this process (START_WORKER): the domain stops answering at once, before any notification.
+    const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
+    listener.pause();
+    try {
+      await recheckWhiteLabelDomainsTask.handler(t.ctx)({}, helpers);
+      expect((await onDomain('/')).statusCode).toBe(404);
+    } finally {
+      listener.resume();
+    }
 
     // Pending again, with the same record to publish.
     expect(await verification()).toMatchObject({ status: 'pending', ...record });
