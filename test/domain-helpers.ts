@@ -4,11 +4,14 @@ import type { TestApp, TestTenant } from './harness.js';
  * A fake DNS for white-label domain verification: `publish(name, value)` adds a TXT record, `withdraw(name)` removes
  * a name's records, `fail(name, code)` makes its look-up fail like an unanswered query (e.g. ETIMEOUT), and the app's
  * `ctx.resolveTxt` answers from these records (ENODATA for names without any), like `dns.promises.resolveTxt`.
+ * `lookups` lists every name looked up, in order.
  */
 export function fakeDns(t: TestApp) {
   const records = new Map<string, string[][]>();
   const failures = new Map<string, string>();
+  const lookups: string[] = [];
   t.ctx.resolveTxt = async (name: string) => {
+    lookups.push(name);
     const failure = failures.get(name);
     if (failure) throw Object.assign(new Error(`queryTxt ${failure} ${name}`), { code: failure });
     const found = records.get(name);
@@ -16,6 +19,7 @@ export function fakeDns(t: TestApp) {
     return found;
   };
   return {
+    lookups,
     publish(name: string, value: string) {
       records.set(name, [...(records.get(name) ?? []), [value]]);
     },

@@ -5,6 +5,7 @@ import { recheckWhiteLabelDomainsTask } from '../src/modules/maintenance/recheck
 import { sendDomainLapsedEmailTask } from '../src/modules/notifications/domain-lapsed-email.task.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
 import { setWhiteLabelDomain } from '../src/modules/console/organizations.console.js';
+import { listDomainsToRecheck, markDomainLapsed } from '../src/modules/organizations/organizations.repo.js';
 import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { injectTarget, mintLink, openLink, sessionCookie } from './dashboard-helpers.js';
@@ -145,15 +146,39 @@ describe('a domain whose record is gone', () => {
 });
 
 describe('a domain an operator vouched for', () => {
-  it('is not re-checked: it stays in use without a record', async () => {
+  it('is not re-checked: it stays in use without a record, and its name is not even looked up', async () => {
     const vouched = await t.newTenant('Vouched Co');
     await setWhiteLabelDomain(t.ctx, vouched.organizationId, 'portal.vouched-co.test', { verified: true });
+    dns.lookups.length = 0;
     const counts = await recheckWhiteLabelDomains(t.ctx);
     expect(counts.lapsed).toBe(0);
+    expect(dns.lookups.filter((name) => name.endsWith('portal.vouched-co.test'))).toEqual([]);
     const org = await vouched.api('GET', '/organization', undefined, { env: 'live' });
     expect(org.json().whiteLabelDomainVerification.status).toBe('verified');
     expect(
       (await t.app.inject({ method: 'GET', url: '/', headers: { host: 'portal.vouched-co.test' } })).statusCode,
     ).toBe(401);
+  });
+
+  it('is not taken out of use when an operator vouched for it after the check listed it', async () => {
+    const late = await t.newTenant('Late Vouch Co');
+    const set = await late.api(
+      'PATCH',
+      '/organization',
+      { whiteLabelDomain: 'portal.late-vouch.test' },
+      { env: 'live' },
+    );
+    const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
+    dns.publish(recordName, recordValue);
+    expect(
+      (await late.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' })).statusCode,
+    ).toBe(200);
+    const listed = (await listDomainsToRecheck(t.ctx.pool)).find((d) => d.id === late.organizationId)!;
+    await setWhiteLabelDomain(t.ctx, late.organizationId, 'portal.late-vouch.test', { verified: true });
+    dns.withdraw(recordName);
+    // The DNS check of the listed domain found the record gone; the operator's vouching meanwhile wins.
+    expect(await markDomainLapsed(t.ctx.pool, listed)).toBe(false);
+    const org = await late.api('GET', '/organization', undefined, { env: 'live' });
+    expect(org.json().whiteLabelDomainVerification.status).toBe('verified');
   });
 });

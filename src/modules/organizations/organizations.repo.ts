@@ -244,7 +244,7 @@ export function updateOrganizationSettings(
                                               WHEN $11 THEN COALESCE(CASE WHEN $4 = white_label_domain THEN white_label_domain_verified_at END, now())
                                               WHEN $4 IS DISTINCT FROM white_label_domain THEN NULL ELSE white_label_domain_verified_at END,
         white_label_domain_vouched = CASE WHEN NOT $3 THEN white_label_domain_vouched WHEN $4 IS NULL THEN false
-                                          WHEN $11 THEN white_label_domain_vouched OR white_label_domain_verified_at IS NULL OR $4 IS DISTINCT FROM white_label_domain
+                                          WHEN $11 THEN true
                                           WHEN $4 IS DISTINCT FROM white_label_domain THEN false ELSE white_label_domain_vouched END,
         white_label_domain_lapsed_at = CASE WHEN NOT $3 THEN white_label_domain_lapsed_at
                                             WHEN $11 OR $4 IS DISTINCT FROM white_label_domain THEN NULL ELSE white_label_domain_lapsed_at END,
