@@ -4,7 +4,7 @@ import { recheckWhiteLabelDomains } from '../src/modules/maintenance/domain-rech
 import { recheckWhiteLabelDomainsTask } from '../src/modules/maintenance/recheck-domains.task.js';
 import { sendDomainLapsedEmailTask } from '../src/modules/notifications/domain-lapsed-email.task.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
-import { setWhiteLabelDomain } from '../src/modules/console/organizations.console.js';
+import { organizationDetail, setWhiteLabelDomain } from '../src/modules/console/organizations.console.js';
 import { listDomainsToRecheck, markDomainLapsed } from '../src/modules/organizations/organizations.repo.js';
 import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
@@ -137,10 +137,15 @@ describe('a domain whose record is gone', () => {
     expect((await signIn(client, op.email, op.password)).statusCode).toBe(303);
     const page = async () => (await client.get(`/console/organizations/${tenant.organizationId}`)).body;
     expect(await page()).toContain('id="domain-lapsed"');
+    // The CLI's `org show --json` says when too.
+    expect((await organizationDetail(t.ctx, tenant.organizationId)).whiteLabelDomainLapsedAt).toEqual(
+      expect.any(String),
+    );
     dns.publish(record.recordName, record.recordValue);
     const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(verified.statusCode).toBe(200);
     expect(await page()).not.toContain('id="domain-lapsed"');
+    expect((await organizationDetail(t.ctx, tenant.organizationId)).whiteLabelDomainLapsedAt).toBeNull();
     expect((await onDomain('/')).statusCode).toBe(401);
   }, 60_000);
 });
