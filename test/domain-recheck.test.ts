@@ -146,6 +146,10 @@ describe('a domain whose record is gone', () => {
     expect(verified.statusCode).toBe(200);
     expect(await page()).not.toContain('id="domain-lapsed"');
     expect((await organizationDetail(t.ctx, tenant.organizationId)).whiteLabelDomainLapsedAt).toBeNull();
+    // An email still queued for the lapse is not sent once the organization has put its domain back.
+    const sentBefore = outbox().length;
+    await sendDomainLapsedEmailTask.handler(t.ctx)({ organizationId: tenant.organizationId, domain: DOMAIN }, helpers);
+    expect(outbox()).toHaveLength(sentBefore);
     expect((await onDomain('/')).statusCode).toBe(401);
   }, 60_000);
 });
