@@ -34,15 +34,39 @@ export function fakeDns(t: TestApp) {
 }
 
 /**
+ * Requests `domain` for the tenant with its live key and publishes the TXT record the answer names, as an integrator
+ * would. Returns the record. Throws with the answer on any unexpected status.
+ */
+export async function requestDomain(tenant: TestTenant, domain: string, dns: ReturnType<typeof fakeDns>) {
+  const set = await tenant.api('PATCH', '/organization', { whiteLabelDomain: domain }, { env: 'live' });
+  if (set.statusCode !== 200) throw new Error(`requestDomain PATCH: ${set.statusCode} ${set.body}`);
+  const { recordName, recordValue } = set.json().whiteLabelDomainVerification as Record<string, string>;
+  dns.publish(recordName, recordValue);
+  return { recordName, recordValue };
+}
+
+/** Verifies the tenant's requested domain with its live key; returns the organization. Throws unless 200. */
+export async function verifyDomain(tenant: TestTenant) {
+  const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
+  if (verified.statusCode !== 200) throw new Error(`verifyDomain: ${verified.statusCode} ${verified.body}`);
+  return verified.json();
+}
+
+/**
  * Requests `domain` for the tenant with its live key, publishes the TXT record the answer names and verifies it,
  * as an integrator would. Returns the verified organization. Throws with the answer on any unexpected status.
  */
 export async function setVerifiedDomain(t: TestApp, tenant: TestTenant, domain: string, dns = fakeDns(t)) {
-  const set = await tenant.api('PATCH', '/organization', { whiteLabelDomain: domain }, { env: 'live' });
-  if (set.statusCode !== 200) throw new Error(`setVerifiedDomain PATCH: ${set.statusCode} ${set.body}`);
-  const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
-  dns.publish(recordName, recordValue);
-  const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
-  if (verified.statusCode !== 200) throw new Error(`setVerifiedDomain verify: ${verified.statusCode} ${verified.body}`);
-  return verified.json();
+  await requestDomain(tenant, domain, dns);
+  return verifyDomain(tenant);
+}
+
+/**
+ * Holds the listening connection of the app's verified-domain list (ORG-6): no change notification reaches this
+ * process until the returned function releases it, so a test sees what the process knows without them.
+ */
+export function holdDomainNotifications(t: TestApp): () => void {
+  const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
+  listener.pause();
+  return () => listener.resume();
 }

@@ -9,7 +9,7 @@ import { listDomainsToRecheck, markDomainLapsed } from '../src/modules/organizat
 import { cronItems, taskDefinitions } from '../src/tasks.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { injectTarget, mintLink, openLink, sessionCookie } from './dashboard-helpers.js';
-import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
+import { fakeDns, holdDomainNotifications, requestDomain, setVerifiedDomain, verifyDomain } from './domain-helpers.js';
 import { createUser } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
@@ -92,13 +92,12 @@ describe('a domain whose record is gone', () => {
 
     dns.withdraw(record.recordName);
     // The worker runs in this process (START_WORKER): the domain stops answering at once, before any notification.
-    const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
-    listener.pause();
+    const release = holdDomainNotifications(t);
     try {
       await recheckWhiteLabelDomainsTask.handler(t.ctx)({}, helpers);
       expect((await onDomain('/')).statusCode).toBe(404);
     } finally {
-      listener.resume();
+      release();
     }
 
     // Pending again, with the same record to publish.
@@ -171,17 +170,8 @@ describe('a domain an operator vouched for', () => {
 
   it('is not taken out of use when an operator vouched for it after the check listed it', async () => {
     const late = await t.newTenant('Late Vouch Co');
-    const set = await late.api(
-      'PATCH',
-      '/organization',
-      { whiteLabelDomain: 'portal.late-vouch.test' },
-      { env: 'live' },
-    );
-    const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
-    dns.publish(recordName, recordValue);
-    expect(
-      (await late.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' })).statusCode,
-    ).toBe(200);
+    const { recordName } = await requestDomain(late, 'portal.late-vouch.test', dns);
+    await verifyDomain(late);
     const listed = (await listDomainsToRecheck(t.ctx.pool)).find((d) => d.id === late.organizationId)!;
     await setWhiteLabelDomain(t.ctx, late.organizationId, 'portal.late-vouch.test', { verified: true });
     dns.withdraw(recordName);

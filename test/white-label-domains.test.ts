@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
+import { fakeDns, holdDomainNotifications, requestDomain, setVerifiedDomain, verifyDomain } from './domain-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 // ORG-6, DASH-1: the verified white-label domains are kept in process memory, so a host that is neither ours nor a
@@ -88,27 +88,17 @@ it('hears a change made by any writer (another process, a statement by hand) wit
 
 it('sees a domain verified or removed through the API at its very next request, before any notification', async () => {
   const tenant = await t.newTenant('Leaving Co');
-  // Hold the cache's listening connection: no notification reaches this process until it is released.
-  const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
-  listener.pause();
+  const release = holdDomainNotifications(t);
   try {
-    const set = await tenant.api(
-      'PATCH',
-      '/organization',
-      { whiteLabelDomain: 'portal.leaving-co.test' },
-      { env: 'live' },
-    );
-    const { recordName, recordValue } = set.json().whiteLabelDomainVerification;
-    dns.publish(recordName, recordValue);
+    await requestDomain(tenant, 'portal.leaving-co.test', dns);
     // Pending: not served (and the list of verified domains is read again).
     expect((await onHost('portal.leaving-co.test')).statusCode).toBe(404);
-    const verify = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
-    expect(verify.statusCode).toBe(200);
+    await verifyDomain(tenant);
     expect((await onHost('portal.leaving-co.test')).statusCode).toBe(401);
     const res = await tenant.api('PATCH', '/organization', { whiteLabelDomain: null }, { env: 'live' });
     expect(res.statusCode).toBe(200);
     expect((await onHost('portal.leaving-co.test')).statusCode).toBe(404);
   } finally {
-    listener.resume();
+    release();
   }
 });
