@@ -36,7 +36,7 @@ export async function servedDocuments(
   );
   try {
     await app.ready();
-    // Asked at each base address's own host, the only one that serves its document (SEC-6).
+    // Asked at each base address's own host, the only one that serves its document (SEC-7).
     const get = async (baseUrl: string) => {
       const { host, pathname } = new URL(baseUrl);
       const res = await app.inject({ method: 'GET', url: `${pathname}/openapi.json`, headers: { host } });

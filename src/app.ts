@@ -59,7 +59,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     clientErrorHandler,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
-    // SEC-7: only the configured proxies' word counts (client address, https, host).
+    // SEC-8: only the configured proxies' word counts (client address, https, host).
     trustProxy: proxyTrustFunction(ctx.config.trustProxy),
     ...httpTimeouts(ctx.config),
     // Errors the router raises before any route runs get the one error body too, and never echo the path (it may
@@ -85,7 +85,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  // SEC-6: which host answers what; before any route, so every route registered below may be put on a site.
+  // SEC-7: which host answers what; before any route, so every route registered below may be put on a site.
   const hosts = new SiteHosts(ctx.config);
   installSiteConstraint(app, hosts);
   // LIM-2: every string and integer a request carries has an upper bound, whatever its route's schema says.
@@ -162,7 +162,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   for (const plugin of webRoutes) await app.register(plugin, { ctx });
 
   // Each base address serves its own environment's document (publishedDocument), no key needed, on its own host
-  // (SEC-6); /docs shows both, on the API's hosts.
+  // (SEC-7); /docs shows both, on the API's hosts.
   for (const [environment, prefix] of [
     ['live', livePrefix],
     ['test', testPrefix],

@@ -45,7 +45,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WEBHOOK_LEASE_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
-  // false, a hop count, or trusted proxy addresses/CIDRs (checked below with parseTrustProxy, SEC-7).
+  // false, a hop count, or trusted proxy addresses/CIDRs (checked below with parseTrustProxy, SEC-8).
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   EMBEDDED_PG_PORT: Type.Optional(Int),
   // The role the pools act as (SEC-3): fcs_service (created by the migrations), another existing role, or none.
@@ -113,7 +113,7 @@ export interface EnvCheck {
 /**
  * Every problem of the variables read by readEnv, one message each naming the variable: the schema's, then a short
  * OPERATOR_TOKEN (AUTH-4), one Stripe secret without the other (PAY-1), a TRUST_PROXY that is `true` or not a hop
- * count or proxy addresses (SEC-7), and bad or missing data keys (SEC-2).
+ * count or proxy addresses (SEC-8), and bad or missing data keys (SEC-2).
  */
 export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
   const problems = [...Value.Errors(EnvSchema, raw)].map(

@@ -66,7 +66,7 @@ export interface Config {
   /** ms a claimed delivery stays with the claiming process without a renewal; a dead process's rows return after it (WEBHOOK_LEASE_MS, default 5000; WH-16). */
   webhookLeaseMs: number;
   /**
-   * The proxies trusted to report the client (TRUST_PROXY, default `false`; SEC-7, LIM-8): a hop count or their addresses.
+   * The proxies trusted to report the client (TRUST_PROXY, default `false`; SEC-8, LIM-8): a hop count or their addresses.
    * The client address is the first untrusted hop from the right of X-Forwarded-For; X-Forwarded-Proto/-Host count
    * only when the socket's peer is a trusted proxy.
    */

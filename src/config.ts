@@ -119,7 +119,7 @@ function rateLimitsOf(e: Env): RateLimitConfig {
   };
 }
 
-/** SEC-7: TRUST_PROXY as checkEnv accepted it (no proxy when unset). */
+/** SEC-8: TRUST_PROXY as checkEnv accepted it (no proxy when unset). */
 function trustProxyOf(e: Env): TrustProxy {
   const parsed = parseTrustProxy(e.TRUST_PROXY);
   return 'trust' in parsed ? parsed.trust : false;

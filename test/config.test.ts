@@ -96,7 +96,7 @@ describe('configuration', () => {
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL']) expect(message).toContain(name);
   });
 
-  it("takes TRUST_PROXY as a hop count or the proxies' addresses, and refuses true naming the forms (SEC-7)", () => {
+  it("takes TRUST_PROXY as a hop count or the proxies' addresses, and refuses true naming the forms (SEC-8)", () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });

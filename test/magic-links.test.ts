@@ -208,7 +208,7 @@ describe('a magic link opens only on the host it was issued for', () => {
       expect(res.statusCode, host).toBe(status);
       expect(res.headers['set-cookie'], host).toBeUndefined();
     }
-    // Hosts that serve no dashboard at that path do not even look at the link (SEC-6).
+    // Hosts that serve no dashboard at that path do not even look at the link (SEC-7).
     for (const host of ['portal.other-host.test', 'evil.example']) {
       const res = await t.app.inject({ method: 'GET', url: `/dashboard/auth/${tokenOf(link)}`, headers: { host } });
       expect(res.statusCode, host).toBe(404);

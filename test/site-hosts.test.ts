@@ -3,7 +3,7 @@ import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { setVerifiedDomain } from './domain-helpers.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 
-// SEC-6, DASH-1: each part of the service answers only on the hosts of its configured base address; the dashboard
+// SEC-7, DASH-1: each part of the service answers only on the hosts of its configured base address; the dashboard
 // also on verified white-label domains; anywhere else the same 404 as an unknown path.
 
 const LIVE = 'api.filings.test';

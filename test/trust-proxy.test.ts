@@ -3,7 +3,7 @@ import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { setVerifiedDomain } from './domain-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 
-// SEC-7, LIM-8: behind proxies, the client address is the first untrusted hop from the right of X-Forwarded-For,
+// SEC-8, LIM-8: behind proxies, the client address is the first untrusted hop from the right of X-Forwarded-For,
 // and X-Forwarded-Host/-Proto count only when the socket's peer is a trusted proxy.
 
 // Small per-address limits in a window of an hour, so no test straddles two windows.

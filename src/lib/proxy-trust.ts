@@ -1,7 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr';
 
 /**
- * Which proxies in front of the service are trusted to say who the client is (TRUST_PROXY, SEC-7): none (`false`),
+ * Which proxies in front of the service are trusted to say who the client is (TRUST_PROXY, SEC-8): none (`false`),
  * the nearest `hops` ones whatever their address, or those whose address is in `addresses` (IP addresses, CIDR
  * ranges, or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
  */
@@ -15,7 +15,7 @@ export const TRUST_PROXY_FORMS =
   'false (no proxy), the number of proxies in front of the service (e.g. 1), or the addresses of the trusted proxies as IP addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8,192.168.1.5; loopback, linklocal and uniquelocal name their ranges)';
 
 /**
- * Reads TRUST_PROXY (SEC-7). `true`, which would trust every hop so that the leftmost X-Forwarded-For entry (which
+ * Reads TRUST_PROXY (SEC-8). `true`, which would trust every hop so that the leftmost X-Forwarded-For entry (which
  * the client writes) became the client's address, is refused.
  * @returns the setting, or `problem`: why the value is refused (a message naming the variable and its forms).
  */

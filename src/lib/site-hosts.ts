@@ -4,7 +4,7 @@ import type { Config } from '../config-types.js';
 import { proxyTrustFunction, type ProxyTrustFunction } from './proxy-trust.js';
 
 /**
- * What a host serves (DASH-1, SEC-6): `api` the admin API, `/metrics` and `/docs` (hosts of LIVE_BASE_URL and
+ * What a host serves (DASH-1, SEC-7): `api` the admin API, `/metrics` and `/docs` (hosts of LIVE_BASE_URL and
  * TEST_BASE_URL); `live-api` and `test-api` each environment's OpenAPI document; `console` the console
  * (CONSOLE_BASE_URL); `dashboard` the dashboard at its path (DASHBOARD_BASE_URL); `white-label` the dashboard at the
  * root of a host that is none of ours (whether it is a verified domain is asked per request).
@@ -22,13 +22,13 @@ const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Which host serves what (DASH-1, SEC-6); built once from the configuration by buildApp. */
+    /** Which host serves what (DASH-1, SEC-7); built once from the configuration by buildApp. */
     siteHosts: SiteHosts;
   }
 }
 
 /**
- * The hosts of the configured base addresses and what each serves (SEC-6). Host names are compared in lower case
+ * The hosts of the configured base addresses and what each serves (SEC-7). Host names are compared in lower case
  * and without the port: cookies, the only thing a host keeps apart, do not keep ports apart either, and a proxy or
  * a port mapping may publish the service on another port than it listens on.
  */
@@ -96,7 +96,7 @@ type ConstrainedHandler = Parameters<
 >[1];
 
 /**
- * Adds the `site` route constraint (SEC-6) and decorates the app with `hosts`. A route constrained to a site exists
+ * Adds the `site` route constraint (SEC-7) and decorates the app with `hosts`. A route constrained to a site exists
  * only for requests to that site's hosts: elsewhere the router finds no route, so the request gets the 404 of an
  * unknown path before any hook of the route (authentication, rate limits) runs. Routes without it answer on any host.
  */
@@ -130,7 +130,7 @@ export function installSiteConstraint(app: FastifyInstance, hosts: SiteHosts): v
   });
 }
 
-/** Puts every route registered from now on in `scope` (and its children) on the hosts of `site` only (SEC-6). */
+/** Puts every route registered from now on in `scope` (and its children) on the hosts of `site` only (SEC-7). */
 export function onlyOnSite(scope: FastifyInstance, site: Site): void {
   scope.addHook('onRoute', (route) => {
     route.constraints = { ...route.constraints, [SITE_CONSTRAINT]: site };

@@ -28,13 +28,13 @@ const PUBLIC_PATHS = new Set([`${CONSOLE_PREFIX}/login`, `${CONSOLE_PREFIX}/asse
 
 /**
  * The filing team's console under /console on the host of CONSOLE_BASE_URL only (CONS-1 to CONS-7; AUTH-7, AUTH-10,
- * SEC-6): server-rendered eta pages, operator sessions in PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope
+ * SEC-7): server-rendered eta pages, operator sessions in PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope
  * only.
  */
 export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   await app.register(
     async (web) => {
-      // SEC-6: the console's routes exist only on the host of CONSOLE_BASE_URL. Its not-found handler (and the hooks
+      // SEC-7: the console's routes exist only on the host of CONSOLE_BASE_URL. Its not-found handler (and the hooks
       // of this scope with it) would still answer unknown /console paths on any host: there, the app's plain 404.
       onlyOnSite(web, 'console');
       web.addHook('onRequest', async (request, reply) => {

@@ -35,7 +35,7 @@ interface SiteOptions {
 
 /**
  * The customer dashboard (DASH-1 to DASH-11): mounted at the path of DASHBOARD_BASE_URL (default /dashboard) on
- * that address's host only, and at the root of every verified white-label domain (routing by host, SEC-6).
+ * that address's host only, and at the root of every verified white-label domain (routing by host, SEC-7).
  * Cookies, form bodies and templates are registered inside this scope only, so the JSON API keeps refusing
  * form bodies with 415.
  */
@@ -55,7 +55,7 @@ async function hostOrganizationOf(ctx: AppContext, request: FastifyRequest, host
 }
 
 const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, whiteLabel, basePath }) => {
-  // SEC-6: the white-label routes exist only on hosts that are none of ours, so they never shadow other root routes;
+  // SEC-7: the white-label routes exist only on hosts that are none of ours, so they never shadow other root routes;
   // whether the host is a verified domain is asked per request.
   onlyOnSite(site, whiteLabel ? 'white-label' : 'dashboard');
   await site.register(fastifyCookie);
