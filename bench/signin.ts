@@ -34,7 +34,7 @@ export const benchSignin: BenchSection = async (db, settings) => {
     DATABASE_URL: url,
     DATABASE_POOL_SIZE: String(settings.connections),
     RATE_LIMIT_SIGN_IN_ATTEMPTS: '1000000000',
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: 'loopback',
   });
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const http = new Pool(server.url, { connections: 32 });

@@ -36,11 +36,13 @@ export async function servedDocuments(
   );
   try {
     await app.ready();
-    const get = async (url: string) => (await app.inject({ method: 'GET', url })).json() as Record<string, unknown>;
-    return {
-      live: await get(`${new URL(config.liveBaseUrl).pathname}/openapi.json`),
-      test: await get(`${new URL(config.testBaseUrl).pathname}/openapi.json`),
+    // Asked at each base address's own host, the only one that serves its document (SEC-7).
+    const get = async (baseUrl: string) => {
+      const { host, pathname } = new URL(baseUrl);
+      const res = await app.inject({ method: 'GET', url: `${pathname}/openapi.json`, headers: { host } });
+      return res.json() as Record<string, unknown>;
     };
+    return { live: await get(config.liveBaseUrl), test: await get(config.testBaseUrl) };
   } finally {
     await app.close();
     await pool.end();

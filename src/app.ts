@@ -9,6 +9,8 @@ import { pathPrefix } from './config.js';
 import type { AppContext, Environment } from './context.js';
 import { installErrorHandlers } from './lib/error-handler.js';
 import { rejectUnstorableText } from './lib/text-guard.js';
+import { proxyTrustFunction } from './lib/proxy-trust.js';
+import { installSiteConstraint, onlyOnSite, SITE_CONSTRAINT, SiteHosts } from './lib/site-hosts.js';
 import { loggerOptions } from './lib/logger.js';
 import { httpRequestDuration, registry } from './lib/metrics.js';
 import { latestMigrationVersion } from './lib/migrate.js';
@@ -20,6 +22,7 @@ import { validatorCompiler } from './lib/validation.js';
 import { operatorAuth } from './modules/admin/operator-auth.js';
 import { apiKeyAuth } from './modules/organizations/api-key-auth.js';
 import { ApiKeyCache } from './modules/organizations/api-key-cache.js';
+import { WhiteLabelDomains } from './modules/organizations/white-label-domains.js';
 import { PriceCache } from './modules/billing/price-cache.js';
 import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
 import { SharedCounters } from './modules/rate-limits/shared-counters.js';
@@ -56,7 +59,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     clientErrorHandler,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
-    trustProxy: ctx.config.trustProxy,
+    // SEC-8: only the configured proxies' word counts (client address, https, host).
+    trustProxy: proxyTrustFunction(ctx.config.trustProxy),
     ...httpTimeouts(ctx.config),
     // Errors the router raises before any route runs get the one error body too, and never echo the path (it may
     // hold a credential typed into the wrong place). A path parameter longer than any id names no resource: 404.
@@ -81,13 +85,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // SEC-7: which host answers what; before any route, so every route registered below may be put on a site.
+  const hosts = new SiteHosts(ctx.config);
+  installSiteConstraint(app, hosts);
   // LIM-2: every string and integer a request carries has an upper bound, whatever its route's schema says.
   app.addHook('onRoute', (route) => boundRequestSchemas(route.schema as Record<string, unknown> | undefined));
   // The API takes JSON only; browser plugins register form parsers in their own scope.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorSchema);
   installErrorHandlers(app);
-  const hsts = hstsFor(ctx);
+  const hsts = hstsFor(ctx, hosts);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (hsts(request)) reply.header('strict-transport-security', HSTS_VALUE);
@@ -108,13 +115,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     );
   });
 
-  // AUTH-12: each app instance (each process) keeps the keys it has seen and hears their changes.
+  // AUTH-12: each app instance (each process) keeps the keys it has seen and hears their changes; ORG-6: and the
+  // verified white-label domains, which the dashboard's host routing reads.
   const apiKeys = new ApiKeyCache(ctx.pool, ctx.config.apiKeyCacheSeconds * 1000, ctx.log);
+  const domains = new WhiteLabelDomains(ctx.pool, ctx.log);
+  app.decorate('whiteLabelDomains', domains);
   app.addHook('onReady', async () => {
-    await Promise.all([apiKeys.start(), prices.start()]);
+    await Promise.all([apiKeys.start(), prices.start(), domains.start()]);
   });
   app.addHook('onClose', async () => {
-    await Promise.all([apiKeys.stop(), prices.stop()]);
+    await Promise.all([apiKeys.stop(), prices.stop(), domains.stop()]);
   });
 
   const livePrefix = pathPrefix(ctx.config.liveBaseUrl);
@@ -141,6 +151,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(
     async (admin) => {
+      onlyOnSite(admin, 'api');
       admin.addHook('onRequest', operatorAuth(ctx));
       await limitAdminPerAddress(admin, ctx.config.rateLimits);
       for (const plugin of adminRoutes) await admin.register(plugin, { ctx });
@@ -150,19 +161,30 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   for (const plugin of webRoutes) await app.register(plugin, { ctx });
 
-  // Each base address serves its own environment's document (publishedDocument), no key needed; /docs shows both.
+  // Each base address serves its own environment's document (publishedDocument), no key needed, on its own host
+  // (SEC-7); /docs shows both, on the API's hosts.
   for (const [environment, prefix] of [
     ['live', livePrefix],
     ['test', testPrefix],
   ] as Array<[Environment, string]>) {
-    app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async () =>
-      publishedDocument(app.swagger(), ctx, environment),
+    app.get(
+      `${prefix}/openapi.json`,
+      { schema: { hide: true }, constraints: { [SITE_CONSTRAINT]: `${environment}-api` } },
+      async () => publishedDocument(app.swagger(), ctx, environment),
     );
   }
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/metrics', { schema: { hide: true }, onRequest: operatorAuth(ctx) }, async (_request, reply) => {
-    return reply.type(registry.contentType).send(await registry.metrics());
+  await app.register(async (docs) => {
+    onlyOnSite(docs, 'api');
+    await docs.register(fastifySwaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { docExpansion: 'list', deepLinking: true },
+    });
   });
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, onRequest: operatorAuth(ctx), constraints: { [SITE_CONSTRAINT]: 'api' } },
+    async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+  );
   registerProbes(app, ctx);
   return app;
 }
@@ -238,11 +260,11 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
 const HSTS_VALUE = 'max-age=31536000';
 
 /**
- * Whether a response carries Strict-Transport-Security: when it came over https (as seen through TRUST_PROXY),
- * when it is for a host whose configured public address is https (a TLS proxy in front without TRUST_PROXY), and
- * on white-label hosts (always served over https; their dashboard site decides that it is one).
+ * Whether a response carries Strict-Transport-Security (SEC-5): when it came over https (as seen through
+ * TRUST_PROXY), when it is for a host whose configured public address is https (a TLS proxy in front without
+ * TRUST_PROXY), and on white-label hosts (always served over https; their dashboard site decides that it is one).
  */
-function hstsFor(ctx: AppContext): (request: FastifyRequest) => boolean {
+function hstsFor(ctx: AppContext, hosts: SiteHosts): (request: FastifyRequest) => boolean {
   const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
   const httpsHosts = new Set(
     [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl]
@@ -252,6 +274,6 @@ function hstsFor(ctx: AppContext): (request: FastifyRequest) => boolean {
   );
   return (request) =>
     request.protocol === 'https' ||
-    httpsHosts.has(request.hostname.replace(/:\d+$/, '').toLowerCase()) ||
+    httpsHosts.has(hosts.hostnameOf(request.raw)) ||
     Boolean(request.dashboardSite?.hostOrganization);
 }

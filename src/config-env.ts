@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseTrustProxy } from './lib/proxy-trust.js';
 import { parseDataKey, type DataKey } from './lib/secret-box.js';
 
 /*
@@ -45,7 +46,8 @@ const EnvSchema = Type.Object({
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WEBHOOK_ORGANIZATION_CONCURRENCY: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   WEBHOOK_LEASE_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
-  TRUST_PROXY: Type.Optional(Bool),
+  // false, a hop count, or trusted proxy addresses/CIDRs (checked below with parseTrustProxy, SEC-8).
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   EMBEDDED_PG_PORT: Type.Optional(Int),
   // The role the pools act as (SEC-3): fcs_service (created by the migrations), another existing role, or none.
   DATABASE_SERVICE_ROLE: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
@@ -119,7 +121,8 @@ export interface EnvCheck {
 
 /**
  * Every problem of the variables read by readEnv, one message each naming the variable: the schema's, then a short
- * OPERATOR_TOKEN (AUTH-4), one Stripe secret without the other (PAY-1), and bad or missing data keys (SEC-2).
+ * OPERATOR_TOKEN (AUTH-4), one Stripe secret without the other (PAY-1), a TRUST_PROXY that is `true` or not a hop
+ * count or proxy addresses (SEC-8), and bad or missing data keys (SEC-2).
  */
 export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
   const problems = [...Value.Errors(EnvSchema, raw)].map(
@@ -138,6 +141,10 @@ export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
     problems.push(
       `${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`,
     );
+  }
+  if (typeof raw.TRUST_PROXY === 'string') {
+    const trust = parseTrustProxy(raw.TRUST_PROXY);
+    if ('problem' in trust) problems.push(trust.problem);
   }
   return { problems, ...checkDataKeys(raw, problems) };
 }

@@ -1,4 +1,5 @@
 import type { DataKey } from './lib/secret-box.js';
+import type { TrustProxy } from './lib/proxy-trust.js';
 
 /**
  * Request limits per window of `windowSeconds` (fixed windows shared by every process through PostgreSQL;
@@ -77,8 +78,12 @@ export interface Config {
   webhookOrganizationConcurrency: number;
   /** ms a claimed delivery stays with the claiming process without a renewal; a dead process's rows return after it (WEBHOOK_LEASE_MS, default 5000; WH-16). */
   webhookLeaseMs: number;
-  /** Honour X-Forwarded-For/-Proto/-Host (set it only behind a proxy that overwrites them): client IPs, https, hosts. */
-  trustProxy: boolean;
+  /**
+   * The proxies trusted to report the client (TRUST_PROXY, default `false`; SEC-8, LIM-8): a hop count or their addresses.
+   * The client address is the first untrusted hop from the right of X-Forwarded-For; X-Forwarded-Proto/-Host count
+   * only when the socket's peer is a trusted proxy.
+   */
+  trustProxy: TrustProxy;
   embeddedPgPort: number;
   /**
    * The role both pools act as (DATABASE_SERVICE_ROLE, default `fcs_service`; SEC-3): rows only, no schema changes,

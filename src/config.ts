@@ -2,6 +2,7 @@ import path from 'node:path';
 import { checkEnv, readEnv, type Env } from './config-env.js';
 import type { Config, RateLimitConfig } from './config-types.js';
 import { rememberSecrets } from './lib/logger.js';
+import { parseTrustProxy, type TrustProxy } from './lib/proxy-trust.js';
 import type { DataKey } from './lib/secret-box.js';
 
 /** A configuration problem found at boot, naming every bad variable. */
@@ -81,7 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.WEBHOOK_ORGANIZATION_CONCURRENCY ?? Math.max(1, Math.floor(Number(e.WEBHOOK_CONCURRENCY ?? 100) / 4)),
     ),
     webhookLeaseMs: Number(e.WEBHOOK_LEASE_MS ?? 5000),
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy: trustProxyOf(e),
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
     databaseServiceRole:
       (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service'),
@@ -124,6 +125,12 @@ function rateLimitsOf(e: Env): RateLimitConfig {
     webhookTestsPerMinute: Number(e.RATE_LIMIT_WEBHOOK_TESTS ?? 10),
     webhookResendsPerMinute: Number(e.RATE_LIMIT_WEBHOOK_RESENDS ?? 60),
   };
+}
+
+/** SEC-8: TRUST_PROXY as checkEnv accepted it (no proxy when unset). */
+function trustProxyOf(e: Env): TrustProxy {
+  const parsed = parseTrustProxy(e.TRUST_PROXY);
+  return 'trust' in parsed ? parsed.trust : false;
 }
 
 /** PAY-1: live card payments need both Stripe secrets; checkEnv has refused one without the other. */

@@ -4,6 +4,11 @@ import { sendDocumentEmailTask } from './modules/notifications/document-email.ta
 import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
 import { renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
 import { purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
+import {
+  recheckWhiteLabelDomainsCron,
+  recheckWhiteLabelDomainsTask,
+} from './modules/maintenance/recheck-domains.task.js';
+import { sendDomainLapsedEmailTask } from './modules/notifications/domain-lapsed-email.task.js';
 import { verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verify-ledger.task.js';
 import { refundCardPaymentTask } from './modules/payments/refund-card-payment.task.js';
 import { complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
@@ -23,6 +28,8 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   verify_ledger: verifyLedgerTask,
   refund_card_payment: refundCardPaymentTask,
   compliance_reminders: complianceRemindersTask,
+  recheck_white_label_domains: recheckWhiteLabelDomainsTask,
+  send_domain_lapsed_email: sendDomainLapsedEmailTask,
 };
 
 /**
@@ -34,4 +41,5 @@ export const cronItems: CronItem[] = [
   purgeExpiredCron,
   verifyLedgerCron,
   complianceRemindersCron,
+  recheckWhiteLabelDomainsCron,
 ];

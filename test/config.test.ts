@@ -103,6 +103,30 @@ describe('configuration', () => {
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL']) expect(message).toContain(name);
   });
 
+  it("takes TRUST_PROXY as a hop count or the proxies' addresses, and refuses true naming the forms (SEC-8)", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.5,loopback' }).trustProxy).toEqual({
+      addresses: ['10.0.0.0/8', '192.168.1.5', 'loopback'],
+    });
+    const refusal = (value: string) => {
+      try {
+        loadConfig({ TRUST_PROXY: value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as Error).message;
+      }
+      throw new Error(`TRUST_PROXY=${value} was accepted`);
+    };
+    const forTrue = refusal('true');
+    expect(forTrue).toContain('TRUST_PROXY');
+    expect(forTrue).toContain('X-Forwarded-For');
+    expect(forTrue).toMatch(/number of proxies.*e\.g\. 1.*addresses.*CIDR.*10\.0\.0\.0\/8/);
+    expect(refusal('10.0.0.0/8,proxy.internal')).toMatch(/TRUST_PROXY: invalid IP address: proxy\.internal/);
+    expect(refusal('10.0.0.1/99')).toMatch(/TRUST_PROXY: invalid range on address: 10\.0\.0\.1\/99/);
+  });
+
   it('names a refused secret or connection URL without printing the secret', () => {
     let error: unknown;
     try {

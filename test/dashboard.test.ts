@@ -7,7 +7,7 @@ import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 let t: TestApp;
 let tenant: TestTenant;
 beforeAll(async () => {
-  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard', TRUST_PROXY: 'true' });
+  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard', TRUST_PROXY: 'loopback' });
   tenant = await t.newTenant('Northwind Formations');
 });
 afterAll(() => t.close());

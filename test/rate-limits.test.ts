@@ -14,7 +14,7 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_ATTEMPTS: '2',
   RATE_LIMIT_MAGIC_LINK_OPENS: '2',
   RATE_LIMIT_SYNC_MS: '600000',
-  TRUST_PROXY: 'true',
+  TRUST_PROXY: 'loopback',
 };
 
 let t: TestApp;

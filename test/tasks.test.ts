@@ -47,6 +47,12 @@ describe('background tasks', () => {
         identifier: 'compliance:reminders-daily',
         options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'compliance' },
       },
+      {
+        task: 'recheck_white_label_domains',
+        match: '23 4 * * *',
+        identifier: 'maintenance:recheck-white-label-domains-daily',
+        options: { backfillPeriod: 0, maxAttempts: 3, queueName: 'maintenance' },
+      },
     ]);
     for (const item of cronItems) expect(Object.keys(taskDefinitions)).toContain(item.task);
   });

@@ -95,13 +95,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
     else request.log.info({ code: body.code, status }, 'request refused');
     return reply.status(status).type('application/json').send(body);
   });
-  app.setNotFoundHandler((request, reply) => {
-    // The path may carry a credential typed into the wrong place (a magic-link token, an API key): never echo it.
-    const body: ErrorBody = {
-      message: `No route for ${request.method} ${scrubSecrets(request.url.split('?')[0])}`,
-      code: 'not_found',
-      requestId: request.id,
-    };
-    return reply.status(404).send(body);
-  });
+  app.setNotFoundHandler(sendNotFound);
+}
+
+/** Answers 404 with the one error body naming the method and path (API-1), as for a path no route serves. */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // The path may carry a credential typed into the wrong place (a magic-link token, an API key): never echo it.
+  const body: ErrorBody = {
+    message: `No route for ${request.method} ${scrubSecrets(request.url.split('?')[0])}`,
+    code: 'not_found',
+    requestId: request.id,
+  };
+  return reply.status(404).send(body);
 }

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from '../../context.js';
-import { toErrorResponse } from '../../lib/error-handler.js';
+import { sendNotFound, toErrorResponse } from '../../lib/error-handler.js';
+import { onlyOnSite } from '../../lib/site-hosts.js';
 import { MAX_DOCUMENT_BYTES } from '../documents/documents.service.js';
 import { consoleAuthRoutes } from './console.auth-routes.js';
 import { consoleBusinessRoutes } from './console.business-routes.js';
@@ -27,13 +28,21 @@ const CSS = fs.readFileSync(path.join(HERE, 'assets', 'console.css'));
 const PUBLIC_PATHS = new Set([`${CONSOLE_PREFIX}/login`, `${CONSOLE_PREFIX}/assets/console.css`]);
 
 /**
- * The filing team's console under /console (CONS-1 to CONS-7; AUTH-7, AUTH-10): server-rendered eta pages, operator
- * sessions in PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope
+ * The filing team's console under /console on the host of CONSOLE_BASE_URL only (CONS-1 to CONS-7; AUTH-7, AUTH-10,
+ * SEC-7): server-rendered eta pages, operator sessions in PostgreSQL, a CSRF synchronizer token checked on every POST, form and multipart parsers in this scope
  * only.
  */
 export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   await app.register(
     async (web) => {
+      // SEC-7: the console's routes exist only on the host of CONSOLE_BASE_URL. Its not-found handler (and the hooks
+      // of this scope with it) would still answer unknown /console paths on any host: there, the app's plain 404.
+      onlyOnSite(web, 'console');
+      web.addHook('onRequest', async (request, reply) => {
+        const { siteHosts } = request.server;
+        if (request.is404 && !siteHosts.serves(siteHosts.hostnameOf(request.raw), 'console'))
+          return sendNotFound(request, reply);
+      });
       await web.register(fastifyCookie);
       await web.register(fastifyFormbody, { bodyLimit: 256 * 1024 });
       await web.register(fastifyMultipart, {

@@ -41,11 +41,18 @@ export function recentLedger(db: Db, organizationId: string, environment: Enviro
 
 /**
  * The operator's full view of one organization (console page and `org show`): settings, balances in both
- * units, redacted keys. @throws AppError not_found.
+ * units, redacted keys, and how its white-label domain is checked (ORG-6): `whiteLabelDomainVouched` (an operator put
+ * it in effect; not re-checked) and `whiteLabelDomainLapsedAt` (ISO 8601: the daily re-check took it out of use; null
+ * otherwise). @throws AppError not_found.
  */
 export async function organizationDetail(ctx: AppContext, organizationId: string) {
   const data = await loadOrganizationAdmin(ctx.pool, await getOrganizationOrThrow(ctx.pool, organizationId));
-  return withFields(organizationAdminView(data), { balanceCents: data.balanceCents });
+  const o = data.organization;
+  return withFields(organizationAdminView(data), {
+    balanceCents: data.balanceCents,
+    whiteLabelDomainVouched: o.white_label_domain_vouched,
+    whiteLabelDomainLapsedAt: o.white_label_domain_lapsed_at?.toISOString() ?? null,
+  });
 }
 
 /** What organizationDetail returns: the admin view of the organization (dollars) plus `balanceCents` per environment. */

@@ -2,14 +2,15 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pathPrefix } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
-import { findOrganizationByDomain } from '../organizations/organizations.repo.js';
+import { onlyOnSite } from '../../lib/site-hosts.js';
+import { findOrganization } from '../organizations/organizations.repo.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { dashboardPages } from './dashboard.routes.js';
 import { renderMessage } from './web.js';
@@ -26,8 +27,6 @@ const ASSETS: Record<string, { type: string; body: Buffer }> = {
     body: fs.readFileSync(path.join(HERE, 'assets', 'dashboard.js')),
   },
 };
-const HOST_CONSTRAINT = 'dashboardHost';
-
 interface SiteOptions {
   ctx: AppContext;
   whiteLabel: boolean;
@@ -35,68 +34,30 @@ interface SiteOptions {
 }
 
 /**
- * The customer dashboard (DASH-1 to DASH-11): mounted at the path of DASHBOARD_BASE_URL (default /dashboard)
- * on the service's own host, and at the root of every organization's white-label domain (routing by Host).
+ * The customer dashboard (DASH-1 to DASH-11): mounted at the path of DASHBOARD_BASE_URL (default /dashboard) on
+ * that address's host only, and at the root of every verified white-label domain (routing by host, SEC-7).
  * Cookies, form bodies and templates are registered inside this scope only, so the JSON API keeps refusing
  * form bodies with 415.
  */
 export const dashboardWeb: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
-  addHostConstraint(app, ctx);
   const basePath = pathPrefix(ctx.config.dashboardBaseUrl);
   await app.register(dashboardSite, { ctx, whiteLabel: false, basePath, prefix: basePath });
   await app.register(dashboardSite, { ctx, whiteLabel: true, basePath: '' });
 };
 
-/** The route handler a constraint strategy's storage keeps, as Fastify's router declares it. */
-type ConstrainedHandler = Parameters<
-  ReturnType<Parameters<FastifyInstance['addConstraintStrategy']>[0]['storage']>['set']
->[1];
-
-// Routes of the white-label mount carry a Host constraint so they never shadow other root routes on the
-// service's own hosts. The constraint is a cheap filter; the organization is looked up per request.
-function addHostConstraint(app: FastifyInstance, ctx: AppContext): void {
-  const ownHosts = new Set([
-    'localhost',
-    '127.0.0.1',
-    '[::1]',
-    ...[ctx.config.liveBaseUrl, ctx.config.testBaseUrl, ctx.config.dashboardBaseUrl, ctx.config.consoleBaseUrl].map(
-      (u) => new URL(u).hostname,
-    ),
-  ]);
-  app.addConstraintStrategy({
-    name: HOST_CONSTRAINT,
-    storage() {
-      const map = new Map<unknown, ConstrainedHandler>();
-      return {
-        get: (k: unknown) => map.get(k) ?? null,
-        set: (k: unknown, v: ConstrainedHandler) => void map.set(k, v),
-      };
-    },
-    deriveConstraint(req: { headers: Record<string, string | string[] | undefined> }) {
-      const host = hostnameOf(req.headers, ctx.config.trustProxy);
-      return host && !ownHosts.has(host) ? 'white-label' : undefined;
-    },
-    mustMatchWhenDerived: false,
-  });
-}
-
-/** Lower-case host name of a request without the port (X-Forwarded-Host first when TRUST_PROXY is on). */
-function hostnameOf(headers: Record<string, string | string[] | undefined>, trustProxy: boolean): string | null {
-  const forwarded = trustProxy ? headers['x-forwarded-host'] : undefined;
-  const raw = String(forwarded ?? headers.host ?? '')
-    .split(',')[0]
-    .trim()
-    .toLowerCase();
-  if (!raw) return null;
-  return raw.startsWith('[') ? raw.slice(0, raw.indexOf(']') + 1) : raw.replace(/:\d+$/, '');
+/**
+ * The organization a white-label request is for (DASH-1): the verified domain's owner, from the list in memory
+ * (ORG-6), so a host that is no verified domain costs no database round trip; null for such a host.
+ */
+async function hostOrganizationOf(ctx: AppContext, request: FastifyRequest, host: string) {
+  const organizationId = await request.server.whiteLabelDomains.organizationOf(host);
+  return organizationId ? findOrganization(ctx.pool, organizationId) : null;
 }
 
 const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, whiteLabel, basePath }) => {
-  if (whiteLabel) {
-    site.addHook('onRoute', (route) => {
-      route.constraints = { ...route.constraints, [HOST_CONSTRAINT]: 'white-label' };
-    });
-  }
+  // SEC-7: the white-label routes exist only on hosts that are none of ours, so they never shadow other root routes;
+  // whether the host is a verified domain is asked per request.
+  onlyOnSite(site, whiteLabel ? 'white-label' : 'dashboard');
   await site.register(fastifyCookie);
   await site.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
   await site.register(fastifyView, {
@@ -108,8 +69,8 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   site.decorateRequest('dashboardSite', null as never);
   site.decorateRequest('signedIn', null as never);
   site.addHook('onRequest', async (request, reply) => {
-    const host = hostnameOf(request.headers, ctx.config.trustProxy) ?? '';
-    const hostOrganization = whiteLabel ? await findOrganizationByDomain(ctx.pool, host) : null;
+    const host = request.server.siteHosts.hostnameOf(request.raw);
+    const hostOrganization = whiteLabel ? await hostOrganizationOf(ctx, request, host) : null;
     if (whiteLabel && !hostOrganization) return reply.callNotFound();
     request.dashboardSite = { basePath, hostOrganization, host };
     // form-action also covers where a form's response redirects: checkout goes on to Stripe's payment page (PAY-2).

@@ -216,6 +216,19 @@ export async function revokeSessionRow(db: Db, idHash: string): Promise<void> {
 }
 
 /**
+ * Revokes every live session of the organization started from a magic link issued for `host` (ORG-6: a white-label
+ * domain taken out of use, whose next owner would receive the browsers' cookies). @returns how many.
+ */
+export async function revokeSessionsOfHost(db: Db, organizationId: string, host: string): Promise<number> {
+  const res = await db.query(
+    `UPDATE dashboard_sessions s SET revoked_at = now() FROM magic_links l
+      WHERE s.organization_id = $1 AND s.revoked_at IS NULL AND l.id = s.magic_link_id AND l.host = $2`,
+    [organizationId, host],
+  );
+  return res.rowCount ?? 0;
+}
+
+/**
  * Creates the row of a checkout form token on its first submit (table checkout_forms, its sha256 only) and locks it,
  * or locks the row an earlier submit created, until the transaction ends (DASH-9). A concurrent first submit of the
  * same token waits for this one's transaction. Returns the row's failed attempts so far, or null when the row belongs

@@ -29,6 +29,15 @@ export function findEndpointContact(tx: Db, endpointId: string): Promise<{ conta
   );
 }
 
+/** The organization's technical contact, or null when it has none. */
+export function findOrganizationContact(tx: Db, organizationId: string): Promise<{ contact_email: string } | null> {
+  return one<{ contact_email: string }>(
+    tx,
+    'SELECT contact_email FROM organizations WHERE id = $1 AND contact_email IS NOT NULL',
+    [organizationId],
+  );
+}
+
 /** What the "new document" email says and whether it may still go (notifications on, recipient still an admin). */
 export interface EmailFacts {
   document_id: string;

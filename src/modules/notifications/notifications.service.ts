@@ -42,3 +42,17 @@ export async function queueEndpointDisabledEmail(tx: Db, endpointId: string, rea
   await addJob(tx, 'send_endpoint_disabled_email', { endpointId, reason }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
   return row.contact_email;
 }
+
+/**
+ * Queues the "white-label domain taken out of use" email to the organization's technical contact (`contact_email`),
+ * in the caller's transaction: the one in which the daily re-check took the domain out of use (ORG-6), so a
+ * rolled-back lapse sends nothing and a committed one is always told.
+ * @returns the address the job will email, or null when the organization has no contact (nothing queued: the caller
+ *   logs instead).
+ */
+export async function queueDomainLapsedEmail(tx: Db, organizationId: string, domain: string): Promise<string | null> {
+  const row = await repo.findOrganizationContact(tx, organizationId);
+  if (!row) return null;
+  await addJob(tx, 'send_domain_lapsed_email', { organizationId, domain }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
+  return row.contact_email;
+}

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../lib/db.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import * as repo from './organizations.repo.js';
+import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
 
 /**
  * Label under the domain whose TXT record proves control: `_fcs-domain-verification.portal.example.com`.
@@ -35,10 +36,14 @@ export function domainVerificationView(o: repo.OrganizationRow): DomainVerificat
   return {
     status: o.white_label_domain_verified_at ? 'verified' : 'pending',
     recordType: 'TXT',
-    recordName: `${TXT_RECORD_LABEL}.${o.white_label_domain}`,
-    recordValue: `${TXT_VALUE_PREFIX}${o.white_label_domain_token}`,
+    ...domainRecord(o.white_label_domain, o.white_label_domain_token),
     verifiedAt: o.white_label_domain_verified_at?.toISOString() ?? null,
   };
+}
+
+/** The TXT record proving control of `domain` with the challenge `token`: its name and value. */
+export function domainRecord(domain: string, token: string): { recordName: string; recordValue: string } {
+  return { recordName: `${TXT_RECORD_LABEL}.${domain}`, recordValue: `${TXT_VALUE_PREFIX}${token}` };
 }
 
 /** The white-label domain in effect (verified), or null: magic links and Host routing use only this. */
@@ -89,6 +94,7 @@ export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: st
   const verified = await markVerified(ctx, o);
   if (!verified)
     throw new AppError('conflict', 'The white-label domain changed while it was being verified; verify the new one');
+  forgetWhiteLabelDomainsInProcess();
   ctx.log.info({ organizationId, domain: o.white_label_domain }, 'white-label domain verified');
   return verified;
 }
@@ -100,6 +106,16 @@ async function markVerified(ctx: AppContext, o: repo.OrganizationRow): Promise<r
     if (isUniqueViolation(err)) throw domainTakenError(o.white_label_domain!);
     throw err;
   }
+}
+
+/**
+ * Whether the domain's TXT record still holds its challenge (ORG-6: a verified domain must keep it published).
+ * @param d the organization's domain and token, as listDomainsToRecheck gives them.
+ * @throws AppError service_unavailable (503) when DNS could not be asked (timeout, server failure): no answer either way.
+ */
+export async function domainRecordHeld(ctx: AppContext, d: repo.DomainToRecheck): Promise<boolean> {
+  const { recordName, recordValue } = domainRecord(d.white_label_domain, d.white_label_domain_token);
+  return (await txtValues(ctx, recordName)).includes(recordValue);
 }
 
 /** The 409 for a domain another organization holds verified, naming the field. */

@@ -4,6 +4,7 @@ import type { AppContext, Environment } from '../../context.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { domainTakenError, newDomainToken } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
+import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
 import type { UpdateOrganizationBody } from './organizations.schemas.js';
 import { normalizeContactEmail } from './organizations.service.js';
 import { isUniqueViolation } from '../../lib/db.js';
@@ -91,6 +92,8 @@ export async function updateOrganizationSettings(
       domainVerified,
     });
     if (!row) throw notFound('organization', organizationId);
+    // A domain sent may have changed what is verified: this process's next request sees it (the others hear it).
+    if (domain !== undefined) forgetWhiteLabelDomainsInProcess();
     return row;
   } catch (err) {
     // Another organization verified the same domain between the check above and this update (operator vouching).

@@ -15,6 +15,10 @@ export interface OrganizationRow {
   white_label_domain_token: string | null;
   /** When control of the domain was proven (or vouched for by an operator); null while pending. */
   white_label_domain_verified_at: Date | null;
+  /** True when an operator put the domain in effect without its DNS record (migration 103): not re-checked (ORG-6). */
+  white_label_domain_vouched: boolean;
+  /** When the daily re-check found the domain's TXT record gone and took it out of use (ORG-6); null otherwise. */
+  white_label_domain_lapsed_at: Date | null;
   branding: { logoUrl?: string | null; primaryColor?: string | null; accentColor?: string | null };
   email_notifications: boolean;
   dashboard_billing: 'organization' | 'customer';
@@ -56,15 +60,25 @@ export function findOrganization(db: Db, id: string): Promise<OrganizationRow | 
 }
 
 /**
- * The organization holding `domain` (lower-cased first) as its verified white-label domain, or null: an
- * unverified domain routes nowhere, so a claim alone never serves anyone's dashboard.
+ * Every verified white-label domain (lower case) and the id of the organization holding it (ORG-6): the list the
+ * host routing keeps in memory. An unverified domain routes nowhere, so a claim alone never serves anyone's dashboard.
  */
-export function findOrganizationByDomain(db: Db, domain: string): Promise<OrganizationRow | null> {
-  return one<OrganizationRow>(
+export async function listVerifiedDomains(db: Db): Promise<Map<string, string>> {
+  const rows = await many<{ white_label_domain: string; id: string }>(
     db,
-    'SELECT * FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL',
-    [domain.toLowerCase()],
+    'SELECT white_label_domain, id FROM organizations WHERE white_label_domain_verified_at IS NOT NULL',
   );
+  return new Map(rows.map((r) => [r.white_label_domain, r.id]));
+}
+
+/** The id of the organization holding `domain` (lower case) as its verified white-label domain, or null. */
+export async function findVerifiedDomainOwner(db: Db, domain: string): Promise<string | null> {
+  const row = await one<{ id: string }>(
+    db,
+    'SELECT id FROM organizations WHERE white_label_domain = $1 AND white_label_domain_verified_at IS NOT NULL',
+    [domain],
+  );
+  return row?.id ?? null;
 }
 
 /** The id of another organization than `organizationId` holding `domain` as its verified domain, or null. */
@@ -90,10 +104,42 @@ export function markDomainVerified(
 ): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
     db,
-    `UPDATE organizations SET white_label_domain_verified_at = COALESCE(white_label_domain_verified_at, now()), updated_at = now()
+    `UPDATE organizations SET white_label_domain_verified_at = COALESCE(white_label_domain_verified_at, now()),
+            white_label_domain_lapsed_at = NULL, updated_at = now()
       WHERE id = $1 AND white_label_domain = $2 AND white_label_domain_token = $3 RETURNING *`,
     [organizationId, domain, token],
   );
+}
+
+/** A verified white-label domain the daily re-check looks at (ORG-6), with the record it must still hold. */
+export interface DomainToRecheck {
+  id: string;
+  white_label_domain: string;
+  white_label_domain_token: string;
+}
+
+/** Every domain verified by its DNS record (not vouched for by an operator), by organization id (ORG-6). */
+export function listDomainsToRecheck(db: Db): Promise<DomainToRecheck[]> {
+  return many<DomainToRecheck>(
+    db,
+    `SELECT id, white_label_domain, white_label_domain_token FROM organizations
+      WHERE white_label_domain_verified_at IS NOT NULL AND NOT white_label_domain_vouched ORDER BY id`,
+  );
+}
+
+/**
+ * Takes a verified domain out of use because its record is gone (ORG-6): pending again with the same record, the
+ * lapse recorded. Only if the organization still holds this domain with this token, verified by DNS.
+ * @returns whether it did (false: the domain changed meanwhile).
+ */
+export async function markDomainLapsed(db: Db, d: DomainToRecheck): Promise<boolean> {
+  const res = await db.query(
+    `UPDATE organizations SET white_label_domain_verified_at = NULL, white_label_domain_lapsed_at = now(), updated_at = now()
+      WHERE id = $1 AND white_label_domain = $2 AND white_label_domain_token = $3
+        AND white_label_domain_verified_at IS NOT NULL AND NOT white_label_domain_vouched`,
+    [d.id, d.white_label_domain, d.white_label_domain_token],
+  );
+  return (res.rowCount ?? 0) > 0;
 }
 
 /** Every organization, newest first (operator views). */
@@ -225,6 +271,11 @@ export function updateOrganizationSettings(
         white_label_domain_verified_at = CASE WHEN NOT $3 THEN white_label_domain_verified_at WHEN $4 IS NULL THEN NULL
                                               WHEN $11 THEN COALESCE(CASE WHEN $4 = white_label_domain THEN white_label_domain_verified_at END, now())
                                               WHEN $4 IS DISTINCT FROM white_label_domain THEN NULL ELSE white_label_domain_verified_at END,
+        white_label_domain_vouched = CASE WHEN NOT $3 THEN white_label_domain_vouched WHEN $4 IS NULL THEN false
+                                          WHEN $11 THEN true
+                                          WHEN $4 IS DISTINCT FROM white_label_domain THEN false ELSE white_label_domain_vouched END,
+        white_label_domain_lapsed_at = CASE WHEN NOT $3 THEN white_label_domain_lapsed_at
+                                            WHEN $11 OR $4 IS DISTINCT FROM white_label_domain THEN NULL ELSE white_label_domain_lapsed_at END,
         branding = branding || COALESCE($5::jsonb, '{}'::jsonb),
         email_notifications = COALESCE($6, email_notifications),
         dashboard_billing = COALESCE($7, dashboard_billing),
