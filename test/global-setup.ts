@@ -140,8 +140,8 @@ function hashDir(h: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) hashDir(h, p);
-    // service-role: its grants and policies are part of the template, as the migrations are.
-    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role/.test(entry.name))
+    // service-role, login-role: their grants, policies and roles are part of the template, as the migrations are.
+    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role|login-role/.test(entry.name))
       h.update(entry.name).update(fs.readFileSync(p));
   }
 }
