@@ -131,7 +131,10 @@ const DEFAULT_LOGIN_ROLE: LoginRole = { name: LOGIN_ROLE, serviceRole: SERVICE_R
  * `login` null (DATABASE_SERVICE_ROLE=none): no login role; the grants still go to fcs_service.
  * @throws LoginRoleError when the login role is missing and the owner may not create roles; MigrationHistoryError.
  */
-export async function prepareDatabase(databaseUrl: string, login: LoginRole | null = DEFAULT_LOGIN_ROLE): Promise<void> {
+export async function prepareDatabase(
+  databaseUrl: string,
+  login: LoginRole | null = DEFAULT_LOGIN_ROLE,
+): Promise<void> {
   await migrate(databaseUrl);
   await runMigrations({ connectionString: databaseUrl });
   await grantServiceRole(databaseUrl, login, login?.serviceRole ?? SERVICE_ROLE);

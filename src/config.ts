@@ -34,7 +34,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`,
     ]);
   }
-  const serviceRole = (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service');
+  const serviceRole =
+    (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service');
   const appRole = e.DATABASE_APP_ROLE ?? 'fcs_app';
   if (appRole === serviceRole)
     throw new ConfigError([

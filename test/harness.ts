@@ -100,6 +100,8 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+    // The password test/global-setup.ts gave the login role (vitest.config.ts).
+    DATABASE_APP_PASSWORD: process.env.DATABASE_APP_PASSWORD,
     // The owner's rights, so tests may add constraints or triggers to provoke failures; the service role is tested
     // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts, whose pool logs in as fcs_app) and by every test
     // that starts a real process.
