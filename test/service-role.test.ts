@@ -1,13 +1,16 @@
+import { createHmac, pbkdf2Sync } from 'node:crypto';
 import type { Runner } from 'graphile-worker';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/lib/db.js';
 import { newId } from '../src/lib/ids.js';
 import { startWorker } from '../src/worker.js';
 import { card, csrfOf, einForm, setDashboardBilling, signIn } from './dashboard-helpers.js';
 import { createCompany } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { runCli } from './cli-runner.js';
+import { createTestApp, TEST_DATA_ENCRYPTION_KEY, type TestApp, type TestTenant } from './harness.js';
 import { einObject, listPrice } from './orders-fixtures.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -193,6 +196,70 @@ describe("the service's database role", () => {
       paid.order.id,
     ]);
     expect(rows).toEqual([{ amount_cents: paid.order.amount_cents }]);
+  });
+
+  it('a start refuses a login role that is a member of another role too, or does not inherit the service role', async () => {
+    const name = `fcs_t_login_${process.pid}`;
+    const start = () =>
+      boot(
+        loadConfig({
+          DATABASE_URL: t.ctx.config.databaseUrl!,
+          DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+          DATABASE_APP_ROLE: name,
+          DATA_DIR: t.ctx.config.dataDir,
+          LOG_LEVEL: 'silent',
+        }),
+      );
+    await owner.query(`DROP ROLE IF EXISTS ${name}`);
+    await owner.query(`CREATE ROLE ${name} LOGIN IN ROLE fcs_service, pg_write_all_data`);
+    try {
+      await expect(start()).rejects.toThrow(
+        `The login role ${name} is a member of pg_write_all_data besides fcs_service, so SET ROLE would reach their rights`,
+      );
+      await owner.query(`REVOKE pg_write_all_data FROM ${name}`);
+      await owner.query(`ALTER ROLE ${name} NOINHERIT`);
+      await expect(start()).rejects.toThrow(`The login role ${name} does not have fcs_service's rights`);
+      await owner.query(`ALTER ROLE ${name} INHERIT`);
+      const booted = await start();
+      const { rows } = await booted.ctx.pool.query('SELECT session_user AS login');
+      await booted.close();
+      expect(rows).toEqual([{ login: name }]);
+    } finally {
+      await owner.query(`DROP ROLE IF EXISTS ${name}`);
+    }
+  });
+
+  it('`cli db roles` prints the SQL that creates both roles, the password only as its SCRAM verifier', async () => {
+    const [service, app] = [`fcs_t_svc_${process.pid}`, `fcs_t_app_${process.pid}`];
+    const env = { DATABASE_SERVICE_ROLE: service, DATABASE_APP_ROLE: app, DATABASE_APP_PASSWORD: '' };
+    const out = await runCli(t, ['db', 'roles'], env);
+    expect(out.code, out.stderr).toBe(0);
+    const password = /DATABASE_APP_PASSWORD=(\S+)/.exec(out.stderr)?.[1];
+    expect(password).toMatch(/^[\w-]{32}$/);
+    expect(out.stdout).not.toContain(password);
+    expect(out.stdout).toContain(`CREATE ROLE "${app}" LOGIN NOSUPERUSER`);
+    const admin = new pg.Client({ connectionString: t.ctx.config.databaseUrl! });
+    await admin.connect();
+    try {
+      await admin.query(out.stdout);
+      const { rows } = await admin.query(
+        `SELECT r.rolcanlogin, r.rolsuper, a.rolpassword,
+                ARRAY(SELECT m.roleid::regrole::text FROM pg_auth_members m WHERE m.member = r.oid) AS member_of,
+                pg_has_role($3, $1, 'MEMBER WITH ADMIN OPTION') AS owner_admin
+           FROM pg_roles r JOIN pg_authid a ON a.oid = r.oid WHERE r.rolname = $2`,
+        [service, app, ownerName()],
+      );
+      expect(rows[0]).toMatchObject({ rolcanlogin: true, rolsuper: false, member_of: [service], owner_admin: true });
+      // The stored verifier is the printed password's: recomputed from its salt, the server key matches.
+      const [, iterations, salt, , serverKey] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):(.+)$/.exec(
+        rows[0].rolpassword,
+      )!;
+      const salted = pbkdf2Sync(password!, Buffer.from(salt, 'base64'), Number(iterations), 32, 'sha256');
+      expect(createHmac('sha256', salted).update('Server Key').digest('base64')).toBe(serverKey);
+    } finally {
+      await admin.query(`DROP ROLE IF EXISTS "${app}"; DROP ROLE IF EXISTS "${service}"`);
+      await admin.end();
+    }
   });
 
   it('serves requests and runs background jobs through that role', async () => {
