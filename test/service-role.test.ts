@@ -198,6 +198,30 @@ describe("the service's database role", () => {
     expect(rows).toEqual([{ amount_cents: paid.order.amount_cents }]);
   });
 
+  it("a payment's status is its newest status row: one refunded since is not refunded again when its order is cancelled", async () => {
+    const tenant = await t.newTenant('Status Rows Co');
+    const { order } = await cardPaidOrder(tenant);
+    const payment = (
+      await t.ctx.pool.query('SELECT p.id FROM payments p JOIN orders o ON o.group_id = p.group_id WHERE o.id = $1', [
+        order.id,
+      ])
+    ).rows[0].id;
+    await t.ctx.pool.query(
+      `INSERT INTO payment_statuses (payment_id, status, message) VALUES ($1, 'refunded', 'refunded by the bank')`,
+      [payment],
+    );
+    const { rows } = await t.ctx.pool.query(
+      `SELECT status AS recorded, payment_status(id) AS now,
+              ARRAY(SELECT s.status FROM payment_statuses s WHERE s.payment_id = p.id ORDER BY s.id) AS history
+         FROM payments p WHERE id = $1`,
+      [payment],
+    );
+    expect(rows).toEqual([{ recorded: 'succeeded', now: 'refunded', history: ['succeeded', 'refunded'] }]);
+    const cancel = await t.admin('POST', `/orders/${order.id}/transitions`, { filingStatus: 'cancelled' });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    expect((await t.ctx.pool.query('SELECT 1 FROM card_refunds WHERE order_id = $1', [order.id])).rowCount).toBe(0);
+  });
+
   it('a start refuses a login role that is a member of another role too, or does not inherit the service role', async () => {
     const name = `fcs_t_login_${process.pid}`;
     const start = () =>
