@@ -36,6 +36,13 @@ afterAll(async () => {
   await t?.close();
 });
 
+/** True when a stored SCRAM-SHA-256 verifier is `password`'s: recomputed from its salt, the server key matches. */
+function serverKeyOf(verifier: string, password: string): boolean {
+  const [, iterations, salt, serverKey] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$[^:]+:(.+)$/.exec(verifier)!;
+  const salted = pbkdf2Sync(password, Buffer.from(salt!, 'base64'), Number(iterations), 32, 'sha256');
+  return createHmac('sha256', salted).update('Server Key').digest('base64') === serverKey;
+}
+
 const ownerName = () => decodeURIComponent(new URL(t.ctx.config.databaseUrl!).username);
 
 /** A sandbox card payment of an EIN order at dashboard checkout (customer billing): the company and its order. */
@@ -253,6 +260,41 @@ describe("the service's database role", () => {
     }
   });
 
+  it('a start creates a missing login role with DATABASE_APP_PASSWORD, and sets it again only when it changed', async () => {
+    const name = `fcs_t_made_${process.pid}`;
+    const startWith = async (password: string) => {
+      const booted = await boot(
+        loadConfig({
+          DATABASE_URL: t.ctx.config.databaseUrl!,
+          DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+          DATABASE_APP_ROLE: name,
+          DATABASE_APP_PASSWORD: password,
+          DATA_DIR: t.ctx.config.dataDir,
+          LOG_LEVEL: 'silent',
+        }),
+      );
+      const { rows } = await booted.ctx.pool.query('SELECT session_user AS login');
+      await booted.close();
+      expect(rows).toEqual([{ login: name }]);
+      const stored = await owner.query(
+        `SELECT a.rolpassword, r.rolsuper, ARRAY(SELECT m.roleid::regrole::text FROM pg_auth_members m WHERE m.member = r.oid) AS member_of
+           FROM pg_authid a JOIN pg_roles r ON r.oid = a.oid WHERE a.rolname = $1`,
+        [name],
+      );
+      expect(stored.rows[0]).toMatchObject({ rolsuper: false, member_of: ['fcs_service'] });
+      expect(serverKeyOf(stored.rows[0].rolpassword, password)).toBe(true);
+      return stored.rows[0].rolpassword as string;
+    };
+    await owner.query(`DROP ROLE IF EXISTS ${name}`);
+    try {
+      const first = await startWith('first-Pa55word-0123456789');
+      expect(await startWith('first-Pa55word-0123456789')).toBe(first);
+      expect(await startWith('second-Pa55word-0123456789')).not.toBe(first);
+    } finally {
+      await owner.query(`DROP ROLE IF EXISTS ${name}`);
+    }
+  });
+
   it('`cli db roles` prints the SQL that creates both roles, the password only as its SCRAM verifier', async () => {
     const [service, app] = [`fcs_t_svc_${process.pid}`, `fcs_t_app_${process.pid}`];
     const env = { DATABASE_SERVICE_ROLE: service, DATABASE_APP_ROLE: app, DATABASE_APP_PASSWORD: '' };
@@ -274,12 +316,8 @@ describe("the service's database role", () => {
         [service, app, ownerName()],
       );
       expect(rows[0]).toMatchObject({ rolcanlogin: true, rolsuper: false, member_of: [service], owner_admin: true });
-      // The stored verifier is the printed password's: recomputed from its salt, the server key matches.
-      const [, iterations, salt, , serverKey] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):(.+)$/.exec(
-        rows[0].rolpassword,
-      )!;
-      const salted = pbkdf2Sync(password!, Buffer.from(salt, 'base64'), Number(iterations), 32, 'sha256');
-      expect(createHmac('sha256', salted).update('Server Key').digest('base64')).toBe(serverKey);
+      // The stored verifier is the printed password's.
+      expect(serverKeyOf(rows[0].rolpassword, password!)).toBe(true);
     } finally {
       await admin.query(`DROP ROLE IF EXISTS "${app}"; DROP ROLE IF EXISTS "${service}"`);
       await admin.end();

@@ -48,20 +48,17 @@ const LOGIN_ATTRIBUTES = 'LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATIO
  * @throws LoginRoleError when the role is missing and the owner may not create roles.
  */
 export async function ensureLoginRole(client: pg.ClientBase, role: LoginRole): Promise<void> {
-  const { rows } = await client.query<{ exists: boolean; may_create: boolean; owner: string }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists, current_user AS owner,
-            (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) AS may_create`,
-    [role.name],
-  );
-  const { exists, may_create: mayCreate, owner } = rows[0]!;
-  const name = client.escapeIdentifier(role.name);
-  const password = role.password ? ` PASSWORD ${client.escapeLiteral(scramVerifier(role.password))}` : '';
+  const { exists, mayCreate, owner, stored } = await roleState(client, role.name);
   if (!exists && !mayCreate)
     throw new LoginRoleError(
       `The login role ${role.name} does not exist, and ${owner} (DATABASE_URL's user) may not create roles. ` +
         'Fix: have an administrator run once the SQL that `npm run cli -- db roles` prints, then start again.',
     );
-  if (exists && !(password && mayCreate)) return;
+  // A password already set is not written again: no catalog write, and no wait on another start doing the same.
+  const passwordKept = !role.password || !mayCreate || (stored !== null && verifierMatches(role.password, stored));
+  if (exists && passwordKept) return;
+  const name = client.escapeIdentifier(role.name);
+  const password = role.password ? ` PASSWORD ${client.escapeLiteral(scramVerifier(role.password))}` : '';
   const sql = exists
     ? `ALTER ROLE ${name}${password}`
     : `CREATE ROLE ${name} ${LOGIN_ATTRIBUTES}${password} IN ROLE ${client.escapeIdentifier(role.serviceRole)}`;
@@ -74,6 +71,23 @@ export async function ensureLoginRole(client: pg.ClientBase, role: LoginRole): P
     if (!['42710', '23505', '42501', 'XX000'].includes((err as { code?: string }).code ?? '')) throw err;
     await client.query('ROLLBACK TO SAVEPOINT login_role');
   }
+}
+
+/** Whether the role exists, whether the owner may create roles, and (superuser only) the role's stored verifier. */
+async function roleState(client: pg.ClientBase, name: string) {
+  const { rows } = await client.query<{ exists: boolean; may_create: boolean; superuser: boolean; owner: string }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists, current_user AS owner, r.rolsuper AS superuser,
+            r.rolsuper OR r.rolcreaterole AS may_create
+       FROM pg_roles r WHERE r.rolname = current_user`,
+    [name],
+  );
+  const { exists, may_create: mayCreate, superuser, owner } = rows[0]!;
+  // pg_authid, which holds the verifiers, is readable by superusers only.
+  const stored = superuser
+    ? ((await client.query<{ v: string | null }>('SELECT rolpassword AS v FROM pg_authid WHERE rolname = $1', [name]))
+        .rows[0]?.v ?? null)
+    : null;
+  return { exists, mayCreate, owner, stored };
 }
 
 interface RoleFacts {
@@ -162,6 +176,14 @@ export function newLoginPassword(): string {
 }
 
 const SCRAM_ITERATIONS = 4096;
+
+/** True when `stored` (a pg_authid.rolpassword) is a SCRAM-SHA-256 verifier of `password`. */
+export function verifierMatches(password: string, stored: string): boolean {
+  const m = /^SCRAM-SHA-256\$(\d+):([^$]+)\$[^:]+:(.+)$/.exec(stored);
+  if (!m) return false;
+  const salted = pbkdf2Sync(password, Buffer.from(m[2]!, 'base64'), Number(m[1]), 32, 'sha256');
+  return createHmac('sha256', salted).update('Server Key').digest('base64') === m[3];
+}
 
 /**
  * The SCRAM-SHA-256 verifier PostgreSQL stores for `password` (RFC 5802, 7677; its `pg_authid.rolpassword` format),
