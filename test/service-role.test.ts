@@ -229,7 +229,7 @@ describe("the service's database role", () => {
     expect((await t.ctx.pool.query('SELECT 1 FROM card_refunds WHERE order_id = $1', [order.id])).rowCount).toBe(0);
   });
 
-  it('a start refuses a login role that is a member of another role too, or does not inherit the service role', async () => {
+  it('a start refuses a login role that is a member of another role too, or not of the service role', async () => {
     const name = `fcs_t_login_${process.pid}`;
     const start = () =>
       boot(
@@ -237,20 +237,22 @@ describe("the service's database role", () => {
           DATABASE_URL: t.ctx.config.databaseUrl!,
           DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
           DATABASE_APP_ROLE: name,
+          DATABASE_APP_PASSWORD: 'refused-Pa55word-0123456789',
           DATA_DIR: t.ctx.config.dataDir,
           LOG_LEVEL: 'silent',
         }),
       );
     await owner.query(`DROP ROLE IF EXISTS ${name}`);
-    await owner.query(`CREATE ROLE ${name} LOGIN IN ROLE fcs_service, pg_write_all_data`);
+    await owner.query(
+      `CREATE ROLE ${name} LOGIN PASSWORD 'refused-Pa55word-0123456789' IN ROLE fcs_service, pg_write_all_data`,
+    );
     try {
       await expect(start()).rejects.toThrow(
         `The login role ${name} is a member of pg_write_all_data besides fcs_service, so SET ROLE would reach their rights`,
       );
-      await owner.query(`REVOKE pg_write_all_data FROM ${name}`);
-      await owner.query(`ALTER ROLE ${name} NOINHERIT`);
+      await owner.query(`REVOKE pg_write_all_data, fcs_service FROM ${name}`);
       await expect(start()).rejects.toThrow(`The login role ${name} does not have fcs_service's rights`);
-      await owner.query(`ALTER ROLE ${name} INHERIT`);
+      await owner.query(`GRANT fcs_service TO ${name}`);
       const booted = await start();
       const { rows } = await booted.ctx.pool.query('SELECT session_user AS login');
       await booted.close();

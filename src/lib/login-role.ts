@@ -135,7 +135,7 @@ function roleProblem(f: RoleFacts, role: LoginRole): string | null {
   if (others.length)
     return `${who} is a member of ${others.join(', ')} besides ${role.serviceRole}, so SET ROLE would reach their rights. Fix: REVOKE ${others.join(', ')} FROM ${f.login};`;
   if (!f.member_of.includes(role.serviceRole) || !f.inherits)
-    return `${who} does not have ${role.serviceRole}'s rights. Fix: GRANT ${role.serviceRole} TO ${f.login}; and ALTER ROLE ${f.login} INHERIT;`;
+    return `${who} does not have ${role.serviceRole}'s rights. Fix: GRANT ${role.serviceRole} TO ${f.login}; (on PostgreSQL 16 and later WITH INHERIT TRUE; before, ALTER ROLE ${f.login} INHERIT;)`;
   return null;
 }
 
