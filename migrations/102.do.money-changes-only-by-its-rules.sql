@@ -13,9 +13,9 @@
 --     payments_first_status turns it into the payment's first payment_statuses row, so payments recorded by a
 --     process of the previous version during a rolling deploy get theirs too.
 --   * the refunds-within-payment check (PAY-6) locks the payment row with its owner's rights.
--- Processes of the previous version keep placing orders during a rolling deploy; their cancellations (which lock
--- the balance row themselves) and their Stripe event handling (which linked the event with an UPDATE) are refused
--- as a whole and succeed when retried against this version (Stripe redelivers a failed event).
+-- Processes of the previous version keep placing orders during a rolling deploy; their cancellations and renewals
+-- (which lock the balance row themselves) and their Stripe event handling (which linked the event with an UPDATE)
+-- are refused as a whole and succeed when retried against this version (Stripe redelivers a failed event).
 
 -- Balances ------------------------------------------------------------------------------------------------------
 
