@@ -12,7 +12,8 @@ import { observePool } from './lib/metrics.js';
 import { observeWebhookBacklog } from './modules/webhooks/webhook-metrics.js';
 import { observeLedgerChecks } from './modules/ledger-audit/ledger-verify.js';
 import { migrate } from './lib/migrate.js';
-import { grantServiceRole } from './lib/service-role.js';
+import { checkLoginRole, LOGIN_ROLE, loginUrl, type LoginRole } from './lib/login-role.js';
+import { grantServiceRole, SERVICE_ROLE } from './lib/service-role.js';
 import { keptDataKey, type Keyring } from './lib/secret-box.js';
 import { randomToken } from './lib/secrets.js';
 import { resealEndpointSecrets, secretKeyUsage } from './modules/webhooks/endpoint-secrets.js';
@@ -66,20 +67,13 @@ async function connect(
   options: { migrate?: boolean },
 ): Promise<Booted> {
   const databaseUrl = config.databaseUrl ?? embedded!.url;
-  if (options.migrate !== false) await prepareDatabase(databaseUrl);
-  // SEC-3: both pools act as the service role, which cannot drop, alter or truncate anything.
-  const pool = createPool(
-    databaseUrl,
-    config.databasePoolSize,
-    config.databaseConnectTimeoutMs,
-    config.databaseServiceRole,
-  );
-  const workerPool = createPool(
-    databaseUrl,
-    config.workerDatabasePoolSize,
-    config.databaseConnectTimeoutMs,
-    config.databaseServiceRole,
-  );
+  const login = loginRoleFor(config, embedded !== null);
+  if (options.migrate !== false) await prepareDatabase(databaseUrl, login);
+  // SEC-3: both pools log in as the login role, which has the service role's rights and can reach no others: it
+  // cannot drop, alter or truncate anything, rewrite records, or move a balance but through the ledger.
+  const poolUrl = login ? loginUrl(databaseUrl, login) : databaseUrl;
+  const pool = createPool(poolUrl, config.databasePoolSize, config.databaseConnectTimeoutMs);
+  const workerPool = createPool(poolUrl, config.workerDatabasePoolSize, config.databaseConnectTimeoutMs);
   observePool('api', pool);
   observePool('worker', workerPool);
   observeWebhookBacklog(workerPool);
@@ -88,6 +82,7 @@ async function connect(
   let dataKeys: Keyring;
   try {
     dataKeys = keyringOf(config);
+    if (login) await checkLoginRole(pool, login);
     if (options.migrate !== false) {
       await seed(pool);
       // SEC-2: secrets stored before sealing existed are sealed once, by the first start that has a key.
@@ -127,14 +122,38 @@ async function connect(
   };
 }
 
+/** The login role of a server whose DATABASE_URL user may create it, with no password (a trusting server). */
+const DEFAULT_LOGIN_ROLE: LoginRole = { name: LOGIN_ROLE, serviceRole: SERVICE_ROLE, password: null };
+
 /**
  * Applies our numbered migrations and graphile-worker's own schema as the connecting user (the owner), then grants
- * the service role what the pools need (SEC-3).
+ * the service role what the pools need and creates the login role they connect as, or sets its password (SEC-3).
+ * `login` null (DATABASE_SERVICE_ROLE=none): no login role; the grants still go to fcs_service.
+ * @throws LoginRoleError when the login role is missing and the owner may not create roles; MigrationHistoryError.
  */
-export async function prepareDatabase(databaseUrl: string): Promise<void> {
+export async function prepareDatabase(
+  databaseUrl: string,
+  login: LoginRole | null = DEFAULT_LOGIN_ROLE,
+): Promise<void> {
   await migrate(databaseUrl);
   await runMigrations({ connectionString: databaseUrl });
-  await grantServiceRole(databaseUrl);
+  await grantServiceRole(databaseUrl, login, login?.serviceRole ?? SERVICE_ROLE);
+}
+
+/**
+ * The login role the pools connect as (SEC-3), or null when DATABASE_SERVICE_ROLE is `none` (the pools then use
+ * DATABASE_URL itself). Its password is DATABASE_APP_PASSWORD; on the embedded database (`embedded`), where this
+ * service owns the server and sets the password at every start, one generated once into
+ * `DATA_DIR/database-app-password` (mode 600) unless DATABASE_APP_PASSWORD is set.
+ */
+export function loginRoleFor(
+  config: Pick<Config, 'databaseServiceRole' | 'databaseAppRole' | 'databaseAppPassword' | 'dataDir'>,
+  embedded: boolean,
+): LoginRole | null {
+  if (!config.databaseServiceRole) return null;
+  const password =
+    config.databaseAppPassword ?? (embedded ? keptSecret(config.dataDir, 'database-app-password').value : null);
+  return { name: config.databaseAppRole, serviceRole: config.databaseServiceRole, password };
 }
 
 /** Runs every seeder (each inserts only what is missing). */

@@ -51,6 +51,10 @@ const EnvSchema = Type.Object({
   EMBEDDED_PG_PORT: Type.Optional(Int),
   // The role the pools act as (SEC-3): fcs_service (created by the migrations), another existing role, or none.
   DATABASE_SERVICE_ROLE: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  // The login role the pools connect as, a member of the service role only (SEC-3).
+  DATABASE_APP_ROLE: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$' })),
+  // Its password: printable ASCII without spaces, at least 16 characters.
+  DATABASE_APP_PASSWORD: Type.Optional(Type.String({ pattern: '^[\\x21-\\x7e]{16,}$' })),
   DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   API_KEY_CACHE_SECONDS: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   WORKER_DATABASE_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
@@ -180,6 +184,7 @@ const SECRET_VARIABLES = new Set([
   'FILE_URL_SECRET',
   'DATA_ENCRYPTION_KEY',
   'DATA_ENCRYPTION_KEY_PREVIOUS',
+  'DATABASE_APP_PASSWORD',
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',
 ]);

@@ -86,11 +86,23 @@ export interface Config {
   trustProxy: TrustProxy;
   embeddedPgPort: number;
   /**
-   * The role both pools act as (DATABASE_SERVICE_ROLE, default `fcs_service`; SEC-3): rows only, no schema changes,
-   * the append-only records insert-only. null (`none`): the DATABASE_URL user's own rights. Migrations always run as
-   * that user.
+   * The role whose rights both pools have (DATABASE_SERVICE_ROLE, default `fcs_service`; SEC-3): rows only, no schema
+   * changes, the append-only records insert-only, balances moved only by the ledger's functions. null (`none`): the
+   * pools connect with DATABASE_URL itself and have its user's own rights. Migrations always run as that user.
    */
   databaseServiceRole: string | null;
+  /**
+   * The login role both pools connect as (DATABASE_APP_ROLE, default `fcs_app`; SEC-3): a member of
+   * databaseServiceRole and of nothing else, so no statement can take the pools back to the owner's rights. They
+   * connect to DATABASE_URL's server and database with this user name. Unused when databaseServiceRole is null.
+   */
+  databaseAppRole: string;
+  /**
+   * The login role's password (DATABASE_APP_PASSWORD; SEC-3). null: on the embedded database one generated into
+   * `DATA_DIR/database-app-password`; with DATABASE_URL none is sent (a server that trusts the login, such as a
+   * development machine's).
+   */
+  databaseAppPassword: string | null;
   /** Connections of the pool that serves HTTP requests (DATABASE_POOL_SIZE, default 10). */
   databasePoolSize: number;
   /**

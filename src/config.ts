@@ -35,6 +35,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs}): headers are part of the request`,
     ]);
   }
+  const serviceRole =
+    (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service');
+  const appRole = e.DATABASE_APP_ROLE ?? 'fcs_app';
+  if (appRole === serviceRole)
+    throw new ConfigError([
+      `DATABASE_APP_ROLE: must differ from DATABASE_SERVICE_ROLE (got ${appRole} for both): the pools log in as a member of the service role`,
+    ]);
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   // Whatever is printed from now on (logs, CLI errors) leaves these values out.
@@ -44,6 +51,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     e.DATA_ENCRYPTION_KEY,
     ...(e.DATA_ENCRYPTION_KEY_PREVIOUS?.split(',') ?? []),
     passwordOf(e.DATABASE_URL),
+    e.DATABASE_APP_PASSWORD,
     passwordOf(e.SMTP_URL),
     e.STRIPE_SECRET_KEY,
     e.STRIPE_WEBHOOK_SECRET,
@@ -84,8 +92,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookLeaseMs: Number(e.WEBHOOK_LEASE_MS ?? 5000),
     trustProxy: trustProxyOf(e),
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 54329),
-    databaseServiceRole:
-      (e.DATABASE_SERVICE_ROLE ?? 'fcs_service') === 'none' ? null : (e.DATABASE_SERVICE_ROLE ?? 'fcs_service'),
+    databaseServiceRole: serviceRole,
+    databaseAppRole: appRole,
+    databaseAppPassword: e.DATABASE_APP_PASSWORD ?? null,
     databasePoolSize: Number(e.DATABASE_POOL_SIZE ?? 10),
     apiKeyCacheSeconds: Number(e.API_KEY_CACHE_SECONDS ?? 60),
     workerDatabasePoolSize: Number(e.WORKER_DATABASE_POOL_SIZE ?? 10),

@@ -29,7 +29,8 @@ const listed = (type: string) => catalog.find((p) => p.type === type)!;
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // As a deployed service connects (SEC-3): its pools log in as fcs_app, with fcs_service's rights only.
+  t = await createTestApp({ DATABASE_SERVICE_ROLE: 'fcs_service' });
 });
 afterAll(() => t.close());
 

@@ -15,7 +15,11 @@ import { listPrice, stateFee, wholesale } from './orders-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard' });
+  // As a deployed service connects (SEC-3): its pools log in as fcs_app, with fcs_service's rights only.
+  t = await createTestApp({
+    DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard',
+    DATABASE_SERVICE_ROLE: 'fcs_service',
+  });
 });
 afterAll(() => t.close());
 
@@ -86,9 +90,10 @@ describe('in-app checkout (customer pays)', () => {
       retail_cents: retail,
       margin_cents: retail - wholesale('ein'),
     });
-    const { rows: payments } = await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [
-      orders[0].group_id,
-    ]);
+    const { rows: payments } = await t.ctx.pool.query(
+      'SELECT *, payment_status(id) AS status FROM payments WHERE group_id = $1',
+      [orders[0].group_id],
+    );
     expect(payments).toMatchObject([
       { status: 'succeeded', amount_cents: retail, card_last4: '4242', provider: 'sandbox' },
     ]);
@@ -119,7 +124,11 @@ describe('in-app checkout (customer pays)', () => {
     expect(res.body).not.toContain('4000 0000 0000 0002');
     expect((await t.ctx.pool.query('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).rowCount).toBe(0);
     expect(
-      (await t.ctx.pool.query(`SELECT status, card_last4 FROM payments WHERE company_id = $1`, [company.id])).rows,
+      (
+        await t.ctx.pool.query(`SELECT payment_status(id) AS status, card_last4 FROM payments WHERE company_id = $1`, [
+          company.id,
+        ])
+      ).rows,
     ).toEqual([{ status: 'declined', card_last4: '0002' }]);
   });
 

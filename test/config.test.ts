@@ -218,4 +218,24 @@ describe('configuration', () => {
     for (const bad of ['127.0.0.1:9100', 'http://10.0.0.7', '10.0.0.7/24', ' '])
       expect(() => loadConfig({ METRICS_HOST: bad }), bad).toThrow(/METRICS_HOST/);
   });
+
+  // SEC-3: the pools log in as DATABASE_APP_ROLE, a member of DATABASE_SERVICE_ROLE only, with DATABASE_APP_PASSWORD.
+  it('takes the login role and its password, refusing a bad name, a weak password (unshown) or the service role itself', () => {
+    const password = 'app-role-Pa55word-0123456789';
+    expect(loadConfig({ DATABASE_APP_ROLE: 'fcs_web', DATABASE_APP_PASSWORD: password })).toMatchObject({
+      databaseAppRole: 'fcs_web',
+      databaseAppPassword: password,
+    });
+    expect(() => loadConfig({ DATABASE_APP_ROLE: 'fcs_app; DROP ROLE x' })).toThrow(/DATABASE_APP_ROLE/);
+    expect(() => loadConfig({ DATABASE_APP_ROLE: 'fcs_service' })).toThrow(
+      /DATABASE_APP_ROLE: must differ from DATABASE_SERVICE_ROLE/,
+    );
+    for (const weak of ['short-Pa55', 'spaces are not taken here'])
+      expect(() => loadConfig({ DATABASE_APP_PASSWORD: weak })).toThrow(
+        expect.objectContaining({ message: expect.not.stringContaining(weak) }),
+      );
+    expect(() => loadConfig({ DATABASE_APP_PASSWORD: 'short-Pa55' })).toThrow(
+      /DATABASE_APP_PASSWORD: .*a value of 10 characters, not shown/,
+    );
+  });
 });

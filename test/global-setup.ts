@@ -9,6 +9,8 @@ import type { TestProject } from 'vitest/node';
 import { prepareDatabase, seed } from '../src/boot.js';
 import { createPool } from '../src/lib/db.js';
 import { removeEmbeddedCluster, startEmbeddedDb, type EmbeddedDb } from '../src/lib/embedded-db.js';
+import { LOGIN_ROLE } from '../src/lib/login-role.js';
+import { SERVICE_ROLE } from '../src/lib/service-role.js';
 import { explainStartupError } from '../src/lib/startup-error.js';
 
 let embedded: EmbeddedDb | null = null;
@@ -54,7 +56,12 @@ async function prepare(project: TestProject): Promise<void> {
       await client.query(`DROP DATABASE IF EXISTS ${building}`);
       await client.query(`CREATE DATABASE ${building}`);
       const url = withDatabase(serverUrl, building);
-      await prepareDatabase(url);
+      // The service's login role with the password every test process is given (vitest.config.ts).
+      await prepareDatabase(url, {
+        name: LOGIN_ROLE,
+        serviceRole: SERVICE_ROLE,
+        password: process.env.DATABASE_APP_PASSWORD || 'test-app-role-password-0123456789',
+      });
       const pool = createPool(url);
       await seed(pool);
       await pool.end();
@@ -140,8 +147,8 @@ function hashDir(h: ReturnType<typeof createHash>, dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, entry.name);
     if (entry.isDirectory()) hashDir(h, p);
-    // service-role: its grants and policies are part of the template, as the migrations are.
-    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role/.test(entry.name))
+    // service-role, login-role: their grants, policies and roles are part of the template, as the migrations are.
+    else if (/\.(sql|json)$/.test(entry.name) || /seed|service-role|login-role/.test(entry.name))
       h.update(entry.name).update(fs.readFileSync(p));
   }
 }

@@ -3,10 +3,11 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { keyringOf } from '../src/boot.js';
+import { keyringOf, loginRoleFor } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import type { AppContext, Environment } from '../src/context.js';
 import { createPool } from '../src/lib/db.js';
+import { loginUrl } from '../src/lib/login-role.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
 import { findLedgerDifferences, type LedgerDifference } from '../src/modules/ledger-audit/ledger-audit.repo.js';
@@ -99,8 +100,11 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
+    // The password test/global-setup.ts gave the login role (vitest.config.ts).
+    DATABASE_APP_PASSWORD: process.env.DATABASE_APP_PASSWORD,
     // The owner's rights, so tests may add constraints or triggers to provoke failures; the service role is tested
-    // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts) and by every test that starts a real process.
+    // with DATABASE_SERVICE_ROLE=fcs_service (service-role.test.ts, whose pool logs in as fcs_app) and by every test
+    // that starts a real process.
     DATABASE_SERVICE_ROLE: 'none',
     // Far above what any test sends, so only the rate-limit tests (which set their own) ever see a 429.
     ...Object.fromEntries(
@@ -124,7 +128,9 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
   const config = loadConfig(
     Object.fromEntries(Object.entries(settings).filter((e): e is [string, string] => e[1] !== undefined)),
   );
-  const pool = createPool(config.databaseUrl!, 10, undefined, config.databaseServiceRole);
+  // Connected as boot() connects: the login role when a service role is set (the template's build created it).
+  const login = loginRoleFor(config, false);
+  const pool = createPool(login ? loginUrl(config.databaseUrl!, login) : config.databaseUrl!, 10);
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {

@@ -26,7 +26,8 @@ import {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // As a deployed service connects (SEC-3): its pools log in as fcs_app, with fcs_service's rights only.
+  t = await createTestApp({ DATABASE_SERVICE_ROLE: 'fcs_service' });
 });
 afterAll(() => t.close());
 

@@ -43,6 +43,8 @@ export function spawnCommand(file: string, args: string[], env: Record<string, s
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       DATA_ENCRYPTION_KEY: process.env.DATA_ENCRYPTION_KEY ?? '',
+      // The login role's password the suite's server knows (vitest.config.ts; SEC-3).
+      DATABASE_APP_PASSWORD: process.env.DATABASE_APP_PASSWORD ?? '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

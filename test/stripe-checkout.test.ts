@@ -27,6 +27,8 @@ let t: TestApp;
 beforeAll(async () => {
   const base = await stripe.start();
   t = await createTestApp({
+    // As a deployed service connects (SEC-3): its pools log in as fcs_app, with fcs_service's rights only.
+    DATABASE_SERVICE_ROLE: 'fcs_service',
     DASHBOARD_BASE_URL: 'http://localhost:3000/dashboard',
     STRIPE_SECRET_KEY: 'sk_test_standin0123456789',
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -86,8 +88,9 @@ async function startEinCheckout(c: LiveCustomer) {
   return { page, location, created, sessionId, checkoutId: created.form['metadata[checkout_id]'], path };
 }
 
+/** A Checkout Session as Stripe's events carry it: in US dollars, as the service opens it, unless `fields` say else. */
 function session(id: string, fields: Record<string, unknown>) {
-  return { id, object: 'checkout.session', mode: 'payment', ...fields };
+  return { id, object: 'checkout.session', mode: 'payment', currency: 'usd', ...fields };
 }
 
 const ordersOf = async (companyId: string) =>
@@ -141,7 +144,11 @@ describe('live checkout through Stripe Checkout', () => {
       retail_cents: retail,
       margin_cents: retail - wholesale('ein'),
     });
-    const payments = (await t.ctx.pool.query('SELECT * FROM payments WHERE group_id = $1', [orders[0].group_id])).rows;
+    const payments = (
+      await t.ctx.pool.query('SELECT *, payment_status(id) AS status FROM payments WHERE group_id = $1', [
+        orders[0].group_id,
+      ])
+    ).rows;
     expect(payments).toMatchObject([
       { status: 'succeeded', provider: 'stripe', provider_reference: 'pi_success_1', amount_cents: retail },
     ]);
@@ -219,7 +226,7 @@ describe('live checkout through Stripe Checkout', () => {
     expect(
       (
         await t.ctx.pool.query(
-          `SELECT amount_cents::int AS a, status FROM payments WHERE provider_reference = 'pi_formation'`,
+          `SELECT amount_cents::int AS a, payment_status(id) AS status FROM payments WHERE provider_reference = 'pi_formation'`,
         )
       ).rows,
     ).toEqual([{ a: total, status: 'succeeded' }]);
@@ -563,11 +570,45 @@ describe('live checkout through Stripe Checkout', () => {
     const refund = stripe.callsTo('/v1/refunds').find((x) => x.form.payment_intent === 'pi_mismatch');
     expect(refund?.form.amount).toBe(String(retail - 100));
     expect(
-      (await t.ctx.pool.query(`SELECT status FROM payments WHERE provider_reference = 'pi_mismatch'`)).rows,
+      (
+        await t.ctx.pool.query(
+          `SELECT payment_status(id) AS status FROM payments WHERE provider_reference = 'pi_mismatch'`,
+        )
+      ).rows,
     ).toEqual([{ status: 'refunded' }]);
     const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
     expect(back.body).toContain('Payment failed');
     expect(back.body).toContain('refunded');
+  });
+
+  it('refunds a payment made in another currency than US dollars, even for the amount asked, and places nothing', async () => {
+    const c = await liveCustomer('Stripe Currency Co');
+    const retail = listPrice('ein');
+    const started = await startEinCheckout(c);
+    expect(started.created.form['line_items[0][price_data][currency]']).toBe('usd');
+    const { res } = await deliver(
+      'checkout.session.completed',
+      session(started.sessionId, {
+        payment_status: 'paid',
+        payment_intent: 'pi_currency',
+        amount_total: retail,
+        currency: 'eur',
+      }),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(await ordersOf(c.company.id)).toHaveLength(0);
+    const refund = stripe.callsTo('/v1/refunds').find((x) => x.form.payment_intent === 'pi_currency');
+    expect(refund?.form.amount).toBe(String(retail));
+    expect(
+      (
+        await t.ctx.pool.query(
+          `SELECT payment_status(id) AS status FROM payments WHERE provider_reference = 'pi_currency'`,
+        )
+      ).rows,
+    ).toEqual([{ status: 'refunded' }]);
+    const back = await c.s.get(`/checkout/return/${started.checkoutId}`);
+    expect(back.body).toContain('Payment failed');
+    expect(back.body).toContain('eur');
   });
 
   it('shows a checkout only to the user who started it', async () => {

@@ -10,6 +10,8 @@ export function benchServiceSettings(dataDir: string): Record<string, string> {
     FILE_URL_SECRET: 'bench-file-url-secret-0123',
     DATA_DIR: dataDir,
     DATA_ENCRYPTION_KEY: 'YmVuY2gtZGF0YS1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=',
+    // The pools' login role (SEC-3) gets this password, which an embedded bench server asks for.
+    DATABASE_APP_PASSWORD: 'bench-app-role-password-0123456789',
     RATE_LIMIT_API_REQUESTS: '1000000000',
     RATE_LIMIT_ADMIN_REQUESTS: '1000000000',
     RATE_LIMIT_SIGN_IN_ATTEMPTS: '1000000000',

@@ -14,25 +14,19 @@ export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;
 /**
  * Creates the connection pool. `max` defaults to 10 connections. `connectTimeoutMs` bounds the wait for a
  * connection (a new one or a free one), so a request fails with 503 instead of hanging while the database is down
- * or the pool is exhausted; unset, it waits as long as it takes. `role`: every connection acts as this role from
- * its first statement (the `role` startup parameter, as SET ROLE; a role that is missing or not granted to the
- * user fails the connection instead of running with more rights, SEC-3); null keeps the user's own rights.
+ * or the pool is exhausted; unset, it waits as long as it takes. The connections have the rights of the URL's user
+ * and of nothing else: the service's pools connect as its login role (SEC-3, src/lib/login-role.ts), never as a
+ * user that switches to a role with SET ROLE, which a statement could switch back.
  * Connections are pipelined (pg's `pipeline` option): a query sent on a connection whose previous query has not
  * answered yet goes out at once and runs right after it, rather than waiting in the driver for that answer. Only the
  * placement queue sends that way (ORD-17); every other caller awaits each query, which the option leaves unchanged.
  */
-export function createPool(
-  connectionString: string,
-  max = 10,
-  connectTimeoutMs?: number,
-  role: string | null = null,
-): pg.Pool {
+export function createPool(connectionString: string, max = 10, connectTimeoutMs?: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: connectTimeoutMs,
     pipeline: true,
-    ...(role ? { options: `-c role=${role}` } : {}),
   });
   // A client dropped by the server (restart, idle timeout) is replaced on next use instead of crashing the process.
   pool.on('error', () => undefined);

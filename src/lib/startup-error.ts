@@ -2,6 +2,7 @@ import { scrubSecrets } from './logger.js';
 import { ConfigError } from '../config.js';
 import { isDatabaseUnavailable } from './db.js';
 import { EmbeddedDbError } from './embedded-db.js';
+import { LoginRoleError } from './login-role.js';
 import { MigrationHistoryError } from './migrate.js';
 
 /** What the explanation may name: the database address (password hidden) and the HTTP address. */
@@ -23,8 +24,9 @@ type Errno = Error & {
 /**
  * Explains an error that stopped a process from starting in one plain message: the cause, then "Fix: …".
  * Known causes: invalid configuration, the embedded database, migrations from another version, the database
- * unreachable or refusing us, a port in use or not allowed, a directory without permission. Anything else is
- * given by its message with how to see more; never a stack trace (see {@link failStartup}).
+ * unreachable or refusing us, the service's login role missing, refused or reaching too far (SEC-3), a port in use
+ * or not allowed, a directory without permission. Anything else is given by its message with how to see more; never
+ * a stack trace (see {@link failStartup}).
  */
 export function explainStartupError(err: unknown, settings: StartupSettings = {}): string {
   const known = knownStartupProblem(err, settings);
@@ -39,7 +41,8 @@ export function explainStartupError(err: unknown, settings: StartupSettings = {}
 export function knownStartupProblem(err: unknown, settings: StartupSettings = {}): string | null {
   if (err instanceof ConfigError)
     return `${err.message}\nFix: correct the variables named above (README, "Configuration").`;
-  if (err instanceof EmbeddedDbError || err instanceof MigrationHistoryError) return err.message;
+  if (err instanceof EmbeddedDbError || err instanceof MigrationHistoryError || err instanceof LoginRoleError)
+    return err.message;
   const e = (err instanceof Error ? err : new Error(String(err))) as Errno;
   const code = e.code ?? (e.errors?.[0] as Errno | undefined)?.code;
   if (e.syscall === 'listen' || code === 'EADDRINUSE') return listenProblem(e, code, settings);

@@ -255,22 +255,17 @@ export async function ledgerEntryExists(db: Db, tenant: Tenant, id: string): Pro
   );
 }
 
-/** Locks the tenant's balance row (FOR UPDATE) until the transaction ends; its balance in cents, or null when missing. */
-export async function lockBalanceRow(tx: Db, tenant: Tenant): Promise<number | null> {
-  const row = await one<{ balance_cents: number }>(
-    tx,
-    'SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = $2 FOR UPDATE',
-    [tenant.organizationId, tenant.environment],
-  );
-  return row ? row.balance_cents : null;
-}
-
-/** Creates the tenant's balance row (0) unless it exists. */
-export async function insertBalanceRow(tx: Db, tenant: Tenant): Promise<void> {
-  await tx.query('INSERT INTO balances (organization_id, environment) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+/**
+ * Locks the tenant's balance row until the transaction ends, creating it (0) when missing, through the database
+ * function lock_balance (BILL-17: it runs with the owner's rights, as the service role may not lock `balances` rows
+ * itself). @returns the balance in cents.
+ */
+export async function lockBalanceRow(tx: Db, tenant: Tenant): Promise<number> {
+  const row = await one<{ balance_cents: number }>(tx, 'SELECT lock_balance($1, $2) AS balance_cents', [
     tenant.organizationId,
     tenant.environment,
   ]);
+  return row!.balance_cents;
 }
 
 /**

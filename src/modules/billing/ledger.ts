@@ -25,17 +25,13 @@ export interface LedgerEntryInput {
 }
 
 /**
- * Locks the tenant's balance row (SELECT … FOR UPDATE) until the transaction ends and returns the balance
- * in cents. Every money write of a tenant takes this lock first, so concurrent orders serialize on it and
- * can never take the balance below zero (BILL-3). Creates the row (0) when missing.
+ * Locks the tenant's balance row until the transaction ends and returns the balance in cents. Every money write of
+ * a tenant takes this lock first, so concurrent orders serialize on it and can never take the balance below zero
+ * (BILL-3). Creates the row (0) when missing. The lock is taken by the database function lock_balance, which runs
+ * with the owner's rights: the service role has no UPDATE on `balances` (BILL-17, SEC-3).
  */
-export async function lockBalance(tx: Db, tenant: Tenant): Promise<number> {
-  let balance = await repo.lockBalanceRow(tx, tenant);
-  if (balance === null) {
-    await repo.insertBalanceRow(tx, tenant);
-    balance = await repo.lockBalanceRow(tx, tenant);
-  }
-  return balance!;
+export function lockBalance(tx: Db, tenant: Tenant): Promise<number> {
+  return repo.lockBalanceRow(tx, tenant);
 }
 
 /**

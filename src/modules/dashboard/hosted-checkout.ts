@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { open, seal, type Keyring } from '../../lib/secret-box.js';
 import { checkOrderFacts, planOrder, type PricedLine } from '../orders/orders.service.js';
 import * as checkouts from '../payments/card-checkouts.repo.js';
-import type { HostedPaymentProvider } from '../payments/payment-provider.js';
+import { PAYMENT_CURRENCY, type HostedPaymentProvider } from '../payments/payment-provider.js';
 import { recordPayment } from '../payments/payments.service.js';
 import { certificateLine } from './certificate-orders.js';
 import {
@@ -106,9 +106,12 @@ async function linesOf(tx: Db, tenant: Tenant, intent: PlacementIntent): Promise
   return plan.lines;
 }
 
-/** What a provider reported about one payment page (from a verified event). Amounts in cents. */
+/**
+ * What a provider reported about one payment page (from a verified event). `amountCents` in the smallest unit of
+ * `currency` (ISO 4217, lower case; empty when the event did not say).
+ */
 export type HostedPaymentReport =
-  | { outcome: 'paid'; sessionId: string; paymentReference: string; amountCents: number }
+  | { outcome: 'paid'; sessionId: string; paymentReference: string; amountCents: number; currency: string }
   | { outcome: 'processing'; sessionId: string }
   | { outcome: 'failed'; sessionId: string; message: string }
   | { outcome: 'expired'; sessionId: string };
@@ -127,7 +130,8 @@ export type SettleResult =
  * Applies a provider's report to its checkout inside the caller's transaction (PAY-3, PAY-4): paid -> the orders
  * are placed and the payment recorded; processing -> still waiting (asynchronous payment methods); failed/expired ->
  * nothing is placed. A checkout already settled is left as it is. When the paid order can no longer be placed (the
- * service became active meanwhile, prices changed, the amount differs), the payment is refunded in full (PAY-5).
+ * service became active meanwhile, prices changed, the amount or the currency differs), the payment is refunded in
+ * full (PAY-5).
  * @throws when the provider refuses that refund: the caller's transaction then rolls back and the provider
  *   delivers the event again later.
  */
@@ -180,10 +184,11 @@ export async function settleHostedCheckout(
         'conflict',
         'the order request could not be read back (its data encryption key is no longer configured)',
       );
-    if (report.amountCents !== Number(checkout.amount_cents))
+    // PAY-5: the payment must be what was asked, in amount and in currency (a page could be paid in another one).
+    if (report.currency !== PAYMENT_CURRENCY || report.amountCents !== Number(checkout.amount_cents))
       throw new AppError(
         'conflict',
-        `paid ${report.amountCents} cents, the checkout asked for ${checkout.amount_cents}`,
+        `paid ${report.amountCents} in ${report.currency || 'an unstated currency'}, the checkout asked for ${checkout.amount_cents} ${PAYMENT_CURRENCY}`,
       );
     const placed = await placeCheckoutIntent(
       tx,

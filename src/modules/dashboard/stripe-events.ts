@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
 import { settleHostedCheckout, type HostedPaymentReport } from './hosted-checkout.js';
-import { linkEvent, recordProviderEvent } from '../payments/card-checkouts.repo.js';
+import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
 import type { StripePaymentProvider } from '../payments/stripe-provider.js';
 
 const HANDLED = new Set([
@@ -14,8 +14,8 @@ const HANDLED = new Set([
 ]);
 
 /**
- * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4): records the event (a
- * duplicate changes nothing), settles the hosted checkout a Checkout Session event reports and links the event to it.
+ * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4): records the event with the
+ * checkout its Checkout Session belongs to (a duplicate changes nothing), then settles that checkout.
  * @returns what happened: duplicate, ignored (another type or no payment facts), or the checkout's settlement.
  */
 export async function handleStripeEvent(
@@ -24,14 +24,17 @@ export async function handleStripeEvent(
   event: Stripe.Event,
   log: FastifyBaseLogger,
 ) {
+  const report = HANDLED.has(event.type) ? reportOf(event) : null;
   return withTransaction(ctx.pool, async (tx) => {
-    if (!(await recordProviderEvent(tx, { id: event.id, provider: provider.name, type: event.type })))
-      return { result: 'duplicate', checkoutId: null };
-    const report = HANDLED.has(event.type) ? reportOf(event) : null;
+    const recorded = await recordProviderEvent(tx, {
+      id: event.id,
+      provider: provider.name,
+      type: event.type,
+      sessionId: report?.sessionId ?? null,
+    });
+    if (!recorded) return { result: 'duplicate', checkoutId: null };
     if (!report) return { result: 'ignored', checkoutId: null };
-    const settled = await settleHostedCheckout(tx, ctx, provider, report, log);
-    if (settled.checkoutId) await linkEvent(tx, event.id, settled.checkoutId);
-    return settled;
+    return settleHostedCheckout(tx, ctx, provider, report, log);
   });
 }
 
@@ -46,6 +49,7 @@ function reportOf(event: Stripe.Event): HostedPaymentReport | null {
     sessionId: session.id,
     paymentReference: paymentReference ?? '',
     amountCents: session.amount_total ?? 0,
+    currency: typeof session.currency === 'string' ? session.currency.toLowerCase() : '',
   };
   switch (event.type) {
     case 'checkout.session.completed':

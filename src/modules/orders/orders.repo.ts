@@ -134,7 +134,7 @@ export function findPaidQualification(
         AND o.filing_state = $4 AND o.filing_status <> 'cancelled'
         AND NOT (o.filing_status = 'exception' AND o.exception_code IN ('460', '461'))
         AND (o.billing = 'balance'
-             OR EXISTS (SELECT 1 FROM payments p WHERE p.group_id = o.group_id AND p.status = 'succeeded'))
+             OR EXISTS (SELECT 1 FROM payments p WHERE p.group_id = o.group_id AND payment_status(p.id) = 'succeeded'))
       LIMIT 1`,
     [tenant.organizationId, tenant.environment, companyId, state],
   );

@@ -121,19 +121,21 @@ export async function setStatus(
 }
 
 /**
- * Records a provider event id (PAY-4). @returns false when it was recorded before (a replay or duplicate delivery:
- * handle nothing). The row is written in the transaction that handles the event, so a failed handling leaves no
- * record and the provider's redelivery is handled again.
+ * Records a provider event id (PAY-4) with the checkout of `sessionId`, the provider session it reports on (null, or
+ * a session this service did not open: no checkout). @returns false when it was recorded before (a replay or
+ * duplicate delivery: handle nothing). The row is written in the transaction that handles the event, so a failed
+ * handling leaves no record and the provider's redelivery is handled again; it is never changed afterwards (the
+ * table is insert-only, SEC-3).
  */
-export async function recordProviderEvent(tx: Db, e: { id: string; provider: string; type: string }): Promise<boolean> {
+export async function recordProviderEvent(
+  tx: Db,
+  e: { id: string; provider: string; type: string; sessionId: string | null },
+): Promise<boolean> {
   const res = await tx.query(
-    'INSERT INTO payment_provider_events (id, provider, type) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
-    [e.id, e.provider, e.type],
+    `INSERT INTO payment_provider_events (id, provider, type, checkout_id)
+     VALUES ($1, $2, $3, (SELECT id FROM card_checkouts WHERE provider_session_id = $4))
+     ON CONFLICT (id) DO NOTHING`,
+    [e.id, e.provider, e.type, e.sessionId],
   );
   return res.rowCount === 1;
-}
-
-/** Links a recorded event to the checkout it concerned. */
-export async function linkEvent(tx: Db, eventId: string, checkoutId: string): Promise<void> {
-  await tx.query('UPDATE payment_provider_events SET checkout_id = $2 WHERE id = $1', [eventId, checkoutId]);
 }

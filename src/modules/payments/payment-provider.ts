@@ -8,6 +8,9 @@
  */
 export type PaymentProvider = CardPaymentProvider | HostedPaymentProvider;
 
+/** The currency every payment is asked in, as Stripe writes it (ISO 4217, lower case): US dollars (PAY-2, PAY-5). */
+export const PAYMENT_CURRENCY = 'usd';
+
 interface ProviderBase {
   /** Stored on the payments row, e.g. 'sandbox', 'stripe'. */
   readonly name: string;
@@ -35,7 +38,10 @@ export interface HostedPaymentProvider extends ProviderBase {
   createSession(request: HostedSessionRequest): Promise<{ sessionId: string; url: string }>;
 }
 
-/** One refund: `reference` is the charge's provider reference (a Stripe PaymentIntent id), `amountCents` in US cents. */
+/**
+ * One refund: `reference` is the charge's provider reference (a Stripe PaymentIntent id), `amountCents` in the
+ * charge's smallest unit (US cents; a payment made in another currency than asked is refunded in its own, PAY-5).
+ */
 export interface RefundRequest {
   reference: string;
   amountCents: number;

@@ -1,11 +1,14 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 
-/** A payments row to record; amounts in cents. `groupId` is the order group paid for (null for a decline). */
+/**
+ * A payment to record; amounts in cents. `groupId` is the order group paid for (null for a decline). `status` is the
+ * status it is recorded with: `refunded` for a charge given back at once because its order could not be placed.
+ */
 export interface PaymentRecord {
   provider: string;
   amountCents: number;
-  status: 'succeeded' | 'declined' | 'refunded';
+  status: PaymentStatus;
   cardLast4: string | null;
   failureMessage?: string | null;
   providerReference?: string | null;
@@ -14,7 +17,15 @@ export interface PaymentRecord {
   companyId?: string | null;
 }
 
-/** Inserts a payments row with the given pay_ id (refunded_at set when the status is refunded). @returns the id. */
+/** A payment's status: charged, refused by the card's bank or the provider, or charged and given back. */
+export type PaymentStatus = 'succeeded' | 'declined' | 'refunded';
+
+/**
+ * Inserts a payments row with the given pay_ id (refunded_at set when the status is refunded). Payments are
+ * insert-only (PAY-4, SEC-3): the database's trigger payments_first_status records `status` as the payment's first
+ * row of payment_statuses, and a later change of status is a new row there; payment_status(id) is its status now.
+ * @returns the id.
+ */
 export async function insertPayment(db: Db, tenant: Tenant, id: string, p: PaymentRecord): Promise<string> {
   const row = await one<{ id: string }>(
     db,
@@ -53,7 +64,8 @@ export async function insertCardRefund(
   const row = await one<{ id: string }>(
     tx,
     `WITH paid AS (
-       SELECT id, provider FROM payments WHERE group_id = $2 AND status = 'succeeded' AND provider_reference IS NOT NULL ORDER BY created_at LIMIT 1
+       SELECT id, provider FROM payments
+        WHERE group_id = $2 AND payment_status(id) = 'succeeded' AND provider_reference IS NOT NULL ORDER BY created_at LIMIT 1
      ), refund AS (
        INSERT INTO card_refunds (id, organization_id, environment, order_id, payment_id, provider, amount_cents)
        SELECT $1, $3, $4, $5, paid.id, paid.provider, $6 FROM paid

@@ -1,5 +1,10 @@
 import Stripe from 'stripe';
-import type { HostedPaymentProvider, HostedSessionRequest, RefundRequest } from './payment-provider.js';
+import {
+  PAYMENT_CURRENCY,
+  type HostedPaymentProvider,
+  type HostedSessionRequest,
+  type RefundRequest,
+} from './payment-provider.js';
 
 /** Where the Stripe client sends its requests: Stripe's own API unless STRIPE_API_BASE_URL points at a stand-in. */
 export interface StripeSettings {
@@ -51,7 +56,7 @@ export class StripePaymentProvider implements HostedPaymentProvider {
         line_items: lines.map((l) => ({
           quantity: 1,
           price_data: {
-            currency: 'usd',
+            currency: PAYMENT_CURRENCY,
             unit_amount: l.amountCents,
             product_data: { name: l.description.slice(0, 250) },
           },
