@@ -3,8 +3,17 @@ import pg from 'pg';
 /** The role the service's pools act as (SEC-3); created by migration 080. */
 export const SERVICE_ROLE = 'fcs_service';
 
-/** Records that are only ever added to (BILL-13, 052, CAL-22): the service role may read and insert them, nothing more. */
-const APPEND_ONLY_TABLES = ['ledger_entries', 'order_status_history', 'events', 'compliance_rule_changes'];
+/**
+ * Records that are only ever added to (BILL-13, 052, CAL-22, ORD-EIN-7): the service role may read and insert them,
+ * nothing more.
+ */
+const APPEND_ONLY_TABLES = [
+  'ledger_entries',
+  'order_status_history',
+  'events',
+  'compliance_rule_changes',
+  'tax_id_reveals',
+];
 /** Rows that others refer to without a foreign key (ORD-18): never deleted, so the service role may not delete them. */
 const NEVER_REMOVED_TABLES = ['companies', 'users', 'order_groups', 'orders', 'balances'];
 

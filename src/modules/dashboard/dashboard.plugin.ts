@@ -12,6 +12,7 @@ import { AppError } from '../../lib/errors.js';
 import { findOrganizationByDomain } from '../organizations/organizations.repo.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { dashboardPages } from './dashboard.routes.js';
+import { einCorrectionPages } from './ein-correction.routes.js';
 import { renderMessage } from './web.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -131,6 +132,7 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   });
   await site.register(dashboardPages, { ctx });
   await site.register(checkoutRoutes, { ctx });
+  await site.register(einCorrectionPages, { ctx });
 };
 
 // Errors on dashboard pages are pages, not JSON: a 4xx explains itself, a 5xx never shows internals.
