@@ -35,7 +35,7 @@ export interface FilingComplianceOptions {
 
 /** Per-call options, the last argument of every method. */
 export interface RequestOptions {
-  /** POST only: the Idempotency-Key (default: a new UUID per call). Reuse it to retry a call safely. */
+  /** POST and PUT only: the Idempotency-Key (default: a new UUID per call). Reuse it to retry a call safely. */
   idempotencyKey?: string;
   /** Cancels the request. */
   signal?: AbortSignal;
@@ -110,7 +110,7 @@ export interface FilingCompliance extends OperationMethods {}
  * The Filing Compliance Service API client: `new FilingCompliance({ apiKey })`. The key's prefix picks the live or
  * test base address. Every method throws a typed FilingComplianceError (InvalidRequestError, NotFoundError, …,
  * carrying `code`, `requestId` and field `errors`) for an error answer, and ConnectionError when no answer came.
- * Every POST carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one).
+ * Every POST and PUT carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one).
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above adds the operation methods installed on the prototype.
 export class FilingCompliance {
@@ -150,7 +150,8 @@ export class FilingCompliance {
     const missing = spec.pathParams.filter((n) => params[n] === undefined || params[n] === '');
     if (missing.length) throw new TypeError(`${id}: missing path parameter ${missing.join(', ')}`);
     const headers: Record<string, string> = { ...options.headers };
-    if (spec.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (spec.method === 'POST' || spec.method === 'PUT')
+      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const signal = options.signal
       ? AbortSignal.any([options.signal, AbortSignal.timeout(this.timeoutMs)])
       : AbortSignal.timeout(this.timeoutMs);
