@@ -66,6 +66,8 @@ const EnvSchema = Type.Object({
     }),
   ),
   SHUTDOWN_TIMEOUT_MS: Type.Optional(Int),
+  // Days, 0 to 9999 (ORD-EIN-9).
+  TAX_ID_RETENTION_DAYS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   START_WORKER: Type.Optional(Bool),
   HTTP_REQUEST_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),
   HTTP_HEADERS_TIMEOUT_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$' })),

@@ -123,6 +123,11 @@ export interface Config {
   startWorker: boolean;
   /** How long SIGTERM/SIGINT wait for in-flight requests and running jobs before cutting them, in ms (default 10000). */
   shutdownTimeoutMs: number;
+  /**
+   * Days an EIN order's sealed tax id is kept after the order is filed or cancelled, then destroyed by the daily
+   * maintenance job or `cli orders purge-tax-ids` (TAX_ID_RETENTION_DAYS, default 30, 0 to 9999; ORD-EIN-9).
+   */
+  taxIdRetentionDays: number;
   /** Longest time to receive a whole request, body included, in ms (default 30000); the client then gets 408. */
   httpRequestTimeoutMs: number;
   /** Longest time to receive a request's headers, in ms (default 10000; at most httpRequestTimeoutMs). */

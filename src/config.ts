@@ -103,6 +103,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsHost: e.METRICS_HOST ?? '127.0.0.1',
     startWorker: e.START_WORKER !== 'false',
     shutdownTimeoutMs: Number(e.SHUTDOWN_TIMEOUT_MS ?? 10000),
+    taxIdRetentionDays: Number(e.TAX_ID_RETENTION_DAYS ?? 30),
     httpRequestTimeoutMs,
     httpHeadersTimeoutMs,
     httpKeepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65000),

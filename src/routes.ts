@@ -14,6 +14,7 @@ import { eventStreamRoutes } from './modules/events/event-stream.routes.js';
 import { eventRoutes } from './modules/events/events.routes.js';
 import { filingsAdminRoutes } from './modules/filings/filings.admin-routes.js';
 import { filingTestHelperRoutes } from './modules/filings/filings.test-helpers.js';
+import { einCorrectionRoutes } from './modules/filings/ein-corrections.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { magicLinkRoutes } from './modules/magic-links/magic-links.routes.js';
 import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
@@ -29,7 +30,7 @@ import { complianceAdminRoutes } from './modules/compliance/compliance.admin-rou
  * (/test/v1). Each module adds its plugin here.
  */
 export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>> = [
-  // First: its hooks (Idempotency-Key on every POST) apply to all routes registered after it, test helpers included.
+  // First: its hooks (Idempotency-Key on every POST and PUT) apply to all routes registered after it, test helpers included.
   idempotencyPlugin,
   organizationRoutes,
   userRoutes,
@@ -41,6 +42,7 @@ export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>
   webhookRoutes,
   magicLinkRoutes,
   orderRoutes,
+  einCorrectionRoutes,
   complianceRoutes,
 ];
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { inject } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import path from 'node:path';
+import { expect, inject } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
  * Launches headless Chromium for a browser test. The executable is the one global-setup unpacked from the
@@ -37,4 +38,23 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
       cause: err,
     });
   }
+}
+
+/** Runs axe-core on the page; fails on serious or critical violations (labels, colour contrast, ...). */
+export async function expectAccessible(page: Page, what: string) {
+  await page.addScriptTag({ path: path.resolve('node_modules/axe-core/axe.min.js') });
+  const result = await page.evaluate(async () =>
+    (window as any).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }),
+  );
+  const bad = (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(bad, `axe violations on ${what}`).toEqual([]);
+  const checked = (result.passes as Array<{ id: string }>)
+    .map((p) => p.id)
+    .concat((result.inapplicable as Array<{ id: string }>).map((p) => p.id));
+  expect(checked).toContain('color-contrast');
+  expect(checked).toContain('label');
 }

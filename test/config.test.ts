@@ -171,6 +171,15 @@ describe('configuration', () => {
       expect(() => loadConfig({ WEBHOOK_ORGANIZATION_CONCURRENCY: bad })).toThrow(/WEBHOOK_ORGANIZATION_CONCURRENCY/);
   });
 
+  // ORD-EIN-9: the sealed tax id of a filed or cancelled EIN order is kept this many days.
+  it('keeps EIN tax ids 30 days after filing by default, takes 0 to 9999 days, and names a bad value', () => {
+    expect(loadConfig({}).taxIdRetentionDays).toBe(30);
+    expect(loadConfig({ TAX_ID_RETENTION_DAYS: '0' }).taxIdRetentionDays).toBe(0);
+    expect(loadConfig({ TAX_ID_RETENTION_DAYS: '90' }).taxIdRetentionDays).toBe(90);
+    for (const bad of ['-1', 'thirty', '10000', '1.5'])
+      expect(() => loadConfig({ TAX_ID_RETENTION_DAYS: bad }), bad).toThrow(/TAX_ID_RETENTION_DAYS/);
+  });
+
   // PAY-1: live card payments need both Stripe settings; the API address defaults to Stripe's own.
   it("turns live card payments on with both Stripe settings, defaulting to Stripe's API, and says which state it is in", () => {
     const off = loadConfig({});

@@ -4,12 +4,13 @@ import path from 'node:path';
 import type { Runner } from 'graphile-worker';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './browser.js';
+import { expectAccessible, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
+import { einObject } from './orders-fixtures.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
 // CONS-2 to CONS-4: an operator walks one LIVE formation through the console, from submitted to filed with an
@@ -258,6 +259,68 @@ describe('console in a real browser', () => {
     }
     await page.goto(`${base}/console/queue?status=exception`);
     await shot(page, '15-queue-empty');
+    await context.close();
+  }, 180_000);
+
+  // ORD-EIN-7: the reveal asks why, shows the number with the SS-4 worksheet, hides it after 60 seconds without a
+  // script, and lists the reveal on the order page; every page passes axe.
+  it("reveals an EIN order's tax id with its worksheet for 60 seconds, recorded on the order page", async () => {
+    const operator = await newOperator(t.ctx.pool, 'Tomas Taxid');
+    const tenant = await t.newTenant('Reveal Platform');
+    await ok(await tenant.api('POST', '/test_helpers/balance-credits', { amount: 2500 }), 201);
+    const user = await ok(
+      await tenant.api('POST', '/users', { fullName: 'Ada Lovelace', email: 'ada@example.com' }),
+      201,
+    );
+    const body = harborLightFormation(user.id, ['Harbor Light Holdings LLC']);
+    const ein = einObject({ responsibleParty: { ...einObject().responsibleParty, taxId: '247-81-3590' } });
+    const placed = await ok(await tenant.api('POST', '/orders', { ...body, ein }), 201);
+    const orderId: string = placed.items.find((i: { orderType: string }) => i.orderType === 'ein').orderId;
+
+    // bypassCSP: axe is injected as an inline script, which the console's policy forbids.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(`${base}/console/orders/${orderId}`);
+    await page.fill('input[name="email"]', operator.email);
+    await page.fill('input[name="password"]', operator.password);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
+    expect(await page.textContent('main')).not.toContain('247-81-3590');
+    await expectAccessible(page, 'EIN order page');
+
+    await page.getByRole('link', { name: 'Reveal tax id…' }).click();
+    await page.waitForURL(new RegExp(`/console/orders/${orderId}/tax-id$`));
+    await expectAccessible(page, 'reveal reason form');
+    await page.getByLabel('Why you need it').fill('SS-4 for the IRS online assistant');
+    await page.getByRole('button', { name: 'Reveal tax id' }).click();
+    await page.waitForLoadState('load');
+    const number = page.locator('.reveal-number code');
+    expect(await number.textContent()).toBe('247-81-3590');
+    expect(await number.isVisible()).toBe(true);
+    expect(await page.locator('.reveal-expired-note').isVisible()).toBe(false);
+    expect(await page.locator('table.worksheet tbody tr').count()).toBeGreaterThanOrEqual(28);
+    await expectAccessible(page, 'revealed tax id with its worksheet');
+    await shot(page, '16-tax-id-revealed');
+
+    // The stylesheet hides it after 60 s: the animation waits 60 s; played to its end, the number is hidden and the
+    // note shows.
+    expect(await page.locator('#revealed').evaluate((el) => getComputedStyle(el).animationDelay)).toBe('60s');
+    await page.evaluate(() => {
+      for (const a of document.getAnimations()) a.finish();
+    });
+    expect(await number.isVisible()).toBe(false);
+    expect(await page.locator('.reveal-expired-note').isVisible()).toBe(true);
+    await expectAccessible(page, 'tax id hidden after 60 seconds');
+    await shot(page, '17-tax-id-hidden');
+
+    await page.getByRole('link', { name: 'back to the order' }).click();
+    await page.waitForURL(new RegExp(`/console/orders/${orderId}$`));
+    const reveals = page.locator('table.reveals tbody tr');
+    expect(await reveals.count()).toBe(1);
+    expect(await reveals.textContent()).toMatch(
+      /Tomas Taxid[\s\S]*SS-4 for the IRS online assistant[\s\S]*127\.0\.0\.1/,
+    );
+    expect(await page.textContent('main')).not.toContain('247-81-3590');
     await context.close();
   }, 180_000);
 });

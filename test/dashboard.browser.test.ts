@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './browser.js';
+import { expectAccessible, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
@@ -53,25 +53,6 @@ async function newPhone(): Promise<{ context: BrowserContext; page: Page }> {
     bypassCSP: true,
   });
   return { context, page: await context.newPage() };
-}
-
-/** Runs axe-core on the page; fails on serious or critical violations (labels, colour contrast, ...). */
-async function expectAccessible(page: Page, what: string) {
-  await page.addScriptTag({ path: path.resolve('node_modules/axe-core/axe.min.js') });
-  const result = await page.evaluate(async () =>
-    (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    }),
-  );
-  const bad = (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(bad, `axe violations on ${what}`).toEqual([]);
-  const checked = (result.passes as Array<{ id: string }>)
-    .map((p) => p.id)
-    .concat((result.inapplicable as Array<{ id: string }>).map((p) => p.id));
-  expect(checked).toContain('color-contrast');
-  expect(checked).toContain('label');
 }
 
 /** Nothing wider than the phone screen (no sideways scrolling). */
@@ -183,6 +164,41 @@ describe('dashboard in a browser', () => {
     await expectAccessible(again, 'refusal page');
     await shot(again, 'link-used-phone');
     await fresh.close();
+    await context.close();
+  });
+
+  // ORD-EIN-8: the EIN order the IRS refused (484) links to the correction form from the company page.
+  it('corrects a refused EIN responsible party from the company page', async () => {
+    const tenant = await t.newTenant('Correction Filings');
+    const { user, company } = await seedCompany(tenant, 'Quiet Harbor LLC');
+    const link = atServer(await mintLink(tenant, { userId: user.id, companyId: company.id }));
+    const { context, page } = await newPhone();
+    await page.goto(link);
+    await page.getByRole('link', { name: /Correct the responsible party/ }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Correct the responsible party');
+    await expectAccessible(page, 'correction form');
+    await expectFitsPhone(page, 'correction form');
+    await shot(page, 'ein-correction-phone');
+
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Last name').fill('King');
+    await page.getByLabel('Tax ID type').selectOption('SSN');
+    await page.getByLabel('SSN or ITIN').fill('666-12-3456');
+    await page.getByLabel('Role in the company').fill('Managing Member');
+    await page.getByRole('button', { name: 'Send the corrected details' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.getByRole('alert').textContent()).toContain('is not a valid SSN');
+    expect(await page.getByLabel('SSN or ITIN').inputValue()).toBe('');
+    await expectAccessible(page, 'correction form with an error');
+    await shot(page, 'ein-correction-error-phone');
+
+    await page.getByLabel('SSN or ITIN').fill('272-56-8904');
+    await page.getByRole('button', { name: 'Send the corrected details' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Thank you');
+    await expectAccessible(page, 'correction sent');
+    await page.goto(`${origin}/dashboard/companies/${company.id}`);
+    expect(await page.locator('.order', { hasText: 'EIN' }).locator('.badge').textContent()).toBe('With the state');
     await context.close();
   });
 

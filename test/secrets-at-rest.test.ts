@@ -4,9 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { keptDataKey, newDataKeyText, parseDataKey, type Keyring } from '../src/lib/secret-box.js';
+import { openTaxId, resealTaxIds } from '../src/modules/orders/ein-tax-ids.js';
 import { resealEndpointSecrets, signingSecrets } from '../src/modules/webhooks/endpoint-secrets.js';
 import { runCli } from './cli-runner.js';
+import { createUser } from './factories.js';
 import { createTestApp, TEST_DATA_ENCRYPTION_KEY, type TestApp, type TestTenant } from './harness.js';
+import { einObject, formationBody, TEST_SSN } from './orders-fixtures.js';
 
 let t: TestApp;
 let tenant: TestTenant;
@@ -27,6 +30,15 @@ async function createEndpoint(headers: Record<string, string> = {}): Promise<{ i
   );
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
+}
+
+/** Places an EIN order (with a formation) in the test environment; its tax id is sealed (ORD-EIN-6). @returns its id. */
+async function placeEinOrder(): Promise<string> {
+  await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 });
+  const user = await createUser(tenant);
+  const res = await tenant.api('POST', '/orders', formationBody(user.id, 'WY', { extra: { ein: einObject() } }));
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().items.find((i: { orderType: string }) => i.orderType === 'ein').orderId;
 }
 
 /** Every table and column of every schema of the database (ours and graphile-worker's), scanned for `needle`. */
@@ -120,8 +132,9 @@ describe('webhook signing secrets at rest', () => {
     expect(await rowsContaining('whsec_')).toEqual([]);
   });
 
-  it('`secrets rotate-key` re-seals every secret under the new key; the old key is then no longer needed', async () => {
+  it('`secrets rotate-key` re-seals every secret and EIN tax id under the new key; the old key is then no longer needed', async () => {
     const ep = await createEndpoint();
+    const einOrderId = await placeEinOrder();
     const next = (await tenant.api('POST', `/webhook-endpoints/${ep.id}/rotate-secret`)).json().secret as string;
     const newKey = newDataKeyText();
     const res = await cli(
@@ -136,6 +149,11 @@ describe('webhook signing secrets at rest', () => {
     expect(out.currentKeyId).toBe(newId);
     expect(out.resealedEndpoints).toBeGreaterThanOrEqual(1);
     expect(Object.keys(out.secretsByKeyId)).toEqual([newId]);
+    // ORD-EIN-6: the sealed tax ids move to the new key with the secrets.
+    expect(out.resealedTaxIds).toBe(1);
+    expect(out.taxIdsByKeyId).toEqual({ [newId]: 1 });
+    const { rows: taxIds } = await t.ctx.pool.query('SELECT sealed FROM ein_tax_ids WHERE order_id = $1', [einOrderId]);
+    expect(openTaxId({ current: parseDataKey(newKey)!, previous: [] }, einOrderId, taxIds[0].sealed)).toBe(TEST_SSN);
     const row = await storedSecrets(ep.id);
     const onlyNewKey = { secrets: { ...t.ctx.secrets, dataKeys: { current: parseDataKey(newKey)!, previous: [] } } };
     expect(
@@ -154,6 +172,7 @@ describe('webhook signing secrets at rest', () => {
     const back = { current: parseDataKey(TEST_DATA_ENCRYPTION_KEY)!, previous: [parseDataKey(newKey)!] };
     expect((await resealEndpointSecrets(t.ctx.pool, back)).resealed).toBeGreaterThanOrEqual(1);
     expect((await resealEndpointSecrets(t.ctx.pool, back)).resealed).toBe(0);
+    expect(await resealTaxIds(t.ctx.pool, back)).toBe(1);
   });
 });
 

@@ -179,6 +179,26 @@ const order: TenantResource = {
   }),
 };
 
+// An EIN order the IRS refused (exception 483), so its owner's correction is accepted in the control check (ORD-EIN-8).
+const refusedEinOrder: TenantResource = {
+  async create(t, owner, environment) {
+    const { orderId } = await createOrderRow(
+      t.ctx,
+      { organizationId: owner.organizationId, environment },
+      {
+        orderType: 'ein',
+      },
+    );
+    await transitionOrder(t.ctx, null, orderId, { filingStatus: 'exception', exceptionCode: '483' }, 'cli');
+    return orderId;
+  },
+  snapshot: async (t, _owner, _env, id) => ({
+    row: await row(t, 'orders', id),
+    history: await count(t, 'order_status_history WHERE order_id = $1', id),
+    taxIds: await count(t, 'ein_tax_ids WHERE order_id = $1', id),
+  }),
+};
+
 /** Integrator routes with a path parameter naming a tenant's resource (pattern without the environment prefix). */
 const TENANT_RESOURCES: Record<string, TenantResource> = {
   '/users/:userIdOrEmail': user,
@@ -193,6 +213,7 @@ const TENANT_RESOURCES: Record<string, TenantResource> = {
   '/webhook-deliveries/:id/resend': delivery,
   '/test_helpers/orders/:orderId/advance': order,
   '/test_helpers/orders/:orderId/documents': order,
+  '/orders/:orderId/ein-responsible-party': refusedEinOrder,
 };
 
 /** Integrator list routes whose query names a tenant's resource (a cursor); another organization's id answers 404. */
@@ -233,6 +254,13 @@ const BODIES: Record<string, unknown> = {
   'POST /test_helpers/orders/:orderId/advance': { filingStatus: 'pending' },
   'POST /test_helpers/orders/:orderId/documents': { documentType: 'company' },
   'PUT /organization/prices/:type': { retailAmount: 500 },
+  'PUT /orders/:orderId/ein-responsible-party': {
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    taxIdType: 'SSN',
+    taxId: '123-45-6789',
+    title: 'Managing Member',
+  },
 };
 
 /** How a browser-facing route authenticates, and why it is not an API-key or operator-token route. */
@@ -286,7 +314,7 @@ const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
   },
   {
     pattern:
-      /^(\/dashboard(\/.*)?|\/|\/companies\/.*|\/checkout(\/.*)?|\/orders|\/documents\/:documentId\/download|\/sign-out)$/,
+      /^(\/dashboard(\/.*)?|\/|\/companies\/.*|\/checkout(\/.*)?|\/orders|\/orders\/:orderId\/responsible-party|\/documents\/:documentId\/download|\/sign-out)$/,
     kind: 'dashboard session',
     reason:
       "customer pages behind a dashboard session, at the default address or an organization's white-label host (dashboard.test.ts)",

@@ -36,7 +36,7 @@ export interface FilingComplianceOptions {
 
 /** Per-call options, the last argument of every method. */
 export interface RequestOptions {
-  /** POST only: the Idempotency-Key (default: a new UUID per call). Reuse it to retry a call safely. */
+  /** POST and PUT only: the Idempotency-Key (default: a new UUID per call). Reuse it to retry a call safely. */
   idempotencyKey?: string;
   /** Cancels the request. */
   signal?: AbortSignal;
@@ -111,8 +111,8 @@ export interface FilingCompliance extends OperationMethods {}
  * The Filing Compliance Service API client: `new FilingCompliance({ apiKey })`. The key's prefix picks the live or
  * test base address. Every method throws a typed FilingComplianceError (InvalidRequestError, NotFoundError, …,
  * carrying `code`, `requestId` and field `errors`) for an error answer, and ConnectionError when no answer came.
- * Every POST carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one). No redirect is
- * followed, so the key never reaches another address: a 3xx answer throws RedirectError.
+ * Every POST and PUT carries an Idempotency-Key (a new UUID unless RequestOptions.idempotencyKey sets one). No redirect
+ * is followed, so the key never reaches another address: a 3xx answer throws RedirectError.
  */
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface above adds the operation methods installed on the prototype.
 export class FilingCompliance {
@@ -152,7 +152,8 @@ export class FilingCompliance {
     const missing = spec.pathParams.filter((n) => params[n] === undefined || params[n] === '');
     if (missing.length) throw new TypeError(`${id}: missing path parameter ${missing.join(', ')}`);
     const headers: Record<string, string> = { ...options.headers };
-    if (spec.method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (spec.method === 'POST' || spec.method === 'PUT')
+      headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const signal = options.signal
       ? AbortSignal.any([options.signal, AbortSignal.timeout(this.timeoutMs)])
       : AbortSignal.timeout(this.timeoutMs);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
@@ -10,6 +11,8 @@ import { storeDocument } from '../modules/documents/documents.service.js';
 import { getOrderDetail, listOrderQueue, transitionOrder } from '../modules/filings/filings.service.js';
 import { adminOrderDetailView } from '../modules/filings/filings.views.js';
 import { loadOrderRecord } from '../modules/filings/order-record.js';
+import { revealTaxId } from '../modules/filings/tax-id-reveal.js';
+import { destroyExpiredTaxIds } from '../modules/orders/ein-tax-ids.js';
 import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
 import { envOption, io, withContext } from './cli-context.js';
 
@@ -25,8 +28,8 @@ const stateOption = (value: string): string => {
 };
 
 /**
- * The `orders` group: `orders transition|upload|list|advance|show`, the filing team's work from a terminal
- * (FIL-11, CONS-3).
+ * The `orders` group: `orders transition|upload|list|advance|show|reveal-tax-id|purge-tax-ids`, the filing team's work
+ * from a terminal (FIL-11, CONS-3, CONS-6).
  */
 export function registerOrdersCommands(program: Command): void {
   const orders = program.command('orders').description('Orders and their filings');
@@ -199,6 +202,65 @@ export function registerOrdersCommands(program: Command): void {
                 `  ${e.createdAt}  ${e.type}  ${e.id}  ${e.deliveries.map((d) => `${d.status}(${d.attempts.map((a) => a.status_code ?? 'ERR').join(',')})`).join(' ') || 'no deliveries'}`,
             ),
           ].join('\n'),
+        );
+      }),
+    );
+
+  registerTaxIdCommands(orders);
+}
+
+/**
+ * `orders reveal-tax-id` and `orders purge-tax-ids` (ORD-EIN-7, ORD-EIN-9): the console's "Reveal tax id" from a
+ * terminal, recorded as `cli:<os user>` from `cli@<host name>`, and destroying now the sealed tax ids already past
+ * TAX_ID_RETENTION_DAYS (what the daily maintenance job does, and nothing else).
+ */
+function registerTaxIdCommands(orders: Command): void {
+  orders
+    .command('reveal-tax-id <orderId>')
+    .requiredOption('--reason <text>', 'why you need it (recorded with your OS user, the time and this host)')
+    .option('--json', 'print JSON')
+    .description("Show an EIN order's responsible-party SSN/ITIN and its SS-4 worksheet; the reveal is recorded")
+    .action((orderId: string, opts) =>
+      withContext(async ({ ctx }) => {
+        const revealed = await revealTaxId(ctx, orderId, {
+          actor: `cli:${os.userInfo().username}`,
+          reason: opts.reason,
+          clientAddress: `cli@${os.hostname()}`,
+        });
+        const { reveal } = revealed;
+        const out = {
+          orderId,
+          environment: revealed.environment,
+          taxIdType: revealed.taxIdType,
+          taxId: revealed.taxId,
+          revealId: reveal.id,
+          revealedAt: reveal.created_at.toISOString(),
+          worksheet: revealed.worksheet,
+        };
+        io(opts).print(out, () =>
+          [
+            `${orderId} (${revealed.environment}) ${revealed.taxIdType ?? 'tax id'}: ${revealed.taxId}`,
+            `Recorded as ${reveal.id} (${reveal.actor}, ${out.revealedAt}).`,
+            'SS-4 worksheet:',
+            ...revealed.worksheet.map((l) => `  ${l.line.padEnd(9)}${l.label}: ${l.value}`),
+          ].join('\n'),
+        );
+      }),
+    );
+
+  orders
+    .command('purge-tax-ids')
+    .option('--json', 'print JSON')
+    .description(
+      'Destroy now every sealed EIN tax id past TAX_ID_RETENTION_DAYS after its order was filed or cancelled',
+    )
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const destroyed = await destroyExpiredTaxIds(ctx.pool, ctx.config.taxIdRetentionDays);
+        io(opts).print(
+          { destroyed, retentionDays: ctx.config.taxIdRetentionDays },
+          () =>
+            `Destroyed ${destroyed} tax id(s) kept more than ${ctx.config.taxIdRetentionDays} day(s) after their order was filed or cancelled.`,
         );
       }),
     );

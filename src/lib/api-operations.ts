@@ -59,8 +59,8 @@ const ANY: readonly ErrorCode[] = [
 const PARAMS: readonly ErrorCode[] = [...ANY, 'validation_error'];
 // A JSON body can be malformed, of another media type or too large, besides failing validation.
 const BODY: readonly ErrorCode[] = [...PARAMS, 'bad_request', 'unsupported_media_type', 'payload_too_large'];
-// Every POST takes an Idempotency-Key (its retry may be running, reused with another body, or its stored answer
-// unreadable).
+// Every POST and PUT takes an Idempotency-Key (IDEM-1; its retry may be running, reused with another body, or its
+// stored answer unreadable).
 const POST: readonly ErrorCode[] = [...BODY, 'idempotency_key_in_use', 'idempotency_key_reused', 'conflict'];
 
 const op = (tag: ApiTag, base: readonly ErrorCode[], ...extra: ErrorCode[]): OperationSpec => ({
@@ -99,9 +99,10 @@ export const OPERATIONS = {
     'qualification_already_paid',
   ),
   quoteOrder: op('Orders', POST, 'forbidden', 'not_found', 'ein_already_requested', 'qualification_already_paid'),
+  correctEinResponsibleParty: op('Orders', POST, 'not_found', 'invalid_transition'),
 
   listPrices: op('Prices', ANY),
-  updatePrice: op('Prices', BODY, 'price_below_floor', 'not_found'),
+  updatePrice: op('Prices', POST, 'price_below_floor', 'not_found'),
   deletePrice: op('Prices', PARAMS, 'not_found'),
 
   listBalanceTransactions: op('Balance', PARAMS, 'not_found'),
@@ -285,6 +286,10 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   },
   createMagicLink: noSuch('user', 'user_01j8zq4v9r6w3t2y1x0a5b7c8d'),
   advanceTestOrder: noSuch('order', ORDER),
+  correctEinResponsibleParty: {
+    ...noSuch('order', ORDER),
+    invalid_transition: `EIN order ${ORDER} is pending, not in exception: its responsible party can be corrected only while the IRS refused it (exception 483 or 484)`,
+  },
   createTestDocument: noSuch('order', ORDER),
   getComplianceCalendar: {
     ...noSuch('company', 'comp_01j8zq4v9r6w3t2y1x0a5b7c8e'),

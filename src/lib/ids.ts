@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   cardRefund: 'rfnd',
   subscriptionRenewal: 'subren',
   subscriptionStatusChange: 'ssc',
+  taxIdReveal: 'taxrev',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

@@ -275,6 +275,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/{orderId}/ein-responsible-party": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct an EIN order's responsible party
+         * @description When the IRS refuses an EIN application's responsible party, the order goes to filingStatus exception
+         *     with exceptionCode 483 (EIN SSN rejected) or 484 (EIN SSN does not match the person's name), reported by a
+         *     filing.status_changed event. Send the corrected party here: the same object as ein.responsibleParty of POST /orders, with
+         *     the same validation (SSN and ITIN ranges included). The new tax id replaces the old one, which is destroyed; it is
+         *     stored encrypted for the filing team and never returned. The order goes back to pending (a filing.status_changed event)
+         *     and is filed again; the answer is its order item.
+         *
+         *     Your customer can do the same in the dashboard: a magic link (POST /auth/magic-link with the order's companyId) opens
+         *     the company's page, where the order in exception offers "Correct the responsible party" (the page
+         *     <dashboard>/orders/{orderId}/responsible-party).
+         *
+         *     Errors: 400 validation (every bad field named; messages never repeat the tax id); 404 not_found for an order that is
+         *     not one of this environment's; 409 invalid_transition unless the order is an EIN order in exception 483 or 484 (a
+         *     retry after the first correction succeeded answers 409 too: send an Idempotency-Key to get the first answer back).
+         */
+        put: operations["correctEinResponsibleParty"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders/quote": {
         parameters: {
             query?: never;
@@ -1288,7 +1321,7 @@ export interface components {
             /** @description As on the Social Security card or ITIN letter; the IRS matches name and number (exception 484 when they differ). */
             lastName: string;
             middleName?: string;
-            /** @description SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response, never logged, and stored only as its last four digits. */
+            /** @description SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response and never logged; stored encrypted for the filing team only until the order is filed or cancelled plus the retention period, and shown everywhere else as its last four digits. */
             taxId: string;
             /** @description Kind of taxpayer identification number in taxId. */
             taxIdType: "SSN" | "ITIN";
@@ -3139,6 +3172,126 @@ export interface operations {
             };
         };
     };
+    correctEinResponsibleParty: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        /** @description SS-4 lines 7a-7b: the individual who ultimately owns or controls the entity (a natural person, not an entity). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EinResponsibleParty"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderItem"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`, `invalid_transition`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     quoteOrder: {
         parameters: {
             query?: never;
@@ -3504,7 +3657,10 @@ export interface operations {
     updatePrice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description One of: ein, expedited_formation, formation_tier_1, formation_tier_2, formation_tier_3, annual_report, registered_agent, foreign_qualification, certificate_of_good_standing. Any other value answers 404. */
                 type: string;
@@ -3554,6 +3710,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is too large. Codes: `payload_too_large`. */
             413: {
                 headers: {
@@ -3565,6 +3730,15 @@ export interface operations {
             };
             /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

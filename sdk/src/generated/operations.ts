@@ -3,6 +3,7 @@
 /** Every operation of the API by operationId: HTTP method, path template, parameter names, body, kind of answer. */
 export const OPERATIONS = {
   advanceTestOrder: {"method":"POST","path":"/test_helpers/orders/{orderId}/advance","pathParams":["orderId"],"queryParams":[],"body":true,"kind":"json"},
+  correctEinResponsibleParty: {"method":"PUT","path":"/orders/{orderId}/ein-responsible-party","pathParams":["orderId"],"queryParams":[],"body":true,"kind":"json"},
   createCompany: {"method":"POST","path":"/companies","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createMagicLink: {"method":"POST","path":"/auth/magic-link","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createOrder: {"method":"POST","path":"/orders","pathParams":[],"queryParams":[],"body":true,"kind":"json"},

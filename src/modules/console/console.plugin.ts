@@ -15,6 +15,7 @@ import { consoleAuthRoutes } from './console.auth-routes.js';
 import { consoleBusinessRoutes } from './console.business-routes.js';
 import { consoleOrderActionRoutes } from './console.actions-routes.js';
 import { consoleOrderRoutes } from './console.orders-routes.js';
+import { consoleTaxIdRoutes } from './console.tax-id-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
 import { consoleComplianceRoutes } from './console.deadlines-routes.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
@@ -72,6 +73,7 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       await web.register(consoleAuthRoutes, { ctx });
       await web.register(consoleOrderRoutes, { ctx });
       await web.register(consoleOrderActionRoutes, { ctx });
+      await web.register(consoleTaxIdRoutes, { ctx });
       await web.register(consoleBusinessRoutes, { ctx });
       await web.register(consolePricingRoutes, { ctx });
       await web.register(consoleComplianceRoutes, { ctx });

@@ -84,7 +84,8 @@ export function render(
   data: Record<string, unknown>,
 ): FastifyReply {
   const session = request.consoleSession;
-  reply.header('cache-control', 'no-store');
+  // A page may ask for more than no-store (a revealed tax id also sends no-cache, ORD-EIN-7), never for less.
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   // No inline script or style anywhere in the console, so the policy can be strict.
   reply.header(
     'content-security-policy',

@@ -10,10 +10,22 @@ import { withFields } from '../../lib/objects.js';
 /**
  * Everything the order page shows, from the order's full record: the order, what the request carried (masked),
  * the company record, status history with operator names, events with their webhook deliveries and attempts,
- * ledger entries (cents), documents with fresh links, and which actions the transition table allows now.
+ * ledger entries (cents), documents with fresh links, an EIN order's tax id state and reveals (ORD-EIN-7), and which
+ * actions the transition table allows now.
  */
 export function orderPageView(ctx: AppContext, record: OrderRecord) {
-  const { order, siblings, refund, history, events, ledger, documents, operatorNames: names } = record;
+  const {
+    order,
+    siblings,
+    refund,
+    history,
+    events,
+    ledger,
+    documents,
+    taxId,
+    taxIdReveals,
+    operatorNames: names,
+  } = record;
   const status = order.filing_status;
   const can = (to: string) => isFilingStatus(status) && isFilingStatus(to) && canTransition(status, to);
   return {
@@ -33,6 +45,10 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
       actorLabel: shortActor(d.uploaded_by, names),
       url: signedFileUrl(ctx, d.id),
     })),
+    // ORD-EIN-7: the tax id's state and every reveal of it; the number itself only on a recorded reveal's page.
+    taxId,
+    taxIdRetentionDays: ctx.config.taxIdRetentionDays,
+    taxIdReveals: taxIdReveals.map((r) => withFields(r, { actorLabel: actorLabel(r.actor, names) })),
     documentTypes: DOCUMENT_TYPES,
     exceptionCodes: EXCEPTION_REASONS,
     today: todayUtc(),
@@ -43,6 +59,7 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
       resolve: status === 'exception',
       cancel: can('cancelled'),
       upload: true,
+      revealTaxId: order.order_type === 'ein' && taxId !== null && taxId.destroyedAt === null,
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Turns what an order request carried into display sections for the order page (CONS-3, ORD-EIN-3): company
+ * Turns what an order request carried into display sections for the order page (CONS-3, ORD-EIN-6): company
  * with officers and addresses, the supplied agent, alternative names, EIN answers. Full SSNs/ITINs are never
  * rendered: any field named like one, and any value shaped like one, shows only its last four digits.
  */

@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
+import type { Keyring } from '../../lib/secret-box.js';
 import type { FieldError } from '../../lib/errors.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import type { OrderBodyInput } from '../orders/orders.schemas.js';
@@ -59,6 +60,7 @@ export type PlacementIntent =
  * Places a checkout's orders inside the caller's transaction: the one placement of every dashboard order, by
  * balance, sandbox card or hosted payment (PAY-3: retail, wholesale and margin recorded the same way). The pure
  * request rules must have run (submitCheckout does). With `idempotencyKey` an earlier group under that key is returned.
+ * `dataKeys` seals an EIN responsible party's tax id (ORD-EIN-6).
  * @returns the group (null when nothing was created), the company and the total in cents.
  * @throws AppError from the database rules; insufficient_balance (402) for balance billing.
  */
@@ -68,15 +70,16 @@ export async function placeCheckoutIntent(
   intent: PlacementIntent,
   billing: Billing,
   idempotencyKey: string | undefined,
+  dataKeys: Keyring,
 ) {
   return intent.kind === 'order'
-    ? placeOrderInTx(tx, tenant, intent.body, {
-        source: 'dashboard',
-        billing,
-        actor: 'dashboard',
-        ...intent.pricing,
-        idempotencyKey,
-      })
+    ? placeOrderInTx(
+        tx,
+        tenant,
+        intent.body,
+        { source: 'dashboard', billing, actor: 'dashboard', ...intent.pricing, idempotencyKey },
+        dataKeys,
+      )
     : placeCertificateInTx(
         tx,
         tenant,

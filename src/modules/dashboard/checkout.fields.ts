@@ -159,48 +159,61 @@ export function suppliedAgentSection(prefix: string, filingState: string): Secti
   };
 }
 
+/**
+ * The SS-4 responsible party (orders/ein.schemas.ts `ResponsiblePartySchema`) at `prefix` (`ein.responsibleParty` at
+ * checkout, `responsibleParty` on the correction page, ORD-EIN-8); `middleName` adds its optional field.
+ */
+export function responsiblePartySection(prefix: string, legend: string, middleName = false): Section {
+  const name = (field: string, label: string): FieldDef => ({
+    name: `${prefix}.${field}`,
+    label,
+    kind: 'text',
+    required: field !== 'middleName',
+  });
+  return {
+    legend,
+    intro: 'The person who owns or controls the company. The IRS checks the name against the tax ID.',
+    rows: [
+      middleName
+        ? [name('firstName', 'First name'), name('middleName', 'Middle name'), name('lastName', 'Last name')]
+        : [name('firstName', 'First name'), name('lastName', 'Last name')],
+      [
+        {
+          name: `${prefix}.taxIdType`,
+          label: 'Tax ID type',
+          kind: 'select',
+          required: true,
+          options: options(['SSN', 'ITIN']),
+        },
+        {
+          name: `${prefix}.taxId`,
+          label: 'SSN or ITIN',
+          kind: 'text',
+          required: true,
+          inputmode: 'numeric',
+          placeholder: '123-45-6789',
+          autocomplete: 'off',
+          hint: 'For the IRS only: kept encrypted until the EIN is filed, then destroyed.',
+        },
+      ],
+      [
+        {
+          name: `${prefix}.title`,
+          label: 'Role in the company',
+          kind: 'text',
+          required: true,
+          placeholder: 'e.g. Managing Member',
+        },
+      ],
+    ],
+  };
+}
+
 /** The `ein` object after IRS Form SS-4 (orders/ein.schemas.ts). */
 export function einSections(): Section[] {
   const p = 'ein';
   return [
-    {
-      legend: 'EIN: responsible party',
-      intro: 'The person who owns or controls the company. The IRS checks the name against the tax ID.',
-      rows: [
-        [
-          { name: `${p}.responsibleParty.firstName`, label: 'First name', kind: 'text', required: true },
-          { name: `${p}.responsibleParty.lastName`, label: 'Last name', kind: 'text', required: true },
-        ],
-        [
-          {
-            name: `${p}.responsibleParty.taxIdType`,
-            label: 'Tax ID type',
-            kind: 'select',
-            required: true,
-            options: options(['SSN', 'ITIN']),
-          },
-          {
-            name: `${p}.responsibleParty.taxId`,
-            label: 'SSN or ITIN',
-            kind: 'text',
-            required: true,
-            inputmode: 'numeric',
-            placeholder: '123-45-6789',
-            autocomplete: 'off',
-            hint: 'Sent to the IRS only; we keep the last four digits.',
-          },
-        ],
-        [
-          {
-            name: `${p}.responsibleParty.title`,
-            label: 'Role in the company',
-            kind: 'text',
-            required: true,
-            placeholder: 'e.g. Managing Member',
-          },
-        ],
-      ],
-    },
+    responsiblePartySection(`${p}.responsibleParty`, 'EIN: responsible party'),
     {
       legend: 'EIN: the business',
       rows: [

@@ -74,8 +74,48 @@ export function readCard(form: FormValues, now = new Date()): { card: CardDetail
   return { card: errors.length ? null : { name, number, expMonth, expYear, cvc }, errors };
 }
 
-/** Values to show again after a failed submit: everything except the card number and security code. */
+/**
+ * Values to show again after a failed submit: everything except the card number and security code, and the EIN
+ * responsible party's tax id, which no page ever sends back (ORD-EIN-6).
+ */
 export function redisplayValues(form: FormValues): FormValues {
-  const { 'card.number': _n, 'card.cvc': _c, _csrf: _x, _checkout: _k, _total: _t, ...rest } = form;
+  const {
+    'card.number': _n,
+    'card.cvc': _c,
+    'ein.responsibleParty.taxId': _tax,
+    _csrf: _x,
+    _checkout: _k,
+    _total: _t,
+    ...rest
+  } = form;
   return rest;
+}
+
+/** Sections as the form templates render them: each field with its input id, value to show and error. */
+export function presentSections(sections: Section[], values: FormValues, errors: FieldError[]) {
+  const errorOf = new Map(errors.map((e) => [e.field, e.message]));
+  return sections.map((s) => ({
+    ...s,
+    rows: s.rows.map((row) =>
+      row.map((f) => ({
+        ...f,
+        id: `f-${f.name.replace(/\./g, '-')}`,
+        value: values[f.name] ?? f.defaultValue ?? '',
+        error: errorOf.get(f.name) ?? null,
+      })),
+    ),
+  }));
+}
+
+/** Every error once for the summary at the top of a form, labelled with its input's label (and linked to it) when the form has that input. */
+export function errorSummary(errors: FieldError[], sections: Section[]) {
+  const labels = new Map(fieldsOf(sections).map((f) => [f.name, f.label]));
+  return errors.map((e) => ({
+    href: labels.has(e.field) ? `#f-${e.field.replace(/\./g, '-')}` : null,
+    text: labels.has(e.field)
+      ? `${labels.get(e.field)}: ${e.message}`
+      : e.field
+        ? `${e.field}: ${e.message}`
+        : e.message,
+  }));
 }

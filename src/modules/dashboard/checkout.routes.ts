@@ -3,10 +3,10 @@ import type { AppContext } from '../../context.js';
 import type { FieldError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import type { PricedLine } from '../orders/orders.service.js';
-import { CARD_SECTION, type Section } from './checkout.fields.js';
+import { CARD_SECTION } from './checkout.fields.js';
 import { CHECKOUT_FORM_FIELD, issueCheckoutForm, issuedCheckoutForm, placedByForm } from './checkout-forms.js';
 import { EXPIRED_FORM } from './checkout-placement.js';
-import { fieldsOf, redisplayValues, type FormValues } from './checkout.forms.js';
+import { errorSummary, presentSections, redisplayValues, type FormValues } from './checkout.forms.js';
 import {
   COMPANY_PRODUCTS,
   displayedRetailCents,
@@ -216,8 +216,8 @@ async function productPage(
         ...(formToken ? [[CHECKOUT_FORM_FIELD, formToken]] : []),
         ...(billing === 'checkout' ? [[TOTAL_FIELD, String(totalCents)]] : []),
       ],
-      sections: present(sections, values, errors),
-      card: billing === 'checkout' && !hosted ? present([CARD_SECTION], values, errors)[0] : null,
+      sections: presentSections(sections, values, errors),
+      card: billing === 'checkout' && !hosted ? presentSections([CARD_SECTION], values, errors)[0] : null,
       hosted,
       lines: presentLines(lines, billing),
       total: formatCents(totalCents),
@@ -228,7 +228,7 @@ async function productPage(
           ? `Card payment is not available yet. Please contact ${organization.name} to order.`
           : null),
       message,
-      errorList: errorList(errors, [...sections, CARD_SECTION]),
+      errorList: errorSummary(errors, [...sections, CARD_SECTION]),
       activeAgent,
       options,
     },
@@ -311,34 +311,6 @@ function tierOf(raw: unknown): 1 | 2 | 3 {
 
 function placedHref(request: FastifyRequest, placed: { companyId: string; groupId: string }): string {
   return `${request.dashboardSite.basePath}/companies/${encodeURIComponent(placed.companyId)}?placed=${encodeURIComponent(placed.groupId)}`;
-}
-
-function present(sections: Section[], values: FormValues, errors: FieldError[]) {
-  const errorOf = new Map(errors.map((e) => [e.field, e.message]));
-  return sections.map((s) => ({
-    ...s,
-    rows: s.rows.map((row) =>
-      row.map((f) => ({
-        ...f,
-        id: `f-${f.name.replace(/\./g, '-')}`,
-        value: values[f.name] ?? f.defaultValue ?? '',
-        error: errorOf.get(f.name) ?? null,
-      })),
-    ),
-  }));
-}
-
-// Every error once, labelled with the input's label when the form has that input.
-function errorList(errors: FieldError[], sections: Section[]) {
-  const labels = new Map(fieldsOf(sections).map((f) => [f.name, f.label]));
-  return errors.map((e) => ({
-    href: labels.has(e.field) ? `#f-${e.field.replace(/\./g, '-')}` : null,
-    text: labels.has(e.field)
-      ? `${labels.get(e.field)}: ${e.message}`
-      : e.field
-        ? `${e.field}: ${e.message}`
-        : e.message,
-  }));
 }
 
 function presentLines(lines: PricedLine[], billing: 'balance' | 'checkout') {

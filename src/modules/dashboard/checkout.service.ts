@@ -183,7 +183,8 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   const intent: PlacementIntent = body
     ? { kind: 'order', body, pricing }
     : { kind: 'certificate', userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState };
-  const place: PlaceFn = (tx, idempotencyKey) => placeCheckoutIntent(tx, s.tenant, intent, billing, idempotencyKey);
+  const place: PlaceFn = (tx, idempotencyKey) =>
+    placeCheckoutIntent(tx, s.tenant, intent, billing, idempotencyKey, ctx.secrets.dataKeys);
   try {
     if (billing === 'balance') {
       return await withTransaction(ctx.pool, async (tx) => {

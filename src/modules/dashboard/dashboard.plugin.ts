@@ -13,6 +13,7 @@ import { onlyOnSite } from '../../lib/site-hosts.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { dashboardPages } from './dashboard.routes.js';
+import { einCorrectionPages } from './ein-correction.routes.js';
 import { renderMessage } from './web.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -92,6 +93,7 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   });
   await site.register(dashboardPages, { ctx });
   await site.register(checkoutRoutes, { ctx });
+  await site.register(einCorrectionPages, { ctx });
 };
 
 // Errors on dashboard pages are pages, not JSON: a 4xx explains itself, a 5xx never shows internals.

@@ -90,6 +90,25 @@ const ORDER_SELECT = `SELECT ${orderSummaryColumns('o')}, c.legal_name AS compan
 
 const ORDERS_AFTER = '(o.created_at, o.id) < (SELECT created_at, id FROM orders WHERE id = $AFTER)';
 
+/**
+ * One order of a company the user administers, with an EIN order's current responsible party (as stored: names,
+ * type, title and `taxIdLast4`, never a tax id), or null (not theirs answers like not found).
+ */
+export function findOrderForUser(
+  db: Db,
+  tenant: Tenant,
+  userId: string,
+  orderId: string,
+): Promise<(OrderRow & { responsible_party: Record<string, unknown> | null }) | null> {
+  return one(
+    db,
+    `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_name, o.details -> 'responsibleParty' AS responsible_party
+       FROM orders o JOIN companies c ON c.id = o.company_id
+      WHERE o.id = $4 AND o.organization_id = $1 AND o.environment = $2 AND ${ADMIN_OF}`,
+    [tenant.organizationId, tenant.environment, userId, orderId],
+  );
+}
+
 /** A company's orders, newest first (one page, limit + 1 rows). */
 export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string, page: ListPage): Promise<OrderRow[]> {
   return many<OrderRow>(

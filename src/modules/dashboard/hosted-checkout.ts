@@ -196,6 +196,7 @@ export async function settleHostedCheckout(
       opened,
       'checkout',
       checkout.form_key ?? `card-checkout:${checkout.id}`,
+      ctx.secrets.dataKeys,
     );
     if (!placed.groupId) throw new AppError('conflict', 'the service is already active for the company');
     if (placed.totalCents !== report.amountCents)

@@ -1,5 +1,6 @@
 import { formatCents } from '../../lib/money.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
+import { awaitsResponsibleParty } from '../filings/ein-corrections.js';
 import { formatDate, ORDER_TYPE_LABELS } from '../branding/wording.js';
 import type { CompanyRow, OrderRow } from './dashboard.repo.js';
 
@@ -34,6 +35,8 @@ export function presentOrder(o: OrderRow) {
           : 'The filing needs attention'
         : null,
     exceptionMessage: o.filing_status === 'exception' ? o.exception_message : null,
+    // ORD-EIN-8: the IRS refused the responsible party; the customer can send a corrected one.
+    correctable: awaitsResponsibleParty(o),
     paid: o.billing === 'checkout' ? formatCents(o.amount_cents) : null,
   };
 }

@@ -5,6 +5,8 @@ import type { DocumentRow } from '../documents/documents.repo.js';
 import { findRefundOfOrder, type CardRefundView } from '../payments/payments.repo.js';
 import * as repo from './filings.repo.js';
 import { withFields } from '../../lib/objects.js';
+import { findTaxId, type TaxIdRow } from '../orders/ein-tax-ids.repo.js';
+import { listTaxIdReveals, type TaxIdRevealRow } from './tax-id-reveals.repo.js';
 
 /** An event of the order with its webhook deliveries (each with every attempt, oldest first). */
 export interface OrderEventRecord extends repo.OrderEventRow {
@@ -31,7 +33,14 @@ export interface OrderRecord {
   documents: DocumentRow[];
   /** The card refund of a cancelled card-paid order (PAY-6), or null. */
   refund: CardRefundView | null;
-  /** Operator id -> 'Name <email>' for every `operator:<id>` actor of the history, documents and ledger. */
+  /**
+   * Whether an EIN order's tax id is kept (ORD-EIN-6 to ORD-EIN-9): since when it is sealed, or when it was destroyed;
+   * null when none was ever kept (another product, or placed before tax ids were kept). Never the sealed text.
+   */
+  taxId: { sealedAt: Date; destroyedAt: Date | null } | null;
+  /** Every reveal of the tax id, oldest first (ORD-EIN-7); empty for other products. */
+  taxIdReveals: TaxIdRevealRow[];
+  /** Operator id -> 'Name <email>' for every `operator:<id>` actor of the history, documents, ledger and reveals. */
   operatorNames: Map<string, string>;
 }
 
@@ -43,13 +52,16 @@ export interface OrderRecord {
 export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRecord> {
   const order = await repo.findOrderDetail(db, orderId);
   if (!order) throw notFound('order', orderId);
-  const [siblings, history, events, ledger, documents, refund] = await Promise.all([
+  const ein = order.order_type === 'ein';
+  const [siblings, history, events, ledger, documents, refund, taxId, taxIdReveals] = await Promise.all([
     repo.findSiblingOrders(db, order.group_id, order.id),
     repo.listStatusHistory(db, order.id),
     repo.findOrderEvents(db, order),
     repo.findOrderLedger(db, order.id),
     repo.findOrderDocuments(db, order.id),
     findRefundOfOrder(db, order.id),
+    ein ? findTaxId(db, order.id).then(taxIdState) : null,
+    ein ? listTaxIdReveals(db, order.id) : [],
   ]);
   const deliveries = await repo.findDeliveries(
     db,
@@ -59,6 +71,7 @@ export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRec
     ...history.map((h) => h.actor),
     ...documents.map((d) => d.uploaded_by),
     ...ledger.map((l) => l.created_by ?? ''),
+    ...taxIdReveals.map((r) => r.actor),
   ];
   const names = await repo.operatorNames(
     db,
@@ -72,6 +85,13 @@ export async function loadOrderRecord(db: Db, orderId: string): Promise<OrderRec
     ledger,
     documents,
     refund,
+    taxId,
+    taxIdReveals,
     operatorNames: names,
   };
+}
+
+/** A kept tax id row as the record shows it: its dates, without the sealed text. */
+function taxIdState(row: TaxIdRow | null): OrderRecord['taxId'] {
+  return row ? { sealedAt: row.sealed_at, destroyedAt: row.destroyed_at } : null;
 }

@@ -8,7 +8,7 @@ import * as repo from './idempotency.repo.js';
 import { openResponse, sealResponse } from './sealed-response.js';
 
 /*
- * Idempotency-Key for every integrator POST (IDEM-1 to IDEM-6; modelled on Stripe's idempotency keys, kept in
+ * Idempotency-Key for every integrator POST and PUT (IDEM-1 to IDEM-6; modelled on Stripe's idempotency keys, kept in
  * PostgreSQL): the first request with a key claims it (status running), runs, and its response
  * is stored; a retry with the same key and body within 24 h gets that response again (status and body, header
  * `Idempotent-Replayed: true`); the same key with another body answers 422 idempotency_key_reused; a retry while
@@ -27,7 +27,7 @@ import { openResponse, sealResponse } from './sealed-response.js';
 /** The `Idempotency-Key` request header (IDEM-1), lower-case as Node exposes header names. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
-/** The shared OpenAPI/validation schema of the header, added to every integrator POST route. */
+/** The shared OpenAPI/validation schema of the header, added to every integrator POST and PUT route. */
 export const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
@@ -42,7 +42,7 @@ declare module 'fastify' {
   }
 }
 
-/** The hooks of idempotencyPlugin: document the header on POST routes, claim and replay keys, store responses. */
+/** The hooks of idempotencyPlugin: document the header on POST and PUT routes, claim and replay keys, store responses. */
 const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) => {
   app.addHook('onRoute', documentHeader);
 
@@ -124,12 +124,12 @@ function remembered(status: number): boolean {
 export const idempotencyPlugin = fp(idempotency, { name: 'idempotency' });
 
 /**
- * Adds the header to the schema (validation and OpenAPI) of every POST route, and documents the 409 and 422
+ * Adds the header to the schema (validation and OpenAPI) of every POST and PUT route, and documents the 409 and 422
  * answers it can cause on routes that declare responses.
  */
 function documentHeader(route: RouteOptions): void {
   const methods = Array.isArray(route.method) ? route.method : [route.method];
-  if (!methods.includes('POST')) return;
+  if (!methods.some(isKeyedMethod)) return;
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const headers = schema.headers as TObject | undefined;
   const properties = { ...(headers?.properties ?? {}), [IDEMPOTENCY_HEADER]: Type.Optional(IdempotencyKeyHeader) };
@@ -151,8 +151,16 @@ const IDEMPOTENCY_ERRORS = {
   }),
 };
 
+/**
+ * IDEM-1: the methods that take an Idempotency-Key. A PUT can refuse its own retry (the correction of an EIN
+ * responsible party answers 409 once the order has moved on), so it needs a replay as much as a POST does.
+ */
+function isKeyedMethod(method: string): boolean {
+  return method === 'POST' || method === 'PUT';
+}
+
 function headerKey(request: FastifyRequest): string | null {
-  if (request.method !== 'POST') return null;
+  if (!isKeyedMethod(request.method)) return null;
   const raw = request.headers[IDEMPOTENCY_HEADER];
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined) return null;

@@ -3,12 +3,13 @@ import { defineTask, type CronPayload } from '../../lib/jobs.js';
 import { SESSION_IDLE_SECONDS } from '../dashboard/sessions.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 import { LOGIN_LIMITS } from '../console/login.service.js';
+import { destroyExpiredTaxIds } from '../orders/ein-tax-ids.js';
 import { purgeExpired, type PurgeCounts, type PurgeRules } from './purge.repo.js';
 
 declare global {
   namespace GraphileWorker {
     interface Tasks {
-      /** Deletes what has expired; queued by cron only, so the payload is cron's. */
+      /** Deletes what has expired and destroys tax ids past retention; queued by cron only, so the payload is cron's. */
       purge_expired: CronPayload;
     }
   }
@@ -25,11 +26,15 @@ export const PURGE_RULES: PurgeRules = {
   loginAttemptSeconds: Math.max(24 * 3600, LOGIN_LIMITS.windowSeconds),
 };
 
-/** Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts). */
+/**
+ * Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts),
+ * then destroys the EIN tax ids kept TAX_ID_RETENTION_DAYS past their order's filing or cancellation (ORD-EIN-9).
+ */
 export const purgeExpiredTask = defineTask('purge_expired', (ctx) => {
   return async () => {
     const counts: PurgeCounts = await purgeExpired(ctx.pool, PURGE_RULES);
-    ctx.log.info({ counts }, 'purged expired rows');
+    const taxIdsDestroyed = await destroyExpiredTaxIds(ctx.pool, ctx.config.taxIdRetentionDays);
+    ctx.log.info({ counts, taxIdsDestroyed }, 'purged expired rows');
   };
 });
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 /*
  * The `ein` product object of POST /orders, designed after IRS Form SS-4 (Application for Employer
@@ -42,7 +42,10 @@ export const EIN_PRINCIPAL_ACTIVITIES = [
   'other',
 ] as const;
 
-/** ein.responsibleParty: the SS-4 responsible party; `taxId` is write-only (stored as its last four digits). */
+/**
+ * ein.responsibleParty: the SS-4 responsible party, and the body of PUT /orders/{orderId}/ein-responsible-party
+ * (ORD-EIN-8); `taxId` is write-only (sealed until filed, shown as its last four digits: ORD-EIN-6).
+ */
 export const ResponsiblePartySchema = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 35 }),
@@ -58,7 +61,7 @@ export const ResponsiblePartySchema = Type.Object(
       pattern: '^\\d{3}-?\\d{2}-?\\d{4}$',
       writeOnly: true,
       description:
-        'SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response, never logged, and stored only as its last four digits.',
+        'SS-4 line 7b: SSN or ITIN, nine digits with or without hyphens (123-45-6789). Write-only: never returned in any response and never logged; stored encrypted for the filing team only until the order is filed or cancelled plus the retention period, and shown everywhere else as its last four digits.',
     }),
     title: Type.String({
       minLength: 1,
@@ -73,6 +76,9 @@ export const ResponsiblePartySchema = Type.Object(
       'SS-4 lines 7a-7b: the individual who ultimately owns or controls the entity (a natural person, not an entity).',
   },
 );
+
+/** A responsible party as validated by {@link ResponsiblePartySchema}. */
+export type ResponsibleParty = Static<typeof ResponsiblePartySchema>;
 
 /** ein.employees: expected employee counts by kind (SS-4 line 13). */
 export const EinEmployeesSchema = Type.Object(

@@ -3,6 +3,7 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { referencedNotFound } from '../../lib/errors.js';
 import { withFields } from '../../lib/objects.js';
 import { newId } from '../../lib/ids.js';
+import type { Keyring } from '../../lib/secret-box.js';
 import { debitEntries, type DebitLine } from '../billing/ledger.js';
 import { loadPriceInputs } from '../billing/price-cache.js';
 import { freeCompanySlug, planCompany } from '../companies/companies.service.js';
@@ -17,6 +18,7 @@ import * as repo from './orders.repo.js';
 import type { PlacementOrder, PlacementRows, PlacementWake, PlacementWrite } from './placements.repo.js';
 import { writePlacement } from './placement-batcher.js';
 import { requestToKeep } from './placed-request.js';
+import { sealTaxId } from './ein-tax-ids.js';
 import type { OrderBodyInput } from './orders.schemas.js';
 
 /*
@@ -94,19 +96,20 @@ export async function placeOrder(
     const plan = await planOrder(ctx.pool, tenant, body, formationFacts(body), pricing, prices);
     // ORD-13, ORD-17: nothing to read first (an earlier group of the Idempotency-Key is found by the statement
     // itself), so the placement is written on the pool, batched with the tenant's other waiting placements.
-    return recordPlacement(ctx.pool, tenant, placementOf(tenant, body, plan, options));
+    return recordPlacement(ctx.pool, tenant, placementOf(body, plan, options, ctx.secrets.dataKeys));
   }
   return withTransaction(ctx.pool, async (tx) => {
     const earlier = await earlierPlacement(tx, tenant, options.idempotencyKey);
     if (earlier) return earlier;
     const facts = await checkOrderFacts(tx, tenant, body, true);
     const plan = await planOrder(tx, tenant, body, facts, pricing, prices);
-    return recordPlacement(tx, tenant, placementOf(tenant, body, plan, options));
+    return recordPlacement(tx, tenant, placementOf(body, plan, options, ctx.secrets.dataKeys));
   });
 }
 
 /**
  * The same inside the caller's transaction (the dashboard records its checkout payment in the same one).
+ * `dataKeys` seals an EIN responsible party's tax id (ORD-EIN-6).
  * Does NOT re-run the pure request rules: call {@link orderRuleErrors} first (placeOrder does).
  * @throws as placeOrder, except the request rules: the database rules (checkOrderFacts), insufficient_balance (402).
  */
@@ -115,12 +118,13 @@ export async function placeOrderInTx(
   tenant: Tenant,
   body: OrderBodyInput,
   options: PlaceOrderOptions,
+  dataKeys: Keyring,
 ): Promise<PlacedOrder> {
   const earlier = await earlierPlacement(tx, tenant, options.idempotencyKey);
   if (earlier) return earlier;
   const facts = await checkOrderFacts(tx, tenant, body, true);
   const plan = await planOrder(tx, tenant, body, facts, pricingOf(options));
-  return recordPlacement(tx, tenant, placementOf(tenant, body, plan, options));
+  return recordPlacement(tx, tenant, placementOf(body, plan, options, dataKeys));
 }
 
 /**
@@ -271,8 +275,11 @@ function unknownUser(userId: string) {
   return referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
 }
 
-/** The rows, debits and response order of a priced request. */
-function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, options: PlaceOrderOptions): Placement {
+/**
+ * The rows, debits and response order of a priced request. An EIN order's tax id is sealed here, where its order id
+ * is made, and travels to the placement statement only sealed (ORD-EIN-6).
+ */
+function placementOf(body: OrderBodyInput, plan: OrderPlan, options: PlaceOrderOptions, dataKeys: Keyring): Placement {
   const actor = options.actor ?? options.source;
   const company = plan.facts.companyId ? null : planCompany(formationCompany(body));
   const companyId = plan.facts.companyId ?? company!.id;
@@ -300,6 +307,8 @@ function placementOf(_tenant: Tenant, body: OrderBodyInput, plan: OrderPlan, opt
       details: item.details,
       billing: options.billing,
       ...amounts(lines, options.billing),
+      tax_id_sealed:
+        item.orderType === 'ein' && body.ein ? sealTaxId(dataKeys, id, body.ein.responsibleParty.taxId) : null,
     });
     order.push(orders.length - 1);
     if (options.billing === 'balance') {
@@ -358,7 +367,7 @@ function formationCompany(body: OrderBodyInput): CompanyInput {
   } as CompanyInput;
 }
 
-/** The request as kept on the order group, without the EIN responsible party's full tax id. */
+/** The request as kept on the order group, without the EIN responsible party's full tax id (ORD-EIN-6). */
 function storedRequest(body: OrderBodyInput): Record<string, unknown> {
   return body.ein ? withFields(body, { ein: einDetails(body.ein) }) : { ...body };
 }

@@ -16,6 +16,7 @@ import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
 import type { OrderRow } from './orders.repo.js';
 import type { OrderBodyInput, OrderType } from './orders.schemas.js';
+import type { ResponsibleParty } from './ein.schemas.js';
 
 /*
  * Prices a POST /orders request line by line (BILL-1 to BILL-11, BILL-16; ORD-9 for quotes):
@@ -255,10 +256,18 @@ function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3
   return tier;
 }
 
-/** The ein object as stored: the tax id is kept only as its last four digits (never returned or logged). */
+/**
+ * The ein object as stored on the order: the tax id is kept there only as its last four digits (ORD-EIN-6; the whole
+ * number is sealed apart, ein-tax-ids.ts).
+ */
 export function einDetails(ein: NonNullable<OrderBodyInput['ein']>): Record<string, unknown> {
-  const { taxId, ...party } = ein.responsibleParty;
-  return withFields(ein, { responsibleParty: withFields(party, { taxIdLast4: taxId.replace(/-/g, '').slice(-4) }) });
+  return withFields(ein, { responsibleParty: storedResponsibleParty(ein.responsibleParty) });
+}
+
+/** The responsible party as every view shows it (ORD-EIN-6): without `taxId`, with `taxIdLast4`. */
+export function storedResponsibleParty(party: ResponsibleParty): Record<string, unknown> {
+  const { taxId, ...rest } = party;
+  return withFields(rest, { taxIdLast4: taxId.replace(/-/g, '').slice(-4) });
 }
 
 /** Accumulates lines at wholesale (balance) or retail (checkout). */

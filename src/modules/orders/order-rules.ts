@@ -227,12 +227,19 @@ function einErrors(ein: unknown): FieldError[] {
     if (total === 0 && isSet(ein.firstWagesDate))
       add('firstWagesDate', 'is allowed only when an employee count is above 0 (SS-4 line 15)');
   }
-  const rp = ein.responsibleParty;
-  if (isObj(rp) && typeof rp.taxId === 'string' && /^\d{3}-?\d{2}-?\d{4}$/.test(rp.taxId)) {
-    const problem = taxIdProblem(rp.taxId.replace(/-/g, ''), rp.taxIdType);
-    if (problem) add('responsibleParty.taxId', problem);
-  }
+  errors.push(...responsiblePartyErrors(ein.responsibleParty, 'ein.responsibleParty.'));
   return errors;
+}
+
+/**
+ * ORD-EIN-2 for one responsible party (`ein.responsibleParty` of POST /orders, or the body of the correction,
+ * ORD-EIN-8): a tax id whose number cannot exist. `prefix` goes before the field name (`ein.responsibleParty.`, or ''
+ * for a body that is the party itself). Messages never echo the tax id.
+ */
+export function responsiblePartyErrors(party: unknown, prefix = ''): FieldError[] {
+  if (!isObj(party) || typeof party.taxId !== 'string' || !/^\d{3}-?\d{2}-?\d{4}$/.test(party.taxId)) return [];
+  const problem = taxIdProblem(party.taxId.replace(/-/g, ''), party.taxIdType);
+  return problem ? [{ field: `${prefix}taxId`, message: problem }] : [];
 }
 
 /** SSA/IRS number ranges: SSNs never start with 000, 666 or 9 and have no 00 group or 0000 serial; ITINs start with 9 and have group 50-65, 70-88, 90-92 or 94-99. */

@@ -57,7 +57,7 @@ export function requestFromOrders(group: RequestGroup, orders: RequestOrder[]): 
 }
 
 /**
- * What the group keeps of `request` (already without the EIN tax id, ORD-EIN-3): null when
+ * What the group keeps of `request` (already without the EIN tax id, ORD-EIN-6): null when
  * {@link requestFromOrders} gives it back exactly from the group's orders (ORD-19), else the request itself.
  */
 export function requestToKeep(

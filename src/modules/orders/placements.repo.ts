@@ -38,6 +38,8 @@ export interface PlacementOrder {
   amount_cents: number;
   retail_cents: number | null;
   margin_cents: number | null;
+  /** An EIN order's responsible party tax id, sealed for this order (ORD-EIN-6); absent or null for every other. */
+  tax_id_sealed?: string | null;
 }
 
 /** Everything one placement inserts besides the ledger and the events (ORD-13). */
@@ -123,7 +125,7 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
 }
 
 /**
- * The batch as `place_order_groups_v2` takes it (migration 097): the groups, companies and orders as arrays of values
+ * The batch as `place_order_groups_v2` takes it (migration 097; an order's sealed tax id last, migration 105): the groups, companies and orders as arrays of values
  * in the function's column order, a company or order tagged with `n`, the 1-based position of its placement's group;
  * an order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated. The
  * events and debits are emit_events' and post_ledger_entries' rows, with their placements' `n` in a list beside them.
@@ -172,6 +174,8 @@ function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
         o.amount_cents,
         o.retail_cents,
         o.margin_cents,
+        // Only an EIN order carries an eleventh value, so every other order's row stays as it was.
+        ...(o.tax_id_sealed ? [o.tax_id_sealed] : []),
       ]);
     }
     for (const e of w.events) {
