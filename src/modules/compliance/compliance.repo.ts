@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import type { StateRule } from './due-date-rules.js';
 
 /** What the calendar reads of a company (dates as 'YYYY-MM-DD'). */
@@ -70,12 +71,11 @@ export function listFiledQualifications(db: Db, companyIds: string[]): Promise<Q
 }
 
 /** An annual report order that covers a jurisdiction and filing year (CAL-16, CAL-20). */
-export interface ReportOrderRow {
-  id: string;
-  company_id: string;
+export interface ReportOrderRow extends Pick<OrderRow, 'id' | 'company_id'> {
+  /** The order's filing_state. */
   state: string;
   filing_year: number;
-  filing_status: 'submitted' | 'pending' | 'filed';
+  filing_status: Extract<OrderRow['filing_status'], 'submitted' | 'pending' | 'filed'>;
 }
 
 /**

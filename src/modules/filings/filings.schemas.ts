@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 import { DocumentSchema } from '../documents/documents.schemas.js';
 import { EXCEPTION_CODES, EXCEPTION_REASONS } from '../orders/exception-codes.js';
-import { FILING_STATUSES, MAX_EXCEPTION_MESSAGE } from './transitions.js';
+import { FILING_STATUSES } from '../orders/order-statuses.js';
+import { MAX_EXCEPTION_MESSAGE } from './transitions.js';
 
 const codeList = EXCEPTION_CODES.map((c) => `- \`${c}\`: ${EXCEPTION_REASONS[c]}`).join('\n');
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
+import { FILING_STATUSES, type FilingStatus } from '../orders/order-statuses.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import { withFields } from '../../lib/objects.js';
 
 /**
@@ -21,12 +23,6 @@ import { withFields } from '../../lib/objects.js';
  *   it off the IRS CP 575); in test, when omitted, a test EIN `00-NNNNNNN` is derived from the order id
  *   (prefix 00 is assigned to no IRS campus, so a test EIN never equals a real one).
  */
-
-/** Every filingStatus (FIL-1); every order starts submitted (ORD-8). */
-export const FILING_STATUSES = ['submitted', 'pending', 'filed', 'exception', 'cancelled'] as const;
-
-/** One of FILING_STATUSES. */
-export type FilingStatus = (typeof FILING_STATUSES)[number];
 
 /** filed and cancelled end an order's life (FIL-1). */
 export const TERMINAL_STATUSES: readonly FilingStatus[] = ['filed', 'cancelled'];
@@ -88,15 +84,16 @@ export function isFilingStatus(value: string): value is FilingStatus {
   return (FILING_STATUSES as readonly string[]).includes(value);
 }
 
-/** The columns of an orders row that {@link orderStateOf} reads. */
-export interface OrderStateColumns {
-  id: string;
-  order_type: string;
-  environment: 'live' | 'test';
+/**
+ * The columns of an orders row that {@link orderStateOf} reads; `filing_status` as any text, because orderStateOf
+ * checks it rather than trusting the row.
+ */
+export type OrderStateColumns = Pick<
+  OrderRow,
+  'id' | 'order_type' | 'environment' | 'exception_code' | 'exception_message'
+> & {
   filing_status: string;
-  exception_code: string | null;
-  exception_message: string | null;
-}
+};
 
 /**
  * An orders row as the state machine sees it. @throws AppError internal_error (500) when the row's status is not a

@@ -4,8 +4,10 @@ import { debitOrThrow, lockBalance, type DebitLine } from '../billing/ledger.js'
 import { stateFeeCents, wholesaleCents, type EntityType } from '../billing/pricing.js';
 import { changeOrderStatus, extendSubscriptionPeriod } from '../orders/order-status.js';
 import { todayUtc } from '../filings/transitions.js';
+import type { SubscriptionStatus } from '../orders/order-statuses.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import * as repo from './subscriptions.repo.js';
-import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.js';
+import type { SubscriptionRow } from './subscriptions.repo.js';
 import { pastDueDetail, reactivatedDetail } from './subscriptions.views.js';
 
 /*
@@ -143,11 +145,7 @@ export function renewSubscription(
     const newEnd = periods[periods.length - 1].end;
     const paid = { amountCents: totalCents, periods: periods.length };
     if (sub.subscription_status === 'active')
-      return outcome(
-        (await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd)) as unknown as SubscriptionRow,
-        'renewed',
-        paid,
-      );
+      return outcome(await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd), 'renewed', paid);
     const row = await changeStatus(tx, tenant, sub, 'active', newEnd, {
       reason: 'paid',
       detail: reactivatedDetail(totalCents),
@@ -224,14 +222,13 @@ async function changeStatus(
   to: SubscriptionStatus,
   periodEnd: string,
   why: { reason: string; detail?: Record<string, unknown>; actor: string },
-): Promise<SubscriptionRow> {
+): Promise<OrderRow> {
   // ORD-14: the orders module writes the row and the event; the subscription's own history is kept here.
   const { order, event } = await changeOrderStatus(tx, tenant, {
     orderId: sub.id,
     actor: why.actor,
     subscription: { status: to, currentPeriodEnd: periodEnd },
   });
-  const row = order as unknown as SubscriptionRow;
   await repo.insertStatusChange(tx, tenant, {
     orderId: sub.id,
     fromStatus: sub.subscription_status,
@@ -241,18 +238,24 @@ async function changeStatus(
     eventId: event.id,
     actor: why.actor,
   });
-  return row;
+  return order;
 }
 
-function outcome(row: SubscriptionRow, result: RenewalResult, paid = { amountCents: 0, periods: 0 }): RenewalOutcome {
+/** The columns of an order (as locked, or as changed) that an outcome reports. */
+type OutcomeColumns = Pick<
+  OrderRow,
+  'id' | 'organization_id' | 'environment' | 'order_type' | 'subscription_status' | 'current_period_end'
+>;
+
+function outcome(row: OutcomeColumns, result: RenewalResult, paid = { amountCents: 0, periods: 0 }): RenewalOutcome {
   return {
     orderId: row.id,
     result,
     organizationId: row.organization_id,
     environment: row.environment,
     orderType: row.order_type,
-    subscriptionStatus: row.subscription_status,
-    currentPeriodEnd: row.current_period_end,
+    subscriptionStatus: row.subscription_status ?? undefined,
+    currentPeriodEnd: row.current_period_end ?? undefined,
     ...paid,
   };
 }
