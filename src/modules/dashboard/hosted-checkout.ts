@@ -290,6 +290,7 @@ export function openIntent(keyring: Keyring, checkoutId: string, stored: unknown
   const sealed = (stored as { sealed?: unknown } | null)?.sealed;
   if (typeof sealed !== 'string') return null;
   try {
+    // Only sealIntent wrote it (the seal is authenticated), so an order's body is still the checked one it sealed.
     return JSON.parse(open(keyring, sealed, checkoutId)) as PlacementIntent;
   } catch {
     return null;

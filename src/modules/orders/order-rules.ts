@@ -1,7 +1,8 @@
 import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
+import { validated } from '../../lib/validation.js';
 import { EXPEDITED_UNAVAILABLE_MESSAGE } from '../billing/pricing.js';
 import { companyRuleErrors } from '../companies/company-rules.js';
-import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js';
+import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS, OrderBody, type OrderBodyInput } from './orders.schemas.js';
 
 /*
  * The request rules of POST /orders that need no database: the cross-product rules (ORD-1 to ORD-4), the
@@ -23,6 +24,29 @@ const FORMATION_EXCLUDED_WHY: Record<(typeof FORMATION_EXCLUDED_FIELDS)[number],
   formationDate: 'the state sets the formation date on filing',
   formationState: 'formationState comes from filingState',
 };
+
+declare const checked: unique symbol;
+
+/**
+ * A POST /orders body that passed its schema and every request rule, as only {@link checkedOrderBody} makes one.
+ * Checking the facts, quoting and placing take this type, so a request's rules run once, where it comes in (the
+ * route, the dashboard checkout), and nothing reaches the database unchecked.
+ */
+export type CheckedOrderBody = OrderBodyInput & { readonly [checked]: true };
+
+/**
+ * Checks a request body against OrderBody and every request rule ({@link orderRuleErrors}) in one pass, so one 400
+ * names every bad field. @param prior errors found before (the request's headers, say), put first in the same 400.
+ * @param raise throws the errors: {@link throwIfRuleErrors} (the API's 400, the default), or the caller's own.
+ * @returns the body, typed as checked. @throws ValidationError / AppError validation_error (400) as `raise` does.
+ */
+export function checkedOrderBody(
+  value: unknown,
+  prior: FieldError[] = [],
+  raise: (errors: FieldError[]) => void = throwIfRuleErrors,
+): CheckedOrderBody {
+  return validated(OrderBody, value, [orderRuleErrors], { prior, raise }) as CheckedOrderBody;
+}
 
 /**
  * Every request rule that needs no database, in one list of `{field, message}` (dotted paths).

@@ -146,11 +146,7 @@ class PlacementBatcher {
   private async writeBatch(client: pg.PoolClient, batch: Waiting[]): Promise<() => void> {
     const { tenant } = batch[0]!;
     try {
-      const outcomes = await insertPlacements(
-        client,
-        tenant,
-        batch.map(writeOf),
-      );
+      const outcomes = await insertPlacements(client, tenant, batch.map(writeOf));
       return () => {
         for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
       };
