@@ -245,26 +245,6 @@ export async function setReminderEvents(tx: Db, keys: ReminderKey[], eventIds: s
   );
 }
 
-/** A reminder sent. */
-export interface ReminderRow {
-  company_id: string;
-  jurisdiction: string;
-  kind: string;
-  due_date: string;
-  threshold: string;
-  event_id: string | null;
-  sent_at: Date;
-}
-/** The tenant's reminders, newest first, at most `limit`. */
-export function listReminders(db: Db, tenant: Tenant, limit = 100): Promise<ReminderRow[]> {
-  return many<ReminderRow>(
-    db,
-    `SELECT company_id, jurisdiction, kind, due_date::text, threshold, event_id, sent_at FROM compliance_reminders
-      WHERE organization_id = $1 AND environment = $2 ORDER BY sent_at DESC, company_id LIMIT $3`,
-    [tenant.organizationId, tenant.environment, limit],
-  );
-}
-
 /** Inserts a jurisdiction's due-date rule as seeded (updated_by 'seed') unless the jurisdiction has one (CAL-1). */
 export async function insertSeedRule(db: Db, state: string, rule: unknown, asOf: string): Promise<void> {
   await db.query(

@@ -42,7 +42,7 @@ export function presentOrder(o: ListedOrderRow) {
 }
 
 /** 'line1, line2, City, ST 12345, US' */
-export function formatAddress(a: Record<string, string> | null | undefined): string {
+function formatAddress(a: Record<string, string> | null | undefined): string {
   if (!a) return '';
   const cityLine = [a.city, [a.state, a.postalCode].filter(Boolean).join(' ')].filter(Boolean).join(', ');
   return [a.line1, a.line2, cityLine, a.country].filter(Boolean).join(', ');

@@ -13,7 +13,7 @@ import { tenantOf } from './filings.service.js';
 import { orderStateOf, planTransition, todayUtc } from './transitions.js';
 
 /** The exception codes under which the IRS refused the responsible party (FIL-12): 483 SSN rejected, 484 name mismatch. */
-export const CORRECTABLE_EXCEPTION_CODES: readonly string[] = ['483', '484'];
+const CORRECTABLE_EXCEPTION_CODES: readonly string[] = ['483', '484'];
 
 /** Whether an order waits for a corrected responsible party (ORD-EIN-8): an EIN order in exception 483 or 484. */
 export function awaitsResponsibleParty(o: Pick<OrderRow, 'order_type' | 'filing_status' | 'exception_code'>): boolean {

@@ -32,14 +32,6 @@ export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promi
   );
 }
 
-/** Reads an order without locking. `tenant` null: any tenant. */
-export function findOrder(db: Db, tenant: Tenant | null, orderId: string): Promise<OrderSummaryRow | null> {
-  return one<OrderSummaryRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [
-    orderId,
-    ...tenantParams(tenant),
-  ]);
-}
-
 /** An order's status history, oldest first. */
 export function listStatusHistory(db: Db, orderId: string): Promise<StatusHistoryRow[]> {
   return many<StatusHistoryRow>(

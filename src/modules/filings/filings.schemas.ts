@@ -8,7 +8,7 @@ import { MAX_EXCEPTION_MESSAGE } from './transitions.js';
 const codeList = EXCEPTION_CODES.map((c) => `- \`${c}\`: ${EXCEPTION_REASONS[c]}`).join('\n');
 
 /** A filingStatus in requests; its description states the transition table (FIL-2). */
-export const FilingStatusSchema = Type.Union(
+const FilingStatusSchema = Type.Union(
   FILING_STATUSES.map((s) => Type.Literal(s)),
   {
     description:
@@ -86,7 +86,7 @@ export const OrderStatusSchema = Type.Object(
 );
 
 /** One status-history row of an order (operators only); filingDate YYYY-MM-DD, createdAt ISO 8601. */
-export const HistoryEntrySchema = Type.Object({
+const HistoryEntrySchema = Type.Object({
   fromStatus: Nullable(Type.String()),
   toStatus: Type.String(),
   exceptionCode: Nullable(Type.String()),

@@ -26,7 +26,7 @@ export function orderStatusView(o: OrderSummaryRow, eventId: string) {
 }
 
 /** A status-history row for operators (HistoryEntrySchema). */
-export function historyView(h: StatusHistoryRow) {
+function historyView(h: StatusHistoryRow) {
   return {
     fromStatus: h.from_status,
     toStatus: h.to_status,

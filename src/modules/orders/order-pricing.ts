@@ -54,7 +54,7 @@ export interface PricedLine {
 }
 
 /** One order item of the request. `existing` is set for a registered-agent no-op (nothing is created or charged). */
-export interface PlannedItem {
+interface PlannedItem {
   orderType: OrderType;
   filingType: string | null;
   subscriptionStatus: 'active' | null;
@@ -77,7 +77,7 @@ export interface OrderPlan {
 export type { PriceInputs };
 
 /** One priced line of a quote, in cents. */
-export interface QuoteLine {
+interface QuoteLine {
   orderType: string;
   type: string;
   description: string;

@@ -52,7 +52,7 @@ export function checkedOrderBody(
  * Every request rule that needs no database, in one list of `{field, message}` (dotted paths).
  * @param body the parsed request body (possibly schema-invalid). @param now for "at most next year" checks.
  */
-export function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
+function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
   if (!isObj(body)) return [];
   return [
     ...crossProductErrors(body),
@@ -69,7 +69,7 @@ export function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
  * contract's wording ('Expedited formation is not available for the selected state and entity type').
  * @throws ValidationError / AppError validation_error (400) when `errors` is not empty.
  */
-export function throwIfRuleErrors(errors: FieldError[]): void {
+function throwIfRuleErrors(errors: FieldError[]): void {
   if (!errors.length) return;
   if (errors.some((e) => e.message === EXPEDITED_UNAVAILABLE_MESSAGE)) {
     throw new AppError('validation_error', EXPEDITED_UNAVAILABLE_MESSAGE, { errors });
@@ -158,7 +158,7 @@ function formationErrors(b: Obj): FieldError[] {
 }
 
 /** ORD-FORM-5: expedite exists only for LLCs in AZ, DE, FL, NV, NY, WY. */
-export function expeditedAvailable(filingState: unknown, entityType: unknown): boolean {
+function expeditedAvailable(filingState: unknown, entityType: unknown): boolean {
   return entityType === 'LLC' && (EXPEDITED_STATES as readonly unknown[]).includes(filingState);
 }
 
@@ -196,7 +196,7 @@ function suppliedAgentsErrors(b: Obj): FieldError[] {
  * A supplied registered agent (ORD-RA-3): PERSON needs firstName and lastName, COMPANY needs companyName, and
  * addressState equals filingState (ORD-RA-3, ORD-FORM-4, ORD-FQ-1).
  */
-export function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
+function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
   const errors: FieldError[] = [];
   const add = (f: string, m: string) => errors.push({ field: `${prefix}${f}`, message: m });
   if (agent.type === 'PERSON') {

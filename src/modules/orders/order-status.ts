@@ -14,7 +14,7 @@ import * as repo from './orders.repo.js';
  */
 
 /** A change of an order's filing status: written to the row and appended to its status history. Dates 'YYYY-MM-DD'. */
-export interface FilingStatusChange {
+interface FilingStatusChange {
   from: FilingStatus | null;
   to: FilingStatus;
   exceptionCode?: string | null;

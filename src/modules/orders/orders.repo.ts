@@ -41,7 +41,7 @@ export interface OrderRow {
  * the order's own module (and the console's full view, which selects o.*). One list, so each SELECT and its row
  * type agree.
  */
-export const ORDER_SUMMARY_COLUMNS = [
+const ORDER_SUMMARY_COLUMNS = [
   'id',
   'organization_id',
   'environment',

@@ -8,22 +8,15 @@ export {
   placeOrder,
   placeOrderInTx,
   recordPlacement,
-  toItemView,
   type OrderItem,
-  type Placement,
-  type PlacedOrder,
-  type PlaceOrderOptions,
 } from './order-placement.js';
-export { changeOrderStatus, extendSubscriptionPeriod, type OrderStatusChange } from './order-status.js';
+export { changeOrderStatus } from './order-status.js';
 export {
   planOrder,
   quoteOrder,
-  type OrderPlan,
   type PlanRequest,
   type PricedLine,
-  type PricingOptions,
   type Quote,
-  type QuoteLine,
 } from './order-pricing.js';
 export { checkedOrderBody, type CheckedOrderBody } from './order-rules.js';
 export { checkOrderFacts, type OrderFacts } from './order-checks.js';

@@ -5,10 +5,10 @@ import type { SubscriptionStatus } from '../orders/order-statuses.js';
 import { orderSummaryColumns, type OrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
 
 /** The product types sold as yearly subscriptions (SUB-1, ORD-RA-5, ORD-AR-2). */
-export const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
+const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
 
 /** One of SUBSCRIPTION_ORDER_TYPES. */
-export type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
+type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
 
 /**
  * A due subscription order as the renewal run locks it: the orders module's summary columns and the period end,

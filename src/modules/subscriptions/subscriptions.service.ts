@@ -26,7 +26,7 @@ import { pastDueDetail, reactivatedDetail } from './subscriptions.views.js';
  */
 
 /** What a run did to one subscription. */
-export type RenewalResult =
+type RenewalResult =
   | 'renewed' // active, charged, period advanced
   | 'reactivated' // past_due -> active, charged for every period owed
   | 'past_due' // active -> past_due (balance short, or checkout-paid)
@@ -36,7 +36,7 @@ export type RenewalResult =
   | 'failed'; // unexpected error; the transaction rolled back and the next run retries
 
 /** One subscription's outcome. Money in cents; dates 'YYYY-MM-DD'. */
-export interface RenewalOutcome {
+interface RenewalOutcome {
   orderId: string;
   result: RenewalResult;
   organizationId?: string;
@@ -98,12 +98,7 @@ export async function renewDueSubscriptions(ctx: AppContext, options: RenewalRun
  * Renews one subscription if it is due on `asOf`, in ONE transaction (see the module comment for the rules).
  * @returns its outcome. @throws on database errors (nothing of this subscription is written then).
  */
-export function renewSubscription(
-  ctx: AppContext,
-  orderId: string,
-  asOf: string,
-  actor: string,
-): Promise<RenewalOutcome> {
+function renewSubscription(ctx: AppContext, orderId: string, asOf: string, actor: string): Promise<RenewalOutcome> {
   return withTransaction(ctx.pool, async (tx) => {
     const sub = await repo.lockDueSubscription(tx, orderId, asOf);
     if (!sub) return { orderId, result: 'skipped', amountCents: 0, periods: 0 };
@@ -172,7 +167,7 @@ function duePeriods(periodEnd: string, asOf: string): Period[] {
  * `date` ('YYYY-MM-DD') plus `years`, clamped to the month's last day (Feb 29 -> Feb 28) like PostgreSQL's
  * `date + interval 'n years'`, which set the first period end at placement.
  */
-export function addYears(date: string, years: number): string {
+function addYears(date: string, years: number): string {
   const [y, m, d] = date.split('-').map(Number);
   const lastDay = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
   return new Date(Date.UTC(y + years, m - 1, Math.min(d, lastDay))).toISOString().slice(0, 10);

@@ -15,7 +15,7 @@ import { WebhookClient, type SendResult } from './webhook-client.js';
 import { webhookAttempts, webhookInFlight } from './webhook-metrics.js';
 
 /** How often an idle dispatcher looks for due retries and expired leases without being woken (ms). */
-export const POLL_INTERVAL_MS = 1000;
+const POLL_INTERVAL_MS = 1000;
 
 /** A running dispatcher. */
 export interface WebhookDispatcher {
