@@ -104,7 +104,7 @@ export type Env = Static<typeof EnvSchema>;
  * Shortest OPERATOR_TOKEN accepted: 32 characters of a random token (e.g. base64 of 24+ random bytes) put
  * guessing it out of reach even without the admin API's throttling of failed attempts.
  */
-export const MIN_OPERATOR_TOKEN_LENGTH = 32;
+const MIN_OPERATOR_TOKEN_LENGTH = 32;
 
 /** How to make a data encryption key, as the start's message tells it. */
 const MAKE_DATA_KEY = 'openssl rand -base64 32';

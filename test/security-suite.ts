@@ -479,7 +479,7 @@ type Classified =
   | { kind: WebKind; route: RouteEntry; reason: string }
   | { kind: 'unclassified'; route: RouteEntry };
 
-export function classify(route: RouteEntry): Classified {
+function classify(route: RouteEntry): Classified {
   const web = WEB_ROUTES.find((w) => w.pattern.test(route.path));
   if (web && web.kind === 'public' && /openapi\.json$/.test(route.path))
     return { kind: web.kind, route, reason: web.reason };

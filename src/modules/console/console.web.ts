@@ -38,7 +38,7 @@ export interface Flash {
 }
 
 /** Sets the message shown on the next rendered page (60-second cookie). */
-export function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
+function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
   reply.setCookie(
     COOKIES.flash,
     Buffer.from(JSON.stringify(flash)).toString('base64url'),
@@ -109,7 +109,7 @@ export function render(
  * The CSRF token of a POST body: `_csrf` of a url-encoded form, or the `_csrf` field of a multipart form
  * (with attachFieldsToBody its value sits in `{value}`).
  */
-export function bodyCsrf(body: unknown): string {
+function bodyCsrf(body: unknown): string {
   const raw = (body as Record<string, unknown> | undefined)?._csrf;
   if (typeof raw === 'string') return raw;
   if (raw && typeof raw === 'object' && 'value' in raw) return String((raw as { value: unknown }).value);

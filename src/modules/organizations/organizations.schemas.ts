@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 
 /** The environment of a key or balance: `live` or `test` (TEN-1). */
-export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
   description: 'live or test',
 });
 
@@ -24,7 +24,7 @@ export const ApiKeySchema = Type.Object({
 });
 
 /** An email address as validator's isEmail accepts it (`format: 'email'`, src/lib/validation.ts), at most 254 characters. */
-export const ContactEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+const ContactEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 
 const CONTACT_EMAIL_DESCRIPTION =
   'Technical contact: emailed when a webhook endpoint of the organization is disabled after failing ' +

@@ -5,7 +5,7 @@ import { withFields } from '../../lib/objects.js';
 import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
 /** Bytes of the receiver's response kept on the attempt record (WH-4). */
-export const RESPONSE_BODY_LIMIT = 4096;
+const RESPONSE_BODY_LIMIT = 4096;
 
 /** What one HTTP try produced. `statusCode` is null when no response arrived (timeout, refused, reset). */
 export interface SendResult {
@@ -35,9 +35,9 @@ export interface SendRequest {
 }
 
 /** Origins whose keep-alive pool is kept at most; the least recently used pool is closed beyond it (WH-18). */
-export const MAX_POOLS = 1000;
+const MAX_POOLS = 1000;
 /** A pool unused this long (ms) is closed with its connections. */
-export const POOL_IDLE_MS = 60_000;
+const POOL_IDLE_MS = 60_000;
 
 interface PoolEntry {
   pool: Pool;
