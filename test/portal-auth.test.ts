@@ -83,9 +83,9 @@ describe('portal: invitation, password, second factor, sessions', () => {
     // Both sessions listed; the first browser signs the laptop out.
     const list = await browser.get('/portal/sessions');
     expect(list.statusCode).toBe(200);
-    const rows = list.body.split('<tr data-session="').slice(1);
-    expect(rows).toHaveLength(2);
-    const other = rows.find((r) => r.includes('203.0.113.9'))!.split('"')[0];
+    const sessionRows = list.body.split('<tr data-session="').slice(1);
+    expect(sessionRows).toHaveLength(2);
+    const other = sessionRows.find((r) => r.includes('203.0.113.9'))!.split('"')[0];
     expect(other).toMatch(/^psess_/);
     const revoked = await browser.post(`/portal/sessions/${other}/revoke`, { _csrf: browser.csrf() });
     expect(revoked.statusCode).toBe(303);
