@@ -1,4 +1,4 @@
--- The partner portal's people (PORTAL-1 to PORTAL-10): members with a password and an optional second factor, their
+-- The partner portal's people (PORTAL-1 to PORTAL-9): members with a password and an optional second factor, their
 -- roles in organizations, single-use invitations, password resets and browser sessions. Tokens and session ids are
 -- kept only as their sha256; a member's TOTP secret only sealed under DATA_ENCRYPTION_KEY (the member id as
 -- associated data, src/lib/secret-box.ts); recovery codes only as their sha256. The service role's grants on these

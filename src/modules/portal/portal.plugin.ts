@@ -37,7 +37,7 @@ const ENROL_PATHS = new Set(
 );
 
 /**
- * The partner portal under /portal on the host of PORTAL_BASE_URL only (PORTAL-1 to PORTAL-10, SEC-7):
+ * The partner portal under /portal on the host of PORTAL_BASE_URL only (PORTAL-1 to PORTAL-9, SEC-7):
  * server-rendered eta pages, member sessions in PostgreSQL under cookies of its own, a CSRF token on every POST.
  */
 export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
