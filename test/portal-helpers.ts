@@ -1,5 +1,9 @@
 import { Secret, TOTP } from 'otpauth';
 import type pg from 'pg';
+import { newId } from '../src/lib/ids.js';
+import { seal } from '../src/lib/secret-box.js';
+import type { Role } from '../src/modules/portal/roles.js';
+import { createSession, sessionCookieValue } from '../src/modules/portal/sessions.js';
 import { type ConsoleClient, consoleClient, type InjectResult } from './console-helpers.js';
 import type { TestApp } from './harness.js';
 
@@ -69,4 +73,57 @@ export async function signIn(c: PortalClient, email: string, secret: string): Pr
   if (first.headers.location !== '/portal/second-factor') return first;
   await c.get('/portal/second-factor');
   return c.post('/portal/second-factor', { _csrf: c.csrf(), code: totpCode(secret) });
+}
+
+/**
+ * A member of `organizationId` with `role`, signed in on a new client without going through the password (for tests of
+ * what a session may do; sign-in itself is tested in portal-auth.test.ts). Owners and admins get a trusted second
+ * factor, as the portal requires of them.
+ */
+export async function memberSession(
+  t: TestApp,
+  organizationId: string,
+  role: Role,
+  opts: { email?: string; remoteAddress?: string } = {},
+): Promise<{ client: PortalClient; memberId: string; email: string }> {
+  const memberId = newId('member');
+  const email = opts.email ?? newEmail(role);
+  const secured = role === 'owner' || role === 'admin';
+  await t.ctx.pool.query(
+    `INSERT INTO members (id, email, name, password_hash, totp_sealed, totp_enabled_at)
+     VALUES ($1, $2, $3, 'scrypt$unused', $4, CASE WHEN $5 THEN now() END)`,
+    [
+      memberId,
+      email,
+      `${role} ${memberId.slice(-4)}`,
+      secured ? seal(t.ctx.secrets.dataKeys, 'JBSWY3DPEHPK3PXP', `member-totp:${memberId}`) : null,
+      secured,
+    ],
+  );
+  await t.ctx.pool.query(
+    'INSERT INTO organization_memberships (organization_id, member_id, role) VALUES ($1, $2, $3)',
+    [organizationId, memberId, role],
+  );
+  const client = portalClient(t, opts.remoteAddress);
+  await joinAs(t, client, memberId);
+  return { client, memberId, email };
+}
+
+/** Gives a client a new full session of a member (its cookie set as sign-in would). */
+export async function joinAs(t: TestApp, client: PortalClient, memberId: string): Promise<void> {
+  const sessionId = await createSession(t.ctx.pool, {
+    memberId,
+    pending: false,
+    clientAddress: '127.0.0.1',
+    userAgent: 'test',
+  });
+  client.cookies.set('fcs_portal', sessionCookieValue(t.ctx.secrets.fileUrlSecret, sessionId));
+}
+
+/** Adds an existing member to another organization. */
+export async function addMembership(t: TestApp, organizationId: string, memberId: string, role: Role): Promise<void> {
+  await t.ctx.pool.query(
+    'INSERT INTO organization_memberships (organization_id, member_id, role) VALUES ($1, $2, $3)',
+    [organizationId, memberId, role],
+  );
 }
