@@ -60,7 +60,11 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       web.addHook('onRequest', authenticate(ctx));
       web.addHook('preHandler', async (request) => {
         if (request.method !== 'POST') return;
-        if (PUBLIC_FORMS.has(request.url.split('?')[0]!)) checkFormCsrf(ctx, request);
+        const pathname = request.url.split('?')[0]!;
+        // A signed-in member accepts an invitation with the session's token; newcomers with the form token.
+        const signedIn = request.portalSession && !request.portalSession.pending;
+        if (PUBLIC_FORMS.has(pathname) && !(signedIn && pathname === `${PORTAL_PREFIX}/invitation`))
+          checkFormCsrf(ctx, request);
         else checkSessionCsrf(request);
       });
       web.setErrorHandler((err, request, reply) => renderError(ctx, err, request, reply));
