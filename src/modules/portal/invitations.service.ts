@@ -94,14 +94,8 @@ export async function acceptAsNewMember(
     return { ok: false, reason: 'invalid', message: 'Enter your name (at most 200 characters).' };
   const problem = passwordProblem(input.password, input.confirm, invitation.email);
   if (problem) return { ok: false, reason: 'invalid', message: problem };
-  const release = passwords.admit();
-  if (!release) return { ok: false, reason: 'busy' };
-  let passwordHash: string;
-  try {
-    passwordHash = await passwords.hash(input.password);
-  } finally {
-    release();
-  }
+  const passwordHash = await passwords.hashNew(input.password);
+  if (!passwordHash) return { ok: false, reason: 'busy' };
   const memberId = newId('member');
   try {
     return await withTransaction(ctx.pool, async (tx) => {

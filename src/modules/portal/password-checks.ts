@@ -26,9 +26,18 @@ export class PortalPasswords {
     return this.queue.run(() => verifyPassword(password, hash ?? DUMMY_HASH));
   }
 
-  /** Hashes a new password (scrypt, AUTH-9). */
-  hash(password: string): Promise<string> {
-    return this.queue.run(() => hashPassword(password));
+  /**
+   * Hashes a chosen password (scrypt, AUTH-9) in a place of its own: null at once when the queue is full ('busy'),
+   * without any other work.
+   */
+  async hashNew(password: string): Promise<string | null> {
+    const release = this.queue.admit();
+    if (!release) return null;
+    try {
+      return await this.queue.run(() => hashPassword(password));
+    } finally {
+      release();
+    }
   }
 }
 

@@ -78,14 +78,8 @@ export async function resetPassword(
   if (!email) return { ok: false, reason: 'gone' };
   const problem = passwordProblem(input.password, input.confirm, email);
   if (problem) return { ok: false, reason: 'invalid', message: problem };
-  const release = passwords.admit();
-  if (!release) return { ok: false, reason: 'busy' };
-  let passwordHash: string;
-  try {
-    passwordHash = await passwords.hash(input.password);
-  } finally {
-    release();
-  }
+  const passwordHash = await passwords.hashNew(input.password);
+  if (!passwordHash) return { ok: false, reason: 'busy' };
   return withTransaction(ctx.pool, async (tx) => {
     const memberId = await tokens.spendReset(tx, sha256(input.token));
     if (!memberId) return { ok: false as const, reason: 'gone' as const };

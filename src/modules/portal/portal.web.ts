@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
 import { AppError } from '../../lib/errors.js';
-import { randomToken, safeEqual } from '../../lib/secrets.js';
-import { bodyCsrf } from '../console/console.web.js';
+import { randomToken } from '../../lib/secrets.js';
 import { viewHelpers } from '../console/view-helpers.js';
 import { can, type PortalAction } from './roles.js';
 import type { PortalSession } from './sessions.js';
@@ -32,12 +31,6 @@ export function cookieOptions(ctx: AppContext, request: FastifyRequest, maxAgeSe
   };
 }
 
-/** A one-shot message for the next page. */
-export interface Flash {
-  kind: 'ok' | 'error';
-  text: string;
-}
-
 /** Redirects after a POST (303), optionally with a flash message (a 60-second cookie read by the next page). */
 export function redirectWith(
   ctx: AppContext,
@@ -46,10 +39,7 @@ export function redirectWith(
   to: string,
   flash?: Flash,
 ): FastifyReply {
-  if (flash) {
-    const value = Buffer.from(JSON.stringify(flash)).toString('base64url');
-    reply.setCookie(COOKIES.flash, value, cookieOptions(ctx, request, 60));
-  }
+  if (flash) reply.setCookie(COOKIES.flash, encodeFlash(flash), cookieOptions(ctx, request, 60));
   return reply.redirect(to, 303);
 }
 
@@ -57,14 +47,7 @@ function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply
   const raw = request.cookies[COOKIES.flash];
   if (!raw) return null;
   reply.clearCookie(COOKIES.flash, cookieOptions(ctx, request));
-  try {
-    const f = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Flash;
-    return (f.kind === 'ok' || f.kind === 'error') && typeof f.text === 'string'
-      ? { kind: f.kind, text: f.text.slice(0, 500) }
-      : null;
-  } catch {
-    return null;
-  }
+  return decodeFlash(raw);
 }
 
 /**
@@ -106,9 +89,7 @@ export function render(
  * kept with the session. @throws AppError forbidden (the "form expired" page).
  */
 export function checkSessionCsrf(request: FastifyRequest): void {
-  const session = request.portalSession;
-  const sent = bodyCsrf(request.body);
-  if (!session || !sent || !safeEqual(sent, session.csrfToken)) {
+  if (!carriesToken(request.body, request.portalSession?.csrfToken)) {
     throw new AppError(
       'forbidden',
       'This form has expired or did not come from the portal. Reload the page and try again.',
@@ -132,14 +113,13 @@ export function issueFormCsrf(ctx: AppContext, request: FastifyRequest, reply: F
 /** @throws AppError forbidden when a pre-session form's token does not match its cookie. */
 export function checkFormCsrf(ctx: AppContext, request: FastifyRequest): void {
   const nonce = request.cookies[COOKIES.form];
-  const sent = bodyCsrf(request.body);
-  if (!nonce || !sent || !safeEqual(sent, formToken(ctx, nonce))) {
+  if (!nonce || !carriesToken(request.body, formToken(ctx, nonce))) {
     throw new AppError('forbidden', 'This form has expired. Reload the page and try again.');
   }
 }
 
 function formToken(ctx: AppContext, nonce: string): string {
-  return createHmac('sha256', `portal-form-csrf:${ctx.secrets.fileUrlSecret}`).update(nonce).digest('base64url');
+  return nonceToken(ctx.secrets.fileUrlSecret, 'portal-form-csrf', nonce);
 }
 
 /**
