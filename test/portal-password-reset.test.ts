@@ -1,14 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { acceptInvitation, invite, newEmail, portalClient, signInPassword } from './portal-helpers.js';
 
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 beforeAll(async () => {
   t = await createTestApp();
   worker = await startWorker(t.ctx);
