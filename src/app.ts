@@ -265,9 +265,9 @@ const HSTS_VALUE = 'max-age=31536000';
  * TRUST_PROXY), and on white-label hosts (always served over https; their dashboard site decides that it is one).
  */
 function hstsFor(ctx: AppContext, hosts: SiteHosts): (request: FastifyRequest) => boolean {
-  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
+  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl, portalBaseUrl } = ctx.config;
   const httpsHosts = new Set(
-    [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl]
+    [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl, portalBaseUrl]
       .map((u) => new URL(u))
       .filter((u) => u.protocol === 'https:')
       .map((u) => u.hostname),

@@ -22,6 +22,7 @@ const EnvSchema = Type.Object({
   TEST_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DASHBOARD_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   CONSOLE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PORTAL_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),

@@ -416,7 +416,7 @@ const BODIES: Record<string, unknown> = {
 };
 
 /** How a browser-facing route authenticates, and why it is not an API-key or operator-token route. */
-type WebKind = 'public' | 'dashboard session' | 'console session' | 'own credential';
+type WebKind = 'public' | 'dashboard session' | 'console session' | 'portal session' | 'own credential';
 const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
   {
     pattern: /^\/(v1|test\/v1)\/openapi\.json$/,
@@ -463,6 +463,22 @@ const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
     pattern: /^\/console(\/.*)?$/,
     kind: 'console session',
     reason: 'operator pages behind a console session (console.test.ts)',
+  },
+  {
+    pattern: /^\/portal\/(assets\/portal\.css|sign-in|password-reset|password-reset\/new)$/,
+    kind: 'public',
+    reason:
+      'the partner portal stylesheet, sign-in and password-reset forms (portal-auth, portal-password-reset tests)',
+  },
+  {
+    pattern: /^\/portal\/invitation$/,
+    kind: 'own credential',
+    reason: "the invitation's single-use token is the credential (portal-invitations.test.ts)",
+  },
+  {
+    pattern: /^\/portal(\/.*)?$/,
+    kind: 'portal session',
+    reason: 'partner portal pages behind a portal session, each checking the role (portal-roles.test.ts)',
   },
   {
     pattern:
@@ -724,7 +740,12 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             'an integrator key',
           ).toBe(401);
         });
-      } else if (c.kind === 'dashboard session' || c.kind === 'console session' || c.kind === 'own credential') {
+      } else if (
+        c.kind === 'dashboard session' ||
+        c.kind === 'console session' ||
+        c.kind === 'portal session' ||
+        c.kind === 'own credential'
+      ) {
         it(`${label}: answers nothing successful without ${c.kind === 'own credential' ? 'its credential' : `a ${c.kind}`}`, async () => {
           const res = await inject(
             c.route.method,

@@ -25,6 +25,10 @@ const ID_PREFIX = {
   subscriptionRenewal: 'subren',
   subscriptionStatusChange: 'ssc',
   taxIdReveal: 'taxrev',
+  member: 'mem',
+  portalInvitation: 'inv',
+  passwordReset: 'pwr',
+  portalSession: 'psess',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

@@ -24,7 +24,7 @@ export const ApiKeySchema = Type.Object({
 });
 
 /** An email address as validator's isEmail accepts it (`format: 'email'`, src/lib/validation.ts), at most 254 characters. */
-const ContactEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export const ContactEmail = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 
 const CONTACT_EMAIL_DESCRIPTION =
   'Technical contact: emailed when a webhook endpoint of the organization is disabled after failing ' +
