@@ -116,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 10),
     passwordHashHoldMs: Number(e.PASSWORD_HASH_HOLD_MS ?? 2500),
     passwordHashHeld: Number(e.PASSWORD_HASH_HELD ?? 1000),
+    signInAnswerMs: Number(e.SIGN_IN_ANSWER_MS ?? 4000),
     stripe: stripeOf(e),
   };
 }

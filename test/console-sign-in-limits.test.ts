@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/lib/db.js';
 import { attemptLogin } from '../src/modules/console/login.service.js';
 import { verifyPassword } from '../src/modules/console/password.js';
-import { PasswordCheckQueue, SIGN_IN_ANSWER_MS } from '../src/modules/console/password-queue.js';
+import { PasswordCheckQueue } from '../src/modules/console/password-queue.js';
 import { FAILURE_DELAYS, SignInLimits } from '../src/modules/rate-limits/sign-in-limits.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
@@ -24,7 +24,13 @@ const CLEAN_OPERATOR_MS = 2000;
 
 /** A console served over real HTTP, behind a trusted proxy (loopback) so that X-Forwarded-For names the client. */
 async function served(env: Record<string, string>) {
-  const t = await createTestApp({ TRUST_PROXY: 'loopback', RATE_LIMIT_SYNC_MS: '600000', ...env });
+  // The answer bound a deployment runs with (the harness lifts it for tests that are not about it).
+  const t = await createTestApp({
+    TRUST_PROXY: 'loopback',
+    RATE_LIMIT_SYNC_MS: '600000',
+    SIGN_IN_ANSWER_MS: undefined,
+    ...env,
+  });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const address = t.app.server.address();
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -269,6 +275,31 @@ describe('a sign-in, step by step', () => {
     expect(rows.map((r) => r.succeeded)).toEqual([false, true]);
   });
 
+  it('answers a delayed attempt with 429 at once, without waiting for a place among the checks', async () => {
+    const op = await newOperator(t.ctx.pool);
+    const limits = new SignInLimits({ scope: 'console', limit: 'sign-in', perAddress: 10 }, t.ctx.config.rateLimits);
+    // The only place is taken by a check that never ends, and the line is full.
+    const checks = new PasswordCheckQueue({ concurrency: 1, waiting: 1, holdMs: 60_000 });
+    const forever = () => new Promise<never>(() => undefined);
+    void checks.run(forever, { clean: false, deadline: performance.now() + 60_000 });
+    void checks.run(forever, { clean: false, deadline: performance.now() + 60_000 });
+    await t.ctx.pool.query(`INSERT INTO login_attempts (key, succeeded) SELECT unnest($1::text[]), false`, [
+      limits.keysOf({ account: op.email, address: '192.0.2.92' }),
+    ]);
+    await t.ctx.pool.query(`INSERT INTO login_attempts (key, succeeded) SELECT $1, false FROM generate_series(1, 3)`, [
+      limits.keysOf({ account: op.email, address: '192.0.2.92' })[0],
+    ]);
+    const answer = await attemptLogin(t.ctx.pool, checks, limits, {
+      email: op.email,
+      password: op.password,
+      ip: '192.0.2.92',
+      deadline: performance.now() + 60_000,
+    });
+    expect(answer).toMatchObject({ ok: false, reason: 'throttled', of: 'pair' });
+    expect((answer as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThan(0);
+    expect(checks.waitingCount).toBe(1);
+  });
+
   it('answers a sign-in whose check outlives its deadline as busy, and forgets its attempt', async () => {
     const op = await newOperator(t.ctx.pool);
     const limits = new SignInLimits({ scope: 'console', limit: 'sign-in', perAddress: 10 }, t.ctx.config.rateLimits);
@@ -292,7 +323,7 @@ describe('a sign-in, step by step', () => {
         t.ctx.pool,
         checks,
         limits,
-        { email: op.email, password: op.password, ip: '192.0.2.91', deadline: performance.now() + SIGN_IN_ANSWER_MS },
+        { email: op.email, password: op.password, ip: '192.0.2.91', deadline: performance.now() + 4000 },
         stalled,
       );
       await hashing;
@@ -389,7 +420,10 @@ describe('the line for password checks', () => {
     await Promise.all([busy, running]);
     expect(order).toEqual(['busy', 'running']);
     expect(() => loadConfig({ PASSWORD_HASH_HOLD_MS: 'soon' })).toThrow(/PASSWORD_HASH_HOLD_MS/);
+    expect(() => loadConfig({ SIGN_IN_ANSWER_MS: '100000' })).toThrow(/SIGN_IN_ANSWER_MS/);
     expect(loadConfig({})).toMatchObject({
+      signInAnswerMs: 4000,
+      passwordHashConcurrency: 2,
       passwordHashHoldMs: 2500,
       passwordHashHeld: 1000,
       passwordHashCpuPercent: 10,

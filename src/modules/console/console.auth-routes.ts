@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { bodyField } from '../../lib/validation.js';
 import { SignInLimits } from '../rate-limits/sign-in-limits.js';
 import { attemptLogin } from './login.service.js';
-import { PasswordCheckQueue, SIGN_IN_ANSWER_MS } from './password-queue.js';
+import { PasswordCheckQueue } from './password-queue.js';
 import { prestartScryptWorker } from './scrypt-worker.js';
 import {
   CONSOLE_PREFIX,
@@ -30,6 +30,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     waiting: config.passwordHashQueue + config.passwordHashHeld,
     holdMs: config.passwordHashHoldMs,
     cpuPercent: config.passwordHashCpuPercent,
+    answerMs: config.signInAnswerMs,
   });
   const limits = new SignInLimits(
     { scope: 'console', limit: 'sign-in', perAddress: config.rateLimits.signInAttempts },
@@ -58,7 +59,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     },
     async (request, reply) => {
       // Measured from the request's arrival, not from here: the answer bound covers the body's reading too.
-      const deadline = performance.now() - reply.elapsedTime + SIGN_IN_ANSWER_MS;
+      const deadline = performance.now() - reply.elapsedTime + config.signInAnswerMs;
       checkLoginCsrf(ctx, request);
       const email = field(request.body, 'email');
       const password = bodyField(request.body, 'password');

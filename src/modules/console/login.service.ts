@@ -28,9 +28,9 @@ const BUSY: LoginResult = { ok: false, reason: 'busy', retryAfterSeconds: BUSY_R
  * 3. in its place, one short transaction re-checks the delays under the account's lock, records the attempt as FAILED
  *    and reads the operator; the password is then hashed with no database connection held;
  * 4. only on success, a second short transaction marks the attempt succeeded and starts a session.
- * A sign-in whose check has not ended by the deadline is answered busy; its check, left to finish, then starts no
- * session and its recorded failure is removed (nobody was told the outcome). `verify` checks the password against the
- * stored hash (verifyPassword).
+ * A sign-in not done by the deadline (a slow database, a check that outlives it) is answered busy; its work, left to
+ * finish, queues nothing more, starts no session, and removes its recorded failure (nobody was told the outcome).
+ * `verify` checks the password against the stored hash (verifyPassword).
  */
 export async function attemptLogin(
   pool: pg.Pool,
@@ -40,27 +40,33 @@ export async function attemptLogin(
   verify: typeof verifyPassword = verifyPassword,
 ): Promise<LoginResult> {
   const party: SignInParty = { account: input.email.trim().toLowerCase(), address: input.ip };
-  const verdict = await limits.check(pool, party);
-  if (!verdict.allowed)
-    return { ok: false, reason: 'throttled', retryAfterSeconds: verdict.retryAfterSeconds, of: verdict.of };
   let late = false;
-  const checked = checks.run(
-    () => checkPassword(pool, limits, party, input.password, verify, () => late, verdict.claim),
-    {
-      clean: verdict.clean,
-      deadline: input.deadline,
-    },
-  );
-  // Whatever happens to the check, the attempt is no longer under way once it ended or was refused.
-  void checked.then(verdict.claim.release, verdict.claim.release);
+  const work = (async (): Promise<LoginResult> => {
+    const verdict = await limits.check(pool, party);
+    if (!verdict.allowed)
+      return { ok: false, reason: 'throttled', retryAfterSeconds: verdict.retryAfterSeconds, of: verdict.of };
+    if (late) {
+      verdict.claim.release();
+      return BUSY;
+    }
+    const checked = checks.run(
+      () => checkPassword(pool, limits, party, input.password, verify, () => late, verdict.claim),
+      { clean: verdict.clean, deadline: input.deadline },
+    );
+    // Whatever happens to the check, the attempt is no longer under way once it ended or was refused.
+    void checked.then(verdict.claim.release, verdict.claim.release);
+    const outcome = await checked;
+    return outcome.ran ? outcome.value : BUSY;
+  })();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), Math.max(0, input.deadline - performance.now()));
   });
+  // Once answered busy, what the work still finds is told to nobody (its failure, if any, too).
+  work.catch(() => undefined);
   try {
-    const outcome = await Promise.race([checked, deadline]);
-    if (outcome === 'late' || !outcome.ran) return BUSY;
-    return outcome.value;
+    const outcome = await Promise.race([work, deadline]);
+    return outcome === 'late' ? BUSY : outcome;
   } finally {
     late = true;
     clearTimeout(timer);
@@ -86,15 +92,13 @@ async function checkPassword(
   if (!attempt.allowed)
     return { ok: false, reason: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds, of: attempt.of };
   const { operator, attemptedAt } = attempt;
-  if (late()) {
+  const unanswered = async () => {
     await limits.forget(pool, party, attemptedAt);
     return BUSY;
-  }
+  };
+  if (late()) return unanswered();
   const valid = await verify(password, operator?.password_hash ?? DUMMY_HASH);
-  if (late()) {
-    await limits.forget(pool, party, attemptedAt);
-    return BUSY;
-  }
+  if (late()) return unanswered();
   if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
   return withTransaction(pool, async (tx) => {
     await limits.succeeded(tx, party, attemptedAt);
