@@ -6,7 +6,7 @@ import { createPool } from '../src/lib/db.js';
 import { attemptLogin } from '../src/modules/console/login.service.js';
 import { verifyPassword } from '../src/modules/console/password.js';
 import { PasswordCheckQueue } from '../src/modules/console/password-queue.js';
-import { FAILURE_DELAYS, SignInLimits } from '../src/modules/rate-limits/sign-in-limits.js';
+import { delaySeconds, FAILURE_DELAYS, SignInLimits } from '../src/modules/rate-limits/sign-in-limits.js';
 import { consoleClient, newOperator, signIn } from './console-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 
@@ -149,8 +149,10 @@ describe('a storm of 200 concurrent wrong sign-ins from one address, over HTTP',
 
 describe('failures slow an account down but never lock it', () => {
   let t: TestApp;
+  let limits: SignInLimits;
   beforeAll(async () => {
     t = await createTestApp();
+    limits = new SignInLimits({ scope: 'console', limit: 'sign-in', perAddress: 10 }, t.ctx.config.rateLimits);
   });
   afterAll(() => t.close());
 
@@ -160,29 +162,38 @@ describe('failures slow an account down but never lock it', () => {
       `UPDATE login_attempts SET attempted_at = attempted_at - make_interval(secs => $1) WHERE key LIKE 'console:%'`,
       [seconds],
     );
+  /** Records `n` failures of `email` from `address` just now, as `n` wrong sign-ins would have. */
+  const failedJustNow = (email: string, address: string, n: number) =>
+    t.ctx.pool.query(
+      `INSERT INTO login_attempts (key, succeeded) SELECT k, false FROM unnest($1::text[]) AS k, generate_series(1, $2)`,
+      [limits.keysOf({ account: email, address }), n],
+    );
+  const retryAfter = (res: { headers: Record<string, unknown> }) => Number(res.headers['retry-after']);
 
-  it('delays the account at one address by growing, capped waits, which an operator there can sit out', async () => {
+  it('grows the delays of the account at one address, capped, and lets an operator there in once the stated wait is over', async () => {
+    expect([2, 3, 4, 5, 6, 12, 40].map((f) => delaySeconds(f, FAILURE_DELAYS.pair))).toEqual([0, 1, 2, 4, 8, 300, 300]);
+    expect([9, 10, 11, 16, 40].map((f) => delaySeconds(f, FAILURE_DELAYS.account))).toEqual([0, 1, 2, 60, 60]);
+
     const op = await newOperator(t.ctx.pool);
     const c = consoleClient(t.app, {}, '192.0.2.31');
     for (let i = 0; i < FAILURE_DELAYS.pair.free; i++)
       expect((await signIn(c, op.email, `wrong-${i}-password`)).statusCode).toBe(401);
+    // Beyond the free failures, the right password from there is refused too, for a while that doubles with each
+    // failure (a few more recorded at once: 2^5 s, then 2^6 s), up to the cap.
     const waits: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (const more of [5, 1, 40]) {
+      await failedJustNow(op.email, '192.0.2.31', more);
       const refused = await signIn(c, op.email, op.password);
       expect(refused.statusCode).toBe(429);
       expect(refused.body).toContain('Too many failed sign-in attempts for this account from your network address');
-      waits.push(Number(refused.headers['retry-after']));
-      await wait(waits[i]!);
-      expect((await signIn(c, op.email, 'still the wrong password')).statusCode).toBe(401);
+      waits.push(retryAfter(refused));
     }
-    expect(waits).toEqual([1, 2, 4]);
-    // Never more than the cap, however many failures.
-    await t.ctx.pool.query(`INSERT INTO login_attempts (key, succeeded) SELECT $1, false FROM generate_series(1, 40)`, [
-      `console:pair:192.0.2.31 ${op.email}`,
-    ]);
-    const capped = await signIn(c, op.email, op.password);
-    expect(capped.statusCode).toBe(429);
-    expect(Number(capped.headers['retry-after'])).toBe(FAILURE_DELAYS.pair.capSeconds);
+    expect(waits[0]).toBeGreaterThan(24);
+    expect(waits[0]).toBeLessThanOrEqual(32);
+    expect(waits[1]).toBeGreaterThan(56);
+    expect(waits[1]).toBeLessThanOrEqual(64);
+    expect(waits[2]).toBeGreaterThan(FAILURE_DELAYS.pair.capSeconds - 8);
+    expect(waits[2]).toBeLessThanOrEqual(FAILURE_DELAYS.pair.capSeconds);
 
     // Seen by every server process: the failures are in PostgreSQL.
     const other = await buildApp(t.ctx, { logger: false });
@@ -199,17 +210,24 @@ describe('failures slow an account down but never lock it', () => {
 
   it('lets an operator at a clean address in at once, however many failures the account had from other addresses', async () => {
     const op = await newOperator(t.ctx.pool);
-    // 5 addresses guess the operator's password 3 times each (15 failures, beyond the account's 10 free ones).
-    for (let a = 0; a < 5; a++) {
-      const guesser = consoleClient(t.app, {}, `203.0.113.${140 + a}`);
-      for (let i = 0; i < 3; i++) expect((await signIn(guesser, op.email, `guess ${a}.${i}`)).statusCode).toBe(401);
-    }
-    // Those addresses have failed: the account's delay binds them, and grows with its failures (2^(15 − 10) s).
+    // Five addresses each guess the operator's password once, then many more guesses are recorded from them
+    // (25 failures, far beyond the account's 10 free ones).
+    for (let a = 0; a < 5; a++)
+      expect((await signIn(consoleClient(t.app, {}, `203.0.113.${140 + a}`), op.email, `guess ${a}`)).statusCode).toBe(
+        401,
+      );
+    for (let a = 0; a < 5; a++) await failedJustNow(op.email, `203.0.113.${140 + a}`, 4);
+    // Those addresses have failed: the account's delay binds them (2^(25 − 10) s, at most 60 s).
     const dirty = await signIn(consoleClient(t.app, {}, '203.0.113.140'), op.email, op.password);
     expect(dirty.statusCode).toBe(429);
-    expect(dirty.body).toContain('Too many failed sign-in attempts for this account.');
-    expect(Number(dirty.headers['retry-after'])).toBeGreaterThan(16);
-    expect(Number(dirty.headers['retry-after'])).toBeLessThanOrEqual(FAILURE_DELAYS.account.capSeconds);
+    expect(retryAfter(dirty)).toBeGreaterThan(0);
+    expect(retryAfter(dirty)).toBeLessThanOrEqual(FAILURE_DELAYS.account.capSeconds);
+    // So does it an address that failed for another account (it is not clean).
+    const elsewhere = consoleClient(t.app, {}, '203.0.113.150');
+    expect((await signIn(elsewhere, 'someone-else@example.com', 'a guess')).statusCode).toBe(401);
+    const blocked = await signIn(elsewhere, op.email, op.password);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.body).toContain('Too many failed sign-in attempts for this account.');
     // The operator, from an address with no failures, gets in without waiting.
     const operator = consoleClient(t.app, {}, '198.51.100.61');
     expect((await signIn(operator, op.email, op.password)).statusCode).toBe(303);

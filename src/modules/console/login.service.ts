@@ -27,7 +27,8 @@ const BUSY: LoginResult = { ok: false, reason: 'busy', retryAfterSeconds: BUSY_R
  * 2. the attempt waits for its password check in `checks` (clean addresses first), or is refused as busy;
  * 3. in its place, one short transaction re-checks the delays under the account's lock, records the attempt as FAILED
  *    and reads the operator; the password is then hashed with no database connection held;
- * 4. only on success, a second short transaction marks the attempt succeeded and starts a session.
+ * 4. on success, a second short transaction marks the attempt succeeded and starts a session; on failure, the
+ *    failure is timed from now, so that its delay runs from the answer.
  * A sign-in not done by the deadline (a slow database, a check that outlives it) is answered busy; its work, left to
  * finish, queues nothing more, starts no session, and removes its recorded failure (nobody was told the outcome).
  * `verify` checks the password against the stored hash (verifyPassword).
@@ -99,7 +100,10 @@ async function checkPassword(
   if (late()) return unanswered();
   const valid = await verify(password, operator?.password_hash ?? DUMMY_HASH);
   if (late()) return unanswered();
-  if (!operator || !valid || operator.disabled_at) return { ok: false, reason: 'invalid' };
+  if (!operator || !valid || operator.disabled_at) {
+    await limits.failed(pool, party, attemptedAt);
+    return { ok: false, reason: 'invalid' };
+  }
   return withTransaction(pool, async (tx) => {
     await limits.succeeded(tx, party, attemptedAt);
     const session = await createSession(tx, operator.id);

@@ -57,6 +57,17 @@ export async function markAttemptSucceeded(tx: Db, keys: string[], attemptedAt: 
   );
 }
 
+/**
+ * Moves the failure recorded at `attemptedAt` to now(): a failure counts from when it was known (its check's end), so
+ * its delay runs from the answer however long the check took.
+ */
+export async function stampFailure(db: Db, keys: string[], attemptedAt: string): Promise<void> {
+  await db.query(
+    'UPDATE login_attempts SET attempted_at = now() WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded',
+    [keys, attemptedAt],
+  );
+}
+
 /** Deletes the failure recorded at `attemptedAt` under the keys (an attempt that was never answered). */
 export async function deleteAttempt(db: Db, keys: string[], attemptedAt: string): Promise<void> {
   await db.query(

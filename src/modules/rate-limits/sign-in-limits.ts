@@ -150,6 +150,14 @@ export class SignInLimits {
     return { allowed: true, attemptedAt: await repo.insertFailedAttempt(tx, keys) };
   }
 
+  /**
+   * Confirms a recorded attempt as failed (the password did not match), timed from now: the delays it adds run from
+   * its answer, however long its check took.
+   */
+  async failed(db: Db, party: SignInParty, attemptedAt: string): Promise<void> {
+    await repo.stampFailure(db, this.keysOf(party), attemptedAt);
+  }
+
   /** Marks a recorded attempt as succeeded: the failures of its account and of its pair count again from zero. */
   async succeeded(tx: Db, party: SignInParty, attemptedAt: string): Promise<void> {
     await repo.markAttemptSucceeded(tx, this.keysOf(party), attemptedAt);
@@ -196,9 +204,16 @@ function decide(
   };
 }
 
-/** ms still to wait after `tally`'s failures: 2^(failures − free) s after the latest, capped; 0 below `free`. */
+/**
+ * Seconds an attempt waits after the latest of `failures` (FAILURE_DELAYS, AUTH-8): none below `rule.free`, then
+ * 2^(failures − free), at most `rule.capSeconds`.
+ */
+export function delaySeconds(failures: number, rule: { free: number; capSeconds: number }): number {
+  return failures < rule.free ? 0 : Math.min(rule.capSeconds, 2 ** (failures - rule.free));
+}
+
+/** ms still to wait after `tally`'s failures (≤ 0: none). */
 function waitMs(tally: Tally, rule: { free: number; capSeconds: number }): number {
   if (tally.failures < rule.free) return 0;
-  const delayMs = Math.min(rule.capSeconds, 2 ** (tally.failures - rule.free)) * 1000;
-  return delayMs - (tally.sinceLastMs ?? 0);
+  return delaySeconds(tally.failures, rule) * 1000 - (tally.sinceLastMs ?? 0);
 }
