@@ -147,7 +147,7 @@ export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
       ? ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']
       : ['STRIPE_WEBHOOK_SECRET', 'STRIPE_SECRET_KEY'];
     problems.push(
-      `${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`,
+      `${unset}: required when ${set} is set (live card payments need both; see docs/deploying.md, "Going live with Stripe")`,
     );
   }
   if (typeof raw.TRUST_PROXY === 'string') {

@@ -150,8 +150,9 @@ export async function startWorkerLiveness(
  * @returns the dead pool ids.
  */
 export async function sweepDeadWorkers(pool: pg.Pool, alive: ReadonlySet<string> = new Set()): Promise<string[]> {
+  // graphile-worker's `jobs` view is its stable way to read jobs; its tables may change in any release.
   const { rows } = await pool.query<{ locked_by: string }>(
-    `SELECT DISTINCT locked_by FROM graphile_worker._private_jobs
+    `SELECT DISTINCT locked_by FROM graphile_worker.jobs
       WHERE locked_by IS NOT NULL AND locked_at < now() - make_interval(secs => $1)`,
     [LOCK_GRACE_SECONDS],
   );

@@ -56,6 +56,43 @@ describe('console authentication', () => {
     expect((await again.get('/console/queue')).statusCode).toBe(303);
   });
 
+  it('AUTH-7: a session lasts 12 hours from sign-in; past that the browser is sent to sign in again', async () => {
+    const op = await newOperator(t.ctx.pool, 'Long Shift');
+    const c = consoleClient(t.app);
+    const login = await signIn(c, op.email, op.password);
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((s) => s.startsWith('fcs_console='))!;
+    expect(cookie).toMatch(/Max-Age=43200(;|$)/i);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM operator_sessions WHERE operator_id = $1`,
+      [op.id],
+    );
+    expect(rows).toEqual([{ ttl: 12 * 60 * 60 }]);
+    // The session as if it had started `ago` before now, keeping the lifetime sign-in gave it (the database's clock
+    // decides, so the margins below are minutes and a second past the end, not the test's own timing).
+    const signedInAgo = (ago: string) =>
+      t.ctx.pool.query(
+        `UPDATE operator_sessions SET created_at = now() - $2::interval,
+                expires_at = now() - $2::interval + (expires_at - created_at)
+          WHERE operator_id = $1`,
+        [op.id, ago],
+      );
+    await signedInAgo('11 hours 55 minutes');
+    const late = await c.get('/console/queue');
+    expect(late.statusCode, 'five minutes before the end').toBe(200);
+    expect(late.body).toContain('Long Shift');
+
+    await signedInAgo('12 hours 1 second');
+    const expired = await c.get('/console/queue?status=exception');
+    expect(expired.statusCode).toBe(303);
+    expect(expired.headers.location).toBe('/console/login?next=%2Fconsole%2Fqueue%3Fstatus%3Dexception');
+    expect(c.cookies.has('fcs_console'), 'the expired cookie is cleared').toBe(false);
+    const form = await c.get(expired.headers.location as string);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('name="password"');
+  });
+
   it('refuses unknown e-mails, wrong passwords and disabled operators alike', async () => {
     const op = await newOperator(t.ctx.pool);
     const c = consoleClient(t.app, {}, '198.51.100.7');

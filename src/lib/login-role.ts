@@ -161,7 +161,7 @@ function refusedLogin(err: unknown, role: LoginRole): LoginRoleError | null {
 export function loginRoleSql(role: LoginRole & { password: string }, owner: string): string {
   const id = pg.escapeIdentifier;
   return [
-    '-- The database roles of the Filing Compliance Service (rule SEC-3; README, "Database roles").',
+    '-- The database roles of the Filing Compliance Service (rule SEC-3; docs/deploying.md, "Database roles").',
     `-- Run once, before the first start, as an administrator of the server. ${id(owner)} keeps running the migrations.`,
     `CREATE ROLE ${id(role.serviceRole)} NOLOGIN;`,
     `CREATE ROLE ${id(role.name)} ${LOGIN_ATTRIBUTES} PASSWORD '${scramVerifier(role.password)}' IN ROLE ${id(role.serviceRole)};`,

@@ -184,7 +184,8 @@ function noop(): void {}
 /**
  * Drops an answered batch's references to its placements and their requests' continuations. Should the batch or a
  * placement have reached the old generation, these would otherwise keep every request of the batch alive until a
- * major GC (the reason in src/lib/pg-finished-queries.ts).
+ * major GC: a young collection counts every old object as alive, so whatever a dead old object points at is promoted
+ * in turn (docs/architecture.md, "Request path: POST /orders").
  */
 function forgetAnswered(batch: Waiting[]): void {
   for (const w of batch) {

@@ -112,7 +112,7 @@ export function renewSubscription(
       changeStatus(tx, tenant, sub, to, sub.current_period_end, { reason, detail, actor });
 
     if (sub.billing === 'checkout') {
-      // Checkout collected a one-off card payment; there is no stored card to charge again (README "Subscriptions").
+      // Checkout collected a one-off card payment; there is no stored card to charge again (docs/integrating.md, "Subscriptions").
       return outcome(await change('past_due', 'no_payment_method'), 'past_due');
     }
     if (sub.subscription_status === 'past_due' && sub.order_type === 'registered_agent') {
