@@ -68,7 +68,8 @@ interface Tally {
  * The limits of a password sign-in form (AUTH-8, LIM-8), checked before anything costly: `limitAddress` first thing
  * on the request (attempts per client address, in the shared rate-limit counters), `check` before the attempt waits
  * for a password check (growing delays after failures, read from `login_attempts`), `record` with the check's place
- * (re-checked under the account's lock, the failure written before the hash), then `succeeded` or `forget`.
+ * (re-checked under the account's lock, the failure written before the hash), then `failed`, `succeeded` or
+ * `forget` (answered busy).
  * Any password sign-in the service gains uses one of these with its own policy.
  */
 export class SignInLimits {
