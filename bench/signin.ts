@@ -7,9 +7,9 @@
  * the target is at most 120 %. Quiet and attacked windows alternate (WINDOWS each, BENCH_SECONDS per side in all),
  * and each side's p99 is taken over all its windows' requests, so a machine whose speed drifts moves both alike.
  *
- * Each attempt comes from another address (X-Forwarded-For, trusted in this run) and the per-address sign-in limit is
- * lifted, so neither the rate limit nor the per-address failure throttle sheds anything: what is measured is the
- * bound on sign-ins in progress and password checks (PASSWORD_HASH_CONCURRENCY / _QUEUE / _HOLD_MS).
+ * Each attempt comes from another address (X-Forwarded-For, trusted in this run) for another e-mail, and the
+ * per-address sign-in limit is lifted, so neither the rate limit nor the failure delays shed anything: what is measured
+ * is the bound on password checks (PASSWORD_HASH_CONCURRENCY / _QUEUE / _HOLD_MS / _CPU_PERCENT).
  */
 import pg from 'pg';
 import { Pool } from 'undici';

@@ -93,6 +93,8 @@ const EnvSchema = Type.Object({
   PASSWORD_HASH_CPU_PERCENT: Type.Optional(Type.String({ pattern: '^([1-9][0-9]?|100)$' })),
   PASSWORD_HASH_HOLD_MS: Type.Optional(Int),
   PASSWORD_HASH_HELD: Type.Optional(Int),
+  // ms, 100 to 99999 (AUTH-8).
+  SIGN_IN_ANSWER_MS: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{2,4}$' })),
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9_]{8,}$' })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9_+/=]{8,}$' })),
   STRIPE_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),

@@ -149,22 +149,36 @@ export interface Config {
   /** Seconds between keep-alive comments on an idle event stream, which also re-check for missed events (default 15). */
   eventStreamHeartbeatSeconds: number;
   rateLimits: RateLimitConfig;
-  /** Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY, default 1). */
+  /**
+   * Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY,
+   * default 2); with two or more, one of them is kept for sign-ins from clean addresses (AUTH-8).
+   */
   passwordHashConcurrency: number;
-  /** Sign-ins that may wait for a hash (PASSWORD_HASH_QUEUE, default 8); beyond them a sign-in is held or refused. */
+  /**
+   * Sign-ins that may wait for a password check (PASSWORD_HASH_QUEUE, default 8); up to `passwordHashHeld` more are
+   * held beyond them, all in one line, clean addresses first (AUTH-8).
+   */
   passwordHashQueue: number;
   /**
-   * Longest a sign-in beyond the queue is held, unread, for a place in it (ms; PASSWORD_HASH_HOLD_MS, default 10000;
-   * each waits a random time between half and all of it, then 503). 0 refuses at once (AUTH-8).
+   * Longest a sign-in waits for its password check to start (ms; PASSWORD_HASH_HOLD_MS, default 2500; one from an
+   * address that is not clean, a random time between half and all of it), and never so long that its check could not
+   * end within SIGN_IN_ANSWER_MS (4 s) of its arrival; then 503. 0: a sign-in that cannot start at once is refused
+   * (AUTH-8).
    */
   passwordHashHoldMs: number;
-  /** Sign-ins held at most; more are refused at once with 503 (PASSWORD_HASH_HELD, default 1000). */
+  /**
+   * Longest a console sign-in takes from its arrival to its answer (ms; SIGN_IN_ANSWER_MS, default 4000): one whose
+   * password check has not ended by then is answered 503. The default keeps every answer within the 5 s promised to
+   * clients, leaving a second for a busy event loop and the network (AUTH-8).
+   */
+  signInAnswerMs: number;
+  /** Sign-ins held beyond the queue at most; with the line full the last in it is refused with 503 (PASSWORD_HASH_HELD, default 1000). */
   passwordHashHeld: number;
   /**
-   * Share of the time (percent, 1-100) each password-check slot may spend hashing (PASSWORD_HASH_CPU_PERCENT, default
-   * 10): after a hash of d ms the slot rests d × (100 / share − 1) ms, so a flood of sign-ins keeps scrypt's CPU and
-   * memory traffic (128 MiB streamed per hash, which slows every process sharing the caches) to this share of a core
-   * per slot (AUTH-8).
+   * Share of one core's time (percent, 1-100) password checks may take (PASSWORD_HASH_CPU_PERCENT, default 10), over
+   * windows of 20 s: checks run back to back until they used that share of 20 s beyond it, then at that share; the
+   * second half of the allowance is kept for sign-ins from clean addresses. It keeps scrypt's CPU and memory traffic
+   * (128 MiB streamed per hash, which slows every process sharing the caches) to this share of a core (AUTH-8).
    */
   passwordHashCpuPercent: number;
   /**

@@ -112,11 +112,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventStreamMaxPerKey: Number(e.EVENT_STREAM_MAX_PER_KEY ?? 5),
     eventStreamHeartbeatSeconds: heartbeatSeconds,
     rateLimits: rateLimitsOf(e),
-    passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 1),
+    passwordHashConcurrency: Number(e.PASSWORD_HASH_CONCURRENCY ?? 2),
     passwordHashQueue: Number(e.PASSWORD_HASH_QUEUE ?? 8),
     passwordHashCpuPercent: Number(e.PASSWORD_HASH_CPU_PERCENT ?? 10),
-    passwordHashHoldMs: Number(e.PASSWORD_HASH_HOLD_MS ?? 10_000),
+    passwordHashHoldMs: Number(e.PASSWORD_HASH_HOLD_MS ?? 2500),
     passwordHashHeld: Number(e.PASSWORD_HASH_HELD ?? 1000),
+    signInAnswerMs: Number(e.SIGN_IN_ANSWER_MS ?? 4000),
     stripe: stripeOf(e),
   };
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { bodyField } from '../../lib/validation.js';
-import { perAddressLimit } from '../rate-limits/rate-limits.js';
-import { attemptLogin, BUSY_RETRY_SECONDS, LOGIN_LIMITS } from './login.service.js';
+import { SignInLimits } from '../rate-limits/sign-in-limits.js';
+import { attemptLogin } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
 import { prestartScryptWorker } from './scrypt-worker.js';
 import {
@@ -18,19 +18,25 @@ import {
 import { revokeSession, SESSION_TTL_SECONDS, sessionCookieValue } from './sessions.js';
 
 /**
- * Sign in and sign out. Sign-in attempts are limited per client address (RATE_LIMIT_SIGN_IN_ATTEMPTS), failures
- * throttled per e-mail and address (LOGIN_LIMITS), and password checks bounded (PASSWORD_HASH_CONCURRENCY/_QUEUE).
+ * Sign in and sign out (AUTH-8). A sign-in is limited per client address (RATE_LIMIT_SIGN_IN_ATTEMPTS) before its body
+ * is read, then by the failures of its account (FAILURE_DELAYS in sign-in-limits.ts) before it waits for a password check, each refused at
+ * once with 429 and Retry-After; its check is bounded in number, time and CPU (PASSWORD_HASH_*), and it is answered
+ * within SIGN_IN_ANSWER_MS of its arrival.
  */
 export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  const passwordChecks = new PasswordCheckQueue(
-    ctx.config.passwordHashConcurrency,
-    ctx.config.passwordHashQueue,
-    ctx.config.passwordHashCpuPercent,
+  const { config } = ctx;
+  const passwordChecks = new PasswordCheckQueue({
+    concurrency: config.passwordHashConcurrency,
+    waiting: config.passwordHashQueue + config.passwordHashHeld,
+    holdMs: config.passwordHashHoldMs,
+    cpuPercent: config.passwordHashCpuPercent,
+    answerMs: config.signInAnswerMs,
+  });
+  const limits = new SignInLimits(
+    { scope: 'console', limit: 'sign-in', perAddress: config.rateLimits.signInAttempts },
+    config.rateLimits,
   );
   app.addHook('onReady', async () => prestartScryptWorker());
-  // The place each sign-in holds: released by attemptLogin, and in any case when its response closes (answered
-  // early, refused by the rate limit, or the client gone).
-  const admissions = new WeakMap<object, () => void>();
 
   app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);
@@ -47,28 +53,13 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     '/login',
     {
       schema: { hide: true },
-      config: { rateLimit: perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts) },
-      // Every sign-in takes its place before its body is even read; one the password checks cannot take now is held
-      // until a place frees up or its hold ends (AUTH-8). Refused, it costs microseconds, not a parsed form and a
-      // rendered page.
-      onRequest: async (request, reply) => {
-        const admission = await passwordChecks.hold(ctx.config.passwordHashHoldMs, ctx.config.passwordHashHeld);
-        // A client that gave up while held gets no password check: its place goes to the next.
-        if (admission && !reply.raw.destroyed) {
-          admissions.set(request, admission);
-          reply.raw.once('close', admission);
-          return;
-        }
-        admission?.();
-        return reply
-          .status(503)
-          .header('retry-after', String(BUSY_RETRY_SECONDS))
-          .header('cache-control', 'no-store')
-          .type('text/html; charset=utf-8')
-          .send(BUSY_PAGE);
-      },
+      // The address's attempts are counted before anything else, its body not even read: refused, an attempt costs
+      // microseconds (AUTH-8, LIM-8).
+      onRequest: async (request, reply) => limits.limitAddress(request, reply),
     },
     async (request, reply) => {
+      // Measured from the request's arrival, not from here: the answer bound covers the body's reading too.
+      const deadline = performance.now() - reply.elapsedTime + config.signInAnswerMs;
       checkLoginCsrf(ctx, request);
       const email = field(request.body, 'email');
       const password = bodyField(request.body, 'password');
@@ -83,22 +74,23 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
         });
       if (!email || typeof password !== 'string' || !password)
         return again(400, 'Enter your e-mail address and password.');
-      const result = await attemptLogin(
-        ctx.pool,
-        passwordChecks,
-        { email, password, ip: request.ip },
-        admissions.get(request),
-      );
+      const result = await attemptLogin(ctx.pool, passwordChecks, limits, {
+        email,
+        password,
+        ip: request.ip,
+        deadline,
+      });
       if (!result.ok && result.reason === 'busy') {
         reply.header('retry-after', String(result.retryAfterSeconds));
         return again(503, `Sign-in is busy right now; try again in ${result.retryAfterSeconds} seconds.`);
       }
       if (!result.ok && result.reason === 'throttled') {
-        reply.header('retry-after', String(result.retryAfterSeconds));
-        const minutes = Math.ceil(result.retryAfterSeconds / 60);
+        const seconds = result.retryAfterSeconds;
+        reply.header('retry-after', String(seconds));
+        const whose = result.of === 'pair' ? 'this account from your network address' : 'this account';
         return again(
           429,
-          `Too many failed sign-in attempts (at most ${LOGIN_LIMITS.perEmail} per account and ${LOGIN_LIMITS.perIp} per network address in ${LOGIN_LIMITS.windowSeconds / 60} minutes). Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          `Too many failed sign-in attempts for ${whose}. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
         );
       }
       if (!result.ok) return again(401, 'That e-mail address and password do not match an active operator account.');
@@ -130,8 +122,3 @@ function safeNext(next: string | undefined): string {
     return next;
   return `${CONSOLE_PREFIX}/queue`;
 }
-
-const BUSY_PAGE =
-  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in is busy</title></head><body>' +
-  `<h1>Sign-in is busy</h1><p>Too many sign-ins are being checked right now. Try again in ${BUSY_RETRY_SECONDS} seconds.</p>` +
-  `<p><a href="${CONSOLE_PREFIX}/login">Back to sign-in</a></p></body></html>`;

@@ -58,55 +58,6 @@ export async function revokeOperatorSessions(db: Db, operatorId: string): Promis
   ]);
 }
 
-/** Takes the transaction-scoped advisory lock of a login key, so parallel guesses for it run one after the other. */
-export async function lockLoginKey(tx: Db, lockKey: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
-}
-
-/** Records a sign-in attempt as failed under both keys (e-mail, IP). @returns attempted_at as text (microseconds kept). */
-export async function insertFailedAttempts(tx: Db, emailKey: string, ipKey: string): Promise<string> {
-  const row = await one<{ attempted_at: string }>(
-    tx,
-    `INSERT INTO login_attempts (key, succeeded) VALUES ($1, false), ($2, false) RETURNING attempted_at::text`,
-    [emailKey, ipKey],
-  );
-  return row!.attempted_at;
-}
-
-/** Marks the attempts recorded at `attemptedAt` (text timestamptz) under the keys as succeeded. */
-export async function markAttemptsSucceeded(tx: Db, keys: string[], attemptedAt: string): Promise<void> {
-  await tx.query(
-    'UPDATE login_attempts SET succeeded = true WHERE key = ANY($1) AND attempted_at = $2::timestamptz AND NOT succeeded',
-    [keys, attemptedAt],
-  );
-}
-
-/**
- * The key's failures inside the window (at most `limit` counted; with `resetOnSuccess` only those after its last
- * success) and the seconds until the oldest counted one leaves the window.
- */
-export function countRecentFailures(
-  db: Db,
-  key: string,
-  windowSeconds: number,
-  limit: number,
-  resetOnSuccess: boolean,
-): Promise<{ failures: number; wait: number | null } | null> {
-  return one<{ failures: number; wait: number | null }>(
-    db,
-    `WITH since AS (
-       SELECT greatest(now() - make_interval(secs => $2),
-                       CASE WHEN $4 THEN coalesce((SELECT max(attempted_at) FROM login_attempts WHERE key = $1 AND succeeded), '-infinity') ELSE '-infinity' END) AS t),
-     failed AS (
-       SELECT attempted_at FROM login_attempts, since WHERE key = $1 AND NOT succeeded AND attempted_at > since.t
-       ORDER BY attempted_at DESC LIMIT $3)
-     SELECT count(*)::int AS failures,
-            ceil(extract(epoch FROM (min(attempted_at) + make_interval(secs => $2) - now())))::int AS wait
-       FROM failed`,
-    [key, windowSeconds, limit, resetOnSuccess],
-  );
-}
-
 /** Stores a session (only the sha256 of its id) expiring `ttlSeconds` from now. @returns its expires_at. */
 export async function insertSession(
   db: Db,

@@ -10,7 +10,7 @@ const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_BYTES = 64;
 const SALT_BYTES = 16;
 
-// In a low-priority worker thread (scrypt-worker.ts): the CPU it takes is what the HTTP server leaves over.
+// In a child process (scrypt-worker.ts): its 128 MiB never touch the HTTP server's address space.
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   return scryptInWorker(password.normalize('NFKC'), salt, KEY_BYTES, {
     ...params,

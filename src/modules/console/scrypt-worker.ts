@@ -1,21 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import os from 'node:os';
 
 /**
- * scrypt in a child process of the lowest CPU priority (nice 19), so that password checks only use CPU the HTTP
- * server does not need, and their memory cannot touch the server's: each hash maps, fills and unmaps 128 MiB, and
- * in a thread of the server's own process those mappings hold the address-space lock that the server's allocations
- * and garbage collection also take, which stalled integrators' requests for tens of milliseconds per hash (measured
- * by the `signin` bench section). A flood of sign-ins then slows sign-ins, not integrators. The child's code is
- * inline JavaScript, so it runs the same under tsx and compiled; it exits when the server's process goes away.
+ * scrypt in a child process, so that the memory of password checks cannot touch the server's: each hash maps, fills
+ * and unmaps 128 MiB, and in a thread of the server's own process those mappings hold the address-space lock that the
+ * server's allocations and garbage collection also take, which stalled integrators' requests for tens of milliseconds
+ * per hash (measured by the `signin` bench section). The child runs at the server's own CPU priority: at the lowest,
+ * a machine busy with other work could starve a check past the sign-in's answer bound, and no operator could sign in
+ * (AUTH-8); what hashing may take from the API is bounded by PasswordCheckQueue's CPU budget instead. Hashes run in
+ * the child's thread pool, so the checks the queue allows at once overlap. The child's code is inline JavaScript, so it
+ * runs the same under tsx and compiled; it exits when the server's process goes away.
  */
 const CHILD_SOURCE = `
-const { scryptSync } = require('node:crypto');
+const { scrypt } = require('node:crypto');
 process.on('disconnect', () => process.exit(0));
 process.on('message', ({ id, password, salt, keyBytes, options }) => {
   try {
-    const key = scryptSync(password, Buffer.from(salt, 'base64'), keyBytes, options);
-    process.send({ id, key: key.toString('base64') });
+    scrypt(password, Buffer.from(salt, 'base64'), keyBytes, options, (err, key) => {
+      if (err) process.send({ id, error: String(err.message || err) });
+      else process.send({ id, key: key.toString('base64') });
+    });
   } catch (err) {
     process.send({ id, error: String((err && err.message) || err) });
   }
@@ -38,11 +41,6 @@ function started(): ChildProcess {
     // Loaders or profilers the parent was started with have nothing to do in this child.
     env: { ...process.env, NODE_OPTIONS: '' },
   });
-  try {
-    if (c.pid) os.setPriority(c.pid, os.constants.priority.PRIORITY_LOW);
-  } catch {
-    // Not allowed to lower it here: it still runs apart from the server's address space.
-  }
   c.on('message', (m: { id: number; key?: string; error?: string }) => {
     const p = pending.get(m.id);
     pending.delete(m.id);
@@ -86,8 +84,8 @@ export function prestartScryptWorker(): void {
 }
 
 /**
- * scrypt(password, salt) in the low-priority child process: `keyBytes` bytes, `options` as node:crypto's scrypt takes
- * them (N, r, p, maxmem). Hashes run one after another there; callers bound how many may wait.
+ * scrypt(password, salt) in the child process: `keyBytes` bytes, `options` as node:crypto's scrypt takes
+ * them (N, r, p, maxmem). Hashes run in the child's thread pool (four at once at most); callers bound how many run.
  * @throws the child's error (bad parameters) or when the child died.
  */
 export function scryptInWorker(

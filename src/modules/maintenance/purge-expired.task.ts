@@ -2,8 +2,8 @@ import type { CronItem } from 'graphile-worker';
 import { defineTask, type CronPayload } from '../../lib/jobs.js';
 import { SESSION_IDLE_SECONDS } from '../dashboard/sessions.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
-import { LOGIN_LIMITS } from '../console/login.service.js';
 import { destroyExpiredTaxIds } from '../orders/ein-tax-ids.js';
+import { FAILURE_DELAYS } from '../rate-limits/sign-in-limits.js';
 import { purgeExpired, type PurgeCounts, type PurgeRules } from './purge.repo.js';
 
 declare global {
@@ -17,13 +17,13 @@ declare global {
 
 /**
  * What the purge keeps. Checkout form tokens outlive the longest dashboard session (7 days) by a day; login
- * attempts are kept a day, well past the 15-minute throttle window, so a day's failures can still be looked at.
+ * attempts are kept a day, well past the 15 minutes sign-in failures count (AUTH-8), so a day's failures can still be looked at.
  */
 const PURGE_RULES: PurgeRules = {
   idempotencyKeySeconds: KEY_TTL_HOURS * 3600,
   dashboardIdleSeconds: SESSION_IDLE_SECONDS,
   checkoutFormSeconds: 8 * 24 * 3600,
-  loginAttemptSeconds: Math.max(24 * 3600, LOGIN_LIMITS.windowSeconds),
+  loginAttemptSeconds: Math.max(24 * 3600, FAILURE_DELAYS.windowSeconds),
 };
 
 /**

@@ -9,35 +9,33 @@ export const BUSY_RETRY_SECONDS = 5;
 export const MIN_PASSWORD_LENGTH = 12;
 
 /**
- * The portal's password work (PORTAL-4): every hash and check goes through the console's bounded queue
- * (PASSWORD_HASH_CONCURRENCY / _QUEUE / _CPU_PERCENT, AUTH-8), never inside a database transaction. A form that finds
- * the queue full is refused at once ('busy'), before any database work.
+ * The portal's password work (PORTAL-4): every hash and check goes through a bounded queue of the console's kind
+ * (PASSWORD_HASH_*, AUTH-8: bounded in number, in time and in CPU), never inside a database transaction. A check that
+ * cannot start in time to end within SIGN_IN_ANSWER_MS is refused ('busy', null) without being run.
  */
 export class PortalPasswords {
-  constructor(private readonly queue: PasswordCheckQueue) {}
-
-  /** A place for one password form's whole work; null when saturated. Call the release when done. */
-  admit(): (() => void) | null {
-    return this.queue.admit();
-  }
-
-  /** Checks `password` against `hash` (the dummy hash for an unknown account, so both take as long). */
-  verify(password: string, hash: string | null): Promise<boolean> {
-    return this.queue.run(() => verifyPassword(password, hash ?? DUMMY_HASH));
-  }
+  constructor(
+    private readonly queue: PasswordCheckQueue,
+    private readonly answerMs: number,
+  ) {}
 
   /**
-   * Hashes a chosen password (scrypt, AUTH-9) in a place of its own: null at once when the queue is full ('busy'),
-   * without any other work.
+   * Checks `password` against `hash` (the dummy hash for an unknown account, so both take as long).
+   * @returns whether it matches, or null when the queue refused it as busy.
    */
+  async verify(password: string, hash: string | null): Promise<boolean | null> {
+    return this.ran(() => verifyPassword(password, hash ?? DUMMY_HASH));
+  }
+
+  /** Hashes a chosen password (scrypt, AUTH-9); null when the queue refused it as busy. */
   async hashNew(password: string): Promise<string | null> {
-    const release = this.queue.admit();
-    if (!release) return null;
-    try {
-      return await this.queue.run(() => hashPassword(password));
-    } finally {
-      release();
-    }
+    return this.ran(() => hashPassword(password));
+  }
+
+  private async ran<T>(work: () => Promise<T>): Promise<T | null> {
+    // Portal members are not told apart by address: every check waits in the shared part of the line.
+    const outcome = await this.queue.run(work, { clean: false, deadline: performance.now() + this.answerMs });
+    return outcome.ran ? outcome.value : null;
   }
 }
 
@@ -48,11 +46,14 @@ export function portalPasswords(ctx: AppContext): PortalPasswords {
   let passwords = perContext.get(ctx);
   if (!passwords) {
     passwords = new PortalPasswords(
-      new PasswordCheckQueue(
-        ctx.config.passwordHashConcurrency,
-        ctx.config.passwordHashQueue,
-        ctx.config.passwordHashCpuPercent,
-      ),
+      new PasswordCheckQueue({
+        concurrency: ctx.config.passwordHashConcurrency,
+        waiting: ctx.config.passwordHashQueue + ctx.config.passwordHashHeld,
+        holdMs: ctx.config.passwordHashHoldMs,
+        cpuPercent: ctx.config.passwordHashCpuPercent,
+        answerMs: ctx.config.signInAnswerMs,
+      }),
+      ctx.config.signInAnswerMs,
     );
     perContext.set(ctx, passwords);
   }

@@ -21,9 +21,9 @@ export function totpSealContext(memberId: string): string {
 }
 
 /**
- * The password step of a sign-in (PORTAL-4, PORTAL-8), in the order that keeps a flood cheap: a place in the bounded
- * password queue (none: 'busy' at once), the limiter (at its limit: 'throttled' at once, nothing hashed), then the
- * check outside any transaction (an unknown e-mail checks the dummy hash, so it takes as long), then one short
+ * The password step of a sign-in (PORTAL-4, PORTAL-8), in the order that keeps a flood cheap: the limiter (at its
+ * limit: 'throttled' at once, nothing hashed), then the check in the bounded password queue (refused in time: 'busy'),
+ * outside any transaction (an unknown e-mail checks the dummy hash, so it takes as long), then one short
  * transaction that marks the attempt a success and starts the session: pending its second factor when the member has
  * one, else full.
  */
@@ -32,28 +32,23 @@ export async function signInWithPassword(
   passwords: PortalPasswords,
   input: { email: string; password: string; address: string; userAgent: string },
 ): Promise<StepResult<{ sessionId: string; pending: boolean }>> {
-  const release = passwords.admit();
-  if (!release) return { ok: false, reason: 'busy' };
-  try {
-    const claim = await claimSignInAttempt(ctx.pool, 'password', { account: input.email, address: input.address });
-    if (!claim.allowed) return { ok: false, reason: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
-    const member = await members.findMemberByEmail(ctx.pool, input.email.trim());
-    const valid = await passwords.verify(input.password, member?.password_hash ?? null);
-    if (!member || !valid || member.disabled_at) return { ok: false, reason: 'invalid' };
-    const pending = member.totp_enabled_at !== null;
-    const sessionId = await withTransaction(ctx.pool, async (tx) => {
-      await attemptSucceeded(tx, claim);
-      return createSession(tx, {
-        memberId: member.id,
-        pending,
-        clientAddress: input.address,
-        userAgent: input.userAgent,
-      });
+  const claim = await claimSignInAttempt(ctx.pool, 'password', { account: input.email, address: input.address });
+  if (!claim.allowed) return { ok: false, reason: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
+  const member = await members.findMemberByEmail(ctx.pool, input.email.trim());
+  const valid = await passwords.verify(input.password, member?.password_hash ?? null);
+  if (valid === null) return { ok: false, reason: 'busy' };
+  if (!member || !valid || member.disabled_at) return { ok: false, reason: 'invalid' };
+  const pending = member.totp_enabled_at !== null;
+  const sessionId = await withTransaction(ctx.pool, async (tx) => {
+    await attemptSucceeded(tx, claim);
+    return createSession(tx, {
+      memberId: member.id,
+      pending,
+      clientAddress: input.address,
+      userAgent: input.userAgent,
     });
-    return { ok: true, sessionId, pending };
-  } finally {
-    release();
-  }
+  });
+  return { ok: true, sessionId, pending };
 }
 
 /**

@@ -17,21 +17,28 @@ declare module 'fastify' {
   }
 }
 
-/** Requests refused with 429, by limit (api, admin, admin-auth, auth, sign-in, magic-link, dashboard, webhook-…). */
-const rateLimitedRequests = new Counter({
+/**
+ * Requests refused with 429, by limit (api, admin, admin-auth, auth, sign-in, sign-in-failures, magic-link, dashboard,
+ * webhook-…).
+ */
+export const rateLimitedRequests = new Counter({
   name: 'fcs_rate_limited_requests_total',
   help: 'Requests refused with 429 by a rate limit',
   labelNames: ['limit'] as const,
   registers: [registry],
 });
 
-/** The limits this service applies; each names its counter bucket prefix and whom it counts. */
+/**
+ * The limits this service applies; each names its counter bucket prefix and whom it counts (`sign-in-failures`, the
+ * growing delays after failed sign-ins, counts in `login_attempts` instead: sign-in-limits.ts).
+ */
 export type LimitName =
   | 'api'
   | 'admin'
   | 'admin-auth'
   | 'auth'
   | 'sign-in'
+  | 'sign-in-failures'
   | 'magic-link'
   | 'dashboard'
   | 'webhook-test'
@@ -75,7 +82,7 @@ export async function installRateLimits(app: FastifyInstance, counters: SharedCo
 }
 
 /**
- * Route options of a per-client-address limit (console sign-in, magic-link opening): at most `max` requests per
+ * Route options of a per-client-address limit (magic-link opening): at most `max` requests per
  * window from one address, counted in the bucket `<name>:<address>`.
  */
 export function perAddressLimit(limits: RateLimitConfig, name: LimitName, max: number): RateLimitOptions {
