@@ -24,17 +24,20 @@ export class PortalPasswords {
    * @returns whether it matches, or null when the queue refused it as busy.
    */
   async verify(password: string, hash: string | null): Promise<boolean | null> {
-    return this.ran(() => verifyPassword(password, hash ?? DUMMY_HASH));
+    // Portal members are not told apart by address: every sign-in's check waits in the shared part of the line.
+    return this.ran(() => verifyPassword(password, hash ?? DUMMY_HASH), false);
   }
 
-  /** Hashes a chosen password (scrypt, AUTH-9); null when the queue refused it as busy. */
+  /**
+   * Hashes a chosen password (scrypt, AUTH-9); null when the queue refused it as busy. A chosen password comes with a
+   * valid single-use token (invitation or reset), so it is no guess: it goes with the clean sign-ins.
+   */
   async hashNew(password: string): Promise<string | null> {
-    return this.ran(() => hashPassword(password));
+    return this.ran(() => hashPassword(password), true);
   }
 
-  private async ran<T>(work: () => Promise<T>): Promise<T | null> {
-    // Portal members are not told apart by address: every check waits in the shared part of the line.
-    const outcome = await this.queue.run(work, { clean: false, deadline: performance.now() + this.answerMs });
+  private async ran<T>(work: () => Promise<T>, clean: boolean): Promise<T | null> {
+    const outcome = await this.queue.run(work, { clean, deadline: performance.now() + this.answerMs });
     return outcome.ran ? outcome.value : null;
   }
 }
