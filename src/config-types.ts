@@ -150,7 +150,7 @@ export interface Config {
   eventStreamHeartbeatSeconds: number;
   rateLimits: RateLimitConfig;
   /**
-   * Console password hashes computed at once (scrypt, ~128 MiB and a few hundred ms each; PASSWORD_HASH_CONCURRENCY,
+   * Console password hashes computed at once (argon2id, 46 MiB and tens of ms each; PASSWORD_HASH_CONCURRENCY,
    * default 2); with two or more, one of them is kept for sign-ins from clean addresses (AUTH-8).
    */
   passwordHashConcurrency: number;
@@ -177,8 +177,8 @@ export interface Config {
   /**
    * Share of one core's time (percent, 1-100) password checks may take (PASSWORD_HASH_CPU_PERCENT, default 10), over
    * windows of 20 s: checks run back to back until they used that share of 20 s beyond it, then at that share; the
-   * second half of the allowance is kept for sign-ins from clean addresses. It keeps scrypt's CPU and memory traffic
-   * (128 MiB streamed per hash, which slows every process sharing the caches) to this share of a core (AUTH-8).
+   * second half of the allowance is kept for sign-ins from clean addresses. It keeps hashing's CPU and memory traffic
+   * (tens of MiB streamed per hash, which slows every process sharing the caches) to this share of a core (AUTH-8).
    */
   passwordHashCpuPercent: number;
   /**

@@ -38,7 +38,7 @@ describe('console CLI', () => {
     });
     expect(op.password.length).toBeGreaterThanOrEqual(20);
     const { rows } = await t.ctx.pool.query('SELECT password_hash FROM operators WHERE id = $1', [op.id]);
-    expect(rows[0].password_hash).toMatch(/^scrypt\$N=\d+,r=\d+,p=\d+\$/);
+    expect(rows[0].password_hash).toMatch(/^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$/);
     expect(rows[0].password_hash).not.toContain(op.password);
 
     const c = consoleClient(t.app);
@@ -61,7 +61,7 @@ describe('console CLI', () => {
     expect(list).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: op.id, email: 'night.shift@example.com' })]),
     );
-    expect(JSON.stringify(list)).not.toContain('scrypt');
+    expect(JSON.stringify(list)).not.toContain('argon2id');
 
     const disabled = JSON.parse((await cli('operators', 'disable', op.id, '--json')).stdout);
     expect(disabled.disabledAt).not.toBeNull();

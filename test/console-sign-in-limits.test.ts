@@ -56,7 +56,7 @@ async function served(env: Record<string, string>) {
     });
     const body = await res.body.text();
     const ended = performance.now();
-    return { status: res.statusCode, retryAfter: res.headers['retry-after'], body, ms: ended - started, ended };
+    return { status: res.statusCode, retryAfter: res.headers['retry-after'], body, ms: ended - started };
   };
   return {
     t,
@@ -126,10 +126,8 @@ describe('a storm of 200 concurrent wrong sign-ins from one address, over HTTP',
     for (const a of limited) expect(Number(a.retryAfter)).toBeGreaterThan(0);
     expect(limited.some((a) => a.body.includes('Too many sign-in attempts from this client address'))).toBe(true);
     expect(limited.some((a) => a.body.includes('Too many failed sign-in attempts for this account'))).toBe(true);
-    // At once: no limited attempt waited behind a password check (each was answered before any checked one).
-    const checked = storm.filter((a) => a.status !== 429);
-    if (checked.length)
-      expect(Math.max(...limited.map((a) => a.ended))).toBeLessThan(Math.min(...checked.map((a) => a.ended)));
+    // That a limited attempt never waits for a place among the checks is shown step by step below ("answers a delayed
+    // attempt with 429 at once"): with checks of tens of ms, the order of answers in a storm no longer tells.
     for (const a of storm.filter((x) => x.status === 503)) expect(Number(a.retryAfter)).toBeGreaterThan(0);
   }, 60_000);
 
@@ -141,7 +139,7 @@ describe('a storm of 200 concurrent wrong sign-ins from one address, over HTTP',
     expect(operator.ms).toBeLessThan(CLEAN_OPERATOR_MS);
     for (const a of storm) expect(a.ms).toBeLessThan(EVERY_ANSWER_MS);
     const busy = storm.filter((a) => a.status === 503);
-    // A few hundred ms of scrypt each, at most 10 % of the time after a burst: most could not have their turn.
+    // Tens of ms of argon2id each, at most 10 % of the time after a burst: most could not have their turn.
     expect(busy.length).toBeGreaterThan(150);
     for (const a of busy) {
       expect(Number(a.retryAfter)).toBeGreaterThan(0);

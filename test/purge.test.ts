@@ -74,7 +74,7 @@ describe('daily purge of expired rows', () => {
       [op.id],
     );
     await t.ctx.pool.query(
-      `INSERT INTO login_attempts (key, succeeded, attempted_at) VALUES ('ip:192.0.2.152', false, now() - interval '2 days')`,
+      `INSERT INTO login_attempts (key, succeeded, attempted_at) VALUES ('console:address:192.0.2.152', false, now() - interval '2 days')`,
     );
 
     // Streamed tenants (OPS-6): one whose process went away (lapsed) and one still refreshed.
@@ -101,8 +101,12 @@ describe('daily purge of expired rows', () => {
       (await t.ctx.pool.query(`SELECT token_hash FROM checkout_forms WHERE session_id_hash = $1`, [liveSession])).rows,
     ).toEqual([{ token_hash: 'new-form' }]);
     expect(await count(`SELECT count(*)::int AS n FROM operator_sessions WHERE operator_id = $1`, [op.id])).toBe(1);
-    expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'ip:192.0.2.152'`)).toBe(0);
-    expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'ip:192.0.2.151'`)).toBe(1);
+    expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'console:address:192.0.2.152'`)).toBe(
+      0,
+    );
+    expect(await count(`SELECT count(*)::int AS n FROM login_attempts WHERE key = 'console:address:192.0.2.151'`)).toBe(
+      1,
+    );
     expect(
       (
         await t.ctx.pool.query(`SELECT hub_id FROM event_stream_tenants WHERE organization_id = $1`, [

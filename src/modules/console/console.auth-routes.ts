@@ -4,7 +4,7 @@ import { bodyField } from '../../lib/validation.js';
 import { SignInLimits } from '../rate-limits/sign-in-limits.js';
 import { attemptLogin } from './login.service.js';
 import { PasswordCheckQueue } from './password-queue.js';
-import { prestartScryptWorker } from './scrypt-worker.js';
+import { prestartPasswordWorker } from './password-worker.js';
 import {
   CONSOLE_PREFIX,
   COOKIES,
@@ -36,7 +36,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, { ctx }: { ctx: Ap
     { scope: 'console', limit: 'sign-in', perAddress: config.rateLimits.signInAttempts },
     config.rateLimits,
   );
-  app.addHook('onReady', async () => prestartScryptWorker());
+  app.addHook('onReady', async () => prestartPasswordWorker());
 
   app.get<{ Querystring: Record<string, string> }>('/login', { schema: { hide: true } }, async (request, reply) => {
     const next = safeNext(request.query.next);

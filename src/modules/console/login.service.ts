@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { withTransaction } from '../../lib/db.js';
 import type { SignInLimits, SignInParty } from '../rate-limits/sign-in-limits.js';
-import { DUMMY_HASH, verifyPassword } from './password.js';
+import { DUMMY_HASH, hashPassword, passwordNeedsRehash, verifyPassword } from './password.js';
 import type { PasswordCheckQueue } from './password-queue.js';
 import * as repo from './operators.repo.js';
 import { createSession } from './sessions.js';
@@ -27,8 +27,9 @@ const BUSY: LoginResult = { ok: false, reason: 'busy', retryAfterSeconds: BUSY_R
  * 2. the attempt waits for its password check in `checks` (clean addresses first), or is refused as busy;
  * 3. in its place, one short transaction re-checks the delays under the account's lock, records the attempt as FAILED
  *    and reads the operator; the password is then hashed with no database connection held;
- * 4. on success, a second short transaction marks the attempt succeeded and starts a session; on failure, the
- *    failure is timed from now, so that its delay runs from the answer.
+ * 4. on success, a second short transaction marks the attempt succeeded, replaces an older kind of hash (hashed
+ *    before it) and starts a session; on failure, the failure is timed from now, so that its delay runs from the
+ *    answer.
  * A sign-in not done by the deadline (a slow database, a check that outlives it) is answered busy; its work, left to
  * finish, queues nothing more, starts no session, and removes its recorded failure (nobody was told the outcome).
  * `verify` checks the password against the stored hash (verifyPassword).
@@ -104,8 +105,12 @@ async function checkPassword(
     await limits.failed(pool, party, attemptedAt);
     return { ok: false, reason: 'invalid' };
   }
+  // An older hash (scrypt) is replaced now that the password is known, hashed with no connection held (AUTH-9).
+  const upgraded = passwordNeedsRehash(operator.password_hash) ? await hashPassword(password) : null;
+  if (late()) return unanswered();
   return withTransaction(pool, async (tx) => {
     await limits.succeeded(tx, party, attemptedAt);
+    if (upgraded) await repo.upgradePasswordHash(tx, operator.id, operator.password_hash, upgraded);
     const session = await createSession(tx, operator.id);
     return { ok: true as const, ...session, operatorId: operator.id };
   });

@@ -32,6 +32,14 @@ export function findOperator(db: Db, idOrEmail: string): Promise<OperatorRow | n
   return one<OperatorRow>(db, 'SELECT * FROM operators WHERE id = $1 OR lower(email) = lower($1)', [idOrEmail]);
 }
 
+/**
+ * Replaces a password hash made otherwise than hashPassword makes one now (AUTH-9), only while it is still `previous`:
+ * a password changed meanwhile is kept.
+ */
+export async function upgradePasswordHash(db: Db, id: string, previous: string, hash: string): Promise<void> {
+  await db.query('UPDATE operators SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previous, hash]);
+}
+
 /** Every operator, oldest first. */
 export function listOperators(db: Db): Promise<OperatorRow[]> {
   return many<OperatorRow>(db, 'SELECT * FROM operators ORDER BY created_at');

@@ -40,7 +40,7 @@ interface Waiter {
 }
 
 /**
- * Password checks of sign-ins (scrypt: ~128 MiB and a few hundred ms of CPU each), bounded in number, in time and in
+ * Password checks of sign-ins (argon2id: 46 MiB and tens of ms of CPU each; an older scrypt hash ~128 MiB and up to a second), bounded in number, in time and in
  * CPU (AUTH-8). At most `concurrency` run at once, and with two or more, one place is kept for clean sign-ins, so that
  * an operator at a clean address never waits for an attacker's check to end. The others wait in one line, clean
  * sign-ins first, then in arrival order, at most `waiting` of them (beyond, the last in line is refused). No sign-in

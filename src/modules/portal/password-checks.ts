@@ -29,7 +29,7 @@ export class PortalPasswords {
   }
 
   /**
-   * Hashes a chosen password (scrypt, AUTH-9); null when the queue refused it as busy. A chosen password comes with a
+   * Hashes a chosen password (argon2id, AUTH-9); null when the queue refused it as busy. A chosen password comes with a
    * valid single-use token (invitation or reset), so it is no guess: it goes with the clean sign-ins.
    */
   async hashNew(password: string): Promise<string | null> {

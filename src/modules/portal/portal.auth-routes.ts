@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { bodyField } from '../../lib/validation.js';
 import { field } from '../console/console.web.js';
 import { perAddressLimit } from '../rate-limits/rate-limits.js';
-import { prestartScryptWorker } from '../console/scrypt-worker.js';
+import { prestartPasswordWorker } from '../console/password-worker.js';
 import { BUSY_RETRY_SECONDS, portalPasswords } from './password-checks.js';
 import { openReset, requestPasswordReset, resetPassword } from './password-reset.service.js';
 import {
@@ -27,7 +27,7 @@ import { PORTAL_SIGN_IN_LIMITS } from './sign-in-limits.js';
 export async function portalAuthRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const passwords = portalPasswords(ctx);
   const signInLimit = perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts);
-  app.addHook('onReady', async () => prestartScryptWorker());
+  app.addHook('onReady', async () => prestartPasswordWorker());
 
   const signInPage = (request: FastifyRequest, reply: FastifyReply, email: string, error: string | null) =>
     render(ctx, request, reply, 'sign-in', {
