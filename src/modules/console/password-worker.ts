@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { Options } from '@node-rs/argon2';
 import { type ChildProcess, spawn } from 'node:child_process';
 
 /**
@@ -101,11 +102,7 @@ export interface ScryptOptions {
 }
 
 /** argon2id's cost parameters: memoryCost in KiB, timeCost in passes, parallelism in lanes. */
-export interface Argon2Options {
-  memoryCost: number;
-  timeCost: number;
-  parallelism: number;
-}
+export type Argon2Options = Required<Pick<Options, 'memoryCost' | 'timeCost' | 'parallelism'>>;
 
 function run(job: Job): Promise<string | boolean> {
   const c = started();
