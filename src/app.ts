@@ -1,7 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Config } from './config-types.js';
@@ -65,7 +65,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ...httpTimeouts(ctx.config),
     // Errors the router raises before any route runs get the one error body too, and never echo the path (it may
     // hold a credential typed into the wrong place). A path parameter longer than any id names no resource: 404.
-    frameworkErrors: (error, request, reply) => {
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const body: Record<string, string> = tooLong
         ? {
@@ -78,7 +78,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
             code: 'bad_request',
             requestId: request.id,
           };
-      return (reply as unknown as FastifyReply)
+      return reply
         .status(tooLong ? 404 : 400)
         .type('application/json')
         .send(body);
@@ -290,9 +290,9 @@ const HSTS_VALUE = 'max-age=31536000';
  * TRUST_PROXY), and on white-label hosts (always served over https; their dashboard site decides that it is one).
  */
 function hstsFor(ctx: AppContext, hosts: SiteHosts): (request: FastifyRequest) => boolean {
-  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl } = ctx.config;
+  const { liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl, portalBaseUrl } = ctx.config;
   const httpsHosts = new Set(
-    [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl]
+    [liveBaseUrl, testBaseUrl, dashboardBaseUrl, consoleBaseUrl, portalBaseUrl]
       .map((u) => new URL(u))
       .filter((u) => u.protocol === 'https:')
       .map((u) => u.hostname),

@@ -22,6 +22,7 @@ const EnvSchema = Type.Object({
   TEST_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DASHBOARD_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   CONSOLE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  PORTAL_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   ),
@@ -105,7 +106,7 @@ export type Env = Static<typeof EnvSchema>;
  * Shortest OPERATOR_TOKEN accepted: 32 characters of a random token (e.g. base64 of 24+ random bytes) put
  * guessing it out of reach even without the admin API's throttling of failed attempts.
  */
-export const MIN_OPERATOR_TOKEN_LENGTH = 32;
+const MIN_OPERATOR_TOKEN_LENGTH = 32;
 
 /** How to make a data encryption key, as the start's message tells it. */
 const MAKE_DATA_KEY = 'openssl rand -base64 32';
@@ -146,7 +147,7 @@ export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
       ? ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']
       : ['STRIPE_WEBHOOK_SECRET', 'STRIPE_SECRET_KEY'];
     problems.push(
-      `${unset}: required when ${set} is set (live card payments need both; see README "Going live with Stripe")`,
+      `${unset}: required when ${set} is set (live card payments need both; see docs/deploying.md, "Going live with Stripe")`,
     );
   }
   if (typeof raw.TRUST_PROXY === 'string') {

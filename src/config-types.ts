@@ -45,6 +45,8 @@ export interface Config {
   testBaseUrl: string;
   dashboardBaseUrl: string;
   consoleBaseUrl: string;
+  /** The partner portal's public address (PORTAL_BASE_URL, PORTAL-1): invitation and reset links start with it. */
+  portalBaseUrl: string;
   logLevel: string;
   dataDir: string;
   storageDir: string;

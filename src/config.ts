@@ -68,6 +68,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testBaseUrl,
     dashboardBaseUrl: trimSlash(e.DASHBOARD_BASE_URL ?? `http://localhost:${port}/dashboard`),
     consoleBaseUrl: trimSlash(e.CONSOLE_BASE_URL ?? `http://localhost:${port}/console`),
+    portalBaseUrl: trimSlash(e.PORTAL_BASE_URL ?? `http://localhost:${port}/portal`),
     logLevel: e.LOG_LEVEL ?? 'info',
     dataDir,
     storageDir: path.resolve(e.STORAGE_DIR ?? path.join(dataDir, 'files')),

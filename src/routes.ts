@@ -19,6 +19,8 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { magicLinkRoutes } from './modules/magic-links/magic-links.routes.js';
 import { dashboardWeb } from './modules/dashboard/dashboard.plugin.js';
 import { consoleWebRoutes } from './modules/console/console.plugin.js';
+import { portalAdminRoutes } from './modules/portal/portal.admin-routes.js';
+import { portalWebRoutes } from './modules/portal/portal.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { stripeWebhookRoutes } from './modules/dashboard/stripe-webhook.routes.js';
@@ -61,12 +63,14 @@ export const adminRoutes: Array<FastifyPluginAsyncTypebox<{ ctx: AppContext }>> 
   filingsAdminRoutes,
   documentsAdminRoutes,
   complianceAdminRoutes,
+  portalAdminRoutes,
 ];
 
-/** Browser-facing plugins (dashboard, console, file downloads) and the Stripe webhook, which bring their own authentication. */
+/** Browser-facing plugins (dashboard, console, partner portal, file downloads) and the Stripe webhook, which bring their own authentication. */
 export const webRoutes: Array<FastifyPluginAsyncTypebox<{ ctx: AppContext }>> = [
   documentWebRoutes,
   stripeWebhookRoutes,
   dashboardWeb,
   consoleWebRoutes,
+  portalWebRoutes,
 ];

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
 import { buildApp } from './app.js';
 import { boot, type Booted } from './boot.js';
 import type { Config } from './config-types.js';
@@ -9,7 +8,7 @@ import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
 import { ensureDemoOrganization } from './modules/organizations/demo.js';
 import { livePaymentsStatus } from './modules/payments/payments.service.js';
-import { startWorker } from './worker.js';
+import { type BackgroundWorker, startWorker } from './worker.js';
 
 /**
  * Starts the HTTP server and (unless START_WORKER=false) the background worker in one process (`npm start`,
@@ -22,7 +21,7 @@ async function main(): Promise<void> {
   let config: Config | null = null;
   let booted: Booted | null = null;
   let app: FastifyInstance | null = null;
-  let worker: Runner | null = null;
+  let worker: BackgroundWorker | null = null;
   let metrics: MetricsServer | null = null;
   try {
     const quickStart = quickStartEnv(process.env);

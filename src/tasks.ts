@@ -12,6 +12,7 @@ import { sendDomainLapsedEmailTask } from './modules/notifications/domain-lapsed
 import { verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verify-ledger.task.js';
 import { refundCardPaymentTask } from './modules/payments/refund-card-payment.task.js';
 import { complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
+import { sendPortalPasswordResetTask } from './modules/portal/password-reset-email.task.js';
 
 /**
  * Every background task run by graphile-worker, by name. Each `*.task.ts` file declares its task (name, payload
@@ -30,6 +31,7 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   compliance_reminders: complianceRemindersTask,
   recheck_white_label_domains: recheckWhiteLabelDomainsTask,
   send_domain_lapsed_email: sendDomainLapsedEmailTask,
+  send_portal_password_reset: sendPortalPasswordResetTask,
 };
 
 /**

@@ -18,13 +18,13 @@ import type pg from 'pg';
 const LIVENESS_LOCK_CLASS = 727_002;
 
 /** Jobs locked more recently than this are left alone: the pool may still be taking its liveness lock. */
-export const LOCK_GRACE_SECONDS = 5;
+const LOCK_GRACE_SECONDS = 5;
 
 /** How often a worker process looks for jobs of dead pools, in ms (also once at start). */
-export const SWEEP_INTERVAL_MS = 5_000;
+const SWEEP_INTERVAL_MS = 5_000;
 
 /** How soon a lost lock connection is opened again, in ms (and again after each failed try). */
-export const RELOCK_INTERVAL_MS = 1_000;
+const RELOCK_INTERVAL_MS = 1_000;
 
 /** A process's liveness locks and its sweeper; close it when the worker stops. */
 export interface WorkerLiveness {
@@ -150,8 +150,9 @@ export async function startWorkerLiveness(
  * @returns the dead pool ids.
  */
 export async function sweepDeadWorkers(pool: pg.Pool, alive: ReadonlySet<string> = new Set()): Promise<string[]> {
+  // graphile-worker's `jobs` view is its stable way to read jobs; its tables may change in any release.
   const { rows } = await pool.query<{ locked_by: string }>(
-    `SELECT DISTINCT locked_by FROM graphile_worker._private_jobs
+    `SELECT DISTINCT locked_by FROM graphile_worker.jobs
       WHERE locked_by IS NOT NULL AND locked_at < now() - make_interval(secs => $1)`,
     [LOCK_GRACE_SECONDS],
   );

@@ -1,11 +1,10 @@
-import type { Runner } from 'graphile-worker';
 import { boot, type Booted } from './boot.js';
 import type { Config } from './config-types.js';
 import { loadConfig, quickStartEnv } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
-import { startWorker } from './worker.js';
+import { type BackgroundWorker, startWorker } from './worker.js';
 
 /**
  * Runs only the background worker (`npm run worker`, `node dist/worker-main.js`), for deployments that scale it
@@ -16,7 +15,7 @@ async function main(): Promise<void> {
   const signals = deferSignals();
   let config: Config | null = null;
   let booted: Booted | null = null;
-  let runner: Runner | null = null;
+  let runner: BackgroundWorker | null = null;
   let metrics: MetricsServer | null = null;
   try {
     // The same settings as `npm start` on the embedded quick start, so a worker started beside it delivers alike

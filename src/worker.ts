@@ -12,6 +12,19 @@ export function buildTaskList(ctx: AppContext): TaskList {
   return Object.fromEntries(Object.values(taskDefinitions).map((task) => [task.name, task.handler(ctx)]));
 }
 
+/** A process's background work: graphile-worker's runner, the webhook dispatcher and the liveness locks. */
+export interface BackgroundWorker {
+  /**
+   * Takes no more jobs and stops: running jobs and webhook attempts get half of SHUTDOWN_TIMEOUT_MS each, a finished
+   * job's completion is written before this resolves (OPS-4), then the liveness connection is released.
+   */
+  stop(): Promise<void>;
+  /** Cuts the running jobs (they are failed back to the queue and retried by a live worker). */
+  kill(reason?: string): Promise<void>;
+  /** Settles when the runner has stopped; rejects when it stopped on a fatal error. */
+  readonly promise: Promise<void>;
+}
+
 /**
  * Starts a graphile-worker runner on the context's pool (LISTEN/NOTIFY pickup, SKIP LOCKED).
  * `npm start` runs it beside the HTTP server; production may run it alone via `npm run worker`.
@@ -25,7 +38,7 @@ export function buildTaskList(ctx: AppContext): TaskList {
  * off by the outage fails and is retried; the liveness locks are re-taken; and the outage is logged once as a
  * warning naming the cause, then its end, rather than as a stream of errors.
  */
-export async function startWorker(ctx: AppContext): Promise<Runner> {
+export async function startWorker(ctx: AppContext): Promise<BackgroundWorker> {
   const outage = createOutageReporter(ctx.log.child({ component: 'worker' }), 'background work');
   let stopping = false;
   const liveness = await startWorkerLiveness(ctx.pool, {
@@ -61,22 +74,26 @@ export async function startWorker(ctx: AppContext): Promise<Runner> {
     throw err;
   }
   void liveness.sweep();
-  const stop = runner.stop.bind(runner);
-  runner.stop = async () => {
-    stopping = true;
-    try {
-      // Attempts under way get half the shutdown time, like graphile-worker's jobs. OPS-4: a job that finished is
-      // recorded as done before the pool closes (graphile-worker's stop() does not wait for that write).
-      await Promise.all([
-        stop().then(() => graphilePool.drained()),
-        dispatcher!.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2)),
-      ]);
-    } finally {
-      await liveness.close();
-    }
+  const started = runner;
+  const startedDispatcher = dispatcher;
+  started.promise.finally(() => Promise.all([liveness.close(), startedDispatcher.stop(0)])).catch(() => undefined);
+  return {
+    async stop() {
+      stopping = true;
+      try {
+        // Attempts under way get half the shutdown time, like graphile-worker's jobs. OPS-4: a job that finished is
+        // recorded as done before the pool closes (graphile-worker's stop() does not wait for that write).
+        await Promise.all([
+          started.stop().then(() => graphilePool.drained()),
+          startedDispatcher.stop(Math.floor(ctx.config.shutdownTimeoutMs / 2)),
+        ]);
+      } finally {
+        await liveness.close();
+      }
+    },
+    kill: (reason) => started.kill(reason),
+    promise: started.promise,
   };
-  runner.promise.finally(() => Promise.all([liveness.close(), dispatcher!.stop(0)])).catch(() => undefined);
-  return runner;
 }
 
 function graphileLogger(ctx: AppContext, outage: OutageReporter) {

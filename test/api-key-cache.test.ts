@@ -39,16 +39,6 @@ async function statusOf(port: number, key: string): Promise<number> {
   return res.status;
 }
 
-/** Asks until the answer is `status` or `withinMs` pass; returns the ms it took, or Infinity. */
-async function msUntil(port: number, key: string, status: number, withinMs: number): Promise<number> {
-  const start = Date.now();
-  while (Date.now() - start <= withinMs) {
-    if ((await statusOf(port, key)) === status) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Infinity;
-}
-
 it('a revoked key is refused by every process within a second, although each had it cached', async () => {
   const [a, b] = await Promise.all([startServer(), startServer()]);
   const tenant = await t.newTenant('Cache Org');
@@ -60,12 +50,12 @@ it('a revoked key is refused by every process within a second, although each had
   }
   const revoked = await t.admin('DELETE', `/organizations/${tenant.organizationId}/api-keys/${tenant.keyIds.test}`);
   expect(revoked.statusCode, revoked.body).toBe(200);
-  const [msA, msB] = await Promise.all([
-    msUntil(a, tenant.keys.test, 401, 1000),
-    msUntil(b, tenant.keys.test, 401, 1000),
-  ]);
-  expect(msA).toBeLessThanOrEqual(1000);
-  expect(msB).toBeLessThanOrEqual(1000);
+  // The revocation has committed. The rule gives every process a second; the test waits that second (a lower bound,
+  // which a loaded machine only makes longer) and then asks each process once, so the time the test itself takes to
+  // send and read requests never counts against the service.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const [statusA, statusB] = await Promise.all([statusOf(a, tenant.keys.test), statusOf(b, tenant.keys.test)]);
+  expect({ statusA, statusB }).toEqual({ statusA: 401, statusB: 401 });
   // The other tenant's key is unaffected, and the revoked key stays refused.
   for (const port of [a, b]) {
     expect(await statusOf(port, other.keys.test)).toBe(200);

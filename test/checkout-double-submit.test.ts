@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { card, checkoutTokenOf, csrfOf, setDashboardBilling, signIn } from './dashboard-helpers.js';
+import { balanceCents, listPrice, stateFee, wholesale } from './orders-fixtures.js';
 
 // DASH-9: a checkout form submitted twice (double click, reload, back + resubmit, two
 // requests racing) places and charges once; the second submit lands on the first one's orders.
@@ -15,10 +16,30 @@ const count = async (sql: string, params: unknown[]) => (await t.ctx.pool.query(
 const paymentsOf = async (companyId: string) =>
   (
     await t.ctx.pool.query(
-      'SELECT payment_status(id) AS status, provider_reference FROM payments WHERE company_id = $1 ORDER BY created_at',
+      'SELECT payment_status(id) AS status, provider_reference, amount_cents::int AS "amountCents" FROM payments WHERE company_id = $1 ORDER BY created_at',
       [companyId],
     )
   ).rows;
+/** The company's orders with what each was charged, cents. */
+const ordersOf = async (companyId: string) =>
+  (
+    await t.ctx.pool.query(
+      'SELECT amount_cents::int AS "amountCents", retail_cents::int AS "retailCents" FROM orders WHERE company_id = $1 ORDER BY id',
+      [companyId],
+    )
+  ).rows;
+/** The ledger entries of the company's orders, cents (signed: a debit is negative). */
+const ledgerOf = async (companyId: string) =>
+  (
+    await t.ctx.pool.query(
+      `SELECT l.type, l.line_type AS "lineType", l.amount_cents::int AS "amountCents"
+         FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1 ORDER BY l.id`,
+      [companyId],
+    )
+  ).rows;
+// A certificate at checkout costs its list price when the organization sets no retail price (DASH-10); nothing
+// comes from the organization's balance.
+const CERTIFICATE = listPrice('certificate_of_good_standing');
 
 async function tenantBilling(name: string, billing: 'customer' | 'organization'): Promise<TestTenant> {
   const tenant = await t.newTenant(name);
@@ -47,8 +68,11 @@ describe('a checkout form submitted more than once', () => {
     const again = await s.post(path, { ...form, ...card('4242 4242 4242 4242') });
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(first.headers.location);
-    expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    expect(await count(`SELECT 1 FROM payments WHERE company_id = $1`, [company.id])).toBe(1);
+    expect(await ordersOf(company.id)).toEqual([{ amountCents: CERTIFICATE, retailCents: CERTIFICATE }]);
+    expect((await paymentsOf(company.id)).map(({ status, amountCents }) => ({ status, amountCents }))).toEqual([
+      { status: 'succeeded', amountCents: CERTIFICATE },
+    ]);
+    expect(await ledgerOf(company.id)).toEqual([]);
   });
 
   it('customer pays: many submits racing at once place one order and one charge, and all land on it', async () => {
@@ -59,11 +83,11 @@ describe('a checkout form submitted more than once', () => {
     );
     expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(303));
     expect(new Set(results.map((r) => r.headers.location)).size).toBe(1);
-    expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    expect(
-      (await t.ctx.pool.query('SELECT payment_status(id) AS status FROM payments WHERE company_id = $1', [company.id]))
-        .rows,
-    ).toEqual([{ status: 'succeeded' }]);
+    expect(await ordersOf(company.id)).toEqual([{ amountCents: CERTIFICATE, retailCents: CERTIFICATE }]);
+    expect((await paymentsOf(company.id)).map(({ status, amountCents }) => ({ status, amountCents }))).toEqual([
+      { status: 'succeeded', amountCents: CERTIFICATE },
+    ]);
+    expect(await ledgerOf(company.id)).toEqual([]);
   });
 
   it('customer pays: after a decline the same form can be paid with another card, once', async () => {
@@ -72,9 +96,12 @@ describe('a checkout form submitted more than once', () => {
     expect((await s.post(path, { ...form, ...card('4000 0000 0000 0002') })).statusCode).toBe(402);
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
     expect((await s.post(path, { ...form, ...card('4242 4242 4242 4242') })).statusCode).toBe(303);
-    expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
+    expect(await ordersOf(company.id)).toEqual([{ amountCents: CERTIFICATE, retailCents: CERTIFICATE }]);
     const payments = await paymentsOf(company.id);
-    expect(payments.map((p) => p.status)).toEqual(['declined', 'succeeded']);
+    expect(payments.map(({ status, amountCents }) => ({ status, amountCents }))).toEqual([
+      { status: 'declined', amountCents: CERTIFICATE },
+      { status: 'succeeded', amountCents: CERTIFICATE },
+    ]);
   });
 
   it('organization pays: a racing resubmit of an annual report form debits the balance once', async () => {
@@ -89,23 +116,20 @@ describe('a checkout form submitted more than once', () => {
       filingState: 'DE',
       filingYear: String(new Date().getUTCFullYear()),
     };
+    const before = await balanceCents(tenant);
     const results = await Promise.all([s.post(path, form), s.post(path, form), s.post(path, form)]);
     expect(results.map((r) => r.statusCode)).toEqual([303, 303, 303]);
-    expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
-    expect(
-      await count(`SELECT 1 FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`, [
-        company.id,
-      ]),
-    ).toBeGreaterThan(0);
-    const debits = (
-      await t.ctx.pool.query(
-        `SELECT count(DISTINCT l.order_id)::int AS n, count(*)::int AS lines FROM ledger_entries l JOIN orders o ON o.id = l.order_id WHERE o.company_id = $1`,
-        [company.id],
-      )
-    ).rows[0];
-    expect(debits.n).toBe(1);
-    // Two priced lines at most (annual report + state fee), never duplicated.
-    expect(debits.lines).toBeLessThanOrEqual(2);
+    // One order, debited once at wholesale: the annual report service and Delaware's LLC annual fee (BILL-8), each
+    // line once, and the balance down by exactly their sum.
+    const service = wholesale('annual_report');
+    const fee = stateFee('DE', 'AnnualReport', 'LLC');
+    expect(await ordersOf(company.id)).toEqual([{ amountCents: service + fee, retailCents: null }]);
+    expect(await ledgerOf(company.id)).toEqual([
+      { type: 'debit', lineType: 'annual_report', amountCents: -service },
+      { type: 'debit', lineType: 'state_fee', amountCents: -fee },
+    ]);
+    expect(before - (await balanceCents(tenant))).toBe(service + fee);
+    expect(await count('SELECT 1 FROM payments WHERE company_id = $1', [company.id])).toBe(0);
   });
 
   it('two forms are two orders; a form token of another session is refused as expired and places nothing', async () => {
@@ -118,7 +142,11 @@ describe('a checkout form submitted more than once', () => {
       (await s.post(path, { ...form, _checkout: checkoutTokenOf(second.body), ...card('4242424242424242') }))
         .statusCode,
     ).toBe(303);
-    expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(2);
+    expect(await ordersOf(company.id)).toEqual([
+      { amountCents: CERTIFICATE, retailCents: CERTIFICATE },
+      { amountCents: CERTIFICATE, retailCents: CERTIFICATE },
+    ]);
+    expect((await paymentsOf(company.id)).map((p) => p.amountCents)).toEqual([CERTIFICATE, CERTIFICATE]);
 
     const other = await certificateForm(tenant);
     const foreign = await other.s.post(other.path, {
@@ -155,7 +183,11 @@ describe('a checkout form submitted more than once', () => {
     expect((await s.post(path, { ...form, ...card('4242424242424242') })).statusCode).toBe(303);
     expect(await count('SELECT 1 FROM orders WHERE company_id = $1', [company.id])).toBe(1);
     const payments = await paymentsOf(company.id);
-    expect(payments.map((p) => p.status)).toEqual(['refunded', 'succeeded']);
+    expect(payments.map(({ status, amountCents }) => ({ status, amountCents }))).toEqual([
+      { status: 'refunded', amountCents: CERTIFICATE },
+      { status: 'succeeded', amountCents: CERTIFICATE },
+    ]);
+    expect(await ordersOf(company.id)).toEqual([{ amountCents: CERTIFICATE, retailCents: CERTIFICATE }]);
     // The retry was a new charge at the provider, not the refunded one again.
     expect(payments[1].provider_reference).not.toBe(payments[0].provider_reference);
   });

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Runner } from 'graphile-worker';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, Page } from 'playwright-core';
 import { expectAccessible, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
@@ -18,7 +17,7 @@ import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webho
 const SHOTS = path.resolve('test-results');
 
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 let receiver: Receiver;
 let browser: Browser;
 let base: string;

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../src/lib/errors.js';
 import { EXCEPTION_REASONS } from '../src/modules/orders/exception-codes.js';
+import { FILING_STATUSES, type FilingStatus } from '../src/modules/orders/order-statuses.js';
 import {
-  FILING_STATUSES,
   orderStateOf,
   planTransition,
-  type FilingStatus,
   type OrderState,
   type TransitionRequest,
 } from '../src/modules/filings/transitions.js';

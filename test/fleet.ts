@@ -30,7 +30,7 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
 }
 
 /** How long a process may take to start (tsx compiles on the fly; the 2-core test machine may be busy). */
-export const STARTUP_TIMEOUT_MS = 180_000;
+const STARTUP_TIMEOUT_MS = 180_000;
 
 /** An API process (`npm start` with START_WORKER=false) and the base URL it listens on. */
 export interface ApiProcess {

@@ -20,7 +20,7 @@ export const FUZZ_SEED =
     : Number(process.env.FUZZ_SEED ?? 100_423_124);
 
 /** The HTTP methods of the operations fuzzed. */
-export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** One operation of the documents, and the environments whose base address serves it. */
 export interface Operation {

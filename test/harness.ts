@@ -48,7 +48,7 @@ export interface TestTenant {
 }
 
 /** The parts of a light-my-request response the tests read. */
-export interface Response {
+interface Response {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;

@@ -1,9 +1,8 @@
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
 import { queueDocumentEmail } from '../src/modules/notifications/notifications.service.js';
 import { createCompany, createOrderRow } from './factories.js';
@@ -63,7 +62,7 @@ afterAll(async () => {
 
 describe('document emails through SMTP', () => {
   let t: TestApp;
-  let worker: Runner;
+  let worker: BackgroundWorker;
   beforeAll(async () => {
     t = await createTestApp({
       SMTP_URL: `smtp://127.0.0.1:${0}`.replace(':0', `:${port}`),

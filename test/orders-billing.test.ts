@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import type { OrderBodyInput } from '../src/modules/orders/orders.schemas.js';
-import { placeOrder, quoteOrder } from '../src/modules/orders/orders.service.js';
+import { checkedOrderBody, placeOrder, quoteOrder } from '../src/modules/orders/orders.service.js';
 import { createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import {
@@ -515,13 +514,13 @@ describe('placeOrder for the dashboard (in-app checkout)', () => {
   it('charges retail with the state fee as its own line, debits nothing, records retail and margin; tier 3 adds a DBA order', async () => {
     const { tenant, userId } = await funded(100);
     const tenantRef = { organizationId: tenant.organizationId, environment: 'test' as const };
-    const body = {
+    const body = checkedOrderBody({
       userId,
       filingState: 'DE',
       formation: { company: formationBody(userId).formation.company },
       ein: einObject(),
       registeredAgent: { isChangeOfAgent: false },
-    };
+    });
     const options = {
       source: 'dashboard' as const,
       billing: 'checkout' as const,
@@ -529,12 +528,12 @@ describe('placeOrder for the dashboard (in-app checkout)', () => {
       formationTier: 3 as const,
       dbaName: 'Acme Goods',
     };
-    const quote = await quoteOrder(t.ctx.pool, tenantRef, body as OrderBodyInput, options);
+    const quote = await quoteOrder(t.ctx.pool, tenantRef, body, options);
     const expectedTotal =
       listPrice('formation_tier_3') + stateFee('DE', 'Formation', 'LLC') + listPrice('registered_agent');
     expect(quote.totalCents).toBe(expectedTotal);
     const before = await balanceCents(tenant);
-    const placed = await placeOrder(t.ctx, tenantRef, body as OrderBodyInput, options);
+    const placed = await placeOrder(t.ctx, tenantRef, body, options);
     expect(placed.created).toBe(true);
     expect(placed.totalCents).toBe(expectedTotal);
     expect(placed.items.map((i) => i.orderType).sort()).toEqual(['dba', 'ein', 'formation', 'registered_agent']);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Environment } from '../src/context.js';
 import type { TestApp, TestTenant } from './harness.js';
-import { corpFields, createUser, llcFields, usAddress } from './factories.js';
+import { corpFields, createUser, llcFields } from './factories.js';
 
 /*
  * Fixtures of the orders tests, API and dashboard checkout alike. Expected amounts are computed here from the SOURCE
@@ -145,5 +145,3 @@ export async function counts(t: TestApp, organizationId: string) {
 export async function newUser(tenant: TestTenant, env: Environment = 'test') {
   return createUser(tenant, env);
 }
-
-export { usAddress };

@@ -115,7 +115,7 @@ describe('Idempotency-Key', () => {
     expect(await counts(t, tenant.organizationId)).toEqual(after.counts);
   });
 
-  it('keys are per environment and per organization', async () => {
+  it('keys are per organization: another organization may use the same key', async () => {
     const body = formationBody(userId, 'FL');
     const a = await tenant.api('POST', '/orders/quote', body, withKey('shared-key'));
     expect(a.statusCode).toBe(200);
@@ -124,6 +124,65 @@ describe('Idempotency-Key', () => {
     const b = await other.api('POST', '/orders/quote', formationBody(otherUser.id, 'FL'), withKey('shared-key'));
     expect(b.statusCode).toBe(200);
     expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('a key used at /test/v1 is new at /v1: the same key and body create a live user, not a replay (IDEM-1, TEN-6)', async () => {
+    const body = { fullName: 'Grace Hopper', email: `grace.${Date.now().toString(36)}@example.com` };
+    const test = await tenant.api('POST', '/users', body, withKey('both-envs-user'));
+    expect(test.statusCode, test.body).toBe(201);
+    const live = await tenant.api('POST', '/users', body, { env: 'live', ...withKey('both-envs-user') });
+    expect(live.statusCode, live.body).toBe(201);
+    expect(live.headers['idempotent-replayed']).toBeUndefined();
+    expect(live.json().id).not.toBe(test.json().id);
+    expect((await tenant.api('GET', `/users/${live.json().id}`, undefined, { env: 'live' })).statusCode).toBe(200);
+    // At /v1 the key is now the live request's: a retry there replays it.
+    const again = await tenant.api('POST', '/users', body, { env: 'live', ...withKey('both-envs-user') });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(live.json());
+  });
+
+  it('a key used for an order at /test/v1 places the live order at /v1 and charges the live balance (IDEM-1, IDEM-5)', async () => {
+    // Users belong to one environment (TEN-3), so the live request names the live user; the rest of the body and
+    // the key are the same.
+    const liveUser = await newUser(tenant, 'live');
+    const credited = await t.admin('POST', `/organizations/${tenant.organizationId}/balance-credits`, {
+      environment: 'live',
+      amount: 2_000,
+    });
+    expect(credited.statusCode, credited.body).toBe(201);
+    const key = withKey('both-envs-order');
+    const testBefore = await balanceCents(tenant);
+    const test = await tenant.api('POST', '/orders', formationBody(userId, 'WY'), key);
+    expect(test.statusCode, test.body).toBe(201);
+    const testCharge = testBefore - (await balanceCents(tenant));
+    expect(testCharge).toBeGreaterThan(0);
+
+    const testAfter = await balanceCents(tenant);
+    const liveBefore = await balanceCents(tenant, 'live');
+    const live = await tenant.api('POST', '/orders', formationBody(liveUser.id, 'WY'), { env: 'live', ...key });
+    expect(live.statusCode, live.body).toBe(201);
+    expect(live.headers['idempotent-replayed']).toBeUndefined();
+    const liveIds = live.json().items.map((i: { orderId: string }) => i.orderId);
+    const testIds = test.json().items.map((i: { orderId: string }) => i.orderId);
+    expect(liveIds.filter((id: string) => testIds.includes(id))).toEqual([]);
+    expect(live.json().companyId).not.toBe(test.json().companyId);
+    // The live balance pays exactly the live order's items (the same formation costs the same in both), and the test
+    // balance nothing more.
+    const liveItemsCents = live
+      .json()
+      .items.reduce((sum: number, i: { amount: number }) => sum + Math.round(i.amount * 100), 0);
+    expect(liveItemsCents).toBe(testCharge);
+    expect(liveBefore - (await balanceCents(tenant, 'live'))).toBe(liveItemsCents);
+    expect(await balanceCents(tenant)).toBe(testAfter);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT environment, count(*)::int AS n FROM order_groups WHERE organization_id = $1 AND idempotency_key = $2
+        GROUP BY environment ORDER BY environment`,
+      [tenant.organizationId, 'both-envs-order'],
+    );
+    expect(rows).toEqual([
+      { environment: 'live', n: 1 },
+      { environment: 'test', n: 1 },
+    ]);
   });
 
   it('does not remember 5xx answers: a retry runs again', async () => {

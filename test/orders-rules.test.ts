@@ -571,6 +571,46 @@ describe('the user and the company', () => {
     );
   });
 
+  it("TEN-3: a formation for another organization's user or a user of the other environment is 404 naming userId and writes nothing", async () => {
+    const other = await t.newTenant('Formation Stranger Org');
+    const foreignUser = await newUser(other);
+    const liveUser = await newUser(tenant, 'live');
+    // Rows of both organizations in both environments: the company, its admin link, the order group, the orders,
+    // their history and events, and the ledger.
+    const rows = async () => {
+      const { rows: found } = await t.ctx.pool.query<{ table: string; n: number }>(
+        `SELECT 'companies' AS table, count(*)::int AS n FROM companies WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'company_admins', count(*)::int FROM company_admins WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'order_groups', count(*)::int FROM order_groups WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'orders', count(*)::int FROM orders WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'order_status_history', count(*)::int FROM order_status_history WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'events', count(*)::int FROM events WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'ledger_entries', count(*)::int FROM ledger_entries WHERE organization_id = ANY($1)
+         UNION ALL SELECT 'balances', coalesce(sum(balance_cents), 0)::int FROM balances WHERE organization_id = ANY($1)`,
+        [[tenant.organizationId, other.organizationId]],
+      );
+      return Object.fromEntries(found.map((r) => [r.table, r.n]));
+    };
+    const before = await rows();
+    for (const [who, foreignId] of [
+      ["another organization's user", foreignUser.id],
+      ["the same organization's live user at the test address", liveUser.id],
+    ] as const) {
+      const body = formationBody(foreignId, 'DE', { extra: { ein: einObject() } });
+      const res = await post(body);
+      expect(res.statusCode, `${who}: ${res.body}`).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'not_found', errors: [{ field: 'userId' }] });
+      expect(res.json().errors[0].message, who).toMatch(/no user/);
+      expect(await rows(), `${who}: nothing written`).toEqual(before);
+    }
+    // Control: the tenant's own user forms the same company, which writes each of those rows.
+    const own = await post(formationBody(userId, 'DE', { extra: { ein: einObject() } }));
+    expect(own.statusCode, own.body).toBe(201);
+    const after = await rows();
+    for (const table of ['companies', 'company_admins', 'order_groups', 'orders', 'events', 'ledger_entries'])
+      expect(after[table], table).toBeGreaterThan(before[table]!);
+  });
+
   it('ORD-5, AUTH-5: 403 when the user is not an admin of the existing company', async () => {
     const { companyId } = await existingCompany();
     const stranger = await newUser(tenant);

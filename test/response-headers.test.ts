@@ -64,3 +64,24 @@ describe('Strict-Transport-Security', () => {
     }
   });
 });
+
+describe('errors the router raises before any route runs', () => {
+  it('answer in the one error body, without the path: 400 for bad percent-encoding, 404 for an over-long parameter', async () => {
+    const headers = { host: 'api.filings.test', 'x-api-key': tenant.keys.test };
+    const bad = await t.app.inject({ method: 'GET', url: '/test/v1/companies/sk_%E0%A4%A', headers });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/^application\/json/);
+    expect(bad.json()).toEqual({
+      message: 'The URL is not valid: a path segment is not valid percent-encoded UTF-8',
+      code: 'bad_request',
+      requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/),
+    });
+    const long = await t.app.inject({ method: 'GET', url: `/test/v1/companies/co_${'x'.repeat(500)}`, headers });
+    expect(long.statusCode).toBe(404);
+    expect(long.json()).toEqual({
+      message: 'No such resource: a path parameter is longer than any id',
+      code: 'not_found',
+      requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/),
+    });
+  });
+});

@@ -177,6 +177,8 @@ describe('scale-out: two API processes and two workers on one database', () => {
       FILE_URL_SECRET: 'test-file-url-secret-0123456789',
       DATA_ENCRYPTION_KEY: TEST_DATA_ENCRYPTION_KEY,
       DATA_DIR: t.ctx.config.dataDir,
+      // The login role's password the suite's server knows (vitest.config.ts; SEC-3).
+      DATABASE_APP_PASSWORD: process.env.DATABASE_APP_PASSWORD ?? '',
       LOG_LEVEL: 'silent',
     };
     const verify = await promisify(execFile)(

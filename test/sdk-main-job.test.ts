@@ -1,4 +1,3 @@
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -11,7 +10,7 @@ import {
 } from '../sdk/src/index.js';
 import { validatorCompiler } from '../src/lib/validation.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../src/modules/webhooks/webhook-payloads.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { address } from './e2e-fixtures.js';
 import { uniqueEmail } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
@@ -25,7 +24,7 @@ import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webho
  */
 
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 let receiver: Receiver;
 let origin: string;
 let tenant: TestTenant;

@@ -20,6 +20,10 @@ import type { TestApp, TestTenant } from './harness.js';
  *   parameter needs a resource factory (TENANT_RESOURCES) or a reasoned entry in NOT_A_TENANT_ID: another
  *   organization's key and the same organization's other environment get 404, and the resource read back with its
  *   owner's key (and its database row) is unchanged afterwards.
+ * - Integrator GET routes without a path parameter are lists (LIST_ROUTES) or reasoned exemptions (NOT_A_LIST). A
+ *   list is read by another organization and by the owner's other environment, without filters and with the
+ *   owner's ids in each filter that takes an id: the answer is a 404 or a list without any of the owner's rows
+ *   (TEN-3), while the owner, asked the same, sees them.
  * - Operator routes (`/admin/v1`, `/metrics`): no token, a wrong token and an integrator key answer 401.
  * - Browser routes: each is listed in WEB_ROUTES with the reason its authentication is what it is; the ones behind a
  *   session answer nothing successful without one.
@@ -247,6 +251,154 @@ const NOT_A_TENANT_ID: Record<string, { value: string; reason: string }> = {
   },
 };
 
+/**
+ * What one organization has in one environment, a row of every kind an integrator list shows: the ids of its rows
+ * and a retail price of its own. Lists are checked against it (LIST_ROUTES).
+ */
+interface OwnerRows {
+  userId: string;
+  companyId: string;
+  orderId: string;
+  documentId: string;
+  eventIds: string[];
+  endpointId: string;
+  deliveryIds: string[];
+  ledgerEntryId: string;
+  deadlineIds: string[];
+  /** A retail price set in this environment only (retail prices are per environment, TEN-6), whole dollars. */
+  price: { type: string; retailAmount: number };
+}
+
+/** Every id of `o`, in one list, for looking them up in an answer. */
+const idsOf = (o: OwnerRows) => [
+  o.userId,
+  o.companyId,
+  o.orderId,
+  o.documentId,
+  ...o.eventIds,
+  o.endpointId,
+  ...o.deliveryIds,
+  o.ledgerEntryId,
+  ...o.deadlineIds,
+];
+
+/** A list route: which of the owner's rows it shows the owner, and the query parameters that take an id. */
+interface ListRoute {
+  /** The owner's rows of this list (its own answer must show them all). */
+  rows(o: OwnerRows): string[];
+  /** Query parameters naming a row by id, each with the owner's id to pass. */
+  idFilters: Record<string, (o: OwnerRows) => string>;
+  /** The owner's rows a 200 answer shows; default: every id of the owner's rows that occurs in the body. */
+  shows?(body: string, o: OwnerRows): string[];
+}
+
+const ownIdsIn = (body: string, o: OwnerRows) => idsOf(o).filter((id) => body.includes(id));
+
+/** Integrator list routes (pattern without the environment prefix). */
+const LIST_ROUTES: Record<string, ListRoute> = {
+  '/users': { rows: (o) => [o.userId], idFilters: { startingAfter: (o) => o.userId } },
+  '/companies': {
+    rows: (o) => [o.companyId],
+    idFilters: { startingAfter: (o) => o.companyId, userId: (o) => o.userId },
+  },
+  '/compliance-deadlines': { rows: (o) => o.deadlineIds, idFilters: { startingAfter: (o) => o.deadlineIds[0]! } },
+  '/balance-transactions': { rows: (o) => [o.ledgerEntryId], idFilters: { startingAfter: (o) => o.ledgerEntryId } },
+  '/documents': {
+    rows: (o) => [o.documentId],
+    idFilters: { startingAfter: (o) => o.documentId, companyId: (o) => o.companyId, orderId: (o) => o.orderId },
+  },
+  '/events': {
+    rows: (o) => o.eventIds,
+    idFilters: { startingAfter: (o) => o.eventIds[o.eventIds.length - 1]!, orderId: (o) => o.orderId },
+  },
+  '/webhook-endpoints': { rows: (o) => [o.endpointId], idFilters: { startingAfter: (o) => o.endpointId } },
+  '/webhook-deliveries': {
+    rows: (o) => o.deliveryIds,
+    idFilters: {
+      startingAfter: (o) => o.deliveryIds[0]!,
+      endpointId: (o) => o.endpointId,
+      eventId: (o) => o.eventIds[0]!,
+    },
+  },
+  // Prices have no ids: the owner's row is its retail price of one product in this environment.
+  '/organization/prices': {
+    rows: () => ['retail price'],
+    idFilters: {},
+    shows: (body, o) =>
+      (JSON.parse(body) as { data: Array<{ type: string; retailAmount: number | null }> }).data.some(
+        (p) => p.type === o.price.type && p.retailAmount === o.price.retailAmount,
+      )
+        ? ['retail price']
+        : [],
+  },
+};
+
+/** Integrator GET routes without a path parameter that are no list of a tenant's rows, and why. */
+const NOT_A_LIST: Record<string, string> = {
+  '/organization': "the caller's own organization, found from the key alone (organization-settings.test.ts)",
+  '/events/stream':
+    "a stream, not a page; it sends only the key's own organization and environment's events (event-stream.test.ts)",
+};
+
+/** Creates `owner`'s rows of every kind in `env` (a webhook endpoint first, so the events fan out to it). */
+async function createOwnerRows(t: TestApp, owner: TestTenant, env: Environment): Promise<OwnerRows> {
+  const tenant = { organizationId: owner.organizationId, environment: env };
+  const endpoint = await owner.api(
+    'POST',
+    '/webhook-endpoints',
+    { url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed', 'document.uploaded'] },
+    { env },
+  );
+  expect(endpoint.statusCode, endpoint.body).toBe(201);
+  // An LLC formed in Delaware (llcFields): its yearly tax is always within the deadlines' default 18 months.
+  const { user, company } = await createCompany(owner, env);
+  const { orderId } = await createOrderRow(t.ctx, tenant, { companyId: company.id, userId: user.id });
+  const bytes = await (await PDFDocument.create()).save();
+  const { document } = await storeDocument(
+    t.ctx,
+    null,
+    { orderId, documentType: 'company', fileName: 'a.pdf', bytes },
+    'cli',
+  );
+  const credit =
+    env === 'test'
+      ? await owner.api('POST', '/test_helpers/balance-credits', { amount: 1 })
+      : await t.admin('POST', `/organizations/${owner.organizationId}/balance-credits`, {
+          environment: 'live',
+          amount: 1,
+        });
+  expect(credit.statusCode, credit.body).toBeLessThan(300);
+  const price = { type: 'ein', retailAmount: env === 'live' ? 7101 : 7202 };
+  const priced = await owner.api(
+    'PUT',
+    `/organization/prices/${price.type}`,
+    { retailAmount: price.retailAmount },
+    { env },
+  );
+  expect(priced.statusCode, priced.body).toBe(200);
+  const ids = async (sql: string) =>
+    (await t.ctx.pool.query<{ id: string }>(sql, [owner.organizationId, env])).rows.map((r) => r.id);
+  const deadlines = await owner.api('GET', '/compliance-deadlines', undefined, { env });
+  const o: OwnerRows = {
+    userId: user.id,
+    companyId: company.id,
+    orderId,
+    documentId: document.documentId,
+    eventIds: await ids('SELECT id FROM events WHERE organization_id = $1 AND environment = $2 ORDER BY id'),
+    endpointId: endpoint.json().id,
+    deliveryIds: await ids(
+      'SELECT id FROM webhook_deliveries WHERE organization_id = $1 AND environment = $2 ORDER BY id',
+    ),
+    ledgerEntryId: credit.json().id,
+    deadlineIds: deadlines.json().data.map((d: { id: string }) => d.id),
+    price,
+  };
+  expect(o.eventIds.length, 'events of the owner').toBeGreaterThanOrEqual(2);
+  expect(o.deliveryIds.length, 'webhook deliveries of the owner').toBeGreaterThanOrEqual(2);
+  expect(o.deadlineIds.length, 'compliance deadlines of the owner').toBeGreaterThan(0);
+  return o;
+}
+
 /** Request bodies valid enough for a route to get as far as looking its resource up (key: `METHOD pattern`). */
 const BODIES: Record<string, unknown> = {
   'PATCH /companies/:companyIdOrSlug': { tradeName: 'Renamed' },
@@ -264,7 +416,7 @@ const BODIES: Record<string, unknown> = {
 };
 
 /** How a browser-facing route authenticates, and why it is not an API-key or operator-token route. */
-type WebKind = 'public' | 'dashboard session' | 'console session' | 'own credential';
+type WebKind = 'public' | 'dashboard session' | 'console session' | 'portal session' | 'own credential';
 const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
   {
     pattern: /^\/(v1|test\/v1)\/openapi\.json$/,
@@ -313,6 +465,22 @@ const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
     reason: 'operator pages behind a console session (console.test.ts)',
   },
   {
+    pattern: /^\/portal\/(assets\/portal\.css|sign-in|password-reset|password-reset\/new)$/,
+    kind: 'public',
+    reason:
+      'the partner portal stylesheet, sign-in and password-reset forms (portal-auth, portal-password-reset tests)',
+  },
+  {
+    pattern: /^\/portal\/invitation$/,
+    kind: 'own credential',
+    reason: "the invitation's single-use token is the credential (portal-invitations.test.ts)",
+  },
+  {
+    pattern: /^\/portal(\/.*)?$/,
+    kind: 'portal session',
+    reason: 'partner portal pages behind a portal session, each checking the role (portal-roles.test.ts)',
+  },
+  {
     pattern:
       /^(\/dashboard(\/.*)?|\/|\/companies\/.*|\/checkout(\/.*)?|\/orders|\/orders\/:orderId\/responsible-party|\/documents\/:documentId\/download|\/sign-out)$/,
     kind: 'dashboard session',
@@ -327,7 +495,7 @@ type Classified =
   | { kind: WebKind; route: RouteEntry; reason: string }
   | { kind: 'unclassified'; route: RouteEntry };
 
-export function classify(route: RouteEntry): Classified {
+function classify(route: RouteEntry): Classified {
   const web = WEB_ROUTES.find((w) => w.pattern.test(route.path));
   if (web && web.kind === 'public' && /openapi\.json$/.test(route.path))
     return { kind: web.kind, route, reason: web.reason };
@@ -341,8 +509,9 @@ export function classify(route: RouteEntry): Classified {
 }
 
 /**
- * What keeps the suite from covering `routes`: a route in no class, or an integrator route whose path parameter has
- * neither a resource factory nor a reasoned exemption. Empty when every route is covered.
+ * What keeps the suite from covering `routes`: a route in no class, an integrator route whose path parameter has
+ * neither a resource factory nor a reasoned exemption, or an integrator GET route without a path parameter that is
+ * neither a checked list (LIST_ROUTES) nor exempted (NOT_A_LIST). Empty when every route is covered.
  */
 export function coverageProblems(routes: RouteEntry[]): string[] {
   const problems: string[] = [];
@@ -351,6 +520,14 @@ export function coverageProblems(routes: RouteEntry[]): string[] {
     if (c.kind === 'unclassified') problems.push(`${label}: neither covered nor exempted`);
     else if (c.kind === 'integrator' && c.rel.includes(':') && !TENANT_RESOURCES[c.rel] && !NOT_A_TENANT_ID[c.rel]) {
       problems.push(`${label}: a path parameter with no resource factory nor reasoned exemption`);
+    } else if (
+      c.kind === 'integrator' &&
+      c.route.method === 'GET' &&
+      !c.rel.includes(':') &&
+      !LIST_ROUTES[c.rel] &&
+      NOT_A_LIST[c.rel] === undefined
+    ) {
+      problems.push(`${label}: a GET route without a path parameter that is neither a checked list nor exempted`);
     }
   }
   return problems;
@@ -382,6 +559,8 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
       }
       for (const q of QUERY_IDS)
         expect(paths.has(`/v1${q.path}`), `${q.path} (a list with an id in its query) is no route any more`).toBe(true);
+      for (const rel of [...Object.keys(LIST_ROUTES), ...Object.keys(NOT_A_LIST)])
+        expect(paths.has(`/v1${rel}`), `${rel} (a list or an exempted GET) is no route any more`).toBe(true);
     });
   });
 
@@ -389,13 +568,25 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
     let owner: TestTenant;
     let stranger: TestTenant;
     let revoked: TestTenant;
+    // The lists' owner has only the rows createOwnerRows makes, so each fits on the first page of its lists.
+    let listOwner: TestTenant;
+    const listOwnerRows = new Map<Environment, Promise<OwnerRows>>();
+    const rowsOf = (env: Environment) => {
+      let rows = listOwnerRows.get(env);
+      if (!rows) {
+        rows = createOwnerRows(opts.app(), listOwner, env);
+        listOwnerRows.set(env, rows);
+      }
+      return rows;
+    };
 
     beforeAll(async () => {
       const t = opts.app();
-      [owner, stranger, revoked] = await Promise.all([
+      [owner, stranger, revoked, listOwner] = await Promise.all([
         t.newTenant('Owner'),
         t.newTenant('Stranger'),
         t.newTenant('Revoked'),
+        t.newTenant('List owner'),
       ]);
       for (const env of ['live', 'test'] as const) {
         const res = await t.admin('DELETE', `/organizations/${revoked.organizationId}/api-keys/${revoked.keyIds[env]}`);
@@ -480,6 +671,42 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             expect(own.statusCode, `the owner's own id (body: ${own.body.slice(0, 200)})`).toBeLessThan(400);
           });
         }
+        const list = route.method === 'GET' ? LIST_ROUTES[rel] : undefined;
+        if (list) {
+          it(`${label}: another organization and the owner's ${other} key never see the owner's rows, unfiltered or filtered by the owner's ids`, async () => {
+            const o = await rowsOf(env);
+            const shows = (body: string) => (list.shows ?? ownIdsIn)(body, o);
+            const queries: Array<Record<string, string>> = [
+              {},
+              ...Object.entries(list.idFilters).map(([param, id]) => ({ [param]: id(o) })),
+            ];
+            const get = (prefix: string, key: string, query: Record<string, string>) =>
+              inject('GET', `${prefix}${rel}?${new URLSearchParams(query)}`, { 'x-api-key': key });
+            // Control: the owner sees its rows, and each filter (but the cursor) still shows some of them.
+            const own = await get(PREFIX[env], listOwner.keys[env], {});
+            expect(own.statusCode, own.body.slice(0, 200)).toBe(200);
+            expect(shows(own.body), "the owner's own list").toEqual(expect.arrayContaining(list.rows(o)));
+            for (const query of queries.slice(1)) {
+              const res = await get(PREFIX[env], listOwner.keys[env], query);
+              expect(res.statusCode, `the owner with ${JSON.stringify(query)}: ${res.body.slice(0, 200)}`).toBe(200);
+              if (!('startingAfter' in query))
+                expect(shows(res.body).length, `the owner with ${JSON.stringify(query)}`).toBeGreaterThan(0);
+            }
+            const readers = [
+              { who: 'another organization', prefix: PREFIX[env], key: stranger.keys[env] },
+              { who: `the owner's ${other} key`, prefix: PREFIX[other], key: listOwner.keys[other] },
+            ];
+            for (const { who, prefix, key } of readers) {
+              for (const query of queries) {
+                const res = await get(prefix, key, query);
+                const what = `${who} with ${JSON.stringify(query)} (body: ${res.body.slice(0, 200)})`;
+                expect([200, 404], what).toContain(res.statusCode);
+                if (res.statusCode === 404) expect(res.json().code, what).toBe('not_found');
+                else expect(shows(res.body), what).toEqual([]);
+              }
+            }
+          });
+        }
         for (const q of QUERY_IDS.filter((x) => x.path === rel && route.method === 'GET')) {
           it(`${label}?${q.param}=: another tenant's id answers 404 and leaves the resource unchanged`, async () => {
             const t = opts.app();
@@ -513,7 +740,12 @@ export function runSecuritySuite(opts: { app: () => TestApp; routes: RouteEntry[
             'an integrator key',
           ).toBe(401);
         });
-      } else if (c.kind === 'dashboard session' || c.kind === 'console session' || c.kind === 'own credential') {
+      } else if (
+        c.kind === 'dashboard session' ||
+        c.kind === 'console session' ||
+        c.kind === 'portal session' ||
+        c.kind === 'own credential'
+      ) {
         it(`${label}: answers nothing successful without ${c.kind === 'own credential' ? 'its credential' : `a ${c.kind}`}`, async () => {
           const res = await inject(
             c.route.method,

@@ -17,10 +17,13 @@ describe('security suite: a route added without coverage', () => {
       { method: 'GET', path: '/reports/export' },
       { method: 'POST', path: '/v1/widgets/:widgetId/archive' },
       { method: 'DELETE', path: '/admin/v1/widgets/:id' },
+      { method: 'GET', path: '/test/v1/widgets' },
+      { method: 'POST', path: '/v1/widgets' },
     ];
     expect(coverageProblems(added)).toEqual([
       'GET /reports/export: neither covered nor exempted',
       'POST /v1/widgets/:widgetId/archive: a path parameter with no resource factory nor reasoned exemption',
+      'GET /test/v1/widgets: a GET route without a path parameter that is neither a checked list nor exempted',
     ]);
   });
 });

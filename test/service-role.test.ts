@@ -1,12 +1,11 @@
 import { createHmac, pbkdf2Sync } from 'node:crypto';
-import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { createPool } from '../src/lib/db.js';
 import { newId } from '../src/lib/ids.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { card, csrfOf, einForm, setDashboardBilling, signIn } from './dashboard-helpers.js';
 import { createCompany } from './factories.js';
 import { runCli } from './cli-runner.js';
@@ -16,7 +15,7 @@ import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
 // The app here connects exactly as a deployed service does: its pools log in as fcs_app, a member of fcs_service.
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 let r: Receiver;
 // The owner's connection (DATABASE_URL's user), to write rows the service may not change and to read what it did.
 let owner: pg.Pool;

@@ -11,6 +11,7 @@ const SANDBOX = 'sandbox.filings.test';
 const CONSOLE = 'ops.filings.test';
 const DASHBOARD = 'app.filings.test';
 const PORTAL = 'portal.customer-co.test';
+const PARTNERS = 'partners.filings.test';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,6 +20,7 @@ beforeAll(async () => {
     TEST_BASE_URL: `https://${SANDBOX}/test/v1`,
     CONSOLE_BASE_URL: `https://${CONSOLE}/console`,
     DASHBOARD_BASE_URL: `https://${DASHBOARD}/dashboard`,
+    PORTAL_BASE_URL: `https://${PARTNERS}/portal`,
   });
   await setVerifiedDomain(t, await t.newTenant('Customer Co'), PORTAL);
 });
@@ -63,6 +65,21 @@ describe('the console', () => {
     expect((await signIn(own, op.email, op.password)).statusCode).toBe(303);
     expect(own.cookies.has('fcs_console')).toBe(true);
   }, 60_000);
+});
+
+describe('the partner portal', () => {
+  it('answers only on the host of PORTAL_BASE_URL, with Secure cookies there (PORTAL-1)', async () => {
+    const own = await get(PARTNERS, '/portal/sign-in');
+    expect(own.statusCode).toBe(200);
+    expect(String(own.headers['set-cookie'])).toMatch(/fcs_portal_form=.*Secure/i);
+    expect((await get(PARTNERS, '/portal/')).headers.location).toBe('/portal/sign-in');
+    for (const host of [PORTAL, CONSOLE, LIVE, DASHBOARD, 'localhost', 'unknown.example']) {
+      expectPlainNotFound(await get(host, '/portal/sign-in'), host);
+      expectPlainNotFound(await get(host, '/portal/'), `${host} home`);
+      expectPlainNotFound(await get(host, '/portal/no-such-page'), `${host} unknown page`);
+    }
+    expectPlainNotFound(await get(PARTNERS, '/console/login'), 'the console on the portal host');
+  });
 });
 
 describe('the admin API, /metrics, /docs and the OpenAPI documents', () => {

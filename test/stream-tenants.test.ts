@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { StreamTenants } from '../src/modules/events/stream-tenants.js';
 import { tenantOf } from './factories.js';
 import { createTestApp, type TestApp } from './harness.js';
@@ -21,22 +21,47 @@ async function liveRows(organizationId: string): Promise<number> {
   return rows[0]!.n;
 }
 
+/** When the tenant's row lapses (its latest end, by the database's clock), or null when it has none. */
+async function endOf(organizationId: string): Promise<Date | null> {
+  const { rows } = await t.ctx.pool.query<{ end: Date | null }>(
+    `SELECT max(expires_at) AS end FROM event_stream_tenants WHERE organization_id = $1`,
+    [organizationId],
+  );
+  return rows[0]!.end;
+}
+
 it('keeps a streamed tenant recorded past its first lifetime while it is streamed, and not after (OPS-6)', async () => {
+  // The refreshes are driven by a fake interval, so a loaded machine cannot make one late: each tick must push the
+  // row's end to a full lifetime after the refresh (the database's clock), and three lifetimes of ticks keep it
+  // recorded beyond the end it was first given.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
   const tenant = tenantOf(await t.newTenant('Streamed Org'));
   const streamed = new StreamTenants(t.ctx.pool, t.ctx.log, { refreshMs: 200, ttlSeconds: 1 });
   try {
     await streamed.add('a', tenant);
     expect(await liveRows(tenant.organizationId)).toBe(1);
-    // Three lifetimes later the refreshes have kept it.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    expect(await liveRows(tenant.organizationId)).toBe(1);
-    // Its last stream closed: removed at once, and no refresh brings it back.
-    streamed.remove('a');
-    await waitFor('the row removed', async () => (await liveRows(tenant.organizationId)) === 0, 3000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const firstEnd = await endOf(tenant.organizationId);
+    // The row as if its first lifetime were over, unless a refresh pushes it back.
+    await t.ctx.pool.query(
+      `UPDATE event_stream_tenants SET expires_at = now() - interval '1 second' WHERE organization_id = $1`,
+      [tenant.organizationId],
+    );
     expect(await liveRows(tenant.organizationId)).toBe(0);
+    for (let tick = 0; tick < 15; tick++) {
+      const before = await endOf(tenant.organizationId);
+      await vi.advanceTimersByTimeAsync(200);
+      await waitFor(`refresh ${tick + 1} written`, async () => (await endOf(tenant.organizationId))! > before!);
+    }
+    expect(await liveRows(tenant.organizationId)).toBe(1);
+    expect((await endOf(tenant.organizationId))!.getTime()).toBeGreaterThan(firstEnd!.getTime());
+    // Its last stream closed: removed at once, and no later tick brings it back.
+    streamed.remove('a');
+    await waitFor('the row removed', async () => (await endOf(tenant.organizationId)) === null);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await endOf(tenant.organizationId)).toBeNull();
   } finally {
     await streamed.close();
+    vi.useRealTimers();
   }
 });
 

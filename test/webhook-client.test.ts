@@ -46,11 +46,14 @@ it('cuts an answer whose body is still arriving when the timeout is up', async (
   const took = performance.now() - started;
   expect(res).toMatchObject({ statusCode: null, error: 'Timed out after 400 ms without a complete response' });
   expect(took).toBeGreaterThanOrEqual(390);
-  expect(took).toBeLessThan(2_000);
+  // Uncut, the attempt would never end (the body never does): any bound far above the timeout tells the two apart,
+  // and this one holds however loaded the machine is.
+  expect(took).toBeLessThan(15_000);
 });
 
 it('cuts a receiver that never answers, and keeps a quick answer whole', async () => {
-  const [silent, quick] = await Promise.all([attempt('/silent', 300), attempt('/quick', 300)]);
+  // The quick answer gets a timeout no loaded machine reaches, so only a wrong cut can fail it.
+  const [silent, quick] = await Promise.all([attempt('/silent', 300), attempt('/quick', 15_000)]);
   expect(silent).toMatchObject({ statusCode: null, error: expect.stringContaining('Timed out after 300 ms') });
   expect(quick).toMatchObject({ statusCode: 200, responseBody: 'ok', error: null });
 });

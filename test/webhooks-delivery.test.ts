@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { emitEvent, type EventType } from '../src/modules/events/events.service.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { refusedPort, startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -11,7 +10,7 @@ import { refusedPort, startReceiver, verifyWithStripe, waitFor, type Receiver } 
 // that answers at once is never cut off on a busy machine and the attempt counts below are exact; the timeout
 // test shortens it for itself.
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
   t = await createTestApp({ WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_MS: '15000' });

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { Runner } from 'graphile-worker';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
@@ -9,14 +8,14 @@ import { loggerOptions } from '../src/lib/logger.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
 import { sendEndpointDisabledEmailTask } from '../src/modules/notifications/endpoint-disabled-email.task.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
 // WH-6, WH-7: an endpoint that keeps failing is disabled and the organization is told.
 // No SMTP_URL: the mailer writes each message as a .eml file to DATA_DIR/outbox, read back here.
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 const workerLogs: Array<Record<string, any>> = [];
 const receivers: Receiver[] = [];
 

@@ -1,6 +1,5 @@
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webhook-receiver.js';
@@ -9,7 +8,7 @@ import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webho
 // and exception (465) to filed, with articles uploaded; a real HTTP receiver on localhost must get exactly the events
 // that describe it.
 let t: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 let r: Receiver;
 beforeAll(async () => {
   t = await createTestApp();

@@ -1,11 +1,10 @@
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/lib/db.js';
 import { newId } from '../src/lib/ids.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { HOST_NOT_PUBLIC_MESSAGE, NON_PUBLIC_MESSAGE } from '../src/modules/webhooks/url-guard.js';
 import { sendWebhook } from '../src/modules/webhooks/webhook-client.js';
-import { startWorker } from '../src/worker.js';
+import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 
@@ -13,7 +12,7 @@ import { startReceiver, waitFor, type Receiver } from './webhook-receiver.js';
 // resolves to before every delivery attempt (a host name is never looked up when saved).
 let t: TestApp;
 let strict: TestApp;
-let worker: Runner;
+let worker: BackgroundWorker;
 let r: Receiver;
 beforeAll(async () => {
   [t, strict] = await Promise.all([

@@ -66,7 +66,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
 }
 
 /** The same server URL with another database name. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();

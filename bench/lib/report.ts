@@ -23,7 +23,7 @@ export function record(f: Figure): void {
 }
 
 /** The figure over its baseline, e.g. 0.42 for 42 %. */
-export function ratio(f: Pick<Figure, 'value' | 'baseline'>): number | null {
+function ratio(f: Pick<Figure, 'value' | 'baseline'>): number | null {
   return f.baseline?.value ? f.value / f.baseline.value : null;
 }
 

@@ -11,7 +11,7 @@ import { promptHidden } from './prompt.js';
  */
 
 /** The environment variable `listen` reads the API key from. */
-export const API_KEY_VARIABLE = 'FILING_COMPLIANCE_API_KEY';
+const API_KEY_VARIABLE = 'FILING_COMPLIANCE_API_KEY';
 
 const HOW_TO_GIVE_THE_KEY = `set ${API_KEY_VARIABLE} in the environment (e.g. read -rs ${API_KEY_VARIABLE} && export ${API_KEY_VARIABLE}), or run the command in a terminal and type the key at its prompt`;
 
@@ -64,7 +64,7 @@ function signingSecret(value: string): string {
 }
 
 /** The program (exported for tests); `run` parses process.argv. */
-export function program(): Command {
+function program(): Command {
   const cli = new Command('filing-compliance').description('Filing Compliance Service command line').version('1.6.0');
   cli
     .command('listen')

@@ -73,10 +73,10 @@ export async function* streamEvents(
     const abort = () => connection.abort();
     options.signal?.addEventListener('abort', abort, { once: true });
     try {
-      const response = await connect(target, url, lastEventId, connection.signal);
+      const body = await connect(target, url, lastEventId, connection.signal);
       options.onStatus?.({ state: 'connected', lastEventId });
       delay = baseDelay;
-      for await (const message of messages(response, connection, options.idleTimeoutMs ?? 60_000)) {
+      for await (const message of messages(body, connection, options.idleTimeoutMs ?? 60_000)) {
         if (!message.id) continue;
         lastEventId = message.id;
         // The start position of a stream opened without Last-Event-ID: not an event, only where to resume from
@@ -110,7 +110,7 @@ async function connect(
   url: URL,
   lastEventId: string | null,
   signal: AbortSignal,
-): Promise<Response> {
+): Promise<ReadableStream<Uint8Array>> {
   let response: Response;
   try {
     response = await withoutRedirects(target.fetch)(url, {
@@ -127,12 +127,13 @@ async function connect(
   }
   if (!response.ok) throw errorFor(response.status, await response.json().catch(() => null));
   if (!response.body) throw new ConnectionError('The event stream answered without a body');
-  return response;
+  return response.body;
 }
 
-// The messages of one connection; aborts it when nothing arrives for idleMs.
+// The messages of one connection; aborts it when nothing arrives for idleMs. The body is read with a reader, which
+// every fetch implementation's stream has (not all of them can be iterated with for await).
 async function* messages(
-  response: Response,
+  body: ReadableStream<Uint8Array>,
   connection: AbortController,
   idleMs: number,
 ): AsyncGenerator<EventSourceMessage> {
@@ -140,8 +141,11 @@ async function* messages(
   const parser = createParser({ onEvent: (m) => queue.push(m) });
   const decoder = new TextDecoder();
   let idle = setTimeout(() => connection.abort(), idleMs);
+  const reader = body.getReader();
   try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) return;
       clearTimeout(idle);
       idle = setTimeout(() => connection.abort(), idleMs);
       parser.feed(decoder.decode(chunk, { stream: true }));
@@ -149,6 +153,8 @@ async function* messages(
     }
   } finally {
     clearTimeout(idle);
+    // A consumer that stops early cancels the rest of the stream.
+    reader.cancel().catch(() => undefined);
   }
 }
 

@@ -13,7 +13,8 @@ import { adminOrderDetailView } from '../modules/filings/filings.views.js';
 import { loadOrderRecord } from '../modules/filings/order-record.js';
 import { revealTaxId } from '../modules/filings/tax-id-reveal.js';
 import { destroyExpiredTaxIds } from '../modules/orders/ein-tax-ids.js';
-import { FILING_STATUSES, isFilingStatus, type FilingStatus } from '../modules/filings/transitions.js';
+import { isFilingStatus } from '../modules/filings/transitions.js';
+import { FILING_STATUSES, type FilingStatus } from '../modules/orders/order-statuses.js';
 import { envOption, io, withContext } from './cli-context.js';
 
 const ACTOR = 'cli';

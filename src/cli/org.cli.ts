@@ -8,9 +8,11 @@ import {
   type OrganizationDetail,
 } from '../modules/console/organizations.console.js';
 import { createdOrganizationView, createOrganization } from '../modules/organizations/organizations.service.js';
+import { createInvitation } from '../modules/portal/invitations.service.js';
+import { ROLES } from '../modules/portal/roles.js';
 import { io, requiredValue, withContext } from './cli-context.js';
 
-/** The `org` group: `org create|list|show|set-domain|verify-domain` (ORG-1, ORG-4). */
+/** The `org` group: `org create|list|show|set-domain|verify-domain|invite` (ORG-1, ORG-4, PORTAL-3). */
 export function registerOrgCommands(program: Command): void {
   const org = program.command('org').alias('orgs').description('Organizations (tenants)');
   org
@@ -127,6 +129,27 @@ export function registerOrgCommands(program: Command): void {
       withContext(async ({ ctx }) => {
         const { balanceCents: _omit, ...o } = await verifyDomainForOperator(ctx, id);
         io(opts).print(o, () => describeDomain(o));
+      }),
+    );
+  org
+    .command('invite')
+    .argument('<organizationId>', 'organization id (org_…)')
+    .argument('<email>', "the invitee's e-mail address")
+    .argument('<role>', ROLES.join(', '))
+    .option('--json', 'print JSON')
+    .description('Invite someone into the partner portal of an organization: a single-use link valid for 72 hours')
+    .action((id: string, email: string, role: string, opts) =>
+      withContext(async ({ ctx }) => {
+        // The same JSON as POST /admin/v1/organizations/{id}/invitations.
+        const created = await createInvitation(ctx, { organizationId: id, email, role, invitedBy: 'cli' });
+        const out = { invitationUrl: created.invitationUrl, expiresAt: created.expiresAt.toISOString() };
+        io(opts).print(out, () =>
+          [
+            `Invited ${email} as ${role} into ${id}.`,
+            `  link: ${out.invitationUrl}`,
+            `  works once, until ${out.expiresAt}; it is shown only now.`,
+          ].join('\n'),
+        );
       }),
     );
 }

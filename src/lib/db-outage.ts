@@ -49,8 +49,8 @@ export function createOutageReporter(log: Logger, who: string): OutageReporter {
 /** A pool from {@link waitingPool}: the same pool, plus a way to wait for what was taken through it. */
 export type WaitingPool = pg.Pool & {
   /**
-   * Resolves once every connection taken through this wrapper (or still being waited for) is released. A stopping
-   * process awaits it before closing the pool (OPS-4).
+   * Resolves once every connection taken through this wrapper (or still being waited for) is released, and stops
+   * watching the pool's releases. A stopping process awaits it, once, before closing the pool (OPS-4).
    */
   drained(): Promise<void>;
 };
@@ -60,11 +60,13 @@ export type WaitingPool = pg.Pool & {
  * with backoff (200 ms doubling to `maxDelayMs`) until a connection opens, `stopping()` turns true (then the last
  * error is thrown), or the error is not about reachability. For a library that polls the database and treats a
  * failed connect as an error to log or, worse, as a reason to give up on a job it has already run
- * (graphile-worker's job completion). Both the promise and the callback form of `connect` are kept.
+ * (graphile-worker's job completion). Both the promise and the callback form of `connect` are kept; every other
+ * property is the pool's own.
  *
- * It also counts the connections it hands out, for `drained()`: graphile-worker records a finished job without
- * waiting for that write (its runner's stop() can resolve first), so closing the pool as soon as the runner has
- * stopped would leave a job that ran locked, to be run again by another worker (OPS-4).
+ * It also keeps the connections it hands out, for `drained()`, and learns of their return from the pool's `release`
+ * event: graphile-worker records a finished job without waiting for that write (its runner's stop() can resolve
+ * first), so closing the pool as soon as the runner has stopped would leave a job that ran locked, to be run again
+ * by another worker (OPS-4).
  */
 export function waitingPool(
   pool: pg.Pool,
@@ -72,12 +74,16 @@ export function waitingPool(
   stopping: () => boolean,
   maxDelayMs = 5_000,
 ): WaitingPool {
-  let outstanding = 0;
+  let connecting = 0;
+  const lent = new Set<pg.PoolClient>();
   const waiters: Array<() => void> = [];
   const settle = () => {
-    outstanding -= 1;
-    if (outstanding === 0) for (const resolve of waiters.splice(0)) resolve();
+    if (connecting === 0 && lent.size === 0) for (const resolve of waiters.splice(0)) resolve();
   };
+  const onRelease = (_err: Error, client: pg.PoolClient) => {
+    if (lent.delete(client)) settle();
+  };
+  pool.on('release', onRelease);
   const open = async (): Promise<pg.PoolClient> => {
     let delay = 200;
     for (;;) {
@@ -93,26 +99,20 @@ export function waitingPool(
     }
   };
   const connect = async (): Promise<pg.PoolClient> => {
-    outstanding += 1;
-    let client: pg.PoolClient;
+    connecting += 1;
     try {
-      client = await open();
-    } catch (err) {
+      const client = await open();
+      lent.add(client);
+      return client;
+    } finally {
+      connecting -= 1;
       settle();
-      throw err;
     }
-    const release = client.release.bind(client);
-    let released = false;
-    client.release = (err?: Error | boolean) => {
-      if (!released) {
-        released = true;
-        settle();
-      }
-      return release(err);
-    };
-    return client;
   };
-  const drained = () => (outstanding === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)));
+  const drained = async (): Promise<void> => {
+    if (connecting > 0 || lent.size > 0) await new Promise<void>((resolve) => waiters.push(resolve));
+    pool.off('release', onRelease);
+  };
   return new Proxy(pool, {
     get(target, prop) {
       if (prop === 'drained') return drained;

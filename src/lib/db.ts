@@ -1,12 +1,9 @@
 import pg from 'pg';
 import { sendSignals, takeSignals } from './commit-signals.js';
-import { releaseFinishedQueries } from './pg-finished-queries.js';
 
 // int8 columns hold cents and counts far below 2^53; DATE columns stay 'YYYY-MM-DD' strings (no time zone shift).
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1082, (v) => v);
-// A finished query must not keep its request's objects alive until a major GC (see pg-finished-queries.ts).
-releaseFinishedQueries();
 
 /** Anything that runs SQL: the pool or a client inside a transaction. Repositories take this. */
 export type Db = Pick<pg.Pool, 'query'> | pg.PoolClient;

@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory, type PRNG } from 'ulid';
 
 /** Every id prefix of the service, in one map (API-4: user_, comp_, order_, evt_, ...). */
-export const ID_PREFIX = {
+const ID_PREFIX = {
   organization: 'org',
   apiKey: 'key',
   user: 'user',
@@ -25,6 +25,10 @@ export const ID_PREFIX = {
   subscriptionRenewal: 'subren',
   subscriptionStatusChange: 'ssc',
   taxIdReveal: 'taxrev',
+  member: 'mem',
+  portalInvitation: 'inv',
+  passwordReset: 'pwr',
+  portalSession: 'psess',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

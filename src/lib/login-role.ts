@@ -161,7 +161,7 @@ function refusedLogin(err: unknown, role: LoginRole): LoginRoleError | null {
 export function loginRoleSql(role: LoginRole & { password: string }, owner: string): string {
   const id = pg.escapeIdentifier;
   return [
-    '-- The database roles of the Filing Compliance Service (rule SEC-3; README, "Database roles").',
+    '-- The database roles of the Filing Compliance Service (rule SEC-3; docs/deploying.md, "Database roles").',
     `-- Run once, before the first start, as an administrator of the server. ${id(owner)} keeps running the migrations.`,
     `CREATE ROLE ${id(role.serviceRole)} NOLOGIN;`,
     `CREATE ROLE ${id(role.name)} ${LOGIN_ATTRIBUTES} PASSWORD '${scramVerifier(role.password)}' IN ROLE ${id(role.serviceRole)};`,
@@ -178,7 +178,7 @@ export function newLoginPassword(): string {
 const SCRAM_ITERATIONS = 4096;
 
 /** True when `stored` (a pg_authid.rolpassword) is a SCRAM-SHA-256 verifier of `password`. */
-export function verifierMatches(password: string, stored: string): boolean {
+function verifierMatches(password: string, stored: string): boolean {
   const m = /^SCRAM-SHA-256\$(\d+):([^$]+)\$[^:]+:(.+)$/.exec(stored);
   if (!m) return false;
   const salted = pbkdf2Sync(password, Buffer.from(m[2]!, 'base64'), Number(m[1]), 32, 'sha256');
@@ -190,7 +190,7 @@ export function verifierMatches(password: string, stored: string): boolean {
  * so the password never travels in SQL text, where the server's statement log could keep it. The password is
  * printable ASCII (DATABASE_APP_PASSWORD's check), which SASLprep leaves as it is.
  */
-export function scramVerifier(password: string, salt = randomBytes(16)): string {
+function scramVerifier(password: string, salt = randomBytes(16)): string {
   const salted = pbkdf2Sync(password, salt, SCRAM_ITERATIONS, 32, 'sha256');
   const storedKey = createHash('sha256').update(createHmac('sha256', salted).update('Client Key').digest()).digest();
   const serverKey = createHmac('sha256', salted).update('Server Key').digest();

@@ -45,7 +45,7 @@ new Gauge({
  * Failed job attempts of the background worker, by task and whether graphile-worker will retry the job
  * (`will_retry="false"`: its attempts are used up and it stays failed until someone acts).
  */
-export const jobFailures = new Counter({
+const jobFailures = new Counter({
   name: 'worker_job_failures_total',
   help: 'Failed background job attempts, by task and whether the job will be retried',
   labelNames: ['task', 'will_retry'] as const,

@@ -11,7 +11,7 @@ export type TrustProxy = false | { hops: number } | { addresses: string[] };
 export type ProxyTrustFunction = (address: string, hop: number) => boolean;
 
 /** How TRUST_PROXY may be written, as the message refusing a bad value says it. */
-export const TRUST_PROXY_FORMS =
+const TRUST_PROXY_FORMS =
   'false (no proxy), the number of proxies in front of the service (e.g. 1), or the addresses of the trusted proxies as IP addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8,192.168.1.5; loopback, linklocal and uniquelocal name their ranges)';
 
 /**

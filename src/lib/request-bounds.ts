@@ -5,18 +5,18 @@
  */
 
 /** Longest string a path or query parameter may hold when its schema says nothing tighter (ids, slugs, emails). */
-export const DEFAULT_PARAMETER_MAX_LENGTH = 256;
+const DEFAULT_PARAMETER_MAX_LENGTH = 256;
 /** Longest string a header may hold when its schema says nothing tighter. */
-export const DEFAULT_HEADER_MAX_LENGTH = 256;
+const DEFAULT_HEADER_MAX_LENGTH = 256;
 /** Longest string field of a request body when its schema says nothing tighter. */
-export const DEFAULT_BODY_STRING_MAX_LENGTH = 1000;
+const DEFAULT_BODY_STRING_MAX_LENGTH = 1000;
 /** Largest integer a request may carry when its schema says nothing tighter (PostgreSQL `integer`). */
-export const DEFAULT_INTEGER_MAXIMUM = 2_147_483_647;
+const DEFAULT_INTEGER_MAXIMUM = 2_147_483_647;
 
 type Schema = Record<string, unknown>;
 
 /** True when `pattern` is anchored and repeats nothing without bound (no `*`, `+` or `{n,}`). */
-export function isBoundedPattern(pattern: string): boolean {
+function isBoundedPattern(pattern: string): boolean {
   return pattern.startsWith('^') && pattern.endsWith('$') && !/(?<!\\)[*+]|\{\d+,\}/.test(pattern);
 }
 

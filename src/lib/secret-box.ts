@@ -12,7 +12,7 @@ import path from 'node:path';
 const PREFIX = 'sealed:v1:';
 
 /** Bytes of a data encryption key (AES-256). */
-export const DATA_KEY_BYTES = 32;
+const DATA_KEY_BYTES = 32;
 
 /** One data encryption key and its id (the first 16 hex digits of the SHA-256 of the key). */
 export interface DataKey {
@@ -75,11 +75,6 @@ export function keptDataKey(dataDir: string): DataKey {
 /** True when `value` is sealed text (anything else is a value stored before sealing existed). */
 export function isSealed(value: string): boolean {
   return value.startsWith(PREFIX);
-}
-
-/** The id of the key that sealed `value`; null when it is not sealed. */
-export function sealedKeyId(value: string): string | null {
-  return isSealed(value) ? (value.slice(PREFIX.length).split(':')[0] ?? null) : null;
 }
 
 /** Seals `plaintext` under the keyring's current key, bound to `associatedData` (the owning row's id). */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 
 /** One part of the process to stop: `stop` lets its work finish; `force` cuts what is still running. */
-export interface ShutdownStep {
+interface ShutdownStep {
   name: string;
   stop(): Promise<void>;
   force?(): Promise<void> | void;

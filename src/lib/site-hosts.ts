@@ -6,10 +6,10 @@ import { proxyTrustFunction, type ProxyTrustFunction } from './proxy-trust.js';
 /**
  * What a host serves (DASH-1, SEC-7): `api` the admin API, `/metrics` and `/docs` (hosts of LIVE_BASE_URL and
  * TEST_BASE_URL); `live-api` and `test-api` each environment's OpenAPI document; `console` the console
- * (CONSOLE_BASE_URL); `dashboard` the dashboard at its path (DASHBOARD_BASE_URL); `white-label` the dashboard at the
+ * (CONSOLE_BASE_URL); `portal` the partner portal (PORTAL_BASE_URL); `dashboard` the dashboard at its path (DASHBOARD_BASE_URL); `white-label` the dashboard at the
  * root of a host that is none of ours (whether it is a verified domain is asked per request).
  */
-export type Site = 'api' | 'live-api' | 'test-api' | 'console' | 'dashboard' | 'white-label';
+export type Site = 'api' | 'live-api' | 'test-api' | 'console' | 'portal' | 'dashboard' | 'white-label';
 
 /** The name of the route constraint that puts a route on the hosts of one site. */
 export const SITE_CONSTRAINT = 'site';
@@ -37,7 +37,10 @@ export class SiteHosts {
   private readonly trust: ProxyTrustFunction | false;
 
   constructor(
-    config: Pick<Config, 'liveBaseUrl' | 'testBaseUrl' | 'dashboardBaseUrl' | 'consoleBaseUrl' | 'trustProxy'>,
+    config: Pick<
+      Config,
+      'liveBaseUrl' | 'testBaseUrl' | 'dashboardBaseUrl' | 'consoleBaseUrl' | 'portalBaseUrl' | 'trustProxy'
+    >,
   ) {
     this.trust = proxyTrustFunction(config.trustProxy);
     for (const [url, sites] of [
@@ -45,6 +48,7 @@ export class SiteHosts {
       [config.testBaseUrl, ['api', 'test-api']],
       [config.dashboardBaseUrl, ['dashboard']],
       [config.consoleBaseUrl, ['console']],
+      [config.portalBaseUrl, ['portal']],
     ] as Array<[string, Site[]]>) {
       const hostname = new URL(url).hostname.toLowerCase();
       for (const name of LOOPBACK_HOSTNAMES.includes(hostname) ? LOOPBACK_HOSTNAMES : [hostname]) {

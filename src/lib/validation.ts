@@ -86,7 +86,7 @@ function join(a: string, b: string): string {
  * The field errors of a route declared with `attachValidation: true` (empty when the request passed its
  * schema). Such routes merge them with their cross-field rule errors so one 400 names every bad field.
  */
-export function attachedFieldErrors(request: { validationError?: Error }): FieldError[] {
+function attachedFieldErrors(request: { validationError?: Error }): FieldError[] {
   const v = request.validationError as (Error & { validation?: ErrorObject[]; validationContext?: string }) | undefined;
   if (!v) return [];
   return v.validation

@@ -23,7 +23,7 @@ export async function listBalanceTransactions(db: Db, tenant: Tenant, page: Page
 }
 
 /** Longest note on a credit (LIM-2), whichever way it is made. */
-export const MAX_CREDIT_NOTE_LENGTH = 500;
+const MAX_CREDIT_NOTE_LENGTH = 500;
 
 /**
  * Adds `amount` dollars (> 0, at most two decimals, at most MAX_OPERATOR_CREDIT_DOLLARS) to a tenant's balance: the

@@ -8,8 +8,6 @@ import {
   MAX_TEST_CREDIT_DOLLARS,
 } from './amounts.js';
 
-export { MAX_PRICE_DOLLARS };
-
 const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
 
 /** A price row (PRICE-1, PRICE-2); every amount in dollars. */
@@ -115,7 +113,7 @@ export const TestCreditBody = Type.Object(
 // Operator (admin) schemas: not part of the integrator OpenAPI document.
 
 /** `live` or `test`: which balance an operator credit goes to. */
-export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
+const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')]);
 
 /** Body of POST /admin/v1/organizations/{id}/balance-credits: `{environment, amount (dollars), note?}`. */
 export const AdminCreditBody = Type.Object(

@@ -8,7 +8,7 @@ const dataFile = (name: string) => new URL(`../../../data/${name}`, import.meta.
 const readJson = <T>(name: string): T => JSON.parse(fs.readFileSync(dataFile(name), 'utf8')) as T;
 
 /** data/price-catalog.json: our service prices in whole dollars. */
-export interface PriceCatalogFile {
+interface PriceCatalogFile {
   products: Array<{ type: string; name: string; description: string; defaultAmount: number; wholesaleAmount: number }>;
 }
 
@@ -31,22 +31,22 @@ export interface StateFeesFile {
 }
 
 /** data/expedited-formation-fees.json: ORD-FORM-5, dollars per state (LLC only). */
-export interface ExpeditedFeesFile {
+interface ExpeditedFeesFile {
   states: Record<string, number>;
 }
 
 /** Reads data/price-catalog.json. The data readers throw on a missing file or bad JSON (a broken checkout). */
-export const loadPriceCatalogFile = (): PriceCatalogFile => readJson('price-catalog.json');
+const loadPriceCatalogFile = (): PriceCatalogFile => readJson('price-catalog.json');
 /** Reads data/state-fees.json. */
 export const loadStateFeesFile = (): StateFeesFile => readJson('state-fees.json');
 /** Reads data/expedited-formation-fees.json. */
-export const loadExpeditedFeesFile = (): ExpeditedFeesFile => readJson('expedited-formation-fees.json');
+const loadExpeditedFeesFile = (): ExpeditedFeesFile => readJson('expedited-formation-fees.json');
 
 /**
  * Seeds the nine catalogue rows from data/price-catalog.json. Inserts only missing types, so the
  * operator's changes survive restarts (src/seeds.ts contract).
  */
-export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
+async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
   const { products } = loadPriceCatalogFile();
   for (const [i, p] of products.entries()) {
     if (!(PRODUCT_TYPES as readonly string[]).includes(p.type))
@@ -67,7 +67,7 @@ export async function seedPriceCatalog(pool: pg.Pool): Promise<void> {
  * (ORD-FORM-5; BILL-16). Provenance (notes, sources, confidence, unverifiedFields, report frequencies,
  * minimum taxes) is kept in `source`. Inserts only missing states; never overwrites operator edits.
  */
-export async function seedStateFees(pool: pg.Pool): Promise<void> {
+async function seedStateFees(pool: pg.Pool): Promise<void> {
   const { states, asOf } = loadStateFeesFile();
   const expedited = loadExpeditedFeesFile().states;
   for (const [state, s] of Object.entries(states)) {

@@ -26,9 +26,6 @@ export function balanceTransactionView(e: LedgerEntryRow) {
   };
 }
 
-/** A ledger entry as the API shows it (balanceTransactionView): amounts in dollars, timestamps ISO 8601. */
-export type BalanceTransaction = ReturnType<typeof balanceTransactionView>;
-
 /** The 402 insufficient_balance extras (BILL-3): cents in (cost and balance), dollars out, with the shortfall. */
 export function insufficientBalanceDetails(totalCents: number, balanceCents: number) {
   return {

@@ -7,7 +7,7 @@ import * as repo from './billing.repo.js';
 import type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 import { insufficientBalanceDetails } from './billing.views.js';
 
-export type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
+export type { LedgerEntryRow, LedgerLine } from './billing.repo.js';
 
 /**
  * What to append. `amountCents` is signed: positive for credits and reversals of debits, negative (or 0)
@@ -46,9 +46,7 @@ export async function appendLedgerEntry(tx: Db, tenant: Tenant, entry: LedgerEnt
 }
 
 /** What {@link postEntries} did: the entries written (ok), or nothing because the balance was short. Cents. */
-export type Posted =
-  | { ok: true; entries: LedgerEntryRow[]; balanceCents: number }
-  | { ok: false; balanceCents: number };
+type Posted = { ok: true; entries: LedgerEntryRow[]; balanceCents: number } | { ok: false; balanceCents: number };
 
 /**
  * Posts `entries` (in order) in ONE statement of the caller's transaction through the database function
@@ -59,7 +57,7 @@ export type Posted =
  * the balance moved in, across processes. The row lock is taken by this statement and held until the transaction
  * ends: call it last. Creates the balance row (0) when missing.
  */
-export async function postEntries(
+async function postEntries(
   tx: Db,
   tenant: Tenant,
   entries: LedgerEntryInput[],
@@ -99,18 +97,6 @@ export interface DebitLine {
   lineType: string;
   description: string;
   orderId?: string | null;
-}
-
-/**
- * Locks the balance and checks it covers `totalCents` (cents, >= 0) WITHOUT writing anything.
- * Useful to refuse a request before inserting its orders.
- * @returns the locked balance in cents. @throws AppError insufficient_balance (402) with the shortfall
- * in dollars in the message and as `shortfallAmount`, plus `requiredAmount` and `balance` (dollars).
- */
-export async function ensureFunds(tx: Db, tenant: Tenant, totalCents: number): Promise<number> {
-  const balance = await lockBalance(tx, tenant);
-  if (totalCents > balance) throw insufficientBalance(tenant, totalCents, balance);
-  return balance;
 }
 
 /**

@@ -7,7 +7,7 @@ import { NotifiedCache } from '../../lib/notified-cache.js';
 import { findStateFees, loadTenantPriceMap, type ProductType, type StateFeeRow, type TenantPrice } from './pricing.js';
 
 /** The channel migration 090's triggers notify on any change to prices or state fees (payload '*'). */
-export const PRICING_CHANNEL = 'pricing_changed';
+const PRICING_CHANNEL = 'pricing_changed';
 
 /** Longest life of a cached price or fee row, ms: a safety net only, changes are heard at once (BILL-19). */
 const PRICE_CACHE_TTL_MS = 60_000;

@@ -5,7 +5,7 @@ import * as repo from './prices.repo.js';
 import type { PriceJoinRow, StateFeeRow } from './prices.repo.js';
 import { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
-export type { PriceJoinRow, StateFeeRow } from './prices.repo.js';
+export type { StateFeeRow } from './prices.repo.js';
 export { PRODUCT_TYPES, type ProductType } from './product-types.js';
 
 /** The formation packages; only these may be disabled (PRICE-5). */
@@ -52,7 +52,7 @@ export interface TenantPrice {
 }
 
 /** A {@link PriceJoinRow} as the tenant's effective price (wholesale after override, retail never below it). */
-export function toTenantPrice(r: PriceJoinRow): TenantPrice {
+function toTenantPrice(r: PriceJoinRow): TenantPrice {
   return {
     type: r.type,
     name: r.name,
@@ -127,7 +127,7 @@ export const EXPEDITED_UNAVAILABLE_MESSAGE =
   'Expedited formation is not available for the selected state and entity type';
 
 /** The 400 of ORD-FORM-5: message exactly as the contract words it, field `formation.expedited`. */
-export function expeditedUnavailableError(): AppError {
+function expeditedUnavailableError(): AppError {
   return new AppError('validation_error', EXPEDITED_UNAVAILABLE_MESSAGE, {
     errors: [{ field: 'formation.expedited', message: EXPEDITED_UNAVAILABLE_MESSAGE }],
   });

@@ -7,7 +7,7 @@ import { stateFeeChange } from './billing.views.js';
 import { FEE_COLUMNS, FEE_FIELDS, type FeeField } from './fee-fields.js';
 import type { StateFeeRow } from './pricing.js';
 
-export { FEE_FIELDS, type FeeField } from './fee-fields.js';
+export { FEE_FIELDS } from './fee-fields.js';
 
 /** Changes to one state's schedule: fee fields in dollars (expeditedFormation null = not available). */
 export type StateFeeUpdate = Partial<Record<FeeField, number | null>> & { name?: string; note?: string };

@@ -7,9 +7,6 @@ import { belowWholesaleMessage } from './billing.views.js';
 import { PRODUCT_TYPES, type ProductType } from './pricing.js';
 import { parseProductType } from './prices.service.js';
 
-/** A retail price raised by PRICE-7 (cents); raisedPriceView presents it. */
-export type RaisedRetailPrice = Awaited<ReturnType<typeof repo.raiseRetailToFloor>>[number];
-
 /** One organization's wholesale price of one type, cents; `overridden` false means the default applies. */
 export interface OrgWholesale {
   organizationId: string;

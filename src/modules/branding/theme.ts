@@ -15,9 +15,9 @@ export interface Theme {
 }
 
 /** Primary colour (#rrggbb) when the organization sets no valid one. */
-export const DEFAULT_PRIMARY = '#1f3a5f';
+const DEFAULT_PRIMARY = '#1f3a5f';
 /** Accent colour (#rrggbb) when the organization sets no valid one. */
-export const DEFAULT_ACCENT = '#0f766e';
+const DEFAULT_ACCENT = '#0f766e';
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
 /** Builds the theme from `branding.primaryColor` / `accentColor` (invalid or missing: the defaults). */
@@ -34,7 +34,7 @@ export function brandTheme(branding: { primaryColor?: string | null; accentColor
 }
 
 /** WCAG contrast ratio of two '#rrggbb' colours (1 to 21). */
-export function contrastRatio(a: string, b: string): number {
+function contrastRatio(a: string, b: string): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (hi + 0.05) / (lo + 0.05);
 }

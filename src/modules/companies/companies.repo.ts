@@ -30,7 +30,7 @@ export interface CompanyRow extends CompanyColumns {
 }
 
 /** The value columns of `companies` (without keys, slug and timestamps), in insert order. */
-export const COMPANY_COLUMNS = [
+const COMPANY_COLUMNS = [
   'legal_name',
   'trade_name',
   'ein',

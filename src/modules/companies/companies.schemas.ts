@@ -9,11 +9,11 @@ const F = CompanyFieldsSchema.properties;
  * schema instead of a union, so a bad value gets one clear error rather than one per union branch.
  */
 function nullableString<T extends TSchema>(schema: T) {
-  const s = schema as unknown as { enum?: unknown[] };
+  const values: unknown[] | undefined = schema.enum;
   return Type.Unsafe<Static<T> | null>({
     ...schema,
     type: ['string', 'null'],
-    ...(s.enum ? { enum: [...s.enum, null] } : {}),
+    ...(values ? { enum: [...values, null] } : {}),
   });
 }
 

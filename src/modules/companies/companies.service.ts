@@ -18,8 +18,6 @@ import { companyRuleErrors, DEFAULT_FISCAL_END_MONTH, type CompanyInput } from '
 import { slugBase, nextFreeSlug } from './slug.js';
 import { withFields } from '../../lib/objects.js';
 
-export type { CompanyRow } from './companies.repo.js';
-
 /**
  * Inserts a company, its slug and the admin link in the caller's transaction (or on the pool; prefer a
  * transaction so the company and its admin row land together). The input is assumed already valid
@@ -29,7 +27,7 @@ export type { CompanyRow } from './companies.repo.js';
  * @param adminUserId id of a user of the tenant (not checked here); becomes a company admin.
  * @returns the inserted row.
  */
-export async function insertCompany(
+async function insertCompany(
   tx: Db,
   tenant: Tenant,
   input: CompanyInput,

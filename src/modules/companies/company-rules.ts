@@ -70,7 +70,7 @@ export const FORMATION_STATES = [
  * territories and military post offices, which are valid US mailing addresses (an officer may live there)
  * even though no company can be formed there.
  */
-export const US_ADDRESS_STATES: ReadonlySet<string> = new Set<string>([
+const US_ADDRESS_STATES: ReadonlySet<string> = new Set<string>([
   ...FORMATION_STATES,
   'PR',
   'GU',
@@ -150,7 +150,7 @@ export const AddressSchema = Type.Object(
 export type AddressInput = Static<typeof AddressSchema>;
 
 /** One Officer (CO-5), shape only; names per type and the title rules are companyRuleErrors' job. */
-export const OfficerSchema = Type.Object(
+const OfficerSchema = Type.Object(
   {
     type: stringEnum(['PERSON', 'COMPANY'] as const),
     firstName: Type.Optional(
@@ -218,7 +218,7 @@ const isSet = (v: unknown) => v !== undefined && v !== null;
  * wrong types) are the schema's job and are not repeated here.
  * @param prefix dotted path of the address including the trailing dot, e.g. 'officers.0.address.'.
  */
-export function addressRuleErrors(address: unknown, prefix: string): FieldError[] {
+function addressRuleErrors(address: unknown, prefix: string): FieldError[] {
   if (!isObject(address)) return [];
   const errors: FieldError[] = [];
   const { country, state, postalCode } = address;

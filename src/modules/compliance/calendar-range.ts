@@ -2,9 +2,9 @@ import { ValidationError, type FieldError } from '../../lib/errors.js';
 import { addMonthsIso, daysBetween, isIsoDate } from './calendar-dates.js';
 
 /** The default calendar: today to 18 months ahead (CAL-17). */
-export const DEFAULT_RANGE_MONTHS = 18;
+const DEFAULT_RANGE_MONTHS = 18;
 /** The longest range one request may ask for, in days (bounds the work of a request: CAL-17). */
-export const MAX_RANGE_DAYS = 5 * 366;
+const MAX_RANGE_DAYS = 5 * 366;
 
 /** Today's date in UTC, 'YYYY-MM-DD'. */
 export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);

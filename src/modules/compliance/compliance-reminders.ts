@@ -7,9 +7,9 @@ import { deadlinesOf, type DeadlineItem } from './company-deadlines.js';
 import * as repo from './compliance.repo.js';
 
 /** Days before a due date at which `compliance.deadline_approaching` is sent, largest first (CAL-20). */
-export const REMINDER_DAYS = [60, 30, 7] as const;
+const REMINDER_DAYS = [60, 30, 7] as const;
 /** How many days after a due date a missed report is still told (a worker down for days catches up: CAL-20). */
-export const MISSED_LOOKBACK_DAYS = 7;
+const MISSED_LOOKBACK_DAYS = 7;
 /** Companies whose calendars one batch computes (bounds memory and the size of each query). */
 const BATCH = 500;
 
@@ -29,7 +29,7 @@ export interface EmittedReminder {
  * reached (a report first seen 20 days before its due date gets the 30-day reminder only), `missed` from the day
  * after the due date; none for a report that is filed or covered by a submitted or pending annual report order.
  */
-export function reminderFor(item: DeadlineItem, asOf: string): { threshold: string; daysUntilDue: number } | null {
+function reminderFor(item: DeadlineItem, asOf: string): { threshold: string; daysUntilDue: number } | null {
   if (item.status === 'filed' || item.coveredByPendingOrder) return null;
   const daysUntilDue = daysBetween(asOf, item.dueDate);
   if (daysUntilDue < 0) return daysUntilDue >= -MISSED_LOOKBACK_DAYS ? { threshold: 'missed', daysUntilDue } : null;

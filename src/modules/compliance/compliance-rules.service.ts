@@ -9,7 +9,7 @@ import { ruleProblems, type StateRule } from './due-date-rules.js';
  */
 
 /** Operator view of a jurisdiction's rules. */
-export function ruleView(r: repo.RuleRow) {
+function ruleView(r: repo.RuleRow) {
   return {
     state: r.state,
     ...r.rule,

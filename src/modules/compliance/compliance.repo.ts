@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import type { StateRule } from './due-date-rules.js';
 
 /** What the calendar reads of a company (dates as 'YYYY-MM-DD'). */
@@ -70,12 +71,11 @@ export function listFiledQualifications(db: Db, companyIds: string[]): Promise<Q
 }
 
 /** An annual report order that covers a jurisdiction and filing year (CAL-16, CAL-20). */
-export interface ReportOrderRow {
-  id: string;
-  company_id: string;
+export interface ReportOrderRow extends Pick<OrderRow, 'id' | 'company_id'> {
+  /** The order's filing_state. */
   state: string;
   filing_year: number;
-  filing_status: 'submitted' | 'pending' | 'filed';
+  filing_status: Extract<OrderRow['filing_status'], 'submitted' | 'pending' | 'filed'>;
 }
 
 /**
@@ -242,26 +242,6 @@ export async function setReminderEvents(tx: Db, keys: ReminderKey[], eventIds: s
         })),
       ),
     ],
-  );
-}
-
-/** A reminder sent. */
-export interface ReminderRow {
-  company_id: string;
-  jurisdiction: string;
-  kind: string;
-  due_date: string;
-  threshold: string;
-  event_id: string | null;
-  sent_at: Date;
-}
-/** The tenant's reminders, newest first, at most `limit`. */
-export function listReminders(db: Db, tenant: Tenant, limit = 100): Promise<ReminderRow[]> {
-  return many<ReminderRow>(
-    db,
-    `SELECT company_id, jurisdiction, kind, due_date::text, threshold, event_id, sent_at FROM compliance_reminders
-      WHERE organization_id = $1 AND environment = $2 ORDER BY sent_at DESC, company_id LIMIT $3`,
-    [tenant.organizationId, tenant.environment, limit],
   );
 }
 

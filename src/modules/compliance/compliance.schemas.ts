@@ -5,8 +5,7 @@ import { FORMATION_STATES } from '../companies/company-rules.js';
 const IsoDate = (description: string) =>
   Type.String({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', minLength: 10, maxLength: 10, description });
 
-/** The calendar statuses (CAL-16). */
-export const STATUSES = ['upcoming', 'open', 'overdue', 'filed'] as const;
+// The calendar statuses (CAL-16).
 const statusSchema = (description: string) =>
   Type.Union([Type.Literal('upcoming'), Type.Literal('open'), Type.Literal('overdue'), Type.Literal('filed')], {
     description,
@@ -77,7 +76,7 @@ const itemFields = {
 };
 
 /** One item of GET /companies/{id}/compliance-calendar. */
-export const CalendarItemSchema = Type.Object(itemFields, {
+const CalendarItemSchema = Type.Object(itemFields, {
   title: 'ComplianceCalendarItem',
   additionalProperties: false,
 });
@@ -94,7 +93,7 @@ export const CalendarSchema = Type.Object(
 );
 
 /** One item of GET /compliance-deadlines: a calendar item with its company. */
-export const DeadlineSchema = Type.Object(
+const DeadlineSchema = Type.Object(
   {
     ...itemFields,
     companyId: Type.String({ maxLength: 100, description: 'prefix comp_' }),

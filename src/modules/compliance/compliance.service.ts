@@ -55,7 +55,7 @@ export interface DeadlinesQuery extends RangeQuery {
 }
 
 /** The deadlines of many companies in one list: filters, then keyset on the id (due date order, CAL-17). */
-export function pageDeadlines(items: DeadlineItem[], q: DeadlinesQuery): Page<DeadlineItem> {
+function pageDeadlines(items: DeadlineItem[], q: DeadlinesQuery): Page<DeadlineItem> {
   const limit = q.limit ?? 20;
   const kept = items
     .filter(

@@ -23,7 +23,7 @@ export function deadlineView<T extends { estimatedStateFeeCents: number | null }
 }
 
 /** Calendar statuses in words, with the tone of their badge (CAL-16). */
-export const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone: string }> = {
+const STATUS_LABELS: Record<DeadlineItem['status'], { label: string; tone: string }> = {
   upcoming: { label: 'Upcoming', tone: 'muted' },
   open: { label: 'Open for filing', tone: 'info' },
   overdue: { label: 'Overdue', tone: 'warning' },

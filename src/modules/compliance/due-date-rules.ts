@@ -7,7 +7,7 @@ import fs from 'node:fs';
  */
 
 /** How a regular report's due date is computed (CAL-4 .. CAL-10). */
-export const RULE_KINDS = [
+const RULE_KINDS = [
   'fixed_date',
   'anniversary_month_end',
   'anniversary_date',
@@ -20,12 +20,12 @@ export const RULE_KINDS = [
 export type RuleKind = (typeof RULE_KINDS)[number];
 
 /** annual | biennial | none. */
-export type Frequency = 'annual' | 'biennial' | 'none';
+type Frequency = 'annual' | 'biennial' | 'none';
 /** Confidence of a researched rule (see the data file's field definitions). */
 export type Confidence = 'high' | 'medium' | 'low';
 
 /** A month/day pair, e.g. {month: 5, day: 1}; optional yearOffset (-1 = the previous calendar year). */
-export interface MonthDay {
+interface MonthDay {
   month: number;
   day: number;
   yearOffset?: number;
@@ -56,7 +56,7 @@ export interface RuleParams {
 }
 
 /** Biennial cycle (CAL-11). */
-export interface BiennialCycle {
+interface BiennialCycle {
   basis: 'formation_year_parity' | 'fixed_parity' | 'every_second_year_from_first' | 'state_assigned';
   parity?: 'even' | 'odd';
   optional?: boolean;
@@ -64,7 +64,7 @@ export interface BiennialCycle {
 }
 
 /** When the first regular report is due (CAL-12). */
-export interface FirstReport {
+interface FirstReport {
   rule:
     | 'following_calendar_year'
     | 'first_cycle_year_after_formation'
@@ -85,14 +85,14 @@ export interface InitialReport {
 }
 
 /** A source of a rule: kind official | statute | regulation | legislative | secondary. */
-export interface RuleSource {
+interface RuleSource {
   url: string;
   kind: string;
   note?: string;
 }
 
 /** The overrides a foreign (out-of-state) entity gets on top of the domestic rule (CAL-2). */
-export interface ForeignOverride {
+interface ForeignOverride {
   frequency?: Frequency;
   reportName?: string | null;
   ruleKind?: RuleKind | null;

@@ -21,7 +21,7 @@ import { formAction, parseDollars } from './console.forms.js';
 import { actorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
 
 /** Labels of the fee fields of the state fee schedule, in table order. */
-export const FEE_LABELS: Record<string, string> = {
+const FEE_LABELS: Record<string, string> = {
   llcFormation: 'LLC formation',
   corpFormation: 'Corporation formation',
   llcForeignQualification: 'Foreign LLC qualification',

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
 import { AppError } from '../../lib/errors.js';
-import { randomToken, safeEqual } from '../../lib/secrets.js';
+import { randomToken } from '../../lib/secrets.js';
 import type { ConsoleSession } from './sessions.js';
 import { viewHelpers } from './view-helpers.js';
 
@@ -33,33 +33,16 @@ export function cookieOptions(ctx: AppContext, request: FastifyRequest, maxAgeSe
   };
 }
 
-/** A one-shot message shown on the next page (kept in a short-lived cookie, read and cleared on render). */
-export interface Flash {
-  kind: 'ok' | 'error';
-  text: string;
-}
-
 /** Sets the message shown on the next rendered page (60-second cookie). */
-export function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
-  reply.setCookie(
-    COOKIES.flash,
-    Buffer.from(JSON.stringify(flash)).toString('base64url'),
-    cookieOptions(ctx, request, 60),
-  );
+function setFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
+  reply.setCookie(COOKIES.flash, encodeFlash(flash), cookieOptions(ctx, request, 60));
 }
 
 function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Flash | null {
   const raw = request.cookies[COOKIES.flash];
   if (!raw) return null;
   reply.clearCookie(COOKIES.flash, cookieOptions(ctx, request));
-  try {
-    const f = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Flash;
-    return (f.kind === 'ok' || f.kind === 'error') && typeof f.text === 'string'
-      ? { kind: f.kind, text: f.text.slice(0, 500) }
-      : null;
-  } catch {
-    return null;
-  }
+  return decodeFlash(raw);
 }
 
 /** Redirects after a POST (303 so the browser follows with GET), optionally with a flash message. */
@@ -108,25 +91,12 @@ export function render(
 }
 
 /**
- * The CSRF token of a POST body: `_csrf` of a url-encoded form, or the `_csrf` field of a multipart form
- * (with attachFieldsToBody its value sits in `{value}`).
- */
-export function bodyCsrf(body: unknown): string {
-  const raw = (body as Record<string, unknown> | undefined)?._csrf;
-  if (typeof raw === 'string') return raw;
-  if (raw && typeof raw === 'object' && 'value' in raw) return String((raw as { value: unknown }).value);
-  return '';
-}
-
-/**
  * Synchronizer-token check for every POST of a signed-in operator: the body's `_csrf` must equal the
  * token stored with the session in PostgreSQL.
  * @throws AppError forbidden (rendered as the "form expired" page).
  */
 export function checkSessionCsrf(request: FastifyRequest): void {
-  const session = request.consoleSession;
-  const sent = bodyCsrf(request.body);
-  if (!session || !sent || !safeEqual(sent, session.csrfToken)) {
+  if (!carriesToken(request.body, request.consoleSession?.csrfToken)) {
     throw new AppError(
       'forbidden',
       'This form has expired or did not come from the console. Go back, reload the page and try again.',
@@ -150,14 +120,13 @@ export function issueLoginCsrf(ctx: AppContext, request: FastifyRequest, reply: 
 /** @throws AppError forbidden when the login form's token does not match its cookie. */
 export function checkLoginCsrf(ctx: AppContext, request: FastifyRequest): void {
   const nonce = request.cookies[COOKIES.login];
-  const sent = bodyCsrf(request.body);
-  if (!nonce || !sent || !safeEqual(sent, loginToken(ctx, nonce))) {
+  if (!nonce || !carriesToken(request.body, loginToken(ctx, nonce))) {
     throw new AppError('forbidden', 'The sign-in form has expired. Reload the page and try again.');
   }
 }
 
 function loginToken(ctx: AppContext, nonce: string): string {
-  return createHmac('sha256', `console-login-csrf:${ctx.secrets.fileUrlSecret}`).update(nonce).digest('base64url');
+  return nonceToken(ctx.secrets.fileUrlSecret, 'console-login-csrf', nonce);
 }
 
 /** A form field as a trimmed string ('' when absent); multipart fields arrive as `{value}`. */

@@ -20,7 +20,7 @@ export interface OperatorView {
 }
 
 /** The operator without its password hash; dates as ISO strings. */
-export function serializeOperator(o: repo.OperatorRow): OperatorView {
+function serializeOperator(o: repo.OperatorRow): OperatorView {
   return {
     id: o.id,
     email: o.email,

@@ -71,7 +71,7 @@ function shortActor(actor: string, names: Map<string, string>): string {
 }
 
 /** `operator:op_…` -> 'Ada Admin <ada@example.com>'; other actors (api, cli, test_helper) as they are. */
-export function actorLabel(actor: string, names: Map<string, string>): string {
+function actorLabel(actor: string, names: Map<string, string>): string {
   if (!actor.startsWith('operator:')) return actor;
   const name = names.get(actor.slice('operator:'.length));
   return name ? `${name} (${actor})` : actor;

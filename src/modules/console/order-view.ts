@@ -34,7 +34,7 @@ const SECRET_KEY = /ssn|itin|social|tax_?id|tin$/i;
 const SSN_SHAPE = /^\d{3}-?\d{2}-?\d{4}$/;
 
 /** Last four digits only: '•••-••-6789'. */
-export function maskSecret(value: unknown): string {
+function maskSecret(value: unknown): string {
   const digits = String(value ?? '').replace(/\D/g, '');
   return digits.length >= 4 ? `•••-••-${digits.slice(-4)}` : '•••';
 }
@@ -54,7 +54,7 @@ export function maskDeep(value: unknown, key = ''): unknown {
 }
 
 /** 'line1, line2, City, ST 12345, US'. */
-export function formatAddress(a: unknown): string {
+function formatAddress(a: unknown): string {
   if (!a || typeof a !== 'object') return '—';
   const x = a as Record<string, string | undefined>;
   const street = [x.line1 ?? x.addressStreet, x.line2].filter(Boolean).join(', ');
@@ -85,7 +85,7 @@ function toParty(p: unknown): PartySection {
 }
 
 /** Flattens an object into label/value rows ('responsibleParty.firstName'), masking secrets. */
-export function kvRows(value: unknown, prefix = ''): KvRow[] {
+function kvRows(value: unknown, prefix = ''): KvRow[] {
   if (value === null || value === undefined) return prefix ? [{ label: prefix, value: '—' }] : [];
   if (Array.isArray(value)) {
     if (value.every((v) => v === null || typeof v !== 'object'))

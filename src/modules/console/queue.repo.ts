@@ -8,7 +8,7 @@ import { withFields } from '../../lib/objects.js';
 export const QUEUE_STATUSES = ['submitted', 'pending', 'exception'] as const;
 
 /** Every order type the filing team files: the API's products, the DBA of formation tier 3 and certificates. */
-export const QUEUE_ORDER_TYPES = [...ORDER_TYPES, 'dba', 'certificate_of_good_standing'] as const;
+const QUEUE_ORDER_TYPES = [...ORDER_TYPES, 'dba', 'certificate_of_good_standing'] as const;
 
 /** One of QUEUE_STATUSES. */
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];

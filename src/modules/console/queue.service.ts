@@ -4,7 +4,7 @@ import { listUnsettledRefunds } from '../payments/payments.repo.js';
 import * as q from './queue.repo.js';
 
 /** Queue rows per page. */
-export const QUEUE_PAGE_SIZE = 50;
+const QUEUE_PAGE_SIZE = 50;
 
 /**
  * What the work queue page shows for a query string (CONS-2): one keyset page of the filtered queue, the counts per
@@ -47,7 +47,7 @@ export async function queuePageView(ctx: AppContext, query: Record<string, strin
 }
 
 /** Queue filters from the query string; unknown values are ignored. Live is the default environment. */
-export function parseQueueFilter(query: Record<string, string | undefined>): q.QueueFilter {
+function parseQueueFilter(query: Record<string, string | undefined>): q.QueueFilter {
   const environment: Environment = query.environment === 'test' ? 'test' : 'live';
   const status = (q.QUEUE_STATUSES as readonly string[]).includes(query.status ?? '')
     ? (query.status as q.QueueStatus)

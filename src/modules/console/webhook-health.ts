@@ -17,7 +17,7 @@ export function deliveryBacklog(db: Db): Promise<WebhookBacklog> {
 }
 
 /** Webhook health looks back this far for attempt counts. */
-export const HEALTH_WINDOW_HOURS = 24;
+const HEALTH_WINDOW_HOURS = 24;
 
 /** One organization's webhook summary across both environments. */
 export interface OrgWebhookSummary {

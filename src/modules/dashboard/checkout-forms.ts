@@ -36,7 +36,7 @@ export interface LockedCheckoutForm {
 }
 
 /** The order-group idempotency key of a form token (never the token itself: only its hash is stored). */
-export function checkoutKey(token: IssuedFormToken): string {
+function checkoutKey(token: IssuedFormToken): string {
   return `dashboard-checkout:${sha256(token)}`;
 }
 

@@ -3,8 +3,7 @@ import type { Db } from '../../lib/db.js';
 import type { Keyring } from '../../lib/secret-box.js';
 import type { FieldError } from '../../lib/errors.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
-import type { OrderBodyInput } from '../orders/orders.schemas.js';
-import { placeOrderInTx } from '../orders/orders.service.js';
+import { placeOrderInTx, type CheckedOrderBody } from '../orders/orders.service.js';
 import { placeCertificateInTx } from './certificate-orders.js';
 import { lockCheckoutForm, placedByForm, type IssuedFormToken } from './checkout-forms.js';
 import type { FormValues } from './checkout.forms.js';
@@ -51,15 +50,18 @@ export interface CheckoutSubmit {
   hosted?: { siteUrl: string; customerEmail: string };
 }
 
-/** What a checkout places once paid (or at once when the organization pays): an order request, or a certificate. */
+/**
+ * What a checkout places once paid (or at once when the organization pays): an order request (checked when the form
+ * was submitted), or a certificate.
+ */
 export type PlacementIntent =
-  | { kind: 'order'; body: OrderBodyInput; pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } }
+  | { kind: 'order'; body: CheckedOrderBody; pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } }
   | { kind: 'certificate'; userId: string; companyId: string; filingState: string };
 
 /**
  * Places a checkout's orders inside the caller's transaction: the one placement of every dashboard order, by
- * balance, sandbox card or hosted payment (PAY-3: retail, wholesale and margin recorded the same way). The pure
- * request rules must have run (submitCheckout does). With `idempotencyKey` an earlier group under that key is returned.
+ * balance, sandbox card or hosted payment (PAY-3: retail, wholesale and margin recorded the same way). With
+ * `idempotencyKey` an earlier group under that key is returned.
  * `dataKeys` seals an EIN responsible party's tax id (ORD-EIN-6).
  * @returns the group (null when nothing was created), the company and the total in cents.
  * @throws AppError from the database rules; insufficient_balance (402) for balance billing.

@@ -6,7 +6,7 @@ import type { FieldDef, Section } from './checkout.fields.js';
 export type FormValues = Record<string, string>;
 
 /** Flattens the fields of sections. */
-export function fieldsOf(sections: Section[]): FieldDef[] {
+function fieldsOf(sections: Section[]): FieldDef[] {
   return sections.flatMap((s) => s.rows.flat());
 }
 

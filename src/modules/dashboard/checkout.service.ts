@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext, Tenant } from '../../context.js';
 import { rollbackToSavepoint, savepoint, withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
-import { validated } from '../../lib/validation.js';
 import { loadTenantPriceMap, type ProductType, type TenantPrice } from '../billing/pricing.js';
 import type { OrganizationRow } from '../organizations/organizations.repo.js';
 import { findActiveRegisteredAgent, findEinOrder, findPaidQualification } from '../orders/orders.repo.js';
-import { OrderBody, type OrderBodyInput } from '../orders/orders.schemas.js';
 import {
+  checkedOrderBody,
   checkOrderFacts,
-  orderRuleErrors,
   planOrder,
+  type CheckedOrderBody,
   type OrderFacts,
+  type PlanRequest,
   type PricedLine,
 } from '../orders/orders.service.js';
 import { paymentProviderFor, recordPayment } from '../payments/payments.service.js';
@@ -110,27 +110,49 @@ export async function summaryLines(
   activeAgent: boolean,
 ): Promise<PricedLine[]> {
   if (product === 'certificate-of-good-standing') return [await certificateLine(db, tenant, o.filingState, billing)];
-  const { body, pricing } = buildOrderBody(product, o, {}, [], 'user_preview', company?.id ?? null, activeAgent);
-  // The planner only reads which products are present; a minimal ein object stands for the real one.
-  const previewEin = { responsibleParty: { taxId: '' } };
-  if (product === 'ein') body.ein = previewEin;
-  if (product === 'formation') {
-    body.formation = { company: { entityType: o.entityType } };
-    if (o.tier >= 2) body.ein = previewEin;
-  }
-  if (product === 'foreign-qualification' && o.agent === 'supply') body.foreignQualification = { registeredAgent: {} };
   const facts: OrderFacts = {
     companyId: company?.id ?? null,
     entityType: company?.entity_type ?? o.entityType,
     formationState: company?.formation_state ?? o.filingState,
     activeAgent: activeAgent && company ? await findActiveRegisteredAgent(db, tenant, company.id, o.filingState) : null,
   };
-  const plan = await planOrder(db, tenant, body as unknown as OrderBodyInput, facts, {
-    ...pricing,
+  const plan = await planOrder(db, tenant, previewRequest(product, o, activeAgent), facts, {
+    formationTier: product === 'formation' ? o.tier : undefined,
     dbaName: 'preview',
     billing,
   });
   return plan.lines;
+}
+
+/**
+ * The request the form will place, as far as pricing reads it: the products it holds (the same as buildOrderBody
+ * puts in the body: tiers 2-3 add the EIN and registered agent service, a foreign qualification orders the agent
+ * unless supplied or already active) and the options that change a price. Minimal objects stand for the form's.
+ */
+function previewRequest(
+  product: Exclude<ProductKey, 'certificate-of-good-standing'>,
+  o: CheckoutOptions,
+  activeAgent: boolean,
+): PlanRequest {
+  const ein = { responsibleParty: { taxId: '' } };
+  switch (product) {
+    case 'formation':
+      return o.tier >= 2
+        ? { filingState: o.filingState, formation: {}, ein, registeredAgent: { isChangeOfAgent: false } }
+        : { filingState: o.filingState, formation: {} };
+    case 'ein':
+      return { filingState: o.filingState, ein };
+    case 'annual-report':
+      return { filingState: o.filingState, annualReport: { filingYear: o.filingYear } };
+    case 'registered-agent':
+      return { filingState: o.filingState, registeredAgent: { isChangeOfAgent: o.changeOfAgent } };
+    case 'foreign-qualification':
+      return {
+        filingState: o.filingState,
+        foreignQualification: o.agent === 'supply' ? { registeredAgent: {} } : true,
+        registeredAgent: o.agent === 'order' && !activeAgent ? { isChangeOfAgent: false } : undefined,
+      };
+  }
 }
 
 type PlaceFn = (
@@ -150,7 +172,7 @@ type PlaceFn = (
 export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promise<CheckoutOutcome> {
   const billing = billingOf(s.organization);
   const errors: FieldError[] = [];
-  let body: OrderBodyInput | null = null;
+  let body: CheckedOrderBody | null = null;
   let pricing: { formationTier?: 1 | 2 | 3; dbaName?: string } = {};
   if (s.product !== 'certificate-of-good-standing') {
     const built = buildOrderBody(
@@ -164,7 +186,10 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
     );
     pricing = built.pricing;
     try {
-      body = validated(OrderBody, built.body, [orderRuleErrors]);
+      // The request's one check of its schema and rules, raised as field errors for the form.
+      body = checkedOrderBody(built.body, [], (errors) => {
+        throw new ValidationError(errors);
+      });
     } catch (err) {
       // Shown on the form with the card and trade-name errors below, not thrown.
       if (!(err instanceof ValidationError)) throw err;
@@ -179,7 +204,6 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
   if (card) errors.push(...card.errors);
   if (errors.length) return { ok: false, errors: dedupe(errors), message: null };
 
-  // The pure request rules ran above, so placeOrderInTx (which does not re-run them) is safe here.
   const intent: PlacementIntent = body
     ? { kind: 'order', body, pricing }
     : { kind: 'certificate', userId: s.userId, companyId: s.company!.id, filingState: s.options.filingState };
@@ -204,7 +228,7 @@ async function chargeAndPlace(
   ctx: AppContext,
   s: CheckoutSubmit,
   card: NonNullable<ReturnType<typeof readCard>['card']>,
-  body: OrderBodyInput | null,
+  body: CheckedOrderBody | null,
   pricing: object,
   place: PlaceFn,
 ): Promise<CheckoutOutcome> {

@@ -16,7 +16,7 @@ export interface CompanySummaryRow extends CompanyRow {
 }
 
 /** An order as the dashboard lists it: the orders module's summary columns and the company's legal name. */
-export interface OrderRow extends OrderSummaryRow {
+export interface ListedOrderRow extends OrderSummaryRow {
   company_name: string;
 }
 
@@ -99,7 +99,7 @@ export function findOrderForUser(
   tenant: Tenant,
   userId: string,
   orderId: string,
-): Promise<(OrderRow & { responsible_party: Record<string, unknown> | null }) | null> {
+): Promise<(ListedOrderRow & { responsible_party: Record<string, unknown> | null }) | null> {
   return one(
     db,
     `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_name, o.details -> 'responsibleParty' AS responsible_party
@@ -110,8 +110,13 @@ export function findOrderForUser(
 }
 
 /** A company's orders, newest first (one page, limit + 1 rows). */
-export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string, page: ListPage): Promise<OrderRow[]> {
-  return many<OrderRow>(
+export function listOrdersForCompany(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  page: ListPage,
+): Promise<ListedOrderRow[]> {
+  return many<ListedOrderRow>(
     db,
     `${ORDER_SELECT} WHERE o.company_id = $1 AND o.organization_id = $2 AND o.environment = $3 AND ($4::text IS NULL OR ${ORDERS_AFTER.replace('$AFTER', '$4')})
       ORDER BY o.created_at DESC, o.id DESC LIMIT $5`,
@@ -120,8 +125,8 @@ export function listOrdersForCompany(db: Db, tenant: Tenant, companyId: string, 
 }
 
 /** Orders of every company the user administers, newest first (one page, limit + 1 rows). */
-export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, page: ListPage): Promise<OrderRow[]> {
-  return many<OrderRow>(
+export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, page: ListPage): Promise<ListedOrderRow[]> {
+  return many<ListedOrderRow>(
     db,
     `${ORDER_SELECT} WHERE o.organization_id = $1 AND o.environment = $2 AND ${ADMIN_OF} AND ($4::text IS NULL OR ${ORDERS_AFTER.replace('$AFTER', '$4')})
       ORDER BY o.created_at DESC, o.id DESC LIMIT $5`,
@@ -130,8 +135,13 @@ export function listOrdersForUser(db: Db, tenant: Tenant, userId: string, page: 
 }
 
 /** The orders of one checkout (order group) of a company. */
-export function listOrdersOfGroup(db: Db, tenant: Tenant, companyId: string, groupId: string): Promise<OrderRow[]> {
-  return many<OrderRow>(
+export function listOrdersOfGroup(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  groupId: string,
+): Promise<ListedOrderRow[]> {
+  return many<ListedOrderRow>(
     db,
     `${ORDER_SELECT} WHERE o.group_id = $1 AND o.company_id = $2 AND o.organization_id = $3 AND o.environment = $4 ORDER BY o.id`,
     [groupId, companyId, tenant.organizationId, tenant.environment],

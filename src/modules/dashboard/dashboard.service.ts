@@ -9,7 +9,7 @@ import * as repo from './dashboard.repo.js';
 import type { DashboardSession } from './sessions.js';
 
 /** Rows per page of the dashboard's lists (companies, orders, documents). */
-export const PAGE_SIZE = 25;
+const PAGE_SIZE = 25;
 const CURSOR_SHAPE = /^[a-z]+_[A-Za-z0-9]{1,64}$/;
 
 /** The keyset cursor of a list from the query string: an id of the previous page's last row, or null (first page). */

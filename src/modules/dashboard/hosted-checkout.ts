@@ -281,15 +281,16 @@ export async function returnView(
 // data) and cleared when the checkout settles.
 
 /** Seals a placement intent for card_checkouts.intent (jsonb `{sealed}`). */
-export function sealIntent(keyring: Keyring, checkoutId: string, intent: PlacementIntent): { sealed: string } {
+function sealIntent(keyring: Keyring, checkoutId: string, intent: PlacementIntent): { sealed: string } {
   return { sealed: seal(keyring, JSON.stringify(intent), checkoutId) };
 }
 
 /** The intent back, or null when it cannot be opened (cleared, its key no longer configured, tampered with). */
-export function openIntent(keyring: Keyring, checkoutId: string, stored: unknown): PlacementIntent | null {
+function openIntent(keyring: Keyring, checkoutId: string, stored: unknown): PlacementIntent | null {
   const sealed = (stored as { sealed?: unknown } | null)?.sealed;
   if (typeof sealed !== 'string') return null;
   try {
+    // Only sealIntent wrote it (the seal is authenticated), so an order's body is still the checked one it sealed.
     return JSON.parse(open(keyring, sealed, checkoutId)) as PlacementIntent;
   } catch {
     return null;

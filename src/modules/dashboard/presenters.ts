@@ -2,7 +2,7 @@ import { formatCents } from '../../lib/money.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import { awaitsResponsibleParty } from '../filings/ein-corrections.js';
 import { formatDate, ORDER_TYPE_LABELS } from '../branding/wording.js';
-import type { CompanyRow, OrderRow } from './dashboard.repo.js';
+import type { CompanyRow, ListedOrderRow } from './dashboard.repo.js';
 
 /** Status names a customer understands, with a tone for the badge (FIL-1, DASH-2). */
 const STATUS: Record<string, { label: string; tone: string }> = {
@@ -14,7 +14,7 @@ const STATUS: Record<string, { label: string; tone: string }> = {
 };
 
 /** An order as the pages show it; the exception reason is the standard description of its code, in words. */
-export function presentOrder(o: OrderRow) {
+export function presentOrder(o: ListedOrderRow) {
   const status = STATUS[o.filing_status] ?? { label: o.filing_status, tone: 'muted' };
   return {
     id: o.id,
@@ -42,7 +42,7 @@ export function presentOrder(o: OrderRow) {
 }
 
 /** 'line1, line2, City, ST 12345, US' */
-export function formatAddress(a: Record<string, string> | null | undefined): string {
+function formatAddress(a: Record<string, string> | null | undefined): string {
   if (!a) return '';
   const cityLine = [a.city, [a.state, a.postalCode].filter(Boolean).join(' ')].filter(Boolean).join(', ');
   return [a.line1, a.line2, cityLine, a.country].filter(Boolean).join(', ');

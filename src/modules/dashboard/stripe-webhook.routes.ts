@@ -5,7 +5,7 @@ import { stripeProvider } from '../payments/payments.service.js';
 import { handleStripeEvent } from './stripe-events.js';
 
 /** Largest Stripe event accepted, in bytes (Checkout Session events are a few KB). */
-export const STRIPE_WEBHOOK_BODY_LIMIT = 256 * 1024;
+const STRIPE_WEBHOOK_BODY_LIMIT = 256 * 1024;
 
 /**
  * `POST /stripe/webhook` (PAY-3, PAY-4): Stripe's events about Checkout Sessions. Unauthenticated, so bounded in

@@ -8,7 +8,7 @@ const typeList = Object.entries(DOCUMENT_TYPES)
   .join('\n');
 
 /** A documentType in requests and filters: DOCUMENT_TYPE_PATTERN, the known values listed in its description. */
-export const DocumentTypeSchema = Type.String({
+const DocumentTypeSchema = Type.String({
   pattern: DOCUMENT_TYPE_PATTERN,
   description: `Kind of document: a lowercase identifier (letters, digits, \`_\`, \`.\`, \`-\`; at most 64 characters). The list is open; the values this service produces are below, and another well-formed value is stored as given:\n${typeList}`,
 });

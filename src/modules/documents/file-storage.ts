@@ -16,7 +16,7 @@ export function storageKeyFor(environment: string, documentId: string): string {
 }
 
 /** Absolute path of a storage key; refuses keys that would leave the storage directory. */
-export function storagePath(config: Pick<Config, 'storageDir'>, key: string): string {
+function storagePath(config: Pick<Config, 'storageDir'>, key: string): string {
   const root = path.resolve(config.storageDir);
   const full = path.resolve(root, key);
   if (!full.startsWith(root + path.sep)) throw new Error(`storage key escapes the storage directory: ${key}`);
@@ -81,7 +81,7 @@ const SIGNATURES: Array<[string, number[][]]> = [
 export const ALLOWED_FILE_TYPES = SIGNATURES.map(([type]) => type);
 
 /** The content type of `bytes` by its signature, or null when it is none of ALLOWED_FILE_TYPES. */
-export function sniffFileType(bytes: Uint8Array): string | null {
+function sniffFileType(bytes: Uint8Array): string | null {
   for (const [type, signatures] of SIGNATURES) {
     if (signatures.some((sig) => sig.every((b, i) => bytes[i] === b))) return type;
   }

@@ -101,6 +101,6 @@ export async function getEvent(db: Db, tenant: Tenant, eventId: string): Promise
 }
 
 /** An events row as the envelope `{id, type, createdAt (ISO 8601, ms, UTC), data}`. */
-export function toEnvelope(row: repo.EventRow): EventEnvelope {
+function toEnvelope(row: repo.EventRow): EventEnvelope {
   return { id: row.id, type: row.type, createdAt: row.created_at.toISOString(), data: row.data };
 }

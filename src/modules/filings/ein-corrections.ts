@@ -7,20 +7,16 @@ import { ResponsiblePartySchema, type ResponsibleParty } from '../orders/ein.sch
 import { replaceResponsibleParty } from '../orders/ein-tax-ids.js';
 import { responsiblePartyErrors } from '../orders/order-rules.js';
 import { changeOrderStatus } from '../orders/order-status.js';
-import type { OrderRow } from '../orders/orders.repo.js';
+import type { OrderRow, OrderSummaryRow } from '../orders/orders.repo.js';
 import * as repo from './filings.repo.js';
 import { tenantOf } from './filings.service.js';
 import { orderStateOf, planTransition, todayUtc } from './transitions.js';
 
 /** The exception codes under which the IRS refused the responsible party (FIL-12): 483 SSN rejected, 484 name mismatch. */
-export const CORRECTABLE_EXCEPTION_CODES: readonly string[] = ['483', '484'];
+const CORRECTABLE_EXCEPTION_CODES: readonly string[] = ['483', '484'];
 
 /** Whether an order waits for a corrected responsible party (ORD-EIN-8): an EIN order in exception 483 or 484. */
-export function awaitsResponsibleParty(o: {
-  order_type: string;
-  filing_status: string;
-  exception_code: string | null;
-}): boolean {
+export function awaitsResponsibleParty(o: Pick<OrderRow, 'order_type' | 'filing_status' | 'exception_code'>): boolean {
   return (
     o.order_type === 'ein' &&
     o.filing_status === 'exception' &&
@@ -74,7 +70,7 @@ export async function correctResponsibleParty(
   });
 }
 
-function notAwaitingCorrection(o: repo.OrderRow): AppError {
+function notAwaitingCorrection(o: OrderSummaryRow): AppError {
   const now =
     o.filing_status === 'exception' ? `in exception ${o.exception_code}` : `${o.filing_status}, not in exception`;
   const what = o.order_type === 'ein' ? `EIN order ${o.id} is ${now}` : `Order ${o.id} is not an EIN order`;

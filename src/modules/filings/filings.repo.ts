@@ -2,18 +2,9 @@ import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import type { LedgerEntryRow } from '../billing/ledger.js';
 import type { DocumentRow } from '../documents/documents.repo.js';
-import { orderSummaryColumns, type OrderRow as FullOrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
+import { orderSummaryColumns, type OrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
+import type { FilingStatus } from '../orders/order-statuses.js';
 import { type RequestGroup, type RequestOrder, requestFromOrders } from '../orders/placed-request.js';
-import type { FilingStatus } from './transitions.js';
-
-/**
- * An orders row as the filing pipeline reads it: the orders module's summary columns, with the statuses narrowed
- * to the pipeline's own types. Dates 'YYYY-MM-DD'; money in cents.
- */
-export interface OrderRow extends OrderSummaryRow {
-  filing_status: FilingStatus;
-  subscription_status: 'active' | 'canceled' | 'past_due' | null;
-}
 
 /** An order_status_history row; filing_date 'YYYY-MM-DD'. */
 export interface StatusHistoryRow {
@@ -33,19 +24,12 @@ const ORDER_COLUMNS = orderSummaryColumns();
  * Reads an order and locks its row until the transaction ends (SELECT … FOR UPDATE), so two transitions of
  * one order serialize and the second sees the first's result. `tenant` null: any tenant (operators).
  */
-export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
-  return one<OrderRow>(tx, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)} FOR UPDATE`, [
-    orderId,
-    ...tenantParams(tenant),
-  ]);
-}
-
-/** Reads an order without locking. `tenant` null: any tenant. */
-export function findOrder(db: Db, tenant: Tenant | null, orderId: string): Promise<OrderRow | null> {
-  return one<OrderRow>(db, `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)}`, [
-    orderId,
-    ...tenantParams(tenant),
-  ]);
+export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promise<OrderSummaryRow | null> {
+  return one<OrderSummaryRow>(
+    tx,
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 ${tenantFilter(tenant, 2)} FOR UPDATE`,
+    [orderId, ...tenantParams(tenant)],
+  );
 }
 
 /** An order's status history, oldest first. */
@@ -74,7 +58,7 @@ export interface OrderQueueFilter {
 export function listOrdersForOperators(
   db: Db,
   f: OrderQueueFilter,
-): Promise<Array<OrderRow & { company_legal_name: string; organization_name: string }>> {
+): Promise<Array<OrderSummaryRow & { company_legal_name: string; organization_name: string }>> {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -99,7 +83,7 @@ export function listOrdersForOperators(
 }
 
 /** An order (every column, o.*) with what the order page shows around it. */
-export interface OrderDetailRow extends FullOrderRow {
+export interface OrderDetailRow extends OrderRow {
   organization_name: string;
   /** The request that placed the order's group, as kept or put together again from the group's orders (ORD-19). */
   group_request: Record<string, unknown>;
@@ -145,11 +129,7 @@ export async function findOrderDetail(db: Db, orderId: string): Promise<OrderDet
 }
 
 /** Another order placed by the same request: id, product and filing status. */
-export interface SiblingOrderRow {
-  id: string;
-  order_type: string;
-  filing_status: string;
-}
+export type SiblingOrderRow = Pick<OrderRow, 'id' | 'order_type' | 'filing_status'>;
 
 /** The other orders placed by the same request (e.g. the EIN ordered with a formation), by id. */
 export function findSiblingOrders(db: Db, groupId: string, orderId: string): Promise<SiblingOrderRow[]> {

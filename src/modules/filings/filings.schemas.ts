@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 import { DocumentSchema } from '../documents/documents.schemas.js';
 import { EXCEPTION_CODES, EXCEPTION_REASONS } from '../orders/exception-codes.js';
-import { FILING_STATUSES, MAX_EXCEPTION_MESSAGE } from './transitions.js';
+import { FILING_STATUSES } from '../orders/order-statuses.js';
+import { MAX_EXCEPTION_MESSAGE } from './transitions.js';
 
 const codeList = EXCEPTION_CODES.map((c) => `- \`${c}\`: ${EXCEPTION_REASONS[c]}`).join('\n');
 
 /** A filingStatus in requests; its description states the transition table (FIL-2). */
-export const FilingStatusSchema = Type.Union(
+const FilingStatusSchema = Type.Union(
   FILING_STATUSES.map((s) => Type.Literal(s)),
   {
     description:
@@ -85,7 +86,7 @@ export const OrderStatusSchema = Type.Object(
 );
 
 /** One status-history row of an order (operators only); filingDate YYYY-MM-DD, createdAt ISO 8601. */
-export const HistoryEntrySchema = Type.Object({
+const HistoryEntrySchema = Type.Object({
   fromStatus: Nullable(Type.String()),
   toStatus: Type.String(),
   exceptionCode: Nullable(Type.String()),

@@ -10,6 +10,8 @@ import { setCompanyFiled } from '../companies/companies.service.js';
 import { adminOrderDetailView, adminOrderView } from './filings.views.js';
 import { loadOrderRecord } from './order-record.js';
 import { changeOrderStatus } from '../orders/order-status.js';
+import type { SubscriptionStatus } from '../orders/order-statuses.js';
+import type { OrderRow, OrderSummaryRow } from '../orders/orders.repo.js';
 import {
   orderStateOf,
   planTransition,
@@ -21,7 +23,7 @@ import { withFields } from '../../lib/objects.js';
 
 /** What one transition did: the order after it, the event written and any ledger reversals (cents). */
 export interface TransitionResult {
-  order: repo.OrderRow;
+  order: OrderRow;
   plan: PlannedTransition;
   event: EventEnvelope;
   reversals: LedgerEntryRow[];
@@ -67,10 +69,8 @@ export async function transitionOrder(
       },
       subscription: { status: subscriptionStatusAfter(current, plan) },
     });
-    const order = changed.order as unknown as repo.OrderRow;
-    const event = changed.event;
-    const reversals = await applySideEffects(tx, orderTenant, order, plan, actor);
-    return { order, plan, event, reversals };
+    const reversals = await applySideEffects(tx, orderTenant, changed.order, plan, actor);
+    return { order: changed.order, plan, event: changed.event, reversals };
   });
 }
 
@@ -90,19 +90,19 @@ export async function listOrderQueue(db: Db, filter: Omit<repo.OrderQueueFilter,
 }
 
 /** The tenant an order belongs to. */
-export function tenantOf(order: Pick<repo.OrderRow, 'organization_id' | 'environment'>): Tenant {
+export function tenantOf(order: Pick<OrderRow, 'organization_id' | 'environment'>): Tenant {
   return { organizationId: order.organization_id, environment: order.environment };
 }
 
 // A cancelled subscription (registered agent, annual report) stops; other statuses leave it as it is.
-function subscriptionStatusAfter(order: repo.OrderRow, plan: PlannedTransition): string | null {
+function subscriptionStatusAfter(order: OrderSummaryRow, plan: PlannedTransition): SubscriptionStatus | null {
   return plan.to === 'cancelled' && order.subscription_status ? 'canceled' : order.subscription_status;
 }
 
 async function applySideEffects(
   tx: Db,
   tenant: Tenant,
-  order: repo.OrderRow,
+  order: OrderSummaryRow,
   plan: PlannedTransition,
   actor: string,
 ): Promise<LedgerEntryRow[]> {

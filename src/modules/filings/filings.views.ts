@@ -2,12 +2,12 @@ import type { AppContext } from '../../context.js';
 import { centsToDollars } from '../../lib/money.js';
 import { serializeDocument } from '../documents/documents.service.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
-import type { OrderRow, StatusHistoryRow } from './filings.repo.js';
+import type { StatusHistoryRow } from './filings.repo.js';
 import type { OrderRecord } from './order-record.js';
 import type { OrderSummaryRow } from '../orders/orders.repo.js';
 
 /** The order as integrators see it after a test-helper move (OrderStatusSchema). */
-export function orderStatusView(o: OrderRow, eventId: string) {
+export function orderStatusView(o: OrderSummaryRow, eventId: string) {
   return {
     orderId: o.id,
     companyId: o.company_id,
@@ -26,7 +26,7 @@ export function orderStatusView(o: OrderRow, eventId: string) {
 }
 
 /** A status-history row for operators (HistoryEntrySchema). */
-export function historyView(h: StatusHistoryRow) {
+function historyView(h: StatusHistoryRow) {
   return {
     fromStatus: h.from_status,
     toStatus: h.to_status,

@@ -9,7 +9,7 @@ import { findTaxId, type TaxIdRow } from '../orders/ein-tax-ids.repo.js';
 import { listTaxIdReveals, type TaxIdRevealRow } from './tax-id-reveals.repo.js';
 
 /** An event of the order with its webhook deliveries (each with every attempt, oldest first). */
-export interface OrderEventRecord extends repo.OrderEventRow {
+interface OrderEventRecord extends repo.OrderEventRow {
   deliveries: repo.DeliveryRow[];
 }
 

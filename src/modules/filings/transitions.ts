@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
+import { FILING_STATUSES, type FilingStatus } from '../orders/order-statuses.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import { withFields } from '../../lib/objects.js';
 
 /**
@@ -22,17 +24,11 @@ import { withFields } from '../../lib/objects.js';
  *   (prefix 00 is assigned to no IRS campus, so a test EIN never equals a real one).
  */
 
-/** Every filingStatus (FIL-1); every order starts submitted (ORD-8). */
-export const FILING_STATUSES = ['submitted', 'pending', 'filed', 'exception', 'cancelled'] as const;
-
-/** One of FILING_STATUSES. */
-export type FilingStatus = (typeof FILING_STATUSES)[number];
-
 /** filed and cancelled end an order's life (FIL-1). */
-export const TERMINAL_STATUSES: readonly FilingStatus[] = ['filed', 'cancelled'];
+const TERMINAL_STATUSES: readonly FilingStatus[] = ['filed', 'cancelled'];
 
 /** The one transition table: from -> the statuses it may move to. Terminal statuses have none. */
-export const TRANSITIONS: Readonly<Record<FilingStatus, readonly FilingStatus[]>> = {
+const TRANSITIONS: Readonly<Record<FilingStatus, readonly FilingStatus[]>> = {
   submitted: ['pending', 'exception', 'filed', 'cancelled'],
   pending: ['exception', 'filed', 'cancelled'],
   exception: ['submitted', 'pending', 'exception', 'filed', 'cancelled'],
@@ -44,7 +40,7 @@ export const TRANSITIONS: Readonly<Record<FilingStatus, readonly FilingStatus[]>
 export const MAX_EXCEPTION_MESSAGE = 2000;
 
 /** EIN format of a company (CO-1, FIL-7): two digits, hyphen, seven digits. */
-export const EIN_PATTERN = /^\d{2}-\d{7}$/;
+const EIN_PATTERN = /^\d{2}-\d{7}$/;
 
 /** What a caller asks for. Dates are 'YYYY-MM-DD'; exceptionCode is a code of the FIL-12 table, e.g. "465". */
 export interface TransitionRequest {
@@ -88,15 +84,16 @@ export function isFilingStatus(value: string): value is FilingStatus {
   return (FILING_STATUSES as readonly string[]).includes(value);
 }
 
-/** The columns of an orders row that {@link orderStateOf} reads. */
-export interface OrderStateColumns {
-  id: string;
-  order_type: string;
-  environment: 'live' | 'test';
+/**
+ * The columns of an orders row that {@link orderStateOf} reads; `filing_status` as any text, because orderStateOf
+ * checks it rather than trusting the row.
+ */
+export type OrderStateColumns = Pick<
+  OrderRow,
+  'id' | 'order_type' | 'environment' | 'exception_code' | 'exception_message'
+> & {
   filing_status: string;
-  exception_code: string | null;
-  exception_message: string | null;
-}
+};
 
 /**
  * An orders row as the state machine sees it. @throws AppError internal_error (500) when the row's status is not a
@@ -115,7 +112,7 @@ export function orderStateOf(o: OrderStateColumns): OrderState {
 }
 
 /** True for filed and cancelled (TERMINAL_STATUSES): no transition leaves them. */
-export function isTerminal(status: FilingStatus): boolean {
+function isTerminal(status: FilingStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
@@ -162,7 +159,7 @@ function withStringCode(request: TransitionRequest): TransitionRequest {
  * Optimistic check for callers that showed the order first (see TransitionRequest.expectedStatus).
  * @throws AppError invalid_transition (409) when the order's status is no longer `request.expectedStatus`.
  */
-export function throwIfOrderMovedSinceSeen(order: OrderState, request: TransitionRequest): void {
+function throwIfOrderMovedSinceSeen(order: OrderState, request: TransitionRequest): void {
   if (request.expectedStatus && request.expectedStatus !== order.filingStatus) {
     throw new AppError(
       'invalid_transition',
@@ -172,7 +169,7 @@ export function throwIfOrderMovedSinceSeen(order: OrderState, request: Transitio
 }
 
 /** Request-only checks (they do not depend on the order). @throws ValidationError (400) naming every bad field. */
-export function throwIfRequestIsMalformed(request: TransitionRequest, today: string): void {
+function throwIfRequestIsMalformed(request: TransitionRequest, today: string): void {
   const errors = new FieldErrors();
   const to = request.filingStatus;
   if (!isFilingStatus(to)) {
@@ -208,7 +205,7 @@ export function throwIfRequestIsMalformed(request: TransitionRequest, today: str
  * filed and cancelled are terminal: any move out of them is a 409 naming the order and both statuses.
  * @throws AppError invalid_transition (409).
  */
-export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): void {
+function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): void {
   if (isTerminal(order.filingStatus)) {
     throw new AppError(
       'invalid_transition',
@@ -224,7 +221,7 @@ export function throwIfOrderIsTerminal(order: OrderState, to: FilingStatus): voi
  * A move the table does not list (backwards, or staying put): 409 naming what is allowed instead.
  * @throws AppError invalid_transition (409).
  */
-export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
+function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
   if (canTransition(order.filingStatus, to)) return;
   const why =
     order.filingStatus === to ? `it is already ${to}` : `${order.filingStatus} -> ${to} is not a filing transition`;
@@ -238,7 +235,7 @@ export function throwIfTableForbids(order: OrderState, to: FilingStatus): void {
 }
 
 /** exception -> exception must report something new (another code or message). @throws AppError invalid_transition (409). */
-export function throwIfExceptionIsUnchanged(order: OrderState, request: TransitionRequest): void {
+function throwIfExceptionIsUnchanged(order: OrderState, request: TransitionRequest): void {
   if (order.filingStatus !== 'exception' || request.filingStatus !== 'exception') return;
   const sameCode = order.exceptionCode === request.exceptionCode;
   const sameMessage = (order.exceptionMessage ?? null) === (request.exceptionMessage?.trim() || null);
@@ -269,7 +266,7 @@ function einFor(order: OrderState, request: TransitionRequest, to: FilingStatus)
 }
 
 /** A stable, obviously fake EIN for a test-environment order: `00-` + 7 digits from the order id's hash. */
-export function testEinFor(orderId: string): string {
+function testEinFor(orderId: string): string {
   const n = createHash('sha256').update(orderId).digest().readUInt32BE(0) % 10_000_000;
   return `00-${String(n).padStart(7, '0')}`;
 }

@@ -25,10 +25,10 @@ import { openResponse, sealResponse } from './sealed-response.js';
  */
 
 /** The `Idempotency-Key` request header (IDEM-1), lower-case as Node exposes header names. */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /** The shared OpenAPI/validation schema of the header, added to every integrator POST and PUT route. */
-export const IdempotencyKeyHeader = Type.String({
+const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
   description:

@@ -13,7 +13,7 @@ export interface IdempotencyRow {
 /** A key is remembered this long (IDEM-4: 24 hours). */
 export const KEY_TTL_HOURS = 24;
 /** A `running` key older than this belongs to a request that died (crash, lost connection) and may be taken over. */
-export const ABANDONED_AFTER_MINUTES = 5;
+const ABANDONED_AFTER_MINUTES = 5;
 
 /**
  * Claims `key` for a new request: inserts it as running, or takes over an expired key (older than 24 h) or an

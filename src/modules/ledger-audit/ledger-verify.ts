@@ -42,7 +42,7 @@ export const ledgerDifferences = new Gauge({
 });
 
 /** When the last ledger check ran, by any process, in Unix seconds (0: never), so a check that stopped running shows. */
-export const ledgerLastCheck = new Gauge({
+const ledgerLastCheck = new Gauge({
   name: 'fcs_ledger_last_check_timestamp_seconds',
   help: 'Unix time of the last ledger verification by any process (0 when none is recorded)',
   registers: [registry],

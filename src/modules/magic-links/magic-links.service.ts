@@ -7,7 +7,7 @@ import { getOrganizationOrThrow } from '../organizations/organizations.service.j
 import * as repo from './magic-links.repo.js';
 
 /** Lifetime of a magic link, in seconds (ML-3, LIM-4: 7 days; single use). */
-export const MAGIC_LINK_TTL_SECONDS = 7 * 24 * 3600;
+const MAGIC_LINK_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Random bytes in a token (ML-2: 32). */
 const TOKEN_BYTES = 32;
@@ -59,7 +59,7 @@ export function defaultDashboardHost(ctx: AppContext): string {
  * Where an organization's dashboard lives: `https://<white-label domain>` (dashboard at the root) when set,
  * else DASHBOARD_BASE_URL (ML-2, ORG-4). No trailing slash.
  */
-export function dashboardOrigin(ctx: AppContext, whiteLabelDomain: string | null): string {
+function dashboardOrigin(ctx: AppContext, whiteLabelDomain: string | null): string {
   return whiteLabelDomain ? `https://${whiteLabelDomain}` : ctx.config.dashboardBaseUrl;
 }
 

@@ -19,7 +19,7 @@ declare global {
  * What the purge keeps. Checkout form tokens outlive the longest dashboard session (7 days) by a day; login
  * attempts are kept a day, well past the 15-minute throttle window, so a day's failures can still be looked at.
  */
-export const PURGE_RULES: PurgeRules = {
+const PURGE_RULES: PurgeRules = {
   idempotencyKeySeconds: KEY_TTL_HOURS * 3600,
   dashboardIdleSeconds: SESSION_IDLE_SECONDS,
   checkoutFormSeconds: 8 * 24 * 3600,

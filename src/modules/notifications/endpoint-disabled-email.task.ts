@@ -13,7 +13,7 @@ declare global {
 }
 
 /** How many of the endpoint's most recent attempts the email lists. */
-export const EMAILED_ATTEMPTS = 5;
+const EMAILED_ATTEMPTS = 5;
 
 /**
  * Sends the "webhook endpoint disabled" email to the organization's technical contact (payload `{endpointId, reason}`;

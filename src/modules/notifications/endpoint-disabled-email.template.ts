@@ -1,7 +1,7 @@
 import validator from 'validator';
 
 /** One recent HTTP try of the endpoint, newest first in `EndpointDisabledFacts.lastAttempts`. */
-export interface AttemptLine {
+interface AttemptLine {
   /** ISO 8601. */
   at: string;
   /** null: no HTTP answer (timeout, refused connection, unsafe address). */
@@ -28,7 +28,7 @@ export interface EndpointDisabledFacts {
 const esc = (s: string) => validator.escape(s);
 
 /** "HTTP 410", or "no response (Timed out after 10000 ms)". */
-export function attemptResult(a: Pick<AttemptLine, 'statusCode' | 'error'>): string {
+function attemptResult(a: Pick<AttemptLine, 'statusCode' | 'error'>): string {
   return a.statusCode !== null ? `HTTP ${a.statusCode}` : `no response${a.error ? ` (${a.error})` : ''}`;
 }
 

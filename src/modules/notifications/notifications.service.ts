@@ -4,7 +4,7 @@ import { addJob } from '../../lib/jobs.js';
 import * as repo from './notifications.repo.js';
 
 /** Attempts before graphile-worker gives up on an email (its exponential backoff spans about a day). */
-export const EMAIL_MAX_ATTEMPTS = 12;
+const EMAIL_MAX_ATTEMPTS = 12;
 
 /**
  * Queues the "new document" email for every admin of the document's company, in the caller's transaction

@@ -16,7 +16,7 @@ import * as repo from './ein-tax-ids.repo.js';
  */
 
 /** The nine digits of a tax id given with or without hyphens ('123-45-6789' -> '123456789'). */
-export function taxIdDigits(taxId: string): string {
+function taxIdDigits(taxId: string): string {
   return taxId.replace(/-/g, '');
 }
 

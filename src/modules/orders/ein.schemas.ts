@@ -81,7 +81,7 @@ export const ResponsiblePartySchema = Type.Object(
 export type ResponsibleParty = Static<typeof ResponsiblePartySchema>;
 
 /** ein.employees: expected employee counts by kind (SS-4 line 13). */
-export const EinEmployeesSchema = Type.Object(
+const EinEmployeesSchema = Type.Object(
   {
     agricultural: Type.Integer({ minimum: 0, description: 'Agricultural employees.' }),
     household: Type.Integer({ minimum: 0, description: 'Household employees.' }),
@@ -95,7 +95,7 @@ export const EinEmployeesSchema = Type.Object(
 );
 
 /** ein.irsQuestions: the yes/no questions of the IRS online EIN application. */
-export const EinIrsQuestionsSchema = Type.Object(
+const EinIrsQuestionsSchema = Type.Object(
   {
     ownsHeavyHighwayVehicle: Type.Boolean({
       description: 'Owns a highway motor vehicle with a taxable gross weight of 55,000 pounds or more (Form 2290).',

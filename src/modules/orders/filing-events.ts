@@ -1,17 +1,19 @@
 import { EXCEPTION_REASONS } from './exception-codes.js';
+import type { OrderRow } from './orders.repo.js';
 
 /** The order fields a filing.status_changed event reports. Dates are 'YYYY-MM-DD'. */
-export interface OrderForEvent {
-  id: string;
-  company_id: string;
-  order_type: string;
-  filing_status: string;
-  filing_date: string | null;
-  filing_type: string | null;
-  subscription_status: string | null;
-  exception_code: string | null;
-  exception_message: string | null;
-}
+export type OrderForEvent = Pick<
+  OrderRow,
+  | 'id'
+  | 'company_id'
+  | 'order_type'
+  | 'filing_status'
+  | 'filing_date'
+  | 'filing_type'
+  | 'subscription_status'
+  | 'exception_code'
+  | 'exception_message'
+>;
 
 /**
  * `filing.status_changed` data (EVT-3): orderId, companyId, orderType, filingStatus,

@@ -3,7 +3,7 @@ import type { Db } from '../../lib/db.js';
 import { AppError, referencedNotFound, ValidationError } from '../../lib/errors.js';
 import { isCompanyAdmin } from '../companies/companies.service.js';
 import { findUserById } from '../users/users.service.js';
-import type { OrderBodyInput } from './orders.schemas.js';
+import type { CheckedOrderBody } from './order-rules.js';
 import * as repo from './orders.repo.js';
 
 /*
@@ -33,7 +33,12 @@ export interface OrderFacts {
  * @throws ValidationError (400); AppError not_found (404), forbidden (403), ein_already_requested (409),
  * qualification_already_paid (409).
  */
-export async function checkOrderFacts(db: Db, tenant: Tenant, body: OrderBodyInput, lock = false): Promise<OrderFacts> {
+export async function checkOrderFacts(
+  db: Db,
+  tenant: Tenant,
+  body: CheckedOrderBody,
+  lock = false,
+): Promise<OrderFacts> {
   const user = await findUserById(db, tenant, body.userId);
   if (body.formation) {
     if (!user) throw unknownUser(body.userId);
@@ -78,7 +83,7 @@ function unknownUser(userId: string): AppError {
 async function checkForeignQualification(
   db: Db,
   tenant: Tenant,
-  body: OrderBodyInput,
+  body: CheckedOrderBody,
   facts: OrderFacts,
 ): Promise<void> {
   const state = body.filingState;

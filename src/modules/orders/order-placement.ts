@@ -13,7 +13,7 @@ import { notifyDeliveriesDue } from '../webhooks/dispatch.repo.js';
 import { statusChangedData } from './filing-events.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
 import { einDetails, planOrder, type OrderPlan, type PricedLine, type PricingOptions } from './order-pricing.js';
-import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
+import type { CheckedOrderBody } from './order-rules.js';
 import * as repo from './orders.repo.js';
 import type { PlacementOrder, PlacementRows, PlacementWake, PlacementWrite } from './placements.repo.js';
 import { writePlacement } from './placement-batcher.js';
@@ -78,18 +78,17 @@ export interface PlacedOrder {
 /**
  * Places a POST /orders request (or a dashboard order) in its own transaction (ORD-13). For a formation the
  * user, prices and fees are read in one statement before the transaction; for an existing company prices and
- * fees are, and the company's facts are checked inside it under the company's row lock.
- * @throws ValidationError (400) for any request rule; 400/403/404/409 from the database rules (see checkOrderFacts);
- * AppError insufficient_balance (402) when balance-billed and the balance cannot cover the whole request (nothing
- * is written).
+ * fees are, and the company's facts are checked inside it under the company's row lock. The request rules ran
+ * where the body came in ({@link CheckedOrderBody}).
+ * @throws 400/403/404/409 from the database rules (see checkOrderFacts); AppError insufficient_balance (402) when
+ * balance-billed and the balance cannot cover the whole request (nothing is written).
  */
 export async function placeOrder(
   ctx: AppContext,
   tenant: Tenant,
-  body: OrderBodyInput,
+  body: CheckedOrderBody,
   options: PlaceOrderOptions,
 ): Promise<PlacedOrder> {
-  throwIfRuleErrors(orderRuleErrors(body));
   const pricing = pricingOf(options);
   const prices = await loadPriceInputs(ctx.pool, ctx.prices, tenant, body.filingState);
   if (body.formation) {
@@ -110,13 +109,12 @@ export async function placeOrder(
 /**
  * The same inside the caller's transaction (the dashboard records its checkout payment in the same one).
  * `dataKeys` seals an EIN responsible party's tax id (ORD-EIN-6).
- * Does NOT re-run the pure request rules: call {@link orderRuleErrors} first (placeOrder does).
- * @throws as placeOrder, except the request rules: the database rules (checkOrderFacts), insufficient_balance (402).
+ * @throws as placeOrder: the database rules (checkOrderFacts), insufficient_balance (402).
  */
 export async function placeOrderInTx(
   tx: Db,
   tenant: Tenant,
-  body: OrderBodyInput,
+  body: CheckedOrderBody,
   options: PlaceOrderOptions,
   dataKeys: Keyring,
 ): Promise<PlacedOrder> {

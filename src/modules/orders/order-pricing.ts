@@ -13,10 +13,9 @@ import {
   type TenantPrice,
 } from '../billing/pricing.js';
 import { checkOrderFacts, type OrderFacts } from './order-checks.js';
-import { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
+import type { CheckedOrderBody } from './order-rules.js';
 import type { OrderRow } from './orders.repo.js';
-import type { OrderBodyInput, OrderType } from './orders.schemas.js';
-import type { ResponsibleParty } from './ein.schemas.js';
+import type { OrderType } from './orders.schemas.js';
 
 /*
  * Prices a POST /orders request line by line (BILL-1 to BILL-11, BILL-16; ORD-9 for quotes):
@@ -55,7 +54,7 @@ export interface PricedLine {
 }
 
 /** One order item of the request. `existing` is set for a registered-agent no-op (nothing is created or charged). */
-export interface PlannedItem {
+interface PlannedItem {
   orderType: OrderType;
   filingType: string | null;
   subscriptionStatus: 'active' | null;
@@ -78,7 +77,7 @@ export interface OrderPlan {
 export type { PriceInputs };
 
 /** One priced line of a quote, in cents. */
-export interface QuoteLine {
+interface QuoteLine {
   orderType: string;
   type: string;
   description: string;
@@ -95,18 +94,18 @@ export interface Quote {
 }
 
 /**
- * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. Runs
- * the same rules as placing it, so a quote fails exactly where the order would (400/403/409), except the balance (402).
- * @returns priced lines and total in cents. @throws as {@link checkOrderFacts} and the request rules.
+ * Checks and prices a request without writing anything (POST /orders/quote, ORD-9). `cache`: the process's prices. The
+ * body passed the same request rules as an order's, and the same database rules run here, so a quote fails exactly
+ * where the order would (400/403/409), except the balance (402).
+ * @returns priced lines and total in cents. @throws as {@link checkOrderFacts}.
  */
 export async function quoteOrder(
   db: Db,
   tenant: Tenant,
-  body: OrderBodyInput,
+  body: CheckedOrderBody,
   options: PricingOptions = {},
   cache?: PriceCache,
 ): Promise<Quote> {
-  throwIfRuleErrors(orderRuleErrors(body));
   const facts = await checkOrderFacts(db, tenant, body);
   const plan = await planOrder(
     db,
@@ -131,6 +130,20 @@ export async function quoteOrder(
 }
 
 /**
+ * What {@link planOrder} reads of a request: the filing state and the product objects. It prices the products present
+ * and keeps each object (extra fields included) as its order's details. A checked request body is one; the
+ * dashboard's price preview builds one from the form's options.
+ */
+export interface PlanRequest {
+  filingState: string;
+  formation?: { expedited?: boolean };
+  ein?: { responsibleParty: { taxId: string } };
+  annualReport?: { filingYear?: number };
+  registeredAgent?: { isChangeOfAgent: boolean };
+  foreignQualification?: true | { registeredAgent?: object };
+}
+
+/**
  * Builds the items and priced lines of a request whose rules and facts were checked. `loaded`: the tenant's
  * prices and the filingState's fees when the caller read them already (placement reads them with the user).
  * @throws ValidationError for an inconsistent formationTier option, or a filingState without a fee schedule.
@@ -138,7 +151,7 @@ export async function quoteOrder(
 export async function planOrder(
   db: Db,
   tenant: Tenant,
-  body: OrderBodyInput,
+  body: PlanRequest,
   facts: OrderFacts,
   options: PricingOptions = {},
   loaded?: PriceInputs,
@@ -233,7 +246,7 @@ export async function planOrder(
 }
 
 /** BILL-5, ORD-FORM-7 (and the dashboard packages, DASH-4): tier 2 when ein is ordered with the formation. */
-function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3 {
+function formationTier(body: PlanRequest, options: PricingOptions): 1 | 2 | 3 {
   const tier = options.formationTier ?? (body.ein ? 2 : 1);
   if (tier >= 2 && !body.ein)
     throw new ValidationError([
@@ -260,12 +273,12 @@ function formationTier(body: OrderBodyInput, options: PricingOptions): 1 | 2 | 3
  * The ein object as stored on the order: the tax id is kept there only as its last four digits (ORD-EIN-6; the whole
  * number is sealed apart, ein-tax-ids.ts).
  */
-export function einDetails(ein: NonNullable<OrderBodyInput['ein']>): Record<string, unknown> {
+export function einDetails(ein: NonNullable<PlanRequest['ein']>): Record<string, unknown> {
   return withFields(ein, { responsibleParty: storedResponsibleParty(ein.responsibleParty) });
 }
 
 /** The responsible party as every view shows it (ORD-EIN-6): without `taxId`, with `taxIdLast4`. */
-export function storedResponsibleParty(party: ResponsibleParty): Record<string, unknown> {
+export function storedResponsibleParty(party: { taxId: string }): Record<string, unknown> {
   const { taxId, ...rest } = party;
   return withFields(rest, { taxIdLast4: taxId.replace(/-/g, '').slice(-4) });
 }

@@ -1,7 +1,8 @@
 import { AppError, ValidationError, type FieldError } from '../../lib/errors.js';
+import { validated } from '../../lib/validation.js';
 import { EXPEDITED_UNAVAILABLE_MESSAGE } from '../billing/pricing.js';
 import { companyRuleErrors } from '../companies/company-rules.js';
-import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS } from './orders.schemas.js';
+import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS, OrderBody, type OrderBodyInput } from './orders.schemas.js';
 
 /*
  * The request rules of POST /orders that need no database: the cross-product rules (ORD-1 to ORD-4), the
@@ -24,11 +25,34 @@ const FORMATION_EXCLUDED_WHY: Record<(typeof FORMATION_EXCLUDED_FIELDS)[number],
   formationState: 'formationState comes from filingState',
 };
 
+declare const checked: unique symbol;
+
+/**
+ * A POST /orders body that passed its schema and every request rule, as only {@link checkedOrderBody} makes one.
+ * Checking the facts, quoting and placing take this type, so a request's rules run once, where it comes in (the
+ * route, the dashboard checkout), and nothing reaches the database unchecked.
+ */
+export type CheckedOrderBody = OrderBodyInput & { readonly [checked]: true };
+
+/**
+ * Checks a request body against OrderBody and every request rule ({@link orderRuleErrors}) in one pass, so one 400
+ * names every bad field. @param prior errors found before (the request's headers, say), put first in the same 400.
+ * @param raise throws the errors: {@link throwIfRuleErrors} (the API's 400, the default), or the caller's own.
+ * @returns the body, typed as checked. @throws ValidationError / AppError validation_error (400) as `raise` does.
+ */
+export function checkedOrderBody(
+  value: unknown,
+  prior: FieldError[] = [],
+  raise: (errors: FieldError[]) => void = throwIfRuleErrors,
+): CheckedOrderBody {
+  return validated(OrderBody, value, [orderRuleErrors], { prior, raise }) as CheckedOrderBody;
+}
+
 /**
  * Every request rule that needs no database, in one list of `{field, message}` (dotted paths).
  * @param body the parsed request body (possibly schema-invalid). @param now for "at most next year" checks.
  */
-export function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
+function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
   if (!isObj(body)) return [];
   return [
     ...crossProductErrors(body),
@@ -45,7 +69,7 @@ export function orderRuleErrors(body: unknown, now = new Date()): FieldError[] {
  * contract's wording ('Expedited formation is not available for the selected state and entity type').
  * @throws ValidationError / AppError validation_error (400) when `errors` is not empty.
  */
-export function throwIfRuleErrors(errors: FieldError[]): void {
+function throwIfRuleErrors(errors: FieldError[]): void {
   if (!errors.length) return;
   if (errors.some((e) => e.message === EXPEDITED_UNAVAILABLE_MESSAGE)) {
     throw new AppError('validation_error', EXPEDITED_UNAVAILABLE_MESSAGE, { errors });
@@ -134,7 +158,7 @@ function formationErrors(b: Obj): FieldError[] {
 }
 
 /** ORD-FORM-5: expedite exists only for LLCs in AZ, DE, FL, NV, NY, WY. */
-export function expeditedAvailable(filingState: unknown, entityType: unknown): boolean {
+function expeditedAvailable(filingState: unknown, entityType: unknown): boolean {
   return entityType === 'LLC' && (EXPEDITED_STATES as readonly unknown[]).includes(filingState);
 }
 
@@ -172,7 +196,7 @@ function suppliedAgentsErrors(b: Obj): FieldError[] {
  * A supplied registered agent (ORD-RA-3): PERSON needs firstName and lastName, COMPANY needs companyName, and
  * addressState equals filingState (ORD-RA-3, ORD-FORM-4, ORD-FQ-1).
  */
-export function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
+function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
   const errors: FieldError[] = [];
   const add = (f: string, m: string) => errors.push({ field: `${prefix}${f}`, message: m });
   if (agent.type === 'PERSON') {

@@ -2,6 +2,7 @@ import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { emitEvents, type EventEnvelope } from '../events/events.service.js';
 import { statusChangedData } from './filing-events.js';
+import type { FilingStatus, SubscriptionStatus } from './order-statuses.js';
 import * as repo from './orders.repo.js';
 
 /*
@@ -13,9 +14,9 @@ import * as repo from './orders.repo.js';
  */
 
 /** A change of an order's filing status: written to the row and appended to its status history. Dates 'YYYY-MM-DD'. */
-export interface FilingStatusChange {
-  from: string | null;
-  to: string;
+interface FilingStatusChange {
+  from: FilingStatus | null;
+  to: FilingStatus;
   exceptionCode?: string | null;
   exceptionMessage?: string | null;
   /** Set when filed; null keeps the row's filing date. */
@@ -28,7 +29,7 @@ export interface OrderStatusChange {
   /** Filing status (history row written). Leaving exception clears the exception fields (exceptionCode null). */
   filing?: FilingStatusChange;
   /** Subscription status; with `currentPeriodEnd` ('YYYY-MM-DD') the end of the paid period too. */
-  subscription?: { status: string | null; currentPeriodEnd?: string };
+  subscription?: { status: SubscriptionStatus | null; currentPeriodEnd?: string };
   /** History actor: api, dashboard, test_helper, cli, operator:<id>, renewal. */
   actor: string;
 }
@@ -43,7 +44,7 @@ export async function changeOrderStatus(
   tx: Db,
   tenant: Tenant,
   change: OrderStatusChange,
-): Promise<{ order: repo.OrderRow & { current_period_end: string | null }; event: EventEnvelope }> {
+): Promise<{ order: repo.OrderRow; event: EventEnvelope }> {
   const order = await repo.updateOrderStatus(tx, tenant, change);
   if (!order) throw new Error(`order '${change.orderId}' does not exist`);
   const [event] = await emitEvents(tx, tenant, [{ type: 'filing.status_changed', data: statusChangedData(order) }]);
@@ -59,7 +60,7 @@ export async function extendSubscriptionPeriod(
   tenant: Tenant,
   orderId: string,
   currentPeriodEnd: string,
-): Promise<repo.OrderRow & { current_period_end: string | null }> {
+): Promise<repo.OrderRow> {
   const order = await repo.updateOrderStatus(
     tx,
     tenant,

@@ -4,8 +4,12 @@ import { newId } from '../../lib/ids.js';
 import { withFields } from '../../lib/objects.js';
 import type { CompanyRow } from '../companies/companies.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
+import type { FilingStatus, SubscriptionStatus } from './order-statuses.js';
 
-/** An orders row (migrations/001). Money in cents; dates 'YYYY-MM-DD'. */
+/**
+ * An orders row, every column (migrations/001, 010): the one row type of an order. Other modules read narrower views
+ * of it ({@link OrderSummaryRow}, `Pick<OrderRow, …>`), never a type of their own. Money in cents; dates 'YYYY-MM-DD'.
+ */
 export interface OrderRow {
   id: string;
   organization_id: string;
@@ -15,10 +19,10 @@ export interface OrderRow {
   user_id: string;
   order_type: string;
   filing_state: string;
-  filing_status: string;
+  filing_status: FilingStatus;
   filing_type: string | null;
   filing_date: string | null;
-  subscription_status: string | null;
+  subscription_status: SubscriptionStatus | null;
   exception_code: string | null;
   exception_message: string | null;
   details: Record<string, unknown>;
@@ -28,6 +32,8 @@ export interface OrderRow {
   margin_cents: number | null;
   created_at: Date;
   updated_at: Date;
+  /** Subscriptions: end (exclusive) of the period paid for, 'YYYY-MM-DD'; null on one-time filings. */
+  current_period_end: string | null;
 }
 
 /**
@@ -35,7 +41,7 @@ export interface OrderRow {
  * the order's own module (and the console's full view, which selects o.*). One list, so each SELECT and its row
  * type agree.
  */
-export const ORDER_SUMMARY_COLUMNS = [
+const ORDER_SUMMARY_COLUMNS = [
   'id',
   'organization_id',
   'environment',
@@ -178,16 +184,16 @@ export async function updateOrderStatus(
     orderId: string;
     actor: string;
     filing?: {
-      from: string | null;
-      to: string;
+      from: FilingStatus | null;
+      to: FilingStatus;
       exceptionCode?: string | null;
       exceptionMessage?: string | null;
       filingDate?: string | null;
     };
-    subscription?: { status: string | null; currentPeriodEnd?: string };
+    subscription?: { status: SubscriptionStatus | null; currentPeriodEnd?: string };
   },
   keepSubscriptionStatus = false,
-): Promise<(OrderRow & { current_period_end: string | null }) | null> {
+): Promise<OrderRow | null> {
   const f = c.filing;
   const s = c.subscription;
   return one(

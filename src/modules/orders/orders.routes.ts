@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
-import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
+import { attachedNonBodyErrors } from '../../lib/validation.js';
 import { OrderBody, OrderResultSchema, QuoteSchema } from './orders.schemas.js';
-import { orderRuleErrors, placeOrder, quoteOrder, throwIfRuleErrors } from './orders.service.js';
+import { checkedOrderBody, placeOrder, quoteOrder } from './orders.service.js';
 import { orderItemView, quoteView } from './orders.views.js';
 
 const ERRORS_DOC = `Errors: 400 validation (every bad field named with its rule, e.g. "formation rule 2"; expedited
@@ -50,10 +50,8 @@ ${ERRORS_DOC}`,
       },
     },
     async (request, reply) => {
-      const body = validated(OrderBody, request.body, [orderRuleErrors], {
-        prior: attachedNonBodyErrors(request),
-        raise: throwIfRuleErrors,
-      });
+      // The request's one check of its schema and rules; placing takes only a checked body.
+      const body = checkedOrderBody(request.body, attachedNonBodyErrors(request));
       const placed = await placeOrder(ctx, request.tenant, body, {
         source: 'api',
         billing: 'balance',
@@ -83,10 +81,7 @@ ${ERRORS_DOC}`,
       },
     },
     async (request) => {
-      const body = validated(OrderBody, request.body, [orderRuleErrors], {
-        prior: attachedNonBodyErrors(request),
-        raise: throwIfRuleErrors,
-      });
+      const body = checkedOrderBody(request.body, attachedNonBodyErrors(request));
       return quoteView(await quoteOrder(ctx.pool, request.tenant, body, {}, ctx.prices));
     },
   );

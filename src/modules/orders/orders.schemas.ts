@@ -22,7 +22,7 @@ export const EXPEDITED_STATES = ['AZ', 'DE', 'FL', 'NV', 'NY', 'WY'] as const;
 const stateCode = (description: string) => Type.String({ enum: [...FORMATION_STATES], description });
 
 /** A supplied registered agent (ORD-RA-3): flat address fields, addressState must equal filingState. */
-export const SuppliedAgentSchema = Type.Object(
+const SuppliedAgentSchema = Type.Object(
   {
     type: Type.Union([Type.Literal('PERSON'), Type.Literal('COMPANY')]),
     firstName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; refused for COMPANY.' })),
@@ -51,7 +51,7 @@ const refused = (why: string) =>
   Type.Optional(Type.Unknown({ description: `Refused with 400 (formation rule 1): ${why}` }));
 
 /** formation.company: the company fields minus those ORD-FORM-1 excludes. */
-export const FormationCompanySchema = Type.Object(
+const FormationCompanySchema = Type.Object(
   {
     ...Type.Omit(CompanyFieldsSchema, [...FORMATION_EXCLUDED_FIELDS]).properties,
     ein: refused('the EIN comes from an EIN order.'),
@@ -68,7 +68,7 @@ export const FormationCompanySchema = Type.Object(
 );
 
 /** The `formation` product object (ORD-FORM-1 to ORD-FORM-6). */
-export const FormationSchema = Type.Object(
+const FormationSchema = Type.Object(
   {
     expedited: Type.Optional(
       Type.Boolean({
@@ -95,7 +95,7 @@ export const FormationSchema = Type.Object(
 );
 
 /** The `registeredAgent` product object: `{isChangeOfAgent}` (ORD-RA-1 to ORD-RA-4). */
-export const RegisteredAgentOrderSchema = Type.Object(
+const RegisteredAgentOrderSchema = Type.Object(
   {
     isChangeOfAgent: Type.Boolean({
       description:
@@ -111,7 +111,7 @@ export const RegisteredAgentOrderSchema = Type.Object(
 );
 
 /** The `annualReport` product object; every field optional (ORD-AR-1: the contract shows only registeredAgent). */
-export const AnnualReportOrderSchema = Type.Object(
+const AnnualReportOrderSchema = Type.Object(
   {
     // Optional (ORD-AR-1): the contract shows no field of annualReport beyond registeredAgent, so `annualReport: {}`
     // must work.
@@ -133,13 +133,13 @@ export const AnnualReportOrderSchema = Type.Object(
 );
 
 /** The object form of `foreignQualification`: an optional supplied registeredAgent. */
-export const ForeignQualificationObjectSchema = Type.Object(
+const ForeignQualificationObjectSchema = Type.Object(
   { registeredAgent: Type.Optional(SuppliedAgentSchema) },
   { additionalProperties: false, title: 'ForeignQualificationOrder' },
 );
 
 /** The `foreignQualification` product: `true` or the object form (ORD-FQ-1 to ORD-FQ-4). */
-export const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
+const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
   description:
     'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
 });
@@ -212,7 +212,7 @@ export const OrderResultSchema = Type.Object(
 );
 
 /** One priced line of a quote: a service line or a state fee, amount in dollars. */
-export const QuoteLineSchema = Type.Object(
+const QuoteLineSchema = Type.Object(
   {
     orderType: Type.String({ description: 'The order item this line belongs to.' }),
     type: Type.String({ description: 'Product type of the price catalogue (formation_tier_1, ein, …) or state_fee.' }),

@@ -1,28 +1,22 @@
 /*
  * The orders module's public interface (the ORD rules): place a request (POST /orders, dashboard checkout) and
- * quote it (POST /orders/quote). The work is split by role: order-rules.ts (request rules, no database),
- * order-checks.ts (database rules), order-pricing.ts (priced lines, quote), order-placement.ts (the one
- * transaction that writes orders, debits, history and events).
+ * quote it (POST /orders/quote). The work is split by role: order-rules.ts (request rules, no database, run once
+ * per request by checkedOrderBody), order-checks.ts (database rules), order-pricing.ts (priced lines, quote),
+ * order-placement.ts (the one transaction that writes orders, debits, history and events).
  */
 export {
   placeOrder,
   placeOrderInTx,
   recordPlacement,
-  toItemView,
   type OrderItem,
-  type Placement,
-  type PlacedOrder,
-  type PlaceOrderOptions,
 } from './order-placement.js';
-export { changeOrderStatus, extendSubscriptionPeriod, type OrderStatusChange } from './order-status.js';
+export { changeOrderStatus } from './order-status.js';
 export {
   planOrder,
   quoteOrder,
-  type OrderPlan,
+  type PlanRequest,
   type PricedLine,
-  type PricingOptions,
   type Quote,
-  type QuoteLine,
 } from './order-pricing.js';
-export { orderRuleErrors, throwIfRuleErrors } from './order-rules.js';
+export { checkedOrderBody, type CheckedOrderBody } from './order-rules.js';
 export { checkOrderFacts, type OrderFacts } from './order-checks.js';

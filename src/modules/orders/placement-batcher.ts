@@ -41,7 +41,8 @@ const PIPELINE_MIN_BATCH = 3;
 
 interface Waiting {
   tenant: Tenant;
-  write: PlacementWrite;
+  /** The placement to write; null once its batch is answered (see forgetAnswered). */
+  write: PlacementWrite | null;
   resolve(outcome: PlacementOutcome): void;
   reject(err: unknown): void;
 }
@@ -145,11 +146,7 @@ class PlacementBatcher {
   private async writeBatch(client: pg.PoolClient, batch: Waiting[]): Promise<() => void> {
     const { tenant } = batch[0]!;
     try {
-      const outcomes = await insertPlacements(
-        client,
-        tenant,
-        batch.map((w) => w.write),
-      );
+      const outcomes = await insertPlacements(client, tenant, batch.map(writeOf));
       return () => {
         for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
       };
@@ -158,7 +155,7 @@ class PlacementBatcher {
       for (const w of batch) {
         try {
           // On a lost connection, each is tried on a fresh one of the pool (its own transaction, as on the queue's).
-          w.resolve((await insertPlacements(this.q.broken ? this.pool : client, tenant, [w.write]))[0]!);
+          w.resolve((await insertPlacements(this.q.broken ? this.pool : client, tenant, [writeOf(w)]))[0]!);
         } catch (alone) {
           w.reject(alone);
         }
@@ -181,14 +178,21 @@ function maySendNext(q: PlacementQueue, client: pg.PoolClient): boolean {
 
 function noop(): void {}
 
+// Only answered placements are forgotten, and an answered placement is never written again.
+function writeOf(w: Waiting): PlacementWrite {
+  if (!w.write) throw new Error('a placement was written after its answer');
+  return w.write;
+}
+
 /**
  * Drops an answered batch's references to its placements and their requests' continuations. Should the batch or a
  * placement have reached the old generation, these would otherwise keep every request of the batch alive until a
- * major GC (the reason in src/lib/pg-finished-queries.ts).
+ * major GC: a young collection counts every old object as alive, so whatever a dead old object points at is promoted
+ * in turn (docs/architecture.md, "Request path: POST /orders").
  */
 function forgetAnswered(batch: Waiting[]): void {
   for (const w of batch) {
-    w.write = undefined as unknown as PlacementWrite;
+    w.write = null;
     w.resolve = noop;
     w.reject = noop;
   }
@@ -206,8 +210,8 @@ function takeBatch(waiting: Waiting[]): Waiting[] {
   const keys = new Set<string>();
   const { organizationId, environment } = waiting[0]!.tenant;
   for (let i = 0; i < waiting.length && batch.length < MAX_BATCH; ) {
-    const { tenant, write } = waiting[i]!;
-    const key = write.rows.group.idempotencyKey;
+    const key = writeOf(waiting[i]!).rows.group.idempotencyKey;
+    const { tenant } = waiting[i]!;
     if (tenant.organizationId !== organizationId || tenant.environment !== environment || (key && keys.has(key))) {
       i += 1;
       continue;

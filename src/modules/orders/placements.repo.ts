@@ -10,7 +10,7 @@ import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 // takes. Reading orders and changing their status are in orders.repo.ts.
 
 /** An order_groups row to insert (one per request). */
-export interface NewOrderGroup {
+interface NewOrderGroup {
   id: string;
   userId: string;
   companyId: string;

@@ -11,7 +11,7 @@ import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
  * A label of its own (like ACME's `_acme-challenge`) leaves the domain's other records alone, and the
  * domain itself usually needs a CNAME, which may not sit beside a TXT record at the same name.
  */
-export const TXT_RECORD_LABEL = '_fcs-domain-verification';
+const TXT_RECORD_LABEL = '_fcs-domain-verification';
 /** Prefix of the TXT value, so the record says what it is for: `fcs-domain-verification=<token>`. */
 const TXT_VALUE_PREFIX = 'fcs-domain-verification=';
 

@@ -33,7 +33,7 @@ const DomainVerificationSchema = Type.Object(
 );
 
 /** GET/PATCH /organization answer (ORG-2, ORG-3): settings plus the key environment's `balance` in dollars. */
-export const OrganizationSchema = Type.Object(
+const OrganizationSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix org_' }),
     name: Type.String(),

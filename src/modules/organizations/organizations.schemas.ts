@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
 
 /** The environment of a key or balance: `live` or `test` (TEN-1). */
-export const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
   description: 'live or test',
 });
 

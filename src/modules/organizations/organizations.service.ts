@@ -21,7 +21,7 @@ export interface NewApiKey {
  * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) + their CRC32 in base62 (newApiKey) and stores only
  * its sha256, marked as checksummed (AUTH-1, AUTH-3).
  */
-export async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
   const key = newApiKey(environment);
   const row = await repo.insertApiKey(db, {
     id: newId('apiKey'),
@@ -50,7 +50,7 @@ export function normalizeContactEmail(value: string | null | undefined, errors?:
 }
 
 /** Longest organization name (ORG-1, LIM-2), whichever way the organization is created. */
-export const MAX_ORGANIZATION_NAME_LENGTH = 200;
+const MAX_ORGANIZATION_NAME_LENGTH = 200;
 
 /**
  * An organization with one live and one test key, created in one transaction (ORG-1). `name`: 1 to 200 characters,

@@ -13,7 +13,7 @@ import * as repo from './payments.repo.js';
  */
 
 /** Attempts before graphile-worker gives up (with its exponential backoff, about three days). The row stays pending, visible in the console. */
-export const REFUND_MAX_ATTEMPTS = 20;
+const REFUND_MAX_ATTEMPTS = 20;
 
 /** The order fields a refund needs (an orders row as the status change reads it). Money in cents. */
 export interface RefundableOrder {

@@ -49,7 +49,7 @@ export interface RefundRequest {
 }
 
 /** A priced line of a hosted payment page: a service at retail or a state fee, in US cents (PAY-2). */
-export interface HostedLine {
+interface HostedLine {
   description: string;
   amountCents: number;
 }

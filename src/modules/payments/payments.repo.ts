@@ -18,7 +18,7 @@ export interface PaymentRecord {
 }
 
 /** A payment's status: charged, refused by the card's bank or the provider, or charged and given back. */
-export type PaymentStatus = 'succeeded' | 'declined' | 'refunded';
+type PaymentStatus = 'succeeded' | 'declined' | 'refunded';
 
 /**
  * Inserts a payments row with the given pay_ id (refunded_at set when the status is refunded). Payments are

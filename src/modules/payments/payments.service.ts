@@ -41,7 +41,7 @@ export function livePaymentsStatus(config: Config): { level: 'info' | 'warn'; me
     return {
       level: 'warn',
       message:
-        'live card payments are off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set, so live customer-billed dashboard checkout says card payment is unavailable (README "Going live with Stripe")',
+        'live card payments are off: STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are not set, so live customer-billed dashboard checkout says card payment is unavailable (docs/deploying.md, "Going live with Stripe")',
     };
   }
   if (config.stripe.secretKey.includes('_test_')) {

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { CardPaymentProvider, ChargeRequest, ChargeResult, RefundRequest } from './payment-provider.js';
 
 /** The success card of the sandbox (as in Stripe's test mode). */
-export const SANDBOX_SUCCESS_CARD = '4242424242424242';
+const SANDBOX_SUCCESS_CARD = '4242424242424242';
 /** The decline card of the sandbox. */
-export const SANDBOX_DECLINE_CARD = '4000000000000002';
+const SANDBOX_DECLINE_CARD = '4000000000000002';
 /** What the customer reads when a card is declined. */
-export const CARD_DECLINED_MESSAGE = 'Your card was declined. Try another card.';
+const CARD_DECLINED_MESSAGE = 'Your card was declined. Try another card.';
 
 /**
  * Built-in provider of the test environment (PAY-1): no money moves and Stripe is never called. 4242 4242 4242 4242

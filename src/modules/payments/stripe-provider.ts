@@ -15,7 +15,7 @@ export interface StripeSettings {
 }
 
 /** Webhook signatures older than this many seconds are refused as stale (Stripe's own default tolerance). */
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
+const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Hosted payment pages expire after this many seconds (Stripe accepts 30 minutes to 24 hours). */
 const SESSION_LIFETIME_SECONDS = 60 * 60;

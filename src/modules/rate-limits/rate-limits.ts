@@ -18,7 +18,7 @@ declare module 'fastify' {
 }
 
 /** Requests refused with 429, by limit (api, admin, admin-auth, auth, sign-in, magic-link, dashboard, webhook-…). */
-export const rateLimitedRequests = new Counter({
+const rateLimitedRequests = new Counter({
   name: 'fcs_rate_limited_requests_total',
   help: 'Requests refused with 429 by a rate limit',
   labelNames: ['limit'] as const,
@@ -118,7 +118,7 @@ export interface FailureThrottle {
  * once the address has failed `max` times in the window, `check` answers 429 without the credential being looked at,
  * so guessing costs the guesser time and the service nothing. `what` names the failures in the message.
  */
-export function failureThrottle(limits: RateLimitConfig, name: LimitName, max: number, what: string): FailureThrottle {
+function failureThrottle(limits: RateLimitConfig, name: LimitName, max: number, what: string): FailureThrottle {
   const windowMs = limits.windowSeconds * 1000;
   const bucket = (request: FastifyRequest) => `${name}:${clientAddress(request)}`;
   return {

@@ -1,19 +1,20 @@
 import type { Environment, Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
-import { orderSummaryColumns, type OrderSummaryRow } from '../orders/orders.repo.js';
+import type { SubscriptionStatus } from '../orders/order-statuses.js';
+import { orderSummaryColumns, type OrderRow, type OrderSummaryRow } from '../orders/orders.repo.js';
 
 /** The product types sold as yearly subscriptions (SUB-1, ORD-RA-5, ORD-AR-2). */
-export const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
+const SUBSCRIPTION_ORDER_TYPES = ['registered_agent', 'annual_report'] as const;
 
 /** One of SUBSCRIPTION_ORDER_TYPES. */
-export type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
+type SubscriptionOrderType = (typeof SUBSCRIPTION_ORDER_TYPES)[number];
 
-/** Subscription statuses of an order item (ORD-4, SUB-1). */
-export type SubscriptionStatus = 'active' | 'canceled' | 'past_due';
-
-/** A subscription order as the renewal run reads it. Dates 'YYYY-MM-DD' (UTC); money in cents. */
-export interface SubscriptionRow extends OrderSummaryRow {
+/**
+ * A due subscription order as the renewal run locks it: the orders module's summary columns and the period end,
+ * narrowed to what the due query ({@link lockDueSubscription}) selects. Dates 'YYYY-MM-DD' (UTC); money in cents.
+ */
+export interface SubscriptionRow extends OrderSummaryRow, Pick<OrderRow, 'current_period_end'> {
   order_type: SubscriptionOrderType;
   subscription_status: SubscriptionStatus;
   /** End (exclusive) of the period paid for; the renewal is due on this date. */

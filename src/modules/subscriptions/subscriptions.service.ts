@@ -4,8 +4,10 @@ import { debitOrThrow, lockBalance, type DebitLine } from '../billing/ledger.js'
 import { stateFeeCents, wholesaleCents, type EntityType } from '../billing/pricing.js';
 import { changeOrderStatus, extendSubscriptionPeriod } from '../orders/order-status.js';
 import { todayUtc } from '../filings/transitions.js';
+import type { SubscriptionStatus } from '../orders/order-statuses.js';
+import type { OrderRow } from '../orders/orders.repo.js';
 import * as repo from './subscriptions.repo.js';
-import type { SubscriptionRow, SubscriptionStatus } from './subscriptions.repo.js';
+import type { SubscriptionRow } from './subscriptions.repo.js';
 import { pastDueDetail, reactivatedDetail } from './subscriptions.views.js';
 
 /*
@@ -24,7 +26,7 @@ import { pastDueDetail, reactivatedDetail } from './subscriptions.views.js';
  */
 
 /** What a run did to one subscription. */
-export type RenewalResult =
+type RenewalResult =
   | 'renewed' // active, charged, period advanced
   | 'reactivated' // past_due -> active, charged for every period owed
   | 'past_due' // active -> past_due (balance short, or checkout-paid)
@@ -34,7 +36,7 @@ export type RenewalResult =
   | 'failed'; // unexpected error; the transaction rolled back and the next run retries
 
 /** One subscription's outcome. Money in cents; dates 'YYYY-MM-DD'. */
-export interface RenewalOutcome {
+interface RenewalOutcome {
   orderId: string;
   result: RenewalResult;
   organizationId?: string;
@@ -96,12 +98,7 @@ export async function renewDueSubscriptions(ctx: AppContext, options: RenewalRun
  * Renews one subscription if it is due on `asOf`, in ONE transaction (see the module comment for the rules).
  * @returns its outcome. @throws on database errors (nothing of this subscription is written then).
  */
-export function renewSubscription(
-  ctx: AppContext,
-  orderId: string,
-  asOf: string,
-  actor: string,
-): Promise<RenewalOutcome> {
+function renewSubscription(ctx: AppContext, orderId: string, asOf: string, actor: string): Promise<RenewalOutcome> {
   return withTransaction(ctx.pool, async (tx) => {
     const sub = await repo.lockDueSubscription(tx, orderId, asOf);
     if (!sub) return { orderId, result: 'skipped', amountCents: 0, periods: 0 };
@@ -112,7 +109,7 @@ export function renewSubscription(
       changeStatus(tx, tenant, sub, to, sub.current_period_end, { reason, detail, actor });
 
     if (sub.billing === 'checkout') {
-      // Checkout collected a one-off card payment; there is no stored card to charge again (README "Subscriptions").
+      // Checkout collected a one-off card payment; there is no stored card to charge again (docs/integrating.md, "Subscriptions").
       return outcome(await change('past_due', 'no_payment_method'), 'past_due');
     }
     if (sub.subscription_status === 'past_due' && sub.order_type === 'registered_agent') {
@@ -143,11 +140,7 @@ export function renewSubscription(
     const newEnd = periods[periods.length - 1].end;
     const paid = { amountCents: totalCents, periods: periods.length };
     if (sub.subscription_status === 'active')
-      return outcome(
-        (await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd)) as unknown as SubscriptionRow,
-        'renewed',
-        paid,
-      );
+      return outcome(await extendSubscriptionPeriod(tx, tenant, sub.id, newEnd), 'renewed', paid);
     const row = await changeStatus(tx, tenant, sub, 'active', newEnd, {
       reason: 'paid',
       detail: reactivatedDetail(totalCents),
@@ -174,7 +167,7 @@ function duePeriods(periodEnd: string, asOf: string): Period[] {
  * `date` ('YYYY-MM-DD') plus `years`, clamped to the month's last day (Feb 29 -> Feb 28) like PostgreSQL's
  * `date + interval 'n years'`, which set the first period end at placement.
  */
-export function addYears(date: string, years: number): string {
+function addYears(date: string, years: number): string {
   const [y, m, d] = date.split('-').map(Number);
   const lastDay = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
   return new Date(Date.UTC(y + years, m - 1, Math.min(d, lastDay))).toISOString().slice(0, 10);
@@ -224,14 +217,13 @@ async function changeStatus(
   to: SubscriptionStatus,
   periodEnd: string,
   why: { reason: string; detail?: Record<string, unknown>; actor: string },
-): Promise<SubscriptionRow> {
+): Promise<OrderRow> {
   // ORD-14: the orders module writes the row and the event; the subscription's own history is kept here.
   const { order, event } = await changeOrderStatus(tx, tenant, {
     orderId: sub.id,
     actor: why.actor,
     subscription: { status: to, currentPeriodEnd: periodEnd },
   });
-  const row = order as unknown as SubscriptionRow;
   await repo.insertStatusChange(tx, tenant, {
     orderId: sub.id,
     fromStatus: sub.subscription_status,
@@ -241,18 +233,24 @@ async function changeStatus(
     eventId: event.id,
     actor: why.actor,
   });
-  return row;
+  return order;
 }
 
-function outcome(row: SubscriptionRow, result: RenewalResult, paid = { amountCents: 0, periods: 0 }): RenewalOutcome {
+/** The columns of an order (as locked, or as changed) that an outcome reports. */
+type OutcomeColumns = Pick<
+  OrderRow,
+  'id' | 'organization_id' | 'environment' | 'order_type' | 'subscription_status' | 'current_period_end'
+>;
+
+function outcome(row: OutcomeColumns, result: RenewalResult, paid = { amountCents: 0, periods: 0 }): RenewalOutcome {
   return {
     orderId: row.id,
     result,
     organizationId: row.organization_id,
     environment: row.environment,
     orderType: row.order_type,
-    subscriptionStatus: row.subscription_status,
-    currentPeriodEnd: row.current_period_end,
+    subscriptionStatus: row.subscription_status ?? undefined,
+    currentPeriodEnd: row.current_period_end ?? undefined,
     ...paid,
   };
 }

@@ -7,10 +7,8 @@ import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
 import * as repo from './users.repo.js';
 import type { CreateUserInput, User } from './users.schemas.js';
 
-export type { UserRow } from './users.repo.js';
-
 /** Emails are unique per tenant without regard to case (USR-3): the stored key is lower-cased. */
-export const normalizeEmail = (email: string): string => email.toLowerCase();
+const normalizeEmail = (email: string): string => email.toLowerCase();
 
 // E.164: '+', a country code not starting with 0, at most 15 digits in all; 7 is the shortest real number (e.g.
 // +6831234).

@@ -24,7 +24,7 @@ const OPENED_SECRETS_MAX = 10_000;
  * The signing secrets of a claimed endpoint, current first (WH-2, WH-3): the one place an attempt reads them. The
  * opened values are kept by (endpoint, stored values): a rotation stores new values, so it is seen at once.
  */
-export function endpointSigningSecrets(
+function endpointSigningSecrets(
   ctx: Pick<AppContext, 'secrets'>,
   row: Pick<ClaimedDelivery, 'endpoint_id' | 'secret' | 'previous_secret'>,
 ): string[] {
@@ -49,7 +49,7 @@ export function endpointSigningSecrets(
 }
 
 /** The body exactly as delivered: the stored event as its envelope (EVT-1). */
-export function envelopeOf(
+function envelopeOf(
   row: Pick<ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data'>,
 ): EventEnvelope {
   return {

@@ -1,7 +1,7 @@
 import type { DeliveryStatus } from './deliveries.repo.js';
 
 /** ±10 %: retries of many deliveries that failed together (an outage) spread out instead of arriving at once. */
-export const JITTER_FRACTION = 0.1;
+const JITTER_FRACTION = 0.1;
 
 /** True for a 2xx answer, the only success (WH-4). */
 export function isSuccess(statusCode: number | null): boolean {

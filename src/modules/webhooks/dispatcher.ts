@@ -6,21 +6,16 @@ import type { OutageReporter } from '../../lib/db-outage.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { FinishedAttempt } from './attempt-recorder.js';
 import { attemptOutcome, sendAttempt } from './attempt-sender.js';
+import { DeliveryClaims } from './delivery-claims.js';
 import { DispatchQueues } from './dispatch-queues.js';
-import {
-  claimDueDeliveries,
-  DELIVERIES_DUE_CHANNEL,
-  releaseLeases,
-  renewLeases,
-  type ClaimedDelivery,
-} from './dispatch.repo.js';
+import { DELIVERIES_DUE_CHANNEL, type ClaimedDelivery } from './dispatch.repo.js';
 import { OutcomeBatcher } from './outcome-batcher.js';
 import { WakeListener } from './wake-listener.js';
 import { WebhookClient, type SendResult } from './webhook-client.js';
 import { webhookAttempts, webhookInFlight } from './webhook-metrics.js';
 
 /** How often an idle dispatcher looks for due retries and expired leases without being woken (ms). */
-export const POLL_INTERVAL_MS = 1000;
+const POLL_INTERVAL_MS = 1000;
 
 /** A running dispatcher. */
 export interface WebhookDispatcher {
@@ -60,29 +55,27 @@ export async function startWebhookDispatcher(
   return dispatcher;
 }
 
-/** A claimed row until its outcome is written, and when it was claimed (for lease renewals). */
-interface Held {
-  row: ClaimedDelivery;
-  claimedAt: number;
-}
-
+/*
+ * The dispatcher is four units, one file each, wired together here:
+ *  - claim (delivery-claims.ts): due rows under a lease, held until recorded, leases renewed, unstarted rows handed back;
+ *  - schedule (dispatch-queues.ts): claimed rows started round-robin within the caps (WH-17);
+ *  - send (attempt-sender.ts): one signed POST through the keep-alive pools (webhook-client.ts);
+ *  - record (outcome-batcher.ts, attempt-recorder.ts): finished attempts written in batches, each in one transaction.
+ * What wakes the claim unit: the LISTEN connection (wake-listener.ts), the poll, a freed slot and a written batch.
+ */
 class Dispatcher implements WebhookDispatcher {
   readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly client: WebhookClient;
+  private readonly claims: DeliveryClaims;
   private readonly queues: DispatchQueues;
-  // Claimed rows until their outcome is recorded (their leases are renewed; at most twice WEBHOOK_CONCURRENCY). An
-  // attempt's slot in `queues` frees as soon as its answer is in, while the outcome waits for the next batched write
-  // (the row stays leased meanwhile, so no other sender takes it).
-  private readonly held = new Map<string, Held>();
+  // An attempt's slot in `queues` frees as soon as its answer is in, while its outcome waits here for the next
+  // batched write (the row stays leased and held by `claims` meanwhile, so no other sender takes it).
   private readonly outcomes: OutcomeBatcher;
   private readonly listener: WakeListener;
-  private renewer: NodeJS.Timeout | undefined;
   private poller: NodeJS.Timeout | undefined;
   private stopping = false;
   // Set when stop() gave up waiting: attempts cut by closing the pools are not recorded (their lease runs out instead).
   private abandoned = false;
-  private claiming = false;
-  private claimAgain = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -95,9 +88,20 @@ class Dispatcher implements WebhookDispatcher {
       organization: config.webhookOrganizationConcurrency,
       endpoint: config.webhookEndpointConcurrency,
     });
+    this.claims = new DeliveryClaims({
+      pool,
+      config,
+      owner: this.owner,
+      room: () => this.queues.claimRoom(),
+      claimed: (rows) => this.schedule(rows),
+      failed: (err, what) =>
+        what === 'claim'
+          ? this.failed(err, 'webhook dispatcher claim', 'error', 'webhook dispatcher claim failed')
+          : this.failed(err, 'renewing webhook leases', 'warn', 'renewing webhook delivery leases failed'),
+    });
     this.outcomes = new OutcomeBatcher(
       { config, pool, log, owner: this.owner },
-      (batch) => this.written(batch),
+      (batch) => this.recorded(batch),
       // The rows stay leased to this process: after the lease they are claimed again (at least once, WH-15).
       (err, batch) =>
         this.failed(
@@ -126,13 +130,12 @@ class Dispatcher implements WebhookDispatcher {
 
   async start(): Promise<void> {
     // Leases of attempts that run long (a slow receiver) are extended well before they run out.
-    const renewEvery = Math.max(100, Math.floor(this.ctx.config.webhookLeaseMs / 3));
-    this.renewer = setInterval(() => this.renew(renewEvery), renewEvery);
+    this.claims.startRenewing();
     this.poller = setInterval(this.wake, POLL_INTERVAL_MS);
     try {
       await this.listener.open();
     } catch (err) {
-      clearInterval(this.renewer);
+      this.claims.stopRenewing();
       clearInterval(this.poller);
       await this.client.close();
       throw err;
@@ -140,67 +143,29 @@ class Dispatcher implements WebhookDispatcher {
   }
 
   readonly wake = (): void => {
-    if (this.stopping) return;
-    if (this.claiming) {
-      this.claimAgain = true;
-      return;
-    }
-    this.claiming = true;
-    void this.claimLoop()
-      .catch((err) => this.failed(err, 'webhook dispatcher claim', 'error', 'webhook dispatcher claim failed'))
-      .finally(() => {
-        this.claiming = false;
-        if (this.claimAgain) {
-          this.claimAgain = false;
-          if (this.free() > 0) this.wake();
-        }
-      });
+    if (!this.stopping) this.claims.wake();
   };
 
   async stop(graceMs = 5000): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.claims.stop();
     clearInterval(this.poller);
     await this.listener.close();
     // Rows claimed but not started go back to the other processes now rather than after their lease.
-    await this.handBack(this.queues.drain());
+    await this.claims.handBack(this.queues.drain());
     const deadline = Date.now() + graceMs;
-    while ((this.held.size || !this.outcomes.idle || this.claiming) && Date.now() < deadline)
+    while ((this.claims.holding || !this.outcomes.idle || this.claims.busy) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
-    clearInterval(this.renewer);
+    this.claims.stopRenewing();
     this.abandoned = true;
     await this.client.close();
     await this.outcomes.settled();
   }
 
-  // Claimed rows a process may hold: one cap's worth sending, one queued ahead of the free slots.
-  private free(): number {
-    return 2 * this.ctx.config.webhookConcurrency - this.held.size;
-  }
-
-  private async claimLoop(): Promise<void> {
-    const { config, pool } = this.ctx;
-    while (!this.stopping && this.free() > 0) {
-      const limit = this.free();
-      const rows = await claimDueDeliveries(pool, {
-        owner: this.owner,
-        limit,
-        endpointCap: 2 * config.webhookEndpointConcurrency,
-        organizationCap: 2 * config.webhookOrganizationConcurrency,
-        room: this.queues.claimRoom(),
-        leaseMs: config.webhookLeaseMs,
-      });
-      if (this.stopping) return this.handBack(rows);
-      const claimedAt = Date.now();
-      for (const row of rows) this.held.set(row.id, { row, claimedAt });
-      this.queues.add(rows);
-      this.pump();
-      if (rows.length < limit) return;
-    }
-  }
-
-  /** Starts queued rows while the caps leave slots free (WH-17). */
-  private pump(): void {
+  /** Schedule: queues claimed rows and starts queued rows while the caps leave slots free (WH-17). */
+  private schedule(rows: ClaimedDelivery[] = []): void {
+    this.queues.add(rows);
     while (!this.stopping) {
       const row = this.queues.next();
       if (!row) return;
@@ -208,6 +173,7 @@ class Dispatcher implements WebhookDispatcher {
     }
   }
 
+  /** Send: one attempt, or none for a deleted or disabled endpoint (recorded as such). */
   private send(row: ClaimedDelivery): void {
     webhookInFlight.inc();
     const attempt =
@@ -215,46 +181,28 @@ class Dispatcher implements WebhookDispatcher {
         ? Promise.resolve(null)
         : sendAttempt(this.ctx.config, this.ctx, this.client, row);
     void attempt.then(
-      (result) => this.finish(row, result),
+      (result) => this.record(row, result),
       (err) => {
         this.ctx.log.error({ err, deliveryId: row.id }, 'webhook attempt failed unexpectedly');
-        this.finish(row, { statusCode: null, responseBody: '', error: 'Internal error before sending', durationMs: 0 });
+        this.record(row, { statusCode: null, responseBody: '', error: 'Internal error before sending', durationMs: 0 });
       },
     );
   }
 
-  private finish(row: ClaimedDelivery, result: SendResult | null): void {
+  /** Record: frees the attempt's slot, queues its outcome for the next batched write, and starts what waits. */
+  private record(row: ClaimedDelivery, result: SendResult | null): void {
     this.queues.done(row);
     webhookInFlight.dec();
     if (this.abandoned) return;
     if (result) webhookAttempts.inc({ outcome: attemptOutcome(result) });
     this.outcomes.add({ row, result });
-    this.pump();
+    this.schedule();
     this.wake();
   }
 
-  private written(batch: FinishedAttempt[]): void {
-    for (const { row } of batch) this.held.delete(row.id);
+  private recorded(batch: FinishedAttempt[]): void {
+    this.claims.release(batch.map((a) => a.row));
     this.wake();
-  }
-
-  private renew(renewEvery: number): void {
-    const cutoff = Date.now() - renewEvery;
-    const ids = [...this.held.values()].filter((h) => h.claimedAt <= cutoff).map((h) => h.row.id);
-    if (ids.length)
-      renewLeases(this.ctx.pool, this.owner, ids, this.ctx.config.webhookLeaseMs).catch((err) =>
-        this.failed(err, 'renewing webhook leases', 'warn', 'renewing webhook delivery leases failed'),
-      );
-  }
-
-  private async handBack(rows: ClaimedDelivery[]): Promise<void> {
-    for (const row of rows) this.held.delete(row.id);
-    if (rows.length)
-      await releaseLeases(
-        this.ctx.pool,
-        this.owner,
-        rows.map((r) => r.id),
-      ).catch(() => undefined);
   }
 
   // While the database is unreachable the outage reporter tells it once (OPS-2); otherwise one log line.

@@ -1,7 +1,7 @@
 import { recordAttempts, type FinishedAttempt, type Recorder } from './attempt-recorder.js';
 
 /** Outcomes written per statement at most; more wait for the next write. */
-export const RECORD_BATCH_MAX = 500;
+const RECORD_BATCH_MAX = 500;
 
 /**
  * Finished attempts of one dispatcher waiting to be written (WH-15): one write at a time, of everything that finished

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /** Prefix of every endpoint signing secret (WH-1, WH-2). */
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** Header carrying the signature (WH-2). */
 export const SIGNATURE_HEADER = 'Service-Signature';

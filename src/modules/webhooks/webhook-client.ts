@@ -1,12 +1,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { EventEmitter } from 'node:events';
 import { isIP, type LookupFunction } from 'node:net';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { withFields } from '../../lib/objects.js';
 import { isPublicAddress, type VettedAddress } from './url-guard.js';
 
 /** Bytes of the receiver's response kept on the attempt record (WH-4). */
-export const RESPONSE_BODY_LIMIT = 4096;
+const RESPONSE_BODY_LIMIT = 4096;
 
 /** What one HTTP try produced. `statusCode` is null when no response arrived (timeout, refused, reset). */
 export interface SendResult {
@@ -36,9 +35,9 @@ export interface SendRequest {
 }
 
 /** Origins whose keep-alive pool is kept at most; the least recently used pool is closed beyond it (WH-18). */
-export const MAX_POOLS = 1000;
+const MAX_POOLS = 1000;
 /** A pool unused this long (ms) is closed with its connections. */
-export const POOL_IDLE_MS = 60_000;
+const POOL_IDLE_MS = 60_000;
 
 interface PoolEntry {
   pool: Pool;
@@ -77,21 +76,21 @@ export class WebhookClient {
       // decided by the address actually reached.
       const target = req.pinned ?? (await resolveHost(url.hostname));
       const pool = this.poolFor(req.poolKey ?? url.origin, url.origin, target);
-      const signal = this.deadlines.start(req.timeoutMs);
+      const deadline = this.deadlines.start(req.timeoutMs);
       try {
         const res = await pool.request({
           method: 'POST',
           path: `${url.pathname}${url.search}`,
           body: req.body,
           headers: withFields(req.headers, { host: url.host }),
-          signal,
+          signal: deadline.signal,
         });
         const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
         // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
         const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
         return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
       } finally {
-        this.deadlines.end(signal);
+        this.deadlines.end(deadline);
       }
     } catch (err) {
       return { statusCode: null, responseBody: '', error: describeError(err, req.timeoutMs), durationMs: elapsed() };
@@ -145,10 +144,10 @@ export class WebhookClient {
 }
 
 function pinnedLookup(pinned: VettedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  return (_hostname, options, callback) => {
     if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
     else callback(null, pinned.address, pinned.family);
-  }) as LookupFunction;
+  };
 }
 
 // The first address of a host (a literal IP as it is), for an unpinned attempt.
@@ -160,18 +159,10 @@ async function resolveHost(hostname: string): Promise<VettedAddress> {
   return { address: found.address, family: found.family as 4 | 6 };
 }
 
-/** A response body as undici gives it: a readable stream of Buffers. */
-interface BodyStream {
-  on(event: 'data', fn: (chunk: Buffer) => void): unknown;
-  on(event: 'end' | 'close', fn: () => void): unknown;
-  on(event: 'error', fn: (err: Error) => void): unknown;
-  destroy(): void;
-}
-
 // Reads at most `limit` bytes, then drops the rest of the stream (a receiver may answer with megabytes). A body
 // read to its end leaves the connection reusable. Stream events, not an async iterator: this runs for every
 // attempt, and the iterator's promises per chunk cost more than the few bytes a receiver usually answers.
-function readPrefix(body: BodyStream, limit: number): Promise<string> {
+function readPrefix(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -184,7 +175,7 @@ function readPrefix(body: BodyStream, limit: number): Promise<string> {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: PostgreSQL text cannot hold NUL, so it is dropped.
       resolve(text.includes('\u0000') ? text.replace(/\u0000/g, '') : text);
     };
-    body.on('data', (chunk) => {
+    body.on('data', (chunk: Buffer) => {
       if (settled) return;
       chunks.push(chunk);
       size += chunk.length;
@@ -206,26 +197,27 @@ function readPrefix(body: BodyStream, limit: number): Promise<string> {
 }
 
 /**
- * Deadlines of the attempts under way, checked by one timer for all of them: an attempt's signal is aborted once its
- * time is up (within DEADLINE_CHECK_MS after it), which undici turns into an AbortError for the request or its body.
- * One timer instead of a timeout signal per attempt, which cost a timer, a signal and its clean-up for each.
+ * Deadlines of the attempts under way, checked by one timer for all of them: an attempt's controller is aborted once
+ * its time is up (within DEADLINE_CHECK_MS after it), which undici turns into an AbortError for the request or its
+ * body. One timer instead of a timeout signal per attempt (`AbortSignal.timeout`), which cost a timer and its
+ * clean-up for each.
  */
 class Deadlines {
-  private readonly due = new Map<AbortableEmitter, number>();
+  private readonly due = new Map<AbortController, number>();
   private timer: NodeJS.Timeout | null = null;
 
-  start(timeoutMs: number): AbortableEmitter {
-    const signal: AbortableEmitter = Object.assign(new EventEmitter(), { aborted: false });
-    this.due.set(signal, performance.now() + timeoutMs);
+  start(timeoutMs: number): AbortController {
+    const controller = new AbortController();
+    this.due.set(controller, performance.now() + timeoutMs);
     if (!this.timer) {
       this.timer = setInterval(() => this.check(), DEADLINE_CHECK_MS);
       this.timer.unref();
     }
-    return signal;
+    return controller;
   }
 
-  end(signal: AbortableEmitter): void {
-    this.due.delete(signal);
+  end(controller: AbortController): void {
+    this.due.delete(controller);
     if (!this.due.size) this.close();
   }
 
@@ -236,17 +228,14 @@ class Deadlines {
 
   private check(): void {
     const now = performance.now();
-    for (const [signal, at] of this.due) {
+    for (const [controller, at] of this.due) {
       if (at > now) continue;
-      this.due.delete(signal);
-      signal.aborted = true;
-      signal.emit('abort');
+      this.due.delete(controller);
+      controller.abort();
     }
     if (!this.due.size) this.close();
   }
 }
-
-type AbortableEmitter = EventEmitter & { aborted: boolean };
 
 /** How often the attempts' deadlines are checked (ms): an attempt is cut at most this long after its time is up. */
 const DEADLINE_CHECK_MS = 25;

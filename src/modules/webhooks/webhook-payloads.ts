@@ -10,7 +10,7 @@ import { DocumentSchema } from '../documents/documents.schemas.js';
  */
 
 /** `data` of filing.status_changed (EVT-3): the order's new state. */
-export const FilingStatusChangedDataSchema = Type.Object(
+const FilingStatusChangedDataSchema = Type.Object(
   {
     orderId: Type.String({ description: 'prefix order_' }),
     companyId: Type.String({ description: 'prefix comp_' }),
@@ -52,7 +52,7 @@ export const FilingStatusChangedDataSchema = Type.Object(
 );
 
 /** `data` of compliance.deadline_approaching and compliance.deadline_missed (CAL-20). */
-export const ComplianceDeadlineDataSchema = Type.Object(
+const ComplianceDeadlineDataSchema = Type.Object(
   {
     companyId: Type.String({ maxLength: 100, description: 'prefix comp_' }),
     jurisdiction: Type.String({
@@ -75,7 +75,7 @@ export const ComplianceDeadlineDataSchema = Type.Object(
 );
 
 /** `data` of webhook.test, sent by POST /webhook-endpoints/{id}/test. */
-export const WebhookTestDataSchema = Type.Object(
+const WebhookTestDataSchema = Type.Object(
   {
     endpointId: Type.String({ description: 'The endpoint tested (prefix we_).' }),
     message: Type.String(),

@@ -3,7 +3,7 @@ import { DateTime, Nullable, PageQuery } from '../../lib/schemas.js';
 import { EVENT_TYPES } from '../events/events.service.js';
 
 /** One subscribable event type (EVT-2); anything else is a 400 naming `eventTypes.<n>`. */
-export const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES] });
+const EventTypeSchema = Type.String({ enum: [...EVENT_TYPES] });
 
 const Url = Type.String({
   minLength: 1,
@@ -98,7 +98,7 @@ export const DeletedSchema = Type.Object(
 );
 
 /** A delivery status filter: pending, succeeded or failed (DeliveryStatus). */
-export const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
+const DeliveryStatusSchema = Type.String({ enum: ['pending', 'succeeded', 'failed'] });
 
 /** A webhook delivery (WH-12; the public API leaves its fields open): one per endpoint and event. */
 export const WebhookDeliverySchema = Type.Object(
@@ -121,7 +121,7 @@ export const WebhookDeliverySchema = Type.Object(
 );
 
 /** One HTTP try of a delivery: status code, duration in ms, the first 4 KB of the response, or the error. */
-export const WebhookAttemptSchema = Type.Object(
+const WebhookAttemptSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix wa_' }),
     attemptNumber: Type.Integer({ description: '1 for the first try' }),

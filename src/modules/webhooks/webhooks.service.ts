@@ -14,7 +14,7 @@ import * as repo from './webhooks.repo.js';
 import { withFields } from '../../lib/objects.js';
 
 /** Hours the replaced secret keeps signing beside the new one after a rotation (WH-3). */
-export const ROTATION_GRACE_HOURS = 24;
+const ROTATION_GRACE_HOURS = 24;
 
 /** The endpoint as the API shows it: never its secret. Times ISO 8601. */
 export interface EndpointView {
@@ -31,7 +31,7 @@ export interface EndpointView {
 }
 
 /** The API view of an endpoint row, without secrets; previousSecretExpiresAt only while the rotation grace lasts. */
-export function endpointView(r: repo.EndpointRow): EndpointView {
+function endpointView(r: repo.EndpointRow): EndpointView {
   const graceActive = r.previous_secret_expires_at && r.previous_secret_expires_at > new Date();
   return {
     id: r.id,

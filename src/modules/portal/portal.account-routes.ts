@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../lib/errors.js';
+import { field } from '../console/console.web.js';
+import { perAddressLimit } from '../rate-limits/rate-limits.js';
+import { refusalStatus, refusalText } from './portal.auth-routes.js';
+import { PORTAL_PREFIX, redirectWith, render } from './portal.web.js';
+import { listLiveSessions, revokeMemberSession } from './sessions.repo.js';
+import { SESSION_IDLE_SECONDS } from './sessions.js';
+import { confirmEnrolment, enrolmentView, startEnrolment } from './two-factor.service.js';
+
+/** The member's own account: two-factor enrolment (PORTAL-5) and the list of their sessions (PORTAL-6). */
+export async function portalAccountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const limit = perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts);
+
+  app.get('/account/two-factor', { schema: { hide: true } }, async (request, reply) => {
+    const session = request.portalSession!;
+    return render(ctx, request, reply, 'two-factor', {
+      title: 'Two-factor authentication',
+      section: 'account',
+      enrolment: await enrolmentView(ctx, session.member.id),
+      recoveryCodes: null,
+      error: null,
+    });
+  });
+
+  app.post('/account/two-factor/start', { schema: { hide: true } }, async (request, reply) => {
+    await startEnrolment(ctx, request.portalSession!.member.id);
+    return reply.redirect(`${PORTAL_PREFIX}/account/two-factor`, 303);
+  });
+
+  app.post(
+    '/account/two-factor/confirm',
+    { schema: { hide: true }, config: { rateLimit: limit } },
+    async (request, reply) => {
+      const session = request.portalSession!;
+      const result = await confirmEnrolment(
+        ctx,
+        { idHash: session.idHash, memberId: session.member.id },
+        field(request.body, 'code'),
+        request.ip,
+      );
+      const enrolment = await enrolmentView(ctx, session.member.id);
+      if (!result.ok)
+        return render(ctx, request, refusalStatus(reply, result), 'two-factor', {
+          title: 'Two-factor authentication',
+          section: 'account',
+          enrolment,
+          recoveryCodes: null,
+          error: refusalText(result, 'code'),
+        });
+      // Shown this once: only their hashes are kept.
+      return render(ctx, request, reply, 'two-factor', {
+        title: 'Two-factor authentication',
+        section: 'account',
+        enrolment,
+        recoveryCodes: result.recoveryCodes,
+        error: null,
+      });
+    },
+  );
+
+  app.get('/sessions', { schema: { hide: true } }, async (request, reply) => {
+    const session = request.portalSession!;
+    return render(ctx, request, reply, 'sessions', {
+      title: 'Sessions',
+      section: 'sessions',
+      sessions: await listLiveSessions(ctx.pool, session.member.id, SESSION_IDLE_SECONDS),
+      currentId: session.id,
+    });
+  });
+
+  app.post<{ Params: { id: string } }>('/sessions/:id/revoke', { schema: { hide: true } }, async (request, reply) => {
+    const session = request.portalSession!;
+    // Only the member's own sessions: another member's id revokes nothing and is told apart from nothing (404).
+    if (!(await revokeMemberSession(ctx.pool, session.member.id, request.params.id)))
+      throw new AppError('not_found', 'No such session of yours (signed out already?).');
+    if (request.params.id === session.id) return reply.redirect(`${PORTAL_PREFIX}/sign-in`, 303);
+    return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/sessions`, {
+      kind: 'ok',
+      text: 'The session is signed out.',
+    });
+  });
+}
