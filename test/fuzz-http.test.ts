@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperator } from '../src/modules/console/operators.service.js';
+import { DUMMY_HASH } from '../src/modules/console/password.js';
 import { createSession, sessionCookieValue } from '../src/modules/console/sessions.js';
+import { newId } from '../src/lib/ids.js';
+import { addMembership, insertMember } from '../src/modules/portal/members.repo.js';
+import {
+  createSession as createPortalSession,
+  sessionCookieValue as portalSessionCookie,
+} from '../src/modules/portal/sessions.js';
 import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 import { createCompany } from './factories.js';
 import {
@@ -22,8 +29,9 @@ import { type Exchange, exchange, request, type Transport, type WireRequest } fr
 
 /*
  * Fuzzing over a listening socket (OPS-7): hostile requests to every surface the service answers on (the integrator
- * API from its OpenAPI documents, the admin API, the console's pages and forms with multipart uploads, the dashboard
- * on its own host and on a white-label domain, magic links, /docs, /metrics, probes, signed file links, the Stripe
+ * API from its OpenAPI documents, the admin API, the console's pages and forms with multipart uploads, the partner
+ * portal's pages and forms, the dashboard on its own host and on a white-label domain, magic links, /docs, /metrics,
+ * probes, signed file links, the Stripe
  * webhook), on the right host and on wrong ones, sent whole or stalling: bodies that stop half-way, chunked bodies
  * without their end, `Expect: 100-continue` never followed by the body, bodies trickled in, headers never finished,
  * clients that leave, bytes that are not HTTP. Every request must be answered within 15 s of the client's last byte,
@@ -45,6 +53,7 @@ const HOST = {
   api: 'api.fuzz.test',
   dashboard: 'app.fuzz.test',
   console: 'console.fuzz.test',
+  portal: 'partners.fuzz.test',
   brand: 'portal.fuzz-brand.test',
   stranger: 'elsewhere.fuzz.test',
 } as const;
@@ -62,6 +71,7 @@ beforeAll(async () => {
     TEST_BASE_URL: `http://${HOST.api}/test/v1`,
     DASHBOARD_BASE_URL: `http://${HOST.dashboard}/dashboard`,
     CONSOLE_BASE_URL: `http://${HOST.console}/console`,
+    PORTAL_BASE_URL: `http://${HOST.portal}/portal`,
   });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as AddressInfo).port;
@@ -146,6 +156,24 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
   const documentId = f.ids.test.document[0]!;
   const document = await f.tenant.api('GET', `/documents/${documentId}`);
   const documentLink = new URL(document.json().fileUrl as string);
+  // A partner portal member of the console's target organization, signed in (its password never matches).
+  const member = await insertMember(app.ctx.pool, {
+    id: newId('member'),
+    email: 'fuzz.member@example.com',
+    name: 'Fuzz Member',
+    passwordHash: DUMMY_HASH,
+  });
+  await addMembership(app.ctx.pool, victim.organizationId, member!.id, 'owner');
+  const portalSession = await createPortalSession(app.ctx.pool, {
+    memberId: member!.id,
+    pending: false,
+    clientAddress: '127.0.0.1',
+    userAgent: 'fuzz',
+  });
+  const portalCookie = `fcs_portal=${portalSessionCookie(app.ctx.secrets.fileUrlSecret, portalSession)}`;
+  const portalPages = ['/portal/', '/portal/members', '/portal/sessions', '/portal/account/two-factor'];
+  // Signed out: the sign-in, password reset and invitation forms.
+  const portalPublicPages = ['/portal/sign-in', '/portal/password-reset', '/portal/invitation?token=x'];
   const consolePages = [
     '/console/queue',
     `/console/orders/${orderId}`,
@@ -182,6 +210,8 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     ...consolePages.map((path) => ({ host: HOST.console, cookie: consoleCookie, path })),
     ...dashboardPages.map((path) => ({ host: HOST.dashboard, cookie: dashboardCookie, path })),
     ...brandPages.map((path) => ({ host: HOST.brand, cookie: brandCookie, path })),
+    ...portalPages.map((path) => ({ host: HOST.portal, cookie: portalCookie, path })),
+    ...portalPublicPages.map((path) => ({ host: HOST.portal, cookie: '', path })),
   ];
   // Each product's form page, as the companies' checkout pages link them.
   for (const page of pages.filter((p) => p.path.endsWith('/checkout') && p.path.includes('/companies/')))
@@ -190,7 +220,9 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
   const forms: Form[] = [];
   for (const page of pages) {
     const res = await request(port, { path: page.path, host: page.host, headers: { cookie: page.cookie } });
-    forms.push(...formsOf(res.body, page));
+    // A form's own cookie (the CSRF nonce of a sign-in form) goes with it.
+    const cookie = [page.cookie, cookiesOf(res)].filter(Boolean).join('; ');
+    forms.push(...formsOf(res.body, { ...page, cookie }));
   }
   // Signing out would end the sessions the fuzz signs in with: those forms are posted without a valid session.
   return {
@@ -412,7 +444,8 @@ const MULTIPART_DAMAGE: Array<(body: Buffer, boundary: string) => { body: Buffer
 
 /** A POST of one of the pages' forms: fields kept or made hostile, some left out or added, sent as the page says or not. */
 function formPost(form: Form): fc.Arbitrary<Wire> {
-  const signsOut = /\/(logout|sign-out)$/.test(form.action);
+  // Never with the session the fuzz signs in with: signing out, or a portal member revoking its own sessions.
+  const signsOut = /\/(logout|sign-out)$|^\/portal\/sessions\//.test(form.action);
   return fc
     .record({
       values: fc.tuple(...form.fields.map(([k, v]) => formValue(k, v))),
@@ -468,7 +501,7 @@ function routeOf(path: string): string {
   return (
     path
       .split('?')[0]!
-      .replace(/\/(org|user|comp|order|doc|evt|we|wd|key|op|txn|ordgrp|chk)_[0-9a-z]+/g, '/:id')
+      .replace(/\/(org|user|comp|order|doc|evt|we|wd|key|op|txn|ordgrp|chk|mem|ps)_[0-9a-z]+/g, '/:id')
       .replace(/\/auth\/[^/]+$/, '/auth/:token') || '/'
   );
 }
@@ -829,6 +862,8 @@ describe('fuzzing every surface over a listening socket', () => {
       /^GET \/auth\/:token$/,
       /^GET \/docs/,
       /^GET \/metrics$/,
+      /^POST \/portal\/sign-in$/,
+      /^GET \/portal\/members$/,
       /^POST \/stripe\/webhook$/,
       /^raw: /,
     ])
