@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Config } from './config-types.js';
 import { pathPrefix } from './config.js';
 import type { AppContext, Environment } from './context.js';
+import { bodyIdleTimeout } from './lib/body-idle-timeout.js';
 import { installErrorHandlers } from './lib/error-handler.js';
 import { rejectUnstorableText } from './lib/text-guard.js';
 import { proxyTrustFunction } from './lib/proxy-trust.js';
@@ -94,6 +95,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorSchema);
   installErrorHandlers(app);
+  // OPS-7: a body that stops arriving is answered as a request too slow to arrive, long before HTTP_REQUEST_TIMEOUT_MS.
+  app.addHook(
+    'onRequest',
+    bodyIdleTimeout(ctx.config.httpBodyIdleTimeoutMs, (request) => {
+      const idle = Object.assign(new Error('the request body stopped arriving'), {
+        code: BODY_IDLE,
+        requestId: request.id,
+      });
+      clientErrorHandler.call(app, idle, request.raw.socket);
+    }),
+  );
   const hsts = hstsFor(ctx, hosts);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -226,16 +238,26 @@ function newRequestId(): string {
   return `req_${randomUUID().replace(/-/g, '')}`;
 }
 
+/** The code of the error {@link clientErrorHandler} is handed for a request body that stopped arriving (OPS-7). */
+const BODY_IDLE = 'FCS_HTTP_BODY_IDLE';
+
 /**
  * Answers requests Node's HTTP parser refuses before any route runs with the one error body (API-1): request line
  * and headers above Node's 16 KB (a huge query string) or bytes that are not HTTP get `400 bad_request`, like a
  * malformed body, instead of Fastify's own body (and 431 for the size, a status outside the closed list of API-2).
- * A request too slow to arrive is left to Fastify's default answer (408): it never became a request of the API.
+ * A request too slow to arrive (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, or a body silent for
+ * HTTP_BODY_IDLE_TIMEOUT_MS: OPS-7) is left to Fastify's default answer (408): it never became a request of the API.
+ * The connection is closed either way.
  */
-function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+function clientErrorHandler(
+  this: FastifyInstance,
+  err: NodeJS.ErrnoException & { requestId?: string },
+  socket: Duplex,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const requestId = newRequestId();
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === BODY_IDLE;
+  // A body that stopped arriving belongs to a request that has its id already.
+  const requestId = err.requestId ?? newRequestId();
   const json = timeout
     ? '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}'
     : JSON.stringify({
@@ -246,7 +268,10 @@ function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, s
         code: 'bad_request',
         requestId,
       });
-  this.log.info({ code: err.code, requestId }, 'request refused by the HTTP parser');
+  this.log.info(
+    { code: err.code, requestId },
+    timeout ? 'request too slow to arrive' : 'request refused by the HTTP parser',
+  );
   if (socket.writable) {
     const status = timeout ? '408 Request Timeout' : '400 Bad Request';
     socket.write(

@@ -140,6 +140,12 @@ export interface Config {
    */
   httpKeepAliveTimeoutMs: number;
   /**
+   * Longest silence while a request's body is being read, in ms (HTTP_BODY_IDLE_TIMEOUT_MS, default 5000): a body
+   * that stops arriving for this long is answered 408 and its connection closed, so a stalled client is answered well
+   * within the 15 s of OPS-7 instead of at HTTP_REQUEST_TIMEOUT_MS.
+   */
+  httpBodyIdleTimeoutMs: number;
+  /**
    * Longest wait for a database connection (a new one, or a free one from the pool), in ms (default 5000). While the
    * database is down, requests fail with 503 within this time instead of hanging.
    */

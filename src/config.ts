@@ -108,6 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     httpRequestTimeoutMs,
     httpHeadersTimeoutMs,
     httpKeepAliveTimeoutMs: Number(e.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 65000),
+    httpBodyIdleTimeoutMs: Number(e.HTTP_BODY_IDLE_TIMEOUT_MS ?? 5000),
     databaseConnectTimeoutMs: Number(e.DATABASE_CONNECT_TIMEOUT_MS ?? 5000),
     eventStreamMaxPerKey: Number(e.EVENT_STREAM_MAX_PER_KEY ?? 5),
     eventStreamHeartbeatSeconds: heartbeatSeconds,

@@ -151,10 +151,13 @@ describe('configuration', () => {
       httpRequestTimeoutMs: 30000,
       httpHeadersTimeoutMs: 10000,
       httpKeepAliveTimeoutMs: 65000,
+      httpBodyIdleTimeoutMs: 5000,
       databaseConnectTimeoutMs: 5000,
       metricsPort: null,
     });
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000' }).httpHeadersTimeoutMs).toBe(4000);
+    expect(loadConfig({ HTTP_BODY_IDLE_TIMEOUT_MS: '2000' }).httpBodyIdleTimeoutMs).toBe(2000);
+    expect(() => loadConfig({ HTTP_BODY_IDLE_TIMEOUT_MS: '0' })).toThrow(/HTTP_BODY_IDLE_TIMEOUT_MS/);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_HEADERS_TIMEOUT_MS: '5000' })).toThrow(
       /HTTP_HEADERS_TIMEOUT_MS/,
     );

@@ -229,6 +229,54 @@ describe('order actions', () => {
     const { rows } = await t.ctx.pool.query('SELECT count(*)::int AS n FROM documents WHERE order_id = $1', [orderId]);
     expect(rows[0].n).toBe(0);
   });
+
+  it('refuses with a 400 page, storing nothing, an upload that holds a NUL or cannot be read as a multipart form', async () => {
+    const orderId = (await placeFormation('live')).items[0].orderId;
+    await c.get(`/console/orders/${orderId}`);
+    const b = '----consoletest';
+    const part = (name: string, value: string) =>
+      `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const file = (filename: string) =>
+      `--${b}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n%%EOF\n\r\n`;
+    const form = (documentType: string, filename: string) =>
+      `${part('_csrf', c.csrf())}${part('documentType', documentType)}${part('confirm', 'yes')}${file(filename)}--${b}--\r\n`;
+    const whole = `multipart/form-data; boundary=${b}`;
+    const refused: Array<[string, string, string]> = [
+      ['a NUL in a field', form('articles_of\u0000organization', 'a.pdf'), whole],
+      ['a NUL in a file name', form('articles_of_organization', 'a\u0000.pdf'), whole],
+      ['no boundary', form('articles_of_organization', 'a.pdf'), 'multipart/form-data'],
+      ['another boundary', form('articles_of_organization', 'a.pdf'), 'multipart/form-data; boundary=other'],
+      ['a body cut short', form('articles_of_organization', 'a.pdf').slice(0, -20), whole],
+      [
+        'a JSON field that is not JSON',
+        `${part('_csrf', c.csrf())}--${b}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{not json\r\n--${b}--\r\n`,
+        whole,
+      ],
+    ];
+    const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    for (const [what, payload, contentType] of refused) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/console/orders/${orderId}/documents`,
+        payload,
+        headers: { cookie, 'content-type': contentType },
+      });
+      expect(res.statusCode, what).toBe(400);
+      expect(res.headers['content-type'], what).toMatch(/text\/html/);
+    }
+    const count = async () =>
+      (await t.ctx.pool.query('SELECT count(*)::int AS n FROM documents WHERE order_id = $1', [orderId])).rows[0].n;
+    expect(await count()).toBe(0);
+    // The same form, whole and clean, is stored.
+    const stored = await t.app.inject({
+      method: 'POST',
+      url: `/console/orders/${orderId}/documents`,
+      payload: form('articles_of_organization', 'a.pdf'),
+      headers: { cookie, 'content-type': whole },
+    });
+    expect(stored.statusCode).toBe(303);
+    expect(await count()).toBe(1);
+  });
 });
 
 describe('business pages', () => {

@@ -313,6 +313,46 @@ describe('operator upload (multipart)', () => {
     ).toBe(0);
   });
 
+  it('answers 400 bad_request in the error body to a form it cannot read, and 413 beyond its field limit (OPS-7)', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
+    const { payload, headers } = multipart(
+      { documentType: 'company' },
+      { name: 'a.pdf', type: 'application/pdf', bytes: await pdfBytes() },
+    );
+    const boundary = headers['content-type'].split('boundary=')[1]!;
+    const send = (body: Buffer | string, contentType: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/orders/${orderId}/documents`,
+        payload: body,
+        headers: { 'content-type': contentType, authorization: `Bearer ${t.ctx.secrets.operatorToken}` },
+      });
+    const unreadable: Array<[string, Buffer | string, string]> = [
+      ['no boundary', payload, 'multipart/form-data'],
+      ['another boundary', payload, 'multipart/form-data; boundary=other'],
+      ['a body cut short', payload.subarray(0, payload.length - 30), headers['content-type']],
+      [
+        'a JSON field that is not JSON',
+        `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{x\r\n--${boundary}--\r\n`,
+        headers['content-type'],
+      ],
+    ];
+    for (const [what, body, contentType] of unreadable) {
+      const res = await send(body, contentType);
+      expect(res.statusCode, what).toBe(400);
+      expect(res.json(), what).toEqual({
+        code: 'bad_request',
+        message: expect.stringContaining('multipart/form-data'),
+        requestId: expect.stringMatching(/^req_/),
+      });
+    }
+    const fields = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`field${i}`, 'x']));
+    const tooMany = await send(multipart(fields).payload, headers['content-type']);
+    expect(tooMany.statusCode).toBe(413);
+    expect(tooMany.json().code).toBe('payload_too_large');
+  });
+
   it('removes the stored file when the transaction fails', async () => {
     const tenant = await t.newTenant();
     const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));

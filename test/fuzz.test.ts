@@ -3,9 +3,18 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Environment } from '../src/context.js';
-import { createCompany, createOrderRow, createUser } from './factories.js';
-import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import {
+  FUZZ_SEED,
+  type Fixtures,
+  type Generated,
+  isEventStream,
+  makeFixtures,
+  type Operation,
+  openApiArbitraries,
+  operationsOf,
+  toInject,
+} from './fuzz-requests.js';
+import { createTestApp, type TestApp } from './harness.js';
 
 /*
  * Fuzzing every operation of the OpenAPI documents the app serves, in both environments: at least 10,000
@@ -13,32 +22,17 @@ import { createTestApp, type TestApp, type TestTenant } from './harness.js';
  * headers). Every answer must be below 500, carry a status the document lists for its operation, and match the
  * schema documented for that status. The seed is FUZZ_SEED when set, else a fixed one, so that every run of the
  * suite sends the same requests and a failure is reproducible; `FUZZ_SEED=random` draws a new one to explore (run it
- * a few dozen times before a release). The seed is printed with every failure.
+ * a few dozen times before a release). The seed is printed with every failure. The requests come from
+ * test/fuzz-requests.ts, which test/fuzz-http.test.ts sends over a listening socket too, with the web surfaces, for
+ * requests left without an answer (OPS-7).
  */
 
-const SEED =
-  process.env.FUZZ_SEED === 'random'
-    ? Math.floor(Math.random() * 2 ** 31)
-    : Number(process.env.FUZZ_SEED ?? 100_423_124);
 const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const CONCURRENCY = 4;
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-interface Operation {
-  method: (typeof METHODS)[number];
-  path: string;
-  op: any;
-  environments: Environment[];
-}
-
-interface Fixtures {
-  tenant: TestTenant;
-  ids: Record<Environment, Record<string, string[]>>;
-}
-
 let t: TestApp;
 let doc: any;
 let operations: Operation[];
+let arbitraries: ReturnType<typeof openApiArbitraries>;
 let fixtures: Fixtures;
 let base: string;
 
@@ -50,334 +44,13 @@ beforeAll(async () => {
     ),
   );
   doc = documents[0];
-  const seen = new Map<string, Operation>();
-  for (const d of documents) {
-    for (const [path, item] of Object.entries<any>(d.paths)) {
-      for (const method of METHODS) {
-        if (!item[method]) continue;
-        // The live document leaves out what exists only at the test base address (the test helpers).
-        const testOnly = !documents[0].paths[path]?.[method];
-        seen.set(`${method} ${path}`, {
-          method,
-          path,
-          op: item[method],
-          environments: testOnly ? ['test'] : ['live', 'test'],
-        });
-      }
-    }
-  }
-  operations = [...seen.values()];
+  operations = operationsOf(documents[0], documents[1]);
+  arbitraries = openApiArbitraries(doc);
   fixtures = await makeFixtures(t);
   // Event streams stay open until the client leaves, which app.inject cannot do: those go over a real socket.
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
 }, 120_000);
 afterAll(() => t?.close());
-
-// Ids of real resources per environment, so that valid requests reach past the lookups into the services.
-async function makeFixtures(app: TestApp): Promise<Fixtures> {
-  const tenant = await app.newTenant('Fuzz Co');
-  const ids: Fixtures['ids'] = { live: {}, test: {} };
-  for (const env of ['live', 'test'] as const) {
-    const { user, company } = await createCompany(tenant, env);
-    const other = await createUser(tenant, env);
-    const order = await createOrderRow(
-      app.ctx,
-      { organizationId: tenant.organizationId, environment: env },
-      { companyId: company.id, userId: user.id, orderType: 'formation' },
-    );
-    const endpoint = await tenant.api(
-      'POST',
-      '/webhook-endpoints',
-      { url: 'http://127.0.0.1:9/hooks', eventTypes: ['filing.status_changed', 'document.uploaded'] },
-      { env },
-    );
-    if (env === 'test') {
-      await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 });
-      await tenant.api('POST', `/test_helpers/orders/${order.orderId}/advance`, { filingStatus: 'pending' });
-      await tenant.api('POST', `/test_helpers/orders/${order.orderId}/documents`, { documentType: 'company' });
-    }
-    const q = async (sql: string) =>
-      (await app.ctx.pool.query(sql, [tenant.organizationId, env])).rows.map((r) => r.id as string);
-    ids[env] = {
-      user: [user.id, other.id, user.email],
-      company: [company.id, company.slug],
-      order: [order.orderId],
-      document: await q('SELECT id FROM documents WHERE organization_id = $1 AND environment = $2'),
-      event: await q('SELECT id FROM events WHERE organization_id = $1 AND environment = $2'),
-      endpoint: [endpoint.json().id],
-      delivery: await q(
-        'SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.organization_id = $1 AND e.environment = $2',
-      ),
-    };
-  }
-  return { tenant, ids };
-}
-
-// ---------- generation ----------
-
-/** Strings that broke services before or commonly do: NUL, huge, unicode edge cases, injection-looking text. */
-const NASTY_STRINGS = [
-  '',
-  ' ',
-  '\u0000',
-  'a\u0000b',
-  '%00',
-  'x'.repeat(100_000),
-  'é'.repeat(300),
-  '😀',
-  '\ud800',
-  '\u202e',
-  '../../etc/passwd',
-  "' OR 1=1 --",
-  '<script>alert(1)</script>',
-  '9'.repeat(40),
-  '-1',
-  '1e309',
-  'null',
-  'true',
-  '{}',
-  '\n\r\t',
-  'user_',
-  'comp_x',
-  'a'.repeat(256),
-];
-const nastyString = fc.constantFrom(...NASTY_STRINGS);
-const anything: fc.Arbitrary<unknown> = fc.oneof(
-  nastyString,
-  fc.integer(),
-  fc.double(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constant([]),
-  fc.constant({}),
-  fc.array(fc.string(), { maxLength: 3 }),
-);
-
-const resolve = (schema: any): any => {
-  let s = schema;
-  for (let i = 0; s?.$ref && i < 10; i++)
-    s = s.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce((node: any, key: string) => node?.[key], doc);
-  return s ?? {};
-};
-
-// Values for the patterns the API uses, so that "valid" really is valid often enough to reach deep code.
-const PATTERN_EXAMPLES: Array<[RegExp, string[]]> = [
-  [/\^\\\+/, ['+14155550123', '+442071838750']],
-  [/\[0-9\]\{2\}-\[0-9\]\{7\}|\\d\{2\}-\\d\{7\}/, ['12-3456789']],
-  [/#/, ['#1a2b3c', '#FFFFFF']],
-  [/\[A-Z\]\{2\}|\[A-Za-z\]\{2\}/, ['DE', 'WY', 'CA']],
-  [/\[0-9\]\{5\}|\\d\{5\}/, ['19801', '82001']],
-  [/\[0-9\]\{4\}-/, ['2025-01-31']],
-];
-
-function stringFor(s: any): fc.Arbitrary<string> {
-  if (s.format === 'email') return fc.constantFrom('ada@example.com', 'a.b+c@sub.example.org');
-  if (s.format === 'date') return fc.constantFrom('2024-02-29', '2025-01-31', '2023-13-01');
-  if (s.format === 'date-time') return fc.constantFrom('2025-01-31T10:00:00.000Z', '2025-01-31T10:00:00Z');
-  if (s.format === 'uri')
-    return fc.constantFrom(
-      'https://hooks.example.com/in',
-      'http://127.0.0.1:9/hooks',
-      'https://cdn.example.com/logo.png',
-    );
-  if (typeof s.pattern === 'string') {
-    const known = PATTERN_EXAMPLES.find(([re]) => re.test(s.pattern));
-    if (known) return fc.constantFrom(...known[1]);
-  }
-  const max = Math.min(s.maxLength ?? 40, 300);
-  const min = Math.min(s.minLength ?? 0, max);
-  return fc.oneof(
-    { weight: 6, arbitrary: fc.string({ minLength: Math.max(min, 1), maxLength: Math.max(min, Math.min(max, 40)) }) },
-    { weight: 1, arbitrary: fc.string({ minLength: max + 1, maxLength: max + 2 }) },
-    { weight: 1, arbitrary: fc.constant('') },
-  );
-}
-
-function numberFor(s: any): fc.Arbitrary<number> {
-  const min = typeof s.minimum === 'number' ? s.minimum : -1_000_000;
-  const max = typeof s.maximum === 'number' ? s.maximum : 1_000_000;
-  const inRange =
-    s.type === 'integer'
-      ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) })
-      : fc.double({ min, max, noNaN: true });
-  return fc.oneof(
-    { weight: 6, arbitrary: inRange },
-    { weight: 2, arbitrary: fc.constantFrom(min, max, min - 1, max + 1, 0, -1, 0.5, 1e15, 12.345) },
-  );
-}
-
-/** An arbitrary for a schema: mostly valid values, sometimes (1 in `mutation` + 1) anything at all. */
-function valueFor(schema: any, depth = 0, mutation = 25): fc.Arbitrary<unknown> {
-  const s = resolve(schema);
-  const valid = validFor(s, depth, mutation);
-  return depth > 5 ? valid : fc.oneof({ weight: mutation, arbitrary: valid }, { weight: 1, arbitrary: anything });
-}
-
-function validFor(s: any, depth: number, mutation: number): fc.Arbitrary<unknown> {
-  if (s.const !== undefined) return fc.constant(s.const);
-  if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
-  const union = s.anyOf ?? s.oneOf;
-  if (Array.isArray(union) && union.length) return fc.oneof(...union.map((u: any) => valueFor(u, depth + 1, mutation)));
-  if (Array.isArray(s.allOf) && s.allOf.length)
-    return valueFor({ ...Object.assign({}, ...s.allOf.map(resolve)), allOf: undefined }, depth + 1, mutation);
-  const type = Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type;
-  switch (type) {
-    case 'string':
-      return stringFor(s);
-    case 'integer':
-    case 'number':
-      return numberFor(s);
-    case 'boolean':
-      return fc.boolean();
-    case 'null':
-      return fc.constant(null);
-    case 'array':
-      return fc.array(valueFor(s.items ?? {}, depth + 1, mutation), { maxLength: Math.min(s.maxItems ?? 3, 3) });
-    default: {
-      const props: Record<string, any> = s.properties ?? {};
-      if (!Object.keys(props).length)
-        return type === 'object' ? fc.dictionary(fc.string({ maxLength: 8 }), anything, { maxKeys: 2 }) : anything;
-      const required: string[] = s.required ?? [];
-      const record = fc.record(
-        Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valueFor(v, depth + 1, mutation)])),
-        { requiredKeys: required.filter((k) => k in props) },
-      );
-      // Now and then: a required field left out, or a field no schema knows.
-      return fc.oneof(
-        { weight: 10, arbitrary: record },
-        {
-          weight: 1,
-          arbitrary: fc.tuple(record, fc.constantFrom(...Object.keys(props))).map(([r, k]) => {
-            const out = { ...(r as object) } as Record<string, unknown>;
-            delete out[k];
-            return out;
-          }),
-        },
-        {
-          weight: 1,
-          arbitrary: fc
-            .tuple(record, fc.constantFrom('unknownField', '__proto__', 'constructor'), anything)
-            .map(([r, k, v]) => ({ ...(r as object), [k]: v })),
-        },
-      );
-    }
-  }
-}
-
-/** Which fixture ids fit a path parameter, by its name and the path it sits in. */
-function fixtureKind(path: string, name: string): string | null {
-  if (/user/i.test(name)) return 'user';
-  if (/company/i.test(name)) return 'company';
-  if (/order/i.test(name)) return 'order';
-  if (/document/i.test(name)) return 'document';
-  if (/event/i.test(name)) return 'event';
-  if (name === 'id')
-    return path.startsWith('/webhook-deliveries')
-      ? 'delivery'
-      : path.startsWith('/webhook-endpoints')
-        ? 'endpoint'
-        : null;
-  return null;
-}
-
-/** A generated request: everything needed to send it and to explain it on failure. */
-interface Generated {
-  env: Environment;
-  path: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType: string } | { kind: 'none' };
-  key: 'own' | 'other-env' | 'garbage' | 'none';
-  idempotencyKey: string | null;
-}
-
-function requestArbitrary(o: Operation): fc.Arbitrary<Generated> {
-  const params: any[] = o.op.parameters ?? [];
-  const pathParams = params.filter((p) => p.in === 'path');
-  const queryParams = params.filter((p) => p.in === 'query');
-  const pathArb = fc.record(
-    Object.fromEntries(
-      pathParams.map((p) => {
-        const kind = fixtureKind(o.path, p.name);
-        const fromSchema = valueFor(p.schema ?? { type: 'string' }, 0, 3);
-        return [
-          p.name,
-          kind
-            ? fc.oneof(
-                { weight: 5, arbitrary: fc.constant(`@${kind}`) },
-                { weight: 3, arbitrary: fromSchema },
-                { weight: 2, arbitrary: nastyString },
-              )
-            : fc.oneof({ weight: 4, arbitrary: fromSchema }, { weight: 1, arbitrary: nastyString }),
-        ];
-      }),
-    ),
-  );
-  const queryArb = fc.record(
-    Object.fromEntries(
-      queryParams.map((p) => {
-        const kind =
-          fixtureKind(o.path, p.name) ??
-          (/(userId|companyId|orderId|endpointId|eventId)/.test(p.name)
-            ? (fixtureKind('', p.name.replace(/Id$/, '')) ?? fixtureKind(o.path, p.name))
-            : null);
-        const options = [valueFor(p.schema ?? { type: 'string' }, 0, 4), nastyString];
-        if (kind) options.push(fc.constant(`@${kind}`) as fc.Arbitrary<never>);
-        return [p.name, fc.oneof(...options)];
-      }),
-    ),
-    { requiredKeys: [] },
-  );
-  const bodySchema = o.op.requestBody?.content?.['application/json']?.schema;
-  const bodyArb: fc.Arbitrary<Generated['body']> = bodySchema
-    ? fc.oneof(
-        { weight: 12, arbitrary: valueFor(bodySchema, 0, 40).map((value) => ({ kind: 'json' as const, value })) },
-        { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) },
-        {
-          weight: 1,
-          arbitrary: fc
-            .constantFrom('{"a":', '[1,2', '\u0000', '{"x":"\\u0000"}', `{${'"a":{'.repeat(200)}}`, 'not json')
-            .map((text) => ({ kind: 'raw' as const, text, contentType: 'application/json' })),
-        },
-        {
-          weight: 1,
-          arbitrary: fc
-            .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x')
-            .map((contentType) => ({ kind: 'raw' as const, text: 'a=1', contentType })),
-        },
-      )
-    : fc.oneof(
-        { weight: 8, arbitrary: fc.constant({ kind: 'none' as const }) },
-        { weight: 1, arbitrary: anything.map((value) => ({ kind: 'json' as const, value })) },
-      );
-  return fc.record({
-    env: fc.constantFrom(...o.environments),
-    path: pathArb,
-    query: queryArb,
-    body: bodyArb,
-    key: fc.oneof(
-      { weight: 16, arbitrary: fc.constant('own' as const) },
-      { weight: 1, arbitrary: fc.constantFrom('other-env' as const, 'garbage' as const, 'none' as const) },
-    ),
-    idempotencyKey:
-      o.method === 'post'
-        ? fc.option(
-            fc.oneof(
-              fc.string({ minLength: 1, maxLength: 40 }).filter((k) => /^[\x21-\x7e]+$/.test(k)),
-              fc.constant('k'.repeat(300)),
-            ),
-            { nil: null },
-          )
-        : fc.constant(null),
-  });
-}
-
-/** Whether the operation answers a Server-Sent Events stream. */
-function isEventStream(o: Operation): boolean {
-  return Boolean(o.op.responses?.['200']?.content?.['text/event-stream']);
-}
 
 /**
  * Sends a request over HTTP and, when it opens an event stream, leaves once the headers arrived (an open stream is
@@ -405,59 +78,6 @@ async function openStream(
   }
 }
 
-function toInject(o: Operation, g: Generated): InjectOptions {
-  const ids = fixtures.ids[g.env];
-  const fill = (v: unknown) => {
-    if (typeof v === 'string' && v.startsWith('@')) {
-      const pool = ids[v.slice(1)] ?? [];
-      return pool.length ? pool[Math.abs(hash(JSON.stringify(g))) % pool.length]! : 'missing_fixture';
-    }
-    return v;
-  };
-  const path = o.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodePath(String(fill(g.path[name]))));
-  const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(g.query))
-    if (v !== undefined) query.append(k, typeof v === 'object' ? JSON.stringify(v) : String(fill(v)));
-  const prefix = g.env === 'live' ? '/v1' : '/test/v1';
-  const headers: Record<string, string> = {};
-  const keys = fixtures.tenant.keys;
-  if (g.key === 'own') headers['x-api-key'] = keys[g.env];
-  else if (g.key === 'other-env') headers['x-api-key'] = keys[g.env === 'live' ? 'test' : 'live'];
-  else if (g.key === 'garbage') headers['x-api-key'] = 'sk_live_garbage';
-  if (g.idempotencyKey) headers['idempotency-key'] = g.idempotencyKey;
-  const options: InjectOptions = {
-    method: o.method.toUpperCase() as InjectOptions['method'],
-    url: `${prefix}${path}${query.size ? `?${query}` : ''}`,
-    headers,
-  };
-  if (g.body.kind === 'json') {
-    headers['content-type'] = 'application/json';
-    options.payload = JSON.stringify(g.body.value) ?? 'null';
-  } else if (g.body.kind === 'raw') {
-    headers['content-type'] = g.body.contentType;
-    options.payload = g.body.text;
-  }
-  return options;
-}
-
-// A lone surrogate cannot be encoded: it is sent as the (invalid UTF-8) bytes a careless client would send.
-function encodePath(value: string): string {
-  return (
-    value
-      .replace(/[\ud800-\udfff]/g, (c) => `\u0001${c.charCodeAt(0).toString(16)}\u0002`)
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: \u0001/\u0002 are the markers set just above.
-      .split(/(\u0001[0-9a-f]+\u0002)/)
-      .map((part) => (part.startsWith('\u0001') ? '%ED%A0%80' : encodeURIComponent(part)))
-      .join('')
-  );
-}
-
-function hash(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;
-  return h;
-}
-
 // ---------- checking ----------
 
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
@@ -482,7 +102,7 @@ function responseValidator(o: Operation, status: number): ValidateFunction | nul
 function inlineRefs(schema: any, depth = 0): any {
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(s, depth));
   if (!schema || typeof schema !== 'object') return schema;
-  if (schema.$ref && depth < 20) return inlineRefs(resolve(schema), depth + 1);
+  if (schema.$ref && depth < 20) return inlineRefs(arbitraries.resolve(schema), depth + 1);
   return Object.fromEntries(
     Object.entries(schema)
       .filter(([k]) => k !== '$id')
@@ -491,12 +111,13 @@ function inlineRefs(schema: any, depth = 0): any {
 }
 
 describe('fuzzing every documented operation', () => {
-  it(`answers ${TOTAL_REQUESTS} generated requests without a 5xx, each as documented (seed ${SEED})`, async () => {
+  it(`answers ${TOTAL_REQUESTS} generated requests without a 5xx, each as documented (seed ${FUZZ_SEED})`, async () => {
     expect(operations.length).toBeGreaterThanOrEqual(30);
     const perOperation = Math.ceil(TOTAL_REQUESTS / operations.length);
     const work: Array<{ o: Operation; g: Generated }> = [];
     operations.forEach((o, i) => {
-      for (const g of fc.sample(requestArbitrary(o), { seed: SEED + i, numRuns: perOperation })) work.push({ o, g });
+      for (const g of fc.sample(arbitraries.requestArbitrary(o), { seed: FUZZ_SEED + i, numRuns: perOperation }))
+        work.push({ o, g });
     });
     const serverErrors: string[] = [];
     const schemaErrors: string[] = [];
@@ -507,7 +128,7 @@ describe('fuzzing every documented operation', () => {
 
     const next = async (): Promise<void> => {
       for (let item = work.shift(); item; item = work.shift()) {
-        const options = toInject(item.o, item.g);
+        const options = toInject(item.o, item.g, fixtures);
         const res = isEventStream(item.o) ? await openStream(options) : await t.app.inject(options);
         sent += 1;
         if (res.statusCode >= 500) {
@@ -533,15 +154,15 @@ describe('fuzzing every documented operation', () => {
     expect(sent).toBeGreaterThanOrEqual(TOTAL_REQUESTS);
     expect(
       serverErrors,
-      `5xx answers (reproduce with FUZZ_SEED=${SEED}):\n${serverErrors.slice(0, 10).join('\n')}`,
+      `5xx answers (reproduce with FUZZ_SEED=${FUZZ_SEED}):\n${serverErrors.slice(0, 10).join('\n')}`,
     ).toEqual([]);
     expect(
       [...undocumented].map(([k, n]) => `${k} (${n}x)`),
-      `statuses the document does not list for the operation (FUZZ_SEED=${SEED})`,
+      `statuses the document does not list for the operation (FUZZ_SEED=${FUZZ_SEED})`,
     ).toEqual([]);
     expect(
       schemaErrors,
-      `answers that break their documented schema (FUZZ_SEED=${SEED}):\n${schemaErrors.slice(0, 10).join('\n')}`,
+      `answers that break their documented schema (FUZZ_SEED=${FUZZ_SEED}):\n${schemaErrors.slice(0, 10).join('\n')}`,
     ).toEqual([]);
   }, 240_000);
 });

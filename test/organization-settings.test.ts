@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TXT_LOOKUP_TIMEOUT_MS } from '../src/modules/organizations/domain-verification.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
 import { createUser } from './factories.js';
@@ -325,5 +326,25 @@ describe('white-label domain verification', () => {
     const failed = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
     expect(failed.statusCode).toBe(503);
     expect(failed.json().message).toContain('_fcs-domain-verification.portal.flaky-dns.test');
+  });
+
+  it('answers 503 within TXT_LOOKUP_TIMEOUT_MS when the DNS server never answers, and verifies once it does (OPS-7)', async () => {
+    const tenant = await t.newTenant('Silent DNS Co');
+    await tenant.api('PATCH', '/organization', { whiteLabelDomain: 'portal.silent-dns.test' }, { env: 'live' });
+    t.ctx.resolveTxt = () => new Promise(() => undefined);
+    const started = Date.now();
+    const silent = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
+    const waitedMs = Date.now() - started;
+    expect(silent.statusCode).toBe(503);
+    expect(silent.json()).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('ETIMEOUT') });
+    expect(waitedMs).toBeGreaterThanOrEqual(TXT_LOOKUP_TIMEOUT_MS - 100);
+    // OPS-7's bound, with room for a loaded machine.
+    expect(waitedMs).toBeLessThan(15_000);
+    const dns = fakeDns(t);
+    const { recordName, recordValue } = (await tenant.api('GET', '/organization', undefined, { env: 'live' })).json()
+      .whiteLabelDomainVerification;
+    dns.publish(recordName, recordValue);
+    const verified = await tenant.api('POST', '/organization/white-label-domain/verify', undefined, { env: 'live' });
+    expect(verified.statusCode, verified.body).toBe(200);
   });
 });

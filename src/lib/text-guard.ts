@@ -13,13 +13,36 @@ const MAX_REPORTED = 10;
  * @throws ValidationError (400) naming each such field (dotted path; query and path parameters by name).
  */
 export async function rejectUnstorableText(request: FastifyRequest): Promise<void> {
+  throwIfUnstorable([request.params, request.query, request.body]);
+}
+
+/**
+ * The same refusal for a multipart form as @fastify/multipart attaches it to the body (`{name: part}`, a part being
+ * `{type: 'field', value}` or `{type: 'file', filename, …}`, or a list of them): it reads the form in a hook of its own,
+ * after {@link rejectUnstorableText} has run. Each field is judged by its name and value, each file by its field's
+ * name and its file name (the file's bytes are not text).
+ * @throws ValidationError (400) naming each such field.
+ */
+export function rejectUnstorableFormParts(body: unknown): void {
+  if (!body || typeof body !== 'object') return;
+  // Parts point back at the whole form (`fields`): only their text is walked.
+  const text = (part: unknown) => {
+    const p = part as { type?: unknown; value?: unknown; filename?: unknown } | null;
+    return p?.type === 'file' ? p.filename : p?.value;
+  };
+  throwIfUnstorable([
+    Object.fromEntries(
+      Object.entries(body).map(([name, part]) => [name, Array.isArray(part) ? part.map(text) : text(part)]),
+    ),
+  ]);
+}
+
+function throwIfUnstorable(values: unknown[]): void {
   // Nearly every request holds no such text: a walk that builds no field paths says so, and only a request that
   // fails it is walked again to name its fields.
-  if (storable(request.params) && storable(request.query) && storable(request.body)) return;
+  if (values.every((v) => storable(v))) return;
   const errors: FieldError[] = [];
-  collect(request.params, '', errors);
-  collect(request.query, '', errors);
-  collect(request.body, '', errors);
+  for (const v of values) collect(v, '', errors);
   if (errors.length) throw new ValidationError(errors);
 }
 

@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in operator of a /console request; null only on the public pages (login, assets). */
     consoleSession: ConsoleSession | null;
+    /** True while the multipart parser reads the form of a /console request: what fails then is an unreadable form. */
+    consoleFormReading: boolean;
   }
 }
 

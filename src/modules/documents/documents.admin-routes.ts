@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { FieldErrors } from '../../lib/errors.js';
+import { unreadableFormError } from '../../lib/multipart-forms.js';
 import { errorResponses } from '../../lib/schemas.js';
 import * as schemas from './documents.schemas.js';
 import { MAX_DOCUMENT_BYTES, storeDocument } from './documents.service.js';
@@ -44,13 +45,18 @@ async function readForm(
     errors.add('', 'send multipart/form-data with the fields file and documentType').throwIfAny();
   let file: { bytes: Buffer; fileName: string; fileType: string } | null = null;
   const fields: Record<string, string> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      const bytes = await part.toBuffer();
-      if (part.fieldname === 'file') file = { bytes, fileName: part.filename, fileType: part.mimetype };
-    } else if (typeof part.value === 'string') {
-      fields[part.fieldname] = part.value;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        const bytes = await part.toBuffer();
+        if (part.fieldname === 'file') file = { bytes, fileName: part.filename, fileType: part.mimetype };
+      } else if (typeof part.value === 'string') {
+        fields[part.fieldname] = part.value;
+      }
     }
+  } catch (err) {
+    // OPS-7: a form the parser cannot read is the client's 400, never a 500.
+    throw unreadableFormError(err);
   }
   if (!file) errors.add('file', 'is required (a file part named file)');
   if (!fields.documentType) errors.add('documentType', 'is required');

@@ -125,12 +125,32 @@ export function domainTakenError(domain: string): AppError {
   });
 }
 
+/**
+ * Longest wait for the TXT records of a name, in ms (OPS-7): an unreachable or silent DNS server makes the
+ * verification answer 503 within this, far inside the 15 s within which every request is answered.
+ */
+export const TXT_LOOKUP_TIMEOUT_MS = 4000;
+
+// The system resolver's servers, asked for at most two tries of a second and a half each (c-ares's defaults, four
+// tries of five seconds growing each round, take over a minute against a silent server); the deadline above bounds
+// the rest (several servers, a resolver of the tests).
+const RESOLVER_OPTIONS = { timeout: 1500, tries: 2 };
+
 // Every TXT record at `name`, each joined from its character-strings (a long value is split into 255-byte
-// strings); a name without records is an empty list, and any other DNS failure is the caller's 503.
+// strings); a name without records is an empty list, and any other DNS failure (a timeout included) is the caller's
+// 503.
 async function txtValues(ctx: AppContext, name: string): Promise<string[]> {
-  const resolve = ctx.resolveTxt ?? ((n: string) => dns.resolveTxt(n));
+  const resolver = ctx.resolveTxt ? null : new dns.Resolver(RESOLVER_OPTIONS);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`queryTxt ETIMEOUT ${name}`), { code: 'ETIMEOUT' })),
+      TXT_LOOKUP_TIMEOUT_MS,
+    );
+  });
   try {
-    return (await resolve(name)).map((chunks) => chunks.join('').trim());
+    const records = await Promise.race([resolver ? resolver.resolveTxt(name) : ctx.resolveTxt!(name), deadline]);
+    return records.map((chunks) => chunks.join('').trim());
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'NXDOMAIN') return [];
@@ -139,5 +159,9 @@ async function txtValues(ctx: AppContext, name: string): Promise<string[]> {
       'service_unavailable',
       `The DNS lookup of ${name} failed (${code ?? 'error'}); try again in a moment`,
     );
+  } finally {
+    clearTimeout(timer);
+    // A query still under way past the deadline is dropped with its resolver.
+    resolver?.cancel();
   }
 }
