@@ -1310,7 +1310,8 @@ BEGIN
         FROM ROWS FROM (jsonb_to_recordset(p_entries)
                           AS (type text, amount_cents bigint, line_type text, description text, order_id text,
                               reverses_entry_id text, created_by text))
-             WITH ORDINALITY AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, i)
+             WITH ORDINALITY
+               AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, i)
     ), moved AS (
       UPDATE balances b
          SET balance_cents = b.balance_cents + (SELECT sum(l.amount_cents) FROM l),

@@ -10,7 +10,8 @@ $$;
 
 CREATE OR REPLACE TRIGGER price_catalog_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON price_catalog
   FOR EACH STATEMENT EXECUTE FUNCTION notify_pricing_changed();
-CREATE OR REPLACE TRIGGER organization_prices_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organization_prices
+CREATE OR REPLACE TRIGGER organization_prices_changed
+  AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organization_prices
   FOR EACH STATEMENT EXECUTE FUNCTION notify_pricing_changed();
 CREATE OR REPLACE TRIGGER organization_wholesale_prices_changed
   AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organization_wholesale_prices

@@ -15,13 +15,15 @@ CREATE OR REPLACE TRIGGER order_status_history_append_only BEFORE UPDATE OR DELE
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON events
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
-CREATE OR REPLACE TRIGGER compliance_rule_changes_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON compliance_rule_changes
+CREATE OR REPLACE TRIGGER compliance_rule_changes_append_only
+  BEFORE UPDATE OR DELETE OR TRUNCATE ON compliance_rule_changes
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER payments_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON payments
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER payment_statuses_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON payment_statuses
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
-CREATE OR REPLACE TRIGGER payment_provider_events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON payment_provider_events
+CREATE OR REPLACE TRIGGER payment_provider_events_append_only
+  BEFORE UPDATE OR DELETE OR TRUNCATE ON payment_provider_events
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER tax_id_reveals_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON tax_id_reveals
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
