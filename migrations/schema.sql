@@ -380,6 +380,35 @@ ALTER TABLE public.magic_links ADD CONSTRAINT magic_links_user_id_fkey FOREIGN K
 CREATE INDEX magic_links_user ON public.magic_links USING btree (user_id);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.magic_links TO fcs_service;
 
+CREATE TABLE public.member_recovery_codes (
+    member_id text NOT NULL,
+    code_hash text NOT NULL,
+    used_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.member_recovery_codes ADD CONSTRAINT member_recovery_codes_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id);
+ALTER TABLE public.member_recovery_codes ADD CONSTRAINT member_recovery_codes_pkey PRIMARY KEY (member_id, code_hash);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.member_recovery_codes TO fcs_service;
+
+CREATE TABLE public.members (
+    id text NOT NULL,
+    email text NOT NULL,
+    name text NOT NULL,
+    password_hash text NOT NULL,
+    totp_sealed text,
+    totp_enabled_at timestamp with time zone,
+    totp_last_step bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    disabled_at timestamp with time zone
+);
+ALTER TABLE public.members ADD CONSTRAINT members_check CHECK (((totp_enabled_at IS NULL) OR (totp_sealed IS NOT NULL)));
+ALTER TABLE public.members ADD CONSTRAINT members_email_check CHECK (((length(email) >= 3) AND (length(email) <= 254)));
+ALTER TABLE public.members ADD CONSTRAINT members_name_check CHECK (((length(btrim(name)) >= 1) AND (length(btrim(name)) <= 200)));
+ALTER TABLE public.members ADD CONSTRAINT members_pkey PRIMARY KEY (id);
+ALTER TABLE public.members ADD CONSTRAINT members_totp_sealed_check CHECK ((totp_sealed ~~ 'sealed:v1:%'::text));
+CREATE UNIQUE INDEX members_email_lower ON public.members USING btree (lower(email));
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.members TO fcs_service;
+
 CREATE TABLE public.operator_sessions (
     id_hash text NOT NULL,
     operator_id text NOT NULL,
@@ -489,6 +518,19 @@ CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filin
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
 CREATE TRIGGER orders_references AFTER INSERT ON public.orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_order_references();
 GRANT SELECT, INSERT, UPDATE ON TABLE public.orders TO fcs_service;
+
+CREATE TABLE public.organization_memberships (
+    organization_id text NOT NULL,
+    member_id text NOT NULL,
+    role text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.organization_memberships ADD CONSTRAINT organization_memberships_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id);
+ALTER TABLE public.organization_memberships ADD CONSTRAINT organization_memberships_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.organization_memberships ADD CONSTRAINT organization_memberships_pkey PRIMARY KEY (organization_id, member_id);
+ALTER TABLE public.organization_memberships ADD CONSTRAINT organization_memberships_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text])));
+CREATE INDEX organization_memberships_member ON public.organization_memberships USING btree (member_id);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.organization_memberships TO fcs_service;
 
 CREATE TABLE public.organization_prices (
     organization_id text NOT NULL,
@@ -601,6 +643,66 @@ CREATE TRIGGER payments_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON publi
 CREATE TRIGGER payments_first_status AFTER INSERT ON public.payments FOR EACH ROW EXECUTE FUNCTION payments_first_status();
 COMMENT ON COLUMN public.payments.status IS 'the status the payment was recorded with; its status now is payment_status(id), the newest payment_statuses row';
 GRANT SELECT, INSERT ON TABLE public.payments TO fcs_service;
+
+CREATE TABLE public.portal_invitations (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    email text NOT NULL,
+    role text NOT NULL,
+    token_hash text NOT NULL,
+    invited_by text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    accepted_at timestamp with time zone,
+    accepted_by text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_accepted_by_fkey FOREIGN KEY (accepted_by) REFERENCES members(id) DEFERRABLE INITIALLY DEFERRED;
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_check CHECK (((accepted_at IS NULL) = (accepted_by IS NULL)));
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_email_check CHECK (((length(email) >= 3) AND (length(email) <= 254)));
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_pkey PRIMARY KEY (id);
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text])));
+ALTER TABLE public.portal_invitations ADD CONSTRAINT portal_invitations_token_hash_key UNIQUE (token_hash);
+CREATE INDEX portal_invitations_organization ON public.portal_invitations USING btree (organization_id, created_at DESC);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_invitations TO fcs_service;
+
+CREATE TABLE public.portal_password_resets (
+    id text NOT NULL,
+    member_id text NOT NULL,
+    token_hash text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id);
+ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_pkey PRIMARY KEY (id);
+ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_token_hash_key UNIQUE (token_hash);
+CREATE INDEX portal_password_resets_member ON public.portal_password_resets USING btree (member_id) WHERE (used_at IS NULL);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_password_resets TO fcs_service;
+
+CREATE TABLE public.portal_sessions (
+    id_hash text NOT NULL,
+    id text NOT NULL,
+    member_id text NOT NULL,
+    csrf_token text NOT NULL,
+    second_factor_pending boolean NOT NULL,
+    second_factor_at timestamp with time zone,
+    organization_id text,
+    environment text DEFAULT 'test'::text NOT NULL,
+    client_address text NOT NULL,
+    user_agent text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone
+);
+ALTER TABLE public.portal_sessions ADD CONSTRAINT portal_sessions_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.portal_sessions ADD CONSTRAINT portal_sessions_id_key UNIQUE (id);
+ALTER TABLE public.portal_sessions ADD CONSTRAINT portal_sessions_member_id_fkey FOREIGN KEY (member_id) REFERENCES members(id);
+ALTER TABLE public.portal_sessions ADD CONSTRAINT portal_sessions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.portal_sessions ADD CONSTRAINT portal_sessions_pkey PRIMARY KEY (id_hash);
+CREATE INDEX portal_sessions_member ON public.portal_sessions USING btree (member_id, created_at DESC) WHERE (revoked_at IS NULL);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_sessions TO fcs_service;
 
 CREATE TABLE public.price_catalog (
     type text NOT NULL,

@@ -98,7 +98,7 @@ export function repeatableFiles(): Array<{ name: string; sql: string }> {
  * start takes no lock on the tables the triggers belong to. Files applied by a version with newer numbered migrations
  * than this one's are left alone. `CREATE OR REPLACE` keeps a function's owner and grants; each file states what the
  * function must keep (SECURITY DEFINER with its search_path, settings, REVOKE from PUBLIC). What was applied is kept
- * in `schema_repeatables` (migration 106). Called by {@link migrate}, under its lock, after the numbered migrations.
+ * in `schema_repeatables` (migration 107). Called by {@link migrate}, under its lock, after the numbered migrations.
  * @returns the files applied (empty when nothing had changed).
  * @throws RepeatableSqlError naming the file whose SQL failed.
  */
