@@ -8,7 +8,7 @@ import { routinesFingerprint } from './schema-snapshot.js';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 /** One file per function (with the triggers that call it), applied after the numbered migrations: see applyRepeatables. */
-export const REPEATABLE_DIR = path.join(MIGRATIONS_DIR, 'repeatable');
+const REPEATABLE_DIR = path.join(MIGRATIONS_DIR, 'repeatable');
 const LOCK_KEY = 727_001; // one migrator at a time across processes
 
 /** The database was migrated by files this checkout does not have; the message names them and the fix. */
@@ -77,7 +77,7 @@ async function throwIfDatabaseIsFromAnotherHistory(client: pg.Client, files: Pos
 }
 
 /** A file of migrations/repeatable/ failed; the message names it. Nothing of the files was applied. */
-export class RepeatableSqlError extends Error {
+class RepeatableSqlError extends Error {
   override name = 'RepeatableSqlError';
 }
 

@@ -15,7 +15,7 @@ import type pg from 'pg';
  */
 
 /** The header of migrations/schema.sql: what it is and how it is made. */
-export const SNAPSHOT_HEADER = [
+const SNAPSHOT_HEADER = [
   '-- The schema of a freshly migrated database: what the numbered migrations and then migrations/repeatable/ make,',
   '-- read from its catalog (src/lib/schema-snapshot.ts). Written by `npm run db:snapshot`; do not edit it by hand.',
   '-- test/schema-snapshot.test.ts fails when a freshly migrated database differs from it.',

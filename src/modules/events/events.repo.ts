@@ -63,7 +63,7 @@ export async function insertEvents(
 }
 
 /** An event as `emit_events` reads it, by name (migrations/repeatable/emit_events.sql): `{id, type, data}`. */
-export function eventRow(e: { id: string; type: string; data: Record<string, unknown> }): {
+function eventRow(e: { id: string; type: string; data: Record<string, unknown> }): {
   id: string;
   type: string;
   data: Record<string, unknown>;
