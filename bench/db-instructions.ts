@@ -148,16 +148,13 @@ async function countUnderCallgrind(bin: string, payloads: string[]): Promise<Cou
   }
 }
 
-/** Several placements as one statement's parameter (migration 097's shape): rows renumbered by their placement. */
+/** Several placements as one statement's parameter: every row renumbered by its placement (`n`, read by name). */
 function merge(placements: string[]): string {
-  const parsed = placements.map((p) => JSON.parse(p) as Record<string, unknown[]>);
+  const parsed = placements.map((p) => JSON.parse(p) as Record<string, Array<Record<string, unknown>>>);
   const out: Record<string, unknown> = { ...parsed[0] };
-  for (const t of ['groups', 'events', 'debits']) out[t] = parsed.flatMap((p) => p[t]!);
-  // Companies and orders carry their placement's number first; events and debits in a list beside them.
-  for (const t of ['companies', 'orders']) {
-    out[t] = parsed.flatMap((p, i) => (p[t] as unknown[][]).map((row) => [i + 1, ...row.slice(1)]));
+  for (const t of ['groups', 'companies', 'orders', 'events', 'debits']) {
+    out[t] = parsed.flatMap((p, i) => p[t]!.map((row) => Object.assign({}, row, { n: i + 1 })));
   }
-  for (const t of ['event_placements', 'debit_placements']) out[t] = parsed.flatMap((p, i) => p[t]!.map(() => i + 1));
   return JSON.stringify(out);
 }
 

@@ -226,11 +226,11 @@ it('plans the placement functions once per connection, not at every call (migrat
   // A CREATE OR REPLACE of one of them without the setting would silently bring back planning at every call.
   const { rows } = await t.ctx.pool.query<{ proname: string; proconfig: string[] | null }>(
     `SELECT proname, proconfig FROM pg_proc
-      WHERE proname IN ('place_order_groups_v2', 'place_order_groups', 'emit_events', 'post_ledger_entries')
+      WHERE proname IN ('place_order_groups_v2', 'emit_events', 'post_ledger_entries')
       ORDER BY proname`,
   );
   expect(rows).toEqual(
-    ['emit_events', 'place_order_groups', 'place_order_groups_v2', 'post_ledger_entries'].map((proname) => ({
+    ['emit_events', 'place_order_groups_v2', 'post_ledger_entries'].map((proname) => ({
       proname,
       // post_ledger_entries also pins its search_path, as a SECURITY DEFINER function must (SEC-3).
       proconfig: expect.arrayContaining(['plan_cache_mode=force_generic_plan']),

@@ -30,7 +30,10 @@ export interface LedgerEntryRow {
   created_at: Date;
 }
 
-/** One ledger entry to post (see {@link ledgerLineValues}): amounts in signed cents, null where not applicable. */
+/**
+ * One ledger entry to post, as `post_ledger_entries` reads it, by name (migrations/repeatable/post_ledger_entries.sql):
+ * amounts in signed cents, null where not applicable.
+ */
 export type LedgerLine = {
   type: LedgerEntryType;
   amount_cents: number;
@@ -280,17 +283,9 @@ export async function postLedgerEntries(
 ): Promise<Array<LedgerEntryRow & { balance_before: number }>> {
   const { rows } = await tx.query<LedgerEntryRow & { balance_before: number }>(
     'SELECT * FROM post_ledger_entries($1, $2, $3::jsonb, $4)',
-    [tenant.organizationId, tenant.environment, JSON.stringify(lines.map(ledgerLineValues)), minBalanceCents],
+    [tenant.organizationId, tenant.environment, JSON.stringify(lines), minBalanceCents],
   );
   return rows;
-}
-
-/**
- * An entry as `post_ledger_entries` takes it (migration 097): `[type, amount_cents, line_type, description, order_id,
- * reverses_entry_id, created_by]`, the amount in signed cents.
- */
-export function ledgerLineValues(l: LedgerLine): unknown[] {
-  return [l.type, l.amount_cents, l.line_type, l.description, l.order_id, l.reverses_entry_id, l.created_by];
 }
 
 /** The order's debits of the tenant not yet reversed, by id (cents, negative). */

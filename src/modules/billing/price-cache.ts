@@ -6,7 +6,10 @@ import type { Db } from '../../lib/db.js';
 import { NotifiedCache } from '../../lib/notified-cache.js';
 import { findStateFees, loadTenantPriceMap, type ProductType, type StateFeeRow, type TenantPrice } from './pricing.js';
 
-/** The channel migration 090's triggers notify on any change to prices or state fees (payload '*'). */
+/**
+ * The channel the triggers of migrations/repeatable/notify_pricing_changed.sql notify on any change to prices or state
+ * fees (payload '*').
+ */
 const PRICING_CHANNEL = 'pricing_changed';
 
 /** Longest life of a cached price or fee row, ms: a safety net only, changes are heard at once (BILL-19). */

@@ -57,12 +57,16 @@ export async function insertEvents(
 ): Promise<Array<{ id: string; created_at: Date }>> {
   const { rows: written } = await tx.query<{ id: string; created_at: Date }>(
     'SELECT id, created_at FROM emit_events($1, $2, $3::jsonb)',
-    [tenant.organizationId, tenant.environment, JSON.stringify(rows.map(eventValues))],
+    [tenant.organizationId, tenant.environment, JSON.stringify(rows.map(eventRow))],
   );
   return written;
 }
 
-/** An event as `emit_events` takes it (migration 097): `[id, type, data]`. */
-export function eventValues(e: { id: string; type: string; data: Record<string, unknown> }): unknown[] {
-  return [e.id, e.type, e.data];
+/** An event as `emit_events` reads it, by name (migrations/repeatable/emit_events.sql): `{id, type, data}`. */
+function eventRow(e: { id: string; type: string; data: Record<string, unknown> }): {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+} {
+  return { id: e.id, type: e.type, data: e.data };
 }

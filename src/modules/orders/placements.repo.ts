@@ -1,13 +1,13 @@
 import type { Tenant } from '../../context.js';
 import { manyPrepared, type Db } from '../../lib/db.js';
-import { type LedgerLine, ledgerLineValues } from '../billing/billing.repo.js';
+import type { LedgerLine } from '../billing/billing.repo.js';
 import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns } from '../companies/companies.repo.js';
-import { eventValues } from '../events/events.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
-// Writing placements (ORD-13, ORD-17): the one statement `place_order_groups_v2` (migration 097) and the rows it
-// takes. Reading orders and changing their status are in orders.repo.ts.
+// Writing placements (ORD-13, ORD-17): the one statement `place_order_groups_v2`
+// (migrations/repeatable/place_order_groups_v2.sql) and the rows it takes. Reading orders and changing their status
+// are in orders.repo.ts.
 
 /** An order_groups row to insert (one per request). */
 interface NewOrderGroup {
@@ -82,7 +82,7 @@ export interface PlacementWake {
   streams: boolean;
 }
 
-/** What `place_order_groups_v2` returns (migrations 097 and 101). */
+/** What `place_order_groups_v2` returns (migrations/repeatable/place_order_groups_v2.sql). */
 interface PlacementResult {
   outcomes: Array<PlacementOutcome['outcome']>;
   created_at: string;
@@ -125,66 +125,71 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
 }
 
 /**
- * The batch as `place_order_groups_v2` takes it (migration 097; an order's sealed tax id last, migration 105): the groups, companies and orders as arrays of values
- * in the function's column order, a company or order tagged with `n`, the 1-based position of its placement's group;
- * an order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated. The
- * events and debits are emit_events' and post_ledger_entries' rows, with their placements' `n` in a list beside them.
+ * The batch as `place_order_groups_v2` reads it: every row an object whose keys are the function's column names
+ * (migrations/repeatable/place_order_groups_v2.sql), tagged with `n`, the 1-based position of its placement's group.
+ * An order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated; its
+ * `submitted` history row's id rides on it. The events and debits are emit_events' and post_ledger_entries' rows with
+ * their placement's `n` added (those functions read only the keys they name). A null value is left out (`?? undefined`:
+ * JSON.stringify drops the key), as the function reads a missing key as NULL: less JSON for the database to parse.
  */
 function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
   const payload = {
     organization_id: tenant.organizationId,
     environment: tenant.environment,
     idempotency_key_ttl_hours: KEY_TTL_HOURS,
-    groups: [] as unknown[][],
-    companies: [] as unknown[][],
-    orders: [] as unknown[][],
-    events: [] as unknown[][],
-    event_placements: [] as number[],
-    debits: [] as unknown[][],
-    debit_placements: [] as number[],
+    groups: [] as object[],
+    companies: [] as object[],
+    orders: [] as object[],
+    events: [] as object[],
+    debits: [] as object[],
   };
   for (const [i, w] of writes.entries()) {
     const n = i + 1;
     const { group, company, orders, actor } = w.rows;
-    payload.groups.push([
-      group.id,
-      group.userId,
-      group.companyId,
-      company !== null,
-      group.filingState,
-      group.source,
-      group.billing,
-      group.request,
-      group.totalCents,
-      group.idempotencyKey ?? null,
-      w.minBalanceCents,
+    payload.groups.push({
+      n,
+      id: group.id,
+      user_id: group.userId,
+      company_id: group.companyId,
+      forms: company !== null,
+      filing_state: group.filingState,
+      source: group.source,
+      billing: group.billing,
+      request: group.request ?? undefined,
+      total_cents: group.totalCents,
+      idempotency_key: group.idempotencyKey ?? undefined,
+      min_balance_cents: w.minBalanceCents,
       actor,
-    ]);
-    if (company) payload.companies.push(companyValues(n, company.id, company.slug, company.columns));
+    });
+    if (company) payload.companies.push(companyRow(n, company.id, company.slug, company.columns));
     for (const [j, o] of orders.entries()) {
       sameAsGroup(o, group);
-      payload.orders.push([
+      payload.orders.push({
         n,
-        o.id,
-        w.historyIds[j],
-        o.order_type,
-        o.filing_type,
-        o.subscription_status,
-        o.details,
-        o.amount_cents,
-        o.retail_cents,
-        o.margin_cents,
-        // Only an EIN order carries an eleventh value, so every other order's row stays as it was.
-        ...(o.tax_id_sealed ? [o.tax_id_sealed] : []),
-      ]);
+        id: o.id,
+        history_id: w.historyIds[j],
+        order_type: o.order_type,
+        filing_type: o.filing_type ?? undefined,
+        subscription_status: o.subscription_status ?? undefined,
+        details: o.details,
+        amount_cents: o.amount_cents,
+        retail_cents: o.retail_cents ?? undefined,
+        margin_cents: o.margin_cents ?? undefined,
+        tax_id_sealed: o.tax_id_sealed ?? undefined,
+      });
     }
-    for (const e of w.events) {
-      payload.events.push(eventValues(e));
-      payload.event_placements.push(n);
-    }
+    for (const e of w.events) payload.events.push({ n, id: e.id, type: e.type, data: e.data });
     for (const d of w.debits) {
-      payload.debits.push(ledgerLineValues(d));
-      payload.debit_placements.push(n);
+      payload.debits.push({
+        n,
+        type: d.type,
+        amount_cents: d.amount_cents,
+        line_type: d.line_type ?? undefined,
+        description: d.description,
+        order_id: d.order_id ?? undefined,
+        reverses_entry_id: d.reverses_entry_id ?? undefined,
+        created_by: d.created_by ?? undefined,
+      });
     }
   }
   return payload;
@@ -203,23 +208,23 @@ function sameAsGroup(o: PlacementOrder, group: NewOrderGroup): void {
   if (differs) throw new Error(`order ${o.id}: ${differs} differs from its group's (ORD-4)`);
 }
 
-/** A formed company's row for `place_order_groups_v2`, in the function's column order (migration 097). */
-function companyValues(n: number, id: string, slug: string, c: CompanyColumns): unknown[] {
-  return [
+/** A formed company's row for `place_order_groups_v2`, by the function's column names. */
+function companyRow(n: number, id: string, slug: string, c: CompanyColumns): object {
+  return {
     n,
     id,
     slug,
-    c.legal_name,
-    c.trade_name,
-    c.ein,
-    c.entity_type,
-    c.structure_type,
-    c.tax_election,
-    c.fiscal_end_month,
-    c.formation_date,
-    c.formation_state,
-    c.principal_address,
-    c.mailing_address,
-    c.officers,
-  ];
+    legal_name: c.legal_name,
+    trade_name: c.trade_name ?? undefined,
+    ein: c.ein ?? undefined,
+    entity_type: c.entity_type,
+    structure_type: c.structure_type ?? undefined,
+    tax_election: c.tax_election ?? undefined,
+    fiscal_end_month: c.fiscal_end_month,
+    formation_date: c.formation_date ?? undefined,
+    formation_state: c.formation_state ?? undefined,
+    principal_address: c.principal_address,
+    mailing_address: c.mailing_address,
+    officers: c.officers,
+  };
 }

@@ -19,7 +19,10 @@ export function forgetApiKeyInProcess(keyHash: string): void {
   for (const cache of running) cache.forget(keyHash);
 }
 
-/** The channel `migrations/021` notifies on when an api_keys row changes; the payload is its key_hash, or `*`. */
+/**
+ * The channel `migrations/repeatable/notify_api_key_change.sql` notifies on when an api_keys row changes; the payload is
+ * its key_hash, or `*`.
+ */
 export const API_KEY_CHANNEL = 'api_key_changed';
 
 /**

@@ -3,7 +3,10 @@ import type { Logger } from 'pino';
 import { NotifiedCache } from '../../lib/notified-cache.js';
 import { findVerifiedDomainOwner, listVerifiedDomains } from './organizations.repo.js';
 
-/** The channel migration 103's triggers notify on when an organization's verified white-label domain may have changed. */
+/**
+ * The channel of migrations/repeatable/notify_white_label_domains_changed.sql: an organization's verified white-label
+ * domain may have changed.
+ */
 const WHITE_LABEL_DOMAINS_CHANNEL = 'white_label_domains_changed';
 
 /** Longest life of the domain list in memory, ms: a safety net only, changes are heard at once (ORG-6). */
