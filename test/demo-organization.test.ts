@@ -26,6 +26,13 @@ describe('the demo organization', () => {
     expect(printed).toContain('the OPERATOR_TOKEN you set (not shown)');
     expect(printed).not.toContain(OPERATOR_TOKEN);
     expect(await organizations()).toEqual(['Demo Organization']);
+    // The shell line the README's quick start uses, and a portal invitation that opens in one click.
+    expect(printed).toMatch(new RegExp(`export KEY=sk_test_[A-Za-z0-9_-]{32,} B=${t.ctx.config.testBaseUrl}`));
+    const link = /Partner portal: +(\S+)/.exec(printed)?.[1] ?? '';
+    expect(link.startsWith(`${t.ctx.config.portalBaseUrl}/invitation?token=`)).toBe(true);
+    const page = await t.app.inject({ method: 'GET', url: new URL(link).pathname + new URL(link).search });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('owner@demo.example');
 
     // Every later start prints nothing and creates nothing.
     expect(await ensureDemoOrganization(embedded)).toBeNull();
