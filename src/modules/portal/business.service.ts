@@ -19,7 +19,7 @@ import { loadTenantOrganization } from '../organizations/organizations.service.j
 import { findUserOrThrow, listUsers } from '../users/users.service.js';
 
 /*
- * What the partner portal's business pages show (PORTAL-30 to PORTAL-37), always for the session's tenant (its
+ * What the partner portal's business pages show (PORTAL-30 to PORTAL-38), always for the session's tenant (its
  * organization and environment), read through the services and repositories of the integrator API. Amounts stay
  * in cents here; the templates format them.
  */

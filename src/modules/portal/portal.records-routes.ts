@@ -11,7 +11,7 @@ import {
 import { render, requireTenant } from './portal.web.js';
 
 /**
- * The tenant's records, read only (PORTAL-30 to PORTAL-32): orders with their filters and the order page, companies
+ * The tenant's records, read only (PORTAL-30 to PORTAL-32, PORTAL-38): orders with their filters and the order page, companies
  * with their compliance calendar, users. Every page reads the session's organization and environment only; another
  * tenant's id answers 404 like an unknown one.
  */

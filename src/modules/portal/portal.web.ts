@@ -136,7 +136,7 @@ export function requireRole(request: FastifyRequest, action: PortalAction): NonN
 }
 
 /**
- * The tenant a portal page reads and writes (PORTAL-30): the organization shown and the session's environment, once
+ * The tenant a portal page reads and writes (PORTAL-38): the organization shown and the session's environment, once
  * the member's role there may do `action` (PORTAL-2). @throws AppError forbidden as {@link requireRole}.
  */
 export function requireTenant(request: FastifyRequest, action: PortalAction): Tenant {
