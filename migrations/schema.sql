@@ -347,6 +347,8 @@ ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_type_check CHECK
 CREATE UNIQUE INDEX ledger_entries_one_reversal ON public.ledger_entries USING btree (reverses_entry_id) WHERE (reverses_entry_id IS NOT NULL);
 CREATE INDEX ledger_entries_order ON public.ledger_entries USING btree (order_id) WITH (deduplicate_items=off);
 CREATE INDEX ledger_entries_tenant ON public.ledger_entries USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX ledger_entries_tenant_recent ON public.ledger_entries USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX ledger_entries_tenant_type_recent ON public.ledger_entries USING btree (organization_id, environment, type, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE TRIGGER ledger_entries_references AFTER INSERT ON public.ledger_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_ledger_entry_references();
 GRANT SELECT, INSERT ON TABLE public.ledger_entries TO fcs_service;
@@ -513,7 +515,11 @@ CREATE UNIQUE INDEX orders_one_ein ON public.orders USING btree (company_id) WHE
 CREATE INDEX orders_queue ON public.orders USING btree (environment, filing_status, created_at) WHERE (filing_status = ANY (ARRAY['submitted'::text, 'pending'::text, 'exception'::text]));
 CREATE INDEX orders_queue_order ON public.orders USING btree (environment, created_at, id) WITH (deduplicate_items=off) WHERE (filing_status = ANY (ARRAY['submitted'::text, 'pending'::text, 'exception'::text]));
 CREATE INDEX orders_subscription_due ON public.orders USING btree (current_period_end) WHERE ((subscription_status = ANY (ARRAY['active'::text, 'past_due'::text])) AND (current_period_end IS NOT NULL));
-CREATE INDEX orders_tenant_created ON public.orders USING btree (organization_id, environment, created_at DESC);
+CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filing_state ON public.orders FOR EACH ROW WHEN (((((old.id IS DISTINCT FROM new.id) OR (old.group_id IS DISTINCT FROM new.group_id)) OR (old.company_id IS DISTINCT FROM new.company_id)) OR (old.filing_state IS DISTINCT FROM new.filing_state))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
 CREATE TRIGGER orders_references AFTER INSERT ON public.orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_order_references();

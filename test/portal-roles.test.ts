@@ -13,8 +13,18 @@ describe('the role policy', () => {
     expect(can('viewer', 'events.read')).toBe(true);
     expect(can('developer', 'keys.write')).toBe(true);
     expect(can('developer', 'webhooks.write')).toBe(true);
-    for (const a of ['billing.read', 'billing.write', 'prices.write', 'members.read', 'members.invite'] as const)
+    for (const a of [
+      'billing.read',
+      'billing.write',
+      'prices.read',
+      'prices.write',
+      'members.read',
+      'members.invite',
+    ] as const)
       expect(can('developer', a), a).toBe(false);
+    for (const a of ['orders.read', 'companies.read', 'users.read', 'settings.read'] as const)
+      expect(can('viewer', a), a).toBe(true);
+    expect(can('viewer', 'settings.write')).toBe(false);
     expect(can(null, 'overview.read')).toBe(false);
     expect(canManageMember('admin', 'owner')).toBe(false);
     expect(ROLES.filter((r) => canManageMember('admin', r))).toEqual(['admin', 'developer', 'viewer']);

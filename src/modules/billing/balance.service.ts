@@ -42,3 +42,37 @@ export async function addCredit(
   const cents = requestDollarsToCents('amount', amount, { positive: true, max: MAX_OPERATOR_CREDIT_DOLLARS });
   return creditBalance(pool, tenant, cents, note, createdBy);
 }
+
+/** Ledger rows the portal's CSV export reads per statement: the export's memory stays bounded by it. */
+const EXPORT_BATCH = 500;
+
+/**
+ * One page of the tenant's ledger for the partner portal (PORTAL-33): filtered by type and UTC days, newest first,
+ * keyset-paginated (`filter.afterId`). Cents. @returns the rows and whether another page follows.
+ */
+export async function listLedgerPage(
+  db: Db,
+  tenant: Tenant,
+  filter: repo.LedgerFilter,
+): Promise<{ rows: LedgerEntryRow[]; hasMore: boolean }> {
+  const rows = await repo.listLedgerPage(db, tenant, filter);
+  return { rows: rows.slice(0, filter.limit), hasMore: rows.length > filter.limit };
+}
+
+/**
+ * Every ledger entry of the filter, in the order of {@link listLedgerPage}, read EXPORT_BATCH at a time by keyset
+ * (PORTAL-34): the CSV export of the filtered ledger, whatever its length, without holding it in memory. Cents.
+ */
+export async function* ledgerEntriesOf(
+  db: Db,
+  tenant: Tenant,
+  filter: Omit<repo.LedgerFilter, 'afterId' | 'limit'>,
+): AsyncGenerator<LedgerEntryRow> {
+  let afterId: string | undefined;
+  for (;;) {
+    const page = await listLedgerPage(db, tenant, { ...filter, afterId, limit: EXPORT_BATCH });
+    yield* page.rows;
+    if (!page.hasMore) return;
+    afterId = page.rows.at(-1)!.id;
+  }
+}

@@ -1,5 +1,5 @@
 import type { Environment } from '../../context.js';
-import { centsToDollars } from '../../lib/money.js';
+import { centsToDecimalString, centsToDollars } from '../../lib/money.js';
 import type { CatalogRow, LedgerEntryRow } from './billing.repo.js';
 import { FEE_COLUMNS, FEE_FIELDS, type FeeField } from './fee-fields.js';
 import type { ProductType, StateFeeRow, TenantPrice } from './pricing.js';
@@ -146,4 +146,33 @@ export function stateFeeView(r: StateFeeRow) {
 export function stateFeeChange(fromCents: number | null, toCents: number | null) {
   const dollars = (cents: number | null) => (cents === null ? null : centsToDollars(cents));
   return { from: dollars(fromCents), to: dollars(toCents) };
+}
+
+/** The header of the ledger's CSV export (PORTAL-34), in the order of {@link ledgerCsvLine}'s fields. */
+export const LEDGER_CSV_HEADER =
+  'id,createdAt,type,lineType,description,orderId,reversesTransactionId,amount,balanceAfter,currency\r\n';
+
+/**
+ * A ledger entry (cents in) as one CSV line of the export (PORTAL-34): the API's fields (balanceTransactionView),
+ * amounts in dollars with two decimals ("-110.00"), RFC 4180 quoting, CRLF. A text cell that a spreadsheet would run
+ * as a formula (=, +, -, @, tab, CR first) is prefixed with an apostrophe.
+ */
+export function ledgerCsvLine(e: LedgerEntryRow): string {
+  const text = (v: string | null) => {
+    const s = v ?? '';
+    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+  };
+  return `${[
+    e.id,
+    e.created_at.toISOString(),
+    e.type,
+    text(e.line_type),
+    text(e.description),
+    e.order_id ?? '',
+    e.reverses_entry_id ?? '',
+    centsToDecimalString(Number(e.amount_cents)),
+    centsToDecimalString(Number(e.balance_after_cents)),
+    'USD',
+  ].join(',')}\r\n`;
 }

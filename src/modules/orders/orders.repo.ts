@@ -1,5 +1,5 @@
 import type { Tenant } from '../../context.js';
-import { one, type Db } from '../../lib/db.js';
+import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
 import { withFields } from '../../lib/objects.js';
 import type { CompanyRow } from '../companies/companies.repo.js';
@@ -230,5 +230,58 @@ export async function updateOrderStatus(
       f?.from ?? null,
       c.actor,
     ],
+  );
+}
+
+/**
+ * Filters of a tenant's order list (the partner portal, PORTAL-30); each optional. `from` and `to` are UTC days
+ * ('YYYY-MM-DD', both included) of created_at. `afterId` is the last order of the previous page (keyset).
+ */
+export interface TenantOrderFilter {
+  filingStatus?: FilingStatus;
+  orderType?: string;
+  filingState?: string;
+  userId?: string;
+  from?: string;
+  to?: string;
+  afterId?: string;
+  limit: number;
+}
+
+/** An order of a tenant's list, with its company's legal name and its user's name. */
+export type TenantOrderListRow = OrderSummaryRow & { company_legal_name: string; user_name: string };
+
+/**
+ * One page of the tenant's orders, newest first by (created_at, id), `limit + 1` rows so the caller can tell whether
+ * another page follows. Each filter has an index ending in that order (migration 110), and the cursor is a row
+ * comparison on it, so a deep page costs what the first does and nothing counts the tenant's orders. An `afterId`
+ * that is not one of the tenant's orders gives an empty page.
+ */
+export function listTenantOrders(db: Db, tenant: Tenant, f: TenantOrderFilter): Promise<TenantOrderListRow[]> {
+  const params: unknown[] = [tenant.organizationId, tenant.environment];
+  const where = ['o.organization_id = $1', 'o.environment = $2'];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replaceAll('?', `$${params.length}`));
+  };
+  if (f.filingStatus) add('o.filing_status = ?', f.filingStatus);
+  if (f.orderType) add('o.order_type = ?', f.orderType);
+  if (f.filingState) add('o.filing_state = ?', f.filingState);
+  if (f.userId) add('o.user_id = ?', f.userId);
+  if (f.from) add(`o.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'`, f.from);
+  if (f.to) add(`o.created_at < (?::date + 1)::timestamp AT TIME ZONE 'UTC'`, f.to);
+  if (f.afterId)
+    add(
+      '(o.created_at, o.id) < (SELECT a.created_at, a.id FROM orders a WHERE a.id = ? AND a.organization_id = $1 AND a.environment = $2)',
+      f.afterId,
+    );
+  params.push(f.limit + 1);
+  return many<TenantOrderListRow>(
+    db,
+    `SELECT ${orderSummaryColumns('o')}, c.legal_name AS company_legal_name, u.full_name AS user_name
+       FROM orders o JOIN companies c ON c.id = o.company_id JOIN users u ON u.id = o.user_id
+      WHERE ${where.join(' AND ')}
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $${params.length}`,
+    params,
   );
 }

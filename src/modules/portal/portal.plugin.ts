@@ -13,8 +13,11 @@ import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import { listMemberships } from './members.repo.js';
 import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
+import { portalBillingRoutes } from './portal.billing-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
+import { portalRecordsRoutes } from './portal.records-routes.js';
+import { portalSettingsRoutes } from './portal.settings-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -78,6 +81,9 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalInvitationRoutes, { ctx });
       await web.register(portalAccountRoutes, { ctx });
       await web.register(portalHomeRoutes, { ctx });
+      await web.register(portalRecordsRoutes, { ctx });
+      await web.register(portalBillingRoutes, { ctx });
+      await web.register(portalSettingsRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );

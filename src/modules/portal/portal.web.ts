@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
 import { AppError } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { viewHelpers } from '../console/view-helpers.js';
 import { can, type PortalAction } from './roles.js';
 import type { PortalSession } from './sessions.js';
@@ -132,6 +133,15 @@ export function requireRole(request: FastifyRequest, action: PortalAction): NonN
     throw new AppError('forbidden', `Your role${org ? ` (${org.role})` : ''} may not do this in this organization.`);
   }
   return org;
+}
+
+/**
+ * The tenant a portal page reads and writes (PORTAL-38): the organization shown and the session's environment, once
+ * the member's role there may do `action` (PORTAL-2). @throws AppError forbidden as {@link requireRole}.
+ */
+export function requireTenant(request: FastifyRequest, action: PortalAction): Tenant {
+  const org = requireRole(request, action);
+  return { organizationId: org.id, environment: request.portalSession!.environment };
 }
 
 /** The request's client description for the session list: its user agent, shortened. */

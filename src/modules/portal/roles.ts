@@ -23,7 +23,12 @@ export type PortalAction =
   | 'secrets.read'
   | 'billing.read'
   | 'billing.write'
+  | 'prices.read'
   | 'prices.write'
+  | 'orders.read'
+  | 'companies.read'
+  | 'users.read'
+  | 'settings.read'
   | 'settings.write';
 
 const EVERYONE: readonly Role[] = ROLES;
@@ -50,7 +55,12 @@ const POLICY: Record<PortalAction, readonly Role[]> = {
   'secrets.read': BUILDERS,
   'billing.read': MANAGERS,
   'billing.write': MANAGERS,
+  'prices.read': MANAGERS,
   'prices.write': MANAGERS,
+  'orders.read': EVERYONE,
+  'companies.read': EVERYONE,
+  'users.read': EVERYONE,
+  'settings.read': EVERYONE,
   'settings.write': MANAGERS,
 };
 
