@@ -26,6 +26,35 @@ CREATE TRIGGER api_keys_notify_truncate AFTER TRUNCATE ON public.api_keys FOR EA
 CREATE TRIGGER api_keys_notify_unchecked_insert AFTER INSERT ON public.api_keys FOR EACH ROW WHEN ((NOT new.checksummed)) EXECUTE FUNCTION notify_unchecked_api_key();
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.api_keys TO fcs_service;
 
+CREATE TABLE public.audit_log (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    environment text,
+    actor_kind text NOT NULL,
+    actor_id text,
+    actor_label text,
+    client_address text,
+    action text NOT NULL,
+    target_id text,
+    before jsonb,
+    after jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_action_check CHECK ((action ~ '^[a-z_]+\.[a-z_]+$'::text));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_actor_kind_check CHECK ((actor_kind = ANY (ARRAY['member'::text, 'operator'::text, 'operator-token'::text, 'cli'::text])));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_actor_label_check CHECK ((length(actor_label) <= 320));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_check CHECK (((actor_kind = ANY (ARRAY['member'::text, 'operator'::text])) = (actor_id IS NOT NULL)));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_client_address_check CHECK ((length(client_address) <= 100));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.audit_log ADD CONSTRAINT audit_log_pkey PRIMARY KEY (id);
+CREATE INDEX audit_log_organization_action_recent ON public.audit_log USING btree (organization_id, action, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX audit_log_organization_actor_recent ON public.audit_log USING btree (organization_id, lower(actor_label), created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX audit_log_organization_recent ON public.audit_log USING btree (organization_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX audit_log_recent ON public.audit_log USING btree (created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE TRIGGER audit_log_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.audit_log FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
+GRANT SELECT, INSERT ON TABLE public.audit_log TO fcs_service;
+
 CREATE TABLE public.balances (
     organization_id text NOT NULL,
     environment text NOT NULL,

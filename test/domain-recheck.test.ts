@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliActor } from '../src/modules/audit/audit.service.js';
 import { recheckWhiteLabelDomains } from '../src/modules/maintenance/domain-recheck.js';
 import { recheckWhiteLabelDomainsTask } from '../src/modules/maintenance/recheck-domains.task.js';
 import { sendDomainLapsedEmailTask } from '../src/modules/notifications/domain-lapsed-email.task.js';
@@ -156,7 +157,10 @@ describe('a domain whose record is gone', () => {
 describe('a domain an operator vouched for', () => {
   it('is not re-checked: it stays in use without a record, and its name is not even looked up', async () => {
     const vouched = await t.newTenant('Vouched Co');
-    await setWhiteLabelDomain(t.ctx, vouched.organizationId, 'portal.vouched-co.test', { verified: true });
+    await setWhiteLabelDomain(t.ctx, vouched.organizationId, 'portal.vouched-co.test', {
+      verified: true,
+      audit: cliActor(),
+    });
     dns.lookups.length = 0;
     const counts = await recheckWhiteLabelDomains(t.ctx);
     expect(counts.lapsed).toBe(0);
@@ -173,7 +177,10 @@ describe('a domain an operator vouched for', () => {
     const { recordName } = await requestDomain(late, 'portal.late-vouch.test', dns);
     await verifyDomain(late);
     const listed = (await listDomainsToRecheck(t.ctx.pool)).find((d) => d.id === late.organizationId)!;
-    await setWhiteLabelDomain(t.ctx, late.organizationId, 'portal.late-vouch.test', { verified: true });
+    await setWhiteLabelDomain(t.ctx, late.organizationId, 'portal.late-vouch.test', {
+      verified: true,
+      audit: cliActor(),
+    });
     dns.withdraw(recordName);
     // The DNS check of the listed domain found the record gone; the operator's vouching meanwhile wins.
     expect(await markDomainLapsed(t.ctx.pool, listed)).toBe(false);

@@ -1,6 +1,6 @@
--- Records of what happened are only ever added to (BILL-13, CAL-22, PAY-4, ORD-EIN-7): the database refuses to change
--- or remove them for every role, the owner's too (a reversal is a new ledger entry, a payment's new status a new
--- payment_statuses row), so no code path, bug or hand-typed statement can rewrite money or history. Statement-level
+-- Records of what happened are only ever added to (BILL-13, CAL-22, PAY-4, ORD-EIN-7, AUDIT-4): the database refuses
+-- to change or remove them for every role, the owner's too (a reversal is a new ledger entry, a payment's new status a
+-- new payment_statuses row), so no code path, bug or hand-typed statement can rewrite money or history. Statement-level
 -- triggers also catch TRUNCATE. A new append-only table gets its trigger here.
 CREATE OR REPLACE FUNCTION refuse_append_only_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -26,4 +26,6 @@ CREATE OR REPLACE TRIGGER payment_provider_events_append_only
   BEFORE UPDATE OR DELETE OR TRUNCATE ON payment_provider_events
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER tax_id_reveals_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON tax_id_reveals
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
+CREATE OR REPLACE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { cliActor } from '../modules/audit/audit.service.js';
 import { addApiKey, revokeKey, serializeApiKey } from '../modules/organizations/organizations.service.js';
 import { envOption, io, requiredValue, withContext } from './cli-context.js';
 
@@ -14,7 +15,7 @@ export function registerKeysCommands(program: Command): void {
     .description('Create an API key (shown once)')
     .action((orgId: string | undefined, opts) =>
       withContext(async ({ ctx }) => {
-        const key = await addApiKey(ctx.pool, requiredValue(opts.org ?? orgId, '--org'), opts.environment);
+        const key = await addApiKey(ctx.pool, requiredValue(opts.org ?? orgId, '--org'), opts.environment, cliActor());
         io(opts).print(key, () => `Created ${key.id} (${key.environment}): ${key.key}\nThe key is shown only once.`);
       }),
     );
@@ -28,7 +29,7 @@ export function registerKeysCommands(program: Command): void {
     .action((keyId: string | undefined, opts) =>
       withContext(async ({ ctx }) => {
         const key = serializeApiKey(
-          await revokeKey(ctx.pool, opts.org ?? null, requiredValue(opts.key ?? keyId, '--key')),
+          await revokeKey(ctx.pool, opts.org ?? null, requiredValue(opts.key ?? keyId, '--key'), cliActor()),
         );
         io(opts).print(key, () => `Revoked ${key.id} (${key.redactedKey})`);
       }),

@@ -10,6 +10,7 @@ import {
 import { createdOrganizationView, createOrganization } from '../modules/organizations/organizations.service.js';
 import { createInvitation } from '../modules/portal/invitations.service.js';
 import { ROLES } from '../modules/portal/roles.js';
+import { cliActor } from '../modules/audit/audit.service.js';
 import { io, requiredValue, withContext } from './cli-context.js';
 
 /** The `org` group: `org create|list|show|set-domain|verify-domain|invite` (ORG-1, ORG-4, PORTAL-3). */
@@ -113,6 +114,7 @@ export function registerOrgCommands(program: Command): void {
         if (!domain && !opts.clear) throw new Error('Give a domain, or --clear to remove it');
         const { balanceCents: _omit, ...o } = await setWhiteLabelDomain(ctx, id, opts.clear ? null : (domain ?? null), {
           verified: opts.verified === true,
+          audit: cliActor(),
         });
         io(opts).print(o, () => describeDomain(o));
       }),
@@ -127,7 +129,7 @@ export function registerOrgCommands(program: Command): void {
     )
     .action((id: string, opts) =>
       withContext(async ({ ctx }) => {
-        const { balanceCents: _omit, ...o } = await verifyDomainForOperator(ctx, id);
+        const { balanceCents: _omit, ...o } = await verifyDomainForOperator(ctx, id, cliActor());
         io(opts).print(o, () => describeDomain(o));
       }),
     );
@@ -141,7 +143,13 @@ export function registerOrgCommands(program: Command): void {
     .action((id: string, email: string, role: string, opts) =>
       withContext(async ({ ctx }) => {
         // The same JSON as POST /admin/v1/organizations/{id}/invitations.
-        const created = await createInvitation(ctx, { organizationId: id, email, role, invitedBy: 'cli' });
+        const created = await createInvitation(ctx, {
+          organizationId: id,
+          email,
+          role,
+          invitedBy: 'cli',
+          audit: cliActor(),
+        });
         const out = { invitationUrl: created.invitationUrl, expiresAt: created.expiresAt.toISOString() };
         io(opts).print(out, () =>
           [

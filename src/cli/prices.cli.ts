@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { cliActor } from '../modules/audit/audit.service.js';
 import { formatDollars } from '../lib/money.js';
 import {
   listCatalog,
@@ -37,7 +38,7 @@ export function registerPricesCommands(program: Command): void {
         if (opts.org && opts.default !== undefined)
           throw new Error('--default applies to the catalogue only; omit it with --org');
         const result = opts.org
-          ? orgWholesaleChangeView(await setOrgWholesale(ctx.pool, opts.org, opts.type, opts.wholesale))
+          ? orgWholesaleChangeView(await setOrgWholesale(ctx.pool, opts.org, opts.type, opts.wholesale, cliActor()))
           : catalogChangeView(
               await setCatalogPrice(ctx.pool, opts.type, {
                 wholesaleAmount: opts.wholesale,
@@ -94,7 +95,7 @@ export function registerPricesCommands(program: Command): void {
     .description("Remove an organization's wholesale override; the default applies again")
     .action((opts) =>
       withContext(async ({ ctx }) => {
-        const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, opts.org, opts.type));
+        const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, opts.org, opts.type, cliActor()));
         io(opts).print(
           result,
           () =>

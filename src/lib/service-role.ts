@@ -5,7 +5,7 @@ import { ensureLoginRole, type LoginRole } from './login-role.js';
 export const SERVICE_ROLE = 'fcs_service';
 
 /**
- * Records that are only ever added to (BILL-13, 052, CAL-22, PAY-4, ORD-EIN-7): the service role may read and insert
+ * Records that are only ever added to (BILL-13, 052, CAL-22, PAY-4, ORD-EIN-7, AUDIT-4): the service role may read and insert
  * them, nothing more. A payment's status changes are rows of payment_statuses.
  */
 const APPEND_ONLY_TABLES = [
@@ -17,6 +17,7 @@ const APPEND_ONLY_TABLES = [
   'payment_statuses',
   'payment_provider_events',
   'tax_id_reveals',
+  'audit_log',
 ];
 /** Rows that others refer to without a foreign key (ORD-18): never deleted, so the service role may not delete them. */
 const NEVER_REMOVED_TABLES = ['companies', 'users', 'order_groups', 'orders'];

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
+import { operatorTokenActor } from '../audit/audit.service.js';
 import { addCredit } from './balance.service.js';
 import * as s from './billing.schemas.js';
 import {
@@ -58,7 +59,13 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     },
     async (request) =>
       orgWholesaleChangeView(
-        await setOrgWholesale(ctx.pool, request.params.id, request.params.type, request.body.wholesaleAmount),
+        await setOrgWholesale(
+          ctx.pool,
+          request.params.id,
+          request.params.type,
+          request.body.wholesaleAmount,
+          operatorTokenActor(request),
+        ),
       ),
   );
 
@@ -68,7 +75,9 @@ export const billingAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
       schema: { tags: ['Billing'], params: s.OrgTypeParams, response: errorResponses(404) },
     },
     async (request) =>
-      orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, request.params.id, request.params.type)),
+      orgWholesaleChangeView(
+        await removeOrgWholesale(ctx.pool, request.params.id, request.params.type, operatorTokenActor(request)),
+      ),
   );
 
   app.get('/state-fees', { schema: { tags: ['Billing'] } }, async () => ({

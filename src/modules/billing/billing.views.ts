@@ -1,4 +1,5 @@
 import type { Environment } from '../../context.js';
+import { csvText } from '../../lib/csv.js';
 import { centsToDecimalString, centsToDollars } from '../../lib/money.js';
 import type { CatalogRow, LedgerEntryRow } from './billing.repo.js';
 import { FEE_COLUMNS, FEE_FIELDS, type FeeField } from './fee-fields.js';
@@ -158,17 +159,12 @@ export const LEDGER_CSV_HEADER =
  * as a formula (=, +, -, @, tab, CR first) is prefixed with an apostrophe.
  */
 export function ledgerCsvLine(e: LedgerEntryRow): string {
-  const text = (v: string | null) => {
-    const s = v ?? '';
-    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-  };
   return `${[
     e.id,
     e.created_at.toISOString(),
     e.type,
-    text(e.line_type),
-    text(e.description),
+    csvText(e.line_type),
+    csvText(e.description),
     e.order_id ?? '',
     e.reverses_entry_id ?? '',
     centsToDecimalString(Number(e.amount_cents)),

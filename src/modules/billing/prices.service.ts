@@ -3,6 +3,8 @@ import type { Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
+import { priceSnapshot } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAuditChange } from '../audit/audit.service.js';
 import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
 import * as repo from './billing.repo.js';
 import { priceBelowFloorDetails } from './billing.views.js';
@@ -39,7 +41,8 @@ export interface PriceUpdate {
 }
 
 /**
- * PUT /organization/prices/{type} (PRICE-4, PRICE-5): sets the tenant's retail price and/or enabled flag.
+ * PUT /organization/prices/{type} (PRICE-4, PRICE-5): sets the tenant's retail price and/or enabled flag. With
+ * `audit` (the portal) a change is recorded in the audit log in the same transaction (AUDIT-1, AUDIT-2, AUDIT-5).
  * @returns the updated price (cents; priceRowView presents it).
  * @throws ValidationError (no field given; retailAmount not whole dollars; enabled false on a non-tier;
  * disabling the last enabled tier), AppError price_below_floor with `minimumAmount` (dollars), not_found.
@@ -49,6 +52,7 @@ export async function updateTenantPrice(
   tenant: Tenant,
   rawType: string,
   body: PriceUpdate,
+  audit?: AuditActor,
 ): Promise<TenantPrice> {
   const type = parseProductType(rawType);
   if (body.retailAmount === undefined && body.enabled === undefined) {
@@ -65,7 +69,9 @@ export async function updateTenantPrice(
     if (retailCents !== undefined) throwIfBelowFloor(current, retailCents);
     if (body.enabled === false) await throwIfCannotDisable(tx, tenant, current);
     await repo.upsertTenantPrice(tx, tenant, type, retailCents ?? current.retailCents, body.enabled ?? current.enabled);
-    return loadTenantPrice(tx, tenant, type);
+    const updated = await loadTenantPrice(tx, tenant, type);
+    if (audit) await recordPriceChange(tx, tenant, audit, 'price.updated', current, updated);
+    return updated;
   });
 }
 
@@ -104,10 +110,16 @@ async function throwIfCannotDisable(tx: Db, tenant: Tenant, price: TenantPrice):
 
 /**
  * DELETE /organization/prices/{type}: reverts the product to the list price (removes retailAmount; an
- * enabled=false flag of a tier is kept, it is not a price). @returns the resulting price (cents).
+ * enabled=false flag of a tier is kept, it is not a price); recorded in the audit log with `audit` as for
+ * updateTenantPrice. @returns the resulting price (cents).
  * @throws AppError not_found when the type is unknown or no custom price is set (PRICE-6).
  */
-export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: string): Promise<TenantPrice> {
+export async function deleteTenantPrice(
+  pool: pg.Pool,
+  tenant: Tenant,
+  rawType: string,
+  audit?: AuditActor,
+): Promise<TenantPrice> {
   const type = parseProductType(rawType);
   return withTransaction(pool, async (tx) => {
     await repo.lockTenantPrices(tx, tenant);
@@ -115,6 +127,28 @@ export async function deleteTenantPrice(pool: pg.Pool, tenant: Tenant, rawType: 
     if (current.retailCents === null) throw new AppError('not_found', `No custom price is set for ${type}`);
     if (current.enabled) await repo.deleteTenantPrice(tx, tenant, type);
     else await repo.upsertTenantPrice(tx, tenant, type, null, false);
-    return loadTenantPrice(tx, tenant, type);
+    const reverted = await loadTenantPrice(tx, tenant, type);
+    if (audit) await recordPriceChange(tx, tenant, audit, 'price.reverted', current, reverted);
+    return reverted;
+  });
+}
+
+// AUDIT-1, AUDIT-5: a retail price's change in the tenant's environment, unless it changed nothing.
+async function recordPriceChange(
+  tx: Db,
+  tenant: Tenant,
+  actor: AuditActor,
+  action: 'price.updated' | 'price.reverted',
+  before: TenantPrice,
+  after: TenantPrice,
+): Promise<void> {
+  await recordAuditChange(tx, {
+    actor,
+    organizationId: tenant.organizationId,
+    environment: tenant.environment,
+    action,
+    targetId: before.type,
+    before: priceSnapshot(before, tenant.environment),
+    after: priceSnapshot(after, tenant.environment),
   });
 }

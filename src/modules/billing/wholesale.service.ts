@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { wholesalePriceSnapshot } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAuditChange } from '../audit/audit.service.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
@@ -102,34 +104,67 @@ export async function listOrgWholesale(db: Db, organizationId: string): Promise<
 /**
  * PUT /admin/v1/organizations/{id}/wholesale-prices/{type} (`--org` in the CLI): sets the organization's
  * wholesale override (whole dollars) and, in the same transaction, raises its retail prices (both
- * environments) below the new floor (PRICE-7). @throws ValidationError, AppError not_found.
+ * environments) below the new floor (PRICE-7); recorded in the audit log as done by `audit` (AUDIT-1).
+ * @throws ValidationError, AppError not_found.
  */
-export async function setOrgWholesale(pool: pg.Pool, organizationId: string, rawType: string, wholesaleAmount: number) {
+export async function setOrgWholesale(
+  pool: pg.Pool,
+  organizationId: string,
+  rawType: string,
+  wholesaleAmount: number,
+  audit: AuditActor,
+) {
   const type = parseProductType(rawType);
   const cents = requestDollarsToCents('wholesaleAmount', wholesaleAmount, { whole: true, max: MAX_PRICE_DOLLARS });
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsExclusive(tx);
     await throwIfNoOrganization(tx, organizationId);
+    const before = await orgWholesaleOf(tx, organizationId, type);
     await repo.upsertWholesaleOverride(tx, organizationId, type, cents);
     const raised = await repo.raiseRetailToFloor(tx, type, organizationId);
-    return { ...(await orgWholesaleOf(tx, organizationId, type)), retailPricesRaised: raised };
+    const after = await orgWholesaleOf(tx, organizationId, type);
+    await recordWholesaleChange(tx, audit, 'wholesale_price.updated', before, after);
+    return { ...after, retailPricesRaised: raised };
   });
 }
 
 /**
  * DELETE /admin/v1/organizations/{id}/wholesale-prices/{type}: removes the override so the default wholesale
- * applies again; if that default is higher, retail prices below it are raised (PRICE-7).
+ * applies again; if that default is higher, retail prices below it are raised (PRICE-7). Recorded in the audit log as
+ * done by `audit` (AUDIT-1).
  * @throws AppError not_found when the organization or the override does not exist.
  */
-export async function removeOrgWholesale(pool: pg.Pool, organizationId: string, rawType: string) {
+export async function removeOrgWholesale(pool: pg.Pool, organizationId: string, rawType: string, audit: AuditActor) {
   const type = parseProductType(rawType);
   return withTransaction(pool, async (tx) => {
     await repo.lockFloorsExclusive(tx);
     await throwIfNoOrganization(tx, organizationId);
+    const before = await orgWholesaleOf(tx, organizationId, type);
     if (!(await repo.deleteWholesaleOverride(tx, organizationId, type))) {
       throw new AppError('not_found', `Organization '${organizationId}' has no wholesale override for ${type}`);
     }
     const raised = await repo.raiseRetailToFloor(tx, type, organizationId);
-    return { ...(await orgWholesaleOf(tx, organizationId, type)), retailPricesRaised: raised };
+    const after = await orgWholesaleOf(tx, organizationId, type);
+    await recordWholesaleChange(tx, audit, 'wholesale_price.removed', before, after);
+    return { ...after, retailPricesRaised: raised };
+  });
+}
+
+// AUDIT-1, AUDIT-5: an organization's wholesale price of one product, recorded in the change's transaction.
+async function recordWholesaleChange(
+  tx: Db,
+  actor: AuditActor,
+  action: 'wholesale_price.updated' | 'wholesale_price.removed',
+  before: OrgWholesale,
+  after: OrgWholesale,
+): Promise<void> {
+  await recordAuditChange(tx, {
+    actor,
+    organizationId: after.organizationId,
+    environment: null,
+    action,
+    targetId: after.type,
+    before: wholesalePriceSnapshot(before),
+    after: wholesalePriceSnapshot(after),
   });
 }

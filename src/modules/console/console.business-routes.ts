@@ -12,7 +12,7 @@ import {
   type NewApiKey,
 } from '../organizations/organizations.service.js';
 import { formAction, parseDollars } from './console.forms.js';
-import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
+import { actorOf, auditActorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import {
   listOrganizationSummaries,
   organizationDetail,
@@ -105,7 +105,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
       const environment = field(request.body, 'environment') as Environment;
       if (environment !== 'live' && environment !== 'test')
         throw new ValidationError([{ field: 'environment', message: 'must be live or test' }]);
-      const key = await addApiKey(ctx.pool, id, environment);
+      const key = await addApiKey(ctx.pool, id, environment, auditActorOf(request));
       request.log.info(
         { organizationId: id, keyId: key.id, operator: actorOf(request) },
         'API key created in the console',
@@ -125,7 +125,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
           text: 'Tick the confirmation box to revoke the key.',
         });
       return formAction(ctx, request, reply, orgUrl(id), async () => {
-        const key = await revokeKey(ctx.pool, id, keyId);
+        const key = await revokeKey(ctx.pool, id, keyId, auditActorOf(request));
         request.log.info({ organizationId: id, keyId, operator: actorOf(request) }, 'API key revoked in the console');
         return `Revoked ${key.id} (${key.redacted}). Requests with it now get 401.`;
       });
@@ -139,7 +139,10 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
       const { id } = request.params;
       return formAction(ctx, request, reply, orgUrl(id), async () => {
         const verified = field(request.body, 'verified') === 'yes';
-        const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null, { verified });
+        const org = await setWhiteLabelDomain(ctx, id, field(request.body, 'whiteLabelDomain') || null, {
+          verified,
+          audit: auditActorOf(request),
+        });
         if (verified && org.whiteLabelDomain)
           request.log.info(
             { organizationId: id, domain: org.whiteLabelDomain, operator: actorOf(request) },
@@ -160,7 +163,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
     async (request, reply) => {
       const { id } = request.params;
       return formAction(ctx, request, reply, orgUrl(id), async () => {
-        const org = await verifyDomainForOperator(ctx, id);
+        const org = await verifyDomainForOperator(ctx, id, auditActorOf(request));
         return `White-label domain ${org.whiteLabelDomain} is verified and in effect.`;
       });
     },

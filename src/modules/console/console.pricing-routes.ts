@@ -18,7 +18,7 @@ import {
 } from '../billing/wholesale.service.js';
 import { listOrganizations } from '../organizations/organizations.service.js';
 import { formAction, parseDollars } from './console.forms.js';
-import { actorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
+import { actorOf, auditActorOf, CONSOLE_PREFIX, field, render } from './console.web.js';
 
 /** Labels of the fee fields of the state fee schedule, in table order. */
 const FEE_LABELS: Record<string, string> = {
@@ -80,7 +80,7 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
       const back = `${CONSOLE_PREFIX}/prices?organizationId=${encodeURIComponent(id)}`;
       return formAction(ctx, request, reply, back, async () => {
         if (field(request.body, 'remove') === 'yes') {
-          const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, id, type));
+          const result = orgWholesaleChangeView(await removeOrgWholesale(ctx.pool, id, type, auditActorOf(request)));
           return `${type}: override removed; the default wholesale $${result.wholesaleAmount} applies.${raisedText(result.retailPricesRaised.length)}`;
         }
         const result = orgWholesaleChangeView(
@@ -89,6 +89,7 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
             id,
             type,
             parseDollars(field(request.body, 'wholesaleAmount'), 'wholesaleAmount'),
+            auditActorOf(request),
           ),
         );
         request.log.info(

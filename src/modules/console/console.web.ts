@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
 import { AppError } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
+import type { AuditActor } from '../audit/audit.service.js';
 import type { ConsoleSession } from './sessions.js';
 import { viewHelpers } from './view-helpers.js';
 
@@ -139,4 +140,10 @@ export function field(body: unknown, name: string): string {
 /** The operator actor recorded in status history and the ledger: `operator:<op id>` (CONS-4, FIL-9). */
 export function actorOf(request: FastifyRequest): string {
   return `operator:${request.consoleSession!.operator.id}`;
+}
+
+/** The operator as the audit log records them (AUDIT-1): id, e-mail address and the request's client address. */
+export function auditActorOf(request: FastifyRequest): AuditActor {
+  const { operator } = request.consoleSession!;
+  return { kind: 'operator', id: operator.id, label: operator.email, address: request.ip };
 }

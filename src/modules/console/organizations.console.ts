@@ -6,6 +6,7 @@ import { updateOrganizationSettings } from '../organizations/organization-settin
 import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js';
 import * as repo from './console.repo.js';
 import { withFields } from '../../lib/objects.js';
+import type { AuditActor } from '../audit/audit.service.js';
 
 /** A row of the operator's organization list: balances per environment in cents. */
 export interface OrganizationSummary {
@@ -63,13 +64,14 @@ export type OrganizationDetail = Awaited<ReturnType<typeof organizationDetail>>;
  * (host name check, not one of ours, no other organization holding it). Like the integrator's own change, a new
  * domain waits for its DNS TXT record, unless `options.verified`: the operator vouches that the organization
  * controls it (checked by other means, e.g. a support ticket from the domain's owner) and it takes effect at once.
+ * `options.audit`: the operator (console) or the CLI, recorded in the audit log with the change (AUDIT-1).
  * @throws ValidationError, AppError conflict / not_found.
  */
 export async function setWhiteLabelDomain(
   ctx: AppContext,
   organizationId: string,
   domain: string | null,
-  options: { verified?: boolean } = {},
+  options: { verified?: boolean; audit: AuditActor },
 ): Promise<OrganizationDetail> {
   await getOrganizationOrThrow(ctx.pool, organizationId);
   await updateOrganizationSettings(
@@ -77,15 +79,20 @@ export async function setWhiteLabelDomain(
     organizationId,
     { whiteLabelDomain: domain?.trim() ? domain.trim() : null },
     { operator: true, vouchDomain: options.verified === true },
+    options.audit,
   );
   return organizationDetail(ctx, organizationId);
 }
 
 /**
  * Runs the DNS check of the organization's requested domain for an operator (same rules as the integrator's
- * verify operation). @throws AppError domain_not_verified / conflict / not_found / service_unavailable.
+ * verify operation), recorded in the audit log as done by `audit` (AUDIT-1). @throws AppError domain_not_verified / conflict / not_found / service_unavailable.
  */
-export async function verifyDomainForOperator(ctx: AppContext, organizationId: string): Promise<OrganizationDetail> {
-  await verifyWhiteLabelDomain(ctx, organizationId);
+export async function verifyDomainForOperator(
+  ctx: AppContext,
+  organizationId: string,
+  audit: AuditActor,
+): Promise<OrganizationDetail> {
+  await verifyWhiteLabelDomain(ctx, organizationId, audit);
   return organizationDetail(ctx, organizationId);
 }

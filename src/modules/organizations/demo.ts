@@ -23,6 +23,7 @@ export async function ensureDemoOrganization(ctx: AppContext): Promise<string[] 
     email: DEMO_OWNER_EMAIL,
     role: 'owner',
     invitedBy: 'operator',
+    audit: null,
   });
   return [
     '',

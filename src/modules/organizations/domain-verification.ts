@@ -1,6 +1,8 @@
 import { promises as dns } from 'node:dns';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../lib/db.js';
+import { isUniqueViolation, withTransaction } from '../../lib/db.js';
+import { settingsSnapshots } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAudit } from '../audit/audit.service.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import * as repo from './organizations.repo.js';
@@ -57,8 +59,14 @@ export function effectiveDomain(o: repo.OrganizationRow): string | null {
  * @throws AppError conflict (409) when no domain is requested or another organization holds it verified;
  *   domain_not_verified (409) when the record is missing or holds another value (the message names the record);
  *   service_unavailable (503) when DNS could not be asked (timeout, server failure); not_found (404).
+ * With `audit` (the portal, the console, the CLI) the verification is recorded in the audit log in the transaction that
+ * puts the domain in effect (AUDIT-1, AUDIT-2); the integrator API passes none.
  */
-export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: string): Promise<repo.OrganizationRow> {
+export async function verifyWhiteLabelDomain(
+  ctx: AppContext,
+  organizationId: string,
+  audit?: AuditActor,
+): Promise<repo.OrganizationRow> {
   // Read through the repository, not organizations.service (which imports this module for domainVerificationView).
   const o = await repo.findOrganization(ctx.pool, organizationId);
   if (!o) throw notFound('organization', organizationId);
@@ -91,7 +99,7 @@ export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: st
       },
     );
   }
-  const verified = await markVerified(ctx, o);
+  const verified = await markVerified(ctx, o, audit);
   if (!verified)
     throw new AppError('conflict', 'The white-label domain changed while it was being verified; verify the new one');
   forgetWhiteLabelDomainsInProcess();
@@ -99,9 +107,26 @@ export async function verifyWhiteLabelDomain(ctx: AppContext, organizationId: st
   return verified;
 }
 
-async function markVerified(ctx: AppContext, o: repo.OrganizationRow): Promise<repo.OrganizationRow | null> {
+async function markVerified(
+  ctx: AppContext,
+  o: repo.OrganizationRow,
+  audit: AuditActor | undefined,
+): Promise<repo.OrganizationRow | null> {
   try {
-    return await repo.markDomainVerified(ctx.pool, o.id, o.white_label_domain!, o.white_label_domain_token!);
+    return await withTransaction(ctx.pool, async (tx) => {
+      const row = await repo.markDomainVerified(tx, o.id, o.white_label_domain!, o.white_label_domain_token!);
+      if (row && audit)
+        await recordAudit(tx, {
+          actor: audit,
+          organizationId: o.id,
+          environment: null,
+          action: 'domain.verified',
+          targetId: o.id,
+          before: settingsSnapshots(o).domain,
+          after: settingsSnapshots(row).domain,
+        });
+      return row;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw domainTakenError(o.white_label_domain!);
     throw err;

@@ -7,7 +7,9 @@ import * as repo from './organizations.repo.js';
 import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
 import type { UpdateOrganizationBody } from './organizations.schemas.js';
 import { normalizeContactEmail } from './organizations.service.js';
-import { isUniqueViolation } from '../../lib/db.js';
+import { type Db, isUniqueViolation, withTransaction } from '../../lib/db.js';
+import { settingsSnapshots } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAuditChange } from '../audit/audit.service.js';
 
 /** The PATCH /organization body as validated by UpdateOrganizationBody. */
 export type OrganizationPatch = Static<typeof UpdateOrganizationBody>;
@@ -46,12 +48,15 @@ export function assertMayChangeSettings(ctx: AppContext, actor: SettingsActor, p
  *   field (whiteLabelDomain not a public host name or one of the service's own hosts; branding.logoUrl not an https
  *   URL; contactEmail not an email address); conflict (409) when another organization holds the domain verified;
  *   not_found (404) when the organization does not exist.
+ * With `audit` (the portal, the console, the CLI), each of branding, domain and billing settings that changed is
+ * recorded in the audit log in the update's transaction (AUDIT-1, AUDIT-2, AUDIT-5); the integrator API passes none.
  */
 export async function updateOrganizationSettings(
   ctx: AppContext,
   organizationId: string,
   patch: OrganizationPatch,
   actor: SettingsActor,
+  audit?: AuditActor,
 ): Promise<repo.OrganizationRow> {
   assertMayChangeSettings(ctx, actor, patch);
   const errors = new FieldErrors();
@@ -82,16 +87,21 @@ export async function updateOrganizationSettings(
     : undefined;
   const domainVerified = domain ? 'operator' in actor && actor.vouchDomain === true : undefined;
   try {
-    const row = await repo.updateOrganizationSettings(ctx.pool, organizationId, {
-      ...patch,
-      name: patch.name?.trim(),
-      whiteLabelDomain: domain,
-      branding,
-      contactEmail,
-      domainToken: domain ? newDomainToken() : undefined,
-      domainVerified,
+    const row = await withTransaction(ctx.pool, async (tx) => {
+      const before = audit ? await repo.lockOrganization(tx, organizationId) : null;
+      const after = await repo.updateOrganizationSettings(tx, organizationId, {
+        ...patch,
+        name: patch.name?.trim(),
+        whiteLabelDomain: domain,
+        branding,
+        contactEmail,
+        domainToken: domain ? newDomainToken() : undefined,
+        domainVerified,
+      });
+      if (!after) throw notFound('organization', organizationId);
+      if (audit && before) await recordSettingsChanges(tx, audit, before, after);
+      return after;
     });
-    if (!row) throw notFound('organization', organizationId);
     // A domain sent may have changed what is verified: this process's next request sees it (the others hear it).
     if (domain !== undefined) forgetWhiteLabelDomainsInProcess();
     return row;
@@ -122,4 +132,31 @@ function checkDomain(ctx: AppContext, domain: string, errors: FieldErrors): void
   } else if (own.includes(domain)) {
     errors.add('whiteLabelDomain', "must not be one of the service's own host names");
   }
+}
+
+/** Settings kinds the audit log records, with their action (AUDIT-1). */
+const SETTINGS_ACTIONS = [
+  ['branding', 'branding.updated'],
+  ['domain', 'domain.updated'],
+  ['billing_settings', 'billing_settings.updated'],
+] as const;
+
+// AUDIT-5: one entry per kind of setting whose allow-listed fields changed; none when the form was saved unchanged.
+async function recordSettingsChanges(
+  tx: Db,
+  actor: AuditActor,
+  before: repo.OrganizationRow,
+  after: repo.OrganizationRow,
+): Promise<void> {
+  const [was, now] = [settingsSnapshots(before), settingsSnapshots(after)];
+  for (const [kind, action] of SETTINGS_ACTIONS)
+    await recordAuditChange(tx, {
+      actor,
+      organizationId: after.id,
+      environment: null,
+      action,
+      targetId: after.id,
+      before: was[kind],
+      after: now[kind],
+    });
 }

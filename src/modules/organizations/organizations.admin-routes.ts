@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponses } from '../../lib/schemas.js';
+import { operatorTokenActor } from '../audit/audit.service.js';
 import type { OrganizationRow } from './organizations.repo.js';
 import * as schemas from './organizations.schemas.js';
 import * as service from './organizations.service.js';
@@ -56,7 +57,11 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await service.addApiKey(ctx.pool, request.params.id, request.body.environment)),
+      reply
+        .status(201)
+        .send(
+          await service.addApiKey(ctx.pool, request.params.id, request.body.environment, operatorTokenActor(request)),
+        ),
   );
 
   app.delete(
@@ -69,6 +74,8 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
       },
     },
     async (request) =>
-      service.serializeApiKey(await service.revokeKey(ctx.pool, request.params.id, request.params.keyId)),
+      service.serializeApiKey(
+        await service.revokeKey(ctx.pool, request.params.id, request.params.keyId, operatorTokenActor(request)),
+      ),
   );
 };

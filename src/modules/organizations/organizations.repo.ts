@@ -91,6 +91,11 @@ export async function findVerifiedDomainHolder(db: Db, domain: string, organizat
   return row?.id ?? null;
 }
 
+/** The organization with this id, locked until the transaction ends (its settings' state before a change); or null. */
+export function lockOrganization(db: Db, id: string): Promise<OrganizationRow | null> {
+  return one<OrganizationRow>(db, 'SELECT * FROM organizations WHERE id = $1 FOR UPDATE', [id]);
+}
+
 /**
  * Puts `domain` in effect for the organization if it still requests it with the same `token` (a concurrent
  * change of domain wins). Returns the row, or null when the request changed meanwhile.
@@ -167,6 +172,16 @@ export function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]
     db,
     'SELECT id, organization_id, environment, redacted, created_at, revoked_at FROM api_keys WHERE organization_id = $1 ORDER BY created_at',
     [organizationId],
+  );
+}
+
+/** The key of this id (of the organization, or of any when null), locked until the transaction ends; null when none. */
+export function lockApiKey(db: Db, organizationId: string | null, keyId: string): Promise<ApiKeyRow | null> {
+  return one<ApiKeyRow>(
+    db,
+    `SELECT id, organization_id, environment, redacted, created_at, revoked_at FROM api_keys
+      WHERE id = $1 AND ($2::text IS NULL OR organization_id = $2) FOR UPDATE`,
+    [keyId, organizationId],
   );
 }
 

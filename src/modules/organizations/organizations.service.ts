@@ -5,6 +5,8 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { redact, sha256 } from '../../lib/secrets.js';
+import { apiKeySnapshot } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAudit } from '../audit/audit.service.js';
 import { forgetApiKeyInProcess } from './api-key-cache.js';
 import { newApiKey } from './api-key-format.js';
 import * as repo from './organizations.repo.js';
@@ -98,18 +100,59 @@ export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.O
   return org;
 }
 
-/** Creates a key for an existing organization. @throws AppError not_found. */
-export async function addApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
-  await getOrganizationOrThrow(db, organizationId);
-  return createApiKey(db, organizationId, environment);
+/**
+ * Creates a key for an existing organization and records it in the audit log as made by `actor`, in one transaction
+ * (AUTH-3, AUDIT-1, AUDIT-2). @throws AppError not_found.
+ */
+export async function addApiKey(
+  pool: pg.Pool,
+  organizationId: string,
+  environment: Environment,
+  actor: AuditActor,
+): Promise<NewApiKey> {
+  return withTransaction(pool, async (tx) => {
+    await getOrganizationOrThrow(tx, organizationId);
+    const key = await createApiKey(tx, organizationId, environment);
+    await recordAudit(tx, {
+      actor,
+      organizationId,
+      environment,
+      action: 'api_key.created',
+      targetId: key.id,
+      before: null,
+      after: apiKeySnapshot({ id: key.id, environment, redacted: redact(key.key), createdAt: key.createdAt }),
+    });
+    return key;
+  });
 }
 
 /**
- * Revokes a key at once (the next request with it gets 401). `organizationId` null (CLI `keys revoke key_…`):
- * whichever organization owns the key. @throws AppError not_found.
+ * Revokes a key at once (the next request with it gets 401), recording it in the audit log as done by `actor` in the
+ * same transaction (AUDIT-2); revoking a revoked key changes and records nothing. `organizationId` null (CLI `keys
+ * revoke key_…`): whichever organization owns the key. @throws AppError not_found.
  */
-export async function revokeKey(db: Db, organizationId: string | null, keyId: string): Promise<repo.ApiKeyRow> {
-  const found = await repo.revokeApiKey(db, organizationId, keyId);
+export async function revokeKey(
+  pool: pg.Pool,
+  organizationId: string | null,
+  keyId: string,
+  actor: AuditActor,
+): Promise<repo.ApiKeyRow> {
+  const found = await withTransaction(pool, async (tx) => {
+    const before = await repo.lockApiKey(tx, organizationId, keyId);
+    if (!before) return null;
+    const after = await repo.revokeApiKey(tx, organizationId, keyId);
+    if (after && !before.revoked_at)
+      await recordAudit(tx, {
+        actor,
+        organizationId: before.organization_id,
+        environment: before.environment,
+        action: 'api_key.revoked',
+        targetId: keyId,
+        before: apiKeySnapshot(before),
+        after: apiKeySnapshot(after),
+      });
+    return after;
+  });
   if (!found)
     throw new AppError(
       'not_found',

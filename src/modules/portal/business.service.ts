@@ -17,6 +17,9 @@ import { ORDER_TYPES } from '../orders/orders.schemas.js';
 import { domainVerificationView } from '../organizations/domain-verification.js';
 import { loadTenantOrganization } from '../organizations/organizations.service.js';
 import { findUserOrThrow, listUsers } from '../users/users.service.js';
+import { cursor, dateRange, type FieldProblems, oneOf, param, type Query } from '../../lib/list-filters.js';
+
+export type { Query };
 
 /*
  * What the partner portal's business pages show (PORTAL-30 to PORTAL-38), always for the session's tenant (its
@@ -27,58 +30,9 @@ import { findUserOrThrow, listUsers } from '../users/users.service.js';
 /** Rows per page of every portal list (LIM-5's default page of 50). */
 const PAGE_SIZE = 50;
 
-/** A page's query string, as Fastify parses it. */
-export type Query = Record<string, string | string[] | undefined>;
-
 /** Every order type a tenant's orders carry: the API's products, the DBA of formation tier 3 and certificates. */
 const LISTED_ORDER_TYPES = [...ORDER_TYPES, 'dba', 'certificate_of_good_standing'].sort();
 const LEDGER_TYPES: readonly LedgerEntryType[] = ['credit', 'debit', 'reversal'];
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A query parameter as one trimmed string ('' when absent; the first of repeated ones). */
-function param(query: Query, name: string): string {
-  const v = query[name];
-  return (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).trim().slice(0, 200);
-}
-
-/** A filter's problems by field name, each shown beside its field; a filter with a problem is not applied. */
-type FieldProblems = Record<string, string>;
-
-/** 'YYYY-MM-DD' of a real day, else undefined with a problem recorded for `field`. */
-function day(query: Query, field: string, problems: FieldProblems): string | undefined {
-  const v = param(query, field);
-  if (!v) return undefined;
-  const d = new Date(`${v}T00:00:00Z`);
-  if (DAY.test(v) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v)) return v;
-  problems[field] = 'must be a date such as 2026-01-31';
-  return undefined;
-}
-
-/** One of `allowed`, else undefined (with a problem for a value that is not). */
-function oneOf<T extends string>(query: Query, field: string, allowed: readonly T[], problems: FieldProblems) {
-  const v = param(query, field);
-  if (!v) return undefined;
-  if ((allowed as readonly string[]).includes(v)) return v as T;
-  problems[field] = `must be one of ${allowed.join(', ')}`;
-  return undefined;
-}
-
-/** The date range filter, with a problem on `to` when it ends before it starts. */
-function dateRange(query: Query, problems: FieldProblems): { from?: string; to?: string } {
-  const from = day(query, 'from', problems);
-  const to = day(query, 'to', problems);
-  if (from && to && to < from) {
-    problems.to = 'must not be before the start date';
-    return { from };
-  }
-  return { from, to };
-}
-
-/** The keyset cursor of a list: the last row's id of the previous page, when it has the list's id shape. */
-function cursor(query: Query, kind: Parameters<typeof isId>[0]): string | undefined {
-  const after = param(query, 'after');
-  return after && isId(kind, after) ? after : undefined;
-}
 
 /**
  * The orders page (PORTAL-30): one keyset page of the tenant's orders, newest first, filtered by status, type, state,

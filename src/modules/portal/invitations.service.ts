@@ -1,9 +1,11 @@
 import validator from 'validator';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation, one, withTransaction } from '../../lib/db.js';
+import { type Db, isUniqueViolation, one, withTransaction } from '../../lib/db.js';
 import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
+import { invitationSnapshot, memberSnapshot } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAudit } from '../audit/audit.service.js';
 import * as members from './members.repo.js';
 import { passwordProblem, type PortalPasswords } from './password-checks.js';
 import { isRole, ROLES, type Role } from './roles.js';
@@ -23,12 +25,13 @@ export interface CreatedInvitation {
 /**
  * Invites `email` into an organization as `role` (PORTAL-3): a single-use link valid for 72 hours whose token is
  * kept only as its sha256. `invitedBy`: 'operator' (admin API), 'cli', or 'member:<id>' (the caller has checked the
- * member's right to invite that role, PORTAL-2).
+ * member's right to invite that role, PORTAL-2). `audit`: who is recorded in the audit log, in the invitation's
+ * transaction (AUDIT-1, AUDIT-2); null only for the demo organization's first invitation, which no one made.
  * @throws ValidationError naming `email` or `role`; AppError not_found for an unknown organization.
  */
 export async function createInvitation(
   ctx: AppContext,
-  input: { organizationId: string; email: string; role: string; invitedBy: string },
+  input: { organizationId: string; email: string; role: string; invitedBy: string; audit: AuditActor | null },
 ): Promise<CreatedInvitation> {
   const email = input.email.trim();
   const errors = new FieldErrors();
@@ -39,18 +42,25 @@ export async function createInvitation(
   if (!org) throw notFound('organization', input.organizationId);
   const token = randomToken(32);
   const id = newId('portalInvitation');
-  const expiresAt = await tokens.insertInvitation(
-    ctx.pool,
-    {
-      id,
-      organizationId: org.id,
-      email,
-      role: input.role as Role,
-      tokenHash: sha256(token),
-      invitedBy: input.invitedBy,
-    },
-    INVITATION_TTL_SECONDS,
-  );
+  const role = input.role as Role;
+  const expiresAt = await withTransaction(ctx.pool, async (tx) => {
+    const expires = await tokens.insertInvitation(
+      tx,
+      { id, organizationId: org.id, email, role, tokenHash: sha256(token), invitedBy: input.invitedBy },
+      INVITATION_TTL_SECONDS,
+    );
+    if (input.audit)
+      await recordAudit(tx, {
+        actor: input.audit,
+        organizationId: org.id,
+        environment: null,
+        action: 'invitation.created',
+        targetId: id,
+        before: null,
+        after: invitationSnapshot({ id, email, role, expiresAt: expires }),
+      });
+    return expires;
+  });
   return { id, invitationUrl: invitationUrl(ctx, token), expiresAt };
 }
 
@@ -103,6 +113,7 @@ export async function acceptAsNewMember(
       if (!spent) return { ok: false as const, reason: 'gone' as const };
       await members.insertMember(tx, { id: memberId, email: spent.email, name, passwordHash });
       await members.addMembership(tx, spent.organization_id, memberId, spent.role);
+      await recordJoin(tx, spent, { id: memberId, email: spent.email, name }, input.address);
       const sessionId = await createSession(tx, {
         memberId,
         pending: false,
@@ -120,13 +131,14 @@ export async function acceptAsNewMember(
 
 /**
  * Accepts an invitation for the signed-in member it was sent to (PORTAL-3): spends it and adds the membership (an
- * existing membership keeps its role), in one transaction.
+ * existing membership keeps its role), in one transaction with its audit entry when it made a membership (AUDIT-1).
  * @throws AppError not_found when the invitation is gone; forbidden when it names another e-mail address.
  */
 export async function acceptAsMember(
   ctx: AppContext,
-  member: { id: string; email: string },
+  member: { id: string; email: string; name: string },
   token: string,
+  address: string,
 ): Promise<{ organizationId: string; organizationName: string }> {
   const invitation = await openInvitation(ctx, token);
   if (!invitation) throw new AppError('not_found', 'This invitation was used already or has expired.');
@@ -138,7 +150,26 @@ export async function acceptAsMember(
   return withTransaction(ctx.pool, async (tx) => {
     const spent = await tokens.acceptInvitation(tx, sha256(token), member.id);
     if (!spent) throw new AppError('not_found', 'This invitation was used already or has expired.');
-    await members.addMembership(tx, spent.organization_id, member.id, spent.role);
+    if (await members.addMembership(tx, spent.organization_id, member.id, spent.role))
+      await recordJoin(tx, spent, member, address);
     return { organizationId: spent.organization_id, organizationName: spent.organization_name };
+  });
+}
+
+// AUDIT-1: the newcomer joining by an invitation is recorded as the member who acted, from the accepting request.
+async function recordJoin(
+  tx: Db,
+  spent: tokens.InvitationRow,
+  member: { id: string; email: string; name: string },
+  address: string,
+): Promise<void> {
+  await recordAudit(tx, {
+    actor: { kind: 'member', id: member.id, label: member.email, address },
+    organizationId: spent.organization_id,
+    environment: null,
+    action: 'member.added',
+    targetId: member.id,
+    before: null,
+    after: memberSnapshot(member, spent.role),
   });
 }

@@ -69,13 +69,17 @@ export function listMemberships(db: Db, memberId: string): Promise<MembershipRow
   );
 }
 
-/** Adds a member to an organization; an existing membership keeps its role (an invitation never demotes). */
-export async function addMembership(db: Db, organizationId: string, memberId: string, role: Role): Promise<void> {
-  await db.query(
+/**
+ * Adds a member to an organization; an existing membership keeps its role (an invitation never demotes).
+ * @returns whether a membership was added.
+ */
+export async function addMembership(db: Db, organizationId: string, memberId: string, role: Role): Promise<boolean> {
+  const { rowCount } = await db.query(
     `INSERT INTO organization_memberships (organization_id, member_id, role) VALUES ($1, $2, $3)
      ON CONFLICT (organization_id, member_id) DO NOTHING`,
     [organizationId, memberId, role],
   );
+  return rowCount === 1;
 }
 
 /** The members of an organization, owners first. */

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { DateTime, errorResponses } from '../../lib/schemas.js';
 import { ContactEmail, OrgIdParams } from '../organizations/organizations.schemas.js';
+import { operatorTokenActor } from '../audit/audit.service.js';
 import { createInvitation } from './invitations.service.js';
 import { ROLES } from './roles.js';
 
@@ -45,6 +46,7 @@ export const portalAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
         email: request.body.email,
         role: request.body.role,
         invitedBy: 'operator',
+        audit: operatorTokenActor(request),
       });
       return reply
         .status(201)

@@ -8,7 +8,7 @@ import { deleteTenantPrice, updateTenantPrice } from '../billing/prices.service.
 import { parseDollars } from '../console/console.forms.js';
 import { field } from '../console/console.web.js';
 import { balancePageView, ledgerFilterOf, pricesPageView, type Query } from './business.service.js';
-import { PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
+import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
 
 /**
  * The balance with its ledger and CSV export (PORTAL-33, PORTAL-34) and the retail prices of dashboard checkout
@@ -51,9 +51,13 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
     const { type } = request.params;
     const typed = field(request.body, 'retailAmount');
     try {
-      const price = await updateTenantPrice(ctx.pool, tenant, type, {
-        retailAmount: parseDollars(typed, 'retailAmount'),
-      });
+      const price = await updateTenantPrice(
+        ctx.pool,
+        tenant,
+        type,
+        { retailAmount: parseDollars(typed, 'retailAmount') },
+        auditActorOf(request),
+      );
       return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/prices`, {
         kind: 'ok',
         text: `${price.name}: the ${tenant.environment} retail price is saved.`,
@@ -70,7 +74,7 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
 
   app.post<{ Params: { type: string } }>('/prices/:type/revert', { schema: { hide: true } }, async (request, reply) => {
     const tenant = requireTenant(request, 'prices.write');
-    const price = await deleteTenantPrice(ctx.pool, tenant, request.params.type);
+    const price = await deleteTenantPrice(ctx.pool, tenant, request.params.type, auditActorOf(request));
     return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/prices`, {
       kind: 'ok',
       text: `${price.name}: back to the list price in ${tenant.environment}.`,

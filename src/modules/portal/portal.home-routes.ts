@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { field } from '../console/console.web.js';
 import { inviteMember, listMembers, removeMember, type Actor } from './members.service.js';
-import { PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
+import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
 import { canManageMember, ROLES } from './roles.js';
 import { setSessionView } from './sessions.repo.js';
 
@@ -57,10 +57,15 @@ export async function portalHomeRoutes(app: FastifyInstance, { ctx }: { ctx: App
 
   app.post('/members/invite', { schema: { hide: true } }, async (request, reply) => {
     const actor = actorOf(request);
-    const invitation = await inviteMember(ctx, actor, {
-      email: field(request.body, 'email'),
-      role: field(request.body, 'role'),
-    });
+    const invitation = await inviteMember(
+      ctx,
+      actor,
+      {
+        email: field(request.body, 'email'),
+        role: field(request.body, 'role'),
+      },
+      auditActorOf(request),
+    );
     // The link is shown once here for the inviter to pass on; only its hash is kept.
     return render(ctx, request, reply.status(201), 'members', {
       title: 'Members',
@@ -77,7 +82,7 @@ export async function portalHomeRoutes(app: FastifyInstance, { ctx }: { ctx: App
     { schema: { hide: true } },
     async (request, reply) => {
       const actor = actorOf(request);
-      await removeMember(ctx, actor, request.params.memberId);
+      await removeMember(ctx, actor, request.params.memberId, auditActorOf(request));
       return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/members`, {
         kind: 'ok',
         text: 'The member was removed.',

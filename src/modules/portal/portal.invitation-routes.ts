@@ -50,7 +50,7 @@ export async function portalInvitationRoutes(app: FastifyInstance, { ctx }: { ct
     const token = field(request.body, 'token');
     const session = request.portalSession;
     if (session && !session.pending) {
-      const joined = await acceptAsMember(ctx, session.member, token);
+      const joined = await acceptAsMember(ctx, session.member, token, request.ip);
       await setSessionView(ctx.pool, session.idHash, joined.organizationId, 'test');
       return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/`, {
         kind: 'ok',

@@ -7,7 +7,7 @@ import { verifyWhiteLabelDomain } from '../organizations/domain-verification.js'
 import { updateOrganizationSettings } from '../organizations/organization-settings.js';
 import { UpdateOrganizationBody } from '../organizations/organizations.schemas.js';
 import { brandingPageView } from './business.service.js';
-import { PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
+import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
 
 /** Where the branding page sends its forms back to. */
 const BRANDING = `${PORTAL_PREFIX}/branding`;
@@ -33,7 +33,13 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     return settingsForm(ctx, request, reply, tenant, 'The branding is saved.', async () => {
       // The body PATCH /organization validates, checked by the same schema (an empty field clears its setting).
       const patch = validated(UpdateOrganizationBody, sent);
-      await updateOrganizationSettings(ctx, tenant.organizationId, patch, { environment: tenant.environment });
+      await updateOrganizationSettings(
+        ctx,
+        tenant.organizationId,
+        patch,
+        { environment: tenant.environment },
+        auditActorOf(request),
+      );
     });
   });
 
@@ -43,14 +49,20 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     const done = domain ? 'The domain is requested: publish its TXT record, then verify it.' : 'The domain is removed.';
     return settingsForm(ctx, request, reply, tenant, done, async () => {
       const patch = validated(UpdateOrganizationBody, { whiteLabelDomain: domain });
-      await updateOrganizationSettings(ctx, tenant.organizationId, patch, { environment: tenant.environment });
+      await updateOrganizationSettings(
+        ctx,
+        tenant.organizationId,
+        patch,
+        { environment: tenant.environment },
+        auditActorOf(request),
+      );
     });
   });
 
   app.post('/branding/domain/verify', { schema: { hide: true } }, async (request, reply) => {
     const tenant = writableTenant(request);
     return settingsForm(ctx, request, reply, tenant, 'The domain is verified and in use.', async () => {
-      await verifyWhiteLabelDomain(ctx, tenant.organizationId);
+      await verifyWhiteLabelDomain(ctx, tenant.organizationId, auditActorOf(request));
     });
   });
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
 import { AppError } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
+import type { AuditActor } from '../audit/audit.service.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { viewHelpers } from '../console/view-helpers.js';
 import { can, type PortalAction } from './roles.js';
@@ -147,4 +148,10 @@ export function requireTenant(request: FastifyRequest, action: PortalAction): Te
 /** The request's client description for the session list: its user agent, shortened. */
 export function userAgentOf(request: FastifyRequest): string {
   return String(request.headers['user-agent'] ?? '').slice(0, 300);
+}
+
+/** The signed-in member as the audit log records them (AUDIT-1): id, e-mail address and the client address. */
+export function auditActorOf(request: FastifyRequest): AuditActor {
+  const { member } = request.portalSession!;
+  return { kind: 'member', id: member.id, label: member.email, address: request.ip };
 }
