@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Environment } from '../../context.js';
 import { csvText } from '../../lib/csv.js';
 import type { Db } from '../../lib/db.js';
+import { ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { cursor, dateRange, type FieldProblems, oneOf, param, type Query } from '../../lib/list-filters.js';
 import { type AuditSnapshot, type AuditTargetKind, redactSnapshot } from './audit-redaction.js';
@@ -124,7 +125,7 @@ export interface AuditQueryFilter {
  * e-mail address or name), UTC days and, for the console, an organization id. A bad value is named in `problems` and
  * not applied.
  */
-export function auditFilterOf(query: Query): { filter: AuditQueryFilter; problems: FieldProblems } {
+function auditFilterOf(query: Query): { filter: AuditQueryFilter; problems: FieldProblems } {
   const problems: FieldProblems = {};
   const filter = {
     action: oneOf(query, 'action', AUDIT_ACTIONS, problems),
@@ -175,7 +176,7 @@ function toRepoFilter(
  * Every entry of a filter (not one page), in the page's order, read 50 at a time (AUDIT-8): the rows of the CSV
  * export. `organizationId` as for {@link auditPageView}.
  */
-export async function* auditEntriesOf(
+async function* auditEntriesOf(
   db: Db,
   organizationId: string | null,
   filter: AuditQueryFilter,
@@ -189,15 +190,29 @@ export async function* auditEntriesOf(
   }
 }
 
+/**
+ * The CSV export of a filter (AUDIT-8): the header, then every entry as {@link auditCsvLine} writes it. `organizationId`
+ * as for {@link auditPageView}. @throws ValidationError naming the first bad filter field (nothing is exported).
+ */
+export function auditCsvLines(db: Db, organizationId: string | null, query: Query): AsyncGenerator<string> {
+  const { filter, problems } = auditFilterOf(query);
+  const [first] = Object.entries(problems);
+  if (first) throw new ValidationError([{ field: first[0], message: first[1] }]);
+  return (async function* () {
+    yield AUDIT_CSV_HEADER;
+    for await (const entry of auditEntriesOf(db, organizationId, filter)) yield auditCsvLine(entry);
+  })();
+}
+
 /** The header of the audit log's CSV export (AUDIT-8), in the order of {@link auditCsvLine}'s fields. */
-export const AUDIT_CSV_HEADER =
+const AUDIT_CSV_HEADER =
   'id,createdAt,organizationId,environment,actorKind,actorId,actor,clientAddress,action,targetId,before,after\r\n';
 
 /**
  * An entry as one CSV line (AUDIT-8): RFC 4180 quoting, CRLF, the snapshots as JSON text; a text cell a spreadsheet
  * would run as a formula starts with an apostrophe.
  */
-export function auditCsvLine(e: repo.AuditRow): string {
+function auditCsvLine(e: repo.AuditRow): string {
   const json = (v: AuditSnapshot | null) => (v === null ? '' : csvText(JSON.stringify(v)));
   return `${[
     e.id,

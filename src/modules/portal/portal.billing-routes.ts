@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { sendCsv } from '../../lib/csv.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
 import { ledgerEntriesOf } from '../billing/balance.service.js';
 import { LEDGER_CSV_HEADER, ledgerCsvLine } from '../billing/billing.views.js';
@@ -32,13 +32,7 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
       yield LEDGER_CSV_HEADER;
       for await (const entry of ledgerEntriesOf(ctx.pool, tenant, filter)) yield ledgerCsvLine(entry);
     }
-    const name = `ledger-${tenant.environment}-${new Date().toISOString().slice(0, 10)}.csv`;
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .send(Readable.from(lines()));
+    return sendCsv(reply, `ledger-${tenant.environment}-${new Date().toISOString().slice(0, 10)}.csv`, lines());
   });
 
   app.get('/prices', { schema: { hide: true } }, async (request, reply) => {

@@ -12,6 +12,7 @@ import { onlyOnSite } from '../../lib/site-hosts.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import { listMemberships } from './members.repo.js';
 import { portalAccountRoutes } from './portal.account-routes.js';
+import { portalAuditRoutes } from './portal.audit-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalBillingRoutes } from './portal.billing-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
@@ -84,6 +85,7 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalRecordsRoutes, { ctx });
       await web.register(portalBillingRoutes, { ctx });
       await web.register(portalSettingsRoutes, { ctx });
+      await web.register(portalAuditRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );

@@ -29,7 +29,8 @@ export type PortalAction =
   | 'companies.read'
   | 'users.read'
   | 'settings.read'
-  | 'settings.write';
+  | 'settings.write'
+  | 'audit.read';
 
 const EVERYONE: readonly Role[] = ROLES;
 const MANAGERS: readonly Role[] = ['owner', 'admin'];
@@ -62,6 +63,8 @@ const POLICY: Record<PortalAction, readonly Role[]> = {
   'users.read': EVERYONE,
   'settings.read': EVERYONE,
   'settings.write': MANAGERS,
+  // AUDIT-6: who changed what, from where, is for the organization's owners and admins.
+  'audit.read': MANAGERS,
 };
 
 /** Whether `role` may do `action` (PORTAL-2). An unknown role may do nothing. */
