@@ -7,7 +7,7 @@ import type { Environment } from '../../context.js';
  */
 
 /** The kinds of target the audit log records changes to (AUDIT-1); an action is `<kind>.<verb>`. */
-export const AUDIT_TARGET_KINDS = [
+const AUDIT_TARGET_KINDS = [
   'api_key',
   'webhook_endpoint',
   'member',

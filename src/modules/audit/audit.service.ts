@@ -10,7 +10,7 @@ import { type AuditSnapshot, type AuditTargetKind, redactSnapshot } from './audi
 import * as repo from './audit.repo.js';
 
 /** Every action the audit log records (AUDIT-1): `<target kind>.<verb>`. */
-export const AUDIT_ACTIONS = [
+const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'webhook_endpoint.created',
@@ -32,7 +32,7 @@ export const AUDIT_ACTIONS = [
 ] as const satisfies readonly `${AuditTargetKind}.${string}`[];
 
 /** An action of the audit log. */
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * Who made a change (AUDIT-1): a portal member or a console operator (id and e-mail address), the holder of the
