@@ -275,6 +275,12 @@ describe('the audit_log table', () => {
       /append-only|permission denied/,
     );
     expect(await entriesOf(tenant.organizationId)).toHaveLength(1);
+    const { rows } = await t.ctx.pool.query(
+      `SELECT has_table_privilege('fcs_service', 'audit_log', 'INSERT') AS i,
+              has_table_privilege('fcs_service', 'audit_log', 'UPDATE') AS u,
+              has_table_privilege('fcs_service', 'audit_log', 'DELETE') AS d`,
+    );
+    expect(rows[0]).toEqual({ i: true, u: false, d: false });
   });
 
   it('keeps only the allow-listed fields of a target, whatever the caller passes', async () => {
