@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../src/context.js';
 import { sha256 } from '../src/lib/secrets.js';
 import { webhookEndpointSnapshot } from '../src/modules/audit/audit-redaction.js';
-import { cliActor, recordAudit } from '../src/modules/audit/audit.service.js';
+import { type AuditActor, cliActor, recordAudit } from '../src/modules/audit/audit.service.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  rotateSecret,
+  updateEndpoint,
+} from '../src/modules/webhooks/webhooks.service.js';
 import { runCli } from './cli-runner.js';
 import { consoleClient, newOperator, signIn as consoleSignIn } from './console-helpers.js';
 import { fakeDns } from './domain-helpers.js';
@@ -260,6 +266,41 @@ describe('changes made through the admin API, the console and the CLI', () => {
     const entry = await onlyEntry(tenant.organizationId, 'api_key.created', [key, sha256(key)]);
     expect(entry).toMatchObject({ actor_kind: 'cli', actor_id: null, client_address: null, target_id: id });
     expect(entry.actor_label).toBe(cliActor().label);
+  });
+});
+
+describe('what the pages of keys and webhook endpoints call', () => {
+  it('records webhook endpoint changes given an actor, never a signing secret, and nothing without one', async () => {
+    const tenant = await t.newTenant('Audit Hooks Co');
+    const tenantOf = { organizationId: tenant.organizationId, environment: 'live' as const };
+    const member: AuditActor = {
+      kind: 'member',
+      id: 'mem_01jaudit0000000000000000000',
+      label: 'm@example.com',
+      address: ADDRESS,
+    };
+    const input = { url: 'https://hooks.example.com/in', eventTypes: ['filing.status_changed'] };
+    await createEndpoint(t.ctx, tenantOf, input);
+    expect(await entriesOf(tenant.organizationId)).toEqual([]);
+    const made = await createEndpoint(t.ctx, tenantOf, input, member);
+    await updateEndpoint(t.ctx, tenantOf, made.id, { description: 'Filings' }, member);
+    const rotated = await rotateSecret(t.ctx, tenantOf, made.id, member);
+    await deleteEndpoint(t.ctx, tenantOf, made.id, member);
+    const { rows } = await t.ctx.pool.query<{ secret: string; previous_secret: string }>(
+      'SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1',
+      [made.id],
+    );
+    const secrets = [made.secret, rotated.secret, rows[0]!.secret, rows[0]!.previous_secret];
+    for (const action of ['created', 'updated', 'secret_rotated', 'deleted'])
+      expect(await onlyEntry(tenant.organizationId, `webhook_endpoint.${action}`, secrets)).toMatchObject({
+        actor_id: member.id,
+        client_address: ADDRESS,
+        environment: 'live',
+        target_id: made.id,
+      });
+    const updated = (await entriesOf(tenant.organizationId, 'webhook_endpoint.updated'))[0]!;
+    expect(updated.before).toMatchObject({ description: null, url: input.url });
+    expect(updated.after).toMatchObject({ description: 'Filings', eventTypes: input.eventTypes });
   });
 });
 

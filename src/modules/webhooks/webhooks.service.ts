@@ -1,8 +1,10 @@
 import type { AppContext, Tenant } from '../../context.js';
-import { withTransaction } from '../../lib/db.js';
+import { type Db, withTransaction } from '../../lib/db.js';
 import { AppError, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
+import { webhookEndpointSnapshot } from '../audit/audit-redaction.js';
+import { type AuditActor, recordAudit } from '../audit/audit.service.js';
 import { createDelivery } from './deliveries.service.js';
 import { insertTestEvent } from './deliveries.repo.js';
 import { deliveryView, type DeliveryView } from './deliveries.service.js';
@@ -61,11 +63,14 @@ export interface CreateEndpointInput {
  *   WEBHOOK_ALLOW_PRIVATE_NETWORKS=true). A host name is not resolved here (WH-13): whatever it resolves to, or
  *   whether it resolves at all, is judged before every attempt, so the answer tells nothing about internal DNS.
  *   AppError webhook_endpoint_limit_reached (409) when the tenant has WEBHOOK_ENDPOINTS_MAX endpoints (SEC-4).
+ * `audit` (the portal's member; the integrator API passes none): recorded in the audit log in the insert's transaction
+ * (AUDIT-1, AUDIT-2), as are the changes of updateEndpoint, deleteEndpoint and rotateSecret given one.
  */
 export async function createEndpoint(
   ctx: AppContext,
   tenant: Tenant,
   input: CreateEndpointInput,
+  audit?: AuditActor,
 ): Promise<EndpointView & { secret: string }> {
   checkUrl(ctx, input.url);
   const id = newId('webhookEndpoint');
@@ -80,13 +85,15 @@ export async function createEndpoint(
         `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`,
       );
     }
-    return repo.insertEndpoint(tx, tenant, {
+    const created = await repo.insertEndpoint(tx, tenant, {
       id,
       url: input.url,
       description: input.description ?? null,
       eventTypes: input.eventTypes,
       secret: sealEndpointSecret(ctx, id, secret),
     });
+    if (audit) await recordEndpointChange(tx, tenant, audit, 'webhook_endpoint.created', null, created);
+    return created;
   });
   return withFields(endpointView(row), { secret });
 }
@@ -124,6 +131,7 @@ export async function updateEndpoint(
   tenant: Tenant,
   id: string,
   input: UpdateEndpointInput,
+  audit?: AuditActor,
 ): Promise<EndpointView> {
   await endpointOrThrow(ctx, tenant, id);
   if (input.url !== undefined) checkUrl(ctx, input.url);
@@ -133,6 +141,7 @@ export async function updateEndpoint(
     const disabledReason = input.disabled && !current.disabled ? 'Disabled through the API' : undefined;
     const row = await repo.updateEndpoint(tx, tenant, id, withFields(input, { disabledReason }));
     if (!row) throw notFound('webhook endpoint', id);
+    if (audit) await recordEndpointChange(tx, tenant, audit, 'webhook_endpoint.updated', current, row);
     return endpointView(row);
   });
 }
@@ -145,7 +154,16 @@ export async function deleteEndpoint(
   ctx: AppContext,
   tenant: Tenant,
   id: string,
+  audit?: AuditActor,
 ): Promise<{ id: string; deleted: true }> {
+  if (audit) {
+    await withTransaction(ctx.pool, async (tx) => {
+      const current = await repo.findEndpoint(tx, tenant, id, true);
+      if (!current || !(await repo.softDeleteEndpoint(tx, tenant, id))) throw notFound('webhook endpoint', id);
+      await recordEndpointChange(tx, tenant, audit, 'webhook_endpoint.deleted', current, null);
+    });
+    return { id, deleted: true };
+  }
   // One statement that checks the tenant and deletes: a concurrent delete makes this one a 404, not a second delete.
   if (!(await repo.softDeleteEndpoint(ctx.pool, tenant, id))) throw notFound('webhook endpoint', id);
   return { id, deleted: true };
@@ -161,17 +179,20 @@ export async function rotateSecret(
   ctx: AppContext,
   tenant: Tenant,
   id: string,
+  audit?: AuditActor,
 ): Promise<EndpointView & { secret: string }> {
   // The UPDATE itself checks the tenant and that the endpoint is not deleted (it may be deleted concurrently), so a
   // secret is never issued for an endpoint the caller cannot see.
   const secret = newSigningSecret();
-  const row = await repo.rotateEndpointSecret(
-    ctx.pool,
-    tenant,
-    id,
-    sealEndpointSecret(ctx, id, secret),
-    ROTATION_GRACE_HOURS,
-  );
+  const sealed = sealEndpointSecret(ctx, id, secret);
+  const row = audit
+    ? await withTransaction(ctx.pool, async (tx) => {
+        const rotated = await repo.rotateEndpointSecret(tx, tenant, id, sealed, ROTATION_GRACE_HOURS);
+        // AUDIT-3: the snapshots never hold a secret, so before and after read alike; the action says what changed.
+        if (rotated) await recordEndpointChange(tx, tenant, audit, 'webhook_endpoint.secret_rotated', rotated, rotated);
+        return rotated;
+      })
+    : await repo.rotateEndpointSecret(ctx.pool, tenant, id, sealed, ROTATION_GRACE_HOURS);
   if (!row) throw notFound('webhook endpoint', id);
   return withFields(endpointView(row), { secret });
 }
@@ -214,4 +235,29 @@ function checkUrl(ctx: AppContext, url: string): void {
     if (err instanceof UnsafeWebhookUrlError) throw new ValidationError([{ field: 'url', message: err.message }]);
     throw err;
   }
+}
+
+// AUDIT-1, AUDIT-2: a change of an endpoint by a person (the portal passes its member; the integrator API nobody), in
+// the change's transaction, its secrets never read (AUDIT-3).
+async function recordEndpointChange(
+  tx: Db,
+  tenant: Tenant,
+  actor: AuditActor,
+  action:
+    | 'webhook_endpoint.created'
+    | 'webhook_endpoint.updated'
+    | 'webhook_endpoint.deleted'
+    | 'webhook_endpoint.secret_rotated',
+  before: repo.EndpointRow | null,
+  after: repo.EndpointRow | null,
+): Promise<void> {
+  await recordAudit(tx, {
+    actor,
+    organizationId: tenant.organizationId,
+    environment: tenant.environment,
+    action,
+    targetId: (after ?? before)!.id,
+    before: before && webhookEndpointSnapshot(before),
+    after: after && webhookEndpointSnapshot(after),
+  });
 }
