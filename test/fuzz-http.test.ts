@@ -171,7 +171,13 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     userAgent: 'fuzz',
   });
   const portalCookie = `fcs_portal=${portalSessionCookie(app.ctx.secrets.fileUrlSecret, portalSession)}`;
-  const portalPages = ['/portal/', '/portal/members', '/portal/sessions', '/portal/account/two-factor'];
+  const portalPages = [
+    '/portal/',
+    '/portal/members',
+    '/portal/sessions',
+    '/portal/account/two-factor',
+    '/portal/audit-log',
+  ];
   // Signed out: the sign-in, password reset and invitation forms.
   const portalPublicPages = ['/portal/sign-in', '/portal/password-reset', '/portal/invitation?token=x'];
   const consolePages = [
@@ -188,6 +194,7 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     '/console/fees',
     '/console/fees/DE',
     '/console/deadlines',
+    '/console/audit-log',
   ];
   const dashboardPages = [
     '/dashboard/',
