@@ -518,7 +518,6 @@ CREATE INDEX orders_subscription_due ON public.orders USING btree (current_perio
 CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filing_state ON public.orders FOR EACH ROW WHEN (((((old.id IS DISTINCT FROM new.id) OR (old.group_id IS DISTINCT FROM new.group_id)) OR (old.company_id IS DISTINCT FROM new.company_id)) OR (old.filing_state IS DISTINCT FROM new.filing_state))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
