@@ -15,6 +15,8 @@ import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
+import { portalKeysRoutes } from './portal.keys-routes.js';
+import { portalWebhooksRoutes } from './portal.webhooks-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -78,6 +80,8 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalInvitationRoutes, { ctx });
       await web.register(portalAccountRoutes, { ctx });
       await web.register(portalHomeRoutes, { ctx });
+      await web.register(portalKeysRoutes, { ctx });
+      await web.register(portalWebhooksRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );
