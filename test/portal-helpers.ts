@@ -131,7 +131,10 @@ export async function switchTo(c: PortalClient, environment: 'live' | 'test'): P
   if (res.statusCode !== 303) throw new Error(`switching to ${environment}: ${res.statusCode} ${res.body}`);
 }
 
-/** POSTs a url-encoded form whose fields may repeat (checkboxes) with the client's cookies and last CSRF token. */
+/**
+ * POSTs a url-encoded form whose fields may repeat (checkboxes) with the client's cookies and last CSRF token; a
+ * cookie the answer sets (a flash message) is kept for the client's next request.
+ */
 export async function postPairs(
   t: TestApp,
   c: PortalClient,
@@ -147,6 +150,7 @@ export async function postPairs(
       cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
     },
   });
+  for (const cookie of res.cookies) c.cookies.set(cookie.name, cookie.value);
   return { statusCode: res.statusCode, headers: res.headers as InjectResult['headers'], body: res.body };
 }
 

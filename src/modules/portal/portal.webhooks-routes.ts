@@ -1,9 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Tenant } from '../../context.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
-import { bodyField } from '../../lib/validation.js';
+import { bodyField, validated } from '../../lib/validation.js';
 import { field } from '../console/console.web.js';
 import { EVENT_TYPES } from '../events/events.service.js';
 import { CreateEndpointBody, UpdateEndpointBody } from '../webhooks/webhooks.schemas.js';
@@ -35,19 +34,27 @@ function endpointFormOf(body: unknown): EndpointForm {
 }
 
 /**
- * Checks a form against the integrator API's own body schema of the same action (WH-1, WH-8), so the portal accepts
- * exactly what the API accepts, and words what fails for a person. @throws ValidationError naming `url`, `eventTypes`.
+ * Checks a form with the integrator API's own body validator and schema of the same action (WH-1, WH-8), so the
+ * portal accepts exactly what the API accepts, and words what fails for a person.
+ * @throws ValidationError naming `url`, `eventTypes`.
  */
 function checkAgainst(schema: TSchema, form: EndpointForm): void {
-  const fields = new Set([...Value.Errors(schema, form)].map((e) => e.path.split('/')[1] ?? ''));
-  const errors = [];
-  if (fields.has('url')) errors.push({ field: 'url', message: 'Enter the address events go to (at most 2048 characters).' });
-  if (fields.has('eventTypes'))
-    errors.push({
-      field: 'eventTypes',
-      message: form.eventTypes.length ? 'Choose only event types from the list.' : 'Choose at least one event type.',
-    });
-  if (errors.length) throw new ValidationError(errors);
+  validated(schema, form, [], {
+    raise: (failed) => {
+      const fields = new Set(failed.map((e) => e.field.split('.')[0]));
+      const errors = [];
+      if (fields.has('url'))
+        errors.push({ field: 'url', message: 'Enter the address events go to (at most 2048 characters).' });
+      if (fields.has('eventTypes'))
+        errors.push({
+          field: 'eventTypes',
+          message: form.eventTypes.length
+            ? 'Choose only event types from the list, each once.'
+            : 'Choose at least one event type.',
+        });
+      throw new ValidationError(errors.length ? errors : failed);
+    },
+  });
 }
 
 /** The detail page's extras: a new signing secret (shown this once), a form's field errors and what it sent. */
