@@ -60,9 +60,8 @@ describe('API keys page', () => {
 
   it('lists the keys of the environment shown to every role, never a secret, and offers writes to builders only', async () => {
     const redacted = async (env: Environment) =>
-      (
-        await t.ctx.pool.query('SELECT redacted FROM api_keys WHERE id = $1', [tenant.keyIds[env]])
-      ).rows[0].redacted as string;
+      (await t.ctx.pool.query('SELECT redacted FROM api_keys WHERE id = $1', [tenant.keyIds[env]])).rows[0]
+        .redacted as string;
     for (const role of ['viewer', 'developer', 'admin', 'owner'] as const) {
       const { client } = await memberSession(t, tenant.organizationId, role);
       const home = await client.get('/portal/');
@@ -90,7 +89,9 @@ describe('API keys page', () => {
       const created = await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Sneaky' });
       expect(created.statusCode).toBe(403);
       expect(created.body).not.toMatch(FULL_KEY);
-      expect((await c.post(`/portal/keys/${tenant.keyIds[env]}/roll`, { _csrf: c.csrf(), overlapHours: '0' })).statusCode).toBe(403);
+      expect(
+        (await c.post(`/portal/keys/${tenant.keyIds[env]}/roll`, { _csrf: c.csrf(), overlapHours: '0' })).statusCode,
+      ).toBe(403);
       expect((await c.post(`/portal/keys/${tenant.keyIds[env]}/revoke`, { _csrf: c.csrf() })).statusCode).toBe(403);
     }
     const { rows } = await t.ctx.pool.query(
@@ -117,7 +118,9 @@ describe('API keys page', () => {
     const again = await c.get('/portal/keys');
     expect(again.body).toContain('Billing server');
     expect(again.body).not.toContain(key);
-    const { rows } = await t.ctx.pool.query('SELECT environment, name FROM api_keys WHERE id = $1', [await keyIdOf(key)]);
+    const { rows } = await t.ctx.pool.query('SELECT environment, name FROM api_keys WHERE id = $1', [
+      await keyIdOf(key),
+    ]);
     expect(rows[0]).toEqual({ environment: 'test', name: 'Billing server' });
   });
 
@@ -125,7 +128,8 @@ describe('API keys page', () => {
     const other = await t.newTenant('Used Co');
     const { client: c } = await memberSession(t, other.organizationId, 'developer');
     const { key } = await create(c, 'Unused yet');
-    const row = (page: string) => page.slice(page.indexOf('Unused yet'), page.indexOf('</tr>', page.indexOf('Unused yet')));
+    const row = (page: string) =>
+      page.slice(page.indexOf('Unused yet'), page.indexOf('</tr>', page.indexOf('Unused yet')));
     expect(row((await c.get('/portal/keys')).body)).toContain('Never');
     expect(await apiStatus(key)).toBe(200);
     expect(row((await c.get('/portal/keys')).body)).not.toContain('Never');

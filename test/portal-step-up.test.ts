@@ -107,7 +107,11 @@ describe('step-up before live secrets and settings', () => {
     expect((await c.get('/portal/webhooks')).body).toContain('recovery code, which is now spent');
     await setProofAge(t, memberId, 20);
     await c.get('/portal/step-up?next=/portal/webhooks');
-    const again = await c.post('/portal/step-up', { _csrf: c.csrf(), next: '/portal/webhooks', code: recoveryCodes[0]! });
+    const again = await c.post('/portal/step-up', {
+      _csrf: c.csrf(),
+      next: '/portal/webhooks',
+      code: recoveryCodes[0]!,
+    });
     expect(again.statusCode).toBe(401);
   });
 

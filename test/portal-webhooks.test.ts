@@ -21,7 +21,10 @@ const SECRET = /whsec_[A-Za-z0-9+/=_-]{20,}/;
 /** Creates an endpoint through the portal form. */
 async function create(c: PortalClient, url: string, eventTypes: string[]) {
   await c.get('/portal/webhooks');
-  const res = await postPairs(t, c, '/portal/webhooks', [['url', url], ...eventTypes.map((e) => ['eventTypes', e] as [string, string])]);
+  const res = await postPairs(t, c, '/portal/webhooks', [
+    ['url', url],
+    ...eventTypes.map((e) => ['eventTypes', e] as [string, string]),
+  ]);
   const id = /href="\/portal\/webhooks\/(we_[A-Za-z0-9]+|[a-z]+_[A-Za-z0-9]+)"/.exec(res.body)?.[1] ?? '';
   return { res, id, secret: SECRET.exec(res.body)?.[0] ?? '' };
 }
@@ -71,11 +74,18 @@ describe('webhook endpoints page', () => {
     const { client: c } = await memberSession(t, tenant.organizationId, 'admin');
     const { id } = await create(c, URL_A, ['filing.status_changed']);
 
-    const bad = await act(c, id, '', [['url', 'ftp://x'], ['eventTypes', 'document.uploaded']]);
+    const bad = await act(c, id, '', [
+      ['url', 'ftp://x'],
+      ['eventTypes', 'document.uploaded'],
+    ]);
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('id="endpoint-url-error"');
     expect((await viaApi(tenant, id)).json().url).toBe(URL_A);
-    const saved = await act(c, id, '', [['url', URL_B], ['eventTypes', 'document.uploaded'], ['eventTypes', 'compliance.deadline_missed']]);
+    const saved = await act(c, id, '', [
+      ['url', URL_B],
+      ['eventTypes', 'document.uploaded'],
+      ['eventTypes', 'compliance.deadline_missed'],
+    ]);
     expect(saved.statusCode).toBe(303);
     expect((await viaApi(tenant, id)).json()).toMatchObject({
       url: URL_B,
@@ -96,7 +106,11 @@ describe('webhook endpoints page', () => {
     const page = await c.get(`/portal/webhooks/${id}`);
     expect(page.body).toContain('Disabled: Failing for 72 hours');
     expect((await act(c, id, 'enable')).statusCode).toBe(303);
-    expect((await viaApi(tenant, id)).json()).toMatchObject({ disabled: false, disabledReason: null, failingSince: null });
+    expect((await viaApi(tenant, id)).json()).toMatchObject({
+      disabled: false,
+      disabledReason: null,
+      failingSince: null,
+    });
 
     const rolled = await act(c, id, 'roll-secret');
     expect(rolled.statusCode).toBe(201);
@@ -134,9 +148,19 @@ describe('webhook endpoints page', () => {
     for (const env of ['test', 'live'] as const) {
       await switchTo(v, env);
       await setProofAge(t, memberId, 0);
-      expect((await postPairs(t, v, '/portal/webhooks', [['url', URL_B], ['eventTypes', 'document.uploaded']])).statusCode).toBe(403);
+      expect(
+        (
+          await postPairs(t, v, '/portal/webhooks', [
+            ['url', URL_B],
+            ['eventTypes', 'document.uploaded'],
+          ])
+        ).statusCode,
+      ).toBe(403);
       for (const action of ['', 'disable', 'enable', 'roll-secret', 'test']) {
-        const res = await act(v, id, action, [['url', URL_B], ['eventTypes', 'document.uploaded']]);
+        const res = await act(v, id, action, [
+          ['url', URL_B],
+          ['eventTypes', 'document.uploaded'],
+        ]);
         expect(res.statusCode, action).toBe(403);
         expect(res.body).not.toMatch(SECRET);
       }
@@ -153,18 +177,29 @@ describe('webhook endpoints page', () => {
       await theirs.api('POST', '/webhook-endpoints', { url: URL_A, eventTypes: ['filing.status_changed'] })
     ).json().id;
     const mineLive = (
-      await mine.api('POST', '/webhook-endpoints', { url: URL_A, eventTypes: ['filing.status_changed'] }, { env: 'live' })
+      await mine.api(
+        'POST',
+        '/webhook-endpoints',
+        { url: URL_A, eventTypes: ['filing.status_changed'] },
+        { env: 'live' },
+      )
     ).json().id;
     const { client: c } = await memberSession(t, mine.organizationId, 'owner');
     for (const id of [theirsTest, mineLive]) {
       expect((await c.get(`/portal/webhooks/${id}`)).statusCode).toBe(404);
       for (const action of ['', 'disable', 'enable', 'roll-secret', 'test']) {
-        const res = await act(c, id, action, [['url', URL_B], ['eventTypes', 'document.uploaded']]);
+        const res = await act(c, id, action, [
+          ['url', URL_B],
+          ['eventTypes', 'document.uploaded'],
+        ]);
         expect(res.statusCode, `${id} ${action}`).toBe(404);
         expect(res.body).not.toMatch(SECRET);
       }
     }
-    expect((await theirs.api('GET', `/webhook-endpoints/${theirsTest}`)).json()).toMatchObject({ url: URL_A, disabled: false });
+    expect((await theirs.api('GET', `/webhook-endpoints/${theirsTest}`)).json()).toMatchObject({
+      url: URL_A,
+      disabled: false,
+    });
     expect((await viaApi(mine, mineLive, 'live')).json()).toMatchObject({ url: URL_A, disabled: false });
   });
 

@@ -164,7 +164,14 @@ export function listOrganizations(db: Db): Promise<OrganizationRow[]> {
  */
 export async function insertApiKey(
   db: Db,
-  key: { id: string; organizationId: string; environment: Environment; name: string; keyHash: string; redacted: string },
+  key: {
+    id: string;
+    organizationId: string;
+    environment: Environment;
+    name: string;
+    keyHash: string;
+    redacted: string;
+  },
 ): Promise<ApiKeyRow> {
   const row = await one<ApiKeyRow>(
     db,

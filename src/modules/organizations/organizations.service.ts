@@ -102,7 +102,7 @@ export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.O
 /** Longest name of a key (PORTAL-11). */
 const MAX_KEY_NAME_LENGTH = 100;
 /** The longest a rolled key keeps working beside its replacement (PORTAL-12): 7 days, in hours. */
-export const MAX_ROLL_OVERLAP_HOURS = 7 * 24;
+const MAX_ROLL_OVERLAP_HOURS = 7 * 24;
 
 /**
  * Creates a key for an existing organization (AUTH-3). `name` (PORTAL-11): trimmed, 1 to 100 characters when given;

@@ -156,22 +156,30 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     ['disable', true, 'The endpoint is disabled: nothing is delivered to it until it is enabled.'],
     ['enable', false, 'The endpoint is enabled, its failure clock started again.'],
   ] as const) {
-    app.post<{ Params: { id: string } }>(`/webhooks/:id/${action}`, { schema: { hide: true } }, async (request, reply) => {
+    app.post<{ Params: { id: string } }>(
+      `/webhooks/:id/${action}`,
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const tenant = tenantOf(request, 'webhooks.write');
+        const { id } = request.params;
+        if (askedForStepUp(request, reply, pageOf(id))) return reply;
+        await updateEndpoint(ctx, tenant, id, { disabled });
+        return redirectWith(ctx, request, reply, pageOf(id), { kind: 'ok', text });
+      },
+    );
+  }
+
+  app.post<{ Params: { id: string } }>(
+    '/webhooks/:id/roll-secret',
+    { schema: { hide: true } },
+    async (request, reply) => {
       const tenant = tenantOf(request, 'webhooks.write');
       const { id } = request.params;
       if (askedForStepUp(request, reply, pageOf(id))) return reply;
-      await updateEndpoint(ctx, tenant, id, { disabled });
-      return redirectWith(ctx, request, reply, pageOf(id), { kind: 'ok', text });
-    });
-  }
-
-  app.post<{ Params: { id: string } }>('/webhooks/:id/roll-secret', { schema: { hide: true } }, async (request, reply) => {
-    const tenant = tenantOf(request, 'webhooks.write');
-    const { id } = request.params;
-    if (askedForStepUp(request, reply, pageOf(id))) return reply;
-    const { secret } = await rotateSecret(ctx, tenant, id);
-    return endpointPage(request, reply.status(201), tenant, id, { secret });
-  });
+      const { secret } = await rotateSecret(ctx, tenant, id);
+      return endpointPage(request, reply.status(201), tenant, id, { secret });
+    },
+  );
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/test', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request, 'webhooks.write');

@@ -32,7 +32,8 @@ const BASE = 'http://portal.invalid';
  * and slashes), else the overview, so the page never sends anyone elsewhere.
  */
 export function stepUpTarget(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith(`${PORTAL_PREFIX}/`) || /[\\\s]/.test(next)) return `${PORTAL_PREFIX}/`;
+  if (typeof next !== 'string' || !next.startsWith(`${PORTAL_PREFIX}/`) || /[\\\s]/.test(next))
+    return `${PORTAL_PREFIX}/`;
   try {
     const url = new URL(next, BASE);
     if (url.origin !== BASE || !url.pathname.startsWith(`${PORTAL_PREFIX}/`)) return `${PORTAL_PREFIX}/`;
