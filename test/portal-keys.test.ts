@@ -3,6 +3,7 @@ import type { Environment } from '../src/context.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { memberSession, type PortalClient, setProofAge, switchTo } from './portal-helpers.js';
 import { listening } from './sdk-helpers.js';
+import { waitFor } from './webhook-receiver.js';
 
 /*
  * The API keys page (PORTAL-11, PORTAL-12): the session's organization and environment only, viewers read without
@@ -153,11 +154,11 @@ describe('API keys page', () => {
     const hours = (ends.rows[0].expires_at.getTime() - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
     expect(hours).toBeLessThanOrEqual(24);
-    // Its end comes (moved here rather than waited for): refused, although its entry may be cached.
+    // Its end comes (moved here rather than waited for): refused once the change is heard (AUTH-12).
     await t.ctx.pool.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [
       other.keyIds.test,
     ]);
-    expect(await apiStatus(other.keys.test)).toBe(401);
+    await waitFor('the ended key to be refused', async () => (await apiStatus(other.keys.test)) === 401);
     expect(await apiStatus(rolled.key)).toBe(200);
     expect((await c.get('/portal/keys')).body).toContain('Ended ');
     // An ended key cannot be rolled again.
@@ -169,6 +170,16 @@ describe('API keys page', () => {
     expect(now.res.statusCode).toBe(201);
     expect(await apiStatus(rolled.key)).toBe(401);
     expect(await apiStatus(now.key)).toBe(200);
+  });
+
+  it('refuses a key once its end passes, although nothing announces it and its entry is cached', async () => {
+    const other = await t.newTenant('Lapse Co');
+    await t.ctx.pool.query("UPDATE api_keys SET expires_at = now() + interval '1 second' WHERE id = $1", [
+      other.keyIds.test,
+    ]);
+    // Cached again with its end once the change is heard (API_KEY_CACHE_SECONDS is far longer than the wait below).
+    expect(await apiStatus(other.keys.test)).toBe(200);
+    await waitFor('the key to lapse', async () => (await apiStatus(other.keys.test)) === 401, 10_000);
   });
 
   it('revokes a key at once, ending the event streams opened with it', async () => {
