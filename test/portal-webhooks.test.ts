@@ -220,3 +220,25 @@ describe('webhook endpoints page', () => {
     expect((await viaApi(tenant, made.id, 'live')).json().url).toBe(URL_B);
   });
 });
+
+describe('test events from the portal', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ RATE_LIMIT_WEBHOOK_TESTS: '1' });
+  });
+  afterAll(() => limited.close());
+
+  it("count against the API's per-tenant allowance of test events", async () => {
+    const tenant = await limited.newTenant('Limited Co');
+    const id = (
+      await tenant.api('POST', '/webhook-endpoints', { url: URL_A, eventTypes: ['document.uploaded'] })
+    ).json().id;
+    const { client: c } = await memberSession(limited, tenant.organizationId, 'developer');
+    await c.get(`/portal/webhooks/${id}`);
+    expect((await c.post(`/portal/webhooks/${id}/test`, { _csrf: c.csrf() })).statusCode).toBe(303);
+    const refused = await c.post(`/portal/webhooks/${id}/test`, { _csrf: c.csrf() });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect((await tenant.api('POST', `/webhook-endpoints/${id}/test`)).statusCode).toBe(429);
+  });
+});

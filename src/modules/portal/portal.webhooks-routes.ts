@@ -5,6 +5,7 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { bodyField, validated } from '../../lib/validation.js';
 import { field } from '../console/console.web.js';
 import { EVENT_TYPES } from '../events/events.service.js';
+import { tenantActionLimit } from '../rate-limits/rate-limits.js';
 import { CreateEndpointBody, UpdateEndpointBody } from '../webhooks/webhooks.schemas.js';
 import {
   createEndpoint,
@@ -75,6 +76,8 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     organizationId: requireRole(request, action).id,
     environment: request.portalSession!.environment,
   });
+  // SEC-4: test sends share the API's per-tenant allowance.
+  const testLimit = tenantActionLimit('webhook-test', ctx.config.rateLimits.webhookTestsPerMinute, 'test events');
 
   const listPage = async (
     request: FastifyRequest,
@@ -185,6 +188,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     const tenant = tenantOf(request, 'webhooks.write');
     const { id } = request.params;
     if (askedForStepUp(request, reply, pageOf(id))) return reply;
+    testLimit(request, reply, tenant);
     try {
       const delivery = await sendTestEvent(ctx, tenant, id);
       return redirectWith(ctx, request, reply, pageOf(id), {
