@@ -5,6 +5,14 @@
 GRANT USAGE ON SCHEMA public TO PUBLIC;
 GRANT USAGE ON SCHEMA public TO fcs_service;
 
+CREATE TABLE public.api_key_uses (
+    api_key_id text NOT NULL,
+    last_used_at timestamp with time zone NOT NULL
+);
+ALTER TABLE public.api_key_uses ADD CONSTRAINT api_key_uses_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id);
+ALTER TABLE public.api_key_uses ADD CONSTRAINT api_key_uses_pkey PRIMARY KEY (api_key_id);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.api_key_uses TO fcs_service;
+
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     organization_id text NOT NULL,
@@ -13,10 +21,13 @@ CREATE TABLE public.api_keys (
     redacted text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
-    checksummed boolean DEFAULT false NOT NULL
+    checksummed boolean DEFAULT false NOT NULL,
+    name text DEFAULT ''::text NOT NULL,
+    expires_at timestamp with time zone
 );
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
+ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_name_check CHECK ((length(name) <= 100));
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 CREATE INDEX api_keys_org ON public.api_keys USING btree (organization_id);

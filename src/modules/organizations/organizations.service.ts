@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { isEmailAddress } from '../../lib/validation.js';
 import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
+import { AppError, FieldErrors, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { redact, sha256 } from '../../lib/secrets.js';
 import { forgetApiKeyInProcess } from './api-key-cache.js';
@@ -21,12 +21,13 @@ export interface NewApiKey {
  * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) + their CRC32 in base62 (newApiKey) and stores only
  * its sha256, marked as checksummed (AUTH-1, AUTH-3).
  */
-async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+async function createApiKey(db: Db, organizationId: string, environment: Environment, name = ''): Promise<NewApiKey> {
   const key = newApiKey(environment);
   const row = await repo.insertApiKey(db, {
     id: newId('apiKey'),
     organizationId,
     environment,
+    name,
     keyHash: sha256(key),
     redacted: redact(key),
   });
@@ -98,18 +99,78 @@ export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.O
   return org;
 }
 
-/** Creates a key for an existing organization. @throws AppError not_found. */
-export async function addApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+/** Longest name of a key (PORTAL-11). */
+const MAX_KEY_NAME_LENGTH = 100;
+/** The longest a rolled key keeps working beside its replacement (PORTAL-12): 7 days, in hours. */
+const MAX_ROLL_OVERLAP_HOURS = 7 * 24;
+
+/**
+ * Creates a key for an existing organization (AUTH-3). `name` (PORTAL-11): trimmed, 1 to 100 characters when given;
+ * keys made without one (admin API, CLI) have ''. @throws AppError not_found; ValidationError naming `name`.
+ */
+export async function addApiKey(
+  db: Db,
+  organizationId: string,
+  environment: Environment,
+  name?: string,
+): Promise<NewApiKey> {
+  const keyName = name === undefined ? '' : checkedKeyName(name);
   await getOrganizationOrThrow(db, organizationId);
-  return createApiKey(db, organizationId, environment);
+  return createApiKey(db, organizationId, environment, keyName);
+}
+
+function checkedKeyName(name: string): string {
+  const trimmed = name.trim();
+  const errors = new FieldErrors();
+  if (!trimmed) errors.add('name', 'must not be blank');
+  errors.maxLength('name', trimmed, MAX_KEY_NAME_LENGTH);
+  errors.throwIfAny();
+  return trimmed;
+}
+
+/** The tenant's keys (its organization, its environment), revoked and ended ones included, with their last use. */
+export function listTenantKeys(db: Db, tenant: Tenant): Promise<repo.ApiKeyListRow[]> {
+  return repo.listApiKeys(db, tenant.organizationId, tenant.environment);
+}
+
+/**
+ * Rolls the tenant's key `keyId` (PORTAL-12): a new key of the same name and environment, shown once, while the old
+ * one keeps working for `overlapHours` (a whole number, 0 to MAX_ROLL_OVERLAP_HOURS; 0 ends it now) and then stops,
+ * its event streams with it (EVT-9). Both in one transaction. @returns the new key and when the old one ends (ISO 8601).
+ * @throws ValidationError naming `overlapHours`; AppError not_found when the tenant has no such key still working.
+ */
+export async function rollKey(
+  pool: pg.Pool,
+  tenant: Tenant,
+  keyId: string,
+  overlapHours: number,
+): Promise<{ key: NewApiKey & { name: string }; replacedEndsAt: string }> {
+  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > MAX_ROLL_OVERLAP_HOURS)
+    throw new ValidationError([
+      { field: 'overlapHours', message: `must be a whole number of hours from 0 to ${MAX_ROLL_OVERLAP_HOURS}` },
+    ]);
+  const { old, key } = await withTransaction(pool, async (tx) => {
+    const old = await repo.endApiKeyAfter(tx, tenant, keyId, overlapHours * 3600);
+    if (!old) throw new AppError('not_found', `No such API key in use: '${keyId}'`);
+    return { old, key: await createApiKey(tx, tenant.organizationId, tenant.environment, old.name) };
+  });
+  // AUTH-12: an entry this process holds would not know the new end; the others hear the commit's NOTIFY.
+  forgetApiKeyInProcess(old.key_hash);
+  return { key: { ...key, name: old.name }, replacedEndsAt: old.expires_at!.toISOString() };
 }
 
 /**
  * Revokes a key at once (the next request with it gets 401). `organizationId` null (CLI `keys revoke key_…`):
- * whichever organization owns the key. @throws AppError not_found.
+ * whichever organization owns the key; `environment` (the portal, PORTAL-11): only a key of that environment.
+ * @throws AppError not_found.
  */
-export async function revokeKey(db: Db, organizationId: string | null, keyId: string): Promise<repo.ApiKeyRow> {
-  const found = await repo.revokeApiKey(db, organizationId, keyId);
+export async function revokeKey(
+  db: Db,
+  organizationId: string | null,
+  keyId: string,
+  environment?: Environment,
+): Promise<repo.ApiKeyRow> {
+  const found = await repo.revokeApiKey(db, organizationId, keyId, environment);
   if (!found)
     throw new AppError(
       'not_found',

@@ -18,6 +18,8 @@ import { portalHomeRoutes } from './portal.home-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
 import { portalRecordsRoutes } from './portal.records-routes.js';
 import { portalSettingsRoutes } from './portal.settings-routes.js';
+import { portalKeysRoutes } from './portal.keys-routes.js';
+import { portalWebhooksRoutes } from './portal.webhooks-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -84,6 +86,8 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalRecordsRoutes, { ctx });
       await web.register(portalBillingRoutes, { ctx });
       await web.register(portalSettingsRoutes, { ctx });
+      await web.register(portalKeysRoutes, { ctx });
+      await web.register(portalWebhooksRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );
