@@ -1,4 +1,4 @@
--- The partner portal's logs (PORTAL-20 to PORTAL-26): the integrator API's failed requests, kept 7 days; the
+-- The partner portal's logs (PORTAL-20 to PORTAL-24): the integrator API's failed requests, kept 7 days; the
 -- recoveries of an endpoint's failed webhook deliveries and their progress; the response headers of webhook attempts;
 -- the events of a company found through an index, like those of an order.
 

@@ -92,7 +92,10 @@ describe('the request log', () => {
     const long = await tenant.api('POST', '/users', fields);
     expect(Buffer.byteLength(long.body)).toBeGreaterThan(8192);
     const longId = String(long.headers['x-request-id']);
-    const [row] = await waitFor('the long failure', async () => (await logged(longId)).length && logged(longId));
+    const [row] = await waitFor('the long failure', async () => {
+      const rows = await logged(longId);
+      return rows.length ? rows : null;
+    }).then((rows) => rows!);
     expect(Buffer.byteLength(row!.error_body)).toBeLessThanOrEqual(8192);
     expect(long.body.startsWith(row!.error_body)).toBe(true);
   });

@@ -13,7 +13,10 @@ import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import { listMemberships } from './members.repo.js';
 import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
+import { portalDeliveriesRoutes } from './portal.deliveries-routes.js';
+import { portalEventsRoutes } from './portal.events-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
+import { portalRequestLogRoutes } from './portal.request-log-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
@@ -78,6 +81,9 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalInvitationRoutes, { ctx });
       await web.register(portalAccountRoutes, { ctx });
       await web.register(portalHomeRoutes, { ctx });
+      await web.register(portalDeliveriesRoutes, { ctx });
+      await web.register(portalEventsRoutes, { ctx });
+      await web.register(portalRequestLogRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );
