@@ -28,9 +28,12 @@ const COLUMNS = `d.id, d.organization_id, d.environment, d.endpoint_id, d.event_
  * Keyset only, never a count, and each shape of filter starts from an index that bounds the rows read:
  * - without an event type, deliveries by id through the tenant's index (the tenant-and-status one with a status,
  *   the endpoint's with an endpoint), the time range as id bounds;
- * - with an event type, the tenant's events of that type newest first through `events_tenant_type` (time range as
- *   event id bounds), each event's deliveries through `webhook_deliveries_event`, ordered by (event id, delivery id);
- *   the cursor is the delivery's (event id, id).
+ * - with an event type, the tenant's events of that type newest first (time range as event id bounds), each event's
+ *   deliveries through `webhook_deliveries_event`, ordered by (event id, delivery id); the cursor is the delivery's
+ *   (event id, id). The deliveries are a LATERAL subquery kept apart by `OFFSET 0`, so the plan is always that
+ *   nested loop: flattened, PostgreSQL may merge-join the whole event index instead, reading every delivery newer
+ *   than the page.
+ * Combining filters reads in proportion to how rare the combination is among the rows of the leading index.
  */
 export function listDeliveryLog(
   db: Db,
@@ -39,37 +42,41 @@ export function listDeliveryLog(
   page: { limit: number; before?: string },
 ): Promise<DeliveryLogRow[]> {
   const params: unknown[] = [tenant.organizationId, tenant.environment];
-  const where = ['d.organization_id = $1', 'd.environment = $2'];
-  const add = (sql: string, value: unknown) => {
+  const param = (value: unknown) => {
     params.push(value);
-    where.push(sql.replaceAll('?', `$${params.length}`));
+    return `$${params.length}`;
   };
-  if (f.endpointId) add('d.endpoint_id = ?', f.endpointId);
-  if (f.status) add('d.status = ?', f.status);
-  let order = 'd.id DESC';
-  if (f.eventType) {
-    where.push('e.organization_id = $1', 'e.environment = $2');
-    add('e.type = ?', f.eventType);
-    if (f.range.events.from) add('e.id >= ?', f.range.events.from);
-    if (f.range.events.to) add('e.id < ?', f.range.events.to);
-    if (page.before) {
-      // The event bound alone lets the events index start there; the pair orders within one event.
-      add(
-        '(e.id, d.id) < (SELECT c.event_id, c.id FROM webhook_deliveries c WHERE c.id = ?) AND e.id <= (SELECT c.event_id FROM webhook_deliveries c WHERE c.id = ?)',
-        page.before,
-      );
-    }
-    order = 'e.id DESC, d.id DESC';
-  } else {
-    if (f.range.deliveries.from) add('d.id >= ?', f.range.deliveries.from);
-    if (f.range.deliveries.to) add('d.id < ?', f.range.deliveries.to);
-    if (page.before) add('d.id < ?', page.before);
+  const deliveries = ['d.organization_id = $1', 'd.environment = $2'];
+  if (f.endpointId) deliveries.push(`d.endpoint_id = ${param(f.endpointId)}`);
+  if (f.status) deliveries.push(`d.status = ${param(f.status)}`);
+  if (!f.eventType) {
+    if (f.range.deliveries.from) deliveries.push(`d.id >= ${param(f.range.deliveries.from)}`);
+    if (f.range.deliveries.to) deliveries.push(`d.id < ${param(f.range.deliveries.to)}`);
+    if (page.before) deliveries.push(`d.id < ${param(page.before)}`);
+    const limit = param(page.limit + 1);
+    return many<DeliveryLogRow>(
+      db,
+      `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE ${deliveries.join(' AND ')} ORDER BY d.id DESC LIMIT ${limit}`,
+      params,
+    );
   }
-  params.push(page.limit + 1);
+  const events = ['e.organization_id = $1', 'e.environment = $2', `e.type = ${param(f.eventType)}`];
+  if (f.range.events.from) events.push(`e.id >= ${param(f.range.events.from)}`);
+  if (f.range.events.to) events.push(`e.id < ${param(f.range.events.to)}`);
+  if (page.before) {
+    const before = param(page.before);
+    // The event bound lets the events index start at the cursor's event; the pair orders within one event.
+    events.push(`e.id <= (SELECT c.event_id FROM webhook_deliveries c WHERE c.id = ${before})`);
+    deliveries.push(`(e.id, d.id) < (SELECT c.event_id, c.id FROM webhook_deliveries c WHERE c.id = ${before})`);
+  }
+  const limit = param(page.limit + 1);
   return many<DeliveryLogRow>(
     db,
-    `SELECT ${COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-      WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
+    `SELECT ${COLUMNS} FROM events e
+       CROSS JOIN LATERAL (SELECT d.* FROM webhook_deliveries d WHERE d.event_id = e.id AND ${deliveries.join(' AND ')} OFFSET 0) d
+       JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE ${events.join(' AND ')} ORDER BY e.id DESC, d.id DESC LIMIT ${limit}`,
     params,
   );
 }

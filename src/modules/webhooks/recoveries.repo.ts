@@ -46,9 +46,9 @@ export function findRecovery(db: Db, tenant: Tenant, id: string): Promise<Recove
   );
 }
 
-/** A recovery by id alone, locked, for its job (the payload names it). */
-export function lockRecovery(db: Db, id: string): Promise<RecoveryRow | null> {
-  return one<RecoveryRow>(db, 'SELECT * FROM webhook_recoveries WHERE id = $1 FOR UPDATE', [id]);
+/** A recovery by id alone, for its job (the payload names it; the job key keeps one job per recovery). */
+export function findRecoveryForJob(db: Db, id: string): Promise<RecoveryRow | null> {
+  return one<RecoveryRow>(db, 'SELECT * FROM webhook_recoveries WHERE id = $1', [id]);
 }
 
 /** The tenant's latest recoveries, newest first. */

@@ -96,7 +96,7 @@ export async function listRecoveries(ctx: AppContext, tenant: Tenant, limit = 20
  * that are no longer failed when reached, are left alone. An endpoint deleted or disabled meanwhile ends it as failed.
  */
 export async function runRecovery(ctx: AppContext, recoveryId: string): Promise<void> {
-  const row = await repo.lockRecovery(ctx.pool, recoveryId);
+  const row = await repo.findRecoveryForJob(ctx.pool, recoveryId);
   if (!row || row.state === 'done' || row.state === 'failed') return;
   const tenant: Tenant = { organizationId: row.organization_id, environment: row.environment };
   const endpoint = await findEndpoint(ctx.pool, tenant, row.endpoint_id);
