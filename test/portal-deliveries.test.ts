@@ -264,6 +264,47 @@ describe('recovery of failed deliveries', () => {
       req.event.data.fileName === 'ok' ? { status: 200, body: 'ok' } : { status: 500, body: 'down' };
   });
 
+  it("refuses a disabled endpoint, a moment to come, and another organization's recovery", async () => {
+    const tenant = await t.newTenant('Recovery Refusals Co');
+    const other = await t.newTenant('Recovery Other Co');
+    const ep = await endpoint(tenant, ['document.uploaded']);
+    const theirEp = await endpoint(other, ['document.uploaded']);
+    const { client } = await memberSession(t, tenant.organizationId, 'owner');
+    const owner = (await memberSession(t, other.organizationId, 'owner')).client;
+    await client.get('/portal/deliveries/recoveries');
+    const future = await client.post('/portal/deliveries/recoveries', {
+      _csrf: client.csrf(),
+      endpoint: ep,
+      since: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(future.statusCode).toBe(400);
+    expect(future.body).toContain('must be a moment in the past');
+    const missing = await client.post('/portal/deliveries/recoveries', {
+      _csrf: client.csrf(),
+      endpoint: '',
+      since: '',
+    });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.body).toContain('id="rec-endpoint-error"');
+    expect(missing.body).toContain('id="rec-since-error"');
+    expect((await tenant.api('PATCH', `/webhook-endpoints/${ep}`, { disabled: true })).statusCode).toBe(200);
+    const disabled = await client.post('/portal/deliveries/recoveries', {
+      _csrf: client.csrf(),
+      endpoint: ep,
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(disabled.statusCode).toBe(409);
+    await owner.get('/portal/deliveries/recoveries');
+    const theirs = await owner.post('/portal/deliveries/recoveries', {
+      _csrf: owner.csrf(),
+      endpoint: theirEp,
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(theirs.statusCode).toBe(303);
+    expect((await client.get(String(theirs.headers.location))).statusCode).toBe(404);
+    expect((await owner.get(String(theirs.headers.location))).statusCode).toBe(200);
+  });
+
   it('refuses resend and recovery to a viewer with 403, and shows a viewer neither', async () => {
     const tenant = await t.newTenant('Viewer Deliveries Co');
     const ep = await endpoint(tenant, ['document.uploaded']);
