@@ -20,15 +20,16 @@ const errorBodies = new WeakMap<FastifyRequest, string>();
  * Successful answers cost nothing but the status check. A failed write is logged, never answered.
  */
 export function recordFailedRequests(api: FastifyInstance, ctx: AppContext): void {
-  api.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks, not async ones: a successful answer passes both without a promise made for it.
+  api.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode >= 400 && request.apiKeyId && typeof payload === 'string') errorBodies.set(request, payload);
-    return payload;
+    done(null, payload);
   });
-  api.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode < 400 || !request.apiKeyId || !request.tenant) return;
+  api.addHook('onResponse', (request, reply, done) => {
+    if (reply.statusCode < 400 || !request.apiKeyId || !request.tenant) return done();
     const body = errorBodies.get(request);
-    try {
-      await repo.insertFailedRequest(ctx.pool, request.tenant, {
+    repo
+      .insertFailedRequest(ctx.pool, request.tenant, {
         id: newId('failedApiRequest'),
         apiKeyId: request.apiKeyId,
         method: request.method.slice(0, 16),
@@ -37,10 +38,9 @@ export function recordFailedRequests(api: FastifyInstance, ctx: AppContext): voi
         status: reply.statusCode,
         requestId: request.id,
         errorBody: body === undefined ? null : boundedBytes(scrubSecrets(body), ERROR_BODY_LIMIT),
-      });
-    } catch (err) {
-      request.log.warn({ err }, 'the failed request could not be recorded in the request log');
-    }
+      })
+      .catch((err: unknown) => request.log.warn({ err }, 'the failed request could not be recorded in the request log'))
+      .finally(() => done());
   });
 }
 
