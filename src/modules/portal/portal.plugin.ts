@@ -14,7 +14,10 @@ import { listMemberships } from './members.repo.js';
 import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalBillingRoutes } from './portal.billing-routes.js';
+import { portalDeliveriesRoutes } from './portal.deliveries-routes.js';
+import { portalEventsRoutes } from './portal.events-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
+import { portalRequestLogRoutes } from './portal.request-log-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
 import { portalRecordsRoutes } from './portal.records-routes.js';
 import { portalSettingsRoutes } from './portal.settings-routes.js';
@@ -88,6 +91,9 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalSettingsRoutes, { ctx });
       await web.register(portalKeysRoutes, { ctx });
       await web.register(portalWebhooksRoutes, { ctx });
+      await web.register(portalDeliveriesRoutes, { ctx });
+      await web.register(portalEventsRoutes, { ctx });
+      await web.register(portalRequestLogRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );
