@@ -5,6 +5,14 @@
 GRANT USAGE ON SCHEMA public TO PUBLIC;
 GRANT USAGE ON SCHEMA public TO fcs_service;
 
+CREATE TABLE public.api_key_uses (
+    api_key_id text NOT NULL,
+    last_used_at timestamp with time zone NOT NULL
+);
+ALTER TABLE public.api_key_uses ADD CONSTRAINT api_key_uses_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id);
+ALTER TABLE public.api_key_uses ADD CONSTRAINT api_key_uses_pkey PRIMARY KEY (api_key_id);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.api_key_uses TO fcs_service;
+
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     organization_id text NOT NULL,
@@ -13,10 +21,13 @@ CREATE TABLE public.api_keys (
     redacted text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     revoked_at timestamp with time zone,
-    checksummed boolean DEFAULT false NOT NULL
+    checksummed boolean DEFAULT false NOT NULL,
+    name text DEFAULT ''::text NOT NULL,
+    expires_at timestamp with time zone
 );
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash);
+ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_name_check CHECK ((length(name) <= 100));
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
 ALTER TABLE public.api_keys ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 CREATE INDEX api_keys_org ON public.api_keys USING btree (organization_id);
@@ -318,10 +329,36 @@ ALTER TABLE public.events ADD CONSTRAINT events_environment_check CHECK ((enviro
 ALTER TABLE public.events ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 CREATE INDEX events_stream ON public.events USING btree (organization_id, environment, xact_id, id) WITH (deduplicate_items=off);
 CREATE INDEX events_tenant ON public.events USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX events_tenant_company ON public.events USING btree (organization_id, environment, ((data ->> 'companyId'::text)), id DESC) WITH (deduplicate_items=off);
 CREATE INDEX events_tenant_order ON public.events USING btree (organization_id, environment, ((data ->> 'orderId'::text)), id DESC) WITH (deduplicate_items=off);
 CREATE INDEX events_tenant_type ON public.events USING btree (organization_id, environment, type, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 GRANT SELECT, INSERT ON TABLE public.events TO fcs_service;
+
+CREATE TABLE public.failed_api_requests (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    environment text NOT NULL,
+    api_key_id text NOT NULL,
+    method text NOT NULL,
+    path text NOT NULL,
+    status integer NOT NULL,
+    request_id text NOT NULL,
+    error_body text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_error_body_check CHECK ((octet_length(error_body) <= 8192));
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_method_check CHECK ((length(method) <= 16));
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_path_check CHECK ((length(path) <= 2048));
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_pkey PRIMARY KEY (id);
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_request_id_check CHECK ((length(request_id) <= 64));
+ALTER TABLE public.failed_api_requests ADD CONSTRAINT failed_api_requests_status_check CHECK (((status >= 400) AND (status <= 599)));
+CREATE INDEX failed_api_requests_created ON public.failed_api_requests USING btree (created_at);
+CREATE INDEX failed_api_requests_request ON public.failed_api_requests USING btree (organization_id, environment, request_id);
+CREATE INDEX failed_api_requests_tenant ON public.failed_api_requests USING btree (organization_id, environment, id DESC);
+CREATE INDEX failed_api_requests_tenant_status ON public.failed_api_requests USING btree (organization_id, environment, status, id DESC);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.failed_api_requests TO fcs_service;
 
 CREATE TABLE public.idempotency_keys (
     organization_id text NOT NULL,
@@ -547,7 +584,6 @@ CREATE INDEX orders_subscription_due ON public.orders USING btree (current_perio
 CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filing_state ON public.orders FOR EACH ROW WHEN (((((old.id IS DISTINCT FROM new.id) OR (old.group_id IS DISTINCT FROM new.group_id)) OR (old.company_id IS DISTINCT FROM new.company_id)) OR (old.filing_state IS DISTINCT FROM new.filing_state))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
@@ -894,7 +930,8 @@ CREATE TABLE public.webhook_attempts (
     duration_ms integer NOT NULL,
     response_body text,
     error text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    response_headers jsonb
 );
 ALTER TABLE public.webhook_attempts ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id);
 ALTER TABLE public.webhook_attempts ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (id);
@@ -952,6 +989,30 @@ ALTER TABLE public.webhook_endpoints ADD CONSTRAINT webhook_endpoints_organizati
 ALTER TABLE public.webhook_endpoints ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
 CREATE INDEX webhook_endpoints_tenant ON public.webhook_endpoints USING btree (organization_id, environment) WHERE (deleted_at IS NULL);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.webhook_endpoints TO fcs_service;
+
+CREATE TABLE public.webhook_recoveries (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    environment text NOT NULL,
+    endpoint_id text NOT NULL,
+    since timestamp with time zone NOT NULL,
+    requested_by text NOT NULL,
+    state text DEFAULT 'queued'::text NOT NULL,
+    total integer,
+    done integer DEFAULT 0 NOT NULL,
+    skipped integer DEFAULT 0 NOT NULL,
+    cursor text,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone
+);
+ALTER TABLE public.webhook_recoveries ADD CONSTRAINT webhook_recoveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id);
+ALTER TABLE public.webhook_recoveries ADD CONSTRAINT webhook_recoveries_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.webhook_recoveries ADD CONSTRAINT webhook_recoveries_pkey PRIMARY KEY (id);
+ALTER TABLE public.webhook_recoveries ADD CONSTRAINT webhook_recoveries_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'done'::text, 'failed'::text])));
+CREATE INDEX webhook_recoveries_tenant ON public.webhook_recoveries USING btree (organization_id, environment, id DESC);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.webhook_recoveries TO fcs_service;
 
 CREATE SEQUENCE public.compliance_rule_changes_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
 ALTER SEQUENCE public.compliance_rule_changes_id_seq OWNED BY public.compliance_rule_changes.id;

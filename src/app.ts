@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { recordFailedRequests } from './modules/request-log/request-log.service.js';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Config } from './config-types.js';
@@ -150,6 +151,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await app.register(
       async (api) => {
         api.addHook('onRequest', apiKeyAuth(ctx, environment, apiKeys));
+        // PORTAL-24: the integrator's failed requests, for the partner portal's request log.
+        recordFailedRequests(api, ctx);
         await limitPerApiKey(api, ctx.config.rateLimits);
         for (const plugin of integratorRoutes) await api.register(plugin, { ctx, environment });
         if (environment === 'test') {

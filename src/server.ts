@@ -6,7 +6,7 @@ import { loadConfig, quickStartEnv } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
-import { ensureDemoOrganization } from './modules/organizations/demo.js';
+import { ensureDemoOrganization } from './demo-organization.js';
 import { livePaymentsStatus } from './modules/payments/payments.service.js';
 import { type BackgroundWorker, startWorker } from './worker.js';
 

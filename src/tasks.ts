@@ -13,6 +13,7 @@ import { verifyLedgerCron, verifyLedgerTask } from './modules/ledger-audit/verif
 import { refundCardPaymentTask } from './modules/payments/refund-card-payment.task.js';
 import { complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
 import { sendPortalPasswordResetTask } from './modules/portal/password-reset-email.task.js';
+import { recoverWebhookDeliveriesTask } from './modules/webhooks/recover-deliveries.task.js';
 
 /**
  * Every background task run by graphile-worker, by name. Each `*.task.ts` file declares its task (name, payload
@@ -32,6 +33,7 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   recheck_white_label_domains: recheckWhiteLabelDomainsTask,
   send_domain_lapsed_email: sendDomainLapsedEmailTask,
   send_portal_password_reset: sendPortalPasswordResetTask,
+  recover_webhook_deliveries: recoverWebhookDeliveriesTask,
 };
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDemoOrganization } from '../src/modules/organizations/demo.js';
+import { ensureDemoOrganization } from '../src/demo-organization.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
 
 // ORG-5: the demo organization exists only on the embedded quick start, and a configured token is never printed.

@@ -5,12 +5,14 @@ import { createOperator } from '../src/modules/console/operators.service.js';
 import { DUMMY_HASH } from '../src/modules/console/password.js';
 import { createSession, sessionCookieValue } from '../src/modules/console/sessions.js';
 import { newId } from '../src/lib/ids.js';
+import { seal } from '../src/lib/secret-box.js';
 import { addMembership, insertMember } from '../src/modules/portal/members.repo.js';
 import {
   createSession as createPortalSession,
   sessionCookieValue as portalSessionCookie,
 } from '../src/modules/portal/sessions.js';
 import { fakeDns, setVerifiedDomain } from './domain-helpers.js';
+import { MEMBER_TOTP_SECRET } from './portal-helpers.js';
 import { createCompany } from './factories.js';
 import {
   anything,
@@ -164,12 +166,19 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     passwordHash: DUMMY_HASH,
   });
   await addMembership(app.ctx.pool, victim.organizationId, member!.id, 'owner');
+  // With a second factor, proved just now, so that every page and form is reached rather than its enrolment or its
+  // step-up (PORTAL-5, PORTAL-10).
+  await app.ctx.pool.query('UPDATE members SET totp_sealed = $2, totp_enabled_at = now() WHERE id = $1', [
+    member!.id,
+    seal(app.ctx.secrets.dataKeys, MEMBER_TOTP_SECRET, `member-totp:${member!.id}`),
+  ]);
   const portalSession = await createPortalSession(app.ctx.pool, {
     memberId: member!.id,
     pending: false,
     clientAddress: '127.0.0.1',
     userAgent: 'fuzz',
   });
+  await app.ctx.pool.query('UPDATE portal_sessions SET second_factor_at = now() WHERE member_id = $1', [member!.id]);
   const portalCookie = `fcs_portal=${portalSessionCookie(app.ctx.secrets.fileUrlSecret, portalSession)}`;
   const portalPages = [
     '/portal/',
@@ -177,6 +186,19 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     '/portal/sessions',
     '/portal/account/two-factor',
     '/portal/audit-log',
+    '/portal/orders',
+    `/portal/orders/${orderId}`,
+    '/portal/companies',
+    '/portal/users',
+    '/portal/balance',
+    '/portal/balance/ledger.csv',
+    '/portal/prices',
+    '/portal/branding',
+    '/portal/keys',
+    '/portal/webhooks',
+    '/portal/deliveries',
+    '/portal/events',
+    '/portal/request-log',
   ];
   // Signed out: the sign-in, password reset and invitation forms.
   const portalPublicPages = ['/portal/sign-in', '/portal/password-reset', '/portal/invitation?token=x'];

@@ -18,6 +18,9 @@ export function portalClient(t: TestApp, remoteAddress?: string): PortalClient {
 /** The password every test member chooses. */
 export const PASSWORD = 'a long portal password 1';
 
+/** The authenticator secret of every member {@link memberSession} gives a second factor. */
+export const MEMBER_TOTP_SECRET = 'JBSWY3DPEHPK3PXP';
+
 let n = 0;
 
 /** A fresh e-mail address. */
@@ -84,11 +87,11 @@ export async function memberSession(
   t: TestApp,
   organizationId: string,
   role: Role,
-  opts: { email?: string; remoteAddress?: string } = {},
+  opts: { email?: string; remoteAddress?: string; totp?: boolean } = {},
 ): Promise<{ client: PortalClient; memberId: string; email: string }> {
   const memberId = newId('member');
   const email = opts.email ?? newEmail(role);
-  const secured = role === 'owner' || role === 'admin';
+  const secured = opts.totp ?? (role === 'owner' || role === 'admin');
   await t.ctx.pool.query(
     `INSERT INTO members (id, email, name, password_hash, totp_sealed, totp_enabled_at)
      VALUES ($1, $2, $3, 'scrypt$unused', $4, CASE WHEN $5 THEN now() END)`,
@@ -96,7 +99,7 @@ export async function memberSession(
       memberId,
       email,
       `${role} ${memberId.slice(-4)}`,
-      secured ? seal(t.ctx.secrets.dataKeys, 'JBSWY3DPEHPK3PXP', `member-totp:${memberId}`) : null,
+      secured ? seal(t.ctx.secrets.dataKeys, MEMBER_TOTP_SECRET, `member-totp:${memberId}`) : null,
       secured,
     ],
   );
@@ -107,6 +110,48 @@ export async function memberSession(
   const client = portalClient(t, opts.remoteAddress);
   await joinAs(t, client, memberId);
   return { client, memberId, email };
+}
+
+/**
+ * Dates the last second-factor proof of every session of a member `minutesAgo` minutes back (null: never proved), as
+ * if time had passed (PORTAL-10).
+ */
+export async function setProofAge(t: TestApp, memberId: string, minutesAgo: number | null): Promise<void> {
+  await t.ctx.pool.query(
+    `UPDATE portal_sessions SET second_factor_at = CASE WHEN $2::int IS NULL THEN NULL ELSE now() - make_interval(mins => $2::int) END
+      WHERE member_id = $1`,
+    [memberId, minutesAgo],
+  );
+}
+
+/** Switches the client's session to the live or test environment. */
+export async function switchTo(c: PortalClient, environment: 'live' | 'test'): Promise<void> {
+  await c.get('/portal/');
+  const res = await c.post('/portal/environment', { _csrf: c.csrf(), environment });
+  if (res.statusCode !== 303) throw new Error(`switching to ${environment}: ${res.statusCode} ${res.body}`);
+}
+
+/**
+ * POSTs a url-encoded form whose fields may repeat (checkboxes) with the client's cookies and last CSRF token; a
+ * cookie the answer sets (a flash message) is kept for the client's next request.
+ */
+export async function postPairs(
+  t: TestApp,
+  c: PortalClient,
+  url: string,
+  pairs: Array<[string, string]>,
+): Promise<InjectResult> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: new URLSearchParams([['_csrf', c.csrf()], ...pairs]).toString(),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+    },
+  });
+  for (const cookie of res.cookies) c.cookies.set(cookie.name, cookie.value);
+  return { statusCode: res.statusCode, headers: res.headers as InjectResult['headers'], body: res.body };
 }
 
 /** Gives a client a new full session of a member (its cookie set as sign-in would). */

@@ -20,6 +20,10 @@ beforeAll(async () => {
       return;
     }
     if (req.url === '/silent') return; // never answers
+    if (req.url === '/headers') {
+      res.writeHead(503, { 'retry-after': '30', 'x-big': 'y'.repeat(3000) }).end('busy');
+      return;
+    }
     res.writeHead(200).end('ok');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,4 +60,23 @@ it('cuts a receiver that never answers, and keeps a quick answer whole', async (
   const [silent, quick] = await Promise.all([attempt('/silent', 300), attempt('/quick', 15_000)]);
   expect(silent).toMatchObject({ statusCode: null, error: expect.stringContaining('Timed out after 300 ms') });
   expect(quick).toMatchObject({ statusCode: 200, responseBody: 'ok', error: null });
+});
+
+it('keeps the response headers with the body, at most 2 KiB of them, and none where the body is not kept', async () => {
+  const kept = await attempt('/headers', 15_000);
+  expect(kept).toMatchObject({ statusCode: 503, responseBody: 'busy' });
+  expect(kept.responseHeaders?.['retry-after']).toBe('30');
+  // The oversized header is left out; the ones after it are kept.
+  expect(kept.responseHeaders?.['x-big']).toBeUndefined();
+  expect(kept.responseHeaders?.date).toBeDefined();
+  const notKept = await sendWebhook({
+    url: `http://127.0.0.1:${port}/headers`,
+    body: '{}',
+    headers: {},
+    timeoutMs: 15_000,
+    pinned: null,
+    keepBodyFrom: () => false,
+  });
+  expect(notKept).toMatchObject({ statusCode: 503, responseBody: '' });
+  expect(notKept.responseHeaders).toBeUndefined();
 });

@@ -15,7 +15,13 @@ export function registerKeysCommands(program: Command): void {
     .description('Create an API key (shown once)')
     .action((orgId: string | undefined, opts) =>
       withContext(async ({ ctx }) => {
-        const key = await addApiKey(ctx.pool, requiredValue(opts.org ?? orgId, '--org'), opts.environment, cliActor());
+        const key = await addApiKey(
+          ctx.pool,
+          requiredValue(opts.org ?? orgId, '--org'),
+          opts.environment,
+          undefined,
+          cliActor(),
+        );
         io(opts).print(key, () => `Created ${key.id} (${key.environment}): ${key.key}\nThe key is shown only once.`);
       }),
     );
@@ -29,7 +35,7 @@ export function registerKeysCommands(program: Command): void {
     .action((keyId: string | undefined, opts) =>
       withContext(async ({ ctx }) => {
         const key = serializeApiKey(
-          await revokeKey(ctx.pool, opts.org ?? null, requiredValue(opts.key ?? keyId, '--key'), cliActor()),
+          await revokeKey(ctx.pool, opts.org ?? null, requiredValue(opts.key ?? keyId, '--key'), undefined, cliActor()),
         );
         io(opts).print(key, () => `Revoked ${key.id} (${key.redactedKey})`);
       }),

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory, type PRNG } from 'ulid';
+import { encodeTime, monotonicFactory, type PRNG } from 'ulid';
 
 /** Every id prefix of the service, in one map (API-4: user_, comp_, order_, evt_, ...). */
 const ID_PREFIX = {
@@ -30,6 +30,8 @@ const ID_PREFIX = {
   passwordReset: 'pwr',
   portalSession: 'psess',
   auditEntry: 'aud',
+  failedApiRequest: 'freq',
+  webhookRecovery: 'whrec',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */
@@ -57,6 +59,15 @@ const ulid = monotonicFactory(pooledPrng());
 /** A new time-sortable id such as `user_01JD3Q...` (prefix + '_' + lower-case ULID). */
 export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${ulid().toLowerCase()}`;
+}
+
+/**
+ * The smallest id of `kind` made at `at` (its milliseconds, then zeros): every id of that kind made at or after `at`
+ * sorts at or after it, every one made before sorts before it, so a time range becomes a range of the id index.
+ */
+export function idAt(kind: IdKind, at: Date): string {
+  const ms = Math.min(Math.max(at.getTime(), 0), 2 ** 48 - 1);
+  return `${ID_PREFIX[kind]}_${encodeTime(ms, 10).toLowerCase()}${'0'.repeat(16)}`;
 }
 
 /** True when `id` looks like an id of `kind` (used to tell ids from slugs and emails). */

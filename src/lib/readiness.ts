@@ -14,16 +14,24 @@ export interface Readiness {
 /**
  * Builds the readiness check behind `GET /readyz`: the database answers and has at least this build's
  * migrations (a database ahead of us, during a rolling deploy of a newer version, is fine: migrations only add).
- * One query, and its answer is shared by every caller for `cacheMs` (default 1000 ms), so an unauthenticated
- * probe costs the database at most one cheap query per interval however often it is called.
+ * One query, shared by every caller while it runs and for `cacheMs` (default 1000 ms) after its answer, so an
+ * unauthenticated probe costs the database at most one cheap query per interval however often it is called.
  * @param expectedMigration from `latestMigrationVersion()`.
  */
 export function readinessCheck(pool: pg.Pool, expectedMigration: number, cacheMs = 1000): () => Promise<Readiness> {
-  let cached: { at: number; answer: Promise<Readiness> } | null = null;
+  // `answeredAt` is null while the query runs: every caller meanwhile shares it, however long a loaded database takes,
+  // and its answer then serves for `cacheMs` from the moment it came.
+  let cached: { answeredAt: number | null; answer: Promise<Readiness> } | null = null;
   return () => {
-    const now = Date.now();
-    if (!cached || now - cached.at >= cacheMs) cached = { at: now, answer: check(pool, expectedMigration) };
-    return cached.answer;
+    if (cached && (cached.answeredAt === null || Date.now() - cached.answeredAt < cacheMs)) return cached.answer;
+    const entry: { answeredAt: number | null; answer: Promise<Readiness> } = {
+      answeredAt: null,
+      answer: check(pool, expectedMigration).finally(() => {
+        entry.answeredAt = Date.now();
+      }),
+    };
+    cached = entry;
+    return entry.answer;
   };
 }
 

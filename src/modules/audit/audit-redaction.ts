@@ -24,7 +24,7 @@ export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];
 
 /** The fields each kind's snapshot may keep (AUDIT-3). Amounts are integer cents, times ISO 8601. */
 const ALLOWED_FIELDS: Record<AuditTargetKind, readonly string[]> = {
-  api_key: ['id', 'environment', 'redactedKey', 'createdAt', 'revokedAt'],
+  api_key: ['id', 'environment', 'name', 'redactedKey', 'createdAt', 'revokedAt', 'expiresAt'],
   webhook_endpoint: ['id', 'environment', 'url', 'description', 'eventTypes', 'disabled', 'disabledReason'],
   member: ['memberId', 'email', 'name', 'role'],
   invitation: ['id', 'email', 'role', 'expiresAt'],
@@ -59,6 +59,8 @@ export function redactSnapshot(kind: AuditTargetKind, value: Record<string, unkn
 type ApiKeyLike = {
   id: string;
   environment: Environment;
+  name?: string;
+  expires_at?: Date | null;
   redacted?: string;
   created_at?: Date;
   revoked_at?: Date | null;
@@ -66,16 +68,18 @@ type ApiKeyLike = {
 };
 
 /**
- * The audit snapshot of an API key (AUDIT-3): id, environment, the redacted form (`sk_live_…abcd`), created and
- * revoked times. Takes a stored row (ApiKeyRow) or a created key (NewApiKey, whose `key` is never read).
+ * The audit snapshot of an API key (AUDIT-3): id, environment, name, the redacted form (`sk_live_…abcd`), created,
+ * revoked and end times. Takes a stored row (ApiKeyRow) or a created key (NewApiKey, whose `key` is never read).
  */
 export function apiKeySnapshot(k: ApiKeyLike): AuditSnapshot {
   return redactSnapshot('api_key', {
     id: k.id,
     environment: k.environment,
+    name: k.name ?? null,
     redactedKey: k.redacted ?? null,
     createdAt: k.created_at ?? k.createdAt ?? null,
     revokedAt: k.revoked_at ?? null,
+    expiresAt: k.expires_at ?? null,
   })!;
 }
 

@@ -13,6 +13,7 @@ import * as repo from './audit.repo.js';
 const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
+  'api_key.rolled',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',

@@ -105,7 +105,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
       const environment = field(request.body, 'environment') as Environment;
       if (environment !== 'live' && environment !== 'test')
         throw new ValidationError([{ field: 'environment', message: 'must be live or test' }]);
-      const key = await addApiKey(ctx.pool, id, environment, auditActorOf(request));
+      const key = await addApiKey(ctx.pool, id, environment, undefined, auditActorOf(request));
       request.log.info(
         { organizationId: id, keyId: key.id, operator: actorOf(request) },
         'API key created in the console',
@@ -125,7 +125,7 @@ export async function consoleBusinessRoutes(app: FastifyInstance, { ctx }: { ctx
           text: 'Tick the confirmation box to revoke the key.',
         });
       return formAction(ctx, request, reply, orgUrl(id), async () => {
-        const key = await revokeKey(ctx.pool, id, keyId, auditActorOf(request));
+        const key = await revokeKey(ctx.pool, id, keyId, undefined, auditActorOf(request));
         request.log.info({ organizationId: id, keyId, operator: actorOf(request) }, 'API key revoked in the console');
         return `Revoked ${key.id} (${key.redacted}). Requests with it now get 401.`;
       });

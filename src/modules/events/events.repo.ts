@@ -13,6 +13,10 @@ export interface EventRow {
 export interface EventFilter {
   type?: string;
   orderId?: string;
+  /** Events whose data names this company (the portal's events explorer, PORTAL-23). */
+  companyId?: string;
+  /** The one event of this id. */
+  id?: string;
   startingAfter?: string;
   limit: number;
 }
@@ -27,6 +31,8 @@ export function listEvents(db: Db, tenant: Tenant, f: EventFilter): Promise<Even
   };
   if (f.type) add('type = ?', f.type);
   if (f.orderId) add(`data->>'orderId' = ?`, f.orderId);
+  if (f.companyId) add(`data->>'companyId' = ?`, f.companyId);
+  if (f.id) add('id = ?', f.id);
   if (f.startingAfter) add('id < ?', f.startingAfter);
   params.push(f.limit + 1);
   return many<EventRow>(

@@ -4,6 +4,7 @@ import { SESSION_IDLE_SECONDS } from '../dashboard/sessions.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 import { destroyExpiredTaxIds } from '../orders/ein-tax-ids.js';
 import { FAILURE_DELAYS } from '../rate-limits/sign-in-limits.js';
+import { REQUEST_LOG_DAYS } from '../request-log/request-log.service.js';
 import { purgeExpired, type PurgeCounts, type PurgeRules } from './purge.repo.js';
 
 declare global {
@@ -24,10 +25,12 @@ const PURGE_RULES: PurgeRules = {
   dashboardIdleSeconds: SESSION_IDLE_SECONDS,
   checkoutFormSeconds: 8 * 24 * 3600,
   loginAttemptSeconds: Math.max(24 * 3600, FAILURE_DELAYS.windowSeconds),
+  failedApiRequestSeconds: REQUEST_LOG_DAYS * 24 * 3600,
 };
 
 /**
- * Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms (purge.repo.ts),
+ * Deletes expired idempotency keys, spent or expired magic links, ended sessions, unused checkout forms, failed API
+ * requests past the request log's week (purge.repo.ts),
  * then destroys the EIN tax ids kept TAX_ID_RETENTION_DAYS past their order's filing or cancellation (ORD-EIN-9).
  */
 export const purgeExpiredTask = defineTask('purge_expired', (ctx) => {

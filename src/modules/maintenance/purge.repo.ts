@@ -10,6 +10,7 @@ export interface PurgeCounts {
   loginAttempts: number;
   rateLimitCounters: number;
   streamedTenants: number;
+  failedApiRequests: number;
 }
 
 /** What the purge keeps: the rules each kind of row lives by, in seconds. */
@@ -22,6 +23,8 @@ export interface PurgeRules {
   checkoutFormSeconds: number;
   /** Login attempts older than this no longer count toward any throttle window. */
   loginAttemptSeconds: number;
+  /** The integrator API's failed requests are shown this long in the partner portal's request log (PORTAL-24). */
+  failedApiRequestSeconds: number;
 }
 
 /**
@@ -29,7 +32,8 @@ export interface PurgeRules {
  * sessions (signed out, expired, or idle too long) with their checkout forms (cascade); checkout forms too old to
  * be submitted; ended console sessions (signed out or expired); magic links spent or expired that no remaining
  * session still points at; login attempts past every throttle window; rate-limit counters of ended windows; streamed
- * tenants whose process stopped refreshing them (OPS-6).
+ * tenants whose process stopped refreshing them (OPS-6); failed API requests older than the request log shows
+ * (PORTAL-24).
  * @returns how many rows of each kind went.
  */
 export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCounts> {
@@ -58,7 +62,9 @@ export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCoun
      counters AS (
        DELETE FROM rate_limit_counters WHERE expires_at < now() RETURNING 1),
      streamed AS (
-       DELETE FROM event_stream_tenants WHERE expires_at < now() RETURNING 1)
+       DELETE FROM event_stream_tenants WHERE expires_at < now() RETURNING 1),
+     failed AS (
+       DELETE FROM failed_api_requests WHERE created_at < now() - make_interval(secs => $5) RETURNING 1)
      SELECT (SELECT count(*) FROM idem)::int AS "idempotencyKeys",
             (SELECT count(*) FROM forms)::int AS "checkoutForms",
             (SELECT count(*) FROM sessions)::int AS "dashboardSessions",
@@ -66,8 +72,15 @@ export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCoun
             (SELECT count(*) FROM links)::int AS "magicLinks",
             (SELECT count(*) FROM attempts)::int AS "loginAttempts",
             (SELECT count(*) FROM counters)::int AS "rateLimitCounters",
-            (SELECT count(*) FROM streamed)::int AS "streamedTenants"`,
-    [rules.idempotencyKeySeconds, rules.dashboardIdleSeconds, rules.checkoutFormSeconds, rules.loginAttemptSeconds],
+            (SELECT count(*) FROM streamed)::int AS "streamedTenants",
+            (SELECT count(*) FROM failed)::int AS "failedApiRequests"`,
+    [
+      rules.idempotencyKeySeconds,
+      rules.dashboardIdleSeconds,
+      rules.checkoutFormSeconds,
+      rules.loginAttemptSeconds,
+      rules.failedApiRequestSeconds,
+    ],
   );
   return row!;
 }

@@ -5,6 +5,13 @@ import { sha256 } from '../../lib/secrets.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import type { ApiKeyCache } from './api-key-cache.js';
 import { keyShapeOf } from './api-key-format.js';
+import { recordApiKeyUse } from './organizations.repo.js';
+
+/** A key's use is written at most this often (seconds), by each process and in the database (PORTAL-12). */
+const KEY_USE_EVERY_SECONDS = 300;
+/** When this process last wrote each key's use (ms since the epoch); emptied when it holds this many keys. */
+const KEY_USES_KEPT = 10_000;
+const usesWritten = new Map<string, number>();
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +46,9 @@ export function apiKeyAuth(ctx: AppContext, environment: Environment, keys: ApiK
     if (!shape) throw refused('unauthorized', 'Invalid API key: keys start with sk_live_ or sk_test_');
     const keyHash = sha256(key);
     const row = shape.checksummed || (await keys.isUncheckedKey(keyHash)) ? await keys.find(keyHash) : null;
-    if (!row) throw refused('unauthorized', 'Invalid API key: it is unknown or has been revoked');
+    // A cached entry may outlive the end a roll gave its key (PORTAL-12): nothing announces an end when it comes.
+    if (!row || (row.expires_at && row.expires_at.getTime() <= Date.now()))
+      throw refused('unauthorized', 'Invalid API key: it is unknown or has been revoked');
     if (row.environment !== environment) {
       throw refused(
         'wrong_environment',
@@ -48,5 +57,21 @@ export function apiKeyAuth(ctx: AppContext, environment: Environment, keys: ApiK
     }
     request.tenant = { organizationId: row.organization_id, environment };
     request.apiKeyId = row.id;
+    await noteKeyUse(ctx, request, row.id);
   };
+}
+
+// PORTAL-12: the portal shows when a key was last used, to within KEY_USE_EVERY_SECONDS; most requests write nothing.
+// A failed write is logged and the request goes on.
+async function noteKeyUse(ctx: AppContext, request: FastifyRequest, keyId: string): Promise<void> {
+  const now = Date.now();
+  const last = usesWritten.get(keyId);
+  if (last !== undefined && now - last < KEY_USE_EVERY_SECONDS * 1000) return;
+  if (usesWritten.size >= KEY_USES_KEPT) usesWritten.clear();
+  usesWritten.set(keyId, now);
+  try {
+    await recordApiKeyUse(ctx.pool, keyId, KEY_USE_EVERY_SECONDS);
+  } catch (err) {
+    request.log.warn({ err }, 'could not note the API key use');
+  }
 }

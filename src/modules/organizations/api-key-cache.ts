@@ -5,8 +5,16 @@ import { NotifiedCache } from '../../lib/notified-cache.js';
 import { findActiveKeyByHash } from './organizations.repo.js';
 import { UncheckedKeyHashes } from './unchecked-keys.js';
 
-/** The active key a hash resolves to (null: unknown or revoked). */
-export type CachedKey = { id: string; organization_id: string; environment: Environment } | null;
+/**
+ * The active key a hash resolves to (null: unknown, revoked or ended). `expires_at`: the end a roll gave it
+ * (PORTAL-12), which no notification announces, so whoever reads a cached entry checks it.
+ */
+export type CachedKey = {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  expires_at: Date | null;
+} | null;
 
 /** Every started cache of this process (one per app instance). */
 const running = new Set<ApiKeyCache>();

@@ -60,7 +60,13 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
       reply
         .status(201)
         .send(
-          await service.addApiKey(ctx.pool, request.params.id, request.body.environment, operatorTokenActor(request)),
+          await service.addApiKey(
+            ctx.pool,
+            request.params.id,
+            request.body.environment,
+            undefined,
+            operatorTokenActor(request),
+          ),
         ),
   );
 
@@ -75,7 +81,13 @@ export const organizationsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppConte
     },
     async (request) =>
       service.serializeApiKey(
-        await service.revokeKey(ctx.pool, request.params.id, request.params.keyId, operatorTokenActor(request)),
+        await service.revokeKey(
+          ctx.pool,
+          request.params.id,
+          request.params.keyId,
+          undefined,
+          operatorTokenActor(request),
+        ),
       ),
   );
 };

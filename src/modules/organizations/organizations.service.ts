@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { isEmailAddress } from '../../lib/validation.js';
 import type { Environment, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
+import { AppError, FieldErrors, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { redact, sha256 } from '../../lib/secrets.js';
 import { apiKeySnapshot } from '../audit/audit-redaction.js';
@@ -23,12 +23,13 @@ export interface NewApiKey {
  * Makes a key `sk_live_`/`sk_test_` + 32 random bytes (base64url) + their CRC32 in base62 (newApiKey) and stores only
  * its sha256, marked as checksummed (AUTH-1, AUTH-3).
  */
-async function createApiKey(db: Db, organizationId: string, environment: Environment): Promise<NewApiKey> {
+async function createApiKey(db: Db, organizationId: string, environment: Environment, name = ''): Promise<NewApiKey> {
   const key = newApiKey(environment);
   const row = await repo.insertApiKey(db, {
     id: newId('apiKey'),
     organizationId,
     environment,
+    name,
     keyHash: sha256(key),
     redacted: redact(key),
   });
@@ -100,50 +101,126 @@ export async function getOrganizationOrThrow(db: Db, id: string): Promise<repo.O
   return org;
 }
 
+/** Longest name of a key (PORTAL-11). */
+const MAX_KEY_NAME_LENGTH = 100;
+/** The longest a rolled key keeps working beside its replacement (PORTAL-12): 7 days, in hours. */
+const MAX_ROLL_OVERLAP_HOURS = 7 * 24;
+
 /**
- * Creates a key for an existing organization and records it in the audit log as made by `actor`, in one transaction
- * (AUTH-3, AUDIT-1, AUDIT-2). @throws AppError not_found.
+ * Creates a key for an existing organization (AUTH-3). `name` (PORTAL-11): trimmed, 1 to 100 characters when given;
+ * keys made without one (admin API, CLI) have ''. With `audit` (portal, console, admin API, CLI) the key is recorded in
+ * the audit log in the same transaction (AUDIT-1, AUDIT-2). @throws AppError not_found; ValidationError naming `name`.
  */
 export async function addApiKey(
   pool: pg.Pool,
   organizationId: string,
   environment: Environment,
-  actor: AuditActor,
+  name?: string,
+  audit?: AuditActor,
 ): Promise<NewApiKey> {
+  const keyName = name === undefined ? '' : checkedKeyName(name);
   return withTransaction(pool, async (tx) => {
     await getOrganizationOrThrow(tx, organizationId);
-    const key = await createApiKey(tx, organizationId, environment);
-    await recordAudit(tx, {
-      actor,
-      organizationId,
-      environment,
-      action: 'api_key.created',
-      targetId: key.id,
-      before: null,
-      after: apiKeySnapshot({ id: key.id, environment, redacted: redact(key.key), createdAt: key.createdAt }),
-    });
+    const key = await createApiKey(tx, organizationId, environment, keyName);
+    if (audit) await recordKeyCreated(tx, audit, organizationId, key, keyName);
     return key;
   });
 }
 
+// AUDIT-1: a key made by a person, recorded in the transaction that stores it; its secret is never read (AUDIT-3).
+async function recordKeyCreated(tx: Db, actor: AuditActor, organizationId: string, key: NewApiKey, name: string) {
+  await recordAudit(tx, {
+    actor,
+    organizationId,
+    environment: key.environment,
+    action: 'api_key.created',
+    targetId: key.id,
+    before: null,
+    after: apiKeySnapshot({
+      id: key.id,
+      environment: key.environment,
+      name,
+      redacted: redact(key.key),
+      createdAt: key.createdAt,
+    }),
+  });
+}
+
+function checkedKeyName(name: string): string {
+  const trimmed = name.trim();
+  const errors = new FieldErrors();
+  if (!trimmed) errors.add('name', 'must not be blank');
+  errors.maxLength('name', trimmed, MAX_KEY_NAME_LENGTH);
+  errors.throwIfAny();
+  return trimmed;
+}
+
+/** The tenant's keys (its organization, its environment), revoked and ended ones included, with their last use. */
+export function listTenantKeys(db: Db, tenant: Tenant): Promise<repo.ApiKeyListRow[]> {
+  return repo.listApiKeys(db, tenant.organizationId, tenant.environment);
+}
+
 /**
- * Revokes a key at once (the next request with it gets 401), recording it in the audit log as done by `actor` in the
- * same transaction (AUDIT-2); revoking a revoked key changes and records nothing. `organizationId` null (CLI `keys
- * revoke key_…`): whichever organization owns the key. @throws AppError not_found.
+ * Rolls the tenant's key `keyId` (PORTAL-12): a new key of the same name and environment, shown once, while the old
+ * one keeps working for `overlapHours` (a whole number, 0 to MAX_ROLL_OVERLAP_HOURS; 0 ends it now) and then stops,
+ * its event streams with it (EVT-9). Both in one transaction, with their audit entries given `audit` (AUDIT-1).
+ * @returns the new key and when the old one ends (ISO 8601).
+ * @throws ValidationError naming `overlapHours`; AppError not_found when the tenant has no such key still working.
+ */
+export async function rollKey(
+  pool: pg.Pool,
+  tenant: Tenant,
+  keyId: string,
+  overlapHours: number,
+  audit?: AuditActor,
+): Promise<{ key: NewApiKey & { name: string }; replacedEndsAt: string }> {
+  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > MAX_ROLL_OVERLAP_HOURS)
+    throw new ValidationError([
+      { field: 'overlapHours', message: `must be a whole number of hours from 0 to ${MAX_ROLL_OVERLAP_HOURS}` },
+    ]);
+  const { old, key } = await withTransaction(pool, async (tx) => {
+    const before = audit ? await repo.lockApiKey(tx, tenant.organizationId, keyId, tenant.environment) : null;
+    const old = await repo.endApiKeyAfter(tx, tenant, keyId, overlapHours * 3600);
+    if (!old) throw new AppError('not_found', `No such API key in use: '${keyId}'`);
+    const key = await createApiKey(tx, tenant.organizationId, tenant.environment, old.name);
+    if (audit && before) {
+      await recordAudit(tx, {
+        actor: audit,
+        organizationId: tenant.organizationId,
+        environment: tenant.environment,
+        action: 'api_key.rolled',
+        targetId: keyId,
+        before: apiKeySnapshot(before),
+        after: apiKeySnapshot(old),
+      });
+      await recordKeyCreated(tx, audit, tenant.organizationId, key, old.name);
+    }
+    return { old, key };
+  });
+  // AUTH-12: an entry this process holds would not know the new end; the others hear the commit's NOTIFY.
+  forgetApiKeyInProcess(old.key_hash);
+  return { key: { ...key, name: old.name }, replacedEndsAt: old.expires_at!.toISOString() };
+}
+
+/**
+ * Revokes a key at once (the next request with it gets 401). `organizationId` null (CLI `keys revoke key_…`):
+ * whichever organization owns the key; `environment` (the portal, PORTAL-11): only a key of that environment. With
+ * `audit` the revocation is recorded in the audit log in the same transaction (AUDIT-1, AUDIT-2). @throws not_found.
  */
 export async function revokeKey(
   pool: pg.Pool,
   organizationId: string | null,
   keyId: string,
-  actor: AuditActor,
+  environment?: Environment,
+  audit?: AuditActor,
 ): Promise<repo.ApiKeyRow> {
   const found = await withTransaction(pool, async (tx) => {
-    const before = await repo.lockApiKey(tx, organizationId, keyId);
-    if (!before) return null;
-    const after = await repo.revokeApiKey(tx, organizationId, keyId);
-    if (after && !before.revoked_at)
+    const before = audit ? await repo.lockApiKey(tx, organizationId, keyId, environment) : null;
+    const after = await repo.revokeApiKey(tx, organizationId, keyId, environment);
+    // AUDIT-5: revoking a revoked key changes and records nothing.
+    if (audit && before && after && !before.revoked_at)
       await recordAudit(tx, {
-        actor,
+        actor: audit,
         organizationId: before.organization_id,
         environment: before.environment,
         action: 'api_key.revoked',

@@ -7,9 +7,13 @@ import { refusalStatus, refusalText } from './portal.auth-routes.js';
 import { PORTAL_PREFIX, redirectWith, render } from './portal.web.js';
 import { listLiveSessions, revokeMemberSession } from './sessions.repo.js';
 import { SESSION_IDLE_SECONDS } from './sessions.js';
-import { confirmEnrolment, enrolmentView, startEnrolment } from './two-factor.service.js';
+import { STEP_UP_SECONDS, stepUpTarget } from './step-up.js';
+import { confirmEnrolment, enrolmentView, startEnrolment, stepUp } from './two-factor.service.js';
 
-/** The member's own account: two-factor enrolment (PORTAL-5) and the list of their sessions (PORTAL-6). */
+/**
+ * The member's own account: two-factor enrolment (PORTAL-5), the step-up before live secrets and settings
+ * (PORTAL-10) and the list of their sessions (PORTAL-6).
+ */
 export async function portalAccountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const limit = perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts);
 
@@ -59,6 +63,42 @@ export async function portalAccountRoutes(app: FastifyInstance, { ctx }: { ctx: 
       });
     },
   );
+
+  const stepUpPage = (
+    request: Parameters<typeof render>[1],
+    reply: Parameters<typeof render>[2],
+    next: string,
+    error: string | null,
+  ) =>
+    render(ctx, request, reply, 'step-up', {
+      title: 'Confirm it is you',
+      next,
+      minutes: STEP_UP_SECONDS / 60,
+      error,
+    });
+
+  app.get<{ Querystring: Record<string, string> }>('/step-up', { schema: { hide: true } }, async (request, reply) =>
+    stepUpPage(request, reply, stepUpTarget(request.query.next), null),
+  );
+
+  app.post('/step-up', { schema: { hide: true }, config: { rateLimit: limit } }, async (request, reply) => {
+    const session = request.portalSession!;
+    const next = stepUpTarget(field(request.body, 'next'));
+    const result = await stepUp(
+      ctx,
+      { idHash: session.idHash, memberId: session.member.id },
+      field(request.body, 'code'),
+      request.ip,
+    );
+    if (!result.ok) return stepUpPage(request, refusalStatus(reply, result), next, refusalText(result, 'code'));
+    return redirectWith(
+      ctx,
+      request,
+      reply,
+      next,
+      result.recoveryCodeUsed ? { kind: 'ok', text: 'Confirmed with a recovery code, which is now spent.' } : undefined,
+    );
+  });
 
   app.get('/sessions', { schema: { hide: true } }, async (request, reply) => {
     const session = request.portalSession!;

@@ -15,10 +15,15 @@ import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuditRoutes } from './portal.audit-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalBillingRoutes } from './portal.billing-routes.js';
+import { portalDeliveriesRoutes } from './portal.deliveries-routes.js';
+import { portalEventsRoutes } from './portal.events-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
+import { portalRequestLogRoutes } from './portal.request-log-routes.js';
 import { portalInvitationRoutes } from './portal.invitation-routes.js';
 import { portalRecordsRoutes } from './portal.records-routes.js';
 import { portalSettingsRoutes } from './portal.settings-routes.js';
+import { portalKeysRoutes } from './portal.keys-routes.js';
+import { portalWebhooksRoutes } from './portal.webhooks-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -85,6 +90,11 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalRecordsRoutes, { ctx });
       await web.register(portalBillingRoutes, { ctx });
       await web.register(portalSettingsRoutes, { ctx });
+      await web.register(portalKeysRoutes, { ctx });
+      await web.register(portalWebhooksRoutes, { ctx });
+      await web.register(portalDeliveriesRoutes, { ctx });
+      await web.register(portalEventsRoutes, { ctx });
+      await web.register(portalRequestLogRoutes, { ctx });
       await web.register(portalAuditRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },

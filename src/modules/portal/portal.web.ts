@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { carriesToken, decodeFlash, encodeFlash, type Flash, nonceToken } from '../../lib/browser-forms.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { AuditActor } from '../audit/audit.service.js';
 import type { Tenant } from '../../lib/tenant.js';
@@ -143,6 +143,17 @@ export function requireRole(request: FastifyRequest, action: PortalAction): NonN
 export function requireTenant(request: FastifyRequest, action: PortalAction): Tenant {
   const org = requireRole(request, action);
   return { organizationId: org.id, environment: request.portalSession!.environment };
+}
+
+/**
+ * The messages of a ValidationError by the top field they name (`eventTypes.1` → `eventTypes`), the first per field,
+ * for a form to show each next to its field. @throws `err` itself when it is anything else.
+ */
+export function fieldErrorsOf(err: unknown): Record<string, string> {
+  if (!(err instanceof ValidationError)) throw err;
+  const byField: Record<string, string> = {};
+  for (const e of err.errors) byField[e.field.split('.')[0] || 'form'] ??= e.message;
+  return byField;
 }
 
 /** The request's client description for the session list: its user agent, shortened. */

@@ -90,6 +90,14 @@ export async function completeSecondFactor(db: Db, idHash: string, maxSeconds: n
   );
 }
 
+/** Notes a second-factor proof of a full, live session now (a step-up, PORTAL-10). */
+export async function noteSecondFactor(db: Db, idHash: string): Promise<void> {
+  await db.query(
+    'UPDATE portal_sessions SET second_factor_at = now() WHERE id_hash = $1 AND NOT second_factor_pending AND revoked_at IS NULL',
+    [idHash],
+  );
+}
+
 /** Sets the organization and environment a session shows. */
 export async function setSessionView(
   db: Db,

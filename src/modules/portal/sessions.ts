@@ -27,6 +27,8 @@ export interface PortalSession {
   csrfToken: string;
   /** Signed in with the password only: the second factor is still to come (PORTAL-5). */
   pending: boolean;
+  /** When the session last proved the second factor (sign-in, enrolment or step-up, PORTAL-10); null if never. */
+  secondFactorAt: Date | null;
   member: { id: string; email: string; name: string; totpEnabled: boolean };
   memberships: MembershipRow[];
   /** The organization shown and the member's role in it; null when the member belongs to none. */
@@ -87,6 +89,7 @@ export function portalSessionOf(row: repo.LiveSessionRow, memberships: Membershi
     id: row.id,
     csrfToken: row.csrf_token,
     pending: row.second_factor_pending,
+    secondFactorAt: row.second_factor_at,
     member: { id: row.member_id, email: row.email, name: row.name, totpEnabled: row.totp_enabled_at !== null },
     memberships,
     organization: chosen ? { id: chosen.organization_id, name: chosen.organization_name, role: chosen.role } : null,

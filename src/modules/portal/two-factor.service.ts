@@ -3,7 +3,7 @@ import { withTransaction } from '../../lib/db.js';
 import { AppError } from '../../lib/errors.js';
 import { open, seal } from '../../lib/secret-box.js';
 import * as members from './members.repo.js';
-import { completeSecondFactor } from './sessions.repo.js';
+import { completeSecondFactor, noteSecondFactor } from './sessions.repo.js';
 import { SESSION_MAX_SECONDS } from './sessions.js';
 import { checkSecondFactor, type StepResult, totpSealContext } from './sign-in.service.js';
 import { newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpUri } from './totp.js';
@@ -63,4 +63,19 @@ export async function confirmEnrolment(
     await completeSecondFactor(tx, session.idHash, SESSION_MAX_SECONDS);
   });
   return { ok: true, recoveryCodes };
+}
+
+/**
+ * A step-up (PORTAL-10): the member gives the second factor again (a TOTP code or an unspent recovery code, which
+ * this spends), throttled like sign-in (PORTAL-8); on success the session's proof is dated now.
+ */
+export async function stepUp(
+  ctx: AppContext,
+  session: { idHash: string; memberId: string },
+  code: string,
+  address: string,
+): Promise<StepResult<{ recoveryCodeUsed: boolean }>> {
+  const checked = await checkSecondFactor(ctx, session.memberId, code, address);
+  if (checked.ok) await noteSecondFactor(ctx.pool, session.idHash);
+  return checked;
 }

@@ -6,6 +6,7 @@ import fastifyRateLimit, {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import type { RateLimitConfig } from '../../config-types.js';
+import type { Tenant } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import { registry } from '../../lib/metrics.js';
 import type { SharedCounters } from './shared-counters.js';
@@ -195,10 +196,20 @@ export function countAgainstLimit(
  * @throws AppError rate_limited (429, with Retry-After and RateLimit-* headers) beyond `max`; `what` names the action.
  */
 export function perTenantActionLimit(name: LimitName, max: number, what: string) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
+  const count = tenantActionLimit(name, max, what);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => count(request, reply, request.tenant);
+}
+
+/**
+ * The limit of {@link perTenantActionLimit} for a request that names its tenant itself (the partner portal's
+ * session, PORTAL-13): the same buckets, so the API and the portal share one allowance.
+ * @throws AppError rate_limited (429) beyond `max`.
+ */
+export function tenantActionLimit(name: LimitName, max: number, what: string) {
+  return (request: FastifyRequest, reply: FastifyReply, tenant: Tenant): void =>
     countAgainstLimit(request, reply, {
       name,
-      bucket: `${request.tenant.organizationId}:${request.tenant.environment}`,
+      bucket: `${tenant.organizationId}:${tenant.environment}`,
       max,
       windowMs: 60_000,
       refusal: (seconds) =>

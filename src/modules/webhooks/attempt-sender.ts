@@ -48,8 +48,8 @@ function endpointSigningSecrets(
   return opened;
 }
 
-/** The body exactly as delivered: the stored event as its envelope (EVT-1). */
-function envelopeOf(
+/** The body exactly as delivered: the stored event as its envelope (EVT-1); the portal shows it as each attempt's body. */
+export function envelopeOf(
   row: Pick<ClaimedDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data'>,
 ): EventEnvelope {
   return {
@@ -92,14 +92,25 @@ export async function sendAttempt(
     body,
     timeoutMs: config.webhookTimeoutMs,
     pinned,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      [SIGNATURE_HEADER]: signatureHeader(body, endpointSigningSecrets(secrets, row), Math.floor(Date.now() / 1000)),
-      'service-event-id': row.event_id,
-      'service-delivery-id': row.id,
-    },
+    headers: attemptHeaders(
+      row,
+      signatureHeader(body, endpointSigningSecrets(secrets, row), Math.floor(Date.now() / 1000)),
+    ),
   });
+}
+
+/**
+ * The headers of an attempt of delivery `row.id` of event `row.event_id`, `signature` being its Service-Signature
+ * value: what every attempt sends, and what the portal shows of one (PORTAL-21).
+ */
+export function attemptHeaders(row: { id: string; event_id: string }, signature: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    [SIGNATURE_HEADER]: signature,
+    'service-event-id': row.event_id,
+    'service-delivery-id': row.id,
+  };
 }
 
 /** The `outcome` label of an attempt: success, http_error (a non-2xx answer), timeout, refused (WH-13) or network_error. */

@@ -36,6 +36,8 @@ export interface AttemptRow {
   status_code: number | null;
   duration_ms: number;
   response_body: string | null;
+  /** The receiver's response headers where kept (PORTAL-21); null otherwise and for attempts before they were kept. */
+  response_headers: Record<string, string> | null;
   error: string | null;
   created_at: Date;
 }
@@ -96,12 +98,52 @@ export function listAttempts(db: Db, tenant: Tenant, deliveryId: string): Promis
   );
 }
 
+/** What makes a delivery pending again for one manual attempt now: no automatic retries follow (resend, recovery). */
+const REOPEN = `status = 'pending', auto_retry = false, failure_reason = NULL, next_attempt_at = now(), updated_at = now()`;
+
 /** Makes a delivery pending again for one manual attempt now (resend; no automatic retries follow). */
 export async function reopenDelivery(db: Db, id: string): Promise<void> {
-  await db.query(
-    `UPDATE webhook_deliveries SET status = 'pending', auto_retry = false, failure_reason = NULL, next_attempt_at = now(), updated_at = now() WHERE id = $1`,
-    [id],
+  await db.query(`UPDATE webhook_deliveries SET ${REOPEN} WHERE id = $1`, [id]);
+}
+
+/**
+ * Re-queues, as {@link reopenDelivery} does, the next `limit` failed deliveries of one endpoint of the tenant whose
+ * ids lie after `after` and before `before` (PORTAL-22), in id order, through the endpoint's index. Locks them first,
+ * in id order like every multi-row write of deliveries. @returns how many were re-queued and the last id reached.
+ */
+export async function reopenFailedDeliveries(
+  db: Db,
+  tenant: Tenant,
+  r: { endpointId: string; after: string; before: string; limit: number },
+): Promise<{ count: number; last: string | null }> {
+  const row = await one<{ count: number; last: string | null }>(
+    db,
+    `WITH batch AS (
+       SELECT id FROM webhook_deliveries
+        WHERE endpoint_id = $1 AND organization_id = $2 AND environment = $3 AND id > $4 AND id < $5 AND status = 'failed'
+        ORDER BY id LIMIT $6 FOR UPDATE
+     ), reopened AS (
+       UPDATE webhook_deliveries d SET ${REOPEN} FROM batch WHERE d.id = batch.id RETURNING d.id
+     )
+     SELECT count(*)::int AS count, max(id) AS last FROM reopened`,
+    [r.endpointId, tenant.organizationId, tenant.environment, r.after, r.before, r.limit],
   );
+  return row ?? { count: 0, last: null };
+}
+
+/** How many of one endpoint's deliveries with ids between `after` and `before` are failed (PORTAL-22). */
+export async function countFailedDeliveries(
+  db: Db,
+  tenant: Tenant,
+  r: { endpointId: string; after: string; before: string },
+): Promise<number> {
+  const row = await one<{ n: number }>(
+    db,
+    `SELECT count(*)::int AS n FROM webhook_deliveries
+      WHERE endpoint_id = $1 AND organization_id = $2 AND environment = $3 AND id > $4 AND id < $5 AND status = 'failed'`,
+    [r.endpointId, tenant.organizationId, tenant.environment, r.after, r.before],
+  );
+  return row?.n ?? 0;
 }
 
 /**

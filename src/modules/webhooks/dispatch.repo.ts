@@ -160,6 +160,8 @@ export interface DeliveryOutcome {
   statusCode: number | null;
   durationMs: number;
   responseBody: string;
+  /** The receiver's response headers where kept (PORTAL-21); absent otherwise. */
+  responseHeaders?: Record<string, string>;
   error: string | null;
   status: DeliveryStatus;
   /** Seconds (may be fractional) to the next attempt while pending; null otherwise. */
@@ -169,7 +171,7 @@ export interface DeliveryOutcome {
 
 /**
  * Writes a batch of outcomes in ONE statement (WH-4, WH-15, WH-16): one webhook_attempts row per attempted
- * delivery (status code, duration, first 4 KB of the answer, error, number = the delivery's count after it) and each
+ * delivery (status code, duration, first 4 KB of the answer and its headers where kept, error, number = the delivery's count after it) and each
  * delivery's next state, releasing the lease if `owner` still holds it. An outcome whose delivery moved on meanwhile
  * (its lease ran out and another attempt was recorded first, or it is no longer pending) only records its attempt:
  * a success is kept, nothing is scheduled.
@@ -181,7 +183,7 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
   await db.query(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, attempt_id text, claimed int, attempted boolean, url text, status_code int,
-         duration_ms int, response_body text, error text, status text, retry_in float8, failure_reason text)
+         duration_ms int, response_body text, response_headers jsonb, error text, status text, retry_in float8, failure_reason text)
      ), upd AS (
        UPDATE webhook_deliveries d SET
          attempt_count = d.attempt_count + r.attempted::int,
@@ -199,9 +201,9 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
          FROM r WHERE d.id = r.id
        RETURNING d.id, d.organization_id, d.environment, d.attempt_count
      )
-     INSERT INTO webhook_attempts (id, delivery_id, organization_id, environment, attempt_number, url, status_code, duration_ms, response_body, error)
+     INSERT INTO webhook_attempts (id, delivery_id, organization_id, environment, attempt_number, url, status_code, duration_ms, response_body, response_headers, error)
      SELECT r.attempt_id, u.id, u.organization_id, u.environment, u.attempt_count, r.url, r.status_code, r.duration_ms,
-            NULLIF(r.response_body, ''), r.error
+            NULLIF(r.response_body, ''), r.response_headers, r.error
        FROM upd u JOIN r ON r.id = u.id WHERE r.attempted`,
     [
       // In id order, like every multi-row write of deliveries here, so two writes never wait on each other in a cycle.
@@ -217,6 +219,7 @@ export async function recordOutcomes(db: Db, owner: string, outcomes: DeliveryOu
             status_code: o.statusCode,
             duration_ms: o.durationMs,
             response_body: o.responseBody,
+            response_headers: o.responseHeaders ?? null,
             error: o.error,
             status: o.status,
             retry_in: o.retryInSeconds,

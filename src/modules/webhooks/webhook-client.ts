@@ -14,6 +14,8 @@ export interface SendResult {
   responseBody: string;
   error: string | null;
   durationMs: number;
+  /** The response's headers (lower-case names, at most 2 KiB in all), kept only where the body is (SEC-1, PORTAL-21). */
+  responseHeaders?: Record<string, string>;
 }
 
 /** One webhook POST: the exact body bytes, headers, a timeout (ms), and the vetted address to connect to. */
@@ -87,8 +89,15 @@ export class WebhookClient {
         });
         const prefix = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
         // SEC-1: what an internal service answers is never stored, so an endpoint cannot be used to read it back.
-        const responseBody = (req.keepBodyFrom ?? isPublicAddress)(target.address) ? prefix : '';
-        return { statusCode: res.statusCode, responseBody, error: null, durationMs: elapsed() };
+        const kept = (req.keepBodyFrom ?? isPublicAddress)(target.address);
+        const result: SendResult = {
+          statusCode: res.statusCode,
+          responseBody: kept ? prefix : '',
+          error: null,
+          durationMs: elapsed(),
+        };
+        if (kept) result.responseHeaders = boundedHeaders(res.headers);
+        return result;
       } finally {
         this.deadlines.end(deadline);
       }
@@ -235,6 +244,27 @@ class Deadlines {
     }
     if (!this.due.size) this.close();
   }
+}
+
+/** Bytes of response headers kept on the attempt record (names and values together); the rest are left out. */
+const RESPONSE_HEADERS_LIMIT = 2048;
+
+/**
+ * The response's headers in arrival order, a repeated header's values joined by ', ', within RESPONSE_HEADERS_LIMIT
+ * bytes: a header that would pass it is left out and the next ones still fit if they can (PORTAL-21).
+ */
+function boundedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let size = 0;
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
+    if (size + bytes > RESPONSE_HEADERS_LIMIT) continue;
+    size += bytes;
+    out[name.toLowerCase()] = value;
+  }
+  return out;
 }
 
 /** How often the attempts' deadlines are checked (ms): an attempt is cut at most this long after its time is up. */

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context.js';
-import { createInvitation } from '../portal/invitations.service.js';
-import { createOrganization } from './organizations.service.js';
-import * as repo from './organizations.repo.js';
+import type { AppContext } from './context.js';
+import { createInvitation } from './modules/portal/invitations.service.js';
+import { createOrganization } from './modules/organizations/organizations.service.js';
+import * as repo from './modules/organizations/organizations.repo.js';
 
 /** Whom the demo organization's portal invitation is for (any address works: no e-mail is sent). */
 const DEMO_OWNER_EMAIL = 'owner@demo.example';
