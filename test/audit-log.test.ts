@@ -9,6 +9,7 @@ import {
   rotateSecret,
   updateEndpoint,
 } from '../src/modules/webhooks/webhooks.service.js';
+import { rollKey } from '../src/modules/organizations/organizations.service.js';
 import { runCli } from './cli-runner.js';
 import { consoleClient, newOperator, signIn as consoleSignIn } from './console-helpers.js';
 import { fakeDns } from './domain-helpers.js';
@@ -301,6 +302,25 @@ describe('what the pages of keys and webhook endpoints call', () => {
     const updated = (await entriesOf(tenant.organizationId, 'webhook_endpoint.updated'))[0]!;
     expect(updated.before).toMatchObject({ description: null, url: input.url });
     expect(updated.after).toMatchObject({ description: 'Filings', eventTypes: input.eventTypes });
+  });
+});
+
+describe('rolling a key', () => {
+  it('records the ended key and the new one given an actor, never either secret', async () => {
+    const tenant = await t.newTenant('Audit Roll Co');
+    const member: AuditActor = {
+      kind: 'member',
+      id: 'mem_01jaudit0000000000000000001',
+      label: 'r@example.com',
+      address: ADDRESS,
+    };
+    const tenantOf = { organizationId: tenant.organizationId, environment: 'test' as const };
+    const { key, replacedEndsAt } = await rollKey(t.ctx.pool, tenantOf, tenant.keyIds.test, 2, member);
+    const secrets = [key.key, tenant.keys.test, sha256(key.key), sha256(tenant.keys.test)];
+    const rolled = await onlyEntry(tenant.organizationId, 'api_key.rolled', secrets);
+    expect(rolled).toMatchObject({ target_id: tenant.keyIds.test, before: { expiresAt: null } });
+    expect(new Date(rolled.after!.expiresAt as string).toISOString()).toBe(replacedEndsAt);
+    expect((await onlyEntry(tenant.organizationId, 'api_key.created', secrets)).target_id).toBe(key.id);
   });
 });
 
