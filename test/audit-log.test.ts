@@ -190,6 +190,38 @@ describe('changes made in the portal', () => {
   });
 });
 
+describe('the portal pages of keys and webhook endpoints', () => {
+  it('record a key created and revoked, and an endpoint created, as the member at its address, without a secret', async () => {
+    const tenant = await t.newTenant('Audit Portal Keys Co');
+    const dev = await memberSession(t, tenant.organizationId, 'developer', { remoteAddress: ADDRESS });
+    // Test mode: no step-up, and what a developer may do there (PORTAL-10).
+    await switchTo(dev.client, 'test');
+    await dev.client.get('/portal/keys');
+    const created = await dev.client.post('/portal/keys', { _csrf: dev.client.csrf(), name: 'CI deploys' });
+    const secret = /sk_test_[A-Za-z0-9_-]{20,}/.exec(created.body)?.[0] ?? '';
+    expect(secret).not.toBe('');
+    const made = await onlyEntry(tenant.organizationId, 'api_key.created', [secret]);
+    expect(made).toMatchObject({ actor_kind: 'member', actor_id: dev.memberId, client_address: ADDRESS });
+    expect(made.environment).toBe('test');
+
+    await dev.client.get('/portal/keys');
+    expect(
+      (await dev.client.post(`/portal/keys/${made.target_id}/revoke`, { _csrf: dev.client.csrf() })).statusCode,
+    ).toBe(303);
+    expect((await onlyEntry(tenant.organizationId, 'api_key.revoked', [secret])).actor_id).toBe(dev.memberId);
+
+    await dev.client.get('/portal/webhooks');
+    const endpoint = await dev.client.post('/portal/webhooks', {
+      _csrf: dev.client.csrf(),
+      url: 'https://hooks.example.com/audit',
+      eventTypes: 'filing.status_changed',
+    });
+    const signing = /whsec_[A-Za-z0-9_-]{20,}/.exec(endpoint.body)?.[0] ?? '';
+    expect(signing).not.toBe('');
+    expect((await onlyEntry(tenant.organizationId, 'webhook_endpoint.created', [signing])).actor_id).toBe(dev.memberId);
+  });
+});
+
 describe('changes made through the admin API, the console and the CLI', () => {
   it('records API keys, invitations and wholesale prices of the admin API as the operator token', async () => {
     const tenant = await t.newTenant('Audit Admin Co');

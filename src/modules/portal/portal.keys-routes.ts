@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Tenant } from '../../context.js';
 import { field } from '../console/console.web.js';
 import { addApiKey, listTenantKeys, revokeKey, rollKey } from '../organizations/organizations.service.js';
-import { fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
+import { auditActorOf, fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
 import { askedForStepUp, needsStepUp } from './step-up.js';
 
 const KEYS_PAGE = `${PORTAL_PREFIX}/keys`;
@@ -57,7 +57,7 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
     if (askedForStepUp(request, reply, KEYS_PAGE)) return reply;
     const name = field(request.body, 'name');
     try {
-      const created = await addApiKey(ctx.pool, tenant.organizationId, tenant.environment, name);
+      const created = await addApiKey(ctx.pool, tenant.organizationId, tenant.environment, name, auditActorOf(request));
       // The key is shown on this answer only: only its hash is kept (AUTH-3).
       return keysPage(request, reply.status(201), tenant, {
         created: { name: name.trim(), key: created.key, environment: created.environment, replacedEndsAt: null },
@@ -72,7 +72,13 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
     if (askedForStepUp(request, reply, KEYS_PAGE)) return reply;
     const hours = field(request.body, 'overlapHours');
     try {
-      const rolled = await rollKey(ctx.pool, tenant, request.params.keyId, hours === '' ? Number.NaN : Number(hours));
+      const rolled = await rollKey(
+        ctx.pool,
+        tenant,
+        request.params.keyId,
+        hours === '' ? Number.NaN : Number(hours),
+        auditActorOf(request),
+      );
       return keysPage(request, reply.status(201), tenant, {
         created: {
           name: rolled.key.name,
@@ -92,7 +98,7 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
   app.post<{ Params: { keyId: string } }>('/keys/:keyId/revoke', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request, 'keys.write');
     if (askedForStepUp(request, reply, KEYS_PAGE)) return reply;
-    await revokeKey(ctx.pool, tenant.organizationId, request.params.keyId, tenant.environment);
+    await revokeKey(ctx.pool, tenant.organizationId, request.params.keyId, tenant.environment, auditActorOf(request));
     return redirectWith(ctx, request, reply, KEYS_PAGE, { kind: 'ok', text: 'The key is revoked: it works no more.' });
   });
 }

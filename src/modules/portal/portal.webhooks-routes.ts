@@ -16,7 +16,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../webhooks/webhooks.service.js';
-import { fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
+import { auditActorOf, fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
 import { askedForStepUp, needsStepUp } from './step-up.js';
 
 const LIST_PAGE = `${PORTAL_PREFIX}/webhooks`;
@@ -127,7 +127,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     const form = endpointFormOf(request.body);
     try {
       checkAgainst(CreateEndpointBody, form);
-      const { secret, ...created } = await createEndpoint(ctx, tenant, form);
+      const { secret, ...created } = await createEndpoint(ctx, tenant, form, auditActorOf(request));
       // The signing secret is shown on this answer only (WH-1).
       return listPage(request, reply.status(201), tenant, { created, secret });
     } catch (err) {
@@ -148,7 +148,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     const form = endpointFormOf(request.body);
     try {
       checkAgainst(UpdateEndpointBody, form);
-      await updateEndpoint(ctx, tenant, id, form);
+      await updateEndpoint(ctx, tenant, id, form, auditActorOf(request));
     } catch (err) {
       return endpointPage(request, reply.status(400), tenant, id, { errors: fieldErrorsOf(err), form });
     }
@@ -166,7 +166,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
         const tenant = tenantOf(request, 'webhooks.write');
         const { id } = request.params;
         if (askedForStepUp(request, reply, pageOf(id))) return reply;
-        await updateEndpoint(ctx, tenant, id, { disabled });
+        await updateEndpoint(ctx, tenant, id, { disabled }, auditActorOf(request));
         return redirectWith(ctx, request, reply, pageOf(id), { kind: 'ok', text });
       },
     );
@@ -179,7 +179,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
       const tenant = tenantOf(request, 'webhooks.write');
       const { id } = request.params;
       if (askedForStepUp(request, reply, pageOf(id))) return reply;
-      const { secret } = await rotateSecret(ctx, tenant, id);
+      const { secret } = await rotateSecret(ctx, tenant, id, auditActorOf(request));
       return endpointPage(request, reply.status(201), tenant, id, { secret });
     },
   );
