@@ -14,7 +14,7 @@ import {
   wyomingCompanyForm,
 } from './dashboard-helpers.js';
 import { listPrice, stateFee, wholesale } from './orders-fixtures.js';
-import { signedEvent, StripeStandIn } from './stripe-stand-in.js';
+import { postSignedEvent, StripeStandIn } from './stripe-stand-in.js';
 
 /*
  * Live card payments through Stripe Checkout (PAY-1..PAY-7), offline: the Stripe API is a local stand-in reached
@@ -47,17 +47,12 @@ async function deliver(
   o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {},
 ) {
   const id = o.id ?? `evt_test_${++eventSeq}_${Date.now()}`;
-  const { payload, header } = signedEvent(
+  const res = await postSignedEvent(
+    t.app,
     o.secret ?? WEBHOOK_SECRET,
     { id, type, object, livemode: o.livemode },
     o.timestamp,
   );
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/stripe/webhook',
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-    payload,
-  });
   return { res, id };
 }
 

@@ -29,6 +29,7 @@ const ID_PREFIX = {
   portalInvitation: 'inv',
   passwordReset: 'pwr',
   portalSession: 'psess',
+  topUp: 'topup',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

@@ -22,6 +22,8 @@ export interface LedgerEntryInput {
   orderId?: string | null;
   reversesEntryId?: string | null;
   createdBy?: string | null;
+  /** The payment the entry comes from (FUND-5, FUND-10); unique per entry type. */
+  reference?: string | null;
 }
 
 /**
@@ -70,7 +72,10 @@ async function postEntries(
   if (rows[0]!.id === null) return { ok: false, balanceCents: before };
   return {
     ok: true,
-    entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow),
+    // The function does not return `reference`; it is what was posted.
+    entries: rows.map(
+      ({ balance_before: _b, ...e }, i) => ({ ...e, reference: entries[i]!.reference ?? null }) as LedgerEntryRow,
+    ),
     balanceCents: before + delta,
   };
 }
@@ -85,6 +90,7 @@ export function ledgerLine(e: LedgerEntryInput): LedgerLine {
     order_id: e.orderId ?? null,
     reverses_entry_id: e.reversesEntryId ?? null,
     created_by: e.createdBy ?? null,
+    reference: e.reference ?? null,
   };
 }
 
