@@ -1,31 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
-import { createTestApp, type TestApp } from './harness.js';
+import type { TestApp } from './harness.js';
 import {
   balanceOf,
   deliverStripeEvent,
   eventsOf,
-  fundingEnv,
+  fundingSuite,
   ledgerOf,
   openLiveTopUp,
   payByCard,
   topUpSession,
 } from './funding-helpers.js';
-import { StripeStandIn } from './stripe-stand-in.js';
 
 /*
  * Balance top-ups (FUND-1..FUND-9): live through Stripe Checkout (card and US bank account), credited only when Stripe's
  * signed event says the money is there, once whatever Stripe sends; test mode credits at once and never calls Stripe.
  */
 
-const stripe = new StripeStandIn();
+const suite = fundingSuite();
+const { stripe } = suite;
 let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp(fundingEnv(await stripe.start()));
-});
-afterAll(async () => {
-  await t?.close();
-  await stripe.stop();
+beforeAll(() => {
+  t = suite.t;
 });
 
 const sessionCalls = () => stripe.callsTo('/v1/checkout/sessions').length;

@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
-import type { TestApp, TestTenant } from './harness.js';
-import { postSignedEvent, type StripeStandIn } from './stripe-stand-in.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createTestApp, type TestApp, type TestTenant } from './harness.js';
+import { postSignedEvent, StripeStandIn } from './stripe-stand-in.js';
 
 /*
  * Balance top-ups through Stripe (FUND-*), offline: the Stripe API is the local stand-in (test/stripe-stand-in.ts)
@@ -11,8 +11,24 @@ import { postSignedEvent, type StripeStandIn } from './stripe-stand-in.js';
 /** The webhook signing secret the funding tests configure. */
 const FUNDING_WEBHOOK_SECRET = 'whsec_funding_standin_0123456789';
 
+/**
+ * Registers the file's hooks: a Stripe stand-in and a test app whose live environment takes top-ups through it
+ * (`suite.t` is set once the first beforeAll has run), both closed after the file.
+ */
+export function fundingSuite(extraEnv: Record<string, string> = {}) {
+  const suite = { stripe: new StripeStandIn(), t: undefined as unknown as TestApp };
+  beforeAll(async () => {
+    suite.t = await createTestApp({ ...fundingEnv(await suite.stripe.start()), ...extraEnv });
+  });
+  afterAll(async () => {
+    await suite.t?.close();
+    await suite.stripe.stop();
+  });
+  return suite;
+}
+
 /** The configuration of a test app whose live environment takes top-ups through the stand-in at `base`. */
-export function fundingEnv(base: string): Record<string, string> {
+function fundingEnv(base: string): Record<string, string> {
   return {
     // As a deployed service connects (SEC-3): its pools log in as fcs_app, with fcs_service's rights only.
     DATABASE_SERVICE_ROLE: 'fcs_service',
@@ -62,6 +78,53 @@ export function topUpSession(
     livemode: false,
     created: Math.floor(Date.now() / 1000),
     ...more,
+  };
+}
+
+/** A Dispute as `charge.dispute.created` carries it (Stripe's documented fields). */
+export function dispute(id: string, paymentIntent: string, amountCents: number) {
+  return {
+    id,
+    object: 'dispute',
+    amount: amountCents,
+    currency: 'usd',
+    charge: `ch_${paymentIntent.slice(3)}`,
+    payment_intent: paymentIntent,
+    reason: 'fraudulent',
+    status: 'needs_response',
+    is_charge_refundable: false,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    metadata: {},
+  };
+}
+
+/**
+ * A Charge as `charge.refunded` carries it (Stripe's documented fields): `amountRefunded` is the running total of its
+ * refunds, `refunds` the refund ids newest first.
+ */
+export function refundedCharge(paymentIntent: string, amountCents: number, amountRefunded: number, refunds: string[]) {
+  const charge = `ch_${paymentIntent.slice(3)}`;
+  return {
+    id: charge,
+    object: 'charge',
+    amount: amountCents,
+    amount_captured: amountCents,
+    amount_refunded: amountRefunded,
+    captured: true,
+    paid: true,
+    refunded: amountRefunded === amountCents,
+    status: 'succeeded',
+    currency: 'usd',
+    payment_intent: paymentIntent,
+    livemode: false,
+    created: Math.floor(Date.now() / 1000),
+    refunds: {
+      object: 'list',
+      data: refunds.map((id) => ({ id, object: 'refund', charge, payment_intent: paymentIntent, status: 'succeeded' })),
+      has_more: false,
+      url: `/v1/charges/${charge}/refunds`,
+    },
   };
 }
 
