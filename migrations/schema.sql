@@ -37,6 +37,7 @@ ALTER TABLE public.balances ADD CONSTRAINT balances_environment_check CHECK ((en
 ALTER TABLE public.balances ADD CONSTRAINT balances_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
 ALTER TABLE public.balances ADD CONSTRAINT balances_pkey PRIMARY KEY (organization_id, environment);
 CREATE TRIGGER balances_key_fixed BEFORE UPDATE OF organization_id, environment ON public.balances FOR EACH ROW WHEN (((old.organization_id IS DISTINCT FROM new.organization_id) OR (old.environment IS DISTINCT FROM new.environment))) EXECUTE FUNCTION refuse_reference_change();
+CREATE TRIGGER balances_low_alert AFTER UPDATE OF balance_cents ON public.balances FOR EACH ROW WHEN ((new.balance_cents < old.balance_cents)) EXECUTE FUNCTION alert_low_balance();
 CREATE TRIGGER balances_never_removed BEFORE DELETE OR TRUNCATE ON public.balances FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
 GRANT SELECT ON TABLE public.balances TO fcs_service;
 GRANT INSERT (organization_id) ON TABLE public.balances TO fcs_service;
@@ -963,6 +964,28 @@ ALTER SEQUENCE public.compliance_rule_changes_id_seq OWNED BY public.compliance_
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.compliance_rule_changes_id_seq TO fcs_service;
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.ledger_checks_id_seq TO fcs_service;
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.payment_statuses_id_seq TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.alert_low_balance()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_threshold bigint;
+BEGIN
+  SELECT o.low_balance_threshold_cents INTO v_threshold FROM organizations o WHERE o.id = NEW.organization_id;
+  IF v_threshold IS NOT NULL AND OLD.balance_cents >= v_threshold AND NEW.balance_cents < v_threshold THEN
+    PERFORM emit_events(NEW.organization_id, NEW.environment, jsonb_build_array(jsonb_build_object(
+      'id', new_id('evt'),
+      'type', 'balance.low',
+      'data', jsonb_build_object('balance', round(NEW.balance_cents / 100.0, 2),
+                                 'threshold', round(v_threshold / 100.0, 2),
+                                 'balanceTransactionId', NEW.last_entry_id))));
+  END IF;
+  RETURN NULL;
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.alert_low_balance() TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.alert_low_balance() TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.card_refunds_within_payment()
  RETURNS trigger

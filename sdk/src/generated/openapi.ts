@@ -400,7 +400,7 @@ export interface paths {
         head?: never;
         /**
          * Update your organization
-         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body. whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.
+         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body. whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). lowBalanceThreshold (dollars, null for none) sends balance.low when a debit takes a balance below it. Answers 200 with the organization.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1710,6 +1710,7 @@ export interface components {
             environment: string;
             /** @description prefix org_ */
             id: string;
+            lowBalanceThreshold: number | null;
             name: string;
             /** Format: date-time */
             updatedAt: string;
@@ -1977,6 +1978,8 @@ export interface components {
             dashboardBilling?: "organization" | "customer";
             /** @description Email the admins of a company when a document arrives for it. */
             emailNotifications?: boolean;
+            /** @description Dollars: when a debit takes an environment's balance from at or above this amount to below it, a balance.low event is sent (once per crossing: again only after the balance was back at or above it). Applies to the live and the test balance each on its own; null turns the alert off. */
+            lowBalanceThreshold?: number | null;
             /** @description Shown to your customers in the dashboard and emails. */
             name?: string;
             /** @description Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https, once verified: a new domain is pending until its DNS TXT record (whiteLabelDomainVerification in the answer) is found by POST /organization/white-label-domain/verify. Point its DNS at the service. No two organizations hold one domain (409 when another holds it). Sending the current domain again keeps its state; null removes it. */

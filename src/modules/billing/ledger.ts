@@ -6,6 +6,7 @@ import { formatCents } from '../../lib/money.js';
 import * as repo from './billing.repo.js';
 import type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 import { insufficientBalanceDetails } from './billing.views.js';
+import { eventsWritten } from '../events/events.service.js';
 
 export type { LedgerEntryRow, LedgerLine } from './billing.repo.js';
 
@@ -70,6 +71,9 @@ async function postEntries(
   const rows = await repo.postLedgerEntries(tx, tenant, entries.map(ledgerLine), minBalanceCents);
   const before = Number(rows[0]!.balance_before);
   if (rows[0]!.id === null) return { ok: false, balanceCents: before };
+  // FUND-17: a posting that lowered the balance may have written balance.low (alert_low_balance): wake its listeners
+  // after the commit, as for any event (OPS-5).
+  if (delta < 0) eventsWritten(tx, tenant);
   return {
     ok: true,
     // The function does not return `reference`; it is what was posted.
