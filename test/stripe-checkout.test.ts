@@ -374,6 +374,24 @@ describe('live checkout through Stripe Checkout', () => {
     ).toBe(1);
   });
 
+  it('places once, without a failed delivery, when events of one session race each other', async () => {
+    const c = await liveCustomer('Stripe Race Co');
+    const retail = listPrice('ein');
+    const started = await startEinCheckout(c);
+    const object = session(started.sessionId, {
+      payment_status: 'paid',
+      payment_intent: 'pi_race',
+      amount_total: retail,
+    });
+    const raced = await Promise.all([
+      deliver('checkout.session.completed', object),
+      deliver('checkout.session.completed', object),
+      deliver('checkout.session.async_payment_succeeded', object),
+    ]);
+    expect(raced.map((r) => r.res.statusCode)).toEqual([200, 200, 200]);
+    expect(await ordersOf(c.company.id)).toHaveLength(1);
+  });
+
   it('waits for a delayed payment method: completed unpaid, then async success places the order', async () => {
     const c = await liveCustomer('Stripe Async Co');
     const retail = listPrice('ein');

@@ -78,9 +78,13 @@ export function findOpenForForm(
   );
 }
 
-/** The checkout of a provider session, locked until the transaction ends (events of one session run one at a time). */
+/**
+ * The checkout of a provider session, locked until the transaction ends (events of one session run one at a time).
+ * NO KEY UPDATE: each event's payment_provider_events row, written first in its transaction, holds a key-share lock on
+ * the checkout it names, which FOR UPDATE would wait for: two racing events of one session would deadlock.
+ */
 export function lockBySession(tx: Db, sessionId: string): Promise<CardCheckoutRow | null> {
-  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR UPDATE', [
+  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR NO KEY UPDATE', [
     sessionId,
   ]);
 }
