@@ -17,7 +17,7 @@ CREATE TABLE top_ups (
                         CHECK (status IN ('pending', 'processing', 'succeeded', 'failed', 'expired')),
   provider_session_id text UNIQUE,
   checkout_url        text,
-  payment_intent      text UNIQUE,
+  payment_intent      text,
   idempotency_key     text,
   failure_message     text,
   disputed_cents      bigint NOT NULL DEFAULT 0 CHECK (disputed_cents >= 0),
@@ -30,6 +30,9 @@ CREATE TABLE top_ups (
   UNIQUE (organization_id, environment, idempotency_key)
 );
 CREATE INDEX top_ups_tenant ON top_ups (organization_id, environment, id DESC);
+-- Not unique on purpose: a column of a unique index is a key column, and setting it would take the row's strongest lock,
+-- which waits for the key-share lock each event record holds on its top-up, so racing events would deadlock (FUND-5).
+CREATE INDEX top_ups_payment_intent ON top_ups (payment_intent) WHERE payment_intent IS NOT NULL;
 
 -- A Stripe event about a top-up is recorded with it, as checkout events are with their checkout (FUND-6).
 ALTER TABLE payment_provider_events ADD COLUMN top_up_id text REFERENCES top_ups(id);

@@ -861,12 +861,12 @@ ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_disputed_cents_check CHECK ((d
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_organization_id_environment_idempotency_key_key UNIQUE (organization_id, environment, idempotency_key);
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
-ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_payment_intent_key UNIQUE (payment_intent);
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_pkey PRIMARY KEY (id);
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_provider_check CHECK ((provider = ANY (ARRAY['stripe'::text, 'test'::text])));
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_provider_session_id_key UNIQUE (provider_session_id);
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_refunded_cents_check CHECK ((refunded_cents >= 0));
 ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'succeeded'::text, 'failed'::text, 'expired'::text])));
+CREATE INDEX top_ups_payment_intent ON public.top_ups USING btree (payment_intent) WHERE (payment_intent IS NOT NULL);
 CREATE INDEX top_ups_tenant ON public.top_ups USING btree (organization_id, environment, id DESC);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.top_ups TO fcs_service;
 

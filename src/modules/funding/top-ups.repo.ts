@@ -78,7 +78,8 @@ export function listTopUps(db: Db, tenant: Tenant, limit: number, startingAfter?
 /**
  * The top-up of a Checkout Session, locked until the transaction ends (its events run one at a time: FUND-5). NO KEY
  * UPDATE: each event's payment_provider_events row holds a key-share lock on the top-up it names, which a plain FOR
- * UPDATE would wait for, so two events of one top-up would deadlock.
+ * UPDATE would wait for, so two events of one top-up would deadlock; for the same reason the updates of a top-up after
+ * its creation change no column of a unique index.
  */
 export function lockBySession(tx: Db, sessionId: string): Promise<TopUpRow | null> {
   return one<TopUpRow>(tx, 'SELECT * FROM top_ups WHERE provider_session_id = $1 FOR NO KEY UPDATE', [sessionId]);
