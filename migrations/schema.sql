@@ -73,11 +73,11 @@ CREATE TABLE public.balances (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     last_entry_id text
 );
-ALTER TABLE public.balances ADD CONSTRAINT balances_balance_cents_check CHECK ((balance_cents >= 0));
 ALTER TABLE public.balances ADD CONSTRAINT balances_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.balances ADD CONSTRAINT balances_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
 ALTER TABLE public.balances ADD CONSTRAINT balances_pkey PRIMARY KEY (organization_id, environment);
 CREATE TRIGGER balances_key_fixed BEFORE UPDATE OF organization_id, environment ON public.balances FOR EACH ROW WHEN (((old.organization_id IS DISTINCT FROM new.organization_id) OR (old.environment IS DISTINCT FROM new.environment))) EXECUTE FUNCTION refuse_reference_change();
+CREATE TRIGGER balances_low_alert AFTER UPDATE OF balance_cents ON public.balances FOR EACH ROW WHEN ((new.balance_cents < old.balance_cents)) EXECUTE FUNCTION alert_low_balance();
 CREATE TRIGGER balances_never_removed BEFORE DELETE OR TRUNCATE ON public.balances FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
 GRANT SELECT ON TABLE public.balances TO fcs_service;
 GRANT INSERT (organization_id) ON TABLE public.balances TO fcs_service;
@@ -404,12 +404,15 @@ CREATE TABLE public.ledger_entries (
     order_id text,
     reverses_entry_id text,
     created_by text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    reference text
 );
 ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_no_overdraft CHECK (((amount_cents >= 0) OR (balance_after_cents >= 0) OR (type = 'clawback'::text)));
 ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_pkey PRIMARY KEY (id);
 ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_reverses_entry_id_fkey FOREIGN KEY (reverses_entry_id) REFERENCES ledger_entries(id);
-ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_type_check CHECK ((type = ANY (ARRAY['credit'::text, 'debit'::text, 'reversal'::text])));
+ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_type_check CHECK ((type = ANY (ARRAY['credit'::text, 'debit'::text, 'reversal'::text, 'clawback'::text])));
+CREATE UNIQUE INDEX ledger_entries_one_per_reference ON public.ledger_entries USING btree (type, reference) WHERE (reference IS NOT NULL);
 CREATE UNIQUE INDEX ledger_entries_one_reversal ON public.ledger_entries USING btree (reverses_entry_id) WHERE (reverses_entry_id IS NOT NULL);
 CREATE INDEX ledger_entries_order ON public.ledger_entries USING btree (order_id) WITH (deduplicate_items=off);
 CREATE INDEX ledger_entries_tenant ON public.ledger_entries USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
@@ -645,10 +648,12 @@ CREATE TABLE public.organizations (
     white_label_domain_token text,
     white_label_domain_verified_at timestamp with time zone,
     white_label_domain_vouched boolean DEFAULT false NOT NULL,
-    white_label_domain_lapsed_at timestamp with time zone
+    white_label_domain_lapsed_at timestamp with time zone,
+    low_balance_threshold_cents bigint
 );
 ALTER TABLE public.organizations ADD CONSTRAINT organizations_contact_email_check CHECK (((length(contact_email) >= 3) AND (length(contact_email) <= 254)));
 ALTER TABLE public.organizations ADD CONSTRAINT organizations_dashboard_billing_check CHECK ((dashboard_billing = ANY (ARRAY['organization'::text, 'customer'::text])));
+ALTER TABLE public.organizations ADD CONSTRAINT organizations_low_balance_threshold_cents_check CHECK ((low_balance_threshold_cents >= 0));
 ALTER TABLE public.organizations ADD CONSTRAINT organizations_name_check CHECK ((length(name) > 0));
 ALTER TABLE public.organizations ADD CONSTRAINT organizations_pkey PRIMARY KEY (id);
 ALTER TABLE public.organizations ADD CONSTRAINT organizations_white_label_domain_token CHECK (((white_label_domain IS NULL) OR (white_label_domain_token IS NOT NULL)));
@@ -665,10 +670,12 @@ CREATE TABLE public.payment_provider_events (
     provider text NOT NULL,
     type text NOT NULL,
     checkout_id text,
-    received_at timestamp with time zone DEFAULT now() NOT NULL
+    received_at timestamp with time zone DEFAULT now() NOT NULL,
+    top_up_id text
 );
 ALTER TABLE public.payment_provider_events ADD CONSTRAINT payment_provider_events_checkout_id_fkey FOREIGN KEY (checkout_id) REFERENCES card_checkouts(id);
 ALTER TABLE public.payment_provider_events ADD CONSTRAINT payment_provider_events_pkey PRIMARY KEY (id);
+ALTER TABLE public.payment_provider_events ADD CONSTRAINT payment_provider_events_top_up_id_fkey FOREIGN KEY (top_up_id) REFERENCES top_ups(id);
 CREATE TRIGGER payment_provider_events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.payment_provider_events FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 GRANT SELECT, INSERT ON TABLE public.payment_provider_events TO fcs_service;
 
@@ -900,6 +907,40 @@ CREATE INDEX tax_id_reveals_order ON public.tax_id_reveals USING btree (order_id
 CREATE TRIGGER tax_id_reveals_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.tax_id_reveals FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 GRANT SELECT, INSERT ON TABLE public.tax_id_reveals TO fcs_service;
 
+CREATE TABLE public.top_ups (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    environment text NOT NULL,
+    amount_cents bigint NOT NULL,
+    provider text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    provider_session_id text,
+    checkout_url text,
+    payment_intent text,
+    idempotency_key text,
+    failure_message text,
+    disputed_cents bigint DEFAULT 0 NOT NULL,
+    refunded_cents bigint DEFAULT 0 NOT NULL,
+    succeeded_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_amount_cents_check CHECK ((amount_cents > 0));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_check CHECK (((status = 'succeeded'::text) = (succeeded_at IS NOT NULL)));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_check1 CHECK (((disputed_cents + refunded_cents) <= amount_cents));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_disputed_cents_check CHECK ((disputed_cents >= 0));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_organization_id_environment_idempotency_key_key UNIQUE (organization_id, environment, idempotency_key);
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_pkey PRIMARY KEY (id);
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_provider_check CHECK ((provider = ANY (ARRAY['stripe'::text, 'test'::text])));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_provider_session_id_key UNIQUE (provider_session_id);
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_refunded_cents_check CHECK ((refunded_cents >= 0));
+ALTER TABLE public.top_ups ADD CONSTRAINT top_ups_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'succeeded'::text, 'failed'::text, 'expired'::text])));
+CREATE INDEX top_ups_payment_intent ON public.top_ups USING btree (payment_intent) WHERE (payment_intent IS NOT NULL);
+CREATE INDEX top_ups_tenant ON public.top_ups USING btree (organization_id, environment, id DESC);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.top_ups TO fcs_service;
+
 CREATE TABLE public.users (
     id text NOT NULL,
     organization_id text NOT NULL,
@@ -1019,6 +1060,28 @@ ALTER SEQUENCE public.compliance_rule_changes_id_seq OWNED BY public.compliance_
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.compliance_rule_changes_id_seq TO fcs_service;
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.ledger_checks_id_seq TO fcs_service;
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.payment_statuses_id_seq TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.alert_low_balance()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_threshold bigint;
+BEGIN
+  SELECT o.low_balance_threshold_cents INTO v_threshold FROM organizations o WHERE o.id = NEW.organization_id;
+  IF v_threshold IS NOT NULL AND OLD.balance_cents >= v_threshold AND NEW.balance_cents < v_threshold THEN
+    PERFORM emit_events(NEW.organization_id, NEW.environment, jsonb_build_array(jsonb_build_object(
+      'id', new_id('evt'),
+      'type', 'balance.low',
+      'data', jsonb_build_object('balance', round(NEW.balance_cents / 100.0, 2),
+                                 'threshold', round(v_threshold / 100.0, 2),
+                                 'balanceTransactionId', NEW.last_entry_id))));
+  END IF;
+  RETURN NULL;
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.alert_low_balance() TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.alert_low_balance() TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.card_refunds_within_payment()
  RETURNS trigger
@@ -1507,9 +1570,9 @@ BEGIN
       SELECT l.*, v_before + sum(l.amount_cents) OVER (ORDER BY l.i) AS balance_after_cents
         FROM ROWS FROM (jsonb_to_recordset(p_entries)
                           AS (type text, amount_cents bigint, line_type text, description text, order_id text,
-                              reverses_entry_id text, created_by text))
+                              reverses_entry_id text, created_by text, reference text))
              WITH ORDINALITY
-               AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, i)
+               AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, reference, i)
     ), moved AS (
       UPDATE balances b
          SET balance_cents = b.balance_cents + (SELECT sum(l.amount_cents) FROM l),
@@ -1517,9 +1580,9 @@ BEGIN
        WHERE b.organization_id = p_org AND b.environment = p_env
     )
     INSERT INTO ledger_entries AS le (id, organization_id, environment, type, amount_cents, balance_after_cents,
-                                      line_type, description, order_id, reverses_entry_id, created_by)
+                                      line_type, description, order_id, reverses_entry_id, created_by, reference)
     SELECT v_ids[l.i], p_org, p_env, l.type, l.amount_cents, l.balance_after_cents, l.line_type, l.description,
-           l.order_id, l.reverses_entry_id, l.created_by
+           l.order_id, l.reverses_entry_id, l.created_by, l.reference
       FROM l
     RETURNING le.id, le.organization_id, le.environment, le.type, le.amount_cents, le.balance_after_cents, le.line_type,
               le.description, le.order_id, le.reverses_entry_id, le.created_by, le.created_at, v_before;

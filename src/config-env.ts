@@ -99,6 +99,9 @@ const EnvSchema = Type.Object({
   STRIPE_SECRET_KEY: Type.Optional(Type.String({ pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9_]{8,}$' })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9_+/=]{8,}$' })),
   STRIPE_API_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),
+  // Dollars with at most two decimals (FUND-3); their order is checked in loadConfig.
+  TOP_UP_MIN: Type.Optional(Type.String({ pattern: '^[0-9]{1,8}(\\.[0-9]{1,2})?$' })),
+  TOP_UP_MAX: Type.Optional(Type.String({ pattern: '^[0-9]{1,8}(\\.[0-9]{1,2})?$' })),
 });
 
 /** The known variables of an environment, each set to a non-empty value, as EnvSchema types them once checked. */

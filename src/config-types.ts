@@ -193,4 +193,6 @@ export interface Config {
    * STRIPE_WEBHOOK_SECRET are not both set: live customer-billed checkout then says card payment is unavailable.
    */
   stripe: { secretKey: string; webhookSecret: string; apiBaseUrl: string } | null;
+  /** Smallest and largest amount of one balance top-up, in cents (TOP_UP_MIN / TOP_UP_MAX in dollars, 10 and 50000; FUND-3). */
+  topUps: { minCents: number; maxCents: number };
 }

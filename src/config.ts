@@ -4,6 +4,7 @@ import type { Config, RateLimitConfig } from './config-types.js';
 import { rememberSecrets } from './lib/logger.js';
 import { parseTrustProxy, type TrustProxy } from './lib/proxy-trust.js';
 import type { DataKey } from './lib/secret-box.js';
+import { MAX_TOP_UP_DOLLARS } from './modules/billing/amounts.js';
 
 /** A configuration problem found at boot, naming every bad variable. */
 export class ConfigError extends Error {
@@ -42,6 +43,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError([
       `DATABASE_APP_ROLE: must differ from DATABASE_SERVICE_ROLE (got ${appRole} for both): the pools log in as a member of the service role`,
     ]);
+  const topUps = topUpLimitsOf(e);
   const heartbeatSeconds = Number(e.EVENT_STREAM_HEARTBEAT_SECONDS ?? 15);
   if (heartbeatSeconds <= 0) throw new ConfigError(['EVENT_STREAM_HEARTBEAT_SECONDS: must be more than 0 seconds']);
   // Whatever is printed from now on (logs, CLI errors) leaves these values out.
@@ -120,7 +122,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordHashHeld: Number(e.PASSWORD_HASH_HELD ?? 1000),
     signInAnswerMs: Number(e.SIGN_IN_ANSWER_MS ?? 4000),
     stripe: stripeOf(e),
+    topUps,
   };
+}
+
+/** Default smallest and largest top-up, in dollars (FUND-3). */
+const TOP_UP_DEFAULTS = { min: '10', max: '50000' };
+
+/**
+ * FUND-3: TOP_UP_MIN and TOP_UP_MAX (dollars, at most two decimals; the schema checked their form) as cents: the
+ * smallest more than 0, not above the largest, the largest at most MAX_TOP_UP_DOLLARS.
+ * @throws ConfigError naming the variable.
+ */
+function topUpLimitsOf(e: Env): Config['topUps'] {
+  const minCents = Math.round(Number(e.TOP_UP_MIN ?? TOP_UP_DEFAULTS.min) * 100);
+  const maxCents = Math.round(Number(e.TOP_UP_MAX ?? TOP_UP_DEFAULTS.max) * 100);
+  if (minCents <= 0) throw new ConfigError(['TOP_UP_MIN: must be more than 0 dollars']);
+  if (maxCents > MAX_TOP_UP_DOLLARS * 100)
+    throw new ConfigError([`TOP_UP_MAX: must be at most ${MAX_TOP_UP_DOLLARS} dollars`]);
+  if (minCents > maxCents)
+    throw new ConfigError([
+      `TOP_UP_MIN (${minCents / 100}) must not exceed TOP_UP_MAX (${maxCents / 100}): they bound one top-up's amount in dollars`,
+    ]);
+  return { minCents, maxCents };
 }
 
 /** LIM-8: the request limits of `RATE_LIMIT_*`, each defaulted. */

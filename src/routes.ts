@@ -5,6 +5,7 @@ import { billingRoutes, billingTestHelperRoutes } from './modules/billing/billin
 import { organizationsAdminRoutes } from './modules/organizations/organizations.admin-routes.js';
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
+import { topUpRoutes } from './modules/funding/top-ups.routes.js';
 import { companyRoutes } from './modules/companies/companies.routes.js';
 import { documentsAdminRoutes } from './modules/documents/documents.admin-routes.js';
 import { documentRoutes } from './modules/documents/documents.routes.js';
@@ -38,6 +39,7 @@ export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>
   userRoutes,
   companyRoutes,
   billingRoutes,
+  topUpRoutes,
   documentRoutes,
   eventStreamRoutes,
   eventRoutes,

@@ -219,6 +219,22 @@ describe('configuration', () => {
     ).toThrow(/STRIPE_SECRET_KEY/);
   });
 
+  it('bounds top-ups by TOP_UP_MIN and TOP_UP_MAX in dollars, 10 and 50000 by default, and names a bad one (FUND-3)', () => {
+    expect(loadConfig({}).topUps).toEqual({ minCents: 1000, maxCents: 5_000_000 });
+    expect(loadConfig({ TOP_UP_MIN: '25.50', TOP_UP_MAX: '1000' }).topUps).toEqual({
+      minCents: 2550,
+      maxCents: 100_000,
+    });
+    for (const [env, named] of [
+      [{ TOP_UP_MIN: '0' }, /TOP_UP_MIN: must be more than 0/],
+      [{ TOP_UP_MIN: 'ten' }, /TOP_UP_MIN/],
+      [{ TOP_UP_MAX: '12.345' }, /TOP_UP_MAX/],
+      [{ TOP_UP_MIN: '500', TOP_UP_MAX: '100' }, /TOP_UP_MIN \(500\) must not exceed TOP_UP_MAX \(100\)/],
+      [{ TOP_UP_MAX: '2000000' }, /TOP_UP_MAX: must be at most 1000000 dollars/],
+    ] as const)
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(named);
+  });
+
   it('binds the unauthenticated metrics port to 127.0.0.1 whatever HOST is, unless METRICS_HOST says otherwise', () => {
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9100' })).toMatchObject({
       host: '0.0.0.0',

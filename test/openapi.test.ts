@@ -288,6 +288,10 @@ describe('GET /v1/openapi.json', () => {
       expect.arrayContaining(['header:last-event-id', 'query:types']),
     );
     expect(Object.keys(testDoc.webhooks).sort()).toEqual([
+      'balance.low',
+      'balance.top_up_failed',
+      'balance.top_up_reversed',
+      'balance.top_up_succeeded',
       'compliance.deadline_approaching',
       'compliance.deadline_missed',
       'document.uploaded',

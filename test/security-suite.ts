@@ -7,6 +7,8 @@ import { withTransaction } from '../src/lib/db.js';
 import { storeDocument } from '../src/modules/documents/documents.service.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { transitionOrder } from '../src/modules/filings/filings.service.js';
+import { newId } from '../src/lib/ids.js';
+import { insertTopUp } from '../src/modules/funding/top-ups.repo.js';
 import { createCompany, createOrderRow, createUser } from './factories.js';
 import type { TestApp, TestTenant } from './harness.js';
 
@@ -124,6 +126,26 @@ const event: TenantResource = {
     row: await row(t, 'events', id),
   }),
 };
+// A top-up as POST /balance/top-ups writes it before its payment page opens (live) or its credit (test).
+const topUp: TenantResource = {
+  create: async (t, owner, environment) =>
+    (
+      await insertTopUp(
+        t.ctx.pool,
+        { organizationId: owner.organizationId, environment },
+        {
+          id: newId('topUp'),
+          amountCents: 1000,
+          provider: environment === 'live' ? 'stripe' : 'test',
+          idempotencyKey: null,
+        },
+      )
+    ).id,
+  snapshot: async (t, owner, env, id) => ({
+    api: await ownerView(owner, env, `/balance/top-ups/${id}`),
+    row: await row(t, 'top_ups', id),
+  }),
+};
 // Port 9 on loopback: no test here runs a worker, so nothing is ever sent there.
 const endpoint: TenantResource = {
   create: async (_t, owner, env) =>
@@ -210,6 +232,7 @@ const TENANT_RESOURCES: Record<string, TenantResource> = {
   '/companies/:companyIdOrSlug/compliance-calendar': company,
   '/documents/:documentId': document,
   '/events/:eventId': event,
+  '/balance/top-ups/:topUpId': topUp,
   '/webhook-endpoints/:id': endpoint,
   '/webhook-endpoints/:id/rotate-secret': endpoint,
   '/webhook-endpoints/:id/test': endpoint,
@@ -264,6 +287,7 @@ interface OwnerRows {
   endpointId: string;
   deliveryIds: string[];
   ledgerEntryId: string;
+  topUpId: string;
   deadlineIds: string[];
   /** A retail price set in this environment only (retail prices are per environment, TEN-6), whole dollars. */
   price: { type: string; retailAmount: number };
@@ -279,6 +303,7 @@ const idsOf = (o: OwnerRows) => [
   o.endpointId,
   ...o.deliveryIds,
   o.ledgerEntryId,
+  o.topUpId,
   ...o.deadlineIds,
 ];
 
@@ -303,6 +328,7 @@ const LIST_ROUTES: Record<string, ListRoute> = {
   },
   '/compliance-deadlines': { rows: (o) => o.deadlineIds, idFilters: { startingAfter: (o) => o.deadlineIds[0]! } },
   '/balance-transactions': { rows: (o) => [o.ledgerEntryId], idFilters: { startingAfter: (o) => o.ledgerEntryId } },
+  '/balance/top-ups': { rows: (o) => [o.topUpId], idFilters: { startingAfter: (o) => o.topUpId } },
   '/documents': {
     rows: (o) => [o.documentId],
     idFilters: { startingAfter: (o) => o.documentId, companyId: (o) => o.companyId, orderId: (o) => o.orderId },
@@ -390,6 +416,7 @@ async function createOwnerRows(t: TestApp, owner: TestTenant, env: Environment):
       'SELECT id FROM webhook_deliveries WHERE organization_id = $1 AND environment = $2 ORDER BY id',
     ),
     ledgerEntryId: credit.json().id,
+    topUpId: await topUp.create(t, owner, env),
     deadlineIds: deadlines.json().data.map((d: { id: string }) => d.id),
     price,
   };

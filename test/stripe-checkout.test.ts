@@ -14,7 +14,7 @@ import {
   wyomingCompanyForm,
 } from './dashboard-helpers.js';
 import { listPrice, stateFee, wholesale } from './orders-fixtures.js';
-import { signedEvent, StripeStandIn } from './stripe-stand-in.js';
+import { postSignedEvent, StripeStandIn } from './stripe-stand-in.js';
 
 /*
  * Live card payments through Stripe Checkout (PAY-1..PAY-7), offline: the Stripe API is a local stand-in reached
@@ -47,17 +47,12 @@ async function deliver(
   o: { id?: string; secret?: string; timestamp?: number; livemode?: boolean } = {},
 ) {
   const id = o.id ?? `evt_test_${++eventSeq}_${Date.now()}`;
-  const { payload, header } = signedEvent(
+  const res = await postSignedEvent(
+    t.app,
     o.secret ?? WEBHOOK_SECRET,
     { id, type, object, livemode: o.livemode },
     o.timestamp,
   );
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/stripe/webhook',
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-    payload,
-  });
   return { res, id };
 }
 
@@ -377,6 +372,24 @@ describe('live checkout through Stripe Checkout', () => {
         )
       ).rows[0].n,
     ).toBe(1);
+  });
+
+  it('places once, without a failed delivery, when events of one session race each other', async () => {
+    const c = await liveCustomer('Stripe Race Co');
+    const retail = listPrice('ein');
+    const started = await startEinCheckout(c);
+    const object = session(started.sessionId, {
+      payment_status: 'paid',
+      payment_intent: 'pi_race',
+      amount_total: retail,
+    });
+    const raced = await Promise.all([
+      deliver('checkout.session.completed', object),
+      deliver('checkout.session.completed', object),
+      deliver('checkout.session.async_payment_succeeded', object),
+    ]);
+    expect(raced.map((r) => r.res.statusCode)).toEqual([200, 200, 200]);
+    expect(await ordersOf(c.company.id)).toHaveLength(1);
   });
 
   it('waits for a delayed payment method: completed unpaid, then async success places the order', async () => {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import Stripe from 'stripe';
 
 /** One request the stand-in received: path, form fields (Stripe's bracket notation, flat) and the Idempotency-Key. */
@@ -100,7 +101,7 @@ export class StripeStandIn {
 }
 
 /** A signed Stripe webhook request body and header, as Stripe sends them (signed with the package's test helper). */
-export function signedEvent(
+function signedEvent(
   secret: string,
   event: { id: string; type: string; object: Record<string, unknown>; livemode?: boolean },
   timestamp?: number,
@@ -120,4 +121,20 @@ export function signedEvent(
     ...(timestamp ? { timestamp } : {}),
   });
   return { payload, header };
+}
+
+/** POSTs one event to the app's /stripe/webhook as Stripe sends it: the body signed with `secret`. */
+export function postSignedEvent(
+  app: FastifyInstance,
+  secret: string,
+  event: { id: string; type: string; object: Record<string, unknown>; livemode?: boolean },
+  timestamp?: number,
+) {
+  const { payload, header } = signedEvent(secret, event, timestamp);
+  return app.inject({
+    method: 'POST',
+    url: '/stripe/webhook',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    payload,
+  });
 }

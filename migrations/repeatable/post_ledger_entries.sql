@@ -1,6 +1,7 @@
 -- post_ledger_entries(p_org, p_env, p_entries, p_min_balance): THE way entries are appended to a tenant's ledger
 -- (BILL-17). p_entries: a JSON array of objects {type, amount_cents, line_type, description, order_id,
--- reverses_entry_id, created_by} read by name (other keys are ignored), amounts in signed cents.
+-- reverses_entry_id, created_by, reference} read by name (other keys are ignored; a missing one is null), amounts in
+-- signed cents. `reference` names the payment an entry comes from (a top-up, a dispute, a refund: FUND-5, FUND-10).
 --
 -- Locks the tenant's balance row (creating it at 0 when missing); unless p_min_balance is NULL, checks that the balance
 -- is at least that many cents, and when it is not writes nothing and returns one row whose id is NULL (balance_before =
@@ -42,9 +43,9 @@ BEGIN
       SELECT l.*, v_before + sum(l.amount_cents) OVER (ORDER BY l.i) AS balance_after_cents
         FROM ROWS FROM (jsonb_to_recordset(p_entries)
                           AS (type text, amount_cents bigint, line_type text, description text, order_id text,
-                              reverses_entry_id text, created_by text))
+                              reverses_entry_id text, created_by text, reference text))
              WITH ORDINALITY
-               AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, i)
+               AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, reference, i)
     ), moved AS (
       UPDATE balances b
          SET balance_cents = b.balance_cents + (SELECT sum(l.amount_cents) FROM l),
@@ -52,9 +53,9 @@ BEGIN
        WHERE b.organization_id = p_org AND b.environment = p_env
     )
     INSERT INTO ledger_entries AS le (id, organization_id, environment, type, amount_cents, balance_after_cents,
-                                      line_type, description, order_id, reverses_entry_id, created_by)
+                                      line_type, description, order_id, reverses_entry_id, created_by, reference)
     SELECT v_ids[l.i], p_org, p_env, l.type, l.amount_cents, l.balance_after_cents, l.line_type, l.description,
-           l.order_id, l.reverses_entry_id, l.created_by
+           l.order_id, l.reverses_entry_id, l.created_by, l.reference
       FROM l
     RETURNING le.id, le.organization_id, le.environment, le.type, le.amount_cents, le.balance_after_cents, le.line_type,
               le.description, le.order_id, le.reverses_entry_id, le.created_by, le.created_at, v_before;

@@ -21,7 +21,8 @@ export const API_TAGS = {
   Orders:
     'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
   Prices: 'Retail prices your customers see at dashboard checkout, and which formation packages are offered there.',
-  Balance: 'The prepaid balance ledger: credits, one debit per priced order line, reversals of cancelled orders.',
+  Balance:
+    'The prepaid balance: top-ups paid by card or US bank account through Stripe Checkout, and its ledger (credits, one debit per priced order line, reversals of cancelled orders, clawbacks of disputed or refunded top-ups).',
   Compliance:
     'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
   Documents: 'State-issued documents attached to orders, each with a signed download address valid for one hour.',
@@ -106,6 +107,9 @@ export const OPERATIONS = {
   deletePrice: op('Prices', PARAMS, 'not_found'),
 
   listBalanceTransactions: op('Balance', PARAMS, 'not_found'),
+  createTopUp: op('Balance', POST),
+  listTopUps: op('Balance', PARAMS, 'not_found'),
+  getTopUp: op('Balance', PARAMS, 'not_found'),
 
   getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
   listComplianceDeadlines: op('Compliance', PARAMS),
@@ -267,6 +271,14 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   updatePrice: noSuch('product type', 'formation_tier_9'),
   deletePrice: { not_found: 'No custom price is set for ein' },
   listBalanceTransactions: noSuch('balance transaction', 'txn_01j8zq4v9r6w3t2y1x0a5b7c8j'),
+  createTopUp: {
+    validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
+    conflict:
+      'Top-ups are not available on this service yet: it takes card and bank payments through Stripe, which is not configured. Ask the operator, or use the test environment.',
+    service_unavailable: 'The payment page could not be opened; nothing was charged. Retry in a few minutes.',
+  },
+  listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
+  getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),
   getEvent: noSuch('event', 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h'),
   getWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),

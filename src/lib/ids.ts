@@ -32,6 +32,7 @@ const ID_PREFIX = {
   auditEntry: 'aud',
   failedApiRequest: 'freq',
   webhookRecovery: 'whrec',
+  topUp: 'topup',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

@@ -40,6 +40,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List top-ups
+         * @description Top-ups of the key's environment, newest first. A `startingAfter` id that is not yours answers 404.
+         */
+        get: operations["listTopUps"];
+        put?: never;
+        /**
+         * Top up the balance
+         * @description Live: opens a Stripe Checkout page (card or US bank account / ACH debit) for `amount` dollars and answers the top-up `pending` with its `checkoutUrl`; the balance is credited only once Stripe confirms the money is there (a card at once, a bank debit after a few business days), with a `balance.top_up_succeeded` event, or not at all (`balance.top_up_failed`). Test: the same call credits the test balance at once and answers `succeeded` with `checkoutUrl` null; Stripe is never called. An amount outside the configured bounds answers 400 naming `amount` before anything is charged.
+         */
+        post: operations["createTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/top-ups/{topUpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a top-up
+         * @description One top-up of this environment, with its status.
+         */
+        get: operations["getTopUp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/companies": {
         parameters: {
             query?: never;
@@ -356,7 +400,7 @@ export interface paths {
         head?: never;
         /**
          * Update your organization
-         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body. whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.
+         * @description Changes settings and dashboard branding; only the fields sent change (branding fields merge). Settings are one set per organization, shared by the live and test environments, and they reach live customers (the dashboard's address, branding and billing, the emails sent and to whom). So they change only with a live key: with a test key this operation answers 403 (code forbidden) whose message names the live base address, and nothing changes. A test key may still read the organization (GET) and send an empty body. whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). lowBalanceThreshold (dollars, null for none) sends balance.low when a debit takes a balance below it. Answers 200 with the organization.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -703,6 +747,86 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.low event
+         * @description A debit took the balance from at or above the organization's lowBalanceThreshold to below it. Sent once per crossing: again only after the balance has been at or above the threshold. POSTed to every enabled endpoint subscribed to balance.low, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceLowWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.top_up_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.top_up_failed event
+         * @description A top-up was not paid (a bank debit failed, or a payment had to be refunded); nothing was credited. POSTed to every enabled endpoint subscribed to balance.top_up_failed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceTopUpFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.top_up_reversed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.top_up_reversed event
+         * @description The payment of a credited top-up was disputed or refunded, and that amount was taken back from the balance, even below zero (orders answer 402 until it is funded again). POSTed to every enabled endpoint subscribed to balance.top_up_reversed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceTopUpReversedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.top_up_succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.top_up_succeeded event
+         * @description A top-up was paid and its amount credited to the balance (in test mode at once). POSTed to every enabled endpoint subscribed to balance.top_up_succeeded, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceTopUpSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "compliance.deadline_approaching": {
         parameters: {
             query?: never;
@@ -894,6 +1018,31 @@ export interface components {
             filingYear?: number;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
         };
+        /** BalanceLowData */
+        BalanceLowData: {
+            /** @description The balance right after the debit. In US dollars. */
+            balance: number;
+            /** @description The last entry of the posting that crossed it (prefix txn_). */
+            balanceTransactionId: string;
+            /** @description The lowBalanceThreshold it went below. In US dollars. */
+            threshold: number;
+        };
+        /**
+         * BalanceLowEvent
+         * @description A debit took the balance from at or above the organization's lowBalanceThreshold to below it. Sent once per crossing: again only after the balance has been at or above the threshold.
+         */
+        BalanceLowEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["BalanceLowData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.low";
+        };
         /** BalanceTransaction */
         BalanceTransaction: {
             /** @description Signed: positive adds to the balance, negative (debits) takes from it. In US dollars. */
@@ -909,9 +1058,10 @@ export interface components {
             /** @enum {string} */
             object: "balance_transaction";
             orderId: string | null;
+            reference: string | null;
             reversesTransactionId: string | null;
-            /** @description credit: money added; debit: one priced line of an order; reversal: undoes one debit (order cancelled). */
-            type: "credit" | "debit" | "reversal";
+            /** @description credit: money added (a top-up once paid, a test credit, an operator credit); debit: one priced line of an order; reversal: undoes one debit (order cancelled); clawback: money of a top-up taken back because its payment was disputed or refunded (may take the balance below zero). */
+            type: "credit" | "debit" | "reversal" | "clawback";
         };
         /** BalanceTransactionList */
         BalanceTransactionList: {
@@ -1167,6 +1317,11 @@ export interface components {
             /** @description One of your users (prefix user_). */
             userId: string;
         };
+        /** CreateTopUpRequest */
+        CreateTopUpRequest: {
+            /** @description Dollars to add to the balance, at most two decimals, between the service’s TOP_UP_MIN and TOP_UP_MAX (10 and 50,000 unless the operator set others). */
+            amount: number;
+        };
         /** CreateUserRequest */
         CreateUserRequest: {
             /**
@@ -1182,8 +1337,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Your label for the endpoint. */
             description?: string;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
-            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
+            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
@@ -1356,13 +1511,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low */
             type: string;
         };
         /** EventList */
@@ -1555,6 +1710,7 @@ export interface components {
             environment: string;
             /** @description prefix org_ */
             id: string;
+            lowBalanceThreshold: number | null;
             name: string;
             /** Format: date-time */
             updatedAt: string;
@@ -1660,6 +1816,112 @@ export interface components {
             /** @description Test dollars to add, > 0, at most two decimals. */
             amount: number;
         };
+        /** TopUp */
+        TopUp: {
+            /** @description In US dollars. */
+            amount: number;
+            checkoutUrl: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            failureMessage: string | null;
+            /** @description prefix topup_ */
+            id: string;
+            /** @enum {string} */
+            object: "top_up";
+            /** @description pending: waiting to be paid at checkoutUrl; processing: a bank debit is under way (a few business days); succeeded: the amount was credited; failed: not paid, nothing credited; expired: the payment page expired unpaid. */
+            status: "pending" | "processing" | "succeeded" | "failed" | "expired";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** TopUpFailedData */
+        TopUpFailedData: {
+            /** @description The amount that was asked. In US dollars. */
+            amount: number;
+            failureMessage: string;
+            /** @description prefix topup_ */
+            topUpId: string;
+        };
+        /**
+         * TopUpFailedEvent
+         * @description A top-up was not paid (a bank debit failed, or a payment had to be refunded); nothing was credited.
+         */
+        TopUpFailedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["TopUpFailedData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.top_up_failed";
+        };
+        /** TopUpList */
+        TopUpList: {
+            data: components["schemas"]["TopUp"][];
+            /** @description True when more items follow; pass the last id as startingAfter. */
+            hasMore: boolean;
+            /** @enum {string} */
+            object: "list";
+        };
+        /** TopUpReversedData */
+        TopUpReversedData: {
+            /** @description The amount taken back (positive). In US dollars. */
+            amount: number;
+            /** @description The balance right after; it may be below zero. In US dollars. */
+            balance: number;
+            /** @description The clawback (prefix txn_). */
+            balanceTransactionId: string;
+            reason: "dispute" | "refund";
+            /** @description The Stripe dispute (dp_…) or refund the clawback names. */
+            reference: string;
+            /** @description prefix topup_ */
+            topUpId: string;
+        };
+        /**
+         * TopUpReversedEvent
+         * @description The payment of a credited top-up was disputed or refunded, and that amount was taken back from the balance, even below zero (orders answer 402 until it is funded again).
+         */
+        TopUpReversedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["TopUpReversedData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.top_up_reversed";
+        };
+        /** TopUpSucceededData */
+        TopUpSucceededData: {
+            /** @description The amount credited. In US dollars. */
+            amount: number;
+            /** @description The balance right after the credit. In US dollars. */
+            balance: number;
+            /** @description The credit (prefix txn_). */
+            balanceTransactionId: string;
+            /** @description prefix topup_ */
+            topUpId: string;
+        };
+        /**
+         * TopUpSucceededEvent
+         * @description A top-up was paid and its amount credited to the balance (in test mode at once).
+         */
+        TopUpSucceededEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["TopUpSucceededData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.top_up_succeeded";
+        };
         /** UpdateCompanyRequest */
         UpdateCompanyRequest: {
             /** @description XX-XXXXXXX */
@@ -1716,6 +1978,8 @@ export interface components {
             dashboardBilling?: "organization" | "customer";
             /** @description Email the admins of a company when a document arrives for it. */
             emailNotifications?: boolean;
+            /** @description Dollars: when a debit takes an environment's balance from at or above this amount to below it, a balance.low event is sent (once per crossing: again only after the balance was back at or above it). Applies to the live and the test balance each on its own; null turns the alert off. */
+            lowBalanceThreshold?: number | null;
             /** @description Shown to your customers in the dashboard and emails. */
             name?: string;
             /** @description Host name (e.g. portal.example.com: no scheme, port or path) on which the dashboard answers and to which magic links point, over https, once verified: a new domain is pending until its DNS TXT record (whiteLabelDomainVerification in the answer) is found by POST /organization/white-label-domain/verify. Point its DNS at the service. No two organizations hold one domain (409 when another holds it). Sending the current domain again keeps its state; null removes it. */
@@ -1736,8 +2000,8 @@ export interface components {
             description?: string | null;
             /** @description true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince). */
             disabled?: boolean;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed. */
-            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
+            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
@@ -2051,6 +2315,270 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTopUps: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100. */
+                limit?: number;
+                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                startingAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpList"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTopUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUp"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTopUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description prefix topup_ */
+                topUpId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUp"];
                 };
             };
             /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
@@ -2816,7 +3344,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low";
             };
             header?: never;
             path?: never;
@@ -2959,7 +3487,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, webhook.test). Default: every event. */
+                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, webhook.test). Default: every event. */
                 types?: string;
             };
             header?: {
@@ -5606,6 +6134,94 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    balanceLowWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceLowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceTopUpFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceTopUpReversedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpReversedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceTopUpSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -9,6 +9,7 @@ export const OPERATIONS = {
   createOrder: {"method":"POST","path":"/orders","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createTestBalanceCredit: {"method":"POST","path":"/test_helpers/balance-credits","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createTestDocument: {"method":"POST","path":"/test_helpers/orders/{orderId}/documents","pathParams":["orderId"],"queryParams":[],"body":true,"kind":"json"},
+  createTopUp: {"method":"POST","path":"/balance/top-ups","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createUser: {"method":"POST","path":"/users","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   createWebhookEndpoint: {"method":"POST","path":"/webhook-endpoints","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   deletePrice: {"method":"DELETE","path":"/organization/prices/{type}","pathParams":["type"],"queryParams":[],"body":false,"kind":"json"},
@@ -18,6 +19,7 @@ export const OPERATIONS = {
   getDocument: {"method":"GET","path":"/documents/{documentId}","pathParams":["documentId"],"queryParams":[],"body":false,"kind":"json"},
   getEvent: {"method":"GET","path":"/events/{eventId}","pathParams":["eventId"],"queryParams":[],"body":false,"kind":"json"},
   getOrganization: {"method":"GET","path":"/organization","pathParams":[],"queryParams":[],"body":false,"kind":"json"},
+  getTopUp: {"method":"GET","path":"/balance/top-ups/{topUpId}","pathParams":["topUpId"],"queryParams":[],"body":false,"kind":"json"},
   getUser: {"method":"GET","path":"/users/{userIdOrEmail}","pathParams":["userIdOrEmail"],"queryParams":[],"body":false,"kind":"json"},
   getWebhookDelivery: {"method":"GET","path":"/webhook-deliveries/{id}","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
   getWebhookEndpoint: {"method":"GET","path":"/webhook-endpoints/{id}","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
@@ -27,6 +29,7 @@ export const OPERATIONS = {
   listDocuments: {"method":"GET","path":"/documents","pathParams":[],"queryParams":["limit","startingAfter","companyId","orderId","documentType"],"body":false,"kind":"list","cursor":"documentId"},
   listEvents: {"method":"GET","path":"/events","pathParams":[],"queryParams":["limit","startingAfter","type","orderId"],"body":false,"kind":"list","cursor":"id"},
   listPrices: {"method":"GET","path":"/organization/prices","pathParams":[],"queryParams":[],"body":false,"kind":"json"},
+  listTopUps: {"method":"GET","path":"/balance/top-ups","pathParams":[],"queryParams":["limit","startingAfter"],"body":false,"kind":"list","cursor":"id"},
   listUsers: {"method":"GET","path":"/users","pathParams":[],"queryParams":["limit","startingAfter"],"body":false,"kind":"list","cursor":"id"},
   listWebhookDeliveries: {"method":"GET","path":"/webhook-deliveries","pathParams":[],"queryParams":["limit","startingAfter","endpointId","eventId","status"],"body":false,"kind":"list","cursor":"id"},
   listWebhookEndpoints: {"method":"GET","path":"/webhook-endpoints","pathParams":[],"queryParams":["limit","startingAfter"],"body":false,"kind":"list","cursor":"id"},
@@ -48,6 +51,10 @@ export type OperationId = keyof typeof OPERATIONS;
 
 /** Every event type the API sends (the document's `webhooks`): what webhooks deliver and GET /events/stream streams. */
 export const EVENT_TYPES = [
+  "balance.low",
+  "balance.top_up_failed",
+  "balance.top_up_reversed",
+  "balance.top_up_succeeded",
   "compliance.deadline_approaching",
   "compliance.deadline_missed",
   "document.uploaded",

@@ -32,7 +32,7 @@ const ALLOWED_FIELDS: Record<AuditTargetKind, readonly string[]> = {
   wholesale_price: ['type', 'wholesaleCents', 'defaultWholesaleCents', 'overridden'],
   branding: ['logoUrl', 'primaryColor', 'accentColor'],
   domain: ['whiteLabelDomain', 'status', 'verifiedAt', 'vouched'],
-  billing_settings: ['dashboardBilling', 'emailNotifications', 'contactEmail'],
+  billing_settings: ['dashboardBilling', 'emailNotifications', 'contactEmail', 'lowBalanceThresholdCents'],
 };
 
 /** A target's fields as the audit log keeps them: JSON values only. */
@@ -162,12 +162,13 @@ interface OrganizationSettingsLike {
   dashboard_billing: string;
   email_notifications: boolean;
   contact_email: string | null;
+  low_balance_threshold_cents: number | string | null;
 }
 
 /**
  * The audit snapshots of an organization's settings (AUDIT-3), one per kind: branding (logo URL, colours), domain
  * (the domain, pending or verified, when, vouched by an operator; never its challenge token) and billing settings
- * (who pays dashboard orders, e-mail notifications, technical contact).
+ * (who pays dashboard orders, e-mail notifications, technical contact, the low-balance threshold in cents).
  */
 export function settingsSnapshots(
   o: OrganizationSettingsLike,
@@ -188,6 +189,7 @@ export function settingsSnapshots(
       dashboardBilling: o.dashboard_billing,
       emailNotifications: o.email_notifications,
       contactEmail: o.contact_email,
+      lowBalanceThresholdCents: o.low_balance_threshold_cents === null ? null : Number(o.low_balance_threshold_cents),
     })!,
   };
 }

@@ -7,6 +7,8 @@ export const MAX_PRICE_DOLLARS = 100_000;
 export const MAX_STATE_FEE_DOLLARS = 100_000;
 /** Largest single operator credit, in dollars (LIM-3), however it is made (admin API, console, CLI). */
 export const MAX_OPERATOR_CREDIT_DOLLARS = 10_000_000;
+/** Highest TOP_UP_MAX accepted, in dollars (LIM-3, FUND-3): what one Checkout Session may reasonably collect. */
+export const MAX_TOP_UP_DOLLARS = 1_000_000;
 /** Largest single test-helper credit, in dollars (LIM-3, TEN-7). */
 export const MAX_TEST_CREDIT_DOLLARS = 1_000_000;
 

@@ -11,8 +11,11 @@ export type { StateFeeColumns } from './prices.repo.js';
 // (PRICE-7, PRICE-9) while tenant edits do not block one another.
 const FLOOR_LOCK = 7_300_011;
 
-/** credit (money in), debit (an order line), reversal (undoes one debit; BILL-13). */
-export type LedgerEntryType = 'credit' | 'debit' | 'reversal';
+/**
+ * credit (money in), debit (an order line), reversal (undoes one debit; BILL-13), clawback (money of a top-up taken
+ * back after a dispute or refund of its charge, the only entry that may take the balance below zero: FUND-10, FUND-11).
+ */
+export type LedgerEntryType = 'credit' | 'debit' | 'reversal' | 'clawback';
 
 /** A ledger_entries row. Amounts in cents: > 0 adds to the balance, < 0 takes from it. */
 export interface LedgerEntryRow {
@@ -27,6 +30,8 @@ export interface LedgerEntryRow {
   order_id: string | null;
   reverses_entry_id: string | null;
   created_by: string | null;
+  /** The payment the entry comes from: a top-up id (topup_…), a Stripe dispute (dp_…) or refund; null otherwise. */
+  reference?: string | null;
   created_at: Date;
 }
 
@@ -42,6 +47,8 @@ export type LedgerLine = {
   order_id: string | null;
   reverses_entry_id: string | null;
   created_by: string | null;
+  /** FUND-5, FUND-10: the payment the entry comes from; absent or null for the others. */
+  reference?: string | null;
 };
 
 /** Shared floor lock: held by PUT /organization/prices while it validates against the floor. */
@@ -337,5 +344,12 @@ export function listUnreversedDebits(tx: Db, tenant: Tenant, orderId: string): P
         AND NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.reverses_entry_id = d.id)
       ORDER BY d.id`,
     [tenant.organizationId, tenant.environment, orderId],
+  );
+}
+
+/** Whether a clawback naming `reference` (a dispute or refund) is in the ledger already (FUND-10). */
+export async function clawbackPosted(db: Db, reference: string): Promise<boolean> {
+  return (
+    (await one(db, `SELECT 1 FROM ledger_entries WHERE type = 'clawback' AND reference = $1`, [reference])) !== null
   );
 }

@@ -71,10 +71,13 @@ export const BalanceTransactionSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix txn_' }),
     object: Type.Literal('balance_transaction'),
-    type: Type.Union([Type.Literal('credit'), Type.Literal('debit'), Type.Literal('reversal')], {
-      description:
-        'credit: money added; debit: one priced line of an order; reversal: undoes one debit (order cancelled).',
-    }),
+    type: Type.Union(
+      [Type.Literal('credit'), Type.Literal('debit'), Type.Literal('reversal'), Type.Literal('clawback')],
+      {
+        description:
+          'credit: money added (a top-up once paid, a test credit, an operator credit); debit: one priced line of an order; reversal: undoes one debit (order cancelled); clawback: money of a top-up taken back because its payment was disputed or refunded (may take the balance below zero).',
+      },
+    ),
     amount: Dollars('Signed: positive adds to the balance, negative (debits) takes from it.'),
     balanceAfter: Dollars('The balance right after this entry.'),
     lineType: Nullable(
@@ -83,6 +86,12 @@ export const BalanceTransactionSchema = Type.Object(
     description: Type.String(),
     orderId: Nullable(Type.String({ description: 'The order item this line belongs to (prefix order_).' })),
     reversesTransactionId: Nullable(Type.String({ description: 'Reversals only: the debit reversed.' })),
+    reference: Nullable(
+      Type.String({
+        description:
+          'The payment this entry comes from: the top-up (prefix topup_) for its credit, the Stripe dispute (dp_…) or refund for a clawback; null otherwise.',
+      }),
+    ),
     createdAt: DateTime,
   },
   { title: 'BalanceTransaction' },

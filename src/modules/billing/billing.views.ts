@@ -23,6 +23,7 @@ export function balanceTransactionView(e: LedgerEntryRow) {
     description: e.description,
     orderId: e.order_id,
     reversesTransactionId: e.reverses_entry_id,
+    reference: e.reference ?? null,
     createdAt: e.created_at.toISOString(),
   };
 }

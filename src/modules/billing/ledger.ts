@@ -6,6 +6,7 @@ import { formatCents } from '../../lib/money.js';
 import * as repo from './billing.repo.js';
 import type { LedgerEntryRow, LedgerEntryType, LedgerLine } from './billing.repo.js';
 import { insufficientBalanceDetails } from './billing.views.js';
+import { eventsWritten } from '../events/events.service.js';
 
 export type { LedgerEntryRow, LedgerLine } from './billing.repo.js';
 
@@ -22,6 +23,8 @@ export interface LedgerEntryInput {
   orderId?: string | null;
   reversesEntryId?: string | null;
   createdBy?: string | null;
+  /** The payment the entry comes from (FUND-5, FUND-10); unique per entry type. */
+  reference?: string | null;
 }
 
 /**
@@ -68,9 +71,15 @@ async function postEntries(
   const rows = await repo.postLedgerEntries(tx, tenant, entries.map(ledgerLine), minBalanceCents);
   const before = Number(rows[0]!.balance_before);
   if (rows[0]!.id === null) return { ok: false, balanceCents: before };
+  // FUND-17: a posting that lowered the balance may have written balance.low (alert_low_balance): wake its listeners
+  // after the commit, as for any event (OPS-5).
+  if (delta < 0) eventsWritten(tx, tenant);
   return {
     ok: true,
-    entries: rows.map(({ balance_before: _b, ...e }) => e as LedgerEntryRow),
+    // The function does not return `reference`; it is what was posted.
+    entries: rows.map(
+      ({ balance_before: _b, ...e }, i) => ({ ...e, reference: entries[i]!.reference ?? null }) as LedgerEntryRow,
+    ),
     balanceCents: before + delta,
   };
 }
@@ -85,6 +94,7 @@ export function ledgerLine(e: LedgerEntryInput): LedgerLine {
     order_id: e.orderId ?? null,
     reverses_entry_id: e.reversesEntryId ?? null,
     created_by: e.createdBy ?? null,
+    reference: e.reference ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import { withTransaction } from '../../lib/db.js';
 import { settleHostedCheckout, type HostedPaymentReport } from './hosted-checkout.js';
 import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
 import type { StripePaymentProvider } from '../payments/stripe-provider.js';
+import { clawbackReportOf, settleTopUpSession, takeBackTopUp } from '../funding/funding-events.js';
 
 const HANDLED = new Set([
   'checkout.session.completed',
@@ -14,27 +15,35 @@ const HANDLED = new Set([
 ]);
 
 /**
- * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4): records the event with the
- * checkout its Checkout Session belongs to (a duplicate changes nothing), then settles that checkout.
- * @returns what happened: duplicate, ignored (another type or no payment facts), or the checkout's settlement.
+ * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4, FUND-5, FUND-10): records the
+ * event with the checkout or top-up it is about (a duplicate changes nothing), then settles that checkout or top-up,
+ * or takes a disputed or refunded top-up's money back.
+ * @returns what happened: duplicate, ignored (another type or no payment facts), or the settlement's result.
  */
 export async function handleStripeEvent(
   ctx: AppContext,
   provider: StripePaymentProvider,
   event: Stripe.Event,
   log: FastifyBaseLogger,
-) {
+): Promise<{ result: string; checkoutId?: string | null; topUpId?: string | null }> {
   const report = HANDLED.has(event.type) ? reportOf(event) : null;
+  const clawback = clawbackReportOf(event);
   return withTransaction(ctx.pool, async (tx) => {
     const recorded = await recordProviderEvent(tx, {
       id: event.id,
       provider: provider.name,
       type: event.type,
       sessionId: report?.sessionId ?? null,
+      paymentIntent: clawback?.paymentIntent ?? null,
     });
     if (!recorded) return { result: 'duplicate', checkoutId: null };
+    // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
+    if (clawback) return takeBackTopUp(tx, clawback, log);
     if (!report) return { result: 'ignored', checkoutId: null };
-    return settleHostedCheckout(tx, ctx, provider, report, log);
+    // FUND-5: a session opened for a top-up credits the balance; any other is a dashboard checkout's (PAY-3).
+    return (
+      (await settleTopUpSession(tx, provider, report, log)) ?? settleHostedCheckout(tx, ctx, provider, report, log)
+    );
   });
 }
 

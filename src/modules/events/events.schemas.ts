@@ -16,7 +16,7 @@ export const EventSchema = Type.Object(
       {
         additionalProperties: true,
         description:
-          'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable.',
+          'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId.',
       },
     ),
   },

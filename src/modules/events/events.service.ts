@@ -9,14 +9,18 @@ import { EVENTS_CHANNEL, tenantKey } from './event-stream-hub.js';
 import * as repo from './events.repo.js';
 
 /**
- * Subscribable event types (EVT-2): the contract's two and the compliance calendar's reminders (CAL-20).
- * `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
+ * Subscribable event types (EVT-2): the contract's two, the compliance calendar's reminders (CAL-20), and the
+ * prepaid balance's (FUND-9, FUND-13, FUND-16). `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
  */
 export const EVENT_TYPES = [
   'filing.status_changed',
   'document.uploaded',
   'compliance.deadline_approaching',
   'compliance.deadline_missed',
+  'balance.top_up_succeeded',
+  'balance.top_up_failed',
+  'balance.top_up_reversed',
+  'balance.low',
 ] as const;
 
 /** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */

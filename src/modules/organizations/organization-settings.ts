@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import validator from 'validator';
 import type { AppContext, Environment } from '../../context.js';
-import { AppError, FieldErrors, notFound } from '../../lib/errors.js';
+import { AppError, FieldErrors, notFound, ValidationError } from '../../lib/errors.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from '../billing/amounts.js';
 import { domainTakenError, newDomainToken } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
 import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
@@ -41,7 +42,7 @@ export function assertMayChangeSettings(ctx: AppContext, actor: SettingsActor, p
 
 /**
  * PATCH /organization: validates and applies name, whiteLabelDomain, branding, emailNotifications,
- * dashboardBilling and contactEmail (the technical contact told when a webhook endpoint is disabled). The domain
+ * dashboardBilling, lowBalanceThreshold (dollars, FUND-15) and contactEmail (the technical contact told when a webhook endpoint is disabled). The domain
  * is stored lower-case; a new one waits for its DNS TXT record (domain-verification.ts) unless an operator vouches
  * for it; sending the current domain again keeps its state. contactEmail is trimmed; empty or null removes it.
  * @throws AppError forbidden (403) for a test key (assertMayChangeSettings); ValidationError (400) naming each bad
@@ -75,6 +76,7 @@ export async function updateOrganizationSettings(
   }
   if (patch.name !== undefined && !patch.name.trim()) errors.add('name', 'must not be blank');
   const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail, errors);
+  const lowBalanceThresholdCents = thresholdCents(patch.lowBalanceThreshold, errors);
   errors.throwIfAny();
   if (domain && (await repo.findVerifiedDomainHolder(ctx.pool, domain, organizationId))) throw domainTakenError(domain);
   const branding = patch.branding
@@ -95,6 +97,7 @@ export async function updateOrganizationSettings(
         whiteLabelDomain: domain,
         branding,
         contactEmail,
+        lowBalanceThresholdCents,
         domainToken: domain ? newDomainToken() : undefined,
         domainVerified,
       });
@@ -109,6 +112,18 @@ export async function updateOrganizationSettings(
     // Another organization verified the same domain between the check above and this update (operator vouching).
     if (isUniqueViolation(err) && domain) throw domainTakenError(domain);
     throw err;
+  }
+}
+
+/** FUND-15: lowBalanceThreshold (dollars, at most two decimals) as cents; null removes it, undefined keeps it. */
+function thresholdCents(dollars: number | null | undefined, errors: FieldErrors): number | null | undefined {
+  if (dollars === undefined || dollars === null) return dollars;
+  try {
+    return requestDollarsToCents('lowBalanceThreshold', dollars, { max: MAX_OPERATOR_CREDIT_DOLLARS });
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    for (const e of err.errors) errors.add(e.field, e.message);
+    return undefined;
   }
 }
 

@@ -24,6 +24,8 @@ export interface OrganizationRow {
   dashboard_billing: 'organization' | 'customer';
   /** Technical contact told when a webhook endpoint is disabled (migration 009); null when none is set. */
   contact_email: string | null;
+  /** FUND-15: the low-balance alert's threshold in cents (migration 111); null: no alert. */
+  low_balance_threshold_cents: number | string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -352,6 +354,8 @@ export function updateOrganizationSettings(
     domainToken?: string;
     /** With a whiteLabelDomain: put it in effect at once (an operator vouching for it). */
     domainVerified?: boolean;
+    /** FUND-15: the low-balance threshold in cents; null removes it. */
+    lowBalanceThresholdCents?: number | null;
   },
 ): Promise<OrganizationRow | null> {
   return one<OrganizationRow>(
@@ -373,6 +377,7 @@ export function updateOrganizationSettings(
         email_notifications = COALESCE($6, email_notifications),
         dashboard_billing = COALESCE($7, dashboard_billing),
         contact_email = CASE WHEN $8 THEN $9 ELSE contact_email END,
+        low_balance_threshold_cents = CASE WHEN $12 THEN $13::bigint ELSE low_balance_threshold_cents END,
         updated_at = now()
       WHERE id = $1 RETURNING *`,
     [
@@ -387,6 +392,8 @@ export function updateOrganizationSettings(
       patch.contactEmail ?? null,
       patch.domainToken ?? null,
       patch.domainVerified ?? false,
+      patch.lowBalanceThresholdCents !== undefined,
+      patch.lowBalanceThresholdCents ?? null,
     ],
   );
 }

@@ -62,6 +62,12 @@ const OrganizationSchema = Type.Object(
           'Technical contact emailed when one of your webhook endpoints is disabled after failing (HTTP 410, or every delivery failing for a long time).',
       }),
     ),
+    lowBalanceThreshold: Nullable(
+      Type.Number({
+        description:
+          'Dollars: a debit that takes the balance from at or above it to below it sends balance.low (each environment on its own); null: no alert.',
+      }),
+    ),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -98,7 +104,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
           `Changes settings and dashboard branding; only the fields sent change (branding fields merge). ${LIVE_ONLY} ` +
           'whiteLabelDomain must be a host name no other organization holds (409 conflict); a new domain starts pending: publish the TXT record of ' +
           'whiteLabelDomainVerification, then call POST /organization/white-label-domain/verify. Until then magic links and the dashboard use the default ' +
-          'address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). Answers 200 with the organization.',
+          'address. contactEmail is the technical contact emailed when a webhook endpoint is disabled (null removes it). lowBalanceThreshold (dollars, null for none) ' +
+          'sends balance.low when a debit takes a balance below it. Answers 200 with the organization.',
         body: UpdateOrganizationBody,
         response: { 200: OrganizationSchema, ...operationErrors('updateOrganization') },
       },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS } from '../billing/amounts.js';
 
 /** The environment of a key or balance: `live` or `test` (TEN-1). */
 const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {
@@ -150,6 +151,22 @@ export const UpdateOrganizationBody = Type.Object(
     ),
     contactEmail: Type.Optional(
       Type.Union([ContactEmail, Type.Null()], { description: `${CONTACT_EMAIL_DESCRIPTION} null removes it.` }),
+    ),
+    lowBalanceThreshold: Type.Optional(
+      Type.Union(
+        [
+          Type.Number({
+            minimum: 0,
+            maximum: MAX_OPERATOR_CREDIT_DOLLARS,
+            description: 'Dollars, at most two decimals.',
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            "Dollars: when a debit takes an environment's balance from at or above this amount to below it, a balance.low event is sent (once per crossing: again only after the balance was back at or above it). Applies to the live and the test balance each on its own; null turns the alert off.",
+        },
+      ),
     ),
   },
   { additionalProperties: false, title: 'UpdateOrganizationRequest' },

@@ -42,6 +42,7 @@ export function organizationView({ organization: o, environment, balanceCents }:
     emailNotifications: o.email_notifications,
     dashboardBilling: o.dashboard_billing,
     contactEmail: o.contact_email,
+    lowBalanceThreshold: o.low_balance_threshold_cents === null ? null : centsToDollars(o.low_balance_threshold_cents),
     createdAt: o.created_at.toISOString(),
     updatedAt: o.updated_at.toISOString(),
   };

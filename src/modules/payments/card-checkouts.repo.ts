@@ -78,9 +78,13 @@ export function findOpenForForm(
   );
 }
 
-/** The checkout of a provider session, locked until the transaction ends (events of one session run one at a time). */
+/**
+ * The checkout of a provider session, locked until the transaction ends (events of one session run one at a time).
+ * NO KEY UPDATE: each event's payment_provider_events row, written first in its transaction, holds a key-share lock on
+ * the checkout it names, which FOR UPDATE would wait for: two racing events of one session would deadlock.
+ */
 export function lockBySession(tx: Db, sessionId: string): Promise<CardCheckoutRow | null> {
-  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR UPDATE', [
+  return one<CardCheckoutRow>(tx, 'SELECT * FROM card_checkouts WHERE provider_session_id = $1 FOR NO KEY UPDATE', [
     sessionId,
   ]);
 }
@@ -121,21 +125,23 @@ export async function setStatus(
 }
 
 /**
- * Records a provider event id (PAY-4) with the checkout of `sessionId`, the provider session it reports on (null, or
- * a session this service did not open: no checkout). @returns false when it was recorded before (a replay or
+ * Records a provider event id (PAY-4) with the checkout or top-up of `sessionId`, the provider session it reports on
+ * (null, or a session this service did not open: neither), or the top-up `paymentIntent` paid. @returns false when it was recorded before (a replay or
  * duplicate delivery: handle nothing). The row is written in the transaction that handles the event, so a failed
  * handling leaves no record and the provider's redelivery is handled again; it is never changed afterwards (the
  * table is insert-only, SEC-3).
  */
 export async function recordProviderEvent(
   tx: Db,
-  e: { id: string; provider: string; type: string; sessionId: string | null },
+  e: { id: string; provider: string; type: string; sessionId: string | null; paymentIntent?: string | null },
 ): Promise<boolean> {
+  // FUND-6: an event about a top-up (its session, or the PaymentIntent a dispute or refund names) is kept with it.
   const res = await tx.query(
-    `INSERT INTO payment_provider_events (id, provider, type, checkout_id)
-     VALUES ($1, $2, $3, (SELECT id FROM card_checkouts WHERE provider_session_id = $4))
+    `INSERT INTO payment_provider_events (id, provider, type, checkout_id, top_up_id)
+     VALUES ($1, $2, $3, (SELECT id FROM card_checkouts WHERE provider_session_id = $4),
+             coalesce((SELECT id FROM top_ups WHERE provider_session_id = $4), (SELECT id FROM top_ups WHERE payment_intent = $5)))
      ON CONFLICT (id) DO NOTHING`,
-    [e.id, e.provider, e.type, e.sessionId],
+    [e.id, e.provider, e.type, e.sessionId, e.paymentIntent ?? null],
   );
   return res.rowCount === 1;
 }

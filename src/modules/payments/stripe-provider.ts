@@ -14,6 +14,15 @@ export interface StripeSettings {
   apiBaseUrl: string;
 }
 
+/** A top-up's Checkout Session (FUND-2): our top-up id (also the idempotency key), its amount in US cents, where to return. */
+export interface TopUpSessionRequest {
+  topUpId: string;
+  organizationName: string;
+  amountCents: number;
+  successUrl: string;
+  cancelUrl: string;
+}
+
 /** Webhook signatures older than this many seconds are refused as stale (Stripe's own default tolerance). */
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
@@ -74,6 +83,45 @@ export class StripePaymentProvider implements HostedPaymentProvider {
         expires_at: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_SECONDS,
       },
       { idempotencyKey: request.idempotencyKey },
+    );
+    if (!session.url) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
+    return { sessionId: session.id, url: session.url };
+  }
+
+  /**
+   * Opens a Checkout Session for a prepaid balance top-up (FUND-2): one line of `amountCents` US cents, paid by card or
+   * US bank account (ACH debit), our top-up id in the metadata of the session and of its PaymentIntent (disputes and
+   * refunds name the PaymentIntent). The balance is credited only when Stripe's signed event says it is paid (FUND-5).
+   * @throws when Stripe refuses or cannot be reached (nothing is charged then).
+   */
+  async createTopUpSession(request: TopUpSessionRequest): Promise<{ sessionId: string; url: string }> {
+    const session = await this.client.checkout.sessions.create(
+      {
+        mode: 'payment',
+        // The pinned API version has no static `payment_method_types` for Checkout: this list filters what the Stripe
+        // account offers, so US bank account must be switched on among its payment methods (docs/deploying.md).
+        allowed_payment_method_types: ['card', 'us_bank_account'],
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: PAYMENT_CURRENCY,
+              unit_amount: request.amountCents,
+              product_data: { name: `Prepaid balance top-up for ${request.organizationName}`.slice(0, 250) },
+            },
+          },
+        ],
+        client_reference_id: request.topUpId,
+        metadata: { top_up_id: request.topUpId },
+        payment_intent_data: {
+          metadata: { top_up_id: request.topUpId },
+          description: `Balance top-up ${request.topUpId}`,
+        },
+        success_url: request.successUrl,
+        cancel_url: request.cancelUrl,
+        expires_at: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_SECONDS,
+      },
+      { idempotencyKey: request.topUpId },
     );
     if (!session.url) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
     return { sessionId: session.id, url: session.url };

@@ -83,6 +83,52 @@ const WebhookTestDataSchema = Type.Object(
   { title: 'WebhookTestData' },
 );
 
+const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
+
+/** `data` of balance.top_up_succeeded (FUND-9): the top-up credited and the balance right after. */
+const TopUpSucceededDataSchema = Type.Object(
+  {
+    topUpId: Type.String({ description: 'prefix topup_' }),
+    amount: Dollars('The amount credited.'),
+    balance: Dollars('The balance right after the credit.'),
+    balanceTransactionId: Type.String({ description: 'The credit (prefix txn_).' }),
+  },
+  { title: 'TopUpSucceededData' },
+);
+
+/** `data` of balance.top_up_failed (FUND-9): nothing was credited. */
+const TopUpFailedDataSchema = Type.Object(
+  {
+    topUpId: Type.String({ description: 'prefix topup_' }),
+    amount: Dollars('The amount that was asked.'),
+    failureMessage: Type.String(),
+  },
+  { title: 'TopUpFailedData' },
+);
+
+/** `data` of balance.top_up_reversed (FUND-13): money of a top-up taken back after a dispute or refund. */
+const TopUpReversedDataSchema = Type.Object(
+  {
+    topUpId: Type.String({ description: 'prefix topup_' }),
+    reason: Type.Union([Type.Literal('dispute'), Type.Literal('refund')]),
+    reference: Type.String({ description: 'The Stripe dispute (dp_…) or refund the clawback names.' }),
+    amount: Dollars('The amount taken back (positive).'),
+    balance: Dollars('The balance right after; it may be below zero.'),
+    balanceTransactionId: Type.String({ description: 'The clawback (prefix txn_).' }),
+  },
+  { title: 'TopUpReversedData' },
+);
+
+/** `data` of balance.low (FUND-16): a debit took the balance below the organization's lowBalanceThreshold. */
+const BalanceLowDataSchema = Type.Object(
+  {
+    balance: Dollars('The balance right after the debit.'),
+    threshold: Dollars('The lowBalanceThreshold it went below.'),
+    balanceTransactionId: Type.String({ description: 'The last entry of the posting that crossed it (prefix txn_).' }),
+  },
+  { title: 'BalanceLowData' },
+);
+
 const envelope = <T extends TSchema>(type: string, data: T, title: string, description: string) =>
   Type.Object(
     {
@@ -119,6 +165,30 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     ComplianceDeadlineDataSchema,
     'ComplianceDeadlineMissedEvent',
     'A state report of a company passed its due date yesterday (or within the last week, when first seen later) and no filed or pending annual report order covers it. Sent once per report.',
+  ),
+  'balance.top_up_succeeded': envelope(
+    'balance.top_up_succeeded',
+    TopUpSucceededDataSchema,
+    'TopUpSucceededEvent',
+    'A top-up was paid and its amount credited to the balance (in test mode at once).',
+  ),
+  'balance.top_up_failed': envelope(
+    'balance.top_up_failed',
+    TopUpFailedDataSchema,
+    'TopUpFailedEvent',
+    'A top-up was not paid (a bank debit failed, or a payment had to be refunded); nothing was credited.',
+  ),
+  'balance.top_up_reversed': envelope(
+    'balance.top_up_reversed',
+    TopUpReversedDataSchema,
+    'TopUpReversedEvent',
+    'The payment of a credited top-up was disputed or refunded, and that amount was taken back from the balance, even below zero (orders answer 402 until it is funded again).',
+  ),
+  'balance.low': envelope(
+    'balance.low',
+    BalanceLowDataSchema,
+    'BalanceLowEvent',
+    "A debit took the balance from at or above the organization's lowBalanceThreshold to below it. Sent once per crossing: again only after the balance has been at or above the threshold.",
   ),
   'webhook.test': envelope(
     'webhook.test',
