@@ -4,7 +4,7 @@ import type { Config, RateLimitConfig } from './config-types.js';
 import { rememberSecrets } from './lib/logger.js';
 import { parseTrustProxy, type TrustProxy } from './lib/proxy-trust.js';
 import type { DataKey } from './lib/secret-box.js';
-import { MAX_TOP_UP_DOLLARS } from './modules/billing/amounts.js';
+import { MAX_TOP_UP_DOLLARS } from './lib/amounts.js';
 
 /** A configuration problem found at boot, naming every bad variable. */
 export class ConfigError extends Error {

@@ -4,7 +4,7 @@ import type { Db } from '../../lib/db.js';
 import { AppError, FieldErrors } from '../../lib/errors.js';
 import type { Page, PageParams } from '../../lib/pagination.js';
 import { toPage } from '../../lib/pagination.js';
-import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from './amounts.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
 import * as repo from './billing.repo.js';
 import { creditBalance, type LedgerEntryRow } from './ledger.js';
 

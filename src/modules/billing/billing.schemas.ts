@@ -6,7 +6,7 @@ import {
   MAX_PRICE_DOLLARS,
   MAX_STATE_FEE_DOLLARS,
   MAX_TEST_CREDIT_DOLLARS,
-} from './amounts.js';
+} from '../../lib/amounts.js';
 
 const Dollars = (description: string) => Type.Number({ description: `${description} In US dollars.` });
 

@@ -5,7 +5,7 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { formatCents } from '../../lib/money.js';
 import { priceSnapshot } from '../audit/audit-redaction.js';
 import { type AuditActor, recordAuditChange } from '../audit/audit.service.js';
-import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
+import { MAX_PRICE_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
 import * as repo from './billing.repo.js';
 import { priceBelowFloorDetails } from './billing.views.js';
 import {

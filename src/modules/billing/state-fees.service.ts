@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, FieldErrors, ValidationError } from '../../lib/errors.js';
-import { MAX_STATE_FEE_DOLLARS, requestDollarsToCents } from './amounts.js';
+import { MAX_STATE_FEE_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
 import * as repo from './billing.repo.js';
 import { stateFeeChange } from './billing.views.js';
 import { FEE_COLUMNS, FEE_FIELDS, type FeeField } from './fee-fields.js';

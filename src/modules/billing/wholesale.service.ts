@@ -3,7 +3,7 @@ import { wholesalePriceSnapshot } from '../audit/audit-redaction.js';
 import { type AuditActor, recordAuditChange } from '../audit/audit.service.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
-import { MAX_PRICE_DOLLARS, requestDollarsToCents } from './amounts.js';
+import { MAX_PRICE_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
 import * as repo from './billing.repo.js';
 import { belowWholesaleMessage } from './billing.views.js';
 import { PRODUCT_TYPES, type ProductType } from './pricing.js';

@@ -6,7 +6,11 @@ import { newId } from '../../lib/ids.js';
 import { open, seal, type Keyring } from '../../lib/secret-box.js';
 import { checkOrderFacts, planOrder, type PricedLine } from '../orders/orders.service.js';
 import * as checkouts from '../payments/card-checkouts.repo.js';
-import { PAYMENT_CURRENCY, type HostedPaymentProvider } from '../payments/payment-provider.js';
+import {
+  PAYMENT_CURRENCY,
+  type HostedPaymentProvider,
+  type HostedPaymentReport,
+} from '../payments/payment-provider.js';
 import { recordPayment } from '../payments/payments.service.js';
 import { certificateLine } from './certificate-orders.js';
 import {
@@ -105,16 +109,6 @@ async function linesOf(tx: Db, tenant: Tenant, intent: PlacementIntent): Promise
   });
   return plan.lines;
 }
-
-/**
- * What a provider reported about one payment page (from a verified event). `amountCents` in the smallest unit of
- * `currency` (ISO 4217, lower case; empty when the event did not say).
- */
-export type HostedPaymentReport =
-  | { outcome: 'paid'; sessionId: string; paymentReference: string; amountCents: number; currency: string }
-  | { outcome: 'processing'; sessionId: string }
-  | { outcome: 'failed'; sessionId: string; message: string }
-  | { outcome: 'expired'; sessionId: string };
 
 /** What handling a report did (logged; the webhook answers 200 either way). */
 export type SettleResult =

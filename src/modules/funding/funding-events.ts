@@ -2,14 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Stripe from 'stripe';
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { centsToDollars } from '../../lib/money.js';
 import { appendLedgerEntry } from '../billing/ledger.js';
 import { clawbackPosted } from '../billing/billing.repo.js';
 import { emitEvent } from '../events/events.service.js';
-import type { HostedPaymentReport } from '../dashboard/hosted-checkout.js';
+import type { HostedPaymentReport } from '../payments/payment-provider.js';
 import { PAYMENT_CURRENCY, type HostedPaymentProvider } from '../payments/payment-provider.js';
 import * as repo from './top-ups.repo.js';
 import { creditTopUp } from './top-ups.service.js';
+import { topUpFailedEvent, topUpMoneyEvent } from './top-ups.views.js';
 
 /*
  * What Stripe's signed events do to top-ups (FUND-4..FUND-6, FUND-10..FUND-13). Each runs inside the transaction that
@@ -81,11 +81,7 @@ export async function settleTopUpSession(
 
 async function failTopUp(tx: Db, tenant: Tenant, topUp: repo.TopUpRow, message: string): Promise<void> {
   await repo.setStatus(tx, topUp.id, 'failed', { failureMessage: message });
-  await emitEvent(tx, tenant, 'balance.top_up_failed', {
-    topUpId: topUp.id,
-    amount: centsToDollars(topUp.amount_cents),
-    failureMessage: message,
-  });
+  await emitEvent(tx, tenant, 'balance.top_up_failed', topUpFailedEvent(topUp, message));
 }
 
 /**
@@ -166,12 +162,9 @@ export async function takeBackTopUp(tx: Db, report: ClawbackReport, log: Fastify
   });
   await repo.addTakenBack(tx, topUp.id, report.reason, cents);
   await emitEvent(tx, tenant, 'balance.top_up_reversed', {
-    topUpId: topUp.id,
     reason: report.reason,
     reference: report.reference,
-    amount: centsToDollars(cents),
-    balance: centsToDollars(entry.balance_after_cents),
-    balanceTransactionId: entry.id,
+    ...topUpMoneyEvent(topUp.id, cents, entry),
   });
   // FUND-12: operators hear of every dispute and refund of a top-up (money left the platform's Stripe account).
   log.warn(

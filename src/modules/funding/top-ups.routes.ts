@@ -3,7 +3,8 @@ import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { PageQuery } from '../../lib/schemas.js';
 import { CreateTopUpBody, TopUpList, TopUpParams, TopUpSchema } from './top-ups.schemas.js';
-import { createTopUp, getTopUp, listTopUpPage, topUpView } from './top-ups.service.js';
+import { createTopUp, getTopUp, listTopUpPage } from './top-ups.service.js';
+import { topUpView } from './top-ups.views.js';
 
 /** POST /balance/top-ups, GET /balance/top-ups, GET /balance/top-ups/{topUpId} (FUND-1..FUND-4, FUND-7, FUND-8). */
 export const topUpRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, ListOf, Nullable } from '../../lib/schemas.js';
-import { MAX_TOP_UP_DOLLARS } from '../billing/amounts.js';
+import { MAX_TOP_UP_DOLLARS } from '../../lib/amounts.js';
 
 /** Body of POST /balance/top-ups: `{amount}` in dollars (FUND-1, FUND-3; the configured bounds are checked after). */
 export const CreateTopUpBody = Type.Object(

@@ -2,34 +2,21 @@ import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { AppError, notFound, ValidationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { centsToDollars, formatCents } from '../../lib/money.js';
+import { formatCents } from '../../lib/money.js';
 import { toPage, type Page, type PageParams } from '../../lib/pagination.js';
-import { requestDollarsToCents } from '../billing/amounts.js';
+import { requestDollarsToCents } from '../../lib/amounts.js';
 import { appendLedgerEntry, type LedgerEntryRow } from '../billing/ledger.js';
 import { emitEvent } from '../events/events.service.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { stripeProvider } from '../payments/payments.service.js';
 import * as repo from './top-ups.repo.js';
+import { topUpMoneyEvent, topUpView } from './top-ups.views.js';
 
 /*
  * Funding the prepaid balance (FUND-1..FUND-9). Live: POST /balance/top-ups opens a Stripe Checkout Session (card or
  * US bank account) and the balance is credited only when Stripe's signed event says the money is there
  * (funding-events.ts). Test: the same call credits at once, and Stripe is never called.
  */
-
-/** A top-up as the API shows it (FUND-1); amounts in dollars. */
-export function topUpView(t: repo.TopUpRow) {
-  return {
-    id: t.id,
-    object: 'top_up' as const,
-    amount: centsToDollars(t.amount_cents),
-    status: t.status,
-    checkoutUrl: t.status === 'pending' ? t.checkout_url : null,
-    failureMessage: t.failure_message,
-    createdAt: t.created_at.toISOString(),
-    updatedAt: t.updated_at.toISOString(),
-  };
-}
 
 /**
  * FUND-3: `amount` dollars as cents, within TOP_UP_MIN..TOP_UP_MAX, checked before anything is written or Stripe is
@@ -144,12 +131,7 @@ export async function creditTopUp(
     createdBy,
   });
   const settled = await repo.setStatus(tx, topUp.id, 'succeeded', { paymentIntent });
-  await emitEvent(tx, tenant, 'balance.top_up_succeeded', {
-    topUpId: topUp.id,
-    amount: centsToDollars(amountCents),
-    balance: centsToDollars(entry.balance_after_cents),
-    balanceTransactionId: entry.id,
-  });
+  await emitEvent(tx, tenant, 'balance.top_up_succeeded', topUpMoneyEvent(topUp.id, amountCents, entry));
   return { topUp: settled, entry };
 }
 

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import validator from 'validator';
 import type { AppContext, Environment } from '../../context.js';
 import { AppError, FieldErrors, notFound, ValidationError } from '../../lib/errors.js';
-import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from '../billing/amounts.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
 import { domainTakenError, newDomainToken } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
 import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable } from '../../lib/schemas.js';
-import { MAX_OPERATOR_CREDIT_DOLLARS } from '../billing/amounts.js';
+import { MAX_OPERATOR_CREDIT_DOLLARS } from '../../lib/amounts.js';
 
 /** The environment of a key or balance: `live` or `test` (TEN-1). */
 const EnvironmentSchema = Type.Union([Type.Literal('live'), Type.Literal('test')], {

@@ -114,3 +114,13 @@ export function luhnValid(digits: string): boolean {
   }
   return sum % 10 === 0;
 }
+
+/**
+ * What a provider reported about one payment page (from a verified event). `amountCents` in the smallest unit of
+ * `currency` (ISO 4217, lower case; empty when the event did not say).
+ */
+export type HostedPaymentReport =
+  | { outcome: 'paid'; sessionId: string; paymentReference: string; amountCents: number; currency: string }
+  | { outcome: 'processing'; sessionId: string }
+  | { outcome: 'failed'; sessionId: string; message: string }
+  | { outcome: 'expired'; sessionId: string };

@@ -1,5 +1,5 @@
-import { ValidationError } from '../../lib/errors.js';
-import { dollarsToCents } from '../../lib/money.js';
+import { ValidationError } from './errors.js';
+import { dollarsToCents } from './money.js';
 
 /** Highest retail, list or wholesale price, in whole dollars (LIM-3): far above any filing's price, far below overflow. */
 export const MAX_PRICE_DOLLARS = 100_000;
