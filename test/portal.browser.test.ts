@@ -7,7 +7,18 @@ import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { expectAccessible, launchChromium } from './browser.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { type PortalClient, memberSession, newEmail, PASSWORD, switchTo, totpCode } from './portal-helpers.js';
+import {
+  acceptInvitation,
+  enrolTotp,
+  forgetLastTotpStep,
+  memberSession,
+  newEmail,
+  PASSWORD,
+  type PortalClient,
+  portalClient,
+  switchTo,
+  totpCode,
+} from './portal-helpers.js';
 import { type Receiver, startReceiver, waitFor } from './webhook-receiver.js';
 
 /*
@@ -233,4 +244,242 @@ describe('partner portal in a browser', () => {
     }
     await context.close();
   });
+
+  it('passes every axe rule, at every impact, on each signed-in page with test data present', async () => {
+    const tenant = await t.newTenant('Axe Check Partners');
+    const { orderId } = await seedTestData(tenant);
+    const owner = await memberSession(t, tenant.organizationId, 'owner');
+    await switchTo(owner.client, 'test');
+    const { context, page } = await browserOf(owner.client);
+
+    const check = async (pathname: string, what: string) => {
+      const res = await page.goto(`${origin}${pathname}`);
+      expect(res!.status(), `${what} answers`).toBe(200);
+      expect(new URL(page.url()).pathname).toBe(pathname.split('?')[0]);
+      await expectAccessible(page, what, { strict: true });
+      await shot(page, `axe-${what.replace(/[^a-z0-9]+/gi, '-')}`);
+    };
+    /** Opens the first link of the page's table and checks the page it leads to. */
+    const checkFirstRow = async (what: string) => {
+      const link = page.locator('main table tbody a').first();
+      const href = (await link.getAttribute('href'))!;
+      await check(href, what);
+    };
+
+    await check('/portal/', 'overview');
+    await check('/portal/orders', 'orders');
+    expect(await page.locator('main').textContent()).toContain(orderId);
+    await check(`/portal/orders/${orderId}`, 'order');
+    await check('/portal/companies', 'companies');
+    await checkFirstRow('company');
+    await check('/portal/users', 'users');
+    await check('/portal/balance', 'balance');
+    await check('/portal/prices', 'prices');
+    await check('/portal/branding', 'branding');
+    await check('/portal/keys', 'keys');
+    await check('/portal/webhooks', 'webhooks');
+    await checkFirstRow('webhook endpoint');
+    await check('/portal/deliveries', 'deliveries');
+    expect(await page.getByRole('row', { name: /succeeded/ }).count()).toBeGreaterThan(0);
+    await checkFirstRow('delivery');
+    await check('/portal/deliveries/recoveries', 'recoveries');
+    await check('/portal/events', 'events');
+    await checkFirstRow('event');
+    await check('/portal/request-log', 'request log');
+    expect(await page.getByRole('row', { name: /POST/ }).count()).toBeGreaterThan(0);
+    await check('/portal/members', 'members');
+    await check('/portal/sessions', 'sessions');
+    await check('/portal/account/two-factor', 'two-factor');
+    // A filter the page refuses shows its error tied to the field.
+    const refused = await page.goto(`${origin}/portal/deliveries?from=yesterday`);
+    expect(refused!.status()).toBe(400);
+    await expectAccessible(page, 'deliveries with a refused filter', { strict: true });
+    const missing = await page.goto(`${origin}/portal/orders/order_doesnotexist`);
+    expect(missing!.status()).toBe(404);
+    await expectAccessible(page, 'page not found', { strict: true });
+    await context.close();
+  });
+
+  it('passes every axe rule, at every impact, on the signed-out pages and the second factor', async () => {
+    const tenant = await t.newTenant('Signed Out Partners');
+    const email = newEmail('owner');
+    const invitation = await ok(
+      await t.admin('POST', `/organizations/${tenant.organizationId}/invitations`, { email, role: 'owner' }),
+      201,
+    );
+    const { context, page } = await newDesktop();
+    const check = async (what: string) => {
+      await expectAccessible(page, what, { strict: true });
+      await shot(page, `axe-${what.replace(/[^a-z0-9]+/gi, '-')}`);
+    };
+
+    await page.goto(invitation.invitationUrl);
+    expect(await h1(page)).toBe('Join Signed Out Partners');
+    await check('invitation');
+    await page.goto(`${origin}/portal/invitation?token=not-a-token`);
+    expect(await h1(page)).toBe('Invitation not valid');
+    await check('invitation not valid');
+
+    // The invitee becomes a member with a second factor (outside the browser: the walk above does it in one).
+    const invitee = portalClient(t);
+    await acceptInvitation(
+      invitee,
+      new URL(invitation.invitationUrl).pathname + new URL(invitation.invitationUrl).search,
+    );
+    const { secret } = await enrolTotp(invitee);
+    await forgetLastTotpStep(t.ctx.pool, email);
+
+    await page.goto(`${origin}/portal/sign-in`);
+    expect(await h1(page)).toBe('Sign in to the partner portal');
+    await check('sign-in');
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await submit(page, 'Sign in');
+    expect(await page.getByRole('alert').textContent()).toBeTruthy();
+    await check('sign-in refused');
+
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await submit(page, 'Sign in');
+    expect(new URL(page.url()).pathname).toBe('/portal/second-factor');
+    await check('second factor');
+    await page.getByLabel('Code').fill('000000');
+    await submit(page, 'Continue');
+    expect(await page.getByRole('alert').textContent()).toBeTruthy();
+    await check('second factor refused');
+    await page.getByLabel('Code').fill(totpCode(secret));
+    await submit(page, 'Continue');
+    expect(new URL(page.url()).pathname).toBe('/portal/');
+    await submit(page, 'Sign out');
+
+    await page.goto(`${origin}/portal/password-reset`);
+    await check('password reset');
+    await page.getByLabel('E-mail address of your account').fill(email);
+    await submit(page, /Send/);
+    await check('password reset sent');
+    await page.goto(`${origin}/portal/password-reset/new?token=not-a-token`);
+    await check('new password, link not valid');
+    await context.close();
+  });
+
+  it('shows a viewer no write form, refuses the POSTs sent anyway, and shows another organization nothing', async () => {
+    const tenant = await t.newTenant('Viewer Partners');
+    const { orderId } = await seedTestData(tenant);
+    const endpointId = (await ok(await tenant.api('GET', '/webhook-endpoints'), 200)).data[0].id as string;
+    const viewer = await memberSession(t, tenant.organizationId, 'viewer');
+    await switchTo(viewer.client, 'test');
+    const { context, page } = await browserOf(viewer.client);
+
+    /** The actions of the forms that change something (not the session's own sign-out and switches). */
+    const writeForms = () =>
+      page
+        .locator('main form[method="post"]')
+        .evaluateAll((forms) => forms.map((f) => (f as HTMLFormElement).getAttribute('action')));
+    const pages = [
+      '/portal/keys',
+      '/portal/webhooks',
+      `/portal/webhooks/${endpointId}`,
+      '/portal/deliveries',
+      '/portal/deliveries/recoveries',
+      '/portal/branding',
+      `/portal/orders/${orderId}`,
+    ];
+    for (const pathname of pages) {
+      const res = await page.goto(`${origin}${pathname}`);
+      expect(res!.status(), pathname).toBe(200);
+      expect(await writeForms(), pathname).toEqual([]);
+    }
+    // The members page is not for viewers: no link to it, and refused when typed in.
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Members' }).count()).toBe(0);
+    expect((await page.goto(`${origin}/portal/members`))!.status()).toBe(403);
+    await page.goto(`${origin}/portal/deliveries`);
+    const deliveryHref = (await page.locator('main table tbody a').first().getAttribute('href'))!;
+    await page.goto(`${origin}${deliveryHref}`);
+    expect(await page.getByRole('button', { name: 'Resend now' }).count()).toBe(0);
+    await shot(page, 'viewer-delivery');
+
+    // The same POSTs a hand-made form would send, with the session's CSRF token: each is refused.
+    const csrf = (await page.locator('form[action="/portal/sign-out"] input[name="_csrf"]').first().inputValue())!;
+    const keyId = (
+      await t.ctx.pool.query<{ id: string }>(
+        `SELECT id FROM api_keys WHERE organization_id = $1 AND environment = 'test' LIMIT 1`,
+        [tenant.organizationId],
+      )
+    ).rows[0]!.id;
+    const posts: Array<[string, Record<string, string>]> = [
+      ['/portal/keys', { name: 'Sneaky' }],
+      [`/portal/keys/${keyId}/roll`, { overlapHours: '24' }],
+      [`/portal/keys/${keyId}/revoke`, {}],
+      ['/portal/webhooks', { url: receiver.url, eventTypes: 'filing.status_changed' }],
+      [`/portal/webhooks/${endpointId}/roll-secret`, {}],
+      [`${deliveryHref}/resend`, {}],
+      ['/portal/branding', { primaryColor: '#000000' }],
+    ];
+    // The token is good: a switch the viewer may make goes through with it, so each 403 below is the role's.
+    const allowed = await context.request.post(`${origin}/portal/environment`, {
+      form: { _csrf: csrf, environment: 'test' },
+      maxRedirects: 0,
+    });
+    expect(allowed.status()).toBe(303);
+    for (const [url, form] of posts) {
+      const res = await context.request.post(`${origin}${url}`, { form: { _csrf: csrf, ...form }, maxRedirects: 0 });
+      expect(res.status(), url).toBe(403);
+    }
+    const keys = await ok(await tenant.api('GET', '/webhook-endpoints'), 200);
+    expect(keys.data).toHaveLength(1);
+    await context.close();
+
+    // A member of another organization: none of this one's pages, and nothing of it in the lists.
+    const other = await t.newTenant('Elsewhere Partners');
+    const stranger = await memberSession(t, other.organizationId, 'owner');
+    await switchTo(stranger.client, 'test');
+    const away = await browserOf(stranger.client);
+    for (const pathname of [`/portal/orders/${orderId}`, `/portal/webhooks/${endpointId}`, deliveryHref]) {
+      const res = await away.page.goto(`${origin}${pathname}`);
+      expect(res!.status(), pathname).toBe(404);
+      const text = (await away.page.locator('main').textContent())!;
+      expect(text, pathname).toContain('Not found');
+      expect(text, pathname).not.toContain('Harbor Light Ventures');
+      expect(text, pathname).not.toContain(receiver.url);
+    }
+    for (const pathname of [
+      '/portal/orders',
+      '/portal/companies',
+      '/portal/webhooks',
+      '/portal/deliveries',
+      '/portal/events',
+    ]) {
+      await away.page.goto(`${origin}${pathname}`);
+      const text = (await away.page.locator('main').textContent())!;
+      expect(text, pathname).not.toContain(orderId);
+      expect(text, pathname).not.toContain('Harbor Light Ventures');
+      expect(text, pathname).not.toContain(receiver.url);
+    }
+    await shot(away.page, 'stranger-deliveries');
+    await away.context.close();
+  });
 });
+
+/**
+ * Test data of a tenant through its test key: money, an endpoint at the receiver, a filed order (two deliveries), and
+ * a refused API request. Waits until the deliveries succeeded.
+ */
+async function seedTestData(tenant: TestTenant): Promise<{ orderId: string }> {
+  await ok(
+    await tenant.api('POST', '/webhook-endpoints', { url: receiver.url, eventTypes: ['filing.status_changed'] }),
+    201,
+  );
+  await creditTest(tenant.keys.test);
+  const orderId = await placeFiledOrder(tenant.keys.test, newEmail('grace'));
+  const refused = await tenant.api('POST', '/orders', { userId: 'user_nobody', filingState: 'XX' });
+  expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+  await waitFor('both deliveries to succeed', async () => {
+    const { rows } = await t.ctx.pool.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+        WHERE e.organization_id = $1 AND d.status = 'succeeded'`,
+      [tenant.organizationId],
+    );
+    return rows[0].n >= 2;
+  });
+  return { orderId };
+}
