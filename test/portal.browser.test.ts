@@ -15,6 +15,7 @@ import {
   newEmail,
   PASSWORD,
   type PortalClient,
+  setProofAge,
   portalClient,
   switchTo,
   totpCode,
@@ -256,6 +257,7 @@ describe('partner portal in a browser', () => {
       const res = await page.goto(`${origin}${pathname}`);
       expect(res!.status(), `${what} answers`).toBe(200);
       expect(new URL(page.url()).pathname).toBe(pathname.split('?')[0]);
+      expect(await page.locator('script').count(), `scripts on ${what}`).toBe(0);
       await expectAccessible(page, what, { strict: true });
       await shot(page, `axe-${what.replace(/[^a-z0-9]+/gi, '-')}`);
     };
@@ -297,6 +299,23 @@ describe('partner portal in a browser', () => {
     const missing = await page.goto(`${origin}/portal/orders/order_doesnotexist`);
     expect(missing!.status()).toBe(404);
     await expectAccessible(page, 'page not found', { strict: true });
+
+    // Live: a change to a live key asks for the second factor again (PORTAL-10), on a page checked as the others.
+    await setProofAge(t, owner.memberId, null);
+    await page.goto(`${origin}/portal/keys`);
+    await submit(page, 'Live');
+    expect(await page.getByRole('note').count()).toBe(0);
+    await check('/portal/keys', 'live keys');
+    await page.getByLabel('Name').fill('Production');
+    await submit(page, 'Create live key');
+    expect(new URL(page.url()).pathname).toBe('/portal/step-up');
+    expect(await h1(page)).toBe('Confirm it is you');
+    await expectAccessible(page, 'step-up', { strict: true });
+    await page.getByLabel('Code').fill('000000');
+    await submit(page, 'Confirm');
+    expect(await page.getByRole('alert').textContent()).toBeTruthy();
+    await expectAccessible(page, 'step-up refused', { strict: true });
+    await shot(page, 'axe-step-up-refused');
     await context.close();
   });
 
@@ -309,6 +328,7 @@ describe('partner portal in a browser', () => {
     );
     const { context, page } = await newDesktop();
     const check = async (what: string) => {
+      expect(await page.locator('script').count(), `scripts on ${what}`).toBe(0);
       await expectAccessible(page, what, { strict: true });
       await shot(page, `axe-${what.replace(/[^a-z0-9]+/gi, '-')}`);
     };
