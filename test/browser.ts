@@ -40,17 +40,21 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
   }
 }
 
-/** Runs axe-core on the page; fails on serious or critical violations (labels, colour contrast, ...). */
-export async function expectAccessible(page: Page, what: string) {
+/**
+ * Runs axe-core (WCAG 2.1 A and AA rules) on the page; fails on serious or critical violations (labels, colour
+ * contrast, ...). With `{ strict: true }` it fails on any violation, minor and moderate ones included, and runs axe's
+ * best practices too (landmarks, heading order, one main heading, every content inside a landmark).
+ */
+export async function expectAccessible(page: Page, what: string, opts: { strict?: boolean } = {}) {
   await page.addScriptTag({ path: path.resolve('node_modules/axe-core/axe.min.js') });
-  const result = await page.evaluate(async () =>
-    (window as any).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    }),
+  const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', ...(opts.strict ? ['best-practice'] : [])];
+  const result = await page.evaluate(
+    async (values) => (window as any).axe.run(document, { runOnly: { type: 'tag', values } }),
+    tags,
   );
   const bad = (result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>)
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    .filter((v) => opts.strict || v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   expect(bad, `axe violations on ${what}`).toEqual([]);
   const checked = (result.passes as Array<{ id: string }>)
     .map((p) => p.id)
