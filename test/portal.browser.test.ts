@@ -290,6 +290,7 @@ describe('partner portal in a browser', () => {
     await check('/portal/request-log', 'request log');
     expect(await page.getByRole('row', { name: /POST/ }).count()).toBeGreaterThan(0);
     await check('/portal/members', 'members');
+    await check('/portal/audit-log', 'audit log');
     await check('/portal/sessions', 'sessions');
     await check('/portal/account/two-factor', 'two-factor');
     // A filter the page refuses shows its error tied to the field.
