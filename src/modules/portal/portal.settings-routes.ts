@@ -32,14 +32,7 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     };
     return settingsForm(ctx, request, reply, tenant, 'The branding is saved.', async () => {
       // The body PATCH /organization validates, checked by the same schema (an empty field clears its setting).
-      const patch = validated(UpdateOrganizationBody, sent);
-      await updateOrganizationSettings(
-        ctx,
-        tenant.organizationId,
-        patch,
-        { environment: tenant.environment },
-        auditActorOf(request),
-      );
+      await saveSettings(ctx, request, tenant, sent);
     });
   });
 
@@ -48,14 +41,7 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
     const domain = field(request.body, 'whiteLabelDomain') || null;
     const done = domain ? 'The domain is requested: publish its TXT record, then verify it.' : 'The domain is removed.';
     return settingsForm(ctx, request, reply, tenant, done, async () => {
-      const patch = validated(UpdateOrganizationBody, { whiteLabelDomain: domain });
-      await updateOrganizationSettings(
-        ctx,
-        tenant.organizationId,
-        patch,
-        { environment: tenant.environment },
-        auditActorOf(request),
-      );
+      await saveSettings(ctx, request, tenant, { whiteLabelDomain: domain });
     });
   });
 
@@ -65,6 +51,21 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
       await verifyWhiteLabelDomain(ctx, tenant.organizationId, auditActorOf(request));
     });
   });
+}
+
+/**
+ * Saves a settings form's body as PATCH /organization would: checked by the same schema (UpdateOrganizationBody),
+ * changed by the same service, recorded in the audit log as the member (AUDIT-1).
+ * @throws ValidationError naming the field, AppError as updateOrganizationSettings.
+ */
+async function saveSettings(ctx: AppContext, request: FastifyRequest, tenant: Tenant, body: unknown): Promise<void> {
+  await updateOrganizationSettings(
+    ctx,
+    tenant.organizationId,
+    validated(UpdateOrganizationBody, body),
+    { environment: tenant.environment },
+    auditActorOf(request),
+  );
 }
 
 /**
