@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { forgetApiKeyInProcess } from '../organizations/api-key-cache.js';
-import { findActiveKeyHashes } from '../organizations/organizations.repo.js';
+import { findActiveKeyHashes } from '../organizations/api-keys.repo.js';
 
 /*
  * EVT-9: an event stream lives only as long as the API key it was opened with resolves. The open streams of this

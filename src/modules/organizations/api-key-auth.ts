@@ -5,7 +5,7 @@ import { sha256 } from '../../lib/secrets.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import type { ApiKeyCache } from './api-key-cache.js';
 import { keyShapeOf } from './api-key-format.js';
-import { recordApiKeyUse } from './organizations.repo.js';
+import { recordApiKeyUse } from './api-keys.repo.js';
 
 /** A key's use is written at most this often (seconds), by each process and in the database (PORTAL-12). */
 const KEY_USE_EVERY_SECONDS = 300;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Environment } from '../../context.js';
 import { NotifiedCache } from '../../lib/notified-cache.js';
-import { findActiveKeyByHash } from './organizations.repo.js';
+import { findActiveKeyByHash } from './api-keys.repo.js';
 import { UncheckedKeyHashes } from './unchecked-keys.js';
 
 /**

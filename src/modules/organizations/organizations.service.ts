@@ -9,6 +9,7 @@ import { apiKeySnapshot } from '../audit/audit-redaction.js';
 import { type AuditActor, recordAudit } from '../audit/audit.service.js';
 import { forgetApiKeyInProcess } from './api-key-cache.js';
 import { newApiKey } from './api-key-format.js';
+import * as apiKeys from './api-keys.repo.js';
 import * as repo from './organizations.repo.js';
 
 /** A newly created API key. `key` is the secret itself, shown once and never stored; createdAt ISO 8601. */
@@ -25,7 +26,7 @@ export interface NewApiKey {
  */
 async function createApiKey(db: Db, organizationId: string, environment: Environment, name = ''): Promise<NewApiKey> {
   const key = newApiKey(environment);
-  const row = await repo.insertApiKey(db, {
+  const row = await apiKeys.insertApiKey(db, {
     id: newId('apiKey'),
     organizationId,
     environment,
@@ -156,8 +157,8 @@ function checkedKeyName(name: string): string {
 }
 
 /** The tenant's keys (its organization, its environment), revoked and ended ones included, with their last use. */
-export function listTenantKeys(db: Db, tenant: Tenant): Promise<repo.ApiKeyListRow[]> {
-  return repo.listApiKeys(db, tenant.organizationId, tenant.environment);
+export function listTenantKeys(db: Db, tenant: Tenant): Promise<apiKeys.ApiKeyListRow[]> {
+  return apiKeys.listApiKeys(db, tenant.organizationId, tenant.environment);
 }
 
 /**
@@ -179,8 +180,8 @@ export async function rollKey(
       { field: 'overlapHours', message: `must be a whole number of hours from 0 to ${MAX_ROLL_OVERLAP_HOURS}` },
     ]);
   const { old, key } = await withTransaction(pool, async (tx) => {
-    const before = audit ? await repo.lockApiKey(tx, tenant.organizationId, keyId, tenant.environment) : null;
-    const old = await repo.endApiKeyAfter(tx, tenant, keyId, overlapHours * 3600);
+    const before = audit ? await apiKeys.lockApiKey(tx, tenant.organizationId, keyId, tenant.environment) : null;
+    const old = await apiKeys.endApiKeyAfter(tx, tenant, keyId, overlapHours * 3600);
     if (!old) throw new AppError('not_found', `No such API key in use: '${keyId}'`);
     const key = await createApiKey(tx, tenant.organizationId, tenant.environment, old.name);
     if (audit && before) {
@@ -213,10 +214,10 @@ export async function revokeKey(
   keyId: string,
   environment?: Environment,
   audit?: AuditActor,
-): Promise<repo.ApiKeyRow> {
+): Promise<apiKeys.ApiKeyRow> {
   const found = await withTransaction(pool, async (tx) => {
-    const before = audit ? await repo.lockApiKey(tx, organizationId, keyId, environment) : null;
-    const after = await repo.revokeApiKey(tx, organizationId, keyId, environment);
+    const before = audit ? await apiKeys.lockApiKey(tx, organizationId, keyId, environment) : null;
+    const after = await apiKeys.revokeApiKey(tx, organizationId, keyId, environment);
     // AUDIT-5: revoking a revoked key changes and records nothing.
     if (audit && before && after && !before.revoked_at)
       await recordAudit(tx, {
@@ -242,7 +243,7 @@ export async function revokeKey(
 }
 
 /** An API key as listed to operators: never the key itself, only its redacted form. */
-export function serializeApiKey(k: repo.ApiKeyRow) {
+export function serializeApiKey(k: apiKeys.ApiKeyRow) {
   return {
     id: k.id,
     environment: k.environment,
@@ -255,13 +256,13 @@ export function serializeApiKey(k: repo.ApiKeyRow) {
 /** An organization with its API keys and balances per environment in cents; organizationAdminView presents it. */
 export interface OrganizationAdminData {
   organization: repo.OrganizationRow;
-  keys: repo.ApiKeyRow[];
+  keys: apiKeys.ApiKeyRow[];
   balanceCents: Record<Environment, number>;
 }
 
 /** Reads what the operator's view of an organization shows (admin API, console page): keys and balances (cents). */
 export async function loadOrganizationAdmin(db: Db, o: repo.OrganizationRow): Promise<OrganizationAdminData> {
-  const [keys, balanceCents] = await Promise.all([repo.listApiKeys(db, o.id), repo.findBalances(db, o.id)]);
+  const [keys, balanceCents] = await Promise.all([apiKeys.listApiKeys(db, o.id), repo.findBalances(db, o.id)]);
   return { organization: o, keys, balanceCents };
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../lib/db.js';
-import { findUncheckedKeyHashes } from './organizations.repo.js';
+import { findUncheckedKeyHashes } from './api-keys.repo.js';
 
 /**
  * The hashes of the active keys issued before keys carried a checksum (AUTH-3), kept in process memory: a key of
