@@ -9,7 +9,14 @@ import type { KnipConfig } from 'knip';
 const config: KnipConfig = {
   workspaces: {
     '.': {
-      entry: ['src/server.ts', 'src/worker-main.ts', 'scripts/*.{ts,mjs}', 'bench/*.ts'],
+      entry: [
+        'src/server.ts',
+        'src/worker-main.ts',
+        'src/instrumentation.ts',
+        'scripts/*.{ts,mjs}',
+        'bench/*.ts',
+        'test/tracing-probe.ts',
+      ],
       project: ['src/**/*.ts', 'scripts/**/*.{ts,mjs}', 'bench/**/*.ts', 'test/**/*.ts'],
       // Operating-system programs the bench, the embedded database and a test run, not npm packages.
       ignoreBinaries: ['pg_config', 'valgrind', 'useradd', 'script'],

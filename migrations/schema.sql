@@ -323,7 +323,8 @@ CREATE TABLE public.events (
     type text NOT NULL,
     data jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    xact_id xid8 DEFAULT pg_current_xact_id() NOT NULL
+    xact_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    traceparent text
 );
 ALTER TABLE public.events ADD CONSTRAINT events_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.events ADD CONSTRAINT events_pkey PRIMARY KEY (id);
@@ -1216,8 +1217,9 @@ AS $function$
 BEGIN
   RETURN QUERY
     WITH ev AS (
-      INSERT INTO events (id, organization_id, environment, type, data)
-      SELECT e.id, p_org, p_env, e.type, e.data FROM jsonb_to_recordset(p_events) AS e(id text, type text, data jsonb)
+      INSERT INTO events (id, organization_id, environment, type, data, traceparent)
+      SELECT e.id, p_org, p_env, e.type, e.data, e.traceparent
+        FROM jsonb_to_recordset(p_events) AS e(id text, type text, data jsonb, traceparent text)
       RETURNING events.id, events.type, events.created_at
     ), deliveries AS (
       INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at)

@@ -6,6 +6,7 @@ import { loadConfig, quickStartEnv } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
+import { flushTracing } from './lib/trace-context.js';
 import { ensureDemoOrganization } from './demo-organization.js';
 import { livePaymentsStatus } from './modules/payments/payments.service.js';
 import { type BackgroundWorker, startWorker } from './worker.js';
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
           ? [{ name: 'worker', stop: () => worker!.stop(), force: () => worker!.kill('shutdown timeout') }]
           : []),
       ],
-      last: () => running.booted.close(),
+      // OPS-30: the spans still buffered go out last (a no-op when tracing is off).
+      last: () => running.booted.close().finally(flushTracing),
     },
     signals,
   );

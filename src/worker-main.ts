@@ -4,6 +4,7 @@ import { loadConfig, quickStartEnv } from './config.js';
 import { startMetricsServer, type MetricsServer } from './lib/metrics-server.js';
 import { deferSignals, installShutdown } from './lib/shutdown.js';
 import { failStartup } from './lib/startup-error.js';
+import { flushTracing } from './lib/trace-context.js';
 import { type BackgroundWorker, startWorker } from './worker.js';
 
 /**
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
         ...(metrics ? [{ name: 'metrics', stop: () => metrics!.close() }] : []),
         { name: 'worker', stop: () => running.runner.stop(), force: () => running.runner.kill('shutdown timeout') },
       ],
-      last: () => running.booted.close(),
+      // OPS-30: the spans still buffered go out last (a no-op when tracing is off).
+      last: () => running.booted.close().finally(flushTracing),
     },
     signals,
   );

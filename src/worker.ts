@@ -1,15 +1,22 @@
 import { EventEmitter } from 'node:events';
-import { Logger, parseCronItems, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger, parseCronItems, run, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { AppContext } from './context.js';
 import { createOutageReporter, waitingPool, type OutageReporter } from './lib/db-outage.js';
 import { observeJobFailures } from './lib/metrics.js';
+import { tracedTask, type TaskName } from './lib/jobs.js';
 import { cronItems, taskDefinitions } from './tasks.js';
 import { startWorkerLiveness } from './worker-liveness.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 
 /** The task list bound to a context: every task of tasks.ts with its handler. */
 export function buildTaskList(ctx: AppContext): TaskList {
-  return Object.fromEntries(Object.values(taskDefinitions).map((task) => [task.name, task.handler(ctx)]));
+  // OPS-32: every job runs in a span that continues the trace of what queued it.
+  return Object.fromEntries(
+    Object.values(taskDefinitions).map((task) => [
+      task.name,
+      tracedTask(task.name, task.handler(ctx) as Task<TaskName>),
+    ]),
+  );
 }
 
 /** A process's background work: graphile-worker's runner, the webhook dispatcher and the liveness locks. */

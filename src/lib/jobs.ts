@@ -1,4 +1,5 @@
 import type { Task, TaskSpec } from 'graphile-worker';
+import { currentTraceparent, inSpan, JOB_TRACEPARENT_KEY } from './trace-context.js';
 import type { AppContext } from '../context.js';
 import type { Db } from './db.js';
 
@@ -37,7 +38,9 @@ export function defineTask<K extends TaskName>(name: K, handler: (ctx: AppContex
 /**
  * Queues a job of task `task` in the caller's transaction (`graphile_worker.add_job`), so a rolled-back caller
  * leaves no job behind and a committed one always has its job. graphile-worker's own `addJob` and `quickAddJob`
- * take the same arguments but use a connection of their own, outside the caller's transaction.
+ * take the same arguments but use a connection of their own, outside the caller's transaction. When a span is active
+ * its trace context rides in the payload under {@link JOB_TRACEPARENT_KEY}, and the job continues that trace (OPS-32,
+ * {@link tracedTask}).
  */
 export async function addJob<K extends TaskName>(
   db: Db,
@@ -50,7 +53,7 @@ export async function addJob<K extends TaskName>(
        max_attempts => $5::int, job_key => $6::text, priority => $7::int, flags => $8::text[], job_key_mode => $9::text)`,
     [
       task,
-      JSON.stringify(payload),
+      JSON.stringify(withTraceparent(payload)),
       spec.queueName ?? null,
       spec.runAt?.toISOString() ?? null,
       spec.maxAttempts ?? null,
@@ -60,4 +63,31 @@ export async function addJob<K extends TaskName>(
       spec.jobKeyMode ?? null,
     ],
   );
+}
+
+/** The payload with the active span's trace context added (OPS-32); the payload itself when none is active. */
+function withTraceparent(payload: unknown): unknown {
+  const traceparent = currentTraceparent();
+  if (!traceparent || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
+  return { ...payload, [JOB_TRACEPARENT_KEY]: traceparent };
+}
+
+/**
+ * Wraps a task's handler so each run is a span named after the task that continues the trace of what queued the job
+ * (the payload's {@link JOB_TRACEPARENT_KEY}, OPS-32), or starts one of its own (cron jobs, jobs queued without a
+ * span). The handler gets the payload as queued (the key included: handlers read their own keys by name). A no-op
+ * span when tracing is off.
+ */
+export function tracedTask(name: string, handler: Task<TaskName>): Task<TaskName> {
+  return (payload, helpers) => {
+    const traceparent = (payload as Record<string, unknown> | null)?.[JOB_TRACEPARENT_KEY];
+    return inSpan(
+      {
+        name: `job ${name}`,
+        parent: typeof traceparent === 'string' ? traceparent : null,
+        attributes: { 'job.id': helpers.job.id, 'job.task': name, 'job.attempt': helpers.job.attempts },
+      },
+      async () => handler(payload, helpers),
+    );
+  };
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { logTraceFields } from './trace-context.js';
 
 const SECRET_PATTERNS: Array<[RegExp, string]> = [
   [/(sk_(?:live|test)_)[A-Za-z0-9_-]+/g, '$1[redacted]'],
@@ -26,10 +27,14 @@ export function scrubSecrets(text: string): string {
   return out;
 }
 
-/** Options for the JSON (pino) logger used by Fastify and the worker; headers carrying credentials are redacted. */
+/**
+ * Options for the JSON (pino) logger used by Fastify and the worker; headers carrying credentials are redacted. A line
+ * written while a span is active carries its `trace_id` and `span_id` (OPS-33; never when tracing is off).
+ */
 export function loggerOptions(level: string): pino.LoggerOptions {
   return {
     level,
+    mixin: logTraceFields,
     redact: {
       paths: [
         'req.headers["x-api-key"]',

@@ -1,5 +1,6 @@
 import type { Tenant } from '../../context.js';
 import { many, onePrepared, type Db } from '../../lib/db.js';
+import { currentTraceparent } from '../../lib/trace-context.js';
 
 /** An events row. */
 export interface EventRow {
@@ -68,11 +69,15 @@ export async function insertEvents(
   return written;
 }
 
-/** An event as `emit_events` reads it, by name (migrations/repeatable/emit_events.sql): `{id, type, data}`. */
+/**
+ * An event as `emit_events` reads it, by name (migrations/repeatable/emit_events.sql): `{id, type, data}`, and the
+ * writer's `traceparent` when a span is active (OPS-31; left out otherwise, read as NULL).
+ */
 function eventRow(e: { id: string; type: string; data: Record<string, unknown> }): {
   id: string;
   type: string;
   data: Record<string, unknown>;
+  traceparent?: string;
 } {
-  return { id: e.id, type: e.type, data: e.data };
+  return { id: e.id, type: e.type, data: e.data, traceparent: currentTraceparent() ?? undefined };
 }

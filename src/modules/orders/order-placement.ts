@@ -3,6 +3,7 @@ import { withTransaction, type Db } from '../../lib/db.js';
 import { referencedNotFound } from '../../lib/errors.js';
 import { withFields } from '../../lib/objects.js';
 import { newId } from '../../lib/ids.js';
+import { currentTraceparent } from '../../lib/trace-context.js';
 import type { Keyring } from '../../lib/secret-box.js';
 import { debitEntries, type DebitLine } from '../billing/ledger.js';
 import { loadPriceInputs } from '../billing/price-cache.js';
@@ -198,7 +199,10 @@ function wakeListeners(db: Db, tenant: Tenant, wake: PlacementWake): void {
 
 /** The statement's input: the rows plus their history, events and ledger lines, all with ids made here. */
 function placementWrite(p: Placement): PlacementWrite {
+  // OPS-31: the request's trace context rides with its events (the batch statement runs outside the request).
+  const traceparent = currentTraceparent() ?? undefined;
   const events = p.rows.orders.map((o) => ({
+    traceparent,
     id: newId('event'),
     type: 'filing.status_changed',
     data: statusChangedData({

@@ -57,8 +57,11 @@ export interface PlacementWrite {
   rows: PlacementRows;
   /** The id of each order's `submitted` history row, in the order of `rows.orders`. */
   historyIds: string[];
-  /** One filing.status_changed event per order: {id, type, data}. */
-  events: Array<{ id: string; type: string; data: Record<string, unknown> }>;
+  /**
+   * One filing.status_changed event per order: {id, type, data}, and the `traceparent` of the request that placed it
+   * when a span was active (OPS-31: the placement is written by a batch statement, outside the request's context).
+   */
+  events: Array<{ id: string; type: string; data: Record<string, unknown>; traceparent?: string }>;
   /** Ledger entries to post last (empty for checkout). */
   debits: LedgerLine[];
   /** The balance must be at least this many cents for the debits to be posted. */
@@ -178,7 +181,8 @@ function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
         tax_id_sealed: o.tax_id_sealed ?? undefined,
       });
     }
-    for (const e of w.events) payload.events.push({ n, id: e.id, type: e.type, data: e.data });
+    for (const e of w.events)
+      payload.events.push({ n, id: e.id, type: e.type, data: e.data, traceparent: e.traceparent });
     for (const d of w.debits) {
       payload.debits.push({
         n,

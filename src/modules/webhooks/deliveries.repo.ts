@@ -1,6 +1,7 @@
 import type { Tenant } from '../../context.js';
 import { many, one, type Db } from '../../lib/db.js';
 import { newId } from '../../lib/ids.js';
+import { currentTraceparent } from '../../lib/trace-context.js';
 import { eventsWritten } from '../events/events.service.js';
 
 /**
@@ -169,8 +170,9 @@ export async function insertTestEvent(
 ): Promise<{ id: string; created_at: Date }> {
   const row = await one<{ id: string; created_at: Date }>(
     db,
-    `INSERT INTO events (id, organization_id, environment, type, data) VALUES ($1, $2, $3, 'webhook.test', $4) RETURNING id, created_at`,
-    [newId('event'), tenant.organizationId, tenant.environment, data],
+    `INSERT INTO events (id, organization_id, environment, type, data, traceparent) VALUES ($1, $2, $3, 'webhook.test', $4, $5)
+     RETURNING id, created_at`,
+    [newId('event'), tenant.organizationId, tenant.environment, data, currentTraceparent()],
   );
   eventsWritten(db, tenant);
   return row!;

@@ -35,6 +35,8 @@ export interface ClaimedDelivery {
   event_type: string;
   event_data: Record<string, unknown>;
   event_created_at: Date;
+  /** The W3C trace context of the request that wrote the event, null when none was stored (OPS-31). */
+  event_traceparent: string | null;
 }
 
 /**
@@ -109,7 +111,8 @@ export function claimDueDeliveries(
             w.url, w.secret, CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret,
             w.disabled AS endpoint_disabled, w.disabled_reason AS endpoint_disabled_reason,
             w.deleted_at IS NOT NULL AS endpoint_deleted, w.failing_since IS NOT NULL AS endpoint_failing,
-            e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at
+            e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at,
+            e.traceparent AS event_traceparent
        FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id`,
     [
       a.owner,

@@ -2,7 +2,9 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { AppContext } from '../../context.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { OutageReporter } from '../../lib/db-outage.js';
+import { inSpan, type SpanStart } from '../../lib/trace-context.js';
 import { EVENTS_CHANNEL } from '../events/event-stream-hub.js';
 import type { FinishedAttempt } from './attempt-recorder.js';
 import { attemptOutcome, sendAttempt } from './attempt-sender.js';
@@ -13,6 +15,25 @@ import { OutcomeBatcher } from './outcome-batcher.js';
 import { WakeListener } from './wake-listener.js';
 import { WebhookClient, type SendResult } from './webhook-client.js';
 import { webhookAttempts, webhookInFlight } from './webhook-metrics.js';
+
+/**
+ * The span of one delivery attempt (OPS-31): a trace of its own (the dispatcher's loop is no request) with a link to
+ * the stored trace context of the request that wrote the event, and the ids an operator searches by.
+ */
+function deliverySpan(row: ClaimedDelivery): SpanStart {
+  return {
+    name: 'webhook delivery',
+    links: [row.event_traceparent],
+    attributes: {
+      'webhook.delivery.id': row.id,
+      'webhook.event.id': row.event_id,
+      'webhook.event.type': row.event_type,
+      'webhook.endpoint.id': row.endpoint_id,
+      'webhook.attempt': row.attempt_count + 1,
+      'organization.id': row.organization_id,
+    },
+  };
+}
 
 /** How often an idle dispatcher looks for due retries and expired leases without being woken (ms). */
 const POLL_INTERVAL_MS = 1000;
@@ -173,13 +194,23 @@ class Dispatcher implements WebhookDispatcher {
     }
   }
 
-  /** Send: one attempt, or none for a deleted or disabled endpoint (recorded as such). */
+  /**
+   * Send: one attempt, or none for a deleted or disabled endpoint (recorded as such). Each attempt is a span of its
+   * own linked to the request that wrote the event (OPS-31), a no-op when tracing is off.
+   */
   private send(row: ClaimedDelivery): void {
     webhookInFlight.inc();
     const attempt =
       row.endpoint_deleted || row.endpoint_disabled
         ? Promise.resolve(null)
-        : sendAttempt(this.ctx.config, this.ctx, this.client, row);
+        : inSpan(deliverySpan(row), async (span) => {
+            const result = await sendAttempt(this.ctx.config, this.ctx, this.client, row);
+            if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+            span.setAttribute('webhook.attempt.outcome', attemptOutcome(result));
+            if (attemptOutcome(result) !== 'success')
+              span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? `HTTP ${result.statusCode}` });
+            return result;
+          });
     void attempt.then(
       (result) => this.record(row, result),
       (err) => {
