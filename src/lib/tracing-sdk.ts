@@ -34,11 +34,15 @@ function tracingInstrumentations(): NonNullable<NodeSDKConfiguration['instrument
  * Starts the SDK: the exporter, sampler, resource and propagators come from the standard OTEL_* variables
  * (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER, ...); the service name defaults to `filing-compliance-service`.
- * `overrides` replace any of it (tests pass an in-memory exporter). The SDK is kept where `flushTracing` finds it,
- * so a stopping process sends its last spans.
+ * `overrides` replace any of it (tests pass an in-memory exporter). Only traces are sent unless asked otherwise:
+ * metrics stay with Prometheus (METRICS_PORT) and logs with stdout, so OTEL_METRICS_EXPORTER and OTEL_LOGS_EXPORTER
+ * default to `none` here (the SDK's own default would export both over OTLP). The SDK is kept where `flushTracing`
+ * finds it, so a stopping process sends its last spans.
  * @returns the started SDK.
  */
 export function startTracing(overrides: Partial<NodeSDKConfiguration> = {}): NodeSDK {
+  process.env.OTEL_METRICS_EXPORTER ||= 'none';
+  process.env.OTEL_LOGS_EXPORTER ||= 'none';
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || 'filing-compliance-service',
     instrumentations: tracingInstrumentations(),
