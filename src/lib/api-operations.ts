@@ -110,6 +110,9 @@ export const OPERATIONS = {
   createTopUp: op('Balance', POST),
   listTopUps: op('Balance', PARAMS, 'not_found'),
   getTopUp: op('Balance', PARAMS, 'not_found'),
+  getAutoRecharge: op('Balance', ANY),
+  updateAutoRecharge: op('Balance', POST, 'forbidden'),
+  setUpAutoRechargeMethod: op('Balance', POST, 'forbidden'),
 
   getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
   listComplianceDeadlines: op('Compliance', PARAMS),
@@ -279,6 +282,19 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   },
   listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
+  updateAutoRecharge: {
+    validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
+    forbidden:
+      'Auto-recharge refills the live balance: change it with a live key (or in the portal while it shows Live).',
+  },
+  setUpAutoRechargeMethod: {
+    conflict:
+      'Auto-recharge is not available on this service yet: it charges cards and bank accounts through Stripe, which is not configured. Ask the operator.',
+    forbidden:
+      'Auto-recharge refills the live balance and is never charged in test: save a payment method with a live key.',
+    service_unavailable:
+      'The page to save a payment method could not be opened; nothing was saved. Retry in a few minutes.',
+  },
   getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),
   getEvent: noSuch('event', 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h'),
   getWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),

@@ -7,6 +7,12 @@ import { settleHostedCheckout } from './hosted-checkout.js';
 import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
 import type { StripePaymentProvider } from '../payments/stripe-provider.js';
 import { clawbackReportOf, settleTopUpSession, takeBackTopUp } from '../funding/funding-events.js';
+import {
+  rechargeReportOf,
+  saveRechargeMethod,
+  settleRechargeEvent,
+  setupReportOf,
+} from '../funding/auto-recharge-events.js';
 
 const HANDLED = new Set([
   'checkout.session.completed',
@@ -18,7 +24,8 @@ const HANDLED = new Set([
 /**
  * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4, FUND-5, FUND-10): records the
  * event with the checkout or top-up it is about (a duplicate changes nothing), then settles that checkout or top-up,
- * or takes a disputed or refunded top-up's money back.
+ * or takes a disputed or refunded top-up's money back; saves auto-recharge's method or settles a recharge (FUND-31,
+ * FUND-35).
  * @returns what happened: duplicate, ignored (another type or no payment facts), or the settlement's result.
  */
 export async function handleStripeEvent(
@@ -29,6 +36,10 @@ export async function handleStripeEvent(
 ): Promise<{ result: string; checkoutId?: string | null; topUpId?: string | null }> {
   const report = HANDLED.has(event.type) ? reportOf(event) : null;
   const clawback = clawbackReportOf(event);
+  // FUND-31, FUND-35: auto-recharge's events. A completed setup session's saved method is read from Stripe here,
+  // before the transaction (never a Stripe call while one is open).
+  const recharge = rechargeReportOf(event);
+  const setup = await setupReportOf(provider, event);
   return withTransaction(ctx.pool, async (tx) => {
     const recorded = await recordProviderEvent(tx, {
       id: event.id,
@@ -40,6 +51,8 @@ export async function handleStripeEvent(
     if (!recorded) return { result: 'duplicate', checkoutId: null };
     // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
     if (clawback) return takeBackTopUp(tx, clawback, log);
+    if (recharge) return settleRechargeEvent(ctx, tx, recharge, log);
+    if (setup) return saveRechargeMethod(tx, setup);
     if (!report) return { result: 'ignored', checkoutId: null };
     // FUND-5: a session opened for a top-up credits the balance; any other is a dashboard checkout's (PAY-3).
     return (
