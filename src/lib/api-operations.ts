@@ -22,7 +22,7 @@ export const API_TAGS = {
     'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
   Prices: 'Retail prices your customers see at dashboard checkout, and which formation packages are offered there.',
   Balance:
-    'The prepaid balance: top-ups paid by card or US bank account through Stripe Checkout, and its ledger (credits, one debit per priced order line, reversals of cancelled orders, clawbacks of disputed or refunded top-ups).',
+    'The prepaid balance: top-ups paid by card or US bank account through Stripe Checkout, automatic recharges of the live balance with a saved card or bank account, and its ledger (credits, one debit per priced order line, reversals of cancelled orders, clawbacks of disputed or refunded top-ups).',
   Compliance:
     'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
   Documents: 'State-issued documents attached to orders, each with a signed download address valid for one hour.',
