@@ -1659,6 +1659,11 @@ BEGIN
   IF NOT FOUND OR NOT s.enabled OR NEW.balance_cents >= s.threshold_cents THEN
     RETURN NULL;
   END IF;
+  -- A clawback (a disputed or refunded payment taken back) never charges the saved method again: the next debit does.
+  -- The posting's entries are written by the statement that moved the balance, so they are visible here.
+  IF EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = NEW.last_entry_id AND e.type = 'clawback') THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO auto_recharges (id, organization_id, amount_cents, threshold_cents, stripe_customer, payment_method,
                               triggered_by, balance_cents)
   VALUES (new_id('arc'), NEW.organization_id, s.amount_cents, s.threshold_cents, s.stripe_customer, s.payment_method,

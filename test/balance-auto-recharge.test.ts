@@ -8,7 +8,7 @@ import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
 import { taskDefinitions } from '../src/tasks.js';
 import { createUser } from './factories.js';
-import { balanceOf, deliverStripeEvent, eventsOf, fundingSuite, ledgerOf } from './funding-helpers.js';
+import { balanceOf, deliverStripeEvent, dispute, eventsOf, fundingSuite, ledgerOf } from './funding-helpers.js';
 import type { TestApp, TestTenant } from './harness.js';
 import { formationBody, stateFee, wholesale } from './orders-fixtures.js';
 import { memberSession, switchTo } from './portal-helpers.js';
@@ -370,6 +370,17 @@ describe('a recharge that succeeds', () => {
     expect(topUps).toEqual([expect.objectContaining({ id: done.topUpId, amount: 500, status: 'succeeded' })]);
     expect(await eventsOf(t, tenant, 'live', 'balance.top_up_succeeded')).toHaveLength(1);
     expect((await settingsOf(tenant)).lastRecharge).toMatchObject({ id: queued.id, status: 'succeeded', attempts: 0 });
+
+    // The payment disputed: taken back like any top-up's, below the threshold again, yet the card is not charged again.
+    const { res } = await deliverStripeEvent(
+      t,
+      'charge.dispute.created',
+      dispute('dp_recharge_1', done.paymentIntent, 50_000),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(await balanceOf(tenant, 'live')).toBe(balanceBefore);
+    expect((await ledgerOf(t, tenant, 'live')).at(-1)).toMatchObject({ type: 'clawback', reference: 'dp_recharge_1' });
+    expect(await rechargesOf(tenant)).toHaveLength(1);
   });
 
   it('waits for a bank debit and credits it once when Stripe reports it, racing duplicates included', async () => {
