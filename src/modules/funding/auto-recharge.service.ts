@@ -270,7 +270,8 @@ export async function creditRecharge(
 /**
  * Counts a failed attempt of an in-flight recharge (FUND-36), in the caller's transaction, the recharge row locked:
  * before the third, queues the next attempt after its delay; at the third, marks the recharge failed, turns
- * auto-recharge off with the reason, emits `balance.auto_recharge_failed` and queues an email to each owner.
+ * auto-recharge off with the reason, emits `balance.auto_recharge_failed` and queues an email to each owner (to the
+ * technical contact when the organization has no portal owner).
  */
 export async function failAttempt(
   ctx: Pick<AppContext, 'log'>,
@@ -296,8 +297,10 @@ export async function failAttempt(
     'balance.auto_recharge_failed',
     autoRechargeFailedEvent(failed),
   );
+  // The owners; an organization without portal owners yet hears through its technical contact.
   const owners = await repo.ownerEmails(tx, recharge.organization_id);
-  for (const email of owners)
+  const contact = owners.length ? null : (await findOrganization(tx, recharge.organization_id))?.contact_email;
+  for (const email of contact ? [contact] : owners)
     await addJob(
       tx,
       'send_auto_recharge_failed_email',
@@ -312,7 +315,7 @@ export async function failAttempt(
       autoRechargeId: recharge.id,
       attempts,
       amountCents: Number(recharge.amount_cents),
-      owners: owners.length,
+      emailed: contact ? 1 : owners.length,
     },
     'an automatic recharge failed three times: auto-recharge was turned off and the owners were told',
   );
