@@ -6,7 +6,6 @@ import { organizationsAdminRoutes } from './modules/organizations/organizations.
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { topUpRoutes } from './modules/funding/top-ups.routes.js';
-import { autoRechargeRoutes } from './modules/funding/auto-recharge.routes.js';
 import { companyRoutes } from './modules/companies/companies.routes.js';
 import { documentsAdminRoutes } from './modules/documents/documents.admin-routes.js';
 import { documentRoutes } from './modules/documents/documents.routes.js';
@@ -25,6 +24,7 @@ import { portalAdminRoutes } from './modules/portal/portal.admin-routes.js';
 import { portalWebRoutes } from './modules/portal/portal.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { autoRechargeRoutes } from './modules/funding/auto-recharge.routes.js';
 import { stripeWebhookRoutes } from './modules/dashboard/stripe-webhook.routes.js';
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
@@ -41,13 +41,13 @@ export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>
   companyRoutes,
   billingRoutes,
   topUpRoutes,
-  autoRechargeRoutes,
   documentRoutes,
   eventStreamRoutes,
   eventRoutes,
   webhookRoutes,
   magicLinkRoutes,
   orderRoutes,
+  autoRechargeRoutes,
   einCorrectionRoutes,
   complianceRoutes,
 ];

@@ -1,6 +1,8 @@
 import type { CronItem } from 'graphile-worker';
 import type { TaskDefinition, TaskName } from './lib/jobs.js';
 import { sendDocumentEmailTask } from './modules/notifications/document-email.task.js';
+import { runAutoRechargeTask } from './modules/funding/auto-recharge.task.js';
+import { sendAutoRechargeFailedEmailTask } from './modules/funding/auto-recharge-email.task.js';
 import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
 import { renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
 import { purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
@@ -14,8 +16,6 @@ import { refundCardPaymentTask } from './modules/payments/refund-card-payment.ta
 import { complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
 import { sendPortalPasswordResetTask } from './modules/portal/password-reset-email.task.js';
 import { recoverWebhookDeliveriesTask } from './modules/webhooks/recover-deliveries.task.js';
-import { runAutoRechargeTask } from './modules/funding/auto-recharge.task.js';
-import { sendAutoRechargeFailedEmailTask } from './modules/funding/auto-recharge-email.task.js';
 
 /**
  * Every background task run by graphile-worker, by name. Each `*.task.ts` file declares its task (name, payload
@@ -26,6 +26,8 @@ import { sendAutoRechargeFailedEmailTask } from './modules/funding/auto-recharge
  */
 export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = {
   send_document_email: sendDocumentEmailTask,
+  run_auto_recharge: runAutoRechargeTask,
+  send_auto_recharge_failed_email: sendAutoRechargeFailedEmailTask,
   send_endpoint_disabled_email: sendEndpointDisabledEmailTask,
   renew_subscriptions: renewSubscriptionsTask,
   purge_expired: purgeExpiredTask,
@@ -36,8 +38,6 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   send_domain_lapsed_email: sendDomainLapsedEmailTask,
   send_portal_password_reset: sendPortalPasswordResetTask,
   recover_webhook_deliveries: recoverWebhookDeliveriesTask,
-  run_auto_recharge: runAutoRechargeTask,
-  send_auto_recharge_failed_email: sendAutoRechargeFailedEmailTask,
 };
 
 /**

@@ -66,12 +66,14 @@ export class StripeStandIn {
       };
       const remembered = idempotencyKey ? this.byKey.get(`${call.path}:${idempotencyKey}`) : undefined;
       if (remembered) return send(200, remembered);
-      let object: unknown;
+      // A test file's own routes first; a 200 answer is remembered by Idempotency-Key like the built-in ones.
       const added = this.routes.map((route) => route(call, () => ++this.seq)).find((a) => a !== undefined);
-      if (added && added.status !== 200) return send(added.status, added.json);
       if (added) {
-        object = added.json;
-      } else if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
+        if (added.status === 200 && idempotencyKey) this.byKey.set(`${call.path}:${idempotencyKey}`, added.json);
+        return send(added.status, added.json);
+      }
+      let object: unknown;
+      if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
         if (this.failSessions)
           return send(400, { error: { type: 'invalid_request_error', message: this.failSessions } });
         const id = `cs_test_standin${++this.seq}`;

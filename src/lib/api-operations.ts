@@ -107,12 +107,12 @@ export const OPERATIONS = {
   deletePrice: op('Prices', PARAMS, 'not_found'),
 
   listBalanceTransactions: op('Balance', PARAMS, 'not_found'),
-  createTopUp: op('Balance', POST),
-  listTopUps: op('Balance', PARAMS, 'not_found'),
-  getTopUp: op('Balance', PARAMS, 'not_found'),
   getAutoRecharge: op('Balance', ANY),
   updateAutoRecharge: op('Balance', POST, 'forbidden'),
   setUpAutoRechargeMethod: op('Balance', POST, 'forbidden'),
+  createTopUp: op('Balance', POST),
+  listTopUps: op('Balance', PARAMS, 'not_found'),
+  getTopUp: op('Balance', PARAMS, 'not_found'),
 
   getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
   listComplianceDeadlines: op('Compliance', PARAMS),
@@ -274,14 +274,6 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   updatePrice: noSuch('product type', 'formation_tier_9'),
   deletePrice: { not_found: 'No custom price is set for ein' },
   listBalanceTransactions: noSuch('balance transaction', 'txn_01j8zq4v9r6w3t2y1x0a5b7c8j'),
-  createTopUp: {
-    validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
-    conflict:
-      'Top-ups are not available on this service yet: it takes card and bank payments through Stripe, which is not configured. Ask the operator, or use the test environment.',
-    service_unavailable: 'The payment page could not be opened; nothing was charged. Retry in a few minutes.',
-  },
-  listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
-  getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   updateAutoRecharge: {
     validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
     forbidden:
@@ -295,6 +287,14 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
     service_unavailable:
       'The page to save a payment method could not be opened; nothing was saved. Retry in a few minutes.',
   },
+  createTopUp: {
+    validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
+    conflict:
+      'Top-ups are not available on this service yet: it takes card and bank payments through Stripe, which is not configured. Ask the operator, or use the test environment.',
+    service_unavailable: 'The payment page could not be opened; nothing was charged. Retry in a few minutes.',
+  },
+  listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
+  getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),
   getEvent: noSuch('event', 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h'),
   getWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),

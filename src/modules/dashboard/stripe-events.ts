@@ -2,17 +2,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
-import type { HostedPaymentReport } from '../payments/payment-provider.js';
-import { settleHostedCheckout } from './hosted-checkout.js';
-import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
-import type { StripePaymentProvider } from '../payments/stripe-provider.js';
-import { clawbackReportOf, settleTopUpSession, takeBackTopUp } from '../funding/funding-events.js';
 import {
   rechargeReportOf,
   saveRechargeMethod,
   settleRechargeEvent,
   setupReportOf,
 } from '../funding/auto-recharge-events.js';
+import type { HostedPaymentReport } from '../payments/payment-provider.js';
+import { settleHostedCheckout } from './hosted-checkout.js';
+import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
+import type { StripePaymentProvider } from '../payments/stripe-provider.js';
+import { clawbackReportOf, settleTopUpSession, takeBackTopUp } from '../funding/funding-events.js';
 
 const HANDLED = new Set([
   'checkout.session.completed',
@@ -34,12 +34,12 @@ export async function handleStripeEvent(
   event: Stripe.Event,
   log: FastifyBaseLogger,
 ): Promise<{ result: string; checkoutId?: string | null; topUpId?: string | null }> {
-  const report = HANDLED.has(event.type) ? reportOf(event) : null;
-  const clawback = clawbackReportOf(event);
   // FUND-31, FUND-35: auto-recharge's events. A completed setup session's saved method is read from Stripe here,
   // before the transaction (never a Stripe call while one is open).
   const recharge = rechargeReportOf(event);
   const setup = await setupReportOf(provider, event);
+  const report = HANDLED.has(event.type) ? reportOf(event) : null;
+  const clawback = clawbackReportOf(event);
   return withTransaction(ctx.pool, async (tx) => {
     const recorded = await recordProviderEvent(tx, {
       id: event.id,
@@ -49,10 +49,10 @@ export async function handleStripeEvent(
       paymentIntent: clawback?.paymentIntent ?? null,
     });
     if (!recorded) return { result: 'duplicate', checkoutId: null };
-    // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
-    if (clawback) return takeBackTopUp(tx, clawback, log);
     if (recharge) return settleRechargeEvent(ctx, tx, recharge, log);
     if (setup) return saveRechargeMethod(tx, setup);
+    // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
+    if (clawback) return takeBackTopUp(tx, clawback, log);
     if (!report) return { result: 'ignored', checkoutId: null };
     // FUND-5: a session opened for a top-up credits the balance; any other is a dashboard checkout's (PAY-3).
     return (

@@ -15,7 +15,6 @@ import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuditRoutes } from './portal.audit-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalBillingRoutes } from './portal.billing-routes.js';
-import { portalAutoRechargeRoutes } from './portal.auto-recharge-routes.js';
 import { portalDeliveriesRoutes } from './portal.deliveries-routes.js';
 import { portalEventsRoutes } from './portal.events-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
@@ -25,6 +24,7 @@ import { portalRecordsRoutes } from './portal.records-routes.js';
 import { portalSettingsRoutes } from './portal.settings-routes.js';
 import { portalKeysRoutes } from './portal.keys-routes.js';
 import { portalWebhooksRoutes } from './portal.webhooks-routes.js';
+import { portalAutoRechargeRoutes } from './portal.auto-recharge-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -90,7 +90,6 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalHomeRoutes, { ctx });
       await web.register(portalRecordsRoutes, { ctx });
       await web.register(portalBillingRoutes, { ctx });
-      await web.register(portalAutoRechargeRoutes, { ctx });
       await web.register(portalSettingsRoutes, { ctx });
       await web.register(portalKeysRoutes, { ctx });
       await web.register(portalWebhooksRoutes, { ctx });
@@ -98,6 +97,7 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalEventsRoutes, { ctx });
       await web.register(portalRequestLogRoutes, { ctx });
       await web.register(portalAuditRoutes, { ctx });
+      await web.register(portalAutoRechargeRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );
