@@ -25,7 +25,7 @@ const { stripe } = suite;
 let t: TestApp;
 
 /** What the stand-in answers to POST /v1/payment_intents, one outcome per call (then `succeeded`). */
-const intentOutcomes: Array<'succeeded' | 'processing' | 'declined'> = [];
+const intentOutcomes: Array<'succeeded' | 'processing' | 'declined' | 'unreachable'> = [];
 
 beforeAll(() => {
   t = suite.t;
@@ -61,6 +61,8 @@ beforeAll(() => {
       };
     if (call.method === 'POST' && call.path === '/v1/payment_intents') {
       const outcome = intentOutcomes.shift() ?? 'succeeded';
+      if (outcome === 'unreachable')
+        return { status: 500, json: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
       const id = `pi_standin${nextId()}`;
       const intent = {
         id,
@@ -516,6 +518,27 @@ describe('a recharge that keeps failing', () => {
       },
     ]);
     expect(await verifyLedger(t.ctx)).toEqual([]);
+  });
+
+  it('retries an attempt whose outcome Stripe left unknown with the same key, and counts it only on the last try', async () => {
+    const { tenant, order } = await rechargingTenant('Recharge Outage Co', 3 * FORMATION, 10_000, 3.5 * FORMATION);
+    expect((await order()).statusCode).toBe(201);
+    const [queued] = await rechargesOf(tenant);
+    const keysOf = () =>
+      intentCalls()
+        .filter((c) => c.form['metadata[auto_recharge_id]'] === queued.id)
+        .map((c) => c.idempotencyKey);
+    // Stripe fails on its side (the client retries twice with the same key): the job fails and nothing is counted.
+    intentOutcomes.push('unreachable', 'unreachable', 'unreachable');
+    await expect(runAutoRecharge(t.ctx, queued.id, quietLog)).rejects.toThrow();
+    expect((await rechargesOf(tenant))[0]).toMatchObject({ status: 'queued', attempts: 0 });
+    // On the job's last try the unknown outcome is a failed attempt; the next attempt has a key of its own.
+    intentOutcomes.push('unreachable', 'unreachable', 'unreachable');
+    expect(await runAutoRecharge(t.ctx, queued.id, quietLog, true)).toBe('retry_queued');
+    expect((await rechargesOf(tenant))[0]).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(await runAutoRecharge(t.ctx, queued.id, quietLog)).toBe('credited');
+    expect(new Set(keysOf())).toEqual(new Set([`${queued.id}-attempt-1`, `${queued.id}-attempt-2`]));
+    expect(keysOf().filter((k) => k === `${queued.id}-attempt-1`)).toHaveLength(6);
   });
 
   it('is refused to an admin in the portal: owners manage auto-recharge', async () => {
