@@ -66,6 +66,60 @@ CREATE INDEX audit_log_recent ON public.audit_log USING btree (created_at DESC, 
 CREATE TRIGGER audit_log_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.audit_log FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 GRANT SELECT, INSERT ON TABLE public.audit_log TO fcs_service;
 
+CREATE TABLE public.auto_recharge_settings (
+    organization_id text NOT NULL,
+    enabled boolean DEFAULT false NOT NULL,
+    threshold_cents bigint,
+    amount_cents bigint,
+    stripe_customer text,
+    payment_method text,
+    setup_session_id text,
+    disabled_reason text,
+    method_saved_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.auto_recharge_settings ADD CONSTRAINT auto_recharge_settings_amount_cents_check CHECK ((amount_cents > 0));
+ALTER TABLE public.auto_recharge_settings ADD CONSTRAINT auto_recharge_settings_check CHECK (((NOT enabled) OR ((threshold_cents IS NOT NULL) AND (amount_cents IS NOT NULL) AND (payment_method IS NOT NULL) AND (stripe_customer IS NOT NULL))));
+ALTER TABLE public.auto_recharge_settings ADD CONSTRAINT auto_recharge_settings_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.auto_recharge_settings ADD CONSTRAINT auto_recharge_settings_pkey PRIMARY KEY (organization_id);
+ALTER TABLE public.auto_recharge_settings ADD CONSTRAINT auto_recharge_settings_threshold_cents_check CHECK ((threshold_cents >= 0));
+CREATE INDEX auto_recharge_settings_setup_session ON public.auto_recharge_settings USING btree (setup_session_id) WHERE (setup_session_id IS NOT NULL);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.auto_recharge_settings TO fcs_service;
+
+CREATE TABLE public.auto_recharges (
+    id text NOT NULL,
+    organization_id text NOT NULL,
+    environment text DEFAULT 'live'::text NOT NULL,
+    amount_cents bigint NOT NULL,
+    threshold_cents bigint NOT NULL,
+    stripe_customer text NOT NULL,
+    payment_method text NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    payment_intent text,
+    top_up_id text,
+    failure_message text,
+    triggered_by text,
+    balance_cents bigint,
+    next_attempt_at timestamp with time zone,
+    settled_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_amount_cents_check CHECK ((amount_cents > 0));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_attempts_check CHECK (((attempts >= 0) AND (attempts <= 3)));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_check CHECK (((status = ANY (ARRAY['succeeded'::text, 'failed'::text])) = (settled_at IS NOT NULL)));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_environment_check CHECK ((environment = 'live'::text));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_pkey PRIMARY KEY (id);
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'processing'::text, 'succeeded'::text, 'failed'::text])));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_threshold_cents_check CHECK ((threshold_cents >= 0));
+ALTER TABLE public.auto_recharges ADD CONSTRAINT auto_recharges_top_up_id_fkey FOREIGN KEY (top_up_id) REFERENCES top_ups(id);
+CREATE UNIQUE INDEX auto_recharges_one_in_flight ON public.auto_recharges USING btree (organization_id) WHERE (status = ANY (ARRAY['queued'::text, 'processing'::text]));
+CREATE INDEX auto_recharges_organization ON public.auto_recharges USING btree (organization_id, id DESC);
+CREATE INDEX auto_recharges_payment_intent ON public.auto_recharges USING btree (payment_intent) WHERE (payment_intent IS NOT NULL);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.auto_recharges TO fcs_service;
+
 CREATE TABLE public.balances (
     organization_id text NOT NULL,
     environment text NOT NULL,
@@ -79,6 +133,7 @@ ALTER TABLE public.balances ADD CONSTRAINT balances_pkey PRIMARY KEY (organizati
 CREATE TRIGGER balances_key_fixed BEFORE UPDATE OF organization_id, environment ON public.balances FOR EACH ROW WHEN (((old.organization_id IS DISTINCT FROM new.organization_id) OR (old.environment IS DISTINCT FROM new.environment))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER balances_low_alert AFTER UPDATE OF balance_cents ON public.balances FOR EACH ROW WHEN ((new.balance_cents < old.balance_cents)) EXECUTE FUNCTION alert_low_balance();
 CREATE TRIGGER balances_never_removed BEFORE DELETE OR TRUNCATE ON public.balances FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
+CREATE TRIGGER balances_queue_auto_recharge AFTER UPDATE OF balance_cents ON public.balances FOR EACH ROW WHEN (((new.environment = 'live'::text) AND (new.balance_cents < old.balance_cents))) EXECUTE FUNCTION queue_auto_recharge();
 GRANT SELECT ON TABLE public.balances TO fcs_service;
 GRANT INSERT (organization_id) ON TABLE public.balances TO fcs_service;
 GRANT INSERT (environment) ON TABLE public.balances TO fcs_service;
@@ -1591,6 +1646,40 @@ BEGIN
 END
 $function$;
 GRANT EXECUTE ON FUNCTION public.post_ledger_entries(p_org text, p_env text, p_entries jsonb, p_min_balance bigint) TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
+DECLARE
+  s auto_recharge_settings%ROWTYPE;
+  v_id text;
+BEGIN
+  SELECT * INTO s FROM auto_recharge_settings WHERE organization_id = NEW.organization_id;
+  IF NOT FOUND OR NOT s.enabled OR NEW.balance_cents >= s.threshold_cents THEN
+    RETURN NULL;
+  END IF;
+  -- A clawback (a disputed or refunded payment taken back) never charges the saved method again: the next debit does.
+  -- The posting's entries are written by the statement that moved the balance, so they are visible here.
+  IF EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = NEW.last_entry_id AND e.type = 'clawback') THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO auto_recharges (id, organization_id, amount_cents, threshold_cents, stripe_customer, payment_method,
+                              triggered_by, balance_cents)
+  VALUES (new_id('arc'), NEW.organization_id, s.amount_cents, s.threshold_cents, s.stripe_customer, s.payment_method,
+          NEW.last_entry_id, NEW.balance_cents)
+  ON CONFLICT (organization_id) WHERE status IN ('queued', 'processing') DO NOTHING
+  RETURNING id INTO v_id;
+  IF v_id IS NOT NULL THEN
+    PERFORM graphile_worker.add_job('run_auto_recharge', json_build_object('autoRechargeId', v_id),
+                                    max_attempts => 10);
+  END IF;
+  RETURN NULL;
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.queue_auto_recharge() TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.refuse_append_only_change()
  RETURNS trigger

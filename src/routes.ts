@@ -24,6 +24,7 @@ import { portalAdminRoutes } from './modules/portal/portal.admin-routes.js';
 import { portalWebRoutes } from './modules/portal/portal.plugin.js';
 import { idempotencyPlugin } from './modules/idempotency/idempotency.plugin.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
+import { autoRechargeRoutes } from './modules/funding/auto-recharge.routes.js';
 import { stripeWebhookRoutes } from './modules/dashboard/stripe-webhook.routes.js';
 import { complianceRoutes, complianceTestHelperRoutes } from './modules/compliance/compliance.routes.js';
 import { complianceAdminRoutes } from './modules/compliance/compliance.admin-routes.js';
@@ -46,6 +47,7 @@ export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>
   webhookRoutes,
   magicLinkRoutes,
   orderRoutes,
+  autoRechargeRoutes,
   einCorrectionRoutes,
   complianceRoutes,
 ];

@@ -1,6 +1,8 @@
 import type { CronItem } from 'graphile-worker';
 import type { TaskDefinition, TaskName } from './lib/jobs.js';
 import { sendDocumentEmailTask } from './modules/notifications/document-email.task.js';
+import { runAutoRechargeTask } from './modules/funding/auto-recharge.task.js';
+import { sendAutoRechargeFailedEmailTask } from './modules/funding/auto-recharge-email.task.js';
 import { sendEndpointDisabledEmailTask } from './modules/notifications/endpoint-disabled-email.task.js';
 import { renewSubscriptionsCron, renewSubscriptionsTask } from './modules/subscriptions/renew-subscriptions.task.js';
 import { purgeExpiredCron, purgeExpiredTask } from './modules/maintenance/purge-expired.task.js';
@@ -24,6 +26,8 @@ import { recoverWebhookDeliveriesTask } from './modules/webhooks/recover-deliver
  */
 export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = {
   send_document_email: sendDocumentEmailTask,
+  run_auto_recharge: runAutoRechargeTask,
+  send_auto_recharge_failed_email: sendAutoRechargeFailedEmailTask,
   send_endpoint_disabled_email: sendEndpointDisabledEmailTask,
   renew_subscriptions: renewSubscriptionsTask,
   purge_expired: purgeExpiredTask,

@@ -192,6 +192,7 @@ async function makeWebFixtures(app: TestApp, f: Fixtures): Promise<WebFixtures> 
     '/portal/users',
     '/portal/balance',
     '/portal/balance/ledger.csv',
+    '/portal/balance/auto-recharge',
     '/portal/prices',
     '/portal/branding',
     '/portal/keys',

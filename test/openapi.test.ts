@@ -288,6 +288,7 @@ describe('GET /v1/openapi.json', () => {
       expect.arrayContaining(['header:last-event-id', 'query:types']),
     );
     expect(Object.keys(testDoc.webhooks).sort()).toEqual([
+      'balance.auto_recharge_failed',
       'balance.low',
       'balance.top_up_failed',
       'balance.top_up_reversed',

@@ -278,6 +278,7 @@ describe('partner portal in a browser', () => {
     await check('/portal/balance', 'balance');
     await check('/portal/prices', 'prices');
     await check('/portal/branding', 'branding');
+    await check('/portal/balance/auto-recharge', 'auto-recharge');
     await check('/portal/keys', 'keys');
     await check('/portal/webhooks', 'webhooks');
     await checkFirstRow('webhook endpoint');

@@ -364,6 +364,8 @@ const NOT_A_LIST: Record<string, string> = {
   '/organization': "the caller's own organization, found from the key alone (organization-settings.test.ts)",
   '/events/stream':
     "a stream, not a page; it sends only the key's own organization and environment's events (event-stream.test.ts)",
+  '/balance/auto-recharge':
+    "the caller's own organization's auto-recharge settings, found from the key alone (balance-auto-recharge.test.ts)",
 };
 
 /** Creates `owner`'s rows of every kind in `env` (a webhook endpoint first, so the events fan out to it). */

@@ -20,6 +20,12 @@ export interface StandInCall {
  */
 export class StripeStandIn {
   readonly calls: StandInCall[] = [];
+  /**
+   * More routes a test file adds, asked first and in order: each answers a call (`{status, json}`) or passes it on
+   * (undefined). An answer of status 200 is remembered by Idempotency-Key like the built-in ones.
+   */
+  readonly routes: Array<(call: StandInCall, nextId: () => number) => { status: number; json: unknown } | undefined> =
+    [];
   failRefunds: string | null = null;
   failSessions: string | null = null;
   private readonly server = http.createServer((req, res) => this.answer(req, res));
@@ -60,6 +66,12 @@ export class StripeStandIn {
       };
       const remembered = idempotencyKey ? this.byKey.get(`${call.path}:${idempotencyKey}`) : undefined;
       if (remembered) return send(200, remembered);
+      // A test file's own routes first; a 200 answer is remembered by Idempotency-Key like the built-in ones.
+      const added = this.routes.map((route) => route(call, () => ++this.seq)).find((a) => a !== undefined);
+      if (added) {
+        if (added.status === 200 && idempotencyKey) this.byKey.set(`${call.path}:${idempotencyKey}`, added.json);
+        return send(added.status, added.json);
+      }
       let object: unknown;
       if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
         if (this.failSessions)

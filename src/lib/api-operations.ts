@@ -22,7 +22,7 @@ export const API_TAGS = {
     'State filings (formation, EIN, annual report, registered agent, foreign qualification), priced and debited from the prepaid balance.',
   Prices: 'Retail prices your customers see at dashboard checkout, and which formation packages are offered there.',
   Balance:
-    'The prepaid balance: top-ups paid by card or US bank account through Stripe Checkout, and its ledger (credits, one debit per priced order line, reversals of cancelled orders, clawbacks of disputed or refunded top-ups).',
+    'The prepaid balance: top-ups paid by card or US bank account through Stripe Checkout, automatic recharges of the live balance with a saved card or bank account, and its ledger (credits, one debit per priced order line, reversals of cancelled orders, clawbacks of disputed or refunded top-ups).',
   Compliance:
     'State report deadlines of your companies (annual, biennial and initial reports), computed from researched state rules, with reminders as webhook events.',
   Documents: 'State-issued documents attached to orders, each with a signed download address valid for one hour.',
@@ -107,6 +107,9 @@ export const OPERATIONS = {
   deletePrice: op('Prices', PARAMS, 'not_found'),
 
   listBalanceTransactions: op('Balance', PARAMS, 'not_found'),
+  getAutoRecharge: op('Balance', ANY),
+  updateAutoRecharge: op('Balance', POST, 'forbidden'),
+  setUpAutoRechargeMethod: op('Balance', POST, 'forbidden'),
   createTopUp: op('Balance', POST),
   listTopUps: op('Balance', PARAMS, 'not_found'),
   getTopUp: op('Balance', PARAMS, 'not_found'),
@@ -271,6 +274,19 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   updatePrice: noSuch('product type', 'formation_tier_9'),
   deletePrice: { not_found: 'No custom price is set for ein' },
   listBalanceTransactions: noSuch('balance transaction', 'txn_01j8zq4v9r6w3t2y1x0a5b7c8j'),
+  updateAutoRecharge: {
+    validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
+    forbidden:
+      'Auto-recharge refills the live balance: change it with a live key (or in the portal while it shows Live).',
+  },
+  setUpAutoRechargeMethod: {
+    conflict:
+      'Auto-recharge is not available on this service yet: it charges cards and bank accounts through Stripe, which is not configured. Ask the operator.',
+    forbidden:
+      'Auto-recharge refills the live balance and is never charged in test: save a payment method with a live key.',
+    service_unavailable:
+      'The page to save a payment method could not be opened; nothing was saved. Retry in a few minutes.',
+  },
   createTopUp: {
     validation_error: 'Invalid request: amount: must be between $10.00 and $50,000.00, got 5',
     conflict:

@@ -40,6 +40,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/auto-recharge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the auto-recharge settings
+         * @description The organization's automatic recharge of its live balance: on or off, the threshold and amount in dollars, whether a payment method is saved, why the service turned it off (three failed attempts), and the newest recharge. One per organization; the test balance is never recharged.
+         */
+        get: operations["getAutoRecharge"];
+        /**
+         * Update the auto-recharge settings
+         * @description Live key only (403 with a test key). "When a debit takes the live balance below `threshold`, add `amount`": the recharge runs in the background as an off-session payment with the saved card or US bank account, at most one at a time, and is credited as a top-up (`balance.top_up_succeeded`) once Stripe says the money is there (a bank debit after a few business days). After three failed attempts it stops, auto-recharge is turned off, the owners are emailed and `balance.auto_recharge_failed` is sent. `amount` within the top-up bounds (400 naming `amount`); turning it on needs a saved payment method (400 naming `enabled`).
+         */
+        put: operations["updateAutoRecharge"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/auto-recharge/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a payment method for auto-recharge
+         * @description Live key only (403 with a test key). Opens a Stripe Checkout page in setup mode where an owner saves a card or US bank account for automatic recharges; nothing is charged there. Once Stripe confirms it, the method is saved (replacing any earlier one) and auto-recharge is turned on if a threshold and an amount are set. Stripe sends the owner back to the partner portal.
+         */
+        post: operations["setUpAutoRechargeMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance/top-ups": {
         parameters: {
             query?: never;
@@ -747,6 +791,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "balance.auto_recharge_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.auto_recharge_failed event
+         * @description An automatic recharge of the live balance failed three times (a declined card, a failed bank debit): nothing was credited, auto-recharge was turned off until it is turned on again or a payment method is saved again, and the owners were emailed. A successful recharge is a top-up: balance.top_up_succeeded. POSTed to every enabled endpoint subscribed to balance.auto_recharge_failed, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceAutoRechargeFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "balance.low": {
         parameters: {
             query?: never;
@@ -1017,6 +1081,76 @@ export interface components {
             /** @description Year of the report (e.g. 2025); at most next year. Default: the current year (UTC). */
             filingYear?: number;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
+        };
+        /** AutoRecharge */
+        AutoRecharge: {
+            /** @description In US dollars. */
+            amount: number;
+            /** @description Failed attempts so far (three stop it). */
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            failureMessage: string | null;
+            /** @description prefix arc_ */
+            id: string;
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            object: "auto_recharge";
+            /** @description queued: waiting for its next attempt; processing: a bank debit is under way (a few business days); succeeded: credited as the top-up topUpId; failed: three attempts failed, auto-recharge was turned off. */
+            status: "queued" | "processing" | "succeeded" | "failed";
+            /** @description The threshold it was queued under, in US dollars. */
+            threshold: number;
+            topUpId: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** AutoRechargeFailedData */
+        AutoRechargeFailedData: {
+            /** @description The amount the recharge asked for; nothing was credited. In US dollars. */
+            amount: number;
+            /** @description Failed attempts (3). */
+            attempts: number;
+            /** @description prefix arc_ */
+            autoRechargeId: string;
+            /** @description Why the last attempt failed (Stripe's message). */
+            failureMessage: string;
+        };
+        /**
+         * AutoRechargeFailedEvent
+         * @description An automatic recharge of the live balance failed three times (a declined card, a failed bank debit): nothing was credited, auto-recharge was turned off until it is turned on again or a payment method is saved again, and the owners were emailed. A successful recharge is a top-up: balance.top_up_succeeded.
+         */
+        AutoRechargeFailedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["AutoRechargeFailedData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.auto_recharge_failed";
+        };
+        /** AutoRechargeSettings */
+        AutoRechargeSettings: {
+            amount: number | null;
+            disabledReason: string | null;
+            /** @description Whether the live balance is recharged now. */
+            enabled: boolean;
+            lastRecharge: components["schemas"]["AutoRecharge"] | null;
+            /** @enum {string} */
+            object: "auto_recharge_settings";
+            /** @description Whether a card or US bank account is saved (through POST /balance/auto-recharge/setup). */
+            paymentMethodSaved: boolean;
+            threshold: number | null;
+        };
+        /** AutoRechargeSetup */
+        AutoRechargeSetup: {
+            /**
+             * Format: uri
+             * @description The Stripe Checkout page (setup mode) where an owner saves a card or US bank account; nothing is charged there.
+             */
+            checkoutUrl: string;
         };
         /** BalanceLowData */
         BalanceLowData: {
@@ -1337,8 +1471,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Your label for the endpoint. */
             description?: string;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
-            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed. */
+            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
@@ -1511,13 +1645,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed */
             type: string;
         };
         /** EventList */
@@ -1922,6 +2056,15 @@ export interface components {
             /** @constant */
             type: "balance.top_up_succeeded";
         };
+        /** UpdateAutoRechargeRequest */
+        UpdateAutoRechargeRequest: {
+            /** @description Dollars added by each recharge, at most two decimals, between the service’s TOP_UP_MIN and TOP_UP_MAX (10 and 50,000 unless the operator set others). */
+            amount: number;
+            /** @description Whether the live balance is recharged. Turning it on needs a saved payment method. */
+            enabled: boolean;
+            /** @description Dollars: a debit that takes the live balance below this amount queues a recharge. 0 to 10,000,000, at most two decimals. */
+            threshold: number;
+        };
         /** UpdateCompanyRequest */
         UpdateCompanyRequest: {
             /** @description XX-XXXXXXX */
@@ -2000,8 +2143,8 @@ export interface components {
             description?: string | null;
             /** @description true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince). */
             disabled?: boolean;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
-            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed. */
+            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
@@ -2337,6 +2480,301 @@ export interface operations {
             };
             /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRechargeSettings"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAutoRechargeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRechargeSettings"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but not allowed (e.g. the user is not an admin of the company). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setUpAutoRechargeMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutoRechargeSetup"];
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Understood but not allowed (e.g. the user is not an admin of the company). Codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of a resource, or with a request still running. Codes: `idempotency_key_in_use`, `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is too large. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not JSON. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3344,7 +3782,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed";
             };
             header?: never;
             path?: never;
@@ -3487,7 +3925,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, webhook.test). Default: every event. */
+                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed, webhook.test). Default: every event. */
                 types?: string;
             };
             header?: {
@@ -6134,6 +6572,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    balanceAutoRechargeFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutoRechargeFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -14,6 +14,7 @@ export const OPERATIONS = {
   createWebhookEndpoint: {"method":"POST","path":"/webhook-endpoints","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   deletePrice: {"method":"DELETE","path":"/organization/prices/{type}","pathParams":["type"],"queryParams":[],"body":false,"kind":"json"},
   deleteWebhookEndpoint: {"method":"DELETE","path":"/webhook-endpoints/{id}","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
+  getAutoRecharge: {"method":"GET","path":"/balance/auto-recharge","pathParams":[],"queryParams":[],"body":false,"kind":"json"},
   getCompany: {"method":"GET","path":"/companies/{companyIdOrSlug}","pathParams":["companyIdOrSlug"],"queryParams":[],"body":false,"kind":"json"},
   getComplianceCalendar: {"method":"GET","path":"/companies/{companyIdOrSlug}/compliance-calendar","pathParams":["companyIdOrSlug"],"queryParams":["from","to"],"body":false,"kind":"json"},
   getDocument: {"method":"GET","path":"/documents/{documentId}","pathParams":["documentId"],"queryParams":[],"body":false,"kind":"json"},
@@ -38,7 +39,9 @@ export const OPERATIONS = {
   rotateWebhookEndpointSecret: {"method":"POST","path":"/webhook-endpoints/{id}/rotate-secret","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
   runTestComplianceReminders: {"method":"POST","path":"/test_helpers/compliance-reminders/run","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   sendTestWebhookEvent: {"method":"POST","path":"/webhook-endpoints/{id}/test","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
+  setUpAutoRechargeMethod: {"method":"POST","path":"/balance/auto-recharge/setup","pathParams":[],"queryParams":[],"body":false,"kind":"json"},
   streamEvents: {"method":"GET","path":"/events/stream","pathParams":[],"queryParams":["types"],"body":false,"kind":"stream"},
+  updateAutoRecharge: {"method":"PUT","path":"/balance/auto-recharge","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   updateCompany: {"method":"PATCH","path":"/companies/{companyIdOrSlug}","pathParams":["companyIdOrSlug"],"queryParams":[],"body":true,"kind":"json"},
   updateOrganization: {"method":"PATCH","path":"/organization","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   updatePrice: {"method":"PUT","path":"/organization/prices/{type}","pathParams":["type"],"queryParams":[],"body":true,"kind":"json"},
@@ -51,6 +54,7 @@ export type OperationId = keyof typeof OPERATIONS;
 
 /** Every event type the API sends (the document's `webhooks`): what webhooks deliver and GET /events/stream streams. */
 export const EVENT_TYPES = [
+  "balance.auto_recharge_failed",
   "balance.low",
   "balance.top_up_failed",
   "balance.top_up_reversed",

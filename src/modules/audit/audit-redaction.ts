@@ -17,6 +17,7 @@ const AUDIT_TARGET_KINDS = [
   'branding',
   'domain',
   'billing_settings',
+  'auto_recharge',
 ] as const;
 
 /** A kind of audited target. */
@@ -33,6 +34,7 @@ const ALLOWED_FIELDS: Record<AuditTargetKind, readonly string[]> = {
   branding: ['logoUrl', 'primaryColor', 'accentColor'],
   domain: ['whiteLabelDomain', 'status', 'verifiedAt', 'vouched'],
   billing_settings: ['dashboardBilling', 'emailNotifications', 'contactEmail', 'lowBalanceThresholdCents'],
+  auto_recharge: ['enabled', 'thresholdCents', 'amountCents', 'paymentMethodSaved'],
 };
 
 /** A target's fields as the audit log keeps them: JSON values only. */

@@ -30,6 +30,7 @@ const AUDIT_ACTIONS = [
   'domain.updated',
   'domain.verified',
   'billing_settings.updated',
+  'auto_recharge.updated',
 ] as const satisfies readonly `${AuditTargetKind}.${string}`[];
 
 /** An action of the audit log. */

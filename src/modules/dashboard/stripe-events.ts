@@ -2,6 +2,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type Stripe from 'stripe';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../lib/db.js';
+import {
+  rechargeReportOf,
+  saveRechargeMethod,
+  settleRechargeEvent,
+  setupReportOf,
+} from '../funding/auto-recharge-events.js';
 import type { HostedPaymentReport } from '../payments/payment-provider.js';
 import { settleHostedCheckout } from './hosted-checkout.js';
 import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
@@ -18,7 +24,8 @@ const HANDLED = new Set([
 /**
  * Handles one verified Stripe event once per event id, in ONE transaction (PAY-3, PAY-4, FUND-5, FUND-10): records the
  * event with the checkout or top-up it is about (a duplicate changes nothing), then settles that checkout or top-up,
- * or takes a disputed or refunded top-up's money back.
+ * or takes a disputed or refunded top-up's money back; saves auto-recharge's method or settles a recharge (FUND-31,
+ * FUND-35).
  * @returns what happened: duplicate, ignored (another type or no payment facts), or the settlement's result.
  */
 export async function handleStripeEvent(
@@ -27,6 +34,10 @@ export async function handleStripeEvent(
   event: Stripe.Event,
   log: FastifyBaseLogger,
 ): Promise<{ result: string; checkoutId?: string | null; topUpId?: string | null }> {
+  // FUND-31, FUND-35: auto-recharge's events. A completed setup session's saved method is read from Stripe here,
+  // before the transaction (never a Stripe call while one is open).
+  const recharge = rechargeReportOf(event);
+  const setup = await setupReportOf(provider, event);
   const report = HANDLED.has(event.type) ? reportOf(event) : null;
   const clawback = clawbackReportOf(event);
   return withTransaction(ctx.pool, async (tx) => {
@@ -38,6 +49,8 @@ export async function handleStripeEvent(
       paymentIntent: clawback?.paymentIntent ?? null,
     });
     if (!recorded) return { result: 'duplicate', checkoutId: null };
+    if (recharge) return settleRechargeEvent(ctx, tx, recharge, log);
+    if (setup) return saveRechargeMethod(tx, setup);
     // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
     if (clawback) return takeBackTopUp(tx, clawback, log);
     if (!report) return { result: 'ignored', checkoutId: null };

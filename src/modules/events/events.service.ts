@@ -10,7 +10,7 @@ import * as repo from './events.repo.js';
 
 /**
  * Subscribable event types (EVT-2): the contract's two, the compliance calendar's reminders (CAL-20), and the
- * prepaid balance's (FUND-9, FUND-13, FUND-16). `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
+ * prepaid balance's (FUND-9, FUND-13, FUND-16, FUND-36). `webhook.test` is sent only by POST /webhook-endpoints/{id}/test.
  */
 export const EVENT_TYPES = [
   'filing.status_changed',
@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'balance.top_up_failed',
   'balance.top_up_reversed',
   'balance.low',
+  'balance.auto_recharge_failed',
 ] as const;
 
 /** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */

@@ -24,6 +24,7 @@ import { portalRecordsRoutes } from './portal.records-routes.js';
 import { portalSettingsRoutes } from './portal.settings-routes.js';
 import { portalKeysRoutes } from './portal.keys-routes.js';
 import { portalWebhooksRoutes } from './portal.webhooks-routes.js';
+import { portalAutoRechargeRoutes } from './portal.auto-recharge-routes.js';
 import { checkFormCsrf, checkSessionCsrf, COOKIES, cookieOptions, PORTAL_PREFIX, render } from './portal.web.js';
 import { needsSecondFactor } from './roles.js';
 import { findLiveSession, portalSessionOf, sessionIdOf } from './sessions.js';
@@ -96,6 +97,7 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalEventsRoutes, { ctx });
       await web.register(portalRequestLogRoutes, { ctx });
       await web.register(portalAuditRoutes, { ctx });
+      await web.register(portalAutoRechargeRoutes, { ctx });
     },
     { prefix: PORTAL_PREFIX },
   );

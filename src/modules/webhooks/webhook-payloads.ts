@@ -129,6 +129,17 @@ const BalanceLowDataSchema = Type.Object(
   { title: 'BalanceLowData' },
 );
 
+/** `data` of balance.auto_recharge_failed (FUND-36): a recharge failed three times and auto-recharge was turned off. */
+const AutoRechargeFailedDataSchema = Type.Object(
+  {
+    autoRechargeId: Type.String({ description: 'prefix arc_' }),
+    amount: Dollars('The amount the recharge asked for; nothing was credited.'),
+    attempts: Type.Integer({ description: 'Failed attempts (3).' }),
+    failureMessage: Type.String({ description: "Why the last attempt failed (Stripe's message)." }),
+  },
+  { title: 'AutoRechargeFailedData' },
+);
+
 const envelope = <T extends TSchema>(type: string, data: T, title: string, description: string) =>
   Type.Object(
     {
@@ -189,6 +200,12 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     BalanceLowDataSchema,
     'BalanceLowEvent',
     "A debit took the balance from at or above the organization's lowBalanceThreshold to below it. Sent once per crossing: again only after the balance has been at or above the threshold.",
+  ),
+  'balance.auto_recharge_failed': envelope(
+    'balance.auto_recharge_failed',
+    AutoRechargeFailedDataSchema,
+    'AutoRechargeFailedEvent',
+    'An automatic recharge of the live balance failed three times (a declined card, a failed bank debit): nothing was credited, auto-recharge was turned off until it is turned on again or a payment method is saved again, and the owners were emailed. A successful recharge is a top-up: balance.top_up_succeeded.',
   ),
   'webhook.test': envelope(
     'webhook.test',
