@@ -30,7 +30,7 @@ const EnvSchema = Type.Object({
   STORAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
   // s3://bucket or s3://bucket/prefix: documents go to S3-compatible object storage instead of STORAGE_DIR (OPS-25).
   STORAGE_URL: Type.Optional(
-    Type.String({ pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9!_.*\'()/-]*)?$' }),
+    Type.String({ pattern: "^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9!_.*'()/-]*)?$" }),
   ),
   // The S3 API's address for stores other than AWS (MinIO, Cloudflare R2, GCS's S3 interface).
   S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),

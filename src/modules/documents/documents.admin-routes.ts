@@ -65,11 +65,16 @@ async function readForm(
       for await (const part of request.parts()) {
         if (part.type === 'file') {
           if (part.fieldname === 'file' && !staged)
-            staged = await stageDocumentFile(ctx, null, { orderId }, {
-              content: part.file,
-              fileName: part.filename,
-              fileType: part.mimetype,
-            });
+            staged = await stageDocumentFile(
+              ctx,
+              null,
+              { orderId },
+              {
+                content: part.file,
+                fileName: part.filename,
+                fileType: part.mimetype,
+              },
+            );
           else part.file.resume();
         } else if (typeof part.value === 'string') {
           fields[part.fieldname] = part.value;

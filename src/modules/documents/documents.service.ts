@@ -210,8 +210,7 @@ function byteCounter(limit: number): { stream: Transform; bytes: () => number } 
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (bytes > limit)
-        done(new AppError('payload_too_large', `Documents are limited to ${limit / 1024 / 1024} MB`));
+      if (bytes > limit) done(new AppError('payload_too_large', `Documents are limited to ${limit / 1024 / 1024} MB`));
       else done(null, chunk);
     },
   });
