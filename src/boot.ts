@@ -189,7 +189,7 @@ function keptSecret(dataDir: string, name: string): { value: string; generated: 
  * OPS-26: what the first embedded start prints before it creates the database, so a quiet terminal is not taken for a
  * hang: where, what happens, and how long it may take.
  */
-export function firstStartMessage(clusterDir: string): string {
+function firstStartMessage(clusterDir: string): string {
   return [
     `First start: creating the embedded PostgreSQL database in ${clusterDir}, then its tables.`,
     'This happens once and takes up to a minute (usually 10 to 30 seconds); later starts take a few seconds.',
