@@ -3,14 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  S3Client,
-  type S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Config, ObjectStorageConfig } from '../../config-types.js';
 
 /**
@@ -96,17 +89,26 @@ const PART_BYTES = 5 * 1024 * 1024;
  * (one PUT for a small file, a multipart upload in 5 MB parts otherwise, aborted when the stream fails).
  */
 export function s3Store(settings: ObjectStorageConfig): DocumentStore {
-  const client = new S3Client({
-    region: settings.region,
-    forcePathStyle: settings.forcePathStyle,
-    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    ...(settings.credentials ? { credentials: settings.credentials } : {}),
-  });
+  // The AWS SDK is loaded on first use, so processes and CLI commands that keep files on disk never pay for it.
+  let loaded: Promise<{ client: S3Client; s3: typeof import('@aws-sdk/client-s3') }> | null = null;
+  const sdk = () => {
+    loaded ??= import('@aws-sdk/client-s3').then((s3) => ({
+      s3,
+      client: new s3.S3Client({
+        region: settings.region,
+        forcePathStyle: settings.forcePathStyle,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+      }),
+    }));
+    return loaded;
+  };
   const Bucket = settings.bucket;
   const objectKey = (key: string) => `${settings.prefix}${key}`;
   return {
     location: `s3://${Bucket}/${settings.prefix}`,
     async write(key, content, contentType) {
+      const [{ client }, { Upload }] = await Promise.all([sdk(), import('@aws-sdk/lib-storage')]);
       const upload = new Upload({
         client,
         params: { Bucket, Key: objectKey(key), Body: content, ContentType: contentType },
@@ -126,8 +128,9 @@ export function s3Store(settings: ObjectStorageConfig): DocumentStore {
       if (streamError) throw streamError;
     },
     async open(key) {
+      const { client, s3 } = await sdk();
       try {
-        const res = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
+        const res = await client.send(new s3.GetObjectCommand({ Bucket, Key: objectKey(key) }));
         return { stream: res.Body as Readable, size: Number(res.ContentLength ?? 0) };
       } catch (err) {
         if (isMissing(err)) return null;
@@ -135,8 +138,9 @@ export function s3Store(settings: ObjectStorageConfig): DocumentStore {
       }
     },
     async size(key) {
+      const { client, s3 } = await sdk();
       try {
-        const res = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
+        const res = await client.send(new s3.HeadObjectCommand({ Bucket, Key: objectKey(key) }));
         return Number(res.ContentLength ?? 0);
       } catch (err) {
         if (isMissing(err)) return null;
@@ -144,7 +148,8 @@ export function s3Store(settings: ObjectStorageConfig): DocumentStore {
       }
     },
     async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
+      const { client, s3 } = await sdk();
+      await client.send(new s3.DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
     },
   };
 }

@@ -190,14 +190,20 @@ async function writeToStore(
   fileType: string,
   source: Readable,
 ): Promise<void> {
-  // An error of the source (client gone, parser failure) reaches the store through the counter.
-  source.once('error', (err) => content.destroy(err));
+  // An error of the source (client gone, body cut off, parser failure) reaches the store through the counter, and is
+  // the caller's to answer: the store did nothing wrong.
+  let sourceError: unknown = null;
+  source.once('error', (err) => {
+    sourceError = err;
+    content.destroy(err);
+  });
   try {
     await documentStore(ctx.config).write(storageKey, content, fileType);
   } catch (err) {
     await documentStore(ctx.config)
       .remove(storageKey)
       .catch(() => undefined);
+    if (sourceError) throw sourceError;
     if (err instanceof AppError || (err as { statusCode?: number }).statusCode) throw err;
     ctx.log.error({ err, storageKey }, 'document store refused a file');
     throw new AppError('service_unavailable', 'The document could not be stored just now; try again');
