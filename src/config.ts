@@ -57,6 +57,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordOf(e.SMTP_URL),
     e.STRIPE_SECRET_KEY,
     e.STRIPE_WEBHOOK_SECRET,
+    e.AWS_SECRET_ACCESS_KEY,
+    e.AWS_SESSION_TOKEN,
   ]);
   const schedule = (e.WEBHOOK_RETRY_SCHEDULE ?? '5,300,1800,7200,18000,36000,36000')
     .split(',')
@@ -74,6 +76,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL ?? 'info',
     dataDir,
     storageDir: path.resolve(e.STORAGE_DIR ?? path.join(dataDir, 'files')),
+    objectStorage: objectStorageOf(e),
     fileUrlSecret: e.FILE_URL_SECRET ?? null,
     dataEncryptionKey: dataKey,
     dataEncryptionKeysPrevious: previousKeys.filter((k): k is DataKey => k !== null),
@@ -168,6 +171,32 @@ function rateLimitsOf(e: Env): RateLimitConfig {
 function trustProxyOf(e: Env): TrustProxy {
   const parsed = parseTrustProxy(e.TRUST_PROXY);
   return 'trust' in parsed ? parsed.trust : false;
+}
+
+/**
+ * OPS-25: the S3-compatible store of STORAGE_URL (`s3://bucket/prefix`), or null for the local disk. The prefix is
+ * kept with a trailing slash (or empty). Credentials are passed on only when both keys are set in the environment read;
+ * otherwise the AWS SDK's own chain finds them (profile, web identity, instance or task role).
+ */
+function objectStorageOf(e: Env): Config['objectStorage'] {
+  if (!e.STORAGE_URL) return null;
+  const [, bucket = '', prefix = ''] = /^s3:\/\/([^/]+)\/?(.*)$/.exec(e.STORAGE_URL) ?? [];
+  const endpoint = e.S3_ENDPOINT ? trimSlash(e.S3_ENDPOINT) : null;
+  return {
+    bucket,
+    prefix: prefix.replace(/\/+$/, '') ? `${prefix.replace(/\/+$/, '')}/` : '',
+    endpoint,
+    region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION ?? 'us-east-1',
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ? e.S3_FORCE_PATH_STYLE === 'true' : endpoint !== null,
+    credentials:
+      e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+        ? {
+            accessKeyId: e.AWS_ACCESS_KEY_ID,
+            secretAccessKey: e.AWS_SECRET_ACCESS_KEY,
+            ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}),
+          }
+        : null,
+  };
 }
 
 /** PAY-1: live card payments need both Stripe secrets; checkEnv has refused one without the other. */

@@ -363,7 +363,7 @@ describe('operator upload (multipart)', () => {
       storeDocument(
         t.ctx,
         null,
-        { orderId, companyId: 'comp_other', documentType: 'company', fileName: 'a.pdf', bytes: await pdfBytes() },
+        { orderId, companyId: 'comp_other', documentType: 'company', fileName: 'a.pdf', content: await pdfBytes() },
         'cli',
       ),
     ).rejects.toMatchObject({ status: 400 });
@@ -375,7 +375,7 @@ describe('operator upload (multipart)', () => {
         storeDocument(
           t.ctx,
           null,
-          { orderId, documentType: 'dba_certificate', fileName: 'a.pdf', bytes: await pdfBytes() },
+          { orderId, documentType: 'dba_certificate', fileName: 'a.pdf', content: await pdfBytes() },
           'cli',
         ),
       ).rejects.toThrow();

@@ -47,9 +47,13 @@ describe('embedded PostgreSQL', () => {
   it('is shared by a second process on the port it runs on, and stopped only by the process that started it', async () => {
     const dir = path.join(tempDir(), 'pg');
     const port = await freePort();
-    const first = await startEmbeddedDb(dir, port, 'app');
+    const creating: string[] = [];
+    const first = await startEmbeddedDb(dir, port, 'app', { onCreating: (d) => creating.push(d) });
     expect(first.owner).toBe(true);
-    const second = await startEmbeddedDb(dir, port + 1, 'app'); // e.g. the CLI without EMBEDDED_PG_PORT
+    // OPS-26: the first start says it is creating the database (where), a later one does not.
+    expect(creating).toEqual([first.clusterDir]);
+    const second = await startEmbeddedDb(dir, port + 1, 'app', { onCreating: (d) => creating.push(d) }); // e.g. the CLI without EMBEDDED_PG_PORT
+    expect(creating).toHaveLength(1);
     expect(second).toMatchObject({ owner: false, url: first.url });
     await second.stop();
     expect(await answers(first.url)).toBe(true);

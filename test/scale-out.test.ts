@@ -19,9 +19,11 @@ import {
   type FleetTenant,
 } from './fleet.js';
 import { createTestApp, OPERATOR_TOKEN, TEST_DATA_ENCRYPTION_KEY, type TestApp } from './harness.js';
+import { startTestS3, type TestS3 } from './s3-server.js';
 import type { ServiceProcess } from './service-process.js';
 
-// Scale-out: two API processes and two worker processes on one PostgreSQL database, as a deployment runs them.
+// Scale-out: two API processes and two worker processes on one PostgreSQL database and one S3-compatible bucket, as a
+// deployment runs them.
 // Orders and their transitions go through both APIs at once; the receiver must get every event, never one
 // delivery from two senders at the same moment, and every balance must equal the sum of its ledger entries.
 const ORDERS = 1000;
@@ -29,18 +31,22 @@ const TENANTS = 4;
 const CLIENT_CONCURRENCY = 8;
 
 let t: TestApp;
+let s3: TestS3;
 let receiver: FleetReceiver;
 const started: ServiceProcess[] = [];
 let apis: ApiProcess[] = [];
 let workers: ServiceProcess[] = [];
 beforeAll(async () => {
   t = await createTestApp();
+  s3 = await startTestS3();
   receiver = await startFleetReceiver();
   // Retries a second apart, so the deliveries the receiver refuses once are tried again within the test.
   const env = fleetEnv(t.ctx.config.databaseUrl!, {
     WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
     DATABASE_POOL_SIZE: '5',
     WORKER_DATABASE_POOL_SIZE: '5',
+    // Documents in the bucket (DOC-7): what one API stores, the other serves.
+    ...s3.env('fleet'),
   });
   [apis, workers] = await Promise.all([
     Promise.all([startApi(env, started), startApi(env, started)]),
@@ -50,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of started) s.kill();
   await receiver?.close();
+  await s3?.close();
   await t?.close();
 });
 
@@ -203,4 +210,57 @@ describe('scale-out: two API processes and two workers on one database', () => {
     for (const s of [...apis.map((a) => a.service), ...workers])
       expect(s.logs().filter((l) => l.level >= 50)).toEqual([]);
   }, 600_000);
+
+  it('stores documents through one API process and serves them through the other, from the bucket', async () => {
+    const tenant = await createTenant(apis[0]!.baseUrl, receiver, 'Fleet Documents', 1000, ['filing.status_changed']);
+    const key = { 'x-api-key': tenant.testKey };
+    const placed = await expectCall(
+      201,
+      apis[0]!.baseUrl,
+      'POST',
+      '/test/v1/orders',
+      formationBody(tenant.userId, 0),
+      key,
+    );
+    const orderId = placed.items[0].orderId as string;
+
+    // A generated PDF (test helper) and an operator's multipart upload, both through the first API.
+    const sample = await expectCall(
+      201,
+      apis[0]!.baseUrl,
+      'POST',
+      `/test/v1/test_helpers/orders/${orderId}/documents`,
+      { documentType: 'articles_of_organization' },
+      key,
+    );
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(300_000, 0x20), Buffer.from('\n%%EOF\n')]);
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'certificate.pdf');
+    form.append('documentType', 'certificate_of_good_standing');
+    const res = await fetch(`${apis[0]!.baseUrl}/admin/v1/orders/${orderId}/documents`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const uploaded = (await res.json()) as { documentId: string };
+    expect(await s3.keys()).toEqual(
+      expect.arrayContaining([`fleet/test/${sample.documentId}`, `fleet/test/${uploaded.documentId}`]),
+    );
+
+    // Read through the second API: the document, then its file by the signed link.
+    for (const [documentId, expected] of [
+      [sample.documentId as string, null],
+      [uploaded.documentId, bytes],
+    ] as const) {
+      const doc = await expectCall(200, apis[1]!.baseUrl, 'GET', `/test/v1/documents/${documentId}`, undefined, key);
+      const link = new URL(doc.fileUrl);
+      const file = await fetch(`${apis[1]!.baseUrl}${link.pathname}${link.search}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toBe('application/pdf');
+      const body = Buffer.from(await file.arrayBuffer());
+      if (expected) expect(body.equals(expected)).toBe(true);
+      else expect(body.subarray(0, 5).toString()).toBe('%PDF-');
+    }
+  }, 120_000);
 });

@@ -106,8 +106,9 @@ const document: TenantResource = {
   async create(t, owner, environment) {
     const { orderId } = await createOrderRow(t.ctx, { organizationId: owner.organizationId, environment });
     const bytes = await (await PDFDocument.create()).save();
-    return (await storeDocument(t.ctx, null, { orderId, documentType: 'company', fileName: 'a.pdf', bytes }, 'cli'))
-      .document.documentId;
+    return (
+      await storeDocument(t.ctx, null, { orderId, documentType: 'company', fileName: 'a.pdf', content: bytes }, 'cli')
+    ).document.documentId;
   },
   snapshot: async (t, owner, env, id) => {
     const api = await ownerView(owner, env, `/documents/${id}`);
@@ -385,7 +386,7 @@ async function createOwnerRows(t: TestApp, owner: TestTenant, env: Environment):
   const { document } = await storeDocument(
     t.ctx,
     null,
-    { orderId, documentType: 'company', fileName: 'a.pdf', bytes },
+    { orderId, documentType: 'company', fileName: 'a.pdf', content: bytes },
     'cli',
   );
   const credit =

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerBalanceCommands } from './balance.cli.js';
 import { registerComplianceCommands } from './compliance.cli.js';
 import { registerDbCommands } from './db.cli.js';
+import { registerDocumentsCommands } from './documents.cli.js';
 import { registerFeesCommands } from './fees.cli.js';
 import { registerKeysCommands } from './keys.cli.js';
 import { registerLedgerCommands } from './ledger.cli.js';
@@ -35,6 +36,7 @@ export const commandGroups: readonly CommandGroup[] = [
   registerSecretsCommands,
   registerOperatorsCommands,
   registerWebhooksCommands,
+  registerDocumentsCommands,
 ];
 
 /** The operator CLI's command tree: the program with every group of `groups` (default: {@link commandGroups}) added. */

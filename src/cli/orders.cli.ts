@@ -72,7 +72,8 @@ export function registerOrdersCommands(program: Command): void {
     .description('Attach a document to an order (emits document.uploaded)')
     .action((orderId: string, opts) =>
       withContext(async ({ ctx }) => {
-        const bytes = await fs.promises.readFile(opts.file);
+        // Streamed from the file (DOC-8); a missing file fails here, before anything is stored.
+        await fs.promises.access(opts.file, fs.constants.R_OK);
         const { document } = await storeDocument(
           ctx,
           null,
@@ -81,7 +82,7 @@ export function registerOrdersCommands(program: Command): void {
             documentType: opts.type,
             fileName: path.basename(opts.file),
             fileType: mime.lookup(opts.file) || undefined,
-            bytes,
+            content: fs.createReadStream(opts.file),
           },
           ACTOR,
         );

@@ -46,6 +46,11 @@ export interface EmbeddedDb {
 export interface EmbeddedDbOptions {
   /** Told once when the data had to be placed outside the requested directory (root, private checkout). */
   onNotice?: (message: string) => void;
+  /**
+   * OPS-26: told just before a new cluster is created (the first start: initdb, which may take a while), with the
+   * directory it is created in; not told on later starts.
+   */
+  onCreating?: (clusterDir: string) => void;
 }
 
 /** The OS identity the server runs as: empty for the current user, the `postgres` user's ids as root. */
@@ -74,7 +79,10 @@ export async function startEmbeddedDb(
   const runAs = serverUser();
   const bin = reachableBinaries(await packagedBinaries(), runAs);
   const clusterDir = clusterLocation(path.resolve(dir), runAs, options.onNotice);
-  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) await initCluster(bin, clusterDir, runAs);
+  if (!fs.existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    options.onCreating?.(clusterDir);
+    await initCluster(bin, clusterDir, runAs);
+  }
   let owner = true;
   if (serverPid(clusterDir) !== null) {
     // Started by another live process of ours: share it, on the port it was started with. Its starter died

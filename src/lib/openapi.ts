@@ -112,13 +112,45 @@ export function buildOpenApiOptions(ctx: AppContext, livePrefix: string, testPre
     },
     transformObject: (document) => {
       const doc = 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
-      return liftTitledSchemas({ ...doc, webhooks: openApiWebhooks() } as typeof doc);
+      return withoutPropertyDefaults(liftTitledSchemas({ ...doc, webhooks: openApiWebhooks() } as typeof doc));
     },
   };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are JSON of any shape, walked key by key.
 type Json = Record<string, any>;
+
+/**
+ * OPS-27: the document with no `default` on an object's properties: code generators (openapi-typescript by default)
+ * make a property with a default required, so a client would have to send `expedited` on every order. The default is
+ * said in the property's description instead ("Default false."), and the request validator still applies it (the
+ * route schemas are not changed: this makes a copy). Defaults of query parameters stay: they never make a field
+ * required.
+ */
+function withoutPropertyDefaults<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withoutPropertyDefaults) as T;
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node as Json)) {
+    if (key === 'properties' && value && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries<Json>(value).map(([name, prop]) => [name, withoutPropertyDefaults(describedDefault(prop))]),
+      );
+    } else out[key] = withoutPropertyDefaults(value);
+  }
+  return out as T;
+}
+
+// A property schema without `default`, its description saying the default when it did not already.
+function describedDefault(prop: Json): Json {
+  if (!prop || typeof prop !== 'object' || !('default' in prop)) return prop;
+  const { default: value, ...rest } = prop;
+  const said = typeof rest.description === 'string' && /\bdefault/i.test(rest.description);
+  return said
+    ? rest
+    : { ...rest, description: `${rest.description ? `${rest.description} ` : ''}Default ${JSON.stringify(value)}.` };
+}
+
 const TEST_HELPERS_TAG = 'Test helpers';
 const published = new WeakMap<object, Partial<Record<Environment, Json>>>();
 

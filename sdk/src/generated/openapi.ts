@@ -1574,10 +1574,7 @@ export interface components {
              */
             businessStartDate?: string;
             employees: components["schemas"]["EinEmployees"];
-            /**
-             * @description SS-4 line 14: expects employment tax liability of $1,000 or less in a full calendar year (files Form 944 instead of 941). Default false.
-             * @default false
-             */
+            /** @description SS-4 line 14: expects employment tax liability of $1,000 or less in a full calendar year (files Form 944 instead of 941). Default false. */
             expectsEmploymentTaxUnder1000?: boolean;
             /**
              * Format: date
@@ -1743,10 +1740,7 @@ export interface components {
             /** @description Up to 10 fallback names in order of preference, used if the state rejects the legal name. */
             alternativeNames?: string[];
             company: components["schemas"]["FormationCompany"];
-            /**
-             * @description Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top.
-             * @default false
-             */
+            /** @description Default false. true only for LLCs in AZ, DE, FL, NV, NY, WY (formation rule 5): the expedited state fee replaces the standard fee and the expedited_formation service charge is billed on top. */
             expedited?: boolean;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
         };

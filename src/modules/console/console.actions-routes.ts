@@ -133,7 +133,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
             documentType: field(body, 'documentType'),
             fileName: file.filename ?? 'document',
             fileType: file.mimetype,
-            bytes,
+            content: bytes,
           },
           actorOf(request),
         );

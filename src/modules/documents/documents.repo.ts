@@ -128,3 +128,21 @@ export function findCompanyOwner(db: Db, tenant: Tenant | null, companyId: strin
     tenant ? [companyId, tenant.organizationId, tenant.environment] : [companyId],
   );
 }
+
+/** A stored file as the documents table knows it: key, content type and size in bytes (DOC-9). */
+export interface StoredFileRow {
+  id: string;
+  storage_key: string;
+  file_type: string;
+  size_bytes: number;
+}
+
+/** DOC-9: up to `limit` documents' files of every tenant after `afterId`, in id order (keyset paging). */
+export async function listStoredFiles(db: Db, afterId: string, limit: number): Promise<StoredFileRow[]> {
+  const rows = await many<StoredFileRow>(
+    db,
+    'SELECT id, storage_key, file_type, size_bytes FROM documents WHERE id > $1 ORDER BY id LIMIT $2',
+    [afterId, limit],
+  );
+  return rows.map((r) => ({ ...r, size_bytes: Number(r.size_bytes) }));
+}

@@ -1,3 +1,4 @@
+import { Readable, Transform } from 'node:stream';
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
 import { withFields } from '../../lib/objects.js';
@@ -7,13 +8,8 @@ import { toPage, type Page } from '../../lib/pagination.js';
 import { emitEvent, type EventEnvelope } from '../events/events.service.js';
 import { documentTitle, DOCUMENT_TYPE_VALUES, isDocumentType, type DocumentType } from './document-types.js';
 import * as repo from './documents.repo.js';
-import {
-  acceptedFileType,
-  ALLOWED_FILE_TYPES,
-  removeStoredFile,
-  storageKeyFor,
-  writeStoredFile,
-} from './file-storage.js';
+import { documentStore } from './document-store.js';
+import { acceptedFileType, ALLOWED_FILE_TYPES, peekStream, storageKeyFor } from './file-storage.js';
 import { EVENT_FILE_URL_TTL_SECONDS, signedFileUrl } from './file-urls.js';
 import { makeSamplePdf } from './sample-pdf.js';
 import { queueDocumentEmail } from '../notifications/notifications.service.js';
@@ -36,27 +32,52 @@ export interface DocumentView {
  * the stored type is what the bytes are (PDF, PNG, JPEG or TIFF), or the claim when the bytes carry no known
  * signature (see acceptedFileType).
  */
-export interface StoreDocumentInput {
+export interface StoreDocumentInput extends DocumentOwnerRef, DocumentFileInput {
+  documentType: string;
+}
+
+/** The order or company a document is for (at least one; both must agree). */
+export interface DocumentOwnerRef {
   orderId?: string | null;
   companyId?: string | null;
-  documentType: string;
+}
+
+/**
+ * The file of a document: its bytes as a stream (uploads, the CLI: never read whole into memory, DOC-8) or, for files
+ * the service makes itself, a buffer; the caller's file name and claimed content type.
+ */
+export interface DocumentFileInput {
+  content: Readable | Uint8Array;
   fileName: string;
   fileType?: string;
-  bytes: Uint8Array;
+}
+
+/** A document file written to the store whose row is not written yet (stageDocumentFile, recordDocument). */
+export interface StagedDocumentFile {
+  documentId: string;
+  owner: repo.DocumentOwner;
+  storageKey: string;
+  fileName: string;
+  fileType: string;
+  sizeBytes: number;
 }
 
 /** Largest document accepted, in bytes (25 MB). */
 export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 
+/** Bytes read ahead of storing a file to tell its type (DOC-3): markup is looked for in the first 512. */
+const HEAD_BYTES = 512;
+
 /**
- * Stores a document: the file under STORAGE_DIR, then ONE transaction with the documents row and the
+ * Stores a document: the file in the document store (DOC-7), then ONE transaction with the documents row and the
  * `document.uploaded` event (data: orderId, companyId, documentId, documentType, fileName, fileType,
- * fileUrl, createdAt; EVT-4, DOC-4). If the transaction fails the file is removed again.
+ * fileUrl, createdAt; EVT-4, DOC-4). If the transaction fails the file is removed again (DOC-8).
  * @param tenant the caller's tenant, or null for operators (the tenant is the order's or company's).
  * @param actor `operator`, `operator:<id>`, `cli`, `test_helper`.
  * @throws ValidationError (400) for a bad documentType/fileName/empty file or an order of another company;
  *   AppError not_found (404) for an unknown order/company; unsupported_media_type (415) for bytes that are
- *   not PDF/PNG/JPEG/TIFF; payload_too_large (413) above MAX_DOCUMENT_BYTES.
+ *   not PDF/PNG/JPEG/TIFF; payload_too_large (413) above MAX_DOCUMENT_BYTES; service_unavailable (503) when the
+ *   store refuses the file.
  */
 export async function storeDocument(
   ctx: AppContext,
@@ -64,24 +85,81 @@ export async function storeDocument(
   input: StoreDocumentInput,
   actor: string,
 ): Promise<{ document: DocumentView; event: EventEnvelope }> {
-  const fileType = checkInput(input);
-  const owner = await findOwner(ctx.pool, tenant, input);
-  const ownerTenant: Tenant = { organizationId: owner.organization_id, environment: owner.environment };
-  const id = newId('document');
-  const storageKey = storageKeyFor(ownerTenant.environment, id);
-  await writeStoredFile(ctx.config, storageKey, input.bytes);
+  const errors = documentTypeErrors(input.documentType);
+  if (!input.orderId && !input.companyId) errors.add('orderId', 'an order or a company is required');
+  if (errors.list.length) {
+    discard(input.content);
+    errors.throwIfAny();
+  }
+  const staged = await stageDocumentFile(ctx, tenant, input, input);
+  return recordDocument(ctx, staged, input.documentType, actor);
+}
+
+/**
+ * DOC-8: the first half of storing a document, for a form whose fields may come after its file: finds the owner,
+ * reads the file's type from its first bytes (DOC-3) and streams the file into the store, counting its bytes. Nothing
+ * is left in the store when this throws; a file it staged is removed by recordDocument when that fails, or by
+ * discardStagedFile.
+ * @throws as storeDocument (not_found, validation_error for an empty file or no owner, 415, 413, 503).
+ */
+export async function stageDocumentFile(
+  ctx: AppContext,
+  tenant: Tenant | null,
+  ref: DocumentOwnerRef,
+  file: DocumentFileInput,
+): Promise<StagedDocumentFile> {
+  // What is left to read of the file until the store takes it over; dropped when refused before that.
+  let rest: Readable | Uint8Array | null = file.content;
   try {
+    if (!ref.orderId && !ref.companyId)
+      new FieldErrors().add('orderId', 'an order or a company is required').throwIfAny();
+    const owner = await findOwner(ctx.pool, tenant, ref);
+    const { head, stream } = await peekStream(toStream(file.content), HEAD_BYTES);
+    rest = stream;
+    if (!head.length) new FieldErrors().add('file', 'is empty').throwIfAny();
+    const fileType = acceptedFileType(head, file.fileType, file.fileName);
+    if (!fileType)
+      throw new AppError(
+        'unsupported_media_type',
+        `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`,
+      );
+    const documentId = newId('document');
+    const storageKey = storageKeyFor(owner.environment, documentId);
+    const counter = byteCounter(MAX_DOCUMENT_BYTES);
+    rest = null;
+    await writeToStore(ctx, storageKey, stream.pipe(counter.stream), fileType, stream);
+    return { documentId, owner, storageKey, fileName: file.fileName, fileType, sizeBytes: counter.bytes() };
+  } catch (err) {
+    if (rest) discard(rest);
+    throw err;
+  }
+}
+
+/**
+ * DOC-8: the second half: ONE transaction with the documents row, the `document.uploaded` event and the document
+ * emails, as storeDocument describes. Removes the staged file when `documentType` is refused or the transaction fails.
+ * @throws validation_error (400) for a bad documentType; the transaction's error.
+ */
+export async function recordDocument(
+  ctx: AppContext,
+  staged: StagedDocumentFile,
+  documentType: string,
+  actor: string,
+): Promise<{ document: DocumentView; event: EventEnvelope }> {
+  const ownerTenant: Tenant = { organizationId: staged.owner.organization_id, environment: staged.owner.environment };
+  try {
+    documentTypeErrors(documentType).throwIfAny();
     return await withTransaction(ctx.pool, async (tx) => {
       const row = await repo.insertDocument(tx, {
-        id,
+        id: staged.documentId,
         tenant: ownerTenant,
-        orderId: owner.order_id,
-        companyId: owner.company_id,
-        documentType: input.documentType,
-        fileName: cleanFileName(input.fileName, input.documentType, fileType),
-        fileType,
-        storageKey,
-        sizeBytes: input.bytes.length,
+        orderId: staged.owner.order_id,
+        companyId: staged.owner.company_id,
+        documentType,
+        fileName: cleanFileName(staged.fileName, documentType, staged.fileType),
+        fileType: staged.fileType,
+        storageKey: staged.storageKey,
+        sizeBytes: staged.sizeBytes,
         uploadedBy: actor,
       });
       const eventView = serializeDocument(ctx, row, EVENT_FILE_URL_TTL_SECONDS);
@@ -91,9 +169,69 @@ export async function storeDocument(
       return { document: serializeDocument(ctx, row), event };
     });
   } catch (err) {
-    await removeStoredFile(ctx.config, storageKey).catch(() => undefined);
+    // The store is called only now, after the transaction has ended and given its connection back.
+    await discardStagedFile(ctx, staged);
     throw err;
   }
+}
+
+/** Removes a staged file whose document will not be recorded (DOC-8); a failure to remove it is logged, not thrown. */
+export async function discardStagedFile(ctx: AppContext, staged: StagedDocumentFile): Promise<void> {
+  await documentStore(ctx.config)
+    .remove(staged.storageKey)
+    .catch((err) => ctx.log.warn({ err, storageKey: staged.storageKey }, 'could not remove a staged document file'));
+}
+
+// Writes to the store; a refusal of the store (not of the file) is a 503 the caller may retry.
+async function writeToStore(
+  ctx: AppContext,
+  storageKey: string,
+  content: Readable,
+  fileType: string,
+  source: Readable,
+): Promise<void> {
+  // An error of the source (client gone, body cut off, parser failure) reaches the store through the counter, and is
+  // the caller's to answer: the store did nothing wrong.
+  let sourceError: unknown = null;
+  source.once('error', (err) => {
+    sourceError = err;
+    content.destroy(err);
+  });
+  try {
+    await documentStore(ctx.config).write(storageKey, content, fileType);
+  } catch (err) {
+    await documentStore(ctx.config)
+      .remove(storageKey)
+      .catch(() => undefined);
+    if (sourceError) throw sourceError;
+    if (err instanceof AppError || (err as { statusCode?: number }).statusCode) throw err;
+    ctx.log.error({ err, storageKey }, 'document store refused a file');
+    throw new AppError('service_unavailable', 'The document could not be stored just now; try again');
+  }
+}
+
+/** A pass-through that counts bytes and fails with payload_too_large (413) past `limit`. */
+function byteCounter(limit: number): { stream: Transform; bytes: () => number } {
+  let bytes = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (bytes > limit) done(new AppError('payload_too_large', `Documents are limited to ${limit / 1024 / 1024} MB`));
+      else done(null, chunk);
+    },
+  });
+  return { stream, bytes: () => bytes };
+}
+
+function toStream(content: Readable | Uint8Array): Readable {
+  return content instanceof Uint8Array ? Readable.from([Buffer.from(content)]) : content;
+}
+
+// Reads and drops what is left of a refused upload, so the request it came in can finish.
+function discard(content: Readable | Uint8Array): void {
+  if (content instanceof Uint8Array) return;
+  content.on('error', () => undefined);
+  content.resume();
 }
 
 /**
@@ -119,7 +257,7 @@ export async function storeSampleDocument(
   return storeDocument(
     ctx,
     tenant,
-    { orderId, documentType, fileName: `${documentType}.pdf`, fileType: 'application/pdf', bytes },
+    { orderId, documentType, fileName: `${documentType}.pdf`, fileType: 'application/pdf', content: bytes },
     actor,
   );
 }
@@ -164,29 +302,18 @@ export function serializeDocument(ctx: AppContext, row: repo.DocumentRow, ttlSec
   };
 }
 
-// Validates what does not need the database; returns the file type the bytes really have.
-function checkInput(input: StoreDocumentInput): string {
+// DOC-2: the problems of a documentType, if any, to add to or throw.
+function documentTypeErrors(documentType: string): FieldErrors {
   const errors = new FieldErrors();
-  if (!isDocumentType(input.documentType))
+  if (!isDocumentType(documentType))
     errors.add(
       'documentType',
       `must be a lowercase identifier of at most 64 characters, such as ${DOCUMENT_TYPE_VALUES.join(', ')}`,
     );
-  if (!input.orderId && !input.companyId) errors.add('orderId', 'an order or a company is required');
-  if (!input.bytes.length) errors.add('file', 'is empty');
-  errors.throwIfAny();
-  if (input.bytes.length > MAX_DOCUMENT_BYTES)
-    throw new AppError('payload_too_large', `Documents are limited to ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
-  const fileType = acceptedFileType(input.bytes, input.fileType, input.fileName);
-  if (!fileType)
-    throw new AppError(
-      'unsupported_media_type',
-      `The file is not one of the accepted types: ${ALLOWED_FILE_TYPES.join(', ')}`,
-    );
-  return fileType;
+  return errors;
 }
 
-async function findOwner(db: Db, tenant: Tenant | null, input: StoreDocumentInput): Promise<repo.DocumentOwner> {
+async function findOwner(db: Db, tenant: Tenant | null, input: DocumentOwnerRef): Promise<repo.DocumentOwner> {
   if (input.orderId) {
     const owner = await repo.findOrderOwner(db, tenant, input.orderId);
     if (!owner) throw notFound('order', input.orderId);

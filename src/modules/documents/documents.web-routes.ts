@@ -3,12 +3,13 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { findLinkedDocument } from './documents.service.js';
 import * as schemas from './documents.schemas.js';
-import { openStoredFile } from './file-storage.js';
+import { documentStore } from './document-store.js';
+import { peekStream, sniffFileType } from './file-storage.js';
 import { checkFileLink, FILES_PATH } from './file-urls.js';
 
 /**
  * `GET /files/{documentId}?expires=…&signature=…`: streams a document's file to whoever holds a valid
- * signed link (DOC-5). The signature is checked before the database is read; a bad signature or
+ * signed link (DOC-5), from the document store wherever it is (DOC-7: the link is the same for disk and S3). The signature is checked before the database is read; a bad signature or
  * an expired link answers 403, an unknown document 404, both in the one error body.
  */
 export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -36,15 +37,18 @@ export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
           'This file link has expired; fetch the document again (GET /documents/{documentId}) for a fresh link',
         );
       const doc = await findLinkedDocument(ctx.pool, documentId);
-      const file = doc ? await openStoredFile(ctx.config, doc.storage_key) : null;
+      const file = doc ? await documentStore(ctx.config).open(doc.storage_key) : null;
       if (!doc || !file) {
         if (doc) request.log.error({ documentId }, 'document file missing from storage');
         throw notFound('document', documentId);
       }
+      // The first bytes tell what the file is (DOC-3); the rest streams from the store (disk or S3, DOC-7).
+      const { head, stream } = await peekStream(file.stream, 16);
+      const sniffedType = sniffFileType(head);
       const maxAge = Math.max(0, request.query.expires - Math.floor(Date.now() / 1000));
       // Only bytes that are what they claim open in the browser; a file accepted on its uploader's word (no known
       // signature) is a download of opaque bytes, so no browser ever renders or runs it on our origin.
-      const known = file.sniffedType !== null && file.sniffedType === doc.file_type;
+      const known = sniffedType !== null && sniffedType === doc.file_type;
       return reply
         .header('content-type', known ? doc.file_type : 'application/octet-stream')
         .header('content-length', String(file.size))
@@ -55,7 +59,7 @@ export const documentWebRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> =
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', `private, max-age=${maxAge}`)
         .header('content-security-policy', "default-src 'none'; sandbox")
-        .send(file.stream);
+        .send(stream);
     },
   );
 };

@@ -1,13 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import mime from 'mime-types';
-import type { Config } from '../../config-types.js';
 
 /**
- * Document files live under STORAGE_DIR (config.storageDir) at a key the service makes itself
- * (`<environment>/<documentId>`): no part of a path ever comes from a request, so an upload cannot
- * write or read outside the directory (DOC-4).
+ * Document files are stored (document-store.ts) at a key the service makes itself (`<environment>/<documentId>`):
+ * no part of a key ever comes from a request, so an upload cannot write or read outside the store (DOC-4).
  */
 export function storageKeyFor(environment: string, documentId: string): string {
   if (!/^(live|test)$/.test(environment) || !/^doc_[0-9a-z]+$/.test(documentId))
@@ -15,52 +11,37 @@ export function storageKeyFor(environment: string, documentId: string): string {
   return `${environment}/${documentId}`;
 }
 
-/** Absolute path of a storage key; refuses keys that would leave the storage directory. */
-function storagePath(config: Pick<Config, 'storageDir'>, key: string): string {
-  const root = path.resolve(config.storageDir);
-  const full = path.resolve(root, key);
-  if (!full.startsWith(root + path.sep)) throw new Error(`storage key escapes the storage directory: ${key}`);
-  return full;
-}
-
-/** Writes the bytes atomically (temp file + rename), creating directories as needed. */
-export async function writeStoredFile(
-  config: Pick<Config, 'storageDir'>,
-  key: string,
-  bytes: Uint8Array,
-): Promise<void> {
-  const full = storagePath(config, key);
-  await fs.promises.mkdir(path.dirname(full), { recursive: true });
-  const tmp = `${full}.${randomBytes(6).toString('hex')}.tmp`;
-  await fs.promises.writeFile(tmp, bytes, { mode: 0o600 });
-  await fs.promises.rename(tmp, full);
-}
-
-/** Removes a stored file; a missing file is not an error (used to undo a write whose transaction failed). */
-export async function removeStoredFile(config: Pick<Config, 'storageDir'>, key: string): Promise<void> {
-  await fs.promises.rm(storagePath(config, key), { force: true });
-}
-
 /**
- * A read stream of a stored file with its size in bytes and the type its first bytes show (sniffFileType; null
- * when they match no known type), or null when the file is missing on disk.
+ * The first `bytes` bytes of a stream (fewer when it is shorter), and a stream of the whole content, those bytes
+ * included: the type of a file is read from its head before it is stored or served (DOC-3), without reading the
+ * rest into memory. Errors of `source` reach the returned stream.
  */
-export async function openStoredFile(
-  config: Pick<Config, 'storageDir'>,
-  key: string,
-): Promise<{ stream: fs.ReadStream; size: number; sniffedType: string | null } | null> {
-  const full = storagePath(config, key);
-  const stat = await fs.promises.stat(full).catch(() => null);
-  if (!stat?.isFile()) return null;
-  const handle = await fs.promises.open(full, 'r');
-  let head: Buffer;
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(16), 0, 16, 0);
-    head = buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+export async function peekStream(source: Readable, bytes: number): Promise<{ head: Buffer; stream: Readable }> {
+  const chunks = source[Symbol.asyncIterator]();
+  const read: Buffer[] = [];
+  let length = 0;
+  let ended = false;
+  while (length < bytes) {
+    const next = await chunks.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    const chunk = Buffer.from(next.value);
+    read.push(chunk);
+    length += chunk.length;
   }
-  return { stream: fs.createReadStream(full), size: stat.size, sniffedType: sniffFileType(head) };
+  const first = Buffer.concat(read);
+  async function* whole() {
+    if (first.length) yield first;
+    if (ended) return;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield Buffer.from(next.value);
+    }
+  }
+  return { head: first.subarray(0, bytes), stream: Readable.from(whole(), { objectMode: false }) };
 }
 
 /** The file types a document may have, told apart by their first bytes (never by the client's word). */
@@ -81,7 +62,7 @@ const SIGNATURES: Array<[string, number[][]]> = [
 export const ALLOWED_FILE_TYPES = SIGNATURES.map(([type]) => type);
 
 /** The content type of `bytes` by its signature, or null when it is none of ALLOWED_FILE_TYPES. */
-function sniffFileType(bytes: Uint8Array): string | null {
+export function sniffFileType(bytes: Uint8Array): string | null {
   for (const [type, signatures] of SIGNATURES) {
     if (signatures.some((sig) => sig.every((b, i) => bytes[i] === b))) return type;
   }
