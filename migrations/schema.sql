@@ -1453,6 +1453,27 @@ $function$;
 GRANT EXECUTE ON FUNCTION public.payments_first_status() TO PUBLIC;
 GRANT EXECUTE ON FUNCTION public.payments_first_status() TO fcs_service;
 
+CREATE OR REPLACE FUNCTION public.place_order_groups_of_tenants(p jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+DECLARE
+  v_answers jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p)]);
+  t record;
+BEGIN
+  FOR t IN SELECT x.payload, x.i
+             FROM jsonb_array_elements(p) WITH ORDINALITY AS x(payload, i)
+            ORDER BY x.payload ->> 'organization_id', x.payload ->> 'environment', x.i
+  LOOP
+    v_answers[t.i] := place_order_groups_v2(t.payload);
+  END LOOP;
+  RETURN to_jsonb(v_answers);
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO fcs_service;
+
 CREATE OR REPLACE FUNCTION public.place_order_groups_v2(p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

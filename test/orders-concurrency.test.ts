@@ -123,3 +123,69 @@ it('races EIN orders for one company: exactly one wins, the others are 409', asy
   expect(statuses.filter((s) => s === 409)).toHaveLength(7);
   expect(await balanceCents(tenant)).toBe(100_000 - wholesale('ein'));
 });
+
+it('races formations of four tenants, one of which can pay for two of its six: each answered as if alone', async () => {
+  // ORD-40: placements of several tenants waiting at once share one statement; the tenant that cannot pay makes such
+  // a statement fail whole, and then each tenant's placements are written again on their own.
+  const price = wholesale('formation_tier_1') + stateFee('DE', 'Formation', 'LLC');
+  const tenants = await Promise.all(['Many A', 'Many B', 'Many C', 'Many D'].map((name) => t.newTenant(name)));
+  const users = await Promise.all(tenants.map((tenant) => newUser(tenant)));
+  const credits = [price * 6, price * 6, price * 6, price * 2];
+  for (const [i, tenant] of tenants.entries()) await credit(tenant, credits[i]! / 100);
+  // Six formations per tenant, the tenants taking turns; the second of tenant B's is for a user of another tenant.
+  const requests = Array.from({ length: 24 }, (_, n) => {
+    const i = n % 4;
+    const userId = i === 1 && n === 5 ? users[0]!.id : users[i]!.id;
+    const company = { ...formationBody(userId).formation.company, legalName: `Many ${n} LLC` };
+    return { i, body: formationBody(userId, 'DE', { formation: { company } }) };
+  });
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0] as string | { text: string };
+    const text = typeof q === 'string' ? q : q?.text;
+    if (/place_order_groups/.test(text)) statements.push(text);
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  let results: Awaited<ReturnType<(typeof tenants)[number]['api']>>[];
+  try {
+    results = await Promise.all(requests.map(({ i, body }) => tenants[i]!.api('POST', '/orders', body)));
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  expect(statements.some((s) => /place_order_groups_of_tenants/.test(s))).toBe(true);
+  const statuses = (i: number) => results.filter((_, n) => requests[n]!.i === i).map((r) => r.statusCode);
+  expect(statuses(0)).toEqual([201, 201, 201, 201, 201, 201]);
+  expect(statuses(1)).toEqual([201, 404, 201, 201, 201, 201]);
+  expect(statuses(2)).toEqual([201, 201, 201, 201, 201, 201]);
+  expect(statuses(3).filter((s) => s === 201)).toHaveLength(2);
+  expect(statuses(3).filter((s) => s === 402)).toHaveLength(4);
+  for (const [n, r] of results.entries()) {
+    if (r.statusCode === 402) expect([n % 4, r.json().code]).toEqual([3, 'insufficient_balance']);
+  }
+  const placed = [6, 5, 6, 2];
+  for (const [i, tenant] of tenants.entries()) {
+    expect(await balanceCents(tenant)).toBe(credits[i]! - placed[i]! * price);
+    const q = await t.ctx.pool.query(
+      `SELECT sum(amount_cents)::bigint AS net,
+              (SELECT balance_cents FROM balances WHERE organization_id = $1 AND environment = 'test') AS cached,
+              (SELECT count(*) FROM order_groups WHERE organization_id = $1)::int AS groups,
+              (SELECT count(*) FROM companies WHERE organization_id = $1)::int AS companies
+         FROM ledger_entries WHERE organization_id = $1 AND environment = 'test'`,
+      [tenant.organizationId],
+    );
+    const { net, cached, groups, companies } = q.rows[0];
+    const left = credits[i]! - placed[i]! * price;
+    expect([Number(net), Number(cached), groups, companies]).toEqual([left, left, placed[i], placed[i]]);
+    // The running balance_after of each tenant's entries is consistent with their order (no lost update).
+    const entries = await t.ctx.pool.query(
+      'SELECT amount_cents, balance_after_cents FROM ledger_entries WHERE organization_id = $1 ORDER BY id',
+      [tenant.organizationId],
+    );
+    let running = 0;
+    for (const e of entries.rows) {
+      running += Number(e.amount_cents);
+      expect(Number(e.balance_after_cents)).toBe(running);
+    }
+  }
+});

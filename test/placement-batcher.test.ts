@@ -21,21 +21,24 @@ function heldPool(
 ): { pool: pg.Pool; held: Array<(err?: Error) => void>; clients: EventEmitter[] } {
   const pool = new pg.Pool({ max: 1 });
   const held: Array<(err?: Error) => void> = [];
-  // The placement statement is the only query the queue sends.
+  // The placement statements are the only queries the queue sends: one tenant's (place_order_groups_v2) or several
+  // tenants' (place_order_groups_of_tenants, an array of the former's parameters).
   const query = (config: { values: [string] }) => {
-    const payload = JSON.parse(config.values[0]) as { groups: unknown[]; organization_id: string };
-    const placements = payload.groups.length;
-    // Statements of the test's usual tenant are logged by size alone; another tenant's also by its organization.
-    log.push(
-      `statement of ${placements}${payload.organization_id === tenant.organizationId ? '' : ` for ${payload.organization_id}`}`,
+    type Payload = { groups: unknown[]; organization_id: string };
+    const parsed = JSON.parse(config.values[0]) as Payload | Payload[];
+    const payloads = Array.isArray(parsed) ? parsed : [parsed];
+    // Logged by size, another tenant's placements also by its organization: "statement of 2 for org_other + 1".
+    const parts = payloads.map(
+      (p) => `${p.groups.length}${p.organization_id === tenant.organizationId ? '' : ` for ${p.organization_id}`}`,
     );
+    log.push(`statement of ${parts.join(' + ')}`);
+    const answer = (p: Payload) => ({
+      outcomes: Array(p.groups.length).fill('placed'),
+      created_at: new Date().toISOString(),
+    });
     return new Promise((resolve, reject) => {
       held.push((err) =>
-        err
-          ? reject(err)
-          : resolve({
-              rows: [{ r: { outcomes: Array(placements).fill('placed'), created_at: new Date().toISOString() } }],
-            }),
+        err ? reject(err) : resolve({ rows: [{ r: Array.isArray(parsed) ? parsed.map(answer) : answer(parsed) }] }),
       );
     });
   };
@@ -119,30 +122,68 @@ it("sends a tenant's next batch before it answers the placements whose statement
     expect(log.slice(3).sort()).toEqual(['connection released', 'placement 2 answered', 'placement 3 answered']);
   }));
 
-it("writes each tenant's placements in statements of their own, one after another on the pool's one connection (ORD-17)", () =>
+it("writes the waiting placements of several tenants in one statement, on the pool's one connection (ORD-40)", () =>
   withHeldPool(async ({ log, pool, held, clients }) => {
     const other: Tenant = { organizationId: 'org_other', environment: 'test' };
     const placed = [writePlacement(pool, tenant, placement(1))];
     await waitFor('the first statement', () => log.length === 1);
-    // Both tenants' placements arrive while it runs, interleaved: three wait, as many as it carries and more, so the
-    // longest-waiting tenant's go out behind it, in a statement of that tenant alone.
+    // Both tenants' placements arrive while it runs, interleaved: three wait, as many as it carries and more, so they
+    // go out behind it in one statement, each tenant's together, the tenants in the order of their first.
     placed.push(
       writePlacement(pool, other, placement(2)),
       writePlacement(pool, tenant, placement(3)),
       writePlacement(pool, other, placement(4)),
     );
     await waitFor('the second statement', () => log.length === 2);
-    expect(log).toEqual(['statement of 1', 'statement of 2 for org_other']);
+    expect(log).toEqual(['statement of 1', 'statement of 2 for org_other + 1']);
     held[0]!();
     held[1]!();
-    await waitFor('the third statement', () => log.includes('statement of 1', 1));
-    held[2]!();
     await expect(Promise.all(placed)).resolves.toEqual(Array(4).fill(expect.objectContaining({ outcome: 'placed' })));
-    // Never side by side: both tenants' statements went out on the one connection the queue held.
+    // Never side by side: both statements went out on the one connection the queue held.
     expect(clients).toHaveLength(1);
     expect(log.filter((l) => l.startsWith('statement'))).toEqual([
       'statement of 1',
+      'statement of 2 for org_other + 1',
+    ]);
+  }));
+
+it("writes each tenant's placements again on their own when a statement of several tenants fails (ORD-40)", () =>
+  withHeldPool(async ({ log, pool, held }) => {
+    const other: Tenant = { organizationId: 'org_other', environment: 'test' };
+    const placed = [writePlacement(pool, tenant, placement(1))];
+    await waitFor('the first statement', () => log.length === 1);
+    const answers = [
+      writePlacement(pool, other, placement(2)),
+      writePlacement(pool, tenant, placement(3)),
+      writePlacement(pool, other, placement(4)),
+    ].map((p) =>
+      p.then(
+        ({ outcome }) => outcome,
+        (err: Error) => err.message,
+      ),
+    );
+    await waitFor('the second statement', () => log.length === 2);
+    held[0]!();
+    // The other tenant's balance is short: the statement of both tenants fails whole.
+    held[1]!(new Error('insufficient balance'));
+    await waitFor("each tenant's own statement", () => log.length === 3);
+    expect(log.at(-1)).toBe('statement of 2 for org_other');
+    // Its statement fails too, so its placements are written one at a time: the first placed, the second refused.
+    held[2]!(new Error('insufficient balance'));
+    await waitFor('the first alone', () => log.length === 4);
+    held[3]!();
+    await waitFor('the second alone', () => log.length === 5);
+    held[4]!(new Error('insufficient balance'));
+    await waitFor("the first tenant's own statement", () => log.length === 6);
+    held[5]!();
+    await Promise.all(placed);
+    expect(await Promise.all(answers)).toEqual(['placed', 'placed', 'insufficient balance']);
+    expect(log.filter((l) => l.startsWith('statement'))).toEqual([
+      'statement of 1',
+      'statement of 2 for org_other + 1',
       'statement of 2 for org_other',
+      'statement of 1 for org_other',
+      'statement of 1 for org_other',
       'statement of 1',
     ]);
   }));

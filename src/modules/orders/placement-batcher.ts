@@ -1,15 +1,23 @@
 import pg from 'pg';
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
-import { insertPlacements, type PlacementOutcome, type PlacementWrite } from './placements.repo.js';
+import {
+  insertPlacements,
+  insertPlacementsOfTenants,
+  type PlacementOutcome,
+  type PlacementWrite,
+} from './placements.repo.js';
 
 /*
- * Group commit for placements (ORD-17). Orders of one tenant all end on the same balance row, which each placement
- * locks for its debit until its commit is on disk; placed one statement each, concurrent orders of a busy tenant
- * queue on that lock and pay a statement, a commit and a wake-up each. So placements written on a pool go through
- * one queue per pool: a placement that finds the queue idle is written at once (no added latency), and those that
- * arrive while a statement is running are written by later ones, each statement carrying the waiting placements of
- * ONE tenant (the one waiting longest), up to MAX_BATCH.
+ * Group commit for placements (ORD-17, ORD-40). Orders of one tenant all end on the same balance row, which each
+ * placement locks for its debit until its commit is on disk; placed one statement each, concurrent orders of a busy
+ * tenant queue on that lock and pay a statement, a commit and a wake-up each. So placements written on a pool go
+ * through one queue per pool: a placement that finds the queue idle is written at once (no added latency), and those
+ * that arrive while a statement is running are written by later ones, each statement carrying the waiting placements,
+ * up to MAX_BATCH, in arrival order and of whichever tenants they are. One tenant's go in place_order_groups_v2; those of
+ * several in place_order_groups_of_tenants, which writes each tenant's with place_order_groups_v2 in one transaction:
+ * with many tenants, each with an order or two waiting, a statement of one tenant's carried about one placement and
+ * every order paid a statement and a commit's flush (docs/performance.md, "Many tenants").
  *
  * While the queue is not empty, its statements go out on ONE connection, taken from the pool for that time and
  * pipelined (pg's `pipeline` option, see createPool): the next batch is sent while the statement before it is still
@@ -20,12 +28,13 @@ import { insertPlacements, type PlacementOutcome, type PlacementWrite } from './
  * tenants' statements running side by side on two connections cost the database about half as much CPU again per
  * order as the same statements one after another (ORD-17).
  *
- * A batch is all or nothing in the database. When it fails (the balance cannot cover all of it, or anything
- * else), its placements are written again one at a time in arrival order, so each gets the answer it would have
- * had alone: only the placements the balance cannot cover answer 402.
+ * A batch is all or nothing in the database. When it fails (a balance cannot cover all of it, or anything else), each
+ * tenant's placements are written again in a statement of their own when it held several tenants', and a tenant's
+ * statement that fails is written again one placement at a time in arrival order, so each gets the answer it would
+ * have had alone: only the placements their own balance cannot cover answer 402.
  */
 
-/** Most placements one statement writes. Bounds the statement's size and the time the balance row stays locked. */
+/** Most placements one statement writes. Bounds the statement's size and the time a balance row stays locked. */
 const MAX_BATCH = 32;
 /**
  * Statements sent and not yet answered. Two: one running and the next waiting on the wire behind it.
@@ -140,29 +149,59 @@ class PlacementBatcher {
 
   /**
    * Writes `batch` and returns what hands its outcomes back: the placements' outcomes, or a lone placement's error
-   * (a 402 of a busy tenant, say). A larger batch that failed has already been written again one at a time and
+   * (a 402 of a busy tenant, say). A larger batch that failed has already been written again (see `writeAgain`) and
    * answered as it went.
    */
   private async writeBatch(client: pg.PoolClient, batch: Waiting[]): Promise<() => void> {
-    const { tenant } = batch[0]!;
+    const tenants = byTenant(batch);
     try {
-      const outcomes = await insertPlacements(client, tenant, batch.map(writeOf));
+      const outcomes =
+        tenants.length === 1
+          ? [await insertPlacements(client, batch[0]!.tenant, batch.map(writeOf))]
+          : await insertPlacementsOfTenants(
+              client,
+              tenants.map((own) => ({ tenant: own[0]!.tenant, writes: own.map(writeOf) })),
+            );
       return () => {
-        for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
+        for (const [t, own] of tenants.entries()) for (const [i, w] of own.entries()) w.resolve(outcomes[t]![i]!);
       };
     } catch (err) {
       if (batch.length === 1) return () => batch[0]!.reject(err);
-      for (const w of batch) {
-        try {
-          // On a lost connection, each is tried on a fresh one of the pool (its own transaction, as on the queue's).
-          w.resolve((await insertPlacements(this.q.broken ? this.pool : client, tenant, [writeOf(w)]))[0]!);
-        } catch (alone) {
-          w.reject(alone);
-        }
-      }
+      for (const own of tenants.length > 1 ? tenants : batch.map((w) => [w])) await this.writeAgain(client, own);
       return noop;
     }
   }
+
+  /**
+   * Writes again, in a statement of their own, placements of ONE tenant from a batch that failed, and answers them:
+   * when that fails too, one at a time in arrival order, each answered with its own outcome or error. On a lost
+   * connection, each statement goes on a fresh connection of the pool (its own transaction, as on the queue's).
+   */
+  private async writeAgain(client: pg.PoolClient, own: Waiting[]): Promise<void> {
+    try {
+      const outcomes = await insertPlacements(this.q.broken ? this.pool : client, own[0]!.tenant, own.map(writeOf));
+      for (const [i, w] of own.entries()) w.resolve(outcomes[i]!);
+    } catch (err) {
+      if (own.length === 1) own[0]!.reject(err);
+      else for (const w of own) await this.writeAgain(client, [w]);
+    }
+  }
+}
+
+/** The placements of `batch` by tenant: each tenant's in arrival order, the tenants in the order of their first. */
+function byTenant(batch: Waiting[]): Waiting[][] {
+  const tenants = new Map<string, Waiting[]>();
+  for (const w of batch) {
+    const key = tenantKey(w.tenant);
+    const own = tenants.get(key);
+    if (own) own.push(w);
+    else tenants.set(key, [w]);
+  }
+  return [...tenants.values()];
+}
+
+function tenantKey(tenant: Tenant): string {
+  return `${tenant.organizationId}\u0000${tenant.environment}`;
 }
 
 /**
@@ -200,23 +239,22 @@ function forgetAnswered(batch: Waiting[]): void {
 }
 
 /**
- * The next batch, in arrival order: up to MAX_BATCH placements of the tenant that has waited longest (a statement
- * writes one tenant's rows and debits one balance), with distinct Idempotency-Keys (two placements with one key in
- * one statement would both find no earlier group and violate the key's uniqueness together; the second waits for a
- * later statement, which runs after the first's commit and finds its group).
+ * The next batch, in arrival order: up to MAX_BATCH waiting placements of any tenants (ORD-40), with distinct
+ * Idempotency-Keys within each tenant (two placements with one key in one statement would both find no earlier group
+ * and violate the key's uniqueness together; the second waits for a later statement, which runs after the first's
+ * commit and finds its group).
  */
 function takeBatch(waiting: Waiting[]): Waiting[] {
   const batch: Waiting[] = [];
   const keys = new Set<string>();
-  const { organizationId, environment } = waiting[0]!.tenant;
   for (let i = 0; i < waiting.length && batch.length < MAX_BATCH; ) {
     const key = writeOf(waiting[i]!).rows.group.idempotencyKey;
-    const { tenant } = waiting[i]!;
-    if (tenant.organizationId !== organizationId || tenant.environment !== environment || (key && keys.has(key))) {
+    const tenantAndKey = key ? `${tenantKey(waiting[i]!.tenant)}\u0000${key}` : null;
+    if (tenantAndKey && keys.has(tenantAndKey)) {
       i += 1;
       continue;
     }
-    if (key) keys.add(key);
+    if (tenantAndKey) keys.add(tenantAndKey);
     batch.push(...waiting.splice(i, 1));
   }
   return batch;
@@ -226,7 +264,8 @@ const batchers = new WeakMap<pg.Pool, PlacementBatcher>();
 
 /**
  * Writes one placement (ORD-13): on a pool, through the pool's queue, possibly in one statement with other
- * placements of the tenant that arrived meanwhile (ORD-17); on a transaction's client, alone in that transaction.
+ * placements, of the tenant or of others, that arrived meanwhile (ORD-17, ORD-40); on a transaction's client, alone
+ * in that transaction.
  * @returns its outcome (see `insertPlacements`). @throws AppError insufficient_balance (402) when the balance cannot
  * cover it (nothing of it written); any database error of its own statement, or the pool's when no connection can
  * be had (`DATABASE_CONNECT_TIMEOUT_MS`).

@@ -5,8 +5,9 @@ import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns } from '../companies/companies.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
-// Writing placements (ORD-13, ORD-17): the one statement `place_order_groups_v2`
-// (migrations/repeatable/place_order_groups_v2.sql) and the rows it takes. Reading orders and changing their status
+// Writing placements (ORD-13, ORD-17, ORD-40): the one statement `place_order_groups_v2`
+// (migrations/repeatable/place_order_groups_v2.sql), the statement of several tenants that runs it for each
+// (`place_order_groups_of_tenants`), and the rows they take. Reading orders and changing their status
 // are in orders.repo.ts.
 
 /** An order_groups row to insert (one per request). */
@@ -113,10 +114,7 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
       'SELECT place_order_groups_v2($1::jsonb) AS r',
       [JSON.stringify(placementsPayload(tenant, writes))],
     );
-    const { outcomes, created_at, deliveries, streams } = row!.r;
-    const createdAt = new Date(created_at);
-    const wake = { deliveries, streams };
-    return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt, wake } : { outcome }));
+    return outcomesOf(row!.r);
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === 'FC402') {
@@ -125,6 +123,40 @@ export async function insertPlacements(db: Db, tenant: Tenant, writes: Placement
     }
     throw err;
   }
+}
+
+/** One tenant's placements, as {@link insertPlacementsOfTenants} takes them. */
+export interface TenantPlacements {
+  tenant: Tenant;
+  writes: PlacementWrite[];
+}
+
+/**
+ * Writes the placements of several tenants in ONE statement, so one transaction and one commit, through the database
+ * function `place_order_groups_of_tenants` (ORD-40): each tenant's as {@link insertPlacements} would write them alone,
+ * the tenants in the order of (organization id, environment) whatever the order of `batches`, so concurrent statements
+ * take the balance locks in one order. On a pool the statement is its own transaction; on a client it joins the
+ * caller's.
+ * @returns for each element of `batches`, one outcome per write, in order.
+ * @throws the database's error when anything fails, SQLSTATE FC402 when one tenant's balance cannot cover its
+ * placements: NOTHING was written for any tenant (the error does not say whose balance was short; the caller writes
+ * each tenant's placements again on their own).
+ */
+export async function insertPlacementsOfTenants(db: Db, batches: TenantPlacements[]): Promise<PlacementOutcome[][]> {
+  const [row] = await manyPrepared<{ r: PlacementResult[] }>(
+    db,
+    'place_order_groups_of_tenants',
+    'SELECT place_order_groups_of_tenants($1::jsonb) AS r',
+    [JSON.stringify(batches.map((b) => placementsPayload(b.tenant, b.writes)))],
+  );
+  return row!.r.map(outcomesOf);
+}
+
+/** One outcome per placement from one tenant's answer of `place_order_groups_v2`. */
+function outcomesOf({ outcomes, created_at, deliveries, streams }: PlacementResult): PlacementOutcome[] {
+  const createdAt = new Date(created_at);
+  const wake = { deliveries, streams };
+  return outcomes.map((outcome) => (outcome === 'placed' ? { outcome, createdAt, wake } : { outcome }));
 }
 
 /**
