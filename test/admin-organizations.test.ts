@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { compiledEntry } from './service-process.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -156,7 +157,7 @@ describe('CLI: org create, keys create, keys revoke', () => {
       return stdout;
     };
   const tsxCli = cliWith(path.resolve('node_modules/.bin/tsx'), 'src/cli.ts');
-  const cli = cliWith(process.execPath, path.join(inject('compiledRoot'), 'src', 'cli.js'));
+  const cli = cliWith(process.execPath, compiledEntry('src/cli.ts'));
   const orgOf = (key: string) =>
     t.app.inject({
       method: 'GET',

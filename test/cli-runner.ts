@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
 import { OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { compiledEntry } from './service-process.js';
 
 const run = promisify(execFile);
 
@@ -31,8 +30,7 @@ export async function runCli(t: TestApp, args: string[], env: Record<string, str
     // The compiled sources rather than `node --import tsx src/cli.ts`: tsx's loader costs about two seconds of CPU per
     // run, times every CLI run of the suite. `npm run cli` itself, through tsx, is run by admin-organizations.test.ts
     // and start-output.test.ts.
-    const cli = path.join(inject('compiledRoot'), 'src', 'cli.js');
-    const { stdout, stderr } = await run(process.execPath, [cli, ...args], {
+    const { stdout, stderr } = await run(process.execPath, [compiledEntry('src/cli.ts'), ...args], {
       env: full,
       timeout: 60_000,
     });
