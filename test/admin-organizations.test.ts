@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { compiledEntry } from './service-process.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -140,20 +141,23 @@ describe('errors', () => {
 });
 
 describe('CLI: org create, keys create, keys revoke', () => {
-  const cli = async (...args: string[]) => {
-    const env = {
-      ...process.env,
-      DATABASE_URL: t.ctx.config.databaseUrl!,
-      OPERATOR_TOKEN,
-      FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')),
-      LOG_LEVEL: 'silent',
+  // The first run goes the way `npm run cli` goes (tsx); the others run the suite's compiled CLI (test/cli-runner.ts).
+  const cliWith =
+    (command: string, ...first: string[]) =>
+    async (...args: string[]) => {
+      const env = {
+        ...process.env,
+        DATABASE_URL: t.ctx.config.databaseUrl!,
+        OPERATOR_TOKEN,
+        FILE_URL_SECRET: 'cli-test-file-url-secret-0123',
+        DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'fcs-cli-')),
+        LOG_LEVEL: 'silent',
+      };
+      const { stdout } = await promisify(execFile)(command, [...first, ...args], { env });
+      return stdout;
     };
-    const { stdout } = await promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['src/cli.ts', ...args], {
-      env,
-    });
-    return stdout;
-  };
+  const tsxCli = cliWith(path.resolve('node_modules/.bin/tsx'), 'src/cli.ts');
+  const cli = cliWith(process.execPath, compiledEntry('src/cli.ts'));
   const orgOf = (key: string) =>
     t.app.inject({
       method: 'GET',
@@ -162,7 +166,7 @@ describe('CLI: org create, keys create, keys revoke', () => {
     });
 
   it('org create --json answers like the admin API; keys create and revoke (by --key or as the argument) act at once', async () => {
-    const created = JSON.parse(await cli('org', 'create', '--name', 'Acme', '--json'));
+    const created = JSON.parse(await tsxCli('org', 'create', '--name', 'Acme', '--json'));
     expect(created).toEqual({
       id: expect.stringMatching(/^org_/),
       name: 'Acme',

@@ -28,7 +28,7 @@ async function startServer(): Promise<number> {
     API_KEY_CACHE_SECONDS: '600',
   });
   started.push(service);
-  // Start-up on a loaded machine can take a while (tsx compiles the service first).
+  // Start-up on a loaded machine can take a while.
   const line = await service.waitForLog(/^Server listening at http:\/\/127\.0\.0\.1:\d+$/, 180_000);
   return Number(/:(\d+)$/.exec(line.msg)![1]);
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, type TestApp } from './harness.js';
+import { compiledEntry } from './service-process.js';
 
 const run = promisify(execFile);
 
@@ -12,7 +13,7 @@ export interface CliResult {
 }
 
 /**
- * Runs the real CLI (`node --import tsx src/cli.ts …`) against the test app's database and data directory; `env` adds or
+ * Runs the real CLI (src/cli.ts, compiled once per run by test/global-setup.ts, see test/compiled-src.ts) against the test app's database and data directory; `env` adds or
  * overrides environment variables. Never throws on a non-zero exit: the code is in the result.
  */
 export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -26,9 +27,10 @@ export async function runCli(t: TestApp, args: string[], env: Record<string, str
     ...env,
   };
   try {
-    // Node with tsx's loader, not `npx tsx`: npx's own start costs about a second of CPU per run, times every CLI run
-    // of the suite.
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    // The compiled sources rather than `node --import tsx src/cli.ts`: tsx's loader costs about two seconds of CPU per
+    // run, times every CLI run of the suite. `npm run cli` itself, through tsx, is run by admin-organizations.test.ts
+    // and start-output.test.ts.
+    const { stdout, stderr } = await run(process.execPath, [compiledEntry('src/cli.ts'), ...args], {
       env: full,
       timeout: 60_000,
     });

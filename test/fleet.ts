@@ -29,7 +29,7 @@ export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}
   };
 }
 
-/** How long a process may take to start (tsx compiles on the fly; the 2-core test machine may be busy). */
+/** How long a process may take to start (the 2-core test machine may be busy). */
 const STARTUP_TIMEOUT_MS = 180_000;
 
 /** An API process (`npm start` with START_WORKER=false) and the base URL it listens on. */

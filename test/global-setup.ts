@@ -12,9 +12,11 @@ import { removeEmbeddedCluster, startEmbeddedDb, type EmbeddedDb } from '../src/
 import { LOGIN_ROLE } from '../src/lib/login-role.js';
 import { SERVICE_ROLE } from '../src/lib/service-role.js';
 import { explainStartupError } from '../src/lib/startup-error.js';
+import { compileSources } from './compiled-src.js';
 
 let embedded: EmbeddedDb | null = null;
 let embeddedDir: string | null = null;
+let compiledDir: string | null = null;
 
 /**
  * Starts PostgreSQL for the suite (DATABASE_URL when set, else an embedded server in .data/test-pg) and
@@ -35,6 +37,15 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 async function prepare(project: TestProject): Promise<void> {
+  // The sources compiled once for the processes tests start (test/compiled-src.ts), private to this run, and again
+  // before each rerun in watch mode.
+  compiledDir = path.join(os.tmpdir(), `fcs-test-src-${process.pid}`);
+  removeStaleCompiledSources();
+  await compileSources(process.cwd(), compiledDir);
+  project.provide('compiledRoot', compiledDir);
+  project.onTestsRerun(async () => {
+    if (compiledDir) await compileSources(process.cwd(), compiledDir);
+  });
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     // A private cluster per run: concurrent runs never stop each other's server.
@@ -88,6 +99,8 @@ async function prepare(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (compiledDir) fs.rmSync(compiledDir, { recursive: true, force: true });
+  compiledDir = null;
   if (!embeddedDir) return;
   await embedded?.stop();
   await removeEmbeddedCluster(embeddedDir);
@@ -126,6 +139,14 @@ async function removeStaleClusters(): Promise<void> {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const m = /^fcs-test-pg-(\d+)$/.exec(name);
     if (m && !isAlive(Number(m[1]))) await removeEmbeddedCluster(path.join(os.tmpdir(), name)).catch(() => undefined);
+  }
+}
+
+// Compiled sources of runs that were killed before teardown.
+function removeStaleCompiledSources(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const m = /^fcs-test-src-(\d+)$/.exec(name);
+    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
 }
 
@@ -182,5 +203,7 @@ declare module 'vitest' {
     chromiumPath: string;
     /** Why there is no Chromium (empty when there is). */
     chromiumError: string;
+    /** This checkout's sources compiled to JavaScript, `<compiledRoot>/src/cli.js` and so on (test/compiled-src.ts). */
+    compiledRoot: string;
   }
 }

@@ -10,7 +10,7 @@ import { createPool } from '../src/lib/db.js';
 import { loginUrl } from '../src/lib/login-role.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createOrganization } from '../src/modules/organizations/organizations.service.js';
-import { findLedgerDifferences, type LedgerDifference } from '../src/modules/ledger-audit/ledger-audit.repo.js';
+import { closeLedger, watchLedger } from './ledger-of-file.js';
 import { responseChecker } from './openapi-responses.js';
 
 /** Test settings: fixed secrets, a temp data dir, private-network webhooks allowed unless overridden. */
@@ -56,26 +56,6 @@ interface Response {
 }
 
 let counter = 0;
-
-/**
- * The ledger of every database this file's test apps used: the differences each had when its app closed, and the
- * pools of apps still open. Each test file runs in a module graph of its own, so this is the file's alone.
- */
-const ledgerOfClosed: Array<{ database: string; differences: LedgerDifference[] }> = [];
-const openPools = new Map<string, pg.Pool>();
-
-/**
- * Every balance of the file's databases that is not the sum of its ledger entries (BILL-18), for the after-each-file
- * check in test/ledger-check.setup.ts. Apps still open are asked now; closed ones answered when they closed.
- */
-export async function ledgerDifferencesOfThisFile(): Promise<
-  Array<{ database: string; differences: LedgerDifference[] }>
-> {
-  const open = await Promise.all(
-    [...openPools].map(async ([database, pool]) => ({ database, differences: await findLedgerDifferences(pool) })),
-  );
-  return [...ledgerOfClosed, ...open].filter((d) => d.differences.length > 0);
-}
 
 /**
  * Builds the app against a fresh database cloned from the template. Pass `env` to override configuration
@@ -141,7 +121,7 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
       cb();
     },
   });
-  openPools.set(dbName, pool);
+  watchLedger(dbName, pool);
   const log = createLogger('silent');
   const ctx: AppContext = {
     config,
@@ -198,8 +178,7 @@ export async function createTestApp(env: Record<string, string | undefined> = {}
     async close() {
       await app.close();
       // Read before the database is dropped: the after-each-file check asserts it was empty.
-      if (openPools.delete(dbName))
-        ledgerOfClosed.push({ database: dbName, differences: await findLedgerDifferences(pool) });
+      await closeLedger(dbName, pool);
       await pool.end();
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();

@@ -1,5 +1,5 @@
 import { afterAll, expect } from 'vitest';
-import { ledgerDifferencesOfThisFile } from './harness.js';
+import { ledgerDifferencesOfThisFile } from './ledger-of-file.js';
 
 // After each test file: every balance in the databases its test apps used equals the sum of its ledger entries
 // (BILL-18), so a test that leaves money unexplained fails even when its own assertions pass. Registered for

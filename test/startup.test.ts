@@ -23,12 +23,17 @@ async function failedStart(
   env: Record<string, string>,
   entry = 'src/server.ts',
 ): Promise<{ code: number | null; stderr: string }> {
-  const service = spawnService(entry, {
-    OPERATOR_TOKEN,
-    FILE_URL_SECRET: 'test-file-url-secret-0123456789',
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  // Through tsx, as `npm start` runs it: what an operator sees when a start fails is the subject here.
+  const service = spawnService(
+    entry,
+    {
+      OPERATOR_TOKEN,
+      FILE_URL_SECRET: 'test-file-url-secret-0123456789',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    'tsx',
+  );
   started.push(service);
   const { code } = await exitOf(service, 60_000);
   return { code, stderr: service.stderr() };
