@@ -55,6 +55,7 @@ async function prepare(project: TestProject): Promise<void> {
       onNotice: (message) => process.stderr.write(`${message}\n`),
     });
     serverUrl = embedded.url;
+    await withoutDurability(withDatabase(serverUrl, 'postgres'));
   }
   const template = `fcs_tpl_${schemaHash()}`;
   const admin = withDatabase(serverUrl, 'postgres');
@@ -205,5 +206,22 @@ declare module 'vitest' {
     chromiumError: string;
     /** This checkout's sources compiled to JavaScript, `<compiledRoot>/src/cli.js` and so on (test/compiled-src.ts). */
     compiledRoot: string;
+  }
+}
+
+/**
+ * The suite's private cluster is thrown away at the end of the run, so nothing in it needs to survive a crash of
+ * the server: without flushes to disk at each commit, the suite waits on the disk far less (no test crashes
+ * PostgreSQL itself; the fault tests kill the service's processes).
+ */
+async function withoutDurability(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes'])
+      await client.query(`ALTER SYSTEM SET ${setting} = off`);
+    await client.query('SELECT pg_reload_conf()');
+  } finally {
+    await client.end();
   }
 }
