@@ -106,11 +106,15 @@ async function checkForeignQualification(
   }
   const fq = body.foreignQualification;
   const supplied = typeof fq === 'object' && fq !== null && Boolean(fq.registeredAgent);
-  if (!body.registeredAgent && !supplied && !facts.activeAgent) {
+  // ORD-RA-7: an agent on file is active registered agent service in the state, or an agent the company supplied
+  // for the state on an earlier order.
+  const onFile =
+    facts.activeAgent !== null || (await repo.findSuppliedAgentOnFile(db, tenant, facts.companyId!, state)) !== null;
+  if (!body.registeredAgent && !supplied && !onFile) {
     throw new ValidationError([
       {
         field: 'foreignQualification.registeredAgent',
-        message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have active registered agent service in ${state} on file (foreignQualification rule 1)`,
+        message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have an agent on file in ${state} (active registered agent service, or an agent supplied for ${state} on an earlier order) (foreignQualification rule 1)`,
       },
     ]);
   }
