@@ -1127,9 +1127,10 @@ export interface components {
             coveredByPendingOrder: boolean;
             /**
              * Format: date
-             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             * @description Last day to file on time (YYYY-MM-DD): the statutory date, moved to the next business day when it falls on a weekend day or a holiday of the state's list and the state's rule moves such dates (see statutoryDueDate). Status and reminders use this date.
              */
             dueDate: string;
+            dueDateNote: string | null;
             estimatedStateFee: number | null;
             /** @description The year of the due date: the annualReport.filingYear of an order for it. */
             filingYear: number;
@@ -1137,8 +1138,8 @@ export interface components {
             id: string;
             /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
             jurisdiction: string;
-            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
-            kind: "annual_report" | "initial_report";
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration; estimated_tax: an estimated tax instalment (Delaware corporations flagged as owing $5,000 or more: June 1, September 1, December 1). */
+            kind: "annual_report" | "initial_report" | "estimated_tax";
             note: string | null;
             /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
             orderable: boolean;
@@ -1148,8 +1149,13 @@ export interface components {
             /** @description The state's name for the filing. */
             reportName: string;
             sourceUrl: string | null;
-            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            /** @description filed: an annual report order covering this jurisdiction and filingYear was filed; overdue: past dueDate; open: inside the filing window (windowOpensOn to dueDate); upcoming: before the window opens, or no window is known. */
             status: "upcoming" | "open" | "overdue" | "filed";
+            /**
+             * Format: date
+             * @description The date the state's rule gives (YYYY-MM-DD) before any weekend or holiday adjustment; equals dueDate unless the state moves a due date on a weekend or holiday to the next business day.
+             */
+            statutoryDueDate: string;
             windowOpensOn: string | null;
         };
         /** ComplianceDeadline */
@@ -1162,9 +1168,10 @@ export interface components {
             coveredByPendingOrder: boolean;
             /**
              * Format: date
-             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             * @description Last day to file on time (YYYY-MM-DD): the statutory date, moved to the next business day when it falls on a weekend day or a holiday of the state's list and the state's rule moves such dates (see statutoryDueDate). Status and reminders use this date.
              */
             dueDate: string;
+            dueDateNote: string | null;
             estimatedStateFee: number | null;
             /** @description The year of the due date: the annualReport.filingYear of an order for it. */
             filingYear: number;
@@ -1172,8 +1179,8 @@ export interface components {
             id: string;
             /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
             jurisdiction: string;
-            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
-            kind: "annual_report" | "initial_report";
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration; estimated_tax: an estimated tax instalment (Delaware corporations flagged as owing $5,000 or more: June 1, September 1, December 1). */
+            kind: "annual_report" | "initial_report" | "estimated_tax";
             note: string | null;
             /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
             orderable: boolean;
@@ -1183,8 +1190,13 @@ export interface components {
             /** @description The state's name for the filing. */
             reportName: string;
             sourceUrl: string | null;
-            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            /** @description filed: an annual report order covering this jurisdiction and filingYear was filed; overdue: past dueDate; open: inside the filing window (windowOpensOn to dueDate); upcoming: before the window opens, or no window is known. */
             status: "upcoming" | "open" | "overdue" | "filed";
+            /**
+             * Format: date
+             * @description The date the state's rule gives (YYYY-MM-DD) before any weekend or holiday adjustment; equals dueDate unless the state moves a due date on a weekend or holiday to the next business day.
+             */
+            statutoryDueDate: string;
             windowOpensOn: string | null;
         };
         /**
