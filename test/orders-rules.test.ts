@@ -570,6 +570,29 @@ describe('annualReport', () => {
   });
 });
 
+describe('annual report covering several years (CAL-35)', () => {
+  it('a Georgia LLC may pay up to three years at once, priced per year; other states and a fourth year are refused', async () => {
+    const { adminId, companyId } = await existingCompany({ formationState: 'GA' });
+    const base = { userId: adminId, companyId, filingState: 'GA' };
+    const one = await tenant.api('POST', '/orders/quote', { ...base, annualReport: { filingYear: 2026 } });
+    const three = await tenant.api('POST', '/orders/quote', { ...base, annualReport: { filingYear: 2026, years: 3 } });
+    expect(three.statusCode, three.body).toBe(200);
+    expect(three.json().total).toBeCloseTo(one.json().total * 3, 2);
+    const descriptions = three.json().lines.map((l: { description: string }) => l.description);
+    for (const year of ['2026', '2027', '2028']) expect(descriptions.join(' ')).toContain(`Annual report ${year} (GA)`);
+    const placed = await post({ ...base, annualReport: { filingYear: 2026, years: 3 } });
+    expect(placed.statusCode, placed.body).toBe(201);
+
+    await expect400({ ...base, annualReport: { filingYear: 2026, years: 4 } }, 'annualReport.years', /at most 3/);
+    const de = await existingCompany();
+    await expect400(
+      { userId: de.adminId, companyId: de.companyId, filingState: 'DE', annualReport: { filingYear: 2026, years: 2 } },
+      'annualReport.years',
+      /must be 1/,
+    );
+  });
+});
+
 describe('the user and the company', () => {
   it('ORD-5, TEN-3: unknown or other-tenant user and company are 404 naming their field (ids never leak across tenants)', async () => {
     const { adminId, companyId } = await existingCompany();

@@ -1017,6 +1017,8 @@ export interface components {
             /** @description Year of the report (e.g. 2025); at most next year. Default: the current year (UTC). */
             filingYear?: number;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
+            /** @description Consecutive filing years the order covers, from filingYear (default 1). More than 1 only where the filing state lets the company's entity type pay several years at once (Georgia LLCs: up to 3); otherwise 400. Priced per year: the annual_report service and the state fee once for each year. Every covered year shows as filed in the compliance calendar once the order is filed. */
+            years?: number;
         };
         /** BalanceLowData */
         BalanceLowData: {

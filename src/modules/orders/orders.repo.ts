@@ -133,6 +133,19 @@ export function findSuppliedAgentOnFile(
   );
 }
 
+/**
+ * CAL-35: how many consecutive filing years one annual report order may cover in `state` for the entity type (the
+ * compliance rule's `prepayYears`); 1 when the rule gives none.
+ */
+export async function findPrepayYears(db: Db, state: string, entityType: 'LLC' | 'CORP'): Promise<number> {
+  const row = await one<{ years: number | null }>(
+    db,
+    `SELECT (rule -> $2 ->> 'prepayYears')::int AS years FROM compliance_rules WHERE state = $1`,
+    [state, entityType === 'LLC' ? 'llc' : 'corporation'],
+  );
+  return row?.years ?? 1;
+}
+
 /** The company's non-cancelled EIN order (EIN rule: "has requested an EIN"), or null. */
 export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise<{ id: string } | null> {
   return one(

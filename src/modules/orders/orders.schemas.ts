@@ -142,6 +142,14 @@ const AnnualReportOrderSchema = Type.Object(
         description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).',
       }),
     ),
+    years: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        description:
+          "Consecutive filing years the order covers, from filingYear (default 1). More than 1 only where the filing state lets the company's entity type pay several years at once (Georgia LLCs: up to 3); otherwise 400. Priced per year: the annual_report service and the state fee once for each year. Every covered year shows as filed in the compliance calendar once the order is filed.",
+      }),
+    ),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
   {
