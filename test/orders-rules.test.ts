@@ -582,6 +582,14 @@ describe('annual report covering several years (CAL-35)', () => {
     for (const year of ['2026', '2027', '2028']) expect(descriptions.join(' ')).toContain(`Annual report ${year} (GA)`);
     const placed = await post({ ...base, annualReport: { filingYear: 2026, years: 3 } });
     expect(placed.statusCode, placed.body).toBe(201);
+    // The subscription renews after the third year, not after the first.
+    const orderId = placed.json().items.find((i: { orderType: string }) => i.orderType === 'annual_report').orderId;
+    const period = await t.ctx.pool.query(
+      `SELECT current_period_end = ((now() AT TIME ZONE 'UTC')::date + interval '3 years')::date AS three_years
+         FROM orders WHERE id = $1`,
+      [orderId],
+    );
+    expect(period.rows[0].three_years).toBe(true);
 
     await expect400({ ...base, annualReport: { filingYear: 2026, years: 4 } }, 'annualReport.years', /at most 3/);
     const de = await existingCompany();
