@@ -256,6 +256,38 @@ CREATE TRIGGER company_admins_key_fixed BEFORE UPDATE OF company_id, user_id ON 
 CREATE TRIGGER company_admins_references AFTER INSERT ON public.company_admins REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_company_admin_references();
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.company_admins TO fcs_service;
 
+CREATE TABLE public.company_calendar_override_changes (
+    id bigint DEFAULT nextval('company_calendar_override_changes_id_seq'::regclass) NOT NULL,
+    company_id text NOT NULL,
+    state text NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    changed_by text NOT NULL,
+    note text NOT NULL,
+    before jsonb,
+    after jsonb NOT NULL
+);
+ALTER TABLE public.company_calendar_override_changes ADD CONSTRAINT company_calendar_override_changes_company_id_fkey FOREIGN KEY (company_id) REFERENCES companies(id);
+ALTER TABLE public.company_calendar_override_changes ADD CONSTRAINT company_calendar_override_changes_pkey PRIMARY KEY (id);
+CREATE INDEX company_calendar_override_changes_company ON public.company_calendar_override_changes USING btree (company_id, id DESC);
+CREATE TRIGGER company_calendar_override_changes_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.company_calendar_override_changes FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
+GRANT SELECT, INSERT ON TABLE public.company_calendar_override_changes TO fcs_service;
+
+CREATE TABLE public.company_calendar_overrides (
+    company_id text NOT NULL,
+    state text NOT NULL,
+    anchor_date date,
+    anchor_reason text,
+    estimated_tax boolean DEFAULT false NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_by text NOT NULL
+);
+ALTER TABLE public.company_calendar_overrides ADD CONSTRAINT company_calendar_overrides_anchor_reason_check CHECK ((anchor_reason = ANY (ARRAY['reinstatement'::text, 'conversion'::text, 'first_day_of_business'::text, 'correction'::text])));
+ALTER TABLE public.company_calendar_overrides ADD CONSTRAINT company_calendar_overrides_check CHECK (((anchor_date IS NULL) = (anchor_reason IS NULL)));
+ALTER TABLE public.company_calendar_overrides ADD CONSTRAINT company_calendar_overrides_company_id_fkey FOREIGN KEY (company_id) REFERENCES companies(id);
+ALTER TABLE public.company_calendar_overrides ADD CONSTRAINT company_calendar_overrides_pkey PRIMARY KEY (company_id, state);
+ALTER TABLE public.company_calendar_overrides ADD CONSTRAINT company_calendar_overrides_state_check CHECK ((state ~ '^[A-Z]{2}$'::text));
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.company_calendar_overrides TO fcs_service;
+
 CREATE TABLE public.compliance_reminders (
     organization_id text NOT NULL,
     environment text NOT NULL,
@@ -269,7 +301,7 @@ CREATE TABLE public.compliance_reminders (
 );
 ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_company_id_fkey FOREIGN KEY (company_id) REFERENCES companies(id);
 ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
-ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_kind_check CHECK ((kind = ANY (ARRAY['annual_report'::text, 'initial_report'::text])));
+ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_kind_check CHECK ((kind = ANY (ARRAY['annual_report'::text, 'initial_report'::text, 'estimated_tax'::text])));
 ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id);
 ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_pkey PRIMARY KEY (company_id, jurisdiction, kind, due_date, threshold);
 ALTER TABLE public.compliance_reminders ADD CONSTRAINT compliance_reminders_threshold_check CHECK ((threshold = ANY (ARRAY['60_days'::text, '30_days'::text, '7_days'::text, 'missed'::text])));
@@ -1111,6 +1143,9 @@ ALTER TABLE public.webhook_recoveries ADD CONSTRAINT webhook_recoveries_state_ch
 CREATE INDEX webhook_recoveries_tenant ON public.webhook_recoveries USING btree (organization_id, environment, id DESC);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.webhook_recoveries TO fcs_service;
 
+CREATE SEQUENCE public.company_calendar_override_changes_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
+ALTER SEQUENCE public.company_calendar_override_changes_id_seq OWNED BY public.company_calendar_override_changes.id;
+GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.company_calendar_override_changes_id_seq TO fcs_service;
 CREATE SEQUENCE public.compliance_rule_changes_id_seq AS bigint START 1 INCREMENT 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1;
 ALTER SEQUENCE public.compliance_rule_changes_id_seq OWNED BY public.compliance_rule_changes.id;
 GRANT SELECT, UPDATE, USAGE ON SEQUENCE public.compliance_rule_changes_id_seq TO fcs_service;
@@ -1562,8 +1597,10 @@ BEGIN
                         margin_cents, current_period_end)
     SELECT o.id, v_org, v_env, o.group_id, o.company_id, o.user_id, o.order_type, o.filing_state, 'submitted',
            o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents, o.margin_cents,
+           -- CAL-35: an annual report paid for several years renews after the last of them.
            CASE WHEN o.subscription_status IS NOT NULL
-                THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END
+                THEN ((now() AT TIME ZONE 'UTC')::date
+                      + make_interval(years => COALESCE((o.details ->> 'years')::int, 1)))::date END
       FROM ord o
   ), history_written AS (
     INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, actor)

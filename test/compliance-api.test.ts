@@ -28,14 +28,14 @@ async function order(
   orderType: string,
   state: string,
   status: 'submitted' | 'pending' | 'filed' | 'cancelled',
-  extra: { filingYear?: number; filingDate?: string } = {},
+  extra: { filingYear?: number; years?: number; filingDate?: string } = {},
 ) {
   const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant), {
     companyId,
     orderType,
     filingState: state,
     filingStatus: status,
-    details: extra.filingYear ? { filingYear: extra.filingYear } : {},
+    details: extra.filingYear ? { filingYear: extra.filingYear, ...(extra.years ? { years: extra.years } : {}) } : {},
     filingDate: extra.filingDate,
   });
   return orderId;
@@ -456,5 +456,121 @@ describe("Alabama's repealed corporate annual report in the fee schedule", () =>
       await tenant.api('GET', `/companies/${company.id}/compliance-calendar?from=2025-01-01&to=2029-12-31`)
     ).json();
     expect(body).toMatchObject({ companyId: company.id, items: [] });
+  });
+});
+
+describe('windows, effective dates, overrides and prepaid years (CAL-24 .. CAL-35)', () => {
+  const run = (tenant: TestTenant, asOf: string) =>
+    tenant.api('POST', '/test_helpers/compliance-reminders/run', { asOf });
+  const calendar = async (tenant: TestTenant, companyId: string, from: string, to: string) => {
+    const res = await tenant.api('GET', `/companies/${companyId}/compliance-calendar?from=${from}&to=${to}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().items as Array<Record<string, unknown>>;
+  };
+
+  it('CAL-27: New York gives no reminder before its month opens; the first comes on March 1 (30 days)', async () => {
+    const tenant = await t.newTenant();
+    // Formed 2025-03-15: biennial statement due 2027-03-31, filed during March only (window 2027-03-01).
+    await createCompany(tenant, 'test', { formationState: 'NY', formationDate: '2025-03-15' });
+    expect((await run(tenant, '2027-01-30')).json().emitted).toEqual([]);
+    expect((await run(tenant, '2027-02-28')).json().emitted).toEqual([]);
+    const opened = (await run(tenant, '2027-03-01')).json().emitted;
+    expect(opened).toEqual([expect.objectContaining({ jurisdiction: 'NY', dueDate: '2027-03-31', daysUntilDue: 30 })]);
+  });
+
+  it('CAL-24: a Texas report due Saturday 2027-05-15 is answered with both dates', async () => {
+    const tenant = await t.newTenant();
+    const { company } = await createCompany(tenant, 'test', { formationState: 'TX', formationDate: '2025-03-15' });
+    const [item] = await calendar(tenant, company.id, '2027-01-01', '2027-12-31');
+    expect(item).toMatchObject({
+      jurisdiction: 'TX',
+      statutoryDueDate: '2027-05-15',
+      dueDate: '2027-05-17',
+      windowOpensOn: '2027-01-01',
+      dueDateNote: expect.stringContaining('next business day'),
+    });
+  });
+
+  it('CAL-29, CAL-30: an operator moves the anchor (Colorado reinstatement), logged with who and why', async () => {
+    const tenant = await t.newTenant();
+    const { company } = await createCompany(tenant, 'test', { formationState: 'CO', formationDate: '2024-03-15' });
+    // Colorado: due the last day of the second month after the anniversary month. March anniversary: 2027-05-31.
+    expect((await calendar(tenant, company.id, '2027-01-01', '2027-12-31')).map((i) => i.dueDate)).toEqual([
+      '2027-05-31',
+    ]);
+    const bad = await t.admin('PUT', `/companies/${company.id}/calendar-overrides/CO`, {
+      anchorDate: '2026-08-10',
+      note: 'reinstated',
+    });
+    expect(bad.statusCode).toBe(400);
+    const res = await t.admin('PUT', `/companies/${company.id}/calendar-overrides/CO`, {
+      anchorDate: '2026-08-10',
+      anchorReason: 'reinstatement',
+      note: 'Reinstated by the Secretary of State on 2026-08-10',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      anchorDate: '2026-08-10',
+      anchorReason: 'reinstatement',
+      updatedBy: 'operator',
+    });
+    // August anniversary: due 2027-10-31 (a Sunday; Colorado's date is not adjusted).
+    expect((await calendar(tenant, company.id, '2027-01-01', '2027-12-31')).map((i) => i.dueDate)).toEqual([
+      '2027-10-31',
+    ]);
+    const log = await t.ctx.pool.query(
+      'SELECT changed_by, note, after FROM company_calendar_override_changes WHERE company_id = $1',
+      [company.id],
+    );
+    expect(log.rows).toEqual([
+      {
+        changed_by: 'operator',
+        note: 'Reinstated by the Secretary of State on 2026-08-10',
+        after: { anchorDate: '2026-08-10', anchorReason: 'reinstatement', estimatedTax: false },
+      },
+    ]);
+    await expect(
+      t.ctx.pool.query('DELETE FROM company_calendar_override_changes WHERE company_id = $1', [company.id]),
+    ).rejects.toThrow(/append-only/);
+  });
+
+  it('CAL-32: a Delaware corporation flagged for estimated tax shows June 1, September 1 and December 1', async () => {
+    const tenant = await t.newTenant();
+    const { company } = await createCompany(tenant, 'test', {
+      ...corpFields(),
+      formationState: 'DE',
+      formationDate: '2025-03-15',
+    });
+    const flag = await t.admin('PUT', `/companies/${company.id}/calendar-overrides/DE`, {
+      estimatedTax: true,
+      note: 'Franchise tax over $5,000',
+    });
+    expect(flag.statusCode, flag.body).toBe(200);
+    const items = await calendar(tenant, company.id, '2027-01-01', '2027-12-31');
+    expect(items.map((i) => [i.kind, i.dueDate])).toEqual([
+      ['annual_report', '2027-03-01'],
+      ['estimated_tax', '2027-06-01'],
+      ['estimated_tax', '2027-09-01'],
+      ['estimated_tax', '2027-12-01'],
+    ]);
+    const llc = await createCompany(tenant);
+    const refused = await t.admin('PUT', `/companies/${llc.company.id}/calendar-overrides/DE`, {
+      estimatedTax: true,
+      note: 'x',
+    });
+    expect(refused.statusCode).toBe(400);
+  });
+
+  it('CAL-35: a filed Georgia order covering 2026-2028 marks those three years filed, not 2029', async () => {
+    const tenant = await t.newTenant();
+    const { company } = await createCompany(tenant, 'test', { formationState: 'GA', formationDate: '2025-03-15' });
+    await order(tenant, company.id, 'annual_report', 'GA', 'filed', { filingYear: 2026, years: 3 });
+    const items = await calendar(tenant, company.id, '2026-01-01', '2029-12-31');
+    expect(items.map((i) => [i.dueDate, i.status])).toEqual([
+      ['2026-04-01', 'filed'],
+      ['2027-04-01', 'filed'],
+      ['2028-04-01', 'filed'],
+      ['2029-04-01', 'upcoming'],
+    ]);
   });
 });

@@ -57,7 +57,12 @@ const ROWS: Row[] = [
     why: 'anniversary of the first report, due 90 days after 2024-07-15',
   },
   { state: 'DE', type: 'LLC', expect: ['A 2025-06-01 -', 'A 2026-06-01 -'] },
-  { state: 'DE', type: 'CORP', expect: ['A 2025-03-01 -', 'A 2026-03-01 -'] },
+  {
+    state: 'DE',
+    type: 'CORP',
+    expect: ['A 2025-03-01 2025-01-01', 'A 2026-03-01 2026-01-01'],
+    why: 'window from January 1; 2025-03-01 is a Saturday but Delaware has no verified weekend rule, so it stands',
+  },
   { state: 'DC', type: 'LLC', expect: ['A 2025-04-01 -'], why: 'biennial from the year after formation' },
   { state: 'DC', type: 'CORP', expect: ['A 2025-04-01 -'] },
   { state: 'FL', type: 'LLC', expect: ['A 2025-05-01 2025-01-01', 'A 2026-05-01 2026-01-01'] },
@@ -71,10 +76,10 @@ const ROWS: Row[] = [
   {
     state: 'IL',
     type: 'LLC',
-    expect: ['A 2025-06-30 -', 'A 2026-06-30 -'],
-    why: 'last day of the month before the anniversary month',
+    expect: ['A 2025-06-30 2025-05-01', 'A 2026-06-30 2026-05-01'],
+    why: 'last day of the month before the anniversary month; window 60 days before (June 30 - 60 days = May 1)',
   },
-  { state: 'IL', type: 'CORP', expect: ['A 2025-06-30 -', 'A 2026-06-30 -'] },
+  { state: 'IL', type: 'CORP', expect: ['A 2025-06-30 2025-05-01', 'A 2026-06-30 2026-05-01'] },
   {
     state: 'IN',
     type: 'LLC',
@@ -163,8 +168,13 @@ const ROWS: Row[] = [
     why: 'opens on the first day of the fiscal-year-end month',
   },
   { state: 'TN', type: 'CORP', expect: ['A 2025-04-01 2024-12-01', 'A 2026-04-01 2025-12-01'] },
-  { state: 'TX', type: 'LLC', expect: ['A 2025-05-15 -', 'A 2026-05-15 -'] },
-  { state: 'TX', type: 'CORP', expect: ['A 2025-05-15 -', 'A 2026-05-15 -'] },
+  {
+    state: 'TX',
+    type: 'LLC',
+    expect: ['A 2025-05-15 2025-01-01', 'A 2026-05-15 2026-01-01'],
+    why: 'window from January 1',
+  },
+  { state: 'TX', type: 'CORP', expect: ['A 2025-05-15 2025-01-01', 'A 2026-05-15 2026-01-01'] },
   {
     state: 'UT',
     type: 'LLC',
@@ -187,8 +197,13 @@ const ROWS: Row[] = [
   { state: 'WV', type: 'CORP', expect: ['A 2025-06-30 2025-01-01', 'A 2026-06-30 2026-01-01'] },
   { state: 'WI', type: 'LLC', expect: ['A 2025-09-30 2025-07-01', 'A 2026-09-30 2026-07-01'] },
   { state: 'WI', type: 'CORP', expect: ['A 2025-09-30 2025-07-01', 'A 2026-09-30 2026-07-01'] },
-  { state: 'WY', type: 'LLC', expect: ['A 2025-07-01 -', 'A 2026-07-01 -'], why: 'first day of the anniversary month' },
-  { state: 'WY', type: 'CORP', expect: ['A 2025-07-01 -', 'A 2026-07-01 -'] },
+  {
+    state: 'WY',
+    type: 'LLC',
+    expect: ['A 2025-07-01 2025-01-01', 'A 2026-07-01 2026-01-01'],
+    why: 'first day of the anniversary month; window from January 1',
+  },
+  { state: 'WY', type: 'CORP', expect: ['A 2025-07-01 2025-01-01', 'A 2026-07-01 2026-01-01'] },
 ];
 
 // Foreign entities, initial reports, first-report exceptions, fiscal years and month edges.
@@ -280,8 +295,8 @@ const SPECIAL: Row[] = [
     anchor: '2024-01-20',
     from: '2024-01-01',
     to: '2025-12-31',
-    expect: ['A 2024-12-31 -', 'A 2025-12-31 -'],
-    why: 'due before the first anniversary month, in the formation year',
+    expect: ['A 2024-12-31 2024-11-01', 'A 2025-12-31 2025-11-01'],
+    why: 'due before the first anniversary month, in the formation year; window 60 days before (Dec 31 - 60 = Nov 1)',
   },
   { state: 'KS', type: 'CORP', anchor: '2025-05-05', from: '2025-01-01', to: '2028-12-31', expect: ['A 2027-04-15 -'] },
   {
@@ -323,8 +338,8 @@ const SPECIAL: Row[] = [
     anchor: '2025-03-10',
     from: '2025-01-01',
     to: '2026-12-31',
-    expect: ['I 2025-04-30 2025-03-10', 'A 2026-03-31 -'],
-    why: 'foreign initial list: end of the month after registration',
+    expect: ['I 2025-03-10 2025-03-10', 'A 2026-03-31 -'],
+    why: 'foreign initial list: filed with the registration (CAL-31)',
   },
   {
     state: 'NM',
@@ -376,7 +391,7 @@ const SPECIAL: Row[] = [
     expect: ['A 2026-03-31 -'],
   },
   { state: 'WI', type: 'CORP', presence: 'foreign', expect: ['A 2025-03-31 -', 'A 2026-03-31 -'] },
-  { state: 'WY', type: 'LLC', presence: 'foreign', expect: ['A 2025-07-01 -', 'A 2026-07-01 -'] },
+  { state: 'WY', type: 'LLC', presence: 'foreign', expect: ['A 2025-07-01 2025-01-01', 'A 2026-07-01 2026-01-01'] },
 ];
 
 const query = (r: Row): CalendarQuery => ({
@@ -446,7 +461,7 @@ describe('compliance calendar: foreign entities, initial reports and edges', () 
     ).toEqual([]);
     expect(render({ state: 'TX', type: 'LLC', from: '2025-05-16', to: '2026-05-14', expect: [] })).toEqual([]);
     expect(render({ state: 'TX', type: 'LLC', from: '2025-05-15', to: '2025-05-15', expect: [] })).toEqual([
-      'A 2025-05-15 -',
+      'A 2025-05-15 2025-01-01',
     ]);
   });
 

@@ -96,6 +96,23 @@ describe('dashboard company page', () => {
 });
 
 describe('console deadlines view', () => {
+  it('CAL-28: shows the effective due date with the statutory one beside it where they differ', async () => {
+    const tenant = await t.newTenant('Texas Platform');
+    await createCompany(tenant, 'live', {
+      legalName: 'Weekend Due LLC',
+      formationState: 'TX',
+      formationDate: '2025-03-15',
+    });
+    const op = await newOperator(t.ctx.pool);
+    const c = consoleClient(t.app);
+    await consoleSignIn(c, op.email, op.password);
+    // Texas 2027: May 15 is a Saturday, so the report is due Monday May 17 (Tax Code 111.053).
+    const page = (await c.get('/console/deadlines?from=2027-05-01&to=2027-05-31&state=TX')).body;
+    expect(page).toContain('Weekend Due LLC');
+    expect(page).toContain('2027-05-17');
+    expect(page).toContain('statutory 2027-05-15');
+  });
+
   it('lists live deadlines across tenants for the filing team, filtered', async () => {
     const a = await t.newTenant('Alpha Platform');
     const b = await t.newTenant('Beta Platform');

@@ -117,6 +117,25 @@ describe('order page', () => {
     expect(page).not.toContain(TEST_SSN.replace(/-/g, ''));
   });
 
+  it('ORD-RA-6: flags the details a supplied agent lacks, for the filing team to ask for', async () => {
+    const user = await createUser(tenant, 'live');
+    const res = await tenant.api(
+      'POST',
+      '/orders',
+      formationBody(user.id, 'DE', { formation: { registeredAgent: { type: 'PERSON', lastName: 'Hopper' } } }),
+      { env: 'live' },
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const formation = res.json().items.find((i: { orderType: string }) => i.orderType === 'formation');
+    const page = (await c.get(`/console/orders/${formation.orderId}`)).body;
+    expect(page).toContain('Details missing: firstName, addressStreet, addressCity, addressState, addressZip');
+    expect(page).toContain('exception 469');
+
+    const complete = await placeFormation('live');
+    const full = complete.items.find((i) => i.orderType === 'formation')!;
+    expect((await c.get(`/console/orders/${full.orderId}`)).body).not.toContain('Details missing');
+  });
+
   it('answers 404 for an unknown order', async () => {
     const res = await c.get('/console/orders/order_01doesnotexist000000000000');
     expect(res.statusCode).toBe(404);

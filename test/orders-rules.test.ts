@@ -289,34 +289,48 @@ describe('registeredAgent rules and the supplied agent', () => {
     );
   });
 
-  it('ORD-RA-3: the supplied agent: PERSON needs names, COMPANY a companyName, all address fields present', async () => {
-    await expect400(
-      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { firstName: undefined }) } }),
-      'formation.registeredAgent.firstName',
-      /PERSON/,
-    );
-    await expect400(
-      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { lastName: undefined }) } }),
-      'formation.registeredAgent.lastName',
-      /PERSON/,
-    );
+  it('ORD-RA-3, ORD-RA-6: what a supplied agent gives is validated; contradictions are refused', async () => {
     const company = suppliedAgent('DE', { type: 'COMPANY', firstName: undefined, lastName: undefined });
     await expect400(
-      formationBody(userId, 'DE', { formation: { registeredAgent: company } }),
-      'formation.registeredAgent.companyName',
+      formationBody(userId, 'DE', { formation: { registeredAgent: { ...company, firstName: 'Grace' } } }),
+      'formation.registeredAgent.firstName',
       /COMPANY/,
     );
-    for (const f of ['addressStreet', 'addressCity', 'addressState', 'addressZip']) {
-      await expect400(
-        formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { [f]: undefined }) } }),
-        `formation.registeredAgent.${f}`,
-        /required/,
-      );
-    }
+    await expect400(
+      formationBody(userId, 'DE', {
+        formation: { registeredAgent: suppliedAgent('DE', { companyName: 'Agents Inc' }) },
+      }),
+      'formation.registeredAgent.companyName',
+      /PERSON/,
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { addressZip: '1234' }) } }),
+      'formation.registeredAgent.addressZip',
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { type: 'TRUST' }) } }),
+      'formation.registeredAgent.type',
+    );
+    await expect400(
+      formationBody(userId, 'DE', { formation: { registeredAgent: suppliedAgent('DE', { addressStreet: '' }) } }),
+      'formation.registeredAgent.addressStreet',
+    );
     const ok = await post(
       formationBody(userId, 'DE', { formation: { registeredAgent: { ...company, companyName: 'Agents Inc' } } }),
     );
     expect(ok.statusCode, ok.body).toBe(201);
+  });
+
+  it('ORD-RA-6: an agent with details missing is accepted, none of its fields being required', async () => {
+    for (const agent of [
+      {},
+      { type: 'PERSON' },
+      { companyName: 'Agents Inc', addressState: 'DE' },
+      suppliedAgent('DE', { firstName: undefined, addressZip: undefined }),
+    ]) {
+      const res = await post(formationBody(userId, 'DE', { formation: { registeredAgent: agent } }));
+      expect(res.statusCode, res.body).toBe(201);
+    }
   });
 });
 
@@ -365,6 +379,24 @@ describe('foreignQualification rules', () => {
       foreignQualification: true,
     });
     expect(onFile.statusCode, onFile.body).toBe(201);
+  });
+
+  it('ORD-RA-7: an agent the company supplied for the state on an earlier order is an agent on file', async () => {
+    const { adminId, companyId } = await existingCompany();
+    const base = { userId: adminId, companyId, filingState: 'CA' };
+    await expect400({ ...base, foreignQualification: true }, 'foreignQualification.registeredAgent');
+    const earlier = await post({
+      ...base,
+      annualReport: { filingYear: 2025, registeredAgent: { addressState: 'CA' } },
+    });
+    expect(earlier.statusCode, earlier.body).toBe(201);
+    const onFile = await post({ ...base, foreignQualification: true });
+    expect(onFile.statusCode, onFile.body).toBe(201);
+    // An agent supplied for another state is not on file in this one.
+    await expect400(
+      { userId: adminId, companyId, filingState: 'NV', foreignQualification: true },
+      'foreignQualification.registeredAgent',
+    );
   });
 
   it('ORD-FQ-2: companyId of an existing company is required', async () => {
@@ -535,6 +567,37 @@ describe('annualReport', () => {
         .lines.map((l: { description: string }) => l.description)
         .join(' '),
     ).toContain(String(new Date().getUTCFullYear()));
+  });
+});
+
+describe('annual report covering several years (CAL-35)', () => {
+  it('a Georgia LLC may pay up to three years at once, priced per year; other states and a fourth year are refused', async () => {
+    const { adminId, companyId } = await existingCompany({ formationState: 'GA' });
+    const base = { userId: adminId, companyId, filingState: 'GA' };
+    const one = await tenant.api('POST', '/orders/quote', { ...base, annualReport: { filingYear: 2026 } });
+    const three = await tenant.api('POST', '/orders/quote', { ...base, annualReport: { filingYear: 2026, years: 3 } });
+    expect(three.statusCode, three.body).toBe(200);
+    expect(three.json().total).toBeCloseTo(one.json().total * 3, 2);
+    const descriptions = three.json().lines.map((l: { description: string }) => l.description);
+    for (const year of ['2026', '2027', '2028']) expect(descriptions.join(' ')).toContain(`Annual report ${year} (GA)`);
+    const placed = await post({ ...base, annualReport: { filingYear: 2026, years: 3 } });
+    expect(placed.statusCode, placed.body).toBe(201);
+    // The subscription renews after the third year, not after the first.
+    const orderId = placed.json().items.find((i: { orderType: string }) => i.orderType === 'annual_report').orderId;
+    const period = await t.ctx.pool.query(
+      `SELECT current_period_end = ((now() AT TIME ZONE 'UTC')::date + interval '3 years')::date AS three_years
+         FROM orders WHERE id = $1`,
+      [orderId],
+    );
+    expect(period.rows[0].three_years).toBe(true);
+
+    await expect400({ ...base, annualReport: { filingYear: 2026, years: 4 } }, 'annualReport.years', /at most 3/);
+    const de = await existingCompany();
+    await expect400(
+      { userId: de.adminId, companyId: de.companyId, filingState: 'DE', annualReport: { filingYear: 2026, years: 2 } },
+      'annualReport.years',
+      /must be 1/,
+    );
   });
 });
 

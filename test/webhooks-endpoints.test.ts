@@ -241,6 +241,32 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('test events', () => {
+  it('WH-20: POST /webhook-endpoints/{id}/test takes an empty body under any content type', async () => {
+    const tenant = await t.newTenant();
+    const ep = await createEndpoint(tenant);
+    const url = `/webhook-endpoints/${ep.id}/test`;
+    const sends: Array<[unknown, Record<string, string>]> = [
+      [undefined, {}],
+      ['', { 'content-type': 'application/json' }],
+      ['', { 'content-type': 'application/json; charset=utf-8' }],
+      ['', { 'content-type': 'text/plain' }],
+      ['', { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['{}', { 'content-type': 'application/json' }],
+    ];
+    for (const [payload, headers] of sends) {
+      const res = await tenant.api('POST', url, payload, { headers });
+      expect(res.statusCode, `${JSON.stringify(headers)} ${res.body}`).toBe(202);
+      expect(res.json().eventType).toBe('webhook.test');
+    }
+    // Other routes still parse JSON: an empty JSON body to a route that takes one stays a 400.
+    const create = await tenant.api('POST', '/webhook-endpoints', '', {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(create.statusCode).toBe(400);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the webhook routes, with the secret only in create and rotate responses', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();

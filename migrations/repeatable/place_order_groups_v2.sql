@@ -122,8 +122,10 @@ BEGIN
                         margin_cents, current_period_end)
     SELECT o.id, v_org, v_env, o.group_id, o.company_id, o.user_id, o.order_type, o.filing_state, 'submitted',
            o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents, o.margin_cents,
+           -- CAL-35: an annual report paid for several years renews after the last of them.
            CASE WHEN o.subscription_status IS NOT NULL
-                THEN ((now() AT TIME ZONE 'UTC')::date + interval '1 year')::date END
+                THEN ((now() AT TIME ZONE 'UTC')::date
+                      + make_interval(years => COALESCE((o.details ->> 'years')::int, 1)))::date END
       FROM ord o
   ), history_written AS (
     INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, actor)

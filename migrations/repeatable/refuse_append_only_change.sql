@@ -1,4 +1,4 @@
--- Records of what happened are only ever added to (BILL-13, CAL-22, PAY-4, ORD-EIN-7, AUDIT-4): the database refuses
+-- Records of what happened are only ever added to (BILL-13, CAL-22, CAL-30, PAY-4, ORD-EIN-7, AUDIT-4): the database refuses
 -- to change or remove them for every role, the owner's too (a reversal is a new ledger entry, a payment's new status a
 -- new payment_statuses row), so no code path, bug or hand-typed statement can rewrite money or history. Statement-level
 -- triggers also catch TRUNCATE. A new append-only table gets its trigger here.
@@ -17,6 +17,9 @@ CREATE OR REPLACE TRIGGER events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER compliance_rule_changes_append_only
   BEFORE UPDATE OR DELETE OR TRUNCATE ON compliance_rule_changes
+  FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
+CREATE OR REPLACE TRIGGER company_calendar_override_changes_append_only
+  BEFORE UPDATE OR DELETE OR TRUNCATE ON company_calendar_override_changes
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE OR REPLACE TRIGGER payments_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON payments
   FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();

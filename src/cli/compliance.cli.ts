@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import { todayUtc } from '../modules/compliance/calendar-range.js';
+import { ANCHOR_REASONS, setCalendarOverride } from '../modules/compliance/calendar-overrides.service.js';
 import { runComplianceReminders } from '../modules/compliance/compliance-reminders.js';
 import {
   listRuleChangeViews,
@@ -40,7 +41,10 @@ const statusOption = (v: string) => {
 /** Who an edit made from this shell is recorded as (CAL-22): `cli:<login>`. */
 const cliActor = () => `cli:${process.env.USER ?? os.userInfo().username}`;
 
-/** `compliance deadlines`, `compliance rules list|set|history`, `compliance reminders run` (CAL-17, CAL-20, CAL-22). */
+/**
+ * `compliance deadlines`, `compliance rules list|set|history`, `compliance reminders run`, `compliance override`
+ * (CAL-17, CAL-20, CAL-22, CAL-29, CAL-32).
+ */
 export function registerComplianceCommands(program: Command): void {
   const compliance = program
     .command('compliance')
@@ -167,6 +171,40 @@ export function registerComplianceCommands(program: Command): void {
           changes.length
             ? changes.map((c) => `${c.changedAt} ${c.state} by ${c.changedBy}${c.note ? `: ${c.note}` : ''}`).join('\n')
             : 'No changes.',
+        );
+      }),
+    );
+
+  compliance
+    .command('override')
+    .requiredOption('--company <companyId>', 'the company (comp_…)')
+    .requiredOption('--state <code>', 'two-letter jurisdiction code')
+    .option('--anchor-date <date>', "the date the calendar counts from (YYYY-MM-DD), or 'none' to go back")
+    .option('--reason <reason>', `why the anchor changes: ${ANCHOR_REASONS.join(', ')}`)
+    .option('--estimated-tax <yes|no>', 'the company pays estimated tax instalments (Delaware corporations)')
+    .requiredOption('--note <text>', 'why (kept in the change log)')
+    .option('--json', 'print JSON')
+    .description(
+      "Change a company's calendar in one state: its anchor date or estimated tax flag; logged with who and why",
+    )
+    .action((opts) =>
+      withContext(async ({ ctx }) => {
+        const row = await setCalendarOverride(
+          ctx.pool,
+          opts.company,
+          opts.state,
+          {
+            anchorDate: opts.anchorDate === undefined ? undefined : opts.anchorDate === 'none' ? null : opts.anchorDate,
+            anchorReason: opts.reason,
+            estimatedTax: opts.estimatedTax === undefined ? undefined : opts.estimatedTax === 'yes',
+            note: opts.note,
+          },
+          cliActor(),
+        );
+        io(opts).print(
+          row,
+          () =>
+            `${row.companyId} ${row.state}: anchor ${row.anchorDate ?? 'formation/registration date'}${row.anchorReason ? ` (${row.anchorReason})` : ''}, estimated tax ${row.estimatedTax ? 'yes' : 'no'}; by ${row.updatedBy}`,
         );
       }),
     );

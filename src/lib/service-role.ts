@@ -13,6 +13,7 @@ const APPEND_ONLY_TABLES = [
   'order_status_history',
   'events',
   'compliance_rule_changes',
+  'company_calendar_override_changes',
   'payments',
   'payment_statuses',
   'payment_provider_events',

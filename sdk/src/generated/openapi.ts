@@ -780,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint's failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409.
+         * @description Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint's failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409. The request takes no body: none, an empty one under any content type (application/json included) or any other body is accepted and ignored.
          */
         post: operations["sendTestWebhookEvent"];
         delete?: never;
@@ -1081,6 +1081,8 @@ export interface components {
             /** @description Year of the report (e.g. 2025); at most next year. Default: the current year (UTC). */
             filingYear?: number;
             registeredAgent?: components["schemas"]["SuppliedRegisteredAgent"];
+            /** @description Consecutive filing years the order covers, from filingYear (default 1). More than 1 only where the filing state lets the company's entity type pay several years at once (Georgia LLCs: up to 3); otherwise 400. Priced per year: the annual_report service and the state fee once for each year. Every covered year shows as filed in the compliance calendar once the order is filed. */
+            years?: number;
         };
         /** AutoRecharge */
         AutoRecharge: {
@@ -1261,9 +1263,10 @@ export interface components {
             coveredByPendingOrder: boolean;
             /**
              * Format: date
-             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             * @description Last day to file on time (YYYY-MM-DD): the statutory date, moved to the next business day when it falls on a weekend day or a holiday of the state's list and the state's rule moves such dates (see statutoryDueDate). Status and reminders use this date.
              */
             dueDate: string;
+            dueDateNote: string | null;
             estimatedStateFee: number | null;
             /** @description The year of the due date: the annualReport.filingYear of an order for it. */
             filingYear: number;
@@ -1271,8 +1274,8 @@ export interface components {
             id: string;
             /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
             jurisdiction: string;
-            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
-            kind: "annual_report" | "initial_report";
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration; estimated_tax: an estimated tax instalment (Delaware corporations flagged as owing $5,000 or more: June 1, September 1, December 1). */
+            kind: "annual_report" | "initial_report" | "estimated_tax";
             note: string | null;
             /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
             orderable: boolean;
@@ -1282,8 +1285,13 @@ export interface components {
             /** @description The state's name for the filing. */
             reportName: string;
             sourceUrl: string | null;
-            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            /** @description filed: an annual report order covering this jurisdiction and filingYear was filed; overdue: past dueDate; open: inside the filing window (windowOpensOn to dueDate); upcoming: before the window opens, or no window is known. */
             status: "upcoming" | "open" | "overdue" | "filed";
+            /**
+             * Format: date
+             * @description The date the state's rule gives (YYYY-MM-DD) before any weekend or holiday adjustment; equals dueDate unless the state moves a due date on a weekend or holiday to the next business day.
+             */
+            statutoryDueDate: string;
             windowOpensOn: string | null;
         };
         /** ComplianceDeadline */
@@ -1296,9 +1304,10 @@ export interface components {
             coveredByPendingOrder: boolean;
             /**
              * Format: date
-             * @description Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.
+             * @description Last day to file on time (YYYY-MM-DD): the statutory date, moved to the next business day when it falls on a weekend day or a holiday of the state's list and the state's rule moves such dates (see statutoryDueDate). Status and reminders use this date.
              */
             dueDate: string;
+            dueDateNote: string | null;
             estimatedStateFee: number | null;
             /** @description The year of the due date: the annualReport.filingYear of an order for it. */
             filingYear: number;
@@ -1306,8 +1315,8 @@ export interface components {
             id: string;
             /** @description Two-letter code: the formation state, or a state the company is qualified in through a filed foreign qualification. */
             jurisdiction: string;
-            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration. */
-            kind: "annual_report" | "initial_report";
+            /** @description annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration; estimated_tax: an estimated tax instalment (Delaware corporations flagged as owing $5,000 or more: June 1, September 1, December 1). */
+            kind: "annual_report" | "initial_report" | "estimated_tax";
             note: string | null;
             /** @description True when our annual report product covers it: order it with POST /orders {annualReport: {filingYear}} in this filingState. */
             orderable: boolean;
@@ -1317,8 +1326,13 @@ export interface components {
             /** @description The state's name for the filing. */
             reportName: string;
             sourceUrl: string | null;
-            /** @description filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it. */
+            /** @description filed: an annual report order covering this jurisdiction and filingYear was filed; overdue: past dueDate; open: inside the filing window (windowOpensOn to dueDate); upcoming: before the window opens, or no window is known. */
             status: "upcoming" | "open" | "overdue" | "filed";
+            /**
+             * Format: date
+             * @description The date the state's rule gives (YYYY-MM-DD) before any weekend or holiday adjustment; equals dueDate unless the state moves a due date on a weekend or holiday to the next business day.
+             */
+            statutoryDueDate: string;
             windowOpensOn: string | null;
         };
         /**
@@ -1804,7 +1818,7 @@ export interface components {
              * @enum {string}
              */
             filingState: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY";
-            /** @description Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4). */
+            /** @description Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or an agent on file (rule 1). An agent on file is the company's active registered agent service in filingState, or an agent the company supplied for filingState on an earlier order that is not cancelled (a formation, annual report or foreign qualification there). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4). */
             foreignQualification?: true | components["schemas"]["ForeignQualificationOrder"];
             formation?: components["schemas"]["FormationOrder"];
             registeredAgent?: components["schemas"]["RegisteredAgentOrder"];
@@ -1918,26 +1932,26 @@ export interface components {
         };
         /**
          * SuppliedRegisteredAgent
-         * @description An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request.
+         * @description An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request. Every field is optional, as the contract lists none as required; a field that is given is validated (type PERSON or COMPANY, the names that type uses and not the others, addressState equal to filingState, addressZip five digits or ZIP+4), and fields not listed here are refused. An agent with details missing is accepted: the order is placed, and the filing team sees which details are missing on the order and asks for them with exception 469 (bad or missing registered agent information) when the filing needs them. A supplied agent also counts as "an agent on file" in its state for later foreign qualifications of the company (foreignQualification rule 1).
          */
         SuppliedRegisteredAgent: {
-            addressCity: string;
+            addressCity?: string;
             /**
-             * @description Two-letter code; must equal the request's filingState (registeredAgent rule 3).
+             * @description Two-letter code; when given it must equal the request's filingState (registeredAgent rule 3).
              * @enum {string}
              */
-            addressState: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY";
+            addressState?: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY";
             /** @description Street address in the filing state (no PO boxes: an agent must accept service in person). */
-            addressStreet: string;
+            addressStreet?: string;
             /** @description ZIP or ZIP+4. */
-            addressZip: string;
-            /** @description Required for COMPANY; refused for PERSON. */
+            addressZip?: string;
+            /** @description Used with COMPANY; refused for PERSON. Missing for a COMPANY: flagged. */
             companyName?: string;
-            /** @description Required for PERSON; refused for COMPANY. */
+            /** @description Used with PERSON; refused for COMPANY. Missing for a PERSON: flagged. */
             firstName?: string;
-            /** @description Required for PERSON; refused for COMPANY. */
+            /** @description Used with PERSON; refused for COMPANY. Missing for a PERSON: flagged. */
             lastName?: string;
-            type: "PERSON" | "COMPANY";
+            type?: "PERSON" | "COMPANY";
         };
         /** TestCreditRequest */
         TestCreditRequest: {

@@ -1,4 +1,5 @@
-import { compareYmd, formatYmd, parseYmd, type Ymd } from './calendar-dates.js';
+import { effectiveDueDate } from './business-days.js';
+import { clampDay, compareYmd, formatYmd, parseYmd, type Ymd } from './calendar-dates.js';
 import type { StateRule } from './due-date-rules.js';
 import { bestSourceUrl, effectiveRule, notesFor } from './effective-rule.js';
 import { initialReportDue } from './initial-reports.js';
@@ -6,8 +7,9 @@ import type { CalendarQuery, Obligation, ObligationKind } from './obligation.js'
 import { dueInCycle, firstCycleYear, inCycle, RULE_IDS } from './regular-reports.js';
 
 /*
- * The compliance calendar's computation (CAL-2 .. CAL-15): pure, no clock, no database. Dates are calendar
- * dates ('YYYY-MM-DD'), computed in whole days with no time zone; weekends and holidays are not adjusted.
+ * The compliance calendar's computation (CAL-2 .. CAL-15, CAL-24, CAL-32): pure, no clock, no database. Dates are
+ * calendar dates ('YYYY-MM-DD'), computed in whole days with no time zone; a due date on a weekend or holiday moves
+ * only where the state's rule says so (CAL-24).
  */
 
 /**
@@ -15,7 +17,9 @@ import { dueInCycle, firstCycleYear, inCycle, RULE_IDS } from './regular-reports
  *
  * Regular reports: cycle years from the first report (CAL-12), kept by the biennial cycle (CAL-11), each
  * dated by its ruleKind (CAL-4 .. CAL-10); a date on or before the anchor date is never owed. Initial
- * reports: once, after the anchor date (CAL-13). Elective alternatives are not applied (CAL-14).
+ * reports: once, after the anchor date (CAL-13). Elective alternatives are not applied (CAL-14). Each statutory date
+ * becomes its effective date by the state's weekend rule (CAL-24); the range and the order use the effective date.
+ * Estimated tax instalments only for an entity flagged as paying it (CAL-32).
  *
  * @param entry the state's rules (data/annual-report-due-dates.json shape); undefined = no rules, no obligations.
  * @param q the entity; `from`/`to`/`anchorDate` must be real 'YYYY-MM-DD' dates (not checked here).
@@ -38,13 +42,16 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
     ruleId: string,
     note: string | null,
   ) => {
-    if (compareYmd(due, from) < 0 || compareYmd(due, to) > 0) return;
+    const effective = effectiveDueDate(due, q.state, entry.weekendRule);
+    if (compareYmd(effective.date, from) < 0 || compareYmd(effective.date, to) > 0) return;
     out.push({
       jurisdiction: q.state,
       presence: q.presence,
       kind,
       reportName,
-      dueDate: formatYmd(due),
+      dueDate: formatYmd(effective.date),
+      statutoryDueDate: formatYmd(due),
+      dueDateMovedBecause: effective.movedBecause,
       windowOpensOn: opens ? formatYmd(opens) : null,
       filingYear: due.y,
       confidence: rule.confidence,
@@ -83,15 +90,19 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
       }
     }
   }
-  return out.sort((a, b) =>
-    a.dueDate < b.dueDate
-      ? -1
-      : a.dueDate > b.dueDate
-        ? 1
-        : a.kind === b.kind
-          ? 0
-          : a.kind === 'initial_report'
-            ? -1
-            : 1,
-  );
+
+  // CAL-32: estimated tax instalments (Delaware corporations owing $5,000 or more), only when flagged.
+  const et = rule.estimatedTax;
+  if (q.estimatedTax && et && (et.appliesTo ?? 'domestic') !== (q.presence === 'domestic' ? 'foreign' : 'domestic')) {
+    for (let year = from.y; year <= to.y; year++) {
+      for (const i of et.installments) {
+        const due = clampDay(year, i.month, i.day);
+        if (compareYmd(due, anchor) <= 0) continue;
+        const share = i.percent ? `${i.percent}% of the estimated tax. ` : '';
+        push('estimated_tax', et.name, due, null, 'CAL-32', `${share}${et.threshold ?? ''}`.trim() || null);
+      }
+    }
+  }
+  const rank: Record<ObligationKind, number> = { initial_report: 0, annual_report: 1, estimated_tax: 2 };
+  return out.sort((a, b) => (a.dueDate < b.dueDate ? -1 : a.dueDate > b.dueDate ? 1 : rank[a.kind] - rank[b.kind]));
 }

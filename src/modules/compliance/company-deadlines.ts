@@ -16,7 +16,12 @@ export interface DeadlineItem {
   presence: 'domestic' | 'foreign';
   kind: Obligation['kind'];
   reportName: string;
+  /** The effective due date (CAL-24). */
   dueDate: string;
+  /** The date the rule gives before a weekend or holiday adjustment (CAL-24). */
+  statutoryDueDate: string;
+  /** Why dueDate differs from statutoryDueDate; null when it does not. */
+  dueDateNote: string | null;
   windowOpensOn: string | null;
   filingYear: number;
   status: ObligationStatus;
@@ -37,6 +42,8 @@ export interface CalendarData {
   fees: Map<string, repo.ReportFeeRow>;
   qualifications: Map<string, repo.QualificationRow[]>;
   orders: Map<string, repo.ReportOrderRow[]>;
+  /** CAL-29, CAL-32: operator overrides keyed `<companyId>:<state>`. */
+  overrides: Map<string, repo.CalendarOverrideRow>;
 }
 
 const groupBy = <T extends { company_id: string }>(rows: T[]) => {
@@ -45,24 +52,31 @@ const groupBy = <T extends { company_id: string }>(rows: T[]) => {
   return m;
 };
 
-/** Loads rules, fees, filed qualifications and annual report orders for `companyIds` (five queries). */
+/** Loads rules, fees, filed qualifications, annual report orders and overrides for `companyIds` (five queries). */
 export async function loadCalendarData(db: Db, companyIds: string[]): Promise<CalendarData> {
-  const [rules, fees, quals, orders] = await Promise.all([
+  const [rules, fees, quals, orders, overrides] = await Promise.all([
     repo.listRules(db),
     repo.listReportFees(db),
     repo.listFiledQualifications(db, companyIds),
     repo.listReportOrders(db, companyIds),
+    repo.listCalendarOverrides(db, companyIds),
   ]);
   return {
     rules: new Map(rules.map((r) => [r.state, r.rule])),
     fees: new Map(fees.map((f) => [f.state, f])),
     qualifications: groupBy(quals),
     orders: groupBy(orders),
+    overrides: new Map(overrides.map((o) => [`${o.company_id}:${o.state}`, o])),
   };
 }
 
+const KIND_SUFFIX: Record<Obligation['kind'], string> = {
+  annual_report: 'ar',
+  initial_report: 'ir',
+  estimated_tax: 'et',
+};
 const deadlineId = (companyId: string, o: Obligation) =>
-  `${DEADLINE_ID_PREFIX}${o.dueDate.replace(/-/g, '')}_${companyId}_${o.jurisdiction}_${o.kind === 'annual_report' ? 'ar' : 'ir'}`;
+  `${DEADLINE_ID_PREFIX}${o.dueDate.replace(/-/g, '')}_${companyId}_${o.jurisdiction}_${KIND_SUFFIX[o.kind]}`;
 
 /**
  * The calendar of one company with a formation date: its formation state (domestic) and every state with a filed
@@ -83,31 +97,44 @@ export function companyDeadlines(
     ...range,
   };
   const obligations: Obligation[] = [];
+  // CAL-29: an operator's anchor date replaces the formation or registration date; CAL-32: the estimated tax flag.
+  const override = (state: string) => data.overrides.get(`${c.id}:${state}`);
   if (c.formation_state) {
+    const o = override(c.formation_state);
     obligations.push(
       ...computeObligations(data.rules.get(c.formation_state), {
         ...base,
         state: c.formation_state,
         presence: 'domestic',
-        anchorDate: c.formation_date,
+        anchorDate: o?.anchor_date ?? c.formation_date,
+        estimatedTax: o?.estimated_tax ?? false,
       }),
     );
   }
   for (const q of data.qualifications.get(c.id) ?? []) {
     if (q.state === c.formation_state) continue;
+    const o = override(q.state);
     obligations.push(
       ...computeObligations(data.rules.get(q.state), {
         ...base,
         state: q.state,
         presence: 'foreign',
-        anchorDate: q.registered_on,
+        anchorDate: o?.anchor_date ?? q.registered_on,
+        estimatedTax: o?.estimated_tax ?? false,
       }),
     );
   }
   const orders = data.orders.get(c.id) ?? [];
   return obligations
     .map((o) => {
-      const covering = orders.filter((r) => r.state === o.jurisdiction && r.filing_year === o.filingYear);
+      // CAL-16, CAL-35: an annual report order covers reports of its state in the years it covers; never a tax instalment.
+      const covering =
+        o.kind === 'estimated_tax'
+          ? []
+          : orders.filter(
+              (r) =>
+                r.state === o.jurisdiction && o.filingYear >= r.filing_year && o.filingYear < r.filing_year + r.years,
+            );
       const filedOrder = covering.find((r) => r.filing_status === 'filed');
       const pendingOrder = covering.find((r) => r.filing_status !== 'filed');
       // CAL-16: an initial report due on the anchor date (its window opens then) is filed with the formation or
@@ -127,6 +154,8 @@ export function companyDeadlines(
         kind: o.kind,
         reportName: o.reportName,
         dueDate: o.dueDate,
+        statutoryDueDate: o.statutoryDueDate,
+        dueDateNote: o.dueDateMovedBecause,
         windowOpensOn: o.windowOpensOn,
         filingYear: o.filingYear,
         status: obligationStatus(o, today, Boolean(filedOrder) || filedWithFormation),

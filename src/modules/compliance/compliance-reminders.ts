@@ -27,12 +27,15 @@ export interface EmittedReminder {
 /**
  * CAL-20: the reminder an obligation is owed on `asOf`, or null: the tightest threshold of REMINDER_DAYS it has
  * reached (a report first seen 20 days before its due date gets the 30-day reminder only), `missed` from the day
- * after the due date; none for a report that is filed or covered by a submitted or pending annual report order.
+ * after the due date; none for a report that is filed or covered by a submitted or pending annual report order, and no
+ * approaching reminder before the report's filing window opens (CAL-27).
  */
 function reminderFor(item: DeadlineItem, asOf: string): { threshold: string; daysUntilDue: number } | null {
   if (item.status === 'filed' || item.coveredByPendingOrder) return null;
   const daysUntilDue = daysBetween(asOf, item.dueDate);
   if (daysUntilDue < 0) return daysUntilDue >= -MISSED_LOOKBACK_DAYS ? { threshold: 'missed', daysUntilDue } : null;
+  // CAL-27: no reminder before the filing window opens (then the tightest threshold reached is sent).
+  if (item.windowOpensOn !== null && asOf < item.windowOpensOn) return null;
   const reached = [...REMINDER_DAYS].reverse().find((d) => daysUntilDue <= d);
   return reached === undefined ? null : { threshold: `${reached}_days`, daysUntilDue };
 }

@@ -30,6 +30,8 @@ export interface RuleUpdate {
   confidence?: StateRule['confidence'];
   llc?: Record<string, unknown>;
   corporation?: Record<string, unknown>;
+  /** CAL-24: replaces the jurisdiction's weekend and holiday rule. */
+  weekendRule?: Record<string, unknown>;
   note?: string;
 }
 
@@ -48,9 +50,12 @@ export async function updateRules(pool: pg.Pool, rawState: string, update: RuleU
     update.name === undefined &&
     update.confidence === undefined &&
     update.llc === undefined &&
-    update.corporation === undefined
+    update.corporation === undefined &&
+    update.weekendRule === undefined
   ) {
-    throw new ValidationError([{ field: 'llc', message: 'give at least one of: name, confidence, llc, corporation' }]);
+    throw new ValidationError([
+      { field: 'llc', message: 'give at least one of: name, confidence, llc, corporation, weekendRule' },
+    ]);
   }
   return withTransaction(pool, async (tx) => {
     const current = await repo.findRule(tx, state, true);
@@ -60,6 +65,7 @@ export async function updateRules(pool: pg.Pool, rawState: string, update: RuleU
       ...before,
       ...(update.name !== undefined ? { name: update.name } : {}),
       ...(update.confidence !== undefined ? { confidence: update.confidence } : {}),
+      ...(update.weekendRule !== undefined ? { weekendRule: update.weekendRule } : {}),
       llc: { ...before.llc, ...(update.llc ?? {}) },
       corporation: { ...before.corporation, ...(update.corporation ?? {}) },
     } as StateRule;

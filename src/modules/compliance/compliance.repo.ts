@@ -75,19 +75,23 @@ export interface ReportOrderRow extends Pick<OrderRow, 'id' | 'company_id'> {
   /** The order's filing_state. */
   state: string;
   filing_year: number;
+  /** Consecutive filing years the order covers from filing_year (CAL-35). */
+  years: number;
   filing_status: Extract<OrderRow['filing_status'], 'submitted' | 'pending' | 'filed'>;
 }
 
 /**
  * Annual report orders of the given companies that are filed or still on their way (submitted, pending); an
- * order without filingYear counts for the year it was placed (ORD-AR-1's default).
+ * order without filingYear counts for the year it was placed (ORD-AR-1's default); it covers `years` consecutive filing
+ * years from filingYear (CAL-35, default 1).
  */
 export function listReportOrders(db: Db, companyIds: string[]): Promise<ReportOrderRow[]> {
   if (!companyIds.length) return Promise.resolve([]);
   return many<ReportOrderRow>(
     db,
     `SELECT id, company_id, filing_state AS state, filing_status,
-            COALESCE((details->>'filingYear')::int, EXTRACT(YEAR FROM created_at AT TIME ZONE 'UTC')::int) AS filing_year
+            COALESCE((details->>'filingYear')::int, EXTRACT(YEAR FROM created_at AT TIME ZONE 'UTC')::int) AS filing_year,
+            COALESCE((details->>'years')::int, 1) AS years
        FROM orders
       WHERE company_id = ANY($1::text[]) AND order_type = 'annual_report' AND filing_status IN ('submitted', 'pending', 'filed')
       ORDER BY id`,
@@ -250,5 +254,103 @@ export async function insertSeedRule(db: Db, state: string, rule: unknown, asOf:
   await db.query(
     `INSERT INTO compliance_rules (state, rule, data_as_of, updated_by) VALUES ($1, $2, $3, 'seed') ON CONFLICT (state) DO NOTHING`,
     [state, rule, asOf],
+  );
+}
+
+/** An operator's override of one company's calendar in one state (CAL-29, CAL-32). */
+export interface CalendarOverrideRow {
+  company_id: string;
+  state: string;
+  /** 'YYYY-MM-DD' or null (the formation or registration date is used). */
+  anchor_date: string | null;
+  anchor_reason: string | null;
+  estimated_tax: boolean;
+  updated_at: Date;
+  updated_by: string;
+}
+
+const OVERRIDE_COLUMNS = `company_id, state, anchor_date::text AS anchor_date, anchor_reason, estimated_tax, updated_at, updated_by`;
+
+/** The overrides of the given companies (CAL-29). */
+export function listCalendarOverrides(db: Db, companyIds: string[]): Promise<CalendarOverrideRow[]> {
+  if (!companyIds.length) return Promise.resolve([]);
+  return many<CalendarOverrideRow>(
+    db,
+    `SELECT ${OVERRIDE_COLUMNS} FROM company_calendar_overrides WHERE company_id = ANY($1::text[])`,
+    [companyIds],
+  );
+}
+
+/** One company's override in `state`, locked for a change when `forUpdate`; null when none. */
+export function findCalendarOverride(
+  db: Db,
+  companyId: string,
+  state: string,
+  forUpdate = false,
+): Promise<CalendarOverrideRow | null> {
+  return one<CalendarOverrideRow>(
+    db,
+    `SELECT ${OVERRIDE_COLUMNS} FROM company_calendar_overrides WHERE company_id = $1 AND state = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [companyId, state],
+  );
+}
+
+/**
+ * CAL-29, CAL-30: saves a company's override in `state` and appends the change (before, after, who, why) to
+ * company_calendar_override_changes. Run inside the caller's transaction.
+ */
+export async function saveCalendarOverride(
+  tx: Db,
+  o: {
+    companyId: string;
+    state: string;
+    anchorDate: string | null;
+    anchorReason: string | null;
+    estimatedTax: boolean;
+  },
+  before: CalendarOverrideRow | null,
+  changedBy: string,
+  note: string,
+): Promise<CalendarOverrideRow> {
+  const row = (await one<CalendarOverrideRow>(
+    tx,
+    `INSERT INTO company_calendar_overrides (company_id, state, anchor_date, anchor_reason, estimated_tax, updated_by)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (company_id, state) DO UPDATE SET anchor_date = $3, anchor_reason = $4, estimated_tax = $5,
+       updated_at = now(), updated_by = $6
+     RETURNING ${OVERRIDE_COLUMNS}`,
+    [o.companyId, o.state, o.anchorDate, o.anchorReason, o.estimatedTax, changedBy],
+  ))!;
+  const snapshot = (r: CalendarOverrideRow | null) =>
+    r && { anchorDate: r.anchor_date, anchorReason: r.anchor_reason, estimatedTax: r.estimated_tax };
+  await tx.query(
+    'INSERT INTO company_calendar_override_changes (company_id, state, changed_by, note, before, after) VALUES ($1, $2, $3, $4, $5, $6)',
+    [o.companyId, o.state, changedBy, note, snapshot(before), snapshot(row)],
+  );
+  return row;
+}
+
+/** The company a calendar override is for: its id and formation state, or null when unknown. */
+export function findOverrideCompany(
+  db: Db,
+  companyId: string,
+): Promise<{ id: string; formation_state: string | null; entity_type: 'LLC' | 'CORP' } | null> {
+  return one(db, 'SELECT id, formation_state, entity_type FROM companies WHERE id = $1', [companyId]);
+}
+
+/**
+ * CAL-34: replaces a jurisdiction's rule by the data file's when no operator has edited it (updated_by 'seed') and it
+ * differs, appending the change to compliance_rule_changes as made by 'seed'. One statement, so it is atomic.
+ */
+export async function refreshSeedRule(db: Db, state: string, rule: unknown, note: string): Promise<void> {
+  await db.query(
+    `WITH old AS (
+       SELECT state, rule FROM compliance_rules WHERE state = $1 AND updated_by = 'seed' AND rule <> $2::jsonb FOR UPDATE
+     ), upd AS (
+       UPDATE compliance_rules c SET rule = $2::jsonb, updated_at = now() FROM old WHERE c.state = old.state RETURNING c.state
+     )
+     INSERT INTO compliance_rule_changes (state, changed_by, note, before, after)
+     SELECT old.state, 'seed', $3, old.rule, $2::jsonb FROM old`,
+    [state, JSON.stringify(rule), note],
   );
 }

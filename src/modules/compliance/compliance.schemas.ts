@@ -26,20 +26,33 @@ const itemFields = {
   presence: Type.Union([Type.Literal('domestic'), Type.Literal('foreign')], {
     description: 'domestic in the formation state, foreign where qualified.',
   }),
-  kind: Type.Union([Type.Literal('annual_report'), Type.Literal('initial_report')], {
+  kind: Type.Union([Type.Literal('annual_report'), Type.Literal('initial_report'), Type.Literal('estimated_tax')], {
     description:
-      'annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration.',
+      'annual_report: the regular annual or biennial report; initial_report: the one-time report some states require soon after formation or registration; estimated_tax: an estimated tax instalment (Delaware corporations flagged as owing $5,000 or more: June 1, September 1, December 1).',
   }),
   reportName: Type.String({ maxLength: 200, description: "The state's name for the filing." }),
-  dueDate: IsoDate('Last day to file on time (YYYY-MM-DD). Weekends and holidays are not adjusted.'),
+  dueDate: IsoDate(
+    "Last day to file on time (YYYY-MM-DD): the statutory date, moved to the next business day when it falls on a weekend day or a holiday of the state's list and the state's rule moves such dates (see statutoryDueDate). Status and reminders use this date.",
+  ),
+  statutoryDueDate: IsoDate(
+    "The date the state's rule gives (YYYY-MM-DD) before any weekend or holiday adjustment; equals dueDate unless the state moves a due date on a weekend or holiday to the next business day.",
+  ),
+  dueDateNote: Nullable(
+    Type.String({
+      maxLength: 300,
+      description: 'Why dueDate differs from statutoryDueDate; null when they are the same day.',
+    }),
+  ),
   windowOpensOn: Nullable(
-    IsoDate('First day the state accepts the filing (YYYY-MM-DD), or null when the rules give none.'),
+    IsoDate(
+      'First day the state accepts the filing (YYYY-MM-DD), or null when the rules give none. The item is open only from this day to dueDate, and no reminder comes before it.',
+    ),
   ),
   filingYear: Type.Integer({
     description: 'The year of the due date: the annualReport.filingYear of an order for it.',
   }),
   status: statusSchema(
-    'filed: an annual report order for this jurisdiction and filingYear was filed; overdue: past dueDate; open: the filing window is open; upcoming: before it.',
+    'filed: an annual report order covering this jurisdiction and filingYear was filed; overdue: past dueDate; open: inside the filing window (windowOpensOn to dueDate); upcoming: before the window opens, or no window is known.',
   ),
   confidence: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low')], {
     description:
@@ -189,7 +202,52 @@ export const RuleUpdateBody = Type.Object(
     corporation: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'Fields of the corporation rule to replace.' }),
     ),
+    weekendRule: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'Replaces the weekend and holiday rule: {rule: next_business_day | not_adjusted, holidays: federal | state, basis, sources, checkedOn, note} (CAL-24).',
+        },
+      ),
+    ),
     note: Type.Optional(Type.String({ maxLength: 500, description: 'Why: kept in the change log.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Params of PUT /admin/v1/companies/{companyId}/calendar-overrides/{state}. */
+export const OverrideParams = Type.Object({
+  companyId: Type.String({ pattern: '^comp_', maxLength: 100 }),
+  state: Type.String({ minLength: 2, maxLength: 2 }),
+});
+
+/** Body of PUT /admin/v1/companies/{companyId}/calendar-overrides/{state} (CAL-29, CAL-32). */
+export const OverrideBody = Type.Object(
+  {
+    anchorDate: Type.Optional(
+      Nullable(
+        IsoDate(
+          "The date the calendar counts from in this state instead of the formation or registration date (a reinstatement, a conversion, a foreign entity's first day of business); null to go back to it.",
+        ),
+      ),
+    ),
+    anchorReason: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('reinstatement'),
+          Type.Literal('conversion'),
+          Type.Literal('first_day_of_business'),
+          Type.Literal('correction'),
+        ],
+        { description: 'Required with an anchorDate.' },
+      ),
+    ),
+    estimatedTax: Type.Optional(
+      Type.Boolean({ description: "The company pays the state's estimated tax instalments (Delaware corporations)." }),
+    ),
+    note: Type.String({ minLength: 1, maxLength: 500, description: 'Why: kept in the change log.' }),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,8 @@ import { loadDueDateRulesFile, ruleProblems } from './due-date-rules.js';
 
 /**
  * Seeds the compliance calendar's rules from data/annual-report-due-dates.json, one row per jurisdiction
- * (CAL-1). Inserts only missing jurisdictions, so operator edits survive restarts (src/seeds.ts contract).
+ * (CAL-1). Inserts missing jurisdictions; a row no operator has edited (updated_by 'seed') follows the data file when
+ * the file changes, the change logged as made by 'seed' (CAL-34); operator edits survive restarts (src/seeds.ts).
  * @throws Error when a row of the data file is unusable (a broken deployment, caught at boot).
  */
 export async function seedComplianceRules(pool: pg.Pool): Promise<void> {
@@ -16,5 +17,6 @@ export async function seedComplianceRules(pool: pg.Pool): Promise<void> {
         `annual-report-due-dates.json ${state}: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`,
       );
     await repo.insertSeedRule(pool, state, entry, asOf);
+    await repo.refreshSeedRule(pool, state, entry, 'data file updated');
   }
 }

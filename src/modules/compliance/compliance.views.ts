@@ -50,11 +50,13 @@ export function presentDeadline(d: DeadlineItem, checkoutBase: string | null, to
   return {
     ...shown,
     due: formatDate(d.dueDate),
+    // CAL-28: the statutory date in words where the weekend rule moved it, else null.
+    statutoryDue: d.statutoryDueDate !== d.dueDate ? formatDate(d.statutoryDueDate) : null,
     opens: formatDate(d.windowOpensOn),
     statusLabel: status.label,
     tone: status.tone,
     fee: d.estimatedStateFeeCents === null ? null : formatCents(d.estimatedStateFeeCents),
-    kindLabel: d.kind === 'initial_report' ? 'Initial report' : 'Report',
+    kindLabel: d.kind === 'initial_report' ? 'Initial report' : d.kind === 'estimated_tax' ? 'Estimated tax' : 'Report',
     orderUrl: canOrder
       ? `${checkoutBase}/annual-report?filingState=${encodeURIComponent(d.jurisdiction)}&filingYear=${d.filingYear}`
       : null,

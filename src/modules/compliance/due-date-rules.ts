@@ -104,6 +104,37 @@ interface ForeignOverride {
   note?: string;
 }
 
+/** CAL-24: how a state treats a due date on a weekend or legal holiday, with what it rests on and when checked. */
+export interface WeekendRule {
+  /** next_business_day: moved to the next business day; not_adjusted: the statutory date stands (or no rule verified). */
+  rule: 'next_business_day' | 'not_adjusted';
+  /** Which holidays count: the federal ones, or the state's public holidays (federal included). */
+  holidays: 'federal' | 'state';
+  basis: 'statute' | 'official' | 'secondary' | 'unverified';
+  sources: RuleSource[];
+  /** 'YYYY-MM-DD', the day the rule was checked. */
+  checkedOn: string;
+  note?: string;
+}
+
+/** CAL-33: when a row was last checked and what it rests on. */
+interface RuleCheck {
+  /** 'YYYY-MM' or 'YYYY-MM-DD'. */
+  on: string;
+  basis: 'official' | 'statute' | 'regulation' | 'secondary';
+  note?: string;
+}
+
+/** CAL-32: instalments of an estimated tax an entity may be flagged as paying (Delaware corporations). */
+interface EstimatedTax {
+  name: string;
+  threshold?: string;
+  installments: Array<{ month: number; day: number; percent?: number }>;
+  sources: RuleSource[];
+  checkedOn: string;
+  appliesTo?: 'domestic' | 'domestic_and_foreign' | 'foreign';
+}
+
 /** The rule of one entity type in one state (domestic, with its foreign overrides). */
 export interface EntityRule {
   frequency: Frequency;
@@ -123,6 +154,13 @@ export interface EntityRule {
   sources: RuleSource[];
   notes?: string;
   unconfirmed?: string[];
+  /** CAL-33: when the row was checked and what it rests on. */
+  checked?: RuleCheck;
+  /** CAL-35: consecutive filing years one annual report order may cover (absent = 1). */
+  prepayYears?: number;
+  prepaySources?: RuleSource[];
+  /** CAL-32: estimated tax instalments, shown only for companies flagged as paying it. */
+  estimatedTax?: EstimatedTax;
 }
 
 /** One state's entry: its name, the lower of the two confidences, and the LLC and corporation rules. */
@@ -131,6 +169,8 @@ export interface StateRule {
   confidence: Confidence;
   llc: EntityRule;
   corporation: EntityRule;
+  /** CAL-24: the state's weekend and holiday rule; absent = not adjusted. */
+  weekendRule?: WeekendRule;
 }
 
 /** The whole data file. */
@@ -161,6 +201,14 @@ export function ruleProblems(entry: unknown): Array<{ field: string; message: st
   if (!isObj(entry)) return [{ field: '', message: 'must be an object with name, confidence, llc and corporation' }];
   if (typeof entry.name !== 'string' || !entry.name.trim()) add('name', 'must be the state name');
   if (!['high', 'medium', 'low'].includes(entry.confidence as string)) add('confidence', 'must be high, medium or low');
+  const wr = entry.weekendRule;
+  if (wr !== undefined) {
+    // CAL-24: the rule and its holiday list must be ones the calendar applies.
+    if (!isObj(wr) || !['next_business_day', 'not_adjusted'].includes(wr.rule as string))
+      add('weekendRule.rule', 'must be next_business_day or not_adjusted');
+    else if (!['federal', 'state'].includes(wr.holidays as string))
+      add('weekendRule.holidays', 'must be federal or state');
+  }
   for (const et of ['llc', 'corporation'] as const) {
     const r = entry[et];
     if (!isObj(r)) {
@@ -205,6 +253,17 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
         add(`${at}.initialReport.appliesTo`, 'must be domestic, domestic_and_foreign or foreign');
     }
   }
+  if (r.prepayYears !== undefined && !isInt(r.prepayYears, 1, 5))
+    add(`${at}.prepayYears`, 'must be a whole number of years 1..5');
+  const et = r.estimatedTax;
+  if (et !== undefined && et !== null) {
+    if (
+      !isObj(et) ||
+      !Array.isArray(et.installments) ||
+      et.installments.some((i) => !isObj(i) || !isInt(i.month, 1, 12) || !isInt(i.day, 1, 31))
+    )
+      add(`${at}.estimatedTax.installments`, 'must be a list of {month 1-12, day 1-31}');
+  }
   if (r.frequency === 'none') return;
   if (typeof r.reportName !== 'string' || !r.reportName)
     add(`${at}.reportName`, 'is required when frequency is not none');
@@ -228,6 +287,8 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
     case 'anniversary_month_end':
       if (p.monthOffset !== undefined && !isInt(p.monthOffset, -11, 11))
         add(`${at}.params.monthOffset`, 'must be a whole number of months -11..11');
+      if (p.windowOpensDaysBefore !== undefined && !isInt(p.windowOpensDaysBefore, 0, 366))
+        add(`${at}.params.windowOpensDaysBefore`, 'must be a whole number of days 0..366');
       break;
     case 'anniversary_month_window':
       if (!isInt(p.windowOpensMonthsBefore, 0, 11))
@@ -242,6 +303,7 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
     case 'other':
       if (p.anchor !== 'anniversary_month' || !isInt(p.dueDay, 1, 31))
         add(`${at}.params`, "an 'other' rule needs anchor 'anniversary_month' and dueDay 1-31 to be computed");
+      monthDay('windowOpens', p.windowOpens);
       break;
     default:
       break;

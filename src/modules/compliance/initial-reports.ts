@@ -1,4 +1,4 @@
-import { addDays, addMonths, compareYmd, monthEnd, shiftMonth, type Ymd } from './calendar-dates.js';
+import { addDays, addMonths, compareYmd, type Ymd } from './calendar-dates.js';
 import type { InitialReport } from './due-date-rules.js';
 import type { CalendarQuery } from './obligation.js';
 
@@ -6,15 +6,9 @@ import type { CalendarQuery } from './obligation.js';
  * CAL-13: initial-report rules the data states only in words, keyed by state and entity type. Each follows
  * the data's own description of that row; an operator who changes the row's description changes this too.
  */
-const INITIAL_REPORT_WORD_RULES: Record<
-  string,
-  { notRequiredIfFormedAfter?: { month: number; day: number }; dueEndOfMonthAfter?: number }
-> = {
+const INITIAL_REPORT_WORD_RULES: Record<string, { notRequiredIfFormedAfter?: { month: number; day: number } }> = {
   // "not required if formed after October 1"
   'GA:CORP:domestic': { notRequiredIfFormedAfter: { month: 10, day: 1 } },
-  // "initial list due by the last day of the first month after registration"
-  'NV:LLC:foreign': { dueEndOfMonthAfter: 1 },
-  'NV:CORP:foreign': { dueEndOfMonthAfter: 1 },
 };
 
 /**
@@ -33,9 +27,5 @@ export function initialReportDue(
   if (limit && compareYmd(anchor, { y: anchor.y, m: limit.month, d: limit.day }) > 0) return null;
   if (typeof ir.dueWithinDays === 'number') return addDays(anchor, ir.dueWithinDays);
   if (typeof ir.dueWithinMonths === 'number') return addMonths(anchor, ir.dueWithinMonths);
-  if (word?.dueEndOfMonthAfter !== undefined) {
-    const dm = shiftMonth(anchor.y, anchor.m, word.dueEndOfMonthAfter);
-    return monthEnd(dm.y, dm.m);
-  }
   return null;
 }

@@ -7,8 +7,11 @@ import type { Confidence } from './due-date-rules.js';
 
 /** Domestic = formed in the state; foreign = registered (qualified) there. */
 export type Presence = 'domestic' | 'foreign';
-/** `annual_report` = a regular (annual or biennial) report; `initial_report` = the one-time report after formation. */
-export type ObligationKind = 'annual_report' | 'initial_report';
+/**
+ * `annual_report` = a regular (annual or biennial) report; `initial_report` = the one-time report after formation;
+ * `estimated_tax` = an estimated tax instalment (CAL-32).
+ */
+export type ObligationKind = 'annual_report' | 'initial_report' | 'estimated_tax';
 
 /** What the calendar needs to know about one entity in one state. */
 export interface CalendarQuery {
@@ -23,7 +26,9 @@ export interface CalendarQuery {
   fiscalYearEndMonth: number;
   /** True for an S corporation: fiscal rules with an sCorporation variant use it (CAL-9). */
   sCorporation?: boolean;
-  /** Inclusive range of due dates, 'YYYY-MM-DD'. */
+  /** CAL-32: the entity is flagged as paying estimated tax, so the rule's instalments are shown. */
+  estimatedTax?: boolean;
+  /** Inclusive range of (effective) due dates, 'YYYY-MM-DD'. */
   from: string;
   to: string;
 }
@@ -34,8 +39,12 @@ export interface Obligation {
   presence: Presence;
   kind: ObligationKind;
   reportName: string;
-  /** 'YYYY-MM-DD', the last day to file on time. */
+  /** 'YYYY-MM-DD', the last day to file on time: the statutory date moved by the state's weekend rule (CAL-24). */
   dueDate: string;
+  /** 'YYYY-MM-DD', the date the rule gives before any weekend or holiday adjustment (CAL-24). */
+  statutoryDueDate: string;
+  /** Why `dueDate` differs from `statutoryDueDate`; null when they are the same day. */
+  dueDateMovedBecause: string | null;
   /** 'YYYY-MM-DD', the first day the state accepts the filing; null when the data gives none. */
   windowOpensOn: string | null;
   /** The calendar year of the due date: the `filingYear` an annual report order for it carries (CAL-16). */
@@ -53,8 +62,9 @@ export interface Obligation {
 export type ObligationStatus = 'upcoming' | 'open' | 'overdue' | 'filed';
 
 /**
- * CAL-16: `filed` when an annual report order for the jurisdiction and filing year is filed; else `overdue`
- * after the due date, `open` from the day the window opens, `upcoming` before.
+ * CAL-16, CAL-26: `filed` when an annual report order for the jurisdiction and filing year is filed; else `overdue`
+ * after the (effective) due date, `open` inside the filing window (from the day it opens to the due date), `upcoming`
+ * before it opens or when there is no window.
  * @param today 'YYYY-MM-DD' (UTC).
  */
 export function obligationStatus(

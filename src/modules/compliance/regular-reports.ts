@@ -93,10 +93,15 @@ export function dueInCycle(
           : null;
       return { due, opens };
     }
-    case 'other': // CAL-10: the data's machine params (Wyoming: the first day of the anniversary month).
-      if (p.anchor === 'anniversary_month' && typeof p.dueDay === 'number')
-        return { due: clampDay(year, anchor.m, p.dueDay), opens: null };
-      return null;
+    case 'other': {
+      // CAL-10: the data's machine params (Wyoming: the first day of the anniversary month); CAL-26: windowOpens is
+      // the first filing day in the due date's year, never after the due date.
+      if (p.anchor !== 'anniversary_month' || typeof p.dueDay !== 'number') return null;
+      const due = clampDay(year, anchor.m, p.dueDay);
+      const w = p.windowOpens;
+      const opens = w ? clampDay(year + (w.yearOffset ?? 0), w.month, w.day) : null;
+      return { due, opens: opens && compareYmd(opens, due) <= 0 ? opens : null };
+    }
     default:
       return null;
   }

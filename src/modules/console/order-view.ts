@@ -4,6 +4,8 @@
  * rendered: any field named like one, and any value shaped like one, shows only its last four digits.
  */
 
+import { missingAgentDetails } from '../orders/supplied-agent.js';
+
 /** One row of a key/value table. */
 export interface KvRow {
   label: string;
@@ -25,6 +27,8 @@ export interface RequestView {
   addresses: Array<{ label: string; lines: string }>;
   officers: PartySection[];
   agent: PartySection | null;
+  /** ORD-RA-6: the details the supplied agent lacks (field names), flagged for the filing team; empty when none. */
+  agentMissing: string[];
   alternativeNames: string[];
   answers: KvRow[];
   masked: unknown;
@@ -128,6 +132,10 @@ export function buildRequestView(details: Record<string, unknown>): RequestView 
     officers: [],
     agent:
       details.registeredAgent && typeof details.registeredAgent === 'object' ? toParty(details.registeredAgent) : null,
+    agentMissing:
+      details.registeredAgent && typeof details.registeredAgent === 'object'
+        ? missingAgentDetails(details.registeredAgent as Record<string, unknown>)
+        : [],
     alternativeNames: Array.isArray(details.alternativeNames) ? details.alternativeNames.map(String) : [],
     answers: [],
     masked: maskDeep(details),

@@ -71,12 +71,33 @@ export async function checkOrderFacts(
     activeAgent: needsAgent ? await repo.findActiveRegisteredAgent(db, tenant, company.id, body.filingState) : null,
   };
   if (body.foreignQualification) await checkForeignQualification(db, tenant, body, facts);
+  if ((body.annualReport?.years ?? 1) > 1) await checkPrepaidYears(db, body, facts);
   if (body.ein) await checkEin(db, tenant, company);
   return facts;
 }
 
 function unknownUser(userId: string): AppError {
   return referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
+}
+
+/**
+ * CAL-35: an annual report order covering more than one year needs a filing state whose rule for the company's entity
+ * type allows that many (`prepayYears`, Georgia LLCs 3). Read only for such orders, so other orders pay no query.
+ */
+async function checkPrepaidYears(db: Db, body: CheckedOrderBody, facts: OrderFacts): Promise<void> {
+  const years = body.annualReport!.years!;
+  const limit = await repo.findPrepayYears(db, body.filingState, facts.entityType);
+  if (years > limit) {
+    throw new ValidationError([
+      {
+        field: 'annualReport.years',
+        message:
+          limit > 1
+            ? `must be at most ${limit}: ${body.filingState} lets a ${facts.entityType} pay at most ${limit} years at once`
+            : `must be 1: ${body.filingState} does not let a ${facts.entityType} pay several years at once`,
+      },
+    ]);
+  }
 }
 
 /** ORD-FQ-1, ORD-FQ-3, ORD-FQ-4 and ORD-FQ-5 (ORD-FQ-2, companyId, is a request rule). */
@@ -106,11 +127,15 @@ async function checkForeignQualification(
   }
   const fq = body.foreignQualification;
   const supplied = typeof fq === 'object' && fq !== null && Boolean(fq.registeredAgent);
-  if (!body.registeredAgent && !supplied && !facts.activeAgent) {
+  // ORD-RA-7: an agent on file is active registered agent service in the state, or an agent the company supplied
+  // for the state on an earlier order.
+  const onFile =
+    facts.activeAgent !== null || (await repo.findSuppliedAgentOnFile(db, tenant, facts.companyId!, state)) !== null;
+  if (!body.registeredAgent && !supplied && !onFile) {
     throw new ValidationError([
       {
         field: 'foreignQualification.registeredAgent',
-        message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have active registered agent service in ${state} on file (foreignQualification rule 1)`,
+        message: `is required: foreign qualification needs a registered agent in ${state}; order registeredAgent in the same request, supply foreignQualification.registeredAgent, or have an agent on file in ${state} (active registered agent service, or an agent supplied for ${state} on an earlier order) (foreignQualification rule 1)`,
       },
     ]);
   }

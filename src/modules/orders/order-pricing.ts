@@ -138,7 +138,7 @@ export interface PlanRequest {
   filingState: string;
   formation?: { expedited?: boolean };
   ein?: { responsibleParty: { taxId: string } };
-  annualReport?: { filingYear?: number };
+  annualReport?: { filingYear?: number; years?: number };
   registeredAgent?: { isChangeOfAgent: boolean };
   foreignQualification?: true | { registeredAgent?: object };
 }
@@ -199,8 +199,17 @@ export async function planOrder(
     const ar = withFields(body.annualReport, {
       filingYear: body.annualReport.filingYear ?? new Date().getUTCFullYear(),
     });
-    p.service('annual_report', 'annual_report', `Annual report ${ar.filingYear} (${state})`);
-    p.fee('annual_report', 'annual_report', `${state} annual report state fee (${facts.entityType})`);
+    // CAL-35: an order covering several consecutive years is priced per year (service and state fee each year).
+    const years = body.annualReport.years ?? 1;
+    for (let i = 0; i < years; i++) {
+      const year = ar.filingYear + i;
+      p.service('annual_report', 'annual_report', `Annual report ${year} (${state})`);
+      p.fee(
+        'annual_report',
+        'annual_report',
+        `${state} annual report state fee (${facts.entityType})${years > 1 ? ` ${year}` : ''}`,
+      );
+    }
     item('annual_report', ar, { subscriptionStatus: 'active' });
   }
   if (body.registeredAgent) {

@@ -3,6 +3,7 @@ import { validated } from '../../lib/validation.js';
 import { EXPEDITED_UNAVAILABLE_MESSAGE } from '../billing/pricing.js';
 import { companyRuleErrors } from '../companies/company-rules.js';
 import { EXPEDITED_STATES, FORMATION_EXCLUDED_FIELDS, OrderBody, type OrderBodyInput } from './orders.schemas.js';
+import { suppliedAgentErrors } from './supplied-agent.js';
 
 /*
  * The request rules of POST /orders that need no database: the cross-product rules (ORD-1 to ORD-4), the
@@ -182,37 +183,13 @@ function registeredAgentErrors(b: Obj): FieldError[] {
   return errors;
 }
 
+/** ORD-RA-3, ORD-RA-6: each supplied agent of the request (formation, annual report, foreign qualification). */
 function suppliedAgentsErrors(b: Obj): FieldError[] {
   const errors: FieldError[] = [];
   for (const product of ['formation', 'annualReport', 'foreignQualification']) {
     const p = b[product];
     if (isObj(p) && isObj(p.registeredAgent))
       errors.push(...suppliedAgentErrors(p.registeredAgent, `${product}.registeredAgent.`, b.filingState));
-  }
-  return errors;
-}
-
-/**
- * A supplied registered agent (ORD-RA-3): PERSON needs firstName and lastName, COMPANY needs companyName, and
- * addressState equals filingState (ORD-RA-3, ORD-FORM-4, ORD-FQ-1).
- */
-function suppliedAgentErrors(agent: Obj, prefix: string, filingState: unknown): FieldError[] {
-  const errors: FieldError[] = [];
-  const add = (f: string, m: string) => errors.push({ field: `${prefix}${f}`, message: m });
-  if (agent.type === 'PERSON') {
-    if (!isSet(agent.firstName)) add('firstName', 'is required for a PERSON agent (supplied registered agent)');
-    if (!isSet(agent.lastName)) add('lastName', 'is required for a PERSON agent (supplied registered agent)');
-    if (isSet(agent.companyName)) add('companyName', 'is not allowed for a PERSON agent (supplied registered agent)');
-  } else if (agent.type === 'COMPANY') {
-    if (!isSet(agent.companyName)) add('companyName', 'is required for a COMPANY agent (supplied registered agent)');
-    if (isSet(agent.firstName)) add('firstName', 'is not allowed for a COMPANY agent (supplied registered agent)');
-    if (isSet(agent.lastName)) add('lastName', 'is not allowed for a COMPANY agent (supplied registered agent)');
-  }
-  if (typeof agent.addressState === 'string' && typeof filingState === 'string' && agent.addressState !== filingState) {
-    add(
-      'addressState',
-      `must equal filingState (${filingState}): a registered agent must be in the filing state (registeredAgent rule 3)`,
-    );
   }
   return errors;
 }

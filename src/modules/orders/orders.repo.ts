@@ -111,6 +111,41 @@ export function findActiveRegisteredAgent(
   );
 }
 
+/**
+ * ORD-RA-7: an agent the company supplied for `state` on an earlier order that is not cancelled (a formation, annual
+ * report or foreign qualification filed there with `details.registeredAgent`), as `{id}` of the latest such order;
+ * null when none.
+ */
+export function findSuppliedAgentOnFile(
+  db: Db,
+  tenant: Tenant,
+  companyId: string,
+  state: string,
+): Promise<{ id: string } | null> {
+  return one(
+    db,
+    `SELECT id FROM orders
+      WHERE organization_id = $1 AND environment = $2 AND company_id = $3 AND filing_state = $4
+        AND order_type IN ('formation', 'annual_report', 'foreign_qualification') AND filing_status <> 'cancelled'
+        AND jsonb_typeof(details -> 'registeredAgent') = 'object'
+      ORDER BY created_at DESC LIMIT 1`,
+    [tenant.organizationId, tenant.environment, companyId, state],
+  );
+}
+
+/**
+ * CAL-35: how many consecutive filing years one annual report order may cover in `state` for the entity type (the
+ * compliance rule's `prepayYears`); 1 when the rule gives none.
+ */
+export async function findPrepayYears(db: Db, state: string, entityType: 'LLC' | 'CORP'): Promise<number> {
+  const row = await one<{ years: number | null }>(
+    db,
+    `SELECT (rule -> $2 ->> 'prepayYears')::int AS years FROM compliance_rules WHERE state = $1`,
+    [state, entityType === 'LLC' ? 'llc' : 'corporation'],
+  );
+  return row?.years ?? 1;
+}
+
 /** The company's non-cancelled EIN order (EIN rule: "has requested an EIN"), or null. */
 export function findEinOrder(db: Db, tenant: Tenant, companyId: string): Promise<{ id: string } | null> {
   return one(

@@ -22,25 +22,45 @@ export const EXPEDITED_STATES = ['AZ', 'DE', 'FL', 'NV', 'NY', 'WY'] as const;
 const stateCode = (description: string) => Type.String({ enum: [...FORMATION_STATES], description });
 
 /** A supplied registered agent (ORD-RA-3): flat address fields, addressState must equal filingState. */
+// ORD-RA-3, ORD-RA-6: every field is optional (the contract marks none required); what is given is validated.
 const SuppliedAgentSchema = Type.Object(
   {
-    type: Type.Union([Type.Literal('PERSON'), Type.Literal('COMPANY')]),
-    firstName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; refused for COMPANY.' })),
-    lastName: Type.Optional(Type.String({ minLength: 1, description: 'Required for PERSON; refused for COMPANY.' })),
-    companyName: Type.Optional(Type.String({ minLength: 1, description: 'Required for COMPANY; refused for PERSON.' })),
-    addressStreet: Type.String({
-      minLength: 1,
-      description: 'Street address in the filing state (no PO boxes: an agent must accept service in person).',
-    }),
-    addressCity: Type.String({ minLength: 1 }),
-    addressState: stateCode("Two-letter code; must equal the request's filingState (registeredAgent rule 3)."),
-    addressZip: Type.String({ pattern: '^\\d{5}(-\\d{4})?$', description: 'ZIP or ZIP+4.' }),
+    type: Type.Optional(Type.Union([Type.Literal('PERSON'), Type.Literal('COMPANY')])),
+    firstName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Used with PERSON; refused for COMPANY. Missing for a PERSON: flagged.',
+      }),
+    ),
+    lastName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Used with PERSON; refused for COMPANY. Missing for a PERSON: flagged.',
+      }),
+    ),
+    companyName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Used with COMPANY; refused for PERSON. Missing for a COMPANY: flagged.',
+      }),
+    ),
+    addressStreet: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Street address in the filing state (no PO boxes: an agent must accept service in person).',
+      }),
+    ),
+    addressCity: Type.Optional(Type.String({ minLength: 1 })),
+    addressState: Type.Optional(
+      stateCode("Two-letter code; when given it must equal the request's filingState (registeredAgent rule 3)."),
+    ),
+    addressZip: Type.Optional(Type.String({ pattern: '^\\d{5}(-\\d{4})?$', description: 'ZIP or ZIP+4.' })),
   },
   {
     additionalProperties: false,
     title: 'SuppliedRegisteredAgent',
     description:
-      'An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request.',
+      'An agent the company already has, kept instead of ordering registered agent service (registeredAgent rule 3). Refused when registeredAgent service is ordered in the same request. Every field is optional, as the contract lists none as required; a field that is given is validated (type PERSON or COMPANY, the names that type uses and not the others, addressState equal to filingState, addressZip five digits or ZIP+4), and fields not listed here are refused. An agent with details missing is accepted: the order is placed, and the filing team sees which details are missing on the order and asks for them with exception 469 (bad or missing registered agent information) when the filing needs them. A supplied agent also counts as "an agent on file" in its state for later foreign qualifications of the company (foreignQualification rule 1).',
   },
 );
 
@@ -122,6 +142,14 @@ const AnnualReportOrderSchema = Type.Object(
         description: 'Year of the report (e.g. 2025); at most next year. Default: the current year (UTC).',
       }),
     ),
+    years: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        description:
+          "Consecutive filing years the order covers, from filingYear (default 1). More than 1 only where the filing state lets the company's entity type pay several years at once (Georgia LLCs: up to 3); otherwise 400. Priced per year: the annual_report service and the state fee once for each year. Every covered year shows as filed in the compliance calendar once the order is filed.",
+      }),
+    ),
     registeredAgent: Type.Optional(SuppliedAgentSchema),
   },
   {
@@ -141,7 +169,7 @@ const ForeignQualificationObjectSchema = Type.Object(
 /** The `foreignQualification` product: `true` or the object form (ORD-FQ-1 to ORD-FQ-4). */
 const ForeignQualificationSchema = Type.Union([Type.Literal(true), ForeignQualificationObjectSchema], {
   description:
-    'Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or active service on file (rule 1). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).',
+    "Qualifies an existing company (companyId) in filingState. true when nothing is to configure. Needs a registered agent in filingState: ordered in the same request, supplied here, or an agent on file (rule 1). An agent on file is the company's active registered agent service in filingState, or an agent the company supplied for filingState on an earlier order that is not cancelled (a formation, annual report or foreign qualification there). The company needs formationState and entityType (rule 3). 409 qualification_already_paid when a paid, non-cancelled qualification exists in that state (rule 4).",
 });
 
 /** Body of POST /orders and POST /orders/quote (ORD-1 to ORD-4). */

@@ -19,6 +19,9 @@ import {
   WebhookEndpointSchema,
 } from './webhooks.schemas.js';
 
+/** Largest body POST /webhook-endpoints/{id}/test reads (and ignores), in bytes (WH-20). */
+const TEST_EVENT_BODY_LIMIT = 16 * 1024;
+
 /** Webhook endpoints and deliveries (WH-1, WH-3, WH-8 to WH-12; caps SEC-4). */
 export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async (app, { ctx }) => {
   app.post(
@@ -113,22 +116,31 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
     async (request) => endpoints.rotateSecret(ctx, request.tenant, request.params.id),
   );
 
-  app.post(
-    '/webhook-endpoints/:id/test',
-    {
-      preHandler: perTenantActionLimit('webhook-test', ctx.config.rateLimits.webhookTestsPerMinute, 'test events'),
-      schema: {
-        ...operation('sendTestWebhookEvent'),
-        summary: 'Send a test event',
-        params: EndpointIdParams,
-        description:
-          "Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint's failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409.",
-        response: { 202: WebhookDeliverySchema, ...operationErrors('sendTestWebhookEvent') },
+  // WH-20: the test route takes no body, so whatever is sent (nothing, `{}`, or an empty body under any content type,
+  // application/json included) is read and ignored in this scope only; other routes keep the JSON parser.
+  const testEventScope: FastifyPluginAsyncTypebox = async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: TEST_EVENT_BODY_LIMIT }, (_request, _body, done) =>
+      done(null, undefined),
+    );
+    scope.post(
+      '/webhook-endpoints/:id/test',
+      {
+        preHandler: perTenantActionLimit('webhook-test', ctx.config.rateLimits.webhookTestsPerMinute, 'test events'),
+        schema: {
+          ...operation('sendTestWebhookEvent'),
+          summary: 'Send a test event',
+          params: EndpointIdParams,
+          description:
+            "Sends a webhook.test event ({endpointId, message}) to this endpoint only, once, without retries. It is stored as an event (so it also appears in GET /events) but cannot be subscribed to and never reaches other endpoints; it does not count toward the endpoint's failure clock (a 410 answer still disables). The delivery is returned and can be inspected and resent like any other. A disabled endpoint answers 409. The request takes no body: none, an empty one under any content type (application/json included) or any other body is accepted and ignored.",
+          response: { 202: WebhookDeliverySchema, ...operationErrors('sendTestWebhookEvent') },
+        },
       },
-    },
-    async (request, reply) =>
-      reply.status(202).send(await endpoints.sendTestEvent(ctx, request.tenant, request.params.id)),
-  );
+      async (request, reply) =>
+        reply.status(202).send(await endpoints.sendTestEvent(ctx, request.tenant, request.params.id)),
+    );
+  };
+  await app.register(testEventScope);
 
   app.get(
     '/webhook-deliveries',

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveDueDate } from '../src/modules/compliance/business-days.js';
+import { computeObligations } from '../src/modules/compliance/calendar.js';
+import { loadDueDateRulesFile, type StateRule, type WeekendRule } from '../src/modules/compliance/due-date-rules.js';
+import { obligationStatus, type CalendarQuery } from '../src/modules/compliance/obligation.js';
+
+/*
+ * Weekend and holiday rules (CAL-24, CAL-25), filing windows (CAL-26), the Nevada foreign initial list (CAL-31) and
+ * Delaware's estimated tax (CAL-32). Every expected date below is worked out by hand from the statute or page the data
+ * names, for a company formed 2025-03-15, and written as a constant; none is computed by the code under test.
+ *
+ * 2027 calendar facts used: 2027-05-15 is a Saturday, 2027-05-17 a Monday; 2027-05-01 a Saturday; 2027-02-28 a Sunday,
+ * 2027-03-01 a Monday (Casimir Pulaski Day, an Illinois public holiday: the first Monday of March), 2027-03-02 a
+ * Tuesday; 2027-07-04 a Sunday, so the federal holiday is observed Monday 2027-07-05.
+ */
+
+const { states } = loadDueDateRulesFile();
+
+const q = (state: string, entityType: 'LLC' | 'CORP', over: Partial<CalendarQuery> = {}): CalendarQuery => ({
+  state,
+  entityType,
+  presence: 'domestic',
+  anchorDate: '2025-03-15',
+  fiscalYearEndMonth: 12,
+  from: '2027-01-01',
+  to: '2027-12-31',
+  ...over,
+});
+
+const dates = (entry: StateRule | undefined, query: CalendarQuery) =>
+  computeObligations(entry, query).map((o) => ({
+    kind: o.kind,
+    statutoryDueDate: o.statutoryDueDate,
+    dueDate: o.dueDate,
+    windowOpensOn: o.windowOpensOn,
+    moved: o.dueDateMovedBecause !== null,
+  }));
+
+describe('CAL-24: a due date on a weekend or holiday', () => {
+  it('Texas: the franchise tax report due Saturday 2027-05-15 is due Monday 2027-05-17 (Tax Code 111.053)', () => {
+    expect(dates(states.TX, q('TX', 'LLC'))).toEqual([
+      {
+        kind: 'annual_report',
+        statutoryDueDate: '2027-05-15',
+        dueDate: '2027-05-17',
+        windowOpensOn: '2027-01-01',
+        moved: true,
+      },
+    ]);
+    expect(dates(states.TX, q('TX', 'CORP'))[0]).toMatchObject({
+      statutoryDueDate: '2027-05-15',
+      dueDate: '2027-05-17',
+    });
+  });
+
+  it('Florida: May 1 2027 is a Saturday and stays the due date (no rule moving it was found)', () => {
+    expect(dates(states.FL, q('FL', 'LLC'))).toEqual([
+      {
+        kind: 'annual_report',
+        statutoryDueDate: '2027-05-01',
+        dueDate: '2027-05-01',
+        windowOpensOn: '2027-01-01',
+        moved: false,
+      },
+    ]);
+    expect(states.FL!.weekendRule).toMatchObject({ rule: 'not_adjusted', checkedOn: '2026-11-28' });
+  });
+
+  it('Illinois: 2027-02-28 is a Sunday; unverified, so it stands, with the 60-day window from 2026-12-30', () => {
+    // Anniversary month March: due the last day of February; Feb 28 - 60 days = Dec 30 of the year before.
+    expect(dates(states.IL, q('IL', 'LLC', { from: '2027-01-01', to: '2027-03-31' }))).toEqual([
+      {
+        kind: 'annual_report',
+        statutoryDueDate: '2027-02-28',
+        dueDate: '2027-02-28',
+        windowOpensOn: '2026-12-30',
+        moved: false,
+      },
+    ]);
+  });
+
+  it('with next_business_day and the state holidays, Sunday 2027-02-28 in Illinois skips Pulaski Day to 2027-03-02', () => {
+    const entry: StateRule = {
+      ...states.IL!,
+      weekendRule: {
+        rule: 'next_business_day',
+        holidays: 'state',
+        basis: 'statute',
+        sources: [],
+        checkedOn: '2026-11-28',
+      },
+    };
+    expect(dates(entry, q('IL', 'CORP', { from: '2027-01-01', to: '2027-03-31' }))).toEqual([
+      {
+        kind: 'annual_report',
+        statutoryDueDate: '2027-02-28',
+        dueDate: '2027-03-02',
+        windowOpensOn: '2026-12-30',
+        moved: true,
+      },
+    ]);
+  });
+
+  it('federal holidays: Saturday 2027-07-03 moves past Sunday and the observed Independence Day to 2027-07-06', () => {
+    const federal: WeekendRule = {
+      rule: 'next_business_day',
+      holidays: 'federal',
+      basis: 'statute',
+      sources: [],
+      checkedOn: '2026-11-28',
+    };
+    expect(effectiveDueDate({ y: 2027, m: 7, d: 3 }, 'TX', federal).date).toEqual({ y: 2027, m: 7, d: 6 });
+    // A business day stays; not_adjusted never moves.
+    expect(effectiveDueDate({ y: 2027, m: 7, d: 7 }, 'TX', federal).date).toEqual({ y: 2027, m: 7, d: 7 });
+    expect(effectiveDueDate({ y: 2027, m: 7, d: 3 }, 'TX', { ...federal, rule: 'not_adjusted' }).date).toEqual({
+      y: 2027,
+      m: 7,
+      d: 3,
+    });
+  });
+
+  it('the range is of effective dates: a Texas report moved to Monday is in a range starting that Monday', () => {
+    expect(dates(states.TX, q('TX', 'LLC', { from: '2027-05-17', to: '2027-05-17' }))).toHaveLength(1);
+    expect(dates(states.TX, q('TX', 'LLC', { from: '2027-05-15', to: '2027-05-16' }))).toHaveLength(0);
+  });
+
+  it('every jurisdiction says how it treats a weekend due date, with the day it was checked', () => {
+    for (const [code, entry] of Object.entries(states)) {
+      expect(['next_business_day', 'not_adjusted'], code).toContain(entry.weekendRule?.rule);
+      expect(entry.weekendRule?.checkedOn, code).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+});
+
+describe('CAL-26: open only inside the filing window', () => {
+  it('Texas 2027: upcoming on 2026-12-31, open from 2027-01-01 through the effective 2027-05-17, overdue after', () => {
+    const [o] = computeObligations(states.TX, q('TX', 'LLC'));
+    expect(obligationStatus(o!, '2026-12-31', false)).toBe('upcoming');
+    expect(obligationStatus(o!, '2027-01-01', false)).toBe('open');
+    expect(obligationStatus(o!, '2027-05-16', false)).toBe('open');
+    expect(obligationStatus(o!, '2027-05-17', false)).toBe('open');
+    expect(obligationStatus(o!, '2027-05-18', false)).toBe('overdue');
+  });
+
+  it('New York: the biennial statement of a March company opens on the first of its month (2027-03-01)', () => {
+    expect(dates(states.NY, q('NY', 'LLC'))).toEqual([
+      {
+        kind: 'annual_report',
+        statutoryDueDate: '2027-03-31',
+        dueDate: '2027-03-31',
+        windowOpensOn: '2027-03-01',
+        moved: false,
+      },
+    ]);
+  });
+});
+
+describe('CAL-31, CAL-32: Nevada foreign initial list, Delaware estimated tax', () => {
+  it('Nevada: a foreign corporation registered 2025-03-10 files its initial list with the registration', () => {
+    const ob = computeObligations(
+      states.NV,
+      q('NV', 'CORP', { presence: 'foreign', anchorDate: '2025-03-10', from: '2025-01-01', to: '2025-12-31' }),
+    );
+    expect(ob.map((o) => [o.kind, o.dueDate])).toEqual([['initial_report', '2025-03-10']]);
+  });
+
+  it('Delaware: a corporation flagged as paying estimated tax gets June 1, September 1 and December 1 (8 Del. C. 504)', () => {
+    const flagged = dates(states.DE, q('DE', 'CORP', { estimatedTax: true }));
+    expect(flagged.map((o) => [o.kind, o.dueDate])).toEqual([
+      ['annual_report', '2027-03-01'],
+      ['estimated_tax', '2027-06-01'],
+      ['estimated_tax', '2027-09-01'],
+      ['estimated_tax', '2027-12-01'],
+    ]);
+    expect(dates(states.DE, q('DE', 'CORP')).map((o) => o.kind)).toEqual(['annual_report']);
+    expect(dates(states.DE, q('DE', 'LLC', { estimatedTax: true })).map((o) => o.kind)).toEqual(['annual_report']);
+  });
+});
+
+describe('CAL-33: every row names its source and the date it was checked', () => {
+  it('each entity rule has sources and a checked date; Washington rests on secondary sources', () => {
+    for (const [code, entry] of Object.entries(states)) {
+      for (const et of ['llc', 'corporation'] as const) {
+        const r = entry[et];
+        expect(r.checked?.on, `${code} ${et}`).toMatch(/^\d{4}-\d{2}(-\d{2})?$/);
+        expect(['official', 'statute', 'regulation', 'secondary'], `${code} ${et}`).toContain(r.checked?.basis);
+        if (r.frequency !== 'none') expect(r.sources.length, `${code} ${et}`).toBeGreaterThan(0);
+      }
+    }
+    expect(states.WA!.llc.checked).toMatchObject({ basis: 'secondary', on: '2026-11-28' });
+    expect(states.WA!.corporation.checked).toMatchObject({ basis: 'secondary', on: '2026-11-28' });
+  });
+});
