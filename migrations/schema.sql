@@ -758,6 +758,19 @@ ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_
 CREATE INDEX portal_password_resets_member ON public.portal_password_resets USING btree (member_id) WHERE (used_at IS NULL);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_password_resets TO fcs_service;
 
+CREATE TABLE public.portal_secret_views (
+    id text NOT NULL,
+    session_hash text NOT NULL,
+    kind text NOT NULL,
+    sealed text NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_kind_check CHECK ((kind = ANY (ARRAY['api_key'::text, 'webhook_secret'::text, 'recovery_codes'::text])));
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_pkey PRIMARY KEY (id);
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_session_hash_fkey FOREIGN KEY (session_hash) REFERENCES portal_sessions(id_hash);
+CREATE INDEX portal_secret_views_expiry ON public.portal_secret_views USING btree (expires_at);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_secret_views TO fcs_service;
+
 CREATE TABLE public.portal_sessions (
     id_hash text NOT NULL,
     id text NOT NULL,

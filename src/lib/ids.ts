@@ -33,6 +33,7 @@ const ID_PREFIX = {
   failedApiRequest: 'freq',
   webhookRecovery: 'whrec',
   topUp: 'topup',
+  portalSecretView: 'psv',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */
