@@ -248,7 +248,7 @@ async function ownerCookie(pool: pg.Pool, organizationId: string): Promise<strin
   return `fcs_portal=${sessionCookieValue(secret, sessionId)}`;
 }
 
-/** EXPLAIN ANALYZE of the order list's query without a filter and with the user filter, as the service sends them. */
+/** EXPLAIN ANALYZE of the order list's queries (no filter, user, a rare type, status) and the order page's siblings. */
 async function printPlans(pool: pg.Pool, seeded: Seeded): Promise<void> {
   const base = `SELECT o.id, c.legal_name, u.full_name FROM orders o JOIN companies c ON c.id = o.company_id JOIN users u ON u.id = o.user_id
                  WHERE o.organization_id = $1 AND o.environment = 'test'`;
@@ -258,6 +258,16 @@ async function printPlans(pool: pg.Pool, seeded: Seeded): Promise<void> {
       'orders ?user=',
       `${base} AND o.user_id = $2 ORDER BY o.created_at DESC, o.id DESC LIMIT 51`,
       [seeded.organizationId, seeded.userId],
+    ],
+    [
+      'orders ?type=ein',
+      `${base} AND o.order_type = 'ein' ORDER BY o.created_at DESC, o.id DESC LIMIT 51`,
+      [seeded.organizationId],
+    ],
+    [
+      "order page: the group's other orders",
+      'SELECT id, order_type, filing_status FROM orders WHERE group_id = (SELECT group_id FROM orders WHERE id = $1) AND id <> $1 ORDER BY id',
+      [seeded.orderId],
     ],
     [
       'orders ?status=exception',
