@@ -10,6 +10,7 @@ import { measureBaselines, type Baselines, type BenchSettings } from './baseline
 import { openBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { printReport } from './lib/report.js';
 import { benchOrders } from './orders.js';
+import { benchPortal } from './portal.js';
 import { benchReads } from './reads.js';
 import { benchScale } from './scale.js';
 import { benchSignin } from './signin.js';
@@ -20,6 +21,7 @@ export type BenchSection = (db: BenchDatabase, settings: BenchSettings, baseline
 
 const SECTIONS: Record<string, BenchSection> = {
   orders: benchOrders,
+  portal: benchPortal,
   reads: benchReads,
   scale: benchScale,
   signin: benchSignin,

@@ -667,6 +667,7 @@ ALTER TABLE public.orders ADD CONSTRAINT orders_filing_status_check CHECK ((fili
 ALTER TABLE public.orders ADD CONSTRAINT orders_pkey PRIMARY KEY (id);
 ALTER TABLE public.orders ADD CONSTRAINT orders_subscription_status_check CHECK ((subscription_status = ANY (ARRAY['active'::text, 'canceled'::text, 'past_due'::text])));
 CREATE INDEX orders_company_type_state ON public.orders USING btree (company_id, order_type, filing_state) WITH (deduplicate_items=off);
+CREATE INDEX orders_group ON public.orders USING btree (group_id);
 CREATE UNIQUE INDEX orders_one_active_registered_agent ON public.orders USING btree (company_id, filing_state) WHERE ((order_type = 'registered_agent'::text) AND (subscription_status = 'active'::text) AND (filing_status <> 'cancelled'::text));
 CREATE UNIQUE INDEX orders_one_ein ON public.orders USING btree (company_id) WHERE ((order_type = 'ein'::text) AND (filing_status <> 'cancelled'::text));
 CREATE INDEX orders_queue ON public.orders USING btree (environment, filing_status, created_at) WHERE (filing_status = ANY (ARRAY['submitted'::text, 'pending'::text, 'exception'::text]));
@@ -675,6 +676,7 @@ CREATE INDEX orders_subscription_due ON public.orders USING btree (current_perio
 CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
 CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filing_state ON public.orders FOR EACH ROW WHEN (((((old.id IS DISTINCT FROM new.id) OR (old.group_id IS DISTINCT FROM new.group_id)) OR (old.company_id IS DISTINCT FROM new.company_id)) OR (old.filing_state IS DISTINCT FROM new.filing_state))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
@@ -845,6 +847,19 @@ ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_
 ALTER TABLE public.portal_password_resets ADD CONSTRAINT portal_password_resets_token_hash_key UNIQUE (token_hash);
 CREATE INDEX portal_password_resets_member ON public.portal_password_resets USING btree (member_id) WHERE (used_at IS NULL);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_password_resets TO fcs_service;
+
+CREATE TABLE public.portal_secret_views (
+    id text NOT NULL,
+    session_hash text NOT NULL,
+    kind text NOT NULL,
+    sealed text NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_kind_check CHECK ((kind = ANY (ARRAY['api_key'::text, 'webhook_secret'::text, 'recovery_codes'::text])));
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_pkey PRIMARY KEY (id);
+ALTER TABLE public.portal_secret_views ADD CONSTRAINT portal_secret_views_session_hash_fkey FOREIGN KEY (session_hash) REFERENCES portal_sessions(id_hash);
+CREATE INDEX portal_secret_views_expiry ON public.portal_secret_views USING btree (expires_at);
+GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.portal_secret_views TO fcs_service;
 
 CREATE TABLE public.portal_sessions (
     id_hash text NOT NULL,

@@ -15,7 +15,15 @@ import { consoleClient, newOperator, signIn as consoleSignIn } from './console-h
 import { fakeDns } from './domain-helpers.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { wholesale } from './orders-fixtures.js';
-import { acceptInvitation, memberSession, newEmail, type PortalClient, portalClient } from './portal-helpers.js';
+import {
+  acceptInvitation,
+  followSecret,
+  memberSession,
+  newEmail,
+  type PortalClient,
+  portalClient,
+  setProofAge,
+} from './portal-helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -158,6 +166,7 @@ describe('changes made in the portal', () => {
     const dns = fakeDns(t);
     const owner = await memberSession(t, tenant.organizationId, 'owner', { remoteAddress: ADDRESS });
     await switchTo(owner.client, 'live');
+    await setProofAge(t, owner.memberId, 0);
     await owner.client.get('/portal/branding');
     const branding = { logoUrl: 'https://brand.example.com/l.png', primaryColor: '#112233', accentColor: '' };
     await owner.client.post('/portal/branding', { _csrf: owner.client.csrf(), ...branding });
@@ -197,7 +206,10 @@ describe('the portal pages of keys and webhook endpoints', () => {
     // Test mode: no step-up, and what a developer may do there (PORTAL-10).
     await switchTo(dev.client, 'test');
     await dev.client.get('/portal/keys');
-    const created = await dev.client.post('/portal/keys', { _csrf: dev.client.csrf(), name: 'CI deploys' });
+    const created = await followSecret(
+      dev.client,
+      await dev.client.post('/portal/keys', { _csrf: dev.client.csrf(), name: 'CI deploys' }),
+    );
     const secret = /sk_test_[A-Za-z0-9_-]{20,}/.exec(created.body)?.[0] ?? '';
     expect(secret).not.toBe('');
     const made = await onlyEntry(tenant.organizationId, 'api_key.created', [secret]);
@@ -211,11 +223,14 @@ describe('the portal pages of keys and webhook endpoints', () => {
     expect((await onlyEntry(tenant.organizationId, 'api_key.revoked', [secret])).actor_id).toBe(dev.memberId);
 
     await dev.client.get('/portal/webhooks');
-    const endpoint = await dev.client.post('/portal/webhooks', {
-      _csrf: dev.client.csrf(),
-      url: 'https://hooks.example.com/audit',
-      eventTypes: 'filing.status_changed',
-    });
+    const endpoint = await followSecret(
+      dev.client,
+      await dev.client.post('/portal/webhooks', {
+        _csrf: dev.client.csrf(),
+        url: 'https://hooks.example.com/audit',
+        eventTypes: 'filing.status_changed',
+      }),
+    );
     const signing = /whsec_[A-Za-z0-9_-]{20,}/.exec(endpoint.body)?.[0] ?? '';
     expect(signing).not.toBe('');
     expect((await onlyEntry(tenant.organizationId, 'webhook_endpoint.created', [signing])).actor_id).toBe(dev.memberId);

@@ -49,9 +49,21 @@ export async function enrolTotp(c: PortalClient): Promise<{ secret: string; reco
   await c.post('/portal/account/two-factor/start', { _csrf: c.csrf() });
   const page = await c.get('/portal/account/two-factor');
   const secret = /<code class="secret">([A-Z2-7 ]+)<\/code>/.exec(page.body)![1]!.replace(/ /g, '');
-  const res = await c.post('/portal/account/two-factor/confirm', { _csrf: c.csrf(), code: totpCode(secret) });
+  const res = await followSecret(
+    c,
+    await c.post('/portal/account/two-factor/confirm', { _csrf: c.csrf(), code: totpCode(secret) }),
+  );
   const recoveryCodes = [...res.body.matchAll(/<li><code>([A-Z0-9]{5}-[A-Z0-9]{5})<\/code><\/li>/g)].map((m) => m[1]!);
   return { secret, recoveryCodes };
+}
+
+/**
+ * Follows a form's redirect (303) to the page that shows its new secret once (PORTAL-46), as a browser does; any
+ * other answer is returned as it is.
+ */
+export async function followSecret(c: PortalClient, res: InjectResult): Promise<InjectResult> {
+  const to = String(res.headers.location ?? '');
+  return res.statusCode === 303 && /[?&]shown=psv_/.test(to) ? c.get(to) : res;
 }
 
 /** The TOTP code of a secret at a time (default now), as an authenticator app computes it. */

@@ -3,7 +3,7 @@ import type { Environment } from '../src/context.js';
 import { fakeDns } from './domain-helpers.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import { listPrice, wholesale } from './orders-fixtures.js';
-import { memberSession, type PortalClient } from './portal-helpers.js';
+import { memberSession, type PortalClient, setProofAge } from './portal-helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,9 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function switchTo(client: PortalClient, environment: Environment) {
+/** Switches the client to `environment`; with `memberId`, as a member who just gave the second factor (PORTAL-10). */
+async function switchTo(client: PortalClient, environment: Environment, memberId?: string) {
   await client.get('/portal/');
   expect((await client.post('/portal/environment', { _csrf: client.csrf(), environment })).statusCode).toBe(303);
+  if (memberId) await setProofAge(t, memberId, 0);
 }
 
 /** The API's retail price of a product in an environment (dollars, null: the list price applies). */
@@ -34,7 +36,7 @@ const money = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { min
 describe('portal retail prices', () => {
   it('shows wholesale, retail and margin, and changes only the environment shown', async () => {
     const tenant = await t.newTenant('Prices Co');
-    const { client } = await memberSession(t, tenant.organizationId, 'admin');
+    const { client, memberId } = await memberSession(t, tenant.organizationId, 'admin');
     const page = await client.get('/portal/prices');
     expect(page.statusCode).toBe(200);
     const before = priceRow(page.body, 'formation_tier_1');
@@ -56,7 +58,7 @@ describe('portal retail prices', () => {
     expect(await apiRetail(tenant, 'formation_tier_1', 'test')).toBe(retail);
     expect(await apiRetail(tenant, 'formation_tier_1', 'live')).toBeNull();
 
-    await switchTo(client, 'live');
+    await switchTo(client, 'live', memberId);
     const livePage = await client.get('/portal/prices');
     expect(livePage.body).toContain('These are your <strong>live</strong> prices');
     expect(priceRow(livePage.body, 'formation_tier_1').retail).toBe(money(listPrice('formation_tier_1')));
@@ -108,7 +110,7 @@ describe('portal retail prices', () => {
 describe('portal branding and white-label domain', () => {
   it('changes branding only in live, for owners and admins, through the API’s validations', async () => {
     const tenant = await t.newTenant('Brand Co');
-    const { client } = await memberSession(t, tenant.organizationId, 'owner');
+    const { client, memberId } = await memberSession(t, tenant.organizationId, 'owner');
     const testPage = await client.get('/portal/branding');
     expect(testPage.statusCode).toBe(200);
     expect(testPage.body).toContain('switch to Live to change the branding');
@@ -118,7 +120,7 @@ describe('portal branding and white-label domain', () => {
     const org = () => tenant.api('GET', '/organization', undefined, { env: 'live' }).then((r) => r.json());
     expect((await org()).branding.primaryColor).toBeNull();
 
-    await switchTo(client, 'live');
+    await switchTo(client, 'live', memberId);
     await client.get('/portal/branding');
     const bad = await client.post('/portal/branding', {
       _csrf: client.csrf(),
@@ -172,8 +174,8 @@ describe('portal branding and white-label domain', () => {
   it('requests a domain, shows its TXT record and verifies it on demand', async () => {
     const dns = fakeDns(t);
     const tenant = await t.newTenant('Domain Co');
-    const { client } = await memberSession(t, tenant.organizationId, 'admin');
-    await switchTo(client, 'live');
+    const { client, memberId } = await memberSession(t, tenant.organizationId, 'admin');
+    await switchTo(client, 'live', memberId);
     await client.get('/portal/branding');
     const domain = `portal-${Date.now().toString(36)}.example.com`;
     expect(

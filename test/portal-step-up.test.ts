@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
 import {
+  followSecret,
   acceptInvitation,
   enrolTotp,
   forgetLastTotpStep,
@@ -14,6 +15,9 @@ import {
   switchTo,
   totpCode,
 } from './portal-helpers.js';
+
+/** Where a form that made a key sends the browser: the keys page with the key's one-time view (PORTAL-46). */
+const SHOWN = /^\/portal\/keys\?shown=psv_/;
 
 /*
  * PORTAL-10: in live, a write that shows a secret or changes a setting asks for the second factor again once the
@@ -63,14 +67,14 @@ describe('step-up before live secrets and settings', () => {
     expect(ok.headers.location).toBe('/portal/keys');
 
     await c.get('/portal/keys');
-    const created = await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Server' });
-    expect(created.statusCode).toBe(201);
+    const created = await followSecret(c, await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Server' }));
+    expect(created.statusCode).toBe(200);
     expect(created.body).toMatch(/sk_live_[A-Za-z0-9_-]{40,}/);
 
     // 14 minutes after the proof: still good.
     await setProofAge(t, owner.memberId, 14);
     await c.get('/portal/keys');
-    expect((await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Second' })).statusCode).toBe(201);
+    expect((await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Second' })).headers.location).toMatch(SHOWN);
     // 16 minutes after: asked again.
     await setProofAge(t, owner.memberId, 16);
     await c.get('/portal/keys');
@@ -84,8 +88,8 @@ describe('step-up before live secrets and settings', () => {
     await setProofAge(t, owner.memberId, null);
     const c = owner.client;
     await c.get('/portal/keys');
-    const created = await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Test server' });
-    expect(created.statusCode).toBe(201);
+    const created = await followSecret(c, await c.post('/portal/keys', { _csrf: c.csrf(), name: 'Test server' }));
+    expect(created.statusCode).toBe(200);
     expect(created.body).toMatch(/sk_test_/);
     expect(await keyCount(tenant.organizationId, 'live')).toBe(1);
   });
@@ -128,7 +132,7 @@ describe('step-up before live secrets and settings', () => {
     expect(signedIn.headers.location).toBe('/portal/');
     await switchTo(c, 'live');
     await c.get('/portal/keys');
-    expect((await c.post('/portal/keys', { _csrf: c.csrf(), name: 'After sign-in' })).statusCode).toBe(201);
+    expect((await c.post('/portal/keys', { _csrf: c.csrf(), name: 'After sign-in' })).headers.location).toMatch(SHOWN);
   });
 
   it('goes back only to a portal path', async () => {

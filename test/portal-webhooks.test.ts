@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../src/context.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { memberSession, type PortalClient, postPairs, setProofAge, switchTo } from './portal-helpers.js';
+import { followSecret, memberSession, type PortalClient, postPairs, setProofAge, switchTo } from './portal-helpers.js';
 
 /*
  * The webhook endpoints page (PORTAL-13): the session's organization and environment only, through the webhooks
@@ -21,10 +21,13 @@ const SECRET = /whsec_[A-Za-z0-9+/=_-]{20,}/;
 /** Creates an endpoint through the portal form. */
 async function create(c: PortalClient, url: string, eventTypes: string[]) {
   await c.get('/portal/webhooks');
-  const res = await postPairs(t, c, '/portal/webhooks', [
-    ['url', url],
-    ...eventTypes.map((e) => ['eventTypes', e] as [string, string]),
-  ]);
+  const res = await followSecret(
+    c,
+    await postPairs(t, c, '/portal/webhooks', [
+      ['url', url],
+      ...eventTypes.map((e) => ['eventTypes', e] as [string, string]),
+    ]),
+  );
   const id = /href="\/portal\/webhooks\/(we_[A-Za-z0-9]+|[a-z]+_[A-Za-z0-9]+)"/.exec(res.body)?.[1] ?? '';
   return { res, id, secret: SECRET.exec(res.body)?.[0] ?? '' };
 }
@@ -58,7 +61,7 @@ describe('webhook endpoints page', () => {
     expect(unknown.res.body).toContain('Choose only event types from the list, each once.');
 
     const made = await create(c, URL_A, ['filing.status_changed', 'document.uploaded']);
-    expect(made.res.statusCode).toBe(201);
+    expect(made.res.statusCode).toBe(200);
     expect(made.secret).not.toBe('');
     const api = await viaApi(tenant, made.id);
     expect(api.statusCode).toBe(200);
@@ -112,8 +115,8 @@ describe('webhook endpoints page', () => {
       failingSince: null,
     });
 
-    const rolled = await act(c, id, 'roll-secret');
-    expect(rolled.statusCode).toBe(201);
+    const rolled = await followSecret(c, await act(c, id, 'roll-secret'));
+    expect(rolled.statusCode).toBe(200);
     expect(rolled.body).toMatch(SECRET);
     expect(rolled.body).toContain('The previous secret keeps signing beside it until');
     const grace = Date.parse((await viaApi(tenant, id)).json().previousSecretExpiresAt) - Date.now();
@@ -206,7 +209,7 @@ describe('webhook endpoints page', () => {
   it('in test never touches live; in live, asks for the step-up first', async () => {
     const tenant = await t.newTenant('Env Hooks Co');
     const { client: c, memberId } = await memberSession(t, tenant.organizationId, 'owner');
-    expect((await create(c, URL_A, ['filing.status_changed'])).res.statusCode).toBe(201);
+    expect((await create(c, URL_A, ['filing.status_changed'])).res.statusCode).toBe(200);
     expect((await tenant.api('GET', '/webhook-endpoints', undefined, { env: 'live' })).json().data).toHaveLength(0);
     await switchTo(c, 'live');
     expect((await c.get('/portal/webhooks')).body).not.toContain(URL_A);
@@ -216,7 +219,7 @@ describe('webhook endpoints page', () => {
     expect(asked.res.headers.location).toBe('/portal/step-up?next=%2Fportal%2Fwebhooks');
     await setProofAge(t, memberId, 1);
     const made = await create(c, URL_B, ['filing.status_changed']);
-    expect(made.res.statusCode).toBe(201);
+    expect(made.res.statusCode).toBe(200);
     expect((await viaApi(tenant, made.id, 'live')).json().url).toBe(URL_B);
   });
 });

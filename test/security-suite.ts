@@ -508,7 +508,8 @@ const WEB_ROUTES: Array<{ pattern: RegExp; kind: WebKind; reason: string }> = [
   {
     pattern: /^\/portal(\/.*)?$/,
     kind: 'portal session',
-    reason: 'partner portal pages behind a portal session, each checking the role (portal-roles.test.ts)',
+    reason:
+      'partner portal pages behind a portal session; roles, tenants, environments and CSRF of every one in the portal suite (portal-security-suite.ts)',
   },
   {
     pattern:

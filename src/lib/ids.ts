@@ -34,6 +34,7 @@ const ID_PREFIX = {
   webhookRecovery: 'whrec',
   topUp: 'topup',
   autoRecharge: 'arc',
+  portalSecretView: 'psv',
 } as const;
 
 /** A key of ID_PREFIX, e.g. `'user'` -> ids `user_...`. */

@@ -11,6 +11,7 @@ export interface PurgeCounts {
   rateLimitCounters: number;
   streamedTenants: number;
   failedApiRequests: number;
+  portalSecretViews: number;
 }
 
 /** What the purge keeps: the rules each kind of row lives by, in seconds. */
@@ -33,7 +34,7 @@ export interface PurgeRules {
  * be submitted; ended console sessions (signed out or expired); magic links spent or expired that no remaining
  * session still points at; login attempts past every throttle window; rate-limit counters of ended windows; streamed
  * tenants whose process stopped refreshing them (OPS-6); failed API requests older than the request log shows
- * (PORTAL-24).
+ * (PORTAL-24); one-time secret views of the portal never opened and expired (PORTAL-46).
  * @returns how many rows of each kind went.
  */
 export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCounts> {
@@ -64,7 +65,9 @@ export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCoun
      streamed AS (
        DELETE FROM event_stream_tenants WHERE expires_at < now() RETURNING 1),
      failed AS (
-       DELETE FROM failed_api_requests WHERE created_at < now() - make_interval(secs => $5) RETURNING 1)
+       DELETE FROM failed_api_requests WHERE created_at < now() - make_interval(secs => $5) RETURNING 1),
+     secret_views AS (
+       DELETE FROM portal_secret_views WHERE expires_at < now() RETURNING 1)
      SELECT (SELECT count(*) FROM idem)::int AS "idempotencyKeys",
             (SELECT count(*) FROM forms)::int AS "checkoutForms",
             (SELECT count(*) FROM sessions)::int AS "dashboardSessions",
@@ -73,7 +76,8 @@ export async function purgeExpired(db: Db, rules: PurgeRules): Promise<PurgeCoun
             (SELECT count(*) FROM attempts)::int AS "loginAttempts",
             (SELECT count(*) FROM counters)::int AS "rateLimitCounters",
             (SELECT count(*) FROM streamed)::int AS "streamedTenants",
-            (SELECT count(*) FROM failed)::int AS "failedApiRequests"`,
+            (SELECT count(*) FROM failed)::int AS "failedApiRequests",
+            (SELECT count(*) FROM secret_views)::int AS "portalSecretViews"`,
     [
       rules.idempotencyKeySeconds,
       rules.dashboardIdleSeconds,

@@ -7,6 +7,7 @@ import { refusalStatus, refusalText } from './portal.auth-routes.js';
 import { PORTAL_PREFIX, redirectWith, render } from './portal.web.js';
 import { listLiveSessions, revokeMemberSession } from './sessions.repo.js';
 import { SESSION_IDLE_SECONDS } from './sessions.js';
+import { redirectToSecretOnce, takeSecretOnce } from './secret-views.js';
 import { STEP_UP_SECONDS, stepUpTarget } from './step-up.js';
 import { confirmEnrolment, enrolmentView, startEnrolment, stepUp } from './two-factor.service.js';
 
@@ -17,13 +18,16 @@ import { confirmEnrolment, enrolmentView, startEnrolment, stepUp } from './two-f
 export async function portalAccountRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
   const limit = perAddressLimit(ctx.config.rateLimits, 'sign-in', ctx.config.rateLimits.signInAttempts);
 
+  // New recovery codes are shown on the GET enrolment redirects to, once (PORTAL-46): a reload shows them no more.
   app.get('/account/two-factor', { schema: { hide: true } }, async (request, reply) => {
     const session = request.portalSession!;
+    const view = await takeSecretOnce<string[]>(ctx, request, 'recovery_codes');
     return render(ctx, request, reply, 'two-factor', {
       title: 'Two-factor authentication',
       section: 'account',
       enrolment: await enrolmentView(ctx, session.member.id),
-      recoveryCodes: null,
+      recoveryCodes: view.state === 'shown' ? view.secret : null,
+      secretGone: view.state === 'gone',
       error: null,
     });
   });
@@ -44,23 +48,24 @@ export async function portalAccountRoutes(app: FastifyInstance, { ctx }: { ctx: 
         field(request.body, 'code'),
         request.ip,
       );
-      const enrolment = await enrolmentView(ctx, session.member.id);
       if (!result.ok)
         return render(ctx, request, refusalStatus(reply, result), 'two-factor', {
           title: 'Two-factor authentication',
           section: 'account',
-          enrolment,
+          enrolment: await enrolmentView(ctx, session.member.id),
           recoveryCodes: null,
+          secretGone: false,
           error: refusalText(result, 'code'),
         });
-      // Shown this once: only their hashes are kept.
-      return render(ctx, request, reply, 'two-factor', {
-        title: 'Two-factor authentication',
-        section: 'account',
-        enrolment,
-        recoveryCodes: result.recoveryCodes,
-        error: null,
-      });
+      // Shown once, on the page this redirects to: only their hashes are kept (PORTAL-46).
+      return redirectToSecretOnce(
+        ctx,
+        request,
+        reply,
+        `${PORTAL_PREFIX}/account/two-factor`,
+        'recovery_codes',
+        result.recoveryCodes,
+      );
     },
   );
 

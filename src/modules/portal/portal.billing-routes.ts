@@ -9,6 +9,9 @@ import { parseDollars } from '../console/console.forms.js';
 import { field } from '../console/console.web.js';
 import { balancePageView, ledgerFilterOf, pricesPageView, type Query } from './business.service.js';
 import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
+import { askedForStepUp } from './step-up.js';
+
+const PRICES = `${PORTAL_PREFIX}/prices`;
 
 /**
  * The balance with its ledger and CSV export (PORTAL-33, PORTAL-34) and the retail prices of dashboard checkout
@@ -42,6 +45,8 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
 
   app.post<{ Params: { type: string } }>('/prices/:type', { schema: { hide: true } }, async (request, reply) => {
     const tenant = requireTenant(request, 'prices.write');
+    // A live price is a live setting: it asks for a recent second factor (PORTAL-10).
+    if (askedForStepUp(request, reply, PRICES)) return reply;
     const { type } = request.params;
     const typed = field(request.body, 'retailAmount');
     try {
@@ -52,7 +57,7 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
         { retailAmount: parseDollars(typed, 'retailAmount') },
         auditActorOf(request),
       );
-      return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/prices`, {
+      return redirectWith(ctx, request, reply, PRICES, {
         kind: 'ok',
         text: `${price.name}: the ${tenant.environment} retail price is saved.`,
       });
@@ -68,8 +73,9 @@ export async function portalBillingRoutes(app: FastifyInstance, { ctx }: { ctx: 
 
   app.post<{ Params: { type: string } }>('/prices/:type/revert', { schema: { hide: true } }, async (request, reply) => {
     const tenant = requireTenant(request, 'prices.write');
+    if (askedForStepUp(request, reply, PRICES)) return reply;
     const price = await deleteTenantPrice(ctx.pool, tenant, request.params.type, auditActorOf(request));
-    return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/prices`, {
+    return redirectWith(ctx, request, reply, PRICES, {
       kind: 'ok',
       text: `${price.name}: back to the list price in ${tenant.environment}.`,
     });

@@ -3,6 +3,7 @@ import type { AppContext, Tenant } from '../../context.js';
 import { field } from '../console/console.web.js';
 import { addApiKey, listTenantKeys, revokeKey, rollKey } from '../organizations/organizations.service.js';
 import { auditActorOf, fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
+import { redirectToSecretOnce, takeSecretOnce } from './secret-views.js';
 import { askedForStepUp, needsStepUp } from './step-up.js';
 
 const KEYS_PAGE = `${PORTAL_PREFIX}/keys`;
@@ -16,9 +17,19 @@ const OVERLAP_CHOICES: ReadonlyArray<{ hours: number; label: string }> = [
   { hours: 168, label: '7 days' },
 ];
 
+/** A key just made or rolled, as its one-time view keeps it (PORTAL-46). */
+interface CreatedKey {
+  name: string;
+  key: string;
+  environment: string;
+  replacedEndsAt: string | null;
+}
+
 /** What the keys page shows besides the list: a key just made (shown this once) and a form's field errors. */
 interface KeysPageExtra {
-  created?: { name: string; key: string; environment: string; replacedEndsAt: string | null };
+  created?: CreatedKey;
+  /** The page was opened again for a key it showed already (PORTAL-46). */
+  secretGone?: boolean;
   errors?: Record<string, string>;
   name?: string;
 }
@@ -43,14 +54,21 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
       overlapChoices: OVERLAP_CHOICES,
       stepUpNeeded: needsStepUp(request.portalSession!),
       created: extra.created ?? null,
+      secretGone: extra.secretGone ?? false,
       errors: extra.errors ?? {},
       name: extra.name ?? '',
       now: new Date(),
     });
 
-  app.get('/keys', { schema: { hide: true } }, async (request, reply) =>
-    keysPage(request, reply, tenantOf(request, 'keys.read')),
-  );
+  // A new or rolled key is shown on the GET its form redirects to, once (PORTAL-46): a reload shows it no more.
+  app.get('/keys', { schema: { hide: true } }, async (request, reply) => {
+    const tenant = tenantOf(request, 'keys.read');
+    const view = await takeSecretOnce<CreatedKey>(ctx, request, 'api_key');
+    return keysPage(request, reply, tenant, {
+      created: view.state === 'shown' ? view.secret : undefined,
+      secretGone: view.state === 'gone',
+    });
+  });
 
   app.post('/keys', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request, 'keys.write');
@@ -58,10 +76,13 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
     const name = field(request.body, 'name');
     try {
       const created = await addApiKey(ctx.pool, tenant.organizationId, tenant.environment, name, auditActorOf(request));
-      // The key is shown on this answer only: only its hash is kept (AUTH-3).
-      return keysPage(request, reply.status(201), tenant, {
-        created: { name: name.trim(), key: created.key, environment: created.environment, replacedEndsAt: null },
-      });
+      // The key is shown once, on the page this redirects to: only its hash is kept (AUTH-3, PORTAL-46).
+      return redirectToSecretOnce(ctx, request, reply, KEYS_PAGE, 'api_key', {
+        name: name.trim(),
+        key: created.key,
+        environment: created.environment,
+        replacedEndsAt: null,
+      } satisfies CreatedKey);
     } catch (err) {
       return keysPage(request, reply.status(400), tenant, { errors: fieldErrorsOf(err), name });
     }
@@ -79,14 +100,12 @@ export async function portalKeysRoutes(app: FastifyInstance, { ctx }: { ctx: App
         hours === '' ? Number.NaN : Number(hours),
         auditActorOf(request),
       );
-      return keysPage(request, reply.status(201), tenant, {
-        created: {
-          name: rolled.key.name,
-          key: rolled.key.key,
-          environment: rolled.key.environment,
-          replacedEndsAt: rolled.replacedEndsAt,
-        },
-      });
+      return redirectToSecretOnce(ctx, request, reply, KEYS_PAGE, 'api_key', {
+        name: rolled.key.name,
+        key: rolled.key.key,
+        environment: rolled.key.environment,
+        replacedEndsAt: rolled.replacedEndsAt,
+      } satisfies CreatedKey);
     } catch (err) {
       const errors = fieldErrorsOf(err);
       return keysPage(request, reply.status(400), tenant, {

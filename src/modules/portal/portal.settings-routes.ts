@@ -8,6 +8,7 @@ import { updateOrganizationSettings } from '../organizations/organization-settin
 import { UpdateOrganizationBody } from '../organizations/organizations.schemas.js';
 import { brandingPageView } from './business.service.js';
 import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireTenant } from './portal.web.js';
+import { askedForStepUp } from './step-up.js';
 
 /** Where the branding page sends its forms back to. */
 const BRANDING = `${PORTAL_PREFIX}/branding`;
@@ -26,6 +27,7 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
 
   app.post('/branding', { schema: { hide: true } }, async (request, reply) => {
     const tenant = writableTenant(request);
+    if (askedForStepUp(request, reply, BRANDING)) return reply;
     const value = (name: string) => field(request.body, name) || null;
     const sent = {
       branding: { logoUrl: value('logoUrl'), primaryColor: value('primaryColor'), accentColor: value('accentColor') },
@@ -38,6 +40,7 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
 
   app.post('/branding/domain', { schema: { hide: true } }, async (request, reply) => {
     const tenant = writableTenant(request);
+    if (askedForStepUp(request, reply, BRANDING)) return reply;
     const domain = field(request.body, 'whiteLabelDomain') || null;
     const done = domain ? 'The domain is requested: publish its TXT record, then verify it.' : 'The domain is removed.';
     return settingsForm(ctx, request, reply, tenant, done, async () => {
@@ -47,6 +50,7 @@ export async function portalSettingsRoutes(app: FastifyInstance, { ctx }: { ctx:
 
   app.post('/branding/domain/verify', { schema: { hide: true } }, async (request, reply) => {
     const tenant = writableTenant(request);
+    if (askedForStepUp(request, reply, BRANDING)) return reply;
     return settingsForm(ctx, request, reply, tenant, 'The domain is verified and in use.', async () => {
       await verifyWhiteLabelDomain(ctx, tenant.organizationId, auditActorOf(request));
     });

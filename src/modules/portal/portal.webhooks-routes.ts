@@ -17,6 +17,7 @@ import {
   updateEndpoint,
 } from '../webhooks/webhooks.service.js';
 import { auditActorOf, fieldErrorsOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
+import { redirectToSecretOnce, takeSecretOnce } from './secret-views.js';
 import { askedForStepUp, needsStepUp } from './step-up.js';
 
 const LIST_PAGE = `${PORTAL_PREFIX}/webhooks`;
@@ -58,9 +59,17 @@ function checkAgainst(schema: TSchema, form: EndpointForm): void {
   });
 }
 
+/** A signing secret just made, as its one-time view keeps it (PORTAL-46), with the endpoint it was made for. */
+interface NewSecret {
+  endpoint: { id: string; url: string };
+  secret: string;
+}
+
 /** The detail page's extras: a new signing secret (shown this once), a form's field errors and what it sent. */
 interface EndpointPageExtra {
   secret?: string;
+  /** The page was opened again for a secret it showed already (PORTAL-46). */
+  secretGone?: boolean;
   errors?: Record<string, string>;
   form?: EndpointForm;
 }
@@ -83,7 +92,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     request: FastifyRequest,
     reply: FastifyReply,
     tenant: Tenant,
-    extra: EndpointPageExtra & { created?: EndpointView } = {},
+    extra: EndpointPageExtra & { created?: Pick<EndpointView, 'id' | 'url'> } = {},
   ) =>
     render(ctx, request, reply, 'webhooks', {
       title: 'Webhooks',
@@ -93,6 +102,7 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
       stepUpNeeded: needsStepUp(request.portalSession!),
       created: extra.created ?? null,
       secret: extra.secret ?? null,
+      secretGone: extra.secretGone ?? false,
       errors: extra.errors ?? {},
       form: extra.form ?? { url: '', eventTypes: [] },
     });
@@ -112,14 +122,19 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
       eventTypes: EVENT_TYPES,
       stepUpNeeded: needsStepUp(request.portalSession!),
       secret: extra.secret ?? null,
+      secretGone: extra.secretGone ?? false,
       errors: extra.errors ?? {},
       form: extra.form ?? { url: endpoint.url, eventTypes: endpoint.eventTypes },
     });
   };
 
-  app.get('/webhooks', { schema: { hide: true } }, async (request, reply) =>
-    listPage(request, reply, tenantOf(request, 'webhooks.read')),
-  );
+  // A signing secret is shown on the GET its form redirects to, once (PORTAL-46): a reload shows it no more.
+  app.get('/webhooks', { schema: { hide: true } }, async (request, reply) => {
+    const tenant = tenantOf(request, 'webhooks.read');
+    const view = await takeSecretOnce<NewSecret>(ctx, request, 'webhook_secret');
+    if (view.state !== 'shown') return listPage(request, reply, tenant, { secretGone: view.state === 'gone' });
+    return listPage(request, reply, tenant, { created: view.secret.endpoint, secret: view.secret.secret });
+  });
 
   app.post('/webhooks', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request, 'webhooks.write');
@@ -128,8 +143,11 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     try {
       checkAgainst(CreateEndpointBody, form);
       const { secret, ...created } = await createEndpoint(ctx, tenant, form, auditActorOf(request));
-      // The signing secret is shown on this answer only (WH-1).
-      return listPage(request, reply.status(201), tenant, { created, secret });
+      // The signing secret is shown once, on the page this redirects to (WH-1, PORTAL-46).
+      return redirectToSecretOnce(ctx, request, reply, LIST_PAGE, 'webhook_secret', {
+        endpoint: { id: created.id, url: created.url },
+        secret,
+      } satisfies NewSecret);
     } catch (err) {
       if (err instanceof AppError && err.code === 'webhook_endpoint_limit_reached')
         return listPage(request, reply.status(409), tenant, { errors: { form: err.message }, form });
@@ -137,9 +155,16 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
     }
   });
 
-  app.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) =>
-    endpointPage(request, reply, tenantOf(request, 'webhooks.read'), request.params.id),
-  );
+  app.get<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
+    const tenant = tenantOf(request, 'webhooks.read');
+    const view = await takeSecretOnce<NewSecret>(ctx, request, 'webhook_secret');
+    // A view of another endpoint's secret shows nothing here, and is spent like any other.
+    const shown = view.state === 'shown' && view.secret.endpoint.id === request.params.id;
+    return endpointPage(request, reply, tenant, request.params.id, {
+      secret: shown ? view.secret.secret : undefined,
+      secretGone: view.state !== 'none' && !shown,
+    });
+  });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id', { schema: { hide: true } }, async (request, reply) => {
     const tenant = tenantOf(request, 'webhooks.write');
@@ -179,8 +204,11 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
       const tenant = tenantOf(request, 'webhooks.write');
       const { id } = request.params;
       if (askedForStepUp(request, reply, pageOf(id))) return reply;
-      const { secret } = await rotateSecret(ctx, tenant, id, auditActorOf(request));
-      return endpointPage(request, reply.status(201), tenant, id, { secret });
+      const endpoint = await rotateSecret(ctx, tenant, id, auditActorOf(request));
+      return redirectToSecretOnce(ctx, request, reply, pageOf(id), 'webhook_secret', {
+        endpoint: { id, url: endpoint.url },
+        secret: endpoint.secret,
+      } satisfies NewSecret);
     },
   );
 
