@@ -8,7 +8,7 @@ import { storeDocument } from '../src/modules/documents/documents.service.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { transitionOrder } from '../src/modules/filings/filings.service.js';
 import { newId } from '../src/lib/ids.js';
-import { insertTopUp } from '../src/modules/funding/top-ups.repo.js';
+import { claimTopUp } from '../src/modules/funding/top-ups.repo.js';
 import { createCompany, createOrderRow, createUser } from './factories.js';
 import type { TestApp, TestTenant } from './harness.js';
 
@@ -130,7 +130,7 @@ const event: TenantResource = {
 const topUp: TenantResource = {
   create: async (t, owner, environment) =>
     (
-      await insertTopUp(
+      await claimTopUp(
         t.ctx.pool,
         { organizationId: owner.organizationId, environment },
         {
@@ -140,7 +140,7 @@ const topUp: TenantResource = {
           idempotencyKey: null,
         },
       )
-    ).id,
+    ).topUp.id,
   snapshot: async (t, owner, env, id) => ({
     api: await ownerView(owner, env, `/balance/top-ups/${id}`),
     row: await row(t, 'top_ups', id),
