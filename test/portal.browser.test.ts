@@ -276,6 +276,9 @@ describe('partner portal in a browser', () => {
     await checkFirstRow('company');
     await check('/portal/users', 'users');
     await check('/portal/balance', 'balance');
+    await check('/portal/balance/top-up', 'add funds');
+    await check('/portal/balance/statements', 'statements');
+    await check(`/portal/balance/statements/${new Date().toISOString().slice(0, 7)}`, 'statement');
     await check('/portal/prices', 'prices');
     await check('/portal/branding', 'branding');
     await check('/portal/keys', 'keys');

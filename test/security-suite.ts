@@ -272,6 +272,10 @@ const NOT_A_TENANT_ID: Record<string, { value: string; reason: string }> = {
     value: 'ein',
     reason: "a product type of the shared catalogue; the price row written is always the caller's own",
   },
+  '/balance/statements/:month': {
+    value: '2025-01',
+    reason: "a calendar month; the statement read is always of the caller's own balance in the key's environment",
+  },
 };
 
 /**

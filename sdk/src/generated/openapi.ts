@@ -40,6 +40,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/statements/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a monthly balance statement
+         * @description The statement of one calendar month (UTC) of the key's environment: the opening balance, every balance transaction of the month with its order or payment, and the closing balance, which is always the sum of every transaction before the month's end. The current month answers the month so far (`final: false`); a later month, or a malformed one, answers 400 naming `month`. `format=csv` (or `Accept: text/csv`) answers the same statement as a CSV file: a header row, an `opening_balance` row, one row per transaction and a `closing_balance` row, amounts in dollars with two decimals.
+         */
+        get: operations["getBalanceStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance/top-ups": {
         parameters: {
             query?: never;
@@ -1042,6 +1062,39 @@ export interface components {
             id: string;
             /** @constant */
             type: "balance.low";
+        };
+        /** BalanceStatement */
+        BalanceStatement: {
+            /** @description Dollars: openingBalance + totalCredits - totalDebits, the sum of every balance transaction before periodEnd (so far, for the current month). May be below zero after a clawback. */
+            closingBalance: number;
+            /** @enum {string} */
+            currency: "usd";
+            /** @description The balance of this environment (the API key’s). */
+            environment: "live" | "test";
+            /** @description true once the month has ended; false for the current month, whose statement is the month so far. */
+            final: boolean;
+            /** @description YYYY-MM (UTC). */
+            month: string;
+            /** @enum {string} */
+            object: "balance_statement";
+            /** @description Dollars: the sum of every balance transaction before periodStart. */
+            openingBalance: number;
+            /**
+             * Format: date-time
+             * @description The first instant of the next month (UTC), excluded.
+             */
+            periodEnd: string;
+            /**
+             * Format: date-time
+             * @description The first instant of the month (UTC), included.
+             */
+            periodStart: string;
+            /** @description Dollars: the sum of the month’s positive transactions (credits, top-ups, reversals). */
+            totalCredits: number;
+            /** @description Dollars, positive: the sum of the month’s negative transactions (debits, clawbacks). */
+            totalDebits: number;
+            /** @description Every balance transaction of the month, oldest first, each with its order (`orderId`) or payment (`reference`: a top-up, dispute or refund). */
+            transactions: components["schemas"]["BalanceTransaction"][];
         };
         /** BalanceTransaction */
         BalanceTransaction: {
@@ -2337,6 +2390,81 @@ export interface operations {
             };
             /** @description No such resource in this environment of your organization (other organizations' and environments' ids answer 404 too). Codes: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBalanceStatement: {
+        parameters: {
+            query?: {
+                /** @description json (the default) or csv. Without it, a request whose Accept header names text/csv (and not application/json) gets the CSV. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The calendar month as YYYY-MM, in UTC (2000-01 up to the current month). A later month answers 400 naming `month`.
+                 * @example 2026-03
+                 */
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement, as JSON or (format=csv, or Accept: text/csv) as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceStatement"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,6 +14,7 @@ export const OPERATIONS = {
   createWebhookEndpoint: {"method":"POST","path":"/webhook-endpoints","pathParams":[],"queryParams":[],"body":true,"kind":"json"},
   deletePrice: {"method":"DELETE","path":"/organization/prices/{type}","pathParams":["type"],"queryParams":[],"body":false,"kind":"json"},
   deleteWebhookEndpoint: {"method":"DELETE","path":"/webhook-endpoints/{id}","pathParams":["id"],"queryParams":[],"body":false,"kind":"json"},
+  getBalanceStatement: {"method":"GET","path":"/balance/statements/{month}","pathParams":["month"],"queryParams":["format"],"body":false,"kind":"json"},
   getCompany: {"method":"GET","path":"/companies/{companyIdOrSlug}","pathParams":["companyIdOrSlug"],"queryParams":[],"body":false,"kind":"json"},
   getComplianceCalendar: {"method":"GET","path":"/companies/{companyIdOrSlug}/compliance-calendar","pathParams":["companyIdOrSlug"],"queryParams":["from","to"],"body":false,"kind":"json"},
   getDocument: {"method":"GET","path":"/documents/{documentId}","pathParams":["documentId"],"queryParams":[],"body":false,"kind":"json"},
