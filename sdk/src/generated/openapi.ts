@@ -807,6 +807,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "balance.top_up_reinstated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.top_up_reinstated event
+         * @description A dispute of a top-up was closed in your favour: what the dispute took back is credited to the balance again. POSTed to every enabled endpoint subscribed to balance.top_up_reinstated, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceTopUpReinstatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "balance.top_up_reversed": {
         parameters: {
             query?: never;
@@ -1390,8 +1410,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Your label for the endpoint. */
             description?: string;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
-            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low. */
+            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
@@ -1564,13 +1584,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low */
             type: string;
         };
         /** EventList */
@@ -1918,6 +1938,37 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        /** TopUpReinstatedData */
+        TopUpReinstatedData: {
+            /** @description The amount given back (positive): what the dispute took. In US dollars. */
+            amount: number;
+            /** @description The balance right after. In US dollars. */
+            balance: number;
+            /** @description The credit (prefix txn_). */
+            balanceTransactionId: string;
+            /** @constant */
+            reason: "dispute_won";
+            /** @description The Stripe dispute (dp_…) that was won. */
+            reference: string;
+            /** @description prefix topup_ */
+            topUpId: string;
+        };
+        /**
+         * TopUpReinstatedEvent
+         * @description A dispute of a top-up was closed in your favour: what the dispute took back is credited to the balance again.
+         */
+        TopUpReinstatedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["TopUpReinstatedData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.top_up_reinstated";
+        };
         /** TopUpReversedData */
         TopUpReversedData: {
             /** @description The amount taken back (positive). In US dollars. */
@@ -2053,8 +2104,8 @@ export interface components {
             description?: string | null;
             /** @description true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince). */
             disabled?: boolean;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low. */
-            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low. */
+            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
@@ -3472,7 +3523,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low";
             };
             header?: never;
             path?: never;
@@ -3615,7 +3666,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, webhook.test). Default: every event. */
+                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, webhook.test). Default: every event. */
                 types?: string;
             };
             header?: {
@@ -6297,6 +6348,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TopUpFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceTopUpReinstatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpReinstatedEvent"];
             };
         };
         responses: {

@@ -54,6 +54,7 @@ export type OperationId = keyof typeof OPERATIONS;
 export const EVENT_TYPES = [
   "balance.low",
   "balance.top_up_failed",
+  "balance.top_up_reinstated",
   "balance.top_up_reversed",
   "balance.top_up_succeeded",
   "compliance.deadline_approaching",

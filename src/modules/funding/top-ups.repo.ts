@@ -150,3 +150,11 @@ export async function addTakenBack(tx: Db, id: string, reason: 'dispute' | 'refu
     [id, reason, cents],
   );
 }
+
+/** Takes `cents` off what disputes have taken back of a top-up, once a dispute is won and given back (FUND-26). */
+export async function giveBackDisputed(tx: Db, id: string, cents: number): Promise<void> {
+  await tx.query('UPDATE top_ups SET disputed_cents = disputed_cents - $2, updated_at = now() WHERE id = $1', [
+    id,
+    cents,
+  ]);
+}
