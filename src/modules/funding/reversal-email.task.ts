@@ -2,17 +2,7 @@ import type { Db } from '../../lib/db.js';
 import { many, one } from '../../lib/db.js';
 import { addJob, defineTask } from '../../lib/jobs.js';
 import { createMailer } from '../notifications/mailer.js';
-import { renderTopUpReversalEmail } from './reversal-email.template.js';
-
-/** What one top-up reversal email job says (FUND-25): cents, the balance after may be below zero. */
-export interface TopUpReversalPayload {
-  topUpId: string;
-  kind: 'taken_back' | 'given_back';
-  reason: 'dispute' | 'refund';
-  reference: string;
-  amountCents: number;
-  balanceAfterCents: number;
-}
+import { renderTopUpReversalEmail, type TopUpReversalPayload } from './reversal-email.template.js';
 
 declare global {
   namespace GraphileWorker {

@@ -1,10 +1,8 @@
 import validator from 'validator';
 import { formatCents } from '../../lib/money.js';
 
-/** What the email about a disputed, refunded or won-back top-up says (FUND-25); plain text, escaped for HTML here. */
-export interface TopUpReversalFacts {
-  orgName: string;
-  organizationId: string;
+/** What one top-up reversal email job says (FUND-25): cents, the balance after may be below zero. */
+export interface TopUpReversalPayload {
   topUpId: string;
   kind: 'taken_back' | 'given_back';
   reason: 'dispute' | 'refund';
@@ -14,6 +12,12 @@ export interface TopUpReversalFacts {
   amountCents: number;
   /** The balance right after, in cents; may be below zero. */
   balanceAfterCents: number;
+}
+
+/** What the email about a disputed, refunded or won-back top-up says (FUND-25); plain text, escaped for HTML here. */
+interface TopUpReversalFacts extends TopUpReversalPayload {
+  orgName: string;
+  organizationId: string;
   /** Who reads it: the organization (what to do) or the operators (what to follow up). */
   audience: 'integrator' | 'operators';
 }
