@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { balanceOf, fundingSuite, payByCard } from './funding-helpers.js';
 import type { TestApp } from './harness.js';
 import { memberSession } from './portal-helpers.js';
@@ -11,15 +11,14 @@ import { memberSession } from './portal-helpers.js';
 
 const suite = fundingSuite();
 const { stripe } = suite;
-let t: TestApp;
-beforeAll(() => {
-  t = suite.t;
-});
+/** The suite's app (set by fundingSuite's beforeAll). */
+const app = (): TestApp => suite.t;
 
 const formKeyOf = (html: string) => /name="formKey" value="([^"]+)"/.exec(html)![1]!;
 
 describe('portal top-ups', () => {
   it('lets an owner add test money at once and open a live Stripe Checkout page, with the limits shown', async () => {
+    const t = app();
     const tenant = await t.newTenant('Portal Funds Co');
     const { client } = await memberSession(t, tenant.organizationId, 'owner');
     const form = await client.get('/portal/balance/top-up');
@@ -66,6 +65,7 @@ describe('portal top-ups', () => {
   });
 
   it('refuses amounts outside the limits beside the field, before Stripe is called', async () => {
+    const t = app();
     const tenant = await t.newTenant('Portal Funds Limits Co');
     const { client } = await memberSession(t, tenant.organizationId, 'admin');
     await client.get('/portal/balance/top-up');
@@ -82,6 +82,7 @@ describe('portal top-ups', () => {
   });
 
   it('refuses developers and viewers on the server, and shows them no link', async () => {
+    const t = app();
     const tenant = await t.newTenant('Portal Funds Roles Co');
     for (const role of ['developer', 'viewer'] as const) {
       const { client } = await memberSession(t, tenant.organizationId, role);
@@ -104,6 +105,7 @@ describe('portal top-ups', () => {
 
 describe('portal statements', () => {
   it('lists the months and shows each as a printable page and as CSV, closing at the balance', async () => {
+    const t = app();
     const tenant = await t.newTenant('Portal Statement Co');
     await tenant.api('POST', '/balance/top-ups', { amount: 300 });
     await tenant.api('POST', '/balance/top-ups', { amount: 45.25 });
