@@ -6,6 +6,7 @@ import { organizationsAdminRoutes } from './modules/organizations/organizations.
 import { organizationRoutes } from './modules/organizations/organizations.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { topUpRoutes } from './modules/funding/top-ups.routes.js';
+import { statementRoutes } from './modules/funding/statements.routes.js';
 import { companyRoutes } from './modules/companies/companies.routes.js';
 import { documentsAdminRoutes } from './modules/documents/documents.admin-routes.js';
 import { documentRoutes } from './modules/documents/documents.routes.js';
@@ -41,6 +42,7 @@ export const integratorRoutes: Array<FastifyPluginAsyncTypebox<ApiPluginOptions>
   companyRoutes,
   billingRoutes,
   topUpRoutes,
+  statementRoutes,
   documentRoutes,
   eventStreamRoutes,
   eventRoutes,

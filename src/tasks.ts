@@ -16,6 +16,7 @@ import { refundCardPaymentTask } from './modules/payments/refund-card-payment.ta
 import { complianceRemindersCron, complianceRemindersTask } from './modules/compliance/compliance-reminders.task.js';
 import { sendPortalPasswordResetTask } from './modules/portal/password-reset-email.task.js';
 import { recoverWebhookDeliveriesTask } from './modules/webhooks/recover-deliveries.task.js';
+import { sendTopUpReversalEmailTask } from './modules/funding/reversal-email.task.js';
 
 /**
  * Every background task run by graphile-worker, by name. Each `*.task.ts` file declares its task (name, payload
@@ -38,6 +39,7 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   send_domain_lapsed_email: sendDomainLapsedEmailTask,
   send_portal_password_reset: sendPortalPasswordResetTask,
   recover_webhook_deliveries: recoverWebhookDeliveriesTask,
+  send_top_up_reversal_email: sendTopUpReversalEmailTask,
 };
 
 /**

@@ -1,4 +1,8 @@
+import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sendTopUpReversalEmailTask } from '../src/modules/funding/reversal-email.task.js';
+import { outboxDir } from '../src/modules/notifications/mailer.js';
+import { taskDefinitions } from '../src/tasks.js';
 import { withTransaction } from '../src/lib/db.js';
 import { appendLedgerEntry } from '../src/modules/billing/ledger.js';
 import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
@@ -11,6 +15,7 @@ import {
   fundingSuite,
   ledgerOf,
   openLiveTopUp,
+  paymentIntent,
   payByCard,
   refundedCharge,
 } from './funding-helpers.js';
@@ -170,5 +175,99 @@ describe('disputes and refunds of a top-up', () => {
     ).rejects.toThrow(/ledger_entries_no_overdraft/);
     expect(await ledgerOf(t, tenant, 'live')).toEqual([]);
     expect(await balanceOf(tenant, 'live')).toBe(0);
+  });
+
+  it('gives a won dispute back once, naming the dispute; a lost one changes nothing more', async () => {
+    const { tenant, topUp } = await fundedTenant('Dispute Won Co', 400, 'pi_won_1');
+    await deliverStripeEvent(t, 'charge.dispute.created', dispute('dp_won_1', 'pi_won_1', 15000));
+    expect(await balanceOf(tenant, 'live')).toBe(250);
+    const closed = dispute('dp_won_1', 'pi_won_1', 15000, 'won');
+    const id = 'evt_1DisputeWonSameId';
+    const results = await Promise.all([
+      ...Array.from({ length: 3 }, () => deliverStripeEvent(t, 'charge.dispute.closed', closed, { id })),
+      deliverStripeEvent(t, 'charge.dispute.closed', closed),
+      deliverStripeEvent(t, 'charge.dispute.closed', closed),
+    ]);
+    expect(results.map((r) => r.res.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(await balanceOf(tenant, 'live')).toBe(400);
+    expect((await ledgerOf(t, tenant, 'live')).at(-1)).toMatchObject({
+      type: 'credit',
+      amount: 15000,
+      lineType: 'dispute_won',
+      reference: 'dp_won_1',
+      description: expect.stringContaining(topUp.id),
+    });
+    expect(await eventsOf(t, tenant, 'live', 'balance.top_up_reinstated')).toEqual([
+      {
+        topUpId: topUp.id,
+        reason: 'dispute_won',
+        reference: 'dp_won_1',
+        amount: 150,
+        balance: 400,
+        balanceTransactionId: expect.stringMatching(/^txn_/),
+      },
+    ]);
+    expect(t.logs.some((l) => l.includes('"notice":"top_up_dispute_won"') && l.includes('dp_won_1'))).toBe(true);
+    // What was given back can be disputed again (a second dispute) and refunded in full.
+    await deliverStripeEvent(t, 'charge.refunded', refundedCharge('pi_won_1', 40000, 40000, null));
+    expect(await balanceOf(tenant, 'live')).toBe(0);
+
+    // A lost dispute: taken back when opened, nothing more when closed; a won one that took nothing gives nothing.
+    const lost = await fundedTenant('Dispute Lost Co', 100, 'pi_lost_1');
+    await deliverStripeEvent(t, 'charge.dispute.created', dispute('dp_lost_1', 'pi_lost_1', 10000));
+    await deliverStripeEvent(t, 'charge.dispute.closed', dispute('dp_lost_1', 'pi_lost_1', 10000, 'lost'));
+    await deliverStripeEvent(t, 'charge.dispute.closed', dispute('dp_never_opened', 'pi_lost_1', 10000, 'won'));
+    expect(await balanceOf(lost.tenant, 'live')).toBe(0);
+    expect(await eventsOf(t, lost.tenant, 'live', 'balance.top_up_reinstated')).toEqual([]);
+    expect(await verifyLedger(t.ctx)).toEqual([]);
+  });
+
+  it('emails the organization’s contact and owners, and the operators, of each clawback and give-back', async () => {
+    const { tenant, topUp } = await fundedTenant('Dispute Mail Co', 250, 'pi_mail_1');
+    await t.ctx.pool.query("UPDATE organizations SET contact_email = 'tech@mail-co.example' WHERE id = $1", [
+      tenant.organizationId,
+    ]);
+    await t.ctx.pool.query(
+      `INSERT INTO operators (id, email, name, password_hash) VALUES ('op_mail_1', 'ops@platform.example', 'Ops', 'x')`,
+    );
+    await deliverStripeEvent(t, 'charge.dispute.created', dispute('dp_mail_1', 'pi_mail_1', 25000));
+    await deliverStripeEvent(t, 'charge.dispute.closed', dispute('dp_mail_1', 'pi_mail_1', 25000, 'won'));
+    const { rows } = await t.ctx.pool.query(
+      `SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+        WHERE k.identifier = 'send_top_up_reversal_email' AND j.payload->>'topUpId' = $1 ORDER BY j.id`,
+      [topUp.id],
+    );
+    expect(rows.map((r) => [r.payload.kind, r.payload.reference, r.payload.amountCents])).toEqual([
+      ['taken_back', 'dp_mail_1', 25000],
+      ['given_back', 'dp_mail_1', 25000],
+    ]);
+    expect(taskDefinitions.send_top_up_reversal_email).toBe(sendTopUpReversalEmailTask);
+    const dir = outboxDir(t.ctx.config);
+    const before = new Set(fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+    const helpers = { logger: { info: () => undefined } } as never;
+    await sendTopUpReversalEmailTask.handler(t.ctx)(rows[0].payload, helpers);
+    const mails = fs
+      .readdirSync(dir)
+      .filter((f) => !before.has(f))
+      .map((f) => fs.readFileSync(`${dir}/${f}`, 'utf8'));
+    expect(mails).toHaveLength(2);
+    const toOrg = mails.find((m) => m.includes('tech@mail-co.example'))!;
+    const toOps = mails.find((m) => m.includes('ops@platform.example'))!;
+    expect(toOrg).toContain('Subject: Top-up disputed: $250.00 taken back from the balance');
+    expect(toOrg).toContain(topUp.id);
+    expect(toOrg).not.toContain('ops@platform.example');
+    expect(toOps).toContain(tenant.organizationId);
+    expect(toOps).toContain('dp_mail_1');
+  });
+
+  it('leaves the ledger exact for PaymentIntent events of a top-up (the session events credit it)', async () => {
+    const { tenant, topUp } = await fundedTenant('Payment Intent Co', 60, 'pi_intent_1');
+    const before = await ledgerOf(t, tenant, 'live');
+    for (const type of ['payment_intent.succeeded', 'payment_intent.payment_failed'])
+      expect((await deliverStripeEvent(t, type, paymentIntent('pi_intent_1', 6000, topUp.id))).res.statusCode).toBe(
+        200,
+      );
+    expect(await ledgerOf(t, tenant, 'live')).toEqual(before);
+    expect(await balanceOf(tenant, 'live')).toBe(60);
   });
 });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createTopUp } from '../src/modules/funding/top-ups.service.js';
 import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
 import type { TestApp } from './harness.js';
 import {
@@ -223,15 +224,83 @@ describe('live top-ups through Stripe Checkout', () => {
     expect(sessionCalls()).toBe(before + 1);
   });
 
-  it('says 503 and keeps nothing when Stripe does not open the page', async () => {
+  it('says 503 when Stripe does not open the page: the top-up is kept failed, nothing credited, its key free again', async () => {
     const tenant = await t.newTenant('Top-up Stripe Down Co');
+    const headers = { 'idempotency-key': 'top-up-down-1' };
     stripe.failSessions = 'Stripe is not answering';
     const res = await tenant
-      .api('POST', '/balance/top-ups', { amount: 20 }, { env: 'live' })
+      .api('POST', '/balance/top-ups', { amount: 20 }, { env: 'live', headers })
       .finally(() => (stripe.failSessions = null));
     expect(res.statusCode).toBe(503);
     expect(res.json().message).toContain('nothing was charged');
-    expect((await tenant.api('GET', '/balance/top-ups', undefined, { env: 'live' })).json().data).toEqual([]);
+    const listed = (await tenant.api('GET', '/balance/top-ups', undefined, { env: 'live' })).json().data;
+    expect(listed).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        checkoutUrl: null,
+        failureMessage: expect.stringContaining('Stripe'),
+      }),
+    ]);
+    expect(await ledgerOf(t, tenant, 'live')).toEqual([]);
+    // The retry with the same key opens a page.
+    const retry = await tenant.api('POST', '/balance/top-ups', { amount: 20 }, { env: 'live', headers });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.json()).toMatchObject({ status: 'pending', checkoutUrl: expect.stringContaining('cs_test_') });
+    expect(retry.json().id).not.toBe(listed[0].id);
+  });
+
+  it('holds no transaction while Stripe opens the page: the top-up is already written pending', async () => {
+    const tenant = await t.newTenant('Top-up No Tx Co');
+    const seen: Array<{ status: string; openTransactions: number }> = [];
+    stripe.beforeSession = async (call) => {
+      const id = call.form['metadata[top_up_id]'];
+      const row = await t.ctx.pool.query('SELECT status FROM top_ups WHERE id = $1', [id]);
+      const open = await t.ctx.pool.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND pid <> pg_backend_pid()`,
+      );
+      seen.push({ status: row.rows[0]?.status, openTransactions: open.rows[0].n });
+    };
+    const res = await tenant
+      .api('POST', '/balance/top-ups', { amount: 45 }, { env: 'live' })
+      .finally(() => (stripe.beforeSession = null));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(seen).toEqual([{ status: 'pending', openTransactions: 0 }]);
+  });
+
+  it('answers the same top-up to two racing requests with one Idempotency-Key, never a 500', async () => {
+    const tenant = await t.newTenant('Top-up Twin Co');
+    const live = { organizationId: tenant.organizationId, environment: 'live' as const };
+    // Both requests reach Stripe before either answers: the second finds the top-up the first wrote.
+    let arrived = 0;
+    let release!: () => void;
+    const bothThere = new Promise<void>((r) => (release = r));
+    stripe.beforeSession = async () => {
+      if (++arrived === 2) release();
+      await Promise.race([bothThere, new Promise((r) => setTimeout(r, 2000))]);
+    };
+    const twins = await Promise.all([
+      createTopUp(t.ctx, live, 80, 'twin-key-1'),
+      createTopUp(t.ctx, live, 80, 'twin-key-1'),
+    ]).finally(() => (stripe.beforeSession = null));
+    expect(twins[0].id).toBe(twins[1].id);
+    expect(twins[0].checkout_url).toBe(twins[1].checkout_url);
+    expect(twins[0].checkout_url).toMatch(/cs_test_/);
+    const rows = await t.ctx.pool.query('SELECT count(*)::int AS n FROM top_ups WHERE organization_id = $1', [
+      tenant.organizationId,
+    ]);
+    expect(rows.rows[0].n).toBe(1);
+
+    // Through the API the idempotency layer answers the twin 409 while the first runs, or replays it: never a 500.
+    const headers = { 'idempotency-key': 'twin-key-2' };
+    const answers = await Promise.all([
+      tenant.api('POST', '/balance/top-ups', { amount: 80 }, { env: 'live', headers }),
+      tenant.api('POST', '/balance/top-ups', { amount: 80 }, { env: 'live', headers }),
+    ]);
+    for (const a of answers) expect([201, 409], a.body).toContain(a.statusCode);
+    const ids = new Set(answers.filter((a) => a.statusCode === 201).map((a) => a.json().id));
+    expect(ids.size).toBe(1);
+    expect(await balanceOf(tenant, 'live')).toBe(0);
   });
 
   it("answers 404 for another tenant's top-up", async () => {

@@ -75,35 +75,83 @@ export function topUpSession(
     client_reference_id: topUpId,
     metadata: { top_up_id: topUpId },
     payment_method_types: ['card', 'us_bank_account'],
+    customer: null,
+    customer_details: { email: 'billing@example.com', name: null },
+    expires_at: Math.floor(Date.now() / 1000) + 3600,
+    success_url: 'https://portal.example.com/?topUp=' + topUpId,
+    cancel_url: 'https://portal.example.com/?cancelled=1',
+    url: null,
     livemode: false,
     created: Math.floor(Date.now() / 1000),
     ...more,
   };
 }
 
-/** A Dispute as `charge.dispute.created` carries it (Stripe's documented fields). */
-export function dispute(id: string, paymentIntent: string, amountCents: number) {
+/**
+ * A Dispute as `charge.dispute.*` events carry it (Stripe's documented fields). `status`: needs_response when opened,
+ * won or lost when `charge.dispute.closed` is sent.
+ */
+export function dispute(
+  id: string,
+  paymentIntent: string,
+  amountCents: number,
+  status: 'needs_response' | 'under_review' | 'won' | 'lost' = 'needs_response',
+) {
+  const created = Math.floor(Date.now() / 1000);
   return {
     id,
     object: 'dispute',
     amount: amountCents,
-    currency: 'usd',
+    balance_transactions: [],
     charge: `ch_${paymentIntent.slice(3)}`,
-    payment_intent: paymentIntent,
-    reason: 'fraudulent',
-    status: 'needs_response',
+    created,
+    currency: 'usd',
+    evidence: { customer_name: null, product_description: null, uncategorized_text: null },
+    evidence_details: { due_by: created + 7 * 86400, has_evidence: false, past_due: false, submission_count: 0 },
     is_charge_refundable: false,
     livemode: false,
-    created: Math.floor(Date.now() / 1000),
     metadata: {},
+    payment_intent: paymentIntent,
+    reason: 'fraudulent',
+    status,
+  };
+}
+
+/** A PaymentIntent as `payment_intent.*` events carry it (Stripe's documented fields), with the top-up in metadata. */
+export function paymentIntent(id: string, amountCents: number, topUpId: string, status = 'succeeded') {
+  return {
+    id,
+    object: 'payment_intent',
+    amount: amountCents,
+    amount_received: status === 'succeeded' ? amountCents : 0,
+    capture_method: 'automatic',
+    client_secret: `${id}_secret_standin`,
+    confirmation_method: 'automatic',
+    created: Math.floor(Date.now() / 1000),
+    currency: 'usd',
+    customer: null,
+    description: `Balance top-up ${topUpId}`,
+    last_payment_error: null,
+    latest_charge: `ch_${id.slice(3)}`,
+    livemode: false,
+    metadata: { top_up_id: topUpId },
+    payment_method: `pm_${id.slice(3)}`,
+    payment_method_types: ['card', 'us_bank_account'],
+    status,
   };
 }
 
 /**
  * A Charge as `charge.refunded` carries it (Stripe's documented fields): `amountRefunded` is the running total of its
- * refunds, `refunds` the refund ids newest first.
+ * refunds, `refunds` the refund ids newest first. `refunds` null leaves the list out, as Stripe's API versions since
+ * 2022-11-15 do unless it is expanded (events never expand it).
  */
-export function refundedCharge(paymentIntent: string, amountCents: number, amountRefunded: number, refunds: string[]) {
+export function refundedCharge(
+  paymentIntent: string,
+  amountCents: number,
+  amountRefunded: number,
+  refunds: string[] | null,
+) {
   const charge = `ch_${paymentIntent.slice(3)}`;
   return {
     id: charge,
@@ -117,14 +165,27 @@ export function refundedCharge(paymentIntent: string, amountCents: number, amoun
     status: 'succeeded',
     currency: 'usd',
     payment_intent: paymentIntent,
+    balance_transaction: `txn_${paymentIntent.slice(3)}`,
+    disputed: false,
+    failure_code: null,
+    failure_message: null,
+    metadata: {},
     livemode: false,
     created: Math.floor(Date.now() / 1000),
-    refunds: {
-      object: 'list',
-      data: refunds.map((id) => ({ id, object: 'refund', charge, payment_intent: paymentIntent, status: 'succeeded' })),
-      has_more: false,
-      url: `/v1/charges/${charge}/refunds`,
-    },
+    ...(refunds && {
+      refunds: {
+        object: 'list',
+        data: refunds.map((id) => ({
+          id,
+          object: 'refund',
+          charge,
+          payment_intent: paymentIntent,
+          status: 'succeeded',
+        })),
+        has_more: false,
+        url: `/v1/charges/${charge}/refunds`,
+      },
+    }),
   };
 }
 

@@ -281,6 +281,15 @@ describe('GET /v1/openapi.json', () => {
     expect(id('/test_helpers/orders/{orderId}/advance', 'post')).toBe('advanceTestOrder');
   });
 
+  it('describes a balance statement as JSON or CSV', () => {
+    const op = testDoc.paths['/balance/statements/{month}'].get;
+    expect(op.operationId).toBe('getBalanceStatement');
+    expect(Object.keys(op.responses['200'].content)).toEqual(['application/json', 'text/csv']);
+    expect(op.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:month', 'query:format']),
+    );
+  });
+
   it('describes GET /events/stream as text/event-stream and the webhook payloads under webhooks', () => {
     const stream = testDoc.paths['/events/stream'].get;
     expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
@@ -291,6 +300,7 @@ describe('GET /v1/openapi.json', () => {
       'balance.auto_recharge_failed',
       'balance.low',
       'balance.top_up_failed',
+      'balance.top_up_reinstated',
       'balance.top_up_reversed',
       'balance.top_up_succeeded',
       'compliance.deadline_approaching',

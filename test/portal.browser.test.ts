@@ -246,6 +246,25 @@ describe('partner portal in a browser', () => {
     await context.close();
   });
 
+  it('passes every axe rule on the funding pages: add funds, statements, a statement', async () => {
+    const tenant = await t.newTenant('Axe Funding Partners');
+    await tenant.api('POST', '/balance/top-ups', { amount: 120 });
+    const owner = await memberSession(t, tenant.organizationId, 'owner');
+    await switchTo(owner.client, 'test');
+    const { context, page } = await browserOf(owner.client);
+    for (const [pathname, what] of [
+      ['/portal/balance/top-up', 'add funds'],
+      ['/portal/balance/statements', 'statements'],
+      [`/portal/balance/statements/${new Date().toISOString().slice(0, 7)}`, 'statement'],
+    ]) {
+      const res = await page.goto(`${origin}${pathname}`);
+      expect(res!.status(), `${what} answers`).toBe(200);
+      expect(await page.locator('script').count(), `scripts on ${what}`).toBe(0);
+      await expectAccessible(page, what, { strict: true });
+    }
+    await context.close();
+  });
+
   it('passes every axe rule, at every impact, on each signed-in page with test data present', async () => {
     const tenant = await t.newTenant('Axe Check Partners');
     const { orderId } = await seedTestData(tenant);

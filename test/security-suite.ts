@@ -8,7 +8,7 @@ import { storeDocument } from '../src/modules/documents/documents.service.js';
 import { emitEvent } from '../src/modules/events/events.service.js';
 import { transitionOrder } from '../src/modules/filings/filings.service.js';
 import { newId } from '../src/lib/ids.js';
-import { insertTopUp } from '../src/modules/funding/top-ups.repo.js';
+import { claimTopUp } from '../src/modules/funding/top-ups.repo.js';
 import { createCompany, createOrderRow, createUser } from './factories.js';
 import type { TestApp, TestTenant } from './harness.js';
 
@@ -131,7 +131,7 @@ const event: TenantResource = {
 const topUp: TenantResource = {
   create: async (t, owner, environment) =>
     (
-      await insertTopUp(
+      await claimTopUp(
         t.ctx.pool,
         { organizationId: owner.organizationId, environment },
         {
@@ -141,7 +141,7 @@ const topUp: TenantResource = {
           idempotencyKey: null,
         },
       )
-    ).id,
+    ).topUp.id,
   snapshot: async (t, owner, env, id) => ({
     api: await ownerView(owner, env, `/balance/top-ups/${id}`),
     row: await row(t, 'top_ups', id),
@@ -272,6 +272,10 @@ const NOT_A_TENANT_ID: Record<string, { value: string; reason: string }> = {
   '/organization/prices/:type': {
     value: 'ein',
     reason: "a product type of the shared catalogue; the price row written is always the caller's own",
+  },
+  '/balance/statements/:month': {
+    value: '2025-01',
+    reason: "a calendar month; the statement read is always of the caller's own balance in the key's environment",
   },
 };
 

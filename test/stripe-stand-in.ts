@@ -28,6 +28,8 @@ export class StripeStandIn {
     [];
   failRefunds: string | null = null;
   failSessions: string | null = null;
+  /** Awaited before a Checkout Session is answered: lets a test look at the service while it waits for Stripe. */
+  beforeSession: ((call: StandInCall) => Promise<void>) | null = null;
   private readonly server = http.createServer((req, res) => this.answer(req, res));
   private readonly byKey = new Map<string, unknown>();
   private seq = 0;
@@ -49,7 +51,7 @@ export class StripeStandIn {
   private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const form = Object.fromEntries(new URLSearchParams(body));
       const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
       const call = {
@@ -74,6 +76,9 @@ export class StripeStandIn {
       }
       let object: unknown;
       if (call.method === 'POST' && call.path === '/v1/checkout/sessions') {
+        if (this.beforeSession) await this.beforeSession(call);
+        const again = idempotencyKey ? this.byKey.get(`${call.path}:${idempotencyKey}`) : undefined;
+        if (again) return send(200, again);
         if (this.failSessions)
           return send(400, { error: { type: 'invalid_request_error', message: this.failSessions } });
         const id = `cs_test_standin${++this.seq}`;

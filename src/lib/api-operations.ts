@@ -113,6 +113,7 @@ export const OPERATIONS = {
   createTopUp: op('Balance', POST),
   listTopUps: op('Balance', PARAMS, 'not_found'),
   getTopUp: op('Balance', PARAMS, 'not_found'),
+  getBalanceStatement: op('Balance', PARAMS),
 
   getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
   listComplianceDeadlines: op('Compliance', PARAMS),
@@ -295,6 +296,9 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   },
   listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
+  getBalanceStatement: {
+    validation_error: "Invalid request: month: must not be after the current month (2026-03, UTC), got '2026-04'",
+  },
   getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),
   getEvent: noSuch('event', 'evt_01j8zq4v9r6w3t2y1x0a5b7c8h'),
   getWebhookEndpoint: noSuch('webhook endpoint', ENDPOINT),

@@ -84,6 +84,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/statements/{month}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a monthly balance statement
+         * @description The statement of one calendar month (UTC) of the key's environment: the opening balance, every balance transaction of the month with its order or payment, and the closing balance, which is always the sum of every transaction before the month's end. The current month answers the month so far (`final: false`); a later month, or a malformed one, answers 400 naming `month`. `format=csv` (or `Accept: text/csv`) answers the same statement as a CSV file: a header row, an `opening_balance` row, one row per transaction and a `closing_balance` row, amounts in dollars with two decimals.
+         */
+        get: operations["getBalanceStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance/top-ups": {
         parameters: {
             query?: never;
@@ -851,6 +871,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "balance.top_up_reinstated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.top_up_reinstated event
+         * @description A dispute of a top-up was closed in your favour: what the dispute took back is credited to the balance again. POSTed to every enabled endpoint subscribed to balance.top_up_reinstated, with the header Service-Signature: t={unix seconds},v1={hex HMAC-SHA256 of "{t}.{raw body}" keyed with the endpoint's whsec_ secret} (two v1 entries during the 24 hours after a secret rotation, the new secret's first), and Service-Event-Id (the event id). Verify the signature on the raw body before parsing it (the SDK's webhooks.constructEvent).
+         */
+        post: operations["balanceTopUpReinstatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "balance.top_up_reversed": {
         parameters: {
             query?: never;
@@ -1179,6 +1219,39 @@ export interface components {
             /** @constant */
             type: "balance.low";
         };
+        /** BalanceStatement */
+        BalanceStatement: {
+            /** @description Dollars: openingBalance + totalCredits - totalDebits, the sum of every balance transaction before periodEnd (so far, for the current month). May be below zero after a clawback. */
+            closingBalance: number;
+            /** @enum {string} */
+            currency: "usd";
+            /** @description The balance of this environment (the API key’s). */
+            environment: "live" | "test";
+            /** @description true once the month has ended; false for the current month, whose statement is the month so far. */
+            final: boolean;
+            /** @description YYYY-MM (UTC). */
+            month: string;
+            /** @enum {string} */
+            object: "balance_statement";
+            /** @description Dollars: the sum of every balance transaction before periodStart. */
+            openingBalance: number;
+            /**
+             * Format: date-time
+             * @description The first instant of the next month (UTC), excluded.
+             */
+            periodEnd: string;
+            /**
+             * Format: date-time
+             * @description The first instant of the month (UTC), included.
+             */
+            periodStart: string;
+            /** @description Dollars: the sum of the month’s positive transactions (credits, top-ups, reversals). */
+            totalCredits: number;
+            /** @description Dollars, positive: the sum of the month’s negative transactions (debits, clawbacks). */
+            totalDebits: number;
+            /** @description Every balance transaction of the month, oldest first, each with its order (`orderId`) or payment (`reference`: a top-up, dispute or refund). */
+            transactions: components["schemas"]["BalanceTransaction"][];
+        };
         /** BalanceTransaction */
         BalanceTransaction: {
             /** @description Signed: positive adds to the balance, negative (debits) takes from it. In US dollars. */
@@ -1485,8 +1558,8 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /** @description Your label for the endpoint. */
             description?: string;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed. */
-            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed. */
+            eventTypes: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url: string;
         };
@@ -1656,13 +1729,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed */
             type: string;
         };
         /** EventList */
@@ -2007,6 +2080,37 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        /** TopUpReinstatedData */
+        TopUpReinstatedData: {
+            /** @description The amount given back (positive): what the dispute took. In US dollars. */
+            amount: number;
+            /** @description The balance right after. In US dollars. */
+            balance: number;
+            /** @description The credit (prefix txn_). */
+            balanceTransactionId: string;
+            /** @constant */
+            reason: "dispute_won";
+            /** @description The Stripe dispute (dp_…) that was won. */
+            reference: string;
+            /** @description prefix topup_ */
+            topUpId: string;
+        };
+        /**
+         * TopUpReinstatedEvent
+         * @description A dispute of a top-up was closed in your favour: what the dispute took back is credited to the balance again.
+         */
+        TopUpReinstatedEvent: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with milliseconds, UTC
+             */
+            createdAt: string;
+            data: components["schemas"]["TopUpReinstatedData"];
+            /** @description prefix evt_; deduplicate on it */
+            id: string;
+            /** @constant */
+            type: "balance.top_up_reinstated";
+        };
         /** TopUpReversedData */
         TopUpReversedData: {
             /** @description The amount taken back (positive). In US dollars. */
@@ -2151,8 +2255,8 @@ export interface components {
             description?: string | null;
             /** @description true stops deliveries; false re-enables the endpoint and resets its failure clock (failingSince). */
             disabled?: boolean;
-            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed. */
-            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed")[];
+            /** @description Event types to receive: filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed. */
+            eventTypes?: ("filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed")[];
             /** @description Where events are POSTed. Must be https and must resolve only to public addresses: an address in the URL is checked now, a host name before every attempt (one with no address, or with any private one, is not called); WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service lifts both rules for local development. */
             url?: string;
         };
@@ -2783,6 +2887,81 @@ export interface operations {
             };
             /** @description The Idempotency-Key was already used with a different request. Codes: `idempotency_key_reused`. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for this API key in the current window (or too many at once of this kind); wait the seconds of the Retry-After header. Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. Codes: `rate_limited`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error; the body never carries internal details. Quote the requestId to support. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is briefly unavailable; retry later. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBalanceStatement: {
+        parameters: {
+            query?: {
+                /** @description json (the default) or csv. Without it, a request whose Accept header names text/csv (and not application/json) gets the CSV. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The calendar month as YYYY-MM, in UTC (2000-01 up to the current month). A later month answers 400 naming `month`.
+                 * @example 2026-03
+                 */
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement, as JSON or (format=csv, or Accept: text/csv) as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceStatement"];
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is invalid; `errors` names every bad field when the problem is in fields. Codes: `bad_request`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key, or a key used at the other environment's base address. Codes: `unauthorized`, `wrong_environment`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3790,7 +3969,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.low" | "balance.auto_recharge_failed";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed";
             };
             header?: never;
             path?: never;
@@ -3933,7 +4112,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.low, balance.auto_recharge_failed, webhook.test). Default: every event. */
+                /** @description Only these event types, separated by commas (filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed, webhook.test). Default: every event. */
                 types?: string;
             };
             header?: {
@@ -6637,6 +6816,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TopUpFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within the timeout acknowledges the event; anything else is retried with backoff (410 Gone disables the endpoint). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceTopUpReinstatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpReinstatedEvent"];
             };
         };
         responses: {

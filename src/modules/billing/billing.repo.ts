@@ -353,3 +353,12 @@ export async function clawbackPosted(db: Db, reference: string): Promise<boolean
     (await one(db, `SELECT 1 FROM ledger_entries WHERE type = 'clawback' AND reference = $1`, [reference])) !== null
   );
 }
+
+/** The ledger entry of `type` naming `reference` (one at most: FUND-18), or null. Cents. */
+export function ledgerEntryByReference(
+  db: Db,
+  type: LedgerEntryType,
+  reference: string,
+): Promise<LedgerEntryRow | null> {
+  return one<LedgerEntryRow>(db, 'SELECT * FROM ledger_entries WHERE type = $1 AND reference = $2', [type, reference]);
+}

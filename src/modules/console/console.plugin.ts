@@ -14,6 +14,7 @@ import { rejectUnstorableFormParts } from '../../lib/text-guard.js';
 import { onlyOnSite } from '../../lib/site-hosts.js';
 import { MAX_DOCUMENT_BYTES } from '../documents/documents.service.js';
 import { consoleAuditRoutes } from './console.audit-routes.js';
+import { consoleFundingRoutes } from './console.funding-routes.js';
 import { consoleAuthRoutes } from './console.auth-routes.js';
 import { consoleBusinessRoutes } from './console.business-routes.js';
 import { consoleOrderActionRoutes } from './console.actions-routes.js';
@@ -92,6 +93,7 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       await web.register(consolePricingRoutes, { ctx });
       await web.register(consoleComplianceRoutes, { ctx });
       await web.register(consoleAuditRoutes, { ctx });
+      await web.register(consoleFundingRoutes, { ctx });
     },
     { prefix: CONSOLE_PREFIX },
   );

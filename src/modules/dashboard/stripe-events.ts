@@ -12,7 +12,13 @@ import type { HostedPaymentReport } from '../payments/payment-provider.js';
 import { settleHostedCheckout } from './hosted-checkout.js';
 import { recordProviderEvent } from '../payments/card-checkouts.repo.js';
 import type { StripePaymentProvider } from '../payments/stripe-provider.js';
-import { clawbackReportOf, settleTopUpSession, takeBackTopUp } from '../funding/funding-events.js';
+import {
+  clawbackReportOf,
+  disputeWonReportOf,
+  giveBackDispute,
+  settleTopUpSession,
+  takeBackTopUp,
+} from '../funding/funding-events.js';
 
 const HANDLED = new Set([
   'checkout.session.completed',
@@ -40,19 +46,22 @@ export async function handleStripeEvent(
   const setup = await setupReportOf(provider, event);
   const report = HANDLED.has(event.type) ? reportOf(event) : null;
   const clawback = clawbackReportOf(event);
+  const won = disputeWonReportOf(event);
   return withTransaction(ctx.pool, async (tx) => {
     const recorded = await recordProviderEvent(tx, {
       id: event.id,
       provider: provider.name,
       type: event.type,
       sessionId: report?.sessionId ?? null,
-      paymentIntent: clawback?.paymentIntent ?? null,
+      paymentIntent: clawback?.paymentIntent ?? won?.paymentIntent ?? null,
     });
     if (!recorded) return { result: 'duplicate', checkoutId: null };
     if (recharge) return settleRechargeEvent(ctx, tx, recharge, log);
     if (setup) return saveRechargeMethod(tx, setup);
     // FUND-10: a dispute or refund of a top-up's charge takes its money back from the balance.
     if (clawback) return takeBackTopUp(tx, clawback, log);
+    // FUND-26: a dispute closed won gives back what it took.
+    if (won) return giveBackDispute(tx, won, log);
     if (!report) return { result: 'ignored', checkoutId: null };
     // FUND-5: a session opened for a top-up credits the balance; any other is a dashboard checkout's (PAY-3).
     return (

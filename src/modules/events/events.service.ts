@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'balance.top_up_succeeded',
   'balance.top_up_failed',
   'balance.top_up_reversed',
+  'balance.top_up_reinstated',
   'balance.low',
   'balance.auto_recharge_failed',
 ] as const;

@@ -3,13 +3,14 @@ import type Stripe from 'stripe';
 import type { Tenant } from '../../context.js';
 import type { Db } from '../../lib/db.js';
 import { appendLedgerEntry } from '../billing/ledger.js';
-import { clawbackPosted } from '../billing/billing.repo.js';
+import { clawbackPosted, ledgerEntryByReference } from '../billing/billing.repo.js';
 import { emitEvent } from '../events/events.service.js';
 import type { HostedPaymentReport } from '../payments/payment-provider.js';
 import { PAYMENT_CURRENCY, type HostedPaymentProvider } from '../payments/payment-provider.js';
 import * as repo from './top-ups.repo.js';
 import { creditTopUp } from './top-ups.service.js';
 import { topUpFailedEvent, topUpMoneyEvent } from './top-ups.views.js';
+import { queueTopUpReversalEmail } from './reversal-email.task.js';
 
 /*
  * What Stripe's signed events do to top-ups (FUND-4..FUND-6, FUND-10..FUND-13). Each runs inside the transaction that
@@ -19,7 +20,16 @@ import { topUpFailedEvent, topUpMoneyEvent } from './top-ups.views.js';
 
 /** What handling one event did to a top-up, for the log line (the webhook answers 200 either way). */
 export interface FundingOutcome {
-  result: 'credited' | 'processing' | 'failed' | 'expired' | 'refunded' | 'unchanged' | 'taken_back' | 'not_a_top_up';
+  result:
+    | 'credited'
+    | 'processing'
+    | 'failed'
+    | 'expired'
+    | 'refunded'
+    | 'unchanged'
+    | 'taken_back'
+    | 'given_back'
+    | 'not_a_top_up';
   topUpId: string | null;
 }
 
@@ -161,6 +171,15 @@ export async function takeBackTopUp(tx: Db, report: ClawbackReport, log: Fastify
     createdBy: 'stripe',
   });
   await repo.addTakenBack(tx, topUp.id, report.reason, cents);
+  // FUND-25: the integrator's contacts and the operators are emailed, from the transaction that took the money back.
+  await queueTopUpReversalEmail(tx, {
+    topUpId: topUp.id,
+    kind: 'taken_back',
+    reason: report.reason,
+    reference: report.reference,
+    amountCents: cents,
+    balanceAfterCents: Number(entry.balance_after_cents),
+  });
   await emitEvent(tx, tenant, 'balance.top_up_reversed', {
     reason: report.reason,
     reference: report.reference,
@@ -181,4 +200,79 @@ export async function takeBackTopUp(tx: Db, report: ClawbackReport, log: Fastify
     `a top-up's payment was ${report.reason === 'dispute' ? 'disputed' : 'refunded'}: its amount was taken back from the balance`,
   );
   return { result: 'taken_back', ...done };
+}
+
+/** A dispute Stripe closed in the platform's favour (FUND-26): the dispute and the PaymentIntent it was about. */
+export interface DisputeWonReport {
+  disputeId: string;
+  paymentIntent: string;
+}
+
+/**
+ * The facts of a `charge.dispute.closed` event whose dispute has `status` won, or null for any other event (a lost
+ * dispute changes nothing: its money was taken back when it was opened).
+ */
+export function disputeWonReportOf(event: Stripe.Event): DisputeWonReport | null {
+  if (event.type !== 'charge.dispute.closed') return null;
+  const dispute = event.data.object as Stripe.Dispute;
+  if (dispute.status !== 'won' || typeof dispute.id !== 'string') return null;
+  const pi = dispute.payment_intent;
+  const paymentIntent = typeof pi === 'string' ? pi : typeof pi?.id === 'string' ? pi.id : null;
+  return paymentIntent ? { disputeId: dispute.id, paymentIntent } : null;
+}
+
+/**
+ * Gives back what a dispute took from a top-up once Stripe closes it won (FUND-26), in the caller's transaction: one
+ * `credit` entry (`lineType` `dispute_won`, `reference` the dispute id) of exactly what the dispute's clawback took,
+ * `balance.top_up_reinstated` to the integrator, the email of FUND-25 and a log line for the operators. Once per
+ * dispute (one credit per reference, and the top-up's row lock); nothing when the dispute took nothing.
+ */
+export async function giveBackDispute(
+  tx: Db,
+  report: DisputeWonReport,
+  log: FastifyBaseLogger,
+): Promise<FundingOutcome> {
+  const topUp = await repo.lockByPaymentIntent(tx, report.paymentIntent);
+  if (!topUp) return { result: 'not_a_top_up', topUpId: null };
+  const done = { topUpId: topUp.id };
+  const taken = await ledgerEntryByReference(tx, 'clawback', report.disputeId);
+  if (!taken || (await ledgerEntryByReference(tx, 'credit', report.disputeId))) return { result: 'unchanged', ...done };
+  const cents = -Number(taken.amount_cents);
+  if (cents <= 0) return { result: 'unchanged', ...done };
+  const tenant = tenantOf(topUp);
+  const entry = await appendLedgerEntry(tx, tenant, {
+    type: 'credit',
+    amountCents: cents,
+    lineType: 'dispute_won',
+    description: `Dispute ${report.disputeId} of top-up ${topUp.id} won (Stripe payment ${report.paymentIntent}): given back`,
+    reference: report.disputeId,
+    createdBy: 'stripe',
+  });
+  await repo.giveBackDisputed(tx, topUp.id, cents);
+  await queueTopUpReversalEmail(tx, {
+    topUpId: topUp.id,
+    kind: 'given_back',
+    reason: 'dispute',
+    reference: report.disputeId,
+    amountCents: cents,
+    balanceAfterCents: Number(entry.balance_after_cents),
+  });
+  await emitEvent(tx, tenant, 'balance.top_up_reinstated', {
+    reason: 'dispute_won',
+    reference: report.disputeId,
+    ...topUpMoneyEvent(topUp.id, cents, entry),
+  });
+  log.warn(
+    {
+      notice: 'top_up_dispute_won',
+      organizationId: tenant.organizationId,
+      environment: tenant.environment,
+      topUpId: topUp.id,
+      reference: report.disputeId,
+      amountCents: cents,
+      balanceAfterCents: entry.balance_after_cents,
+    },
+    "a top-up's dispute was won: what it took was given back to the balance",
+  );
+  return { result: 'given_back', ...done };
 }

@@ -24,18 +24,57 @@ export interface TopUpRow {
   updated_at: Date;
 }
 
-/** Inserts a top-up (status `status`, default pending). @returns the row. */
-export async function insertTopUp(
-  tx: Db,
+/**
+ * Writes a top-up `pending` (live: before Stripe is called, FUND-20), or finds the one its Idempotency-Key already
+ * made: one statement, so two requests racing with the same key never meet the unique index as an error (FUND-7).
+ * @returns the row and whether this call wrote it.
+ */
+export async function claimTopUp(
+  db: Db,
   tenant: Tenant,
   t: { id: string; amountCents: number; provider: TopUpRow['provider']; idempotencyKey: string | null },
-): Promise<TopUpRow> {
-  return (await one<TopUpRow>(
-    tx,
-    `INSERT INTO top_ups (id, organization_id, environment, amount_cents, provider, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-    [t.id, tenant.organizationId, tenant.environment, t.amountCents, t.provider, t.idempotencyKey],
-  ))!;
+): Promise<{ topUp: TopUpRow; created: boolean }> {
+  for (;;) {
+    const created = await one<TopUpRow>(
+      db,
+      `INSERT INTO top_ups (id, organization_id, environment, amount_cents, provider, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (organization_id, environment, idempotency_key) DO NOTHING RETURNING *`,
+      [t.id, tenant.organizationId, tenant.environment, t.amountCents, t.provider, t.idempotencyKey],
+    );
+    if (created) return { topUp: created, created: true };
+    // The key is taken: answer its top-up (the loop only repeats if that top-up released its key meanwhile).
+    const earlier = await findByIdempotencyKey(db, tenant, t.idempotencyKey!);
+    if (earlier) return { topUp: earlier, created: false };
+  }
+}
+
+/**
+ * Records the Checkout Session opened for a pending top-up that has none yet, or the same one again (FUND-20).
+ * @returns the row, or null when the top-up is no longer pending or holds another session.
+ */
+export function storeSession(db: Db, id: string, sessionId: string, url: string): Promise<TopUpRow | null> {
+  return one<TopUpRow>(
+    db,
+    `UPDATE top_ups SET provider_session_id = $2, checkout_url = $3, updated_at = now()
+      WHERE id = $1 AND status = 'pending' AND (provider_session_id IS NULL OR provider_session_id = $2) RETURNING *`,
+    [id, sessionId, url],
+  );
+}
+
+/**
+ * Marks a top-up whose payment page Stripe did not open `failed`, and releases its Idempotency-Key so that a retry
+ * with the same key opens a new one (FUND-20). Only a pending top-up without a session: nothing was charged and no
+ * Stripe event can name it. @returns the row, or null when it had moved on.
+ */
+export function failUnopened(db: Db, id: string, message: string): Promise<TopUpRow | null> {
+  return one<TopUpRow>(
+    db,
+    `UPDATE top_ups SET status = 'failed', failure_message = $2, idempotency_key = NULL, checkout_url = NULL,
+            updated_at = now()
+      WHERE id = $1 AND status = 'pending' AND provider_session_id IS NULL RETURNING *`,
+    [id, message],
+  );
 }
 
 /** The tenant's top-up made with this Idempotency-Key, or null (IDEM-5 for top-ups: FUND-7). */
@@ -45,15 +84,6 @@ export function findByIdempotencyKey(db: Db, tenant: Tenant, key: string): Promi
     'SELECT * FROM top_ups WHERE organization_id = $1 AND environment = $2 AND idempotency_key = $3',
     [tenant.organizationId, tenant.environment, key],
   );
-}
-
-/** Records the Checkout Session opened for a top-up and its page address. @returns the row. */
-export async function setSession(tx: Db, id: string, sessionId: string, url: string): Promise<TopUpRow> {
-  return (await one<TopUpRow>(
-    tx,
-    'UPDATE top_ups SET provider_session_id = $2, checkout_url = $3, updated_at = now() WHERE id = $1 RETURNING *',
-    [id, sessionId, url],
-  ))!;
 }
 
 /** The tenant's top-up with this id, or null. */
@@ -119,4 +149,12 @@ export async function addTakenBack(tx: Db, id: string, reason: 'dispute' | 'refu
       WHERE id = $1`,
     [id, reason, cents],
   );
+}
+
+/** Takes `cents` off what disputes have taken back of a top-up, once a dispute is won and given back (FUND-26). */
+export async function giveBackDisputed(tx: Db, id: string, cents: number): Promise<void> {
+  await tx.query('UPDATE top_ups SET disputed_cents = disputed_cents - $2, updated_at = now() WHERE id = $1', [
+    id,
+    cents,
+  ]);
 }

@@ -36,13 +36,16 @@ function topUpCents(ctx: AppContext, amount: number): number {
 }
 
 /**
- * POST /balance/top-ups (FUND-1..FUND-3, FUND-7, FUND-8). Test environment: one transaction writes the top-up, its
- * credit and its event, and answers it `succeeded` (no Stripe call). Live: writes the top-up and opens its Checkout
- * Session (card and US bank account), answering it `pending` with the page's address. A request whose
- * Idempotency-Key already made a top-up answers that top-up again (a retry after a crash never credits or opens twice).
+ * POST /balance/top-ups (FUND-1..FUND-3, FUND-7, FUND-8, FUND-20). Test environment: one transaction writes the top-up,
+ * its credit and its event, and answers it `succeeded` (no Stripe call). Live: writes the top-up `pending` (with its
+ * Idempotency-Key), then, holding no transaction or connection, asks Stripe for its Checkout Session (Stripe's
+ * idempotency key is the top-up id), then stores the page's address and answers it `pending`. A request whose
+ * Idempotency-Key already made a top-up answers that top-up (opening its page first if that request has not yet), so
+ * a retry or a racing twin never credits or opens twice and never fails on the key's unique index.
  * @param amount dollars, at most two decimals. @returns the top-up row.
  * @throws ValidationError on `amount` (outside TOP_UP_MIN..TOP_UP_MAX); AppError conflict (409) in live when Stripe is
- *   not configured; service_unavailable (503) when Stripe does not open the page (nothing is kept).
+ *   not configured; service_unavailable (503) when Stripe does not open the page (the top-up is kept `failed`, with
+ *   its key released; nothing was charged or credited).
  */
 export async function createTopUp(
   ctx: AppContext,
@@ -54,14 +57,13 @@ export async function createTopUp(
   const key = idempotencyKey ?? null;
   if (tenant.environment === 'test') {
     return withTransaction(ctx.pool, async (tx) => {
-      const earlier = key ? await repo.findByIdempotencyKey(tx, tenant, key) : null;
-      if (earlier) return earlier;
-      const topUp = await repo.insertTopUp(tx, tenant, {
+      const { topUp, created } = await repo.claimTopUp(tx, tenant, {
         id: newId('topUp'),
         amountCents,
         provider: 'test',
         idempotencyKey: key,
       });
+      if (!created) return topUp;
       return (await creditTopUp(tx, tenant, topUp, null, 'api')).topUp;
     });
   }
@@ -73,38 +75,68 @@ export async function createTopUp(
     );
   if (key) {
     const earlier = await repo.findByIdempotencyKey(ctx.pool, tenant, key);
-    if (earlier) return earlier;
+    if (earlier && (earlier.status !== 'pending' || earlier.provider_session_id)) return earlier;
   }
   const organization = await findOrganization(ctx.pool, tenant.organizationId);
   if (!organization) throw notFound('organization', tenant.organizationId);
-  return withTransaction(ctx.pool, async (tx) => {
-    const topUp = await repo.insertTopUp(tx, tenant, {
-      id: newId('topUp'),
-      amountCents,
-      provider: 'stripe',
-      idempotencyKey: key,
-    });
-    const back = `${ctx.config.portalBaseUrl}/?topUp=${topUp.id}`;
-    let session: { sessionId: string; url: string };
-    try {
-      session = await provider.createTopUpSession({
-        topUpId: topUp.id,
-        organizationName: organization.name,
-        amountCents,
-        successUrl: back,
-        cancelUrl: `${back}&cancelled=1`,
-      });
-    } catch (err) {
-      // The transaction rolls back: no top-up is kept for a page that was never opened.
-      ctx.log.error({ err, topUpId: topUp.id }, 'Stripe did not open a top-up payment page');
-      throw new AppError(
-        'service_unavailable',
-        'The payment page could not be opened; nothing was charged. Retry in a few minutes.',
-      );
-    }
-    return repo.setSession(tx, topUp.id, session.sessionId, session.url);
+  // FUND-20: one statement, no transaction held across the Stripe call below.
+  const { topUp, created } = await repo.claimTopUp(ctx.pool, tenant, {
+    id: newId('topUp'),
+    amountCents,
+    provider: 'stripe',
+    idempotencyKey: key,
   });
+  if (topUp.status !== 'pending' || topUp.provider_session_id) return topUp;
+  return openTopUpPage(ctx, provider, topUp, organization.name, created);
 }
+
+/**
+ * Opens the Checkout Session of a pending top-up and stores it (FUND-2, FUND-20), outside any transaction. `created`:
+ * this request wrote the top-up, so a refusal by Stripe marks it failed; otherwise the request that wrote it is still
+ * at work (or died), and a refusal leaves the top-up to it, answering what the top-up holds by then.
+ * @throws AppError service_unavailable (503) when no page is open for it.
+ */
+async function openTopUpPage(
+  ctx: AppContext,
+  provider: NonNullable<ReturnType<typeof stripeProvider>>,
+  topUp: repo.TopUpRow,
+  organizationName: string,
+  created: boolean,
+): Promise<repo.TopUpRow> {
+  const back = `${ctx.config.portalBaseUrl}/?topUp=${topUp.id}`;
+  const unavailable = () =>
+    new AppError(
+      'service_unavailable',
+      'The payment page could not be opened; nothing was charged. Retry in a few minutes.',
+    );
+  let session: { sessionId: string; url: string };
+  try {
+    session = await provider.createTopUpSession({
+      topUpId: topUp.id,
+      organizationName,
+      amountCents: Number(topUp.amount_cents),
+      successUrl: back,
+      cancelUrl: `${back}&cancelled=1`,
+    });
+  } catch (err) {
+    ctx.log.error({ err, topUpId: topUp.id }, 'Stripe did not open a top-up payment page');
+    if (created) {
+      await repo.failUnopened(ctx.pool, topUp.id, 'Stripe did not open the payment page; nothing was charged.');
+      throw unavailable();
+    }
+    const now = await repo.findTopUp(ctx.pool, topUpTenant(topUp), topUp.id);
+    if (now && (now.status !== 'pending' || now.provider_session_id)) return now;
+    throw unavailable();
+  }
+  const stored = await repo.storeSession(ctx.pool, topUp.id, session.sessionId, session.url);
+  if (stored) return stored;
+  // It moved on meanwhile (its twin's Stripe call failed, or another session was stored): answer what it is.
+  const now = await repo.findTopUp(ctx.pool, topUpTenant(topUp), topUp.id);
+  if (now?.status === 'failed' && !now.provider_session_id) throw unavailable();
+  return now!;
+}
+
+const topUpTenant = (t: repo.TopUpRow): Tenant => ({ organizationId: t.organization_id, environment: t.environment });
 
 /**
  * Credits a top-up's whole amount to its tenant's balance in the caller's transaction (FUND-5): one `credit` entry

@@ -15,6 +15,7 @@ import { portalAccountRoutes } from './portal.account-routes.js';
 import { portalAuditRoutes } from './portal.audit-routes.js';
 import { portalAuthRoutes } from './portal.auth-routes.js';
 import { portalBillingRoutes } from './portal.billing-routes.js';
+import { portalFundingRoutes } from './portal.funding-routes.js';
 import { portalDeliveriesRoutes } from './portal.deliveries-routes.js';
 import { portalEventsRoutes } from './portal.events-routes.js';
 import { portalHomeRoutes } from './portal.home-routes.js';
@@ -90,6 +91,7 @@ export async function portalWebRoutes(app: FastifyInstance, { ctx }: { ctx: AppC
       await web.register(portalHomeRoutes, { ctx });
       await web.register(portalRecordsRoutes, { ctx });
       await web.register(portalBillingRoutes, { ctx });
+      await web.register(portalFundingRoutes, { ctx });
       await web.register(portalSettingsRoutes, { ctx });
       await web.register(portalKeysRoutes, { ctx });
       await web.register(portalWebhooksRoutes, { ctx });

@@ -52,6 +52,10 @@ function takeFlash(ctx: AppContext, request: FastifyRequest, reply: FastifyReply
   return decodeFlash(raw);
 }
 
+/** The portal's content security policy: nothing but its own styles and forms posting to itself. */
+export const PORTAL_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 /**
  * Renders a portal page in the layout with what every page needs: the session (member, organizations, environment),
  * the CSRF token, the flash message, the `can` policy for showing only what the role may do, and the helpers. No
@@ -65,12 +69,10 @@ export function render(
   data: Record<string, unknown>,
 ): FastifyReply {
   const session = request.portalSession;
+  // A page may have set a policy of its own first (the top-up form, whose answer goes on to Stripe: FUND-24).
+  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PORTAL_CSP);
   reply
     .header('cache-control', 'no-store')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    )
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .header('x-content-type-options', 'nosniff');

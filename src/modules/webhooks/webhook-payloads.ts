@@ -119,6 +119,19 @@ const TopUpReversedDataSchema = Type.Object(
   { title: 'TopUpReversedData' },
 );
 
+/** `data` of balance.top_up_reinstated (FUND-26): what a dispute took, given back once Stripe closed it won. */
+const TopUpReinstatedDataSchema = Type.Object(
+  {
+    topUpId: Type.String({ description: 'prefix topup_' }),
+    reason: Type.Literal('dispute_won'),
+    reference: Type.String({ description: 'The Stripe dispute (dp_…) that was won.' }),
+    amount: Dollars('The amount given back (positive): what the dispute took.'),
+    balance: Dollars('The balance right after.'),
+    balanceTransactionId: Type.String({ description: 'The credit (prefix txn_).' }),
+  },
+  { title: 'TopUpReinstatedData' },
+);
+
 /** `data` of balance.low (FUND-16): a debit took the balance below the organization's lowBalanceThreshold. */
 const BalanceLowDataSchema = Type.Object(
   {
@@ -194,6 +207,12 @@ export const WEBHOOK_EVENT_SCHEMAS = {
     TopUpReversedDataSchema,
     'TopUpReversedEvent',
     'The payment of a credited top-up was disputed or refunded, and that amount was taken back from the balance, even below zero (orders answer 402 until it is funded again).',
+  ),
+  'balance.top_up_reinstated': envelope(
+    'balance.top_up_reinstated',
+    TopUpReinstatedDataSchema,
+    'TopUpReinstatedEvent',
+    'A dispute of a top-up was closed in your favour: what the dispute took back is credited to the balance again.',
   ),
   'balance.low': envelope(
     'balance.low',
