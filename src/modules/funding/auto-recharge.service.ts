@@ -255,12 +255,13 @@ export async function creditRecharge(
     );
     return 'unchanged';
   }
-  const topUp = await topUps.insertTopUp(tx, tenant, {
+  const { topUp, created } = await topUps.claimTopUp(tx, tenant, {
     id: newId('topUp'),
     amountCents: Number(recharge.amount_cents),
     provider: 'stripe',
     idempotencyKey: key,
   });
+  if (!created) return 'unchanged';
   await creditTopUp(tx, tenant, topUp, paid.paymentIntent, 'auto_recharge');
   if (recharge.status === 'queued' || recharge.status === 'processing')
     await repo.markSucceeded(tx, recharge.id, paid.paymentIntent, topUp.id);
