@@ -239,6 +239,32 @@ const PORTAL_ROUTES: Record<string, PortalRouteRule> = {
 
   'GET /portal/balance': { access: 'member', action: 'billing.read', shows: 'rows' },
   'GET /portal/balance/ledger.csv': { access: 'member', action: 'billing.read', shows: 'rows' },
+  'GET /portal/balance/top-up': { access: 'member', action: 'billing.write' },
+  'POST /portal/balance/top-up': {
+    access: 'member',
+    action: 'billing.write',
+    body: () => ({ amount: '50', formKey: randomBytes(8).toString('hex') }),
+    stepUp:
+      'opens a Stripe payment page (test money is credited at once): no setting changes, no secret shows, and nothing live is credited before Stripe says paid (FUND-24)',
+  },
+  'GET /portal/balance/statements': { access: 'member', action: 'billing.read' },
+  'GET /portal/balance/statements/:month': { access: 'member', action: 'billing.read' },
+  'GET /portal/balance/auto-recharge': { access: 'member', action: 'billing.read' },
+  'POST /portal/balance/auto-recharge': {
+    access: 'member',
+    action: 'billing.write',
+    env: 'live',
+    alsoRefused: ['admin'],
+    body: () => ({ threshold: '100', amount: '500' }),
+    stepUp: true,
+  },
+  'POST /portal/balance/auto-recharge/setup': {
+    access: 'member',
+    action: 'billing.write',
+    env: 'live',
+    alsoRefused: ['admin'],
+    stepUp: true,
+  },
   'GET /portal/prices': { access: 'member', action: 'prices.read' },
   'POST /portal/prices/:type': {
     access: 'member',
@@ -267,7 +293,7 @@ const PORTAL_ROUTES: Record<string, PortalRouteRule> = {
 };
 
 /** Path parameters that name no tenant's resource, with the value used. */
-const PARAM_VALUES: Record<string, string> = { ':type': FORMATION };
+const PARAM_VALUES: Record<string, string> = { ':type': FORMATION, ':month': new Date().toISOString().slice(0, 7) };
 
 /** One organization of the suite: its members by role and the strings only its pages show, per environment. */
 interface OrgFixture {

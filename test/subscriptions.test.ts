@@ -417,7 +417,9 @@ describe('worker and CLI', () => {
     await credit(tenant, 1000);
     const ra = await subscribe(tenant, 'registeredAgent');
     const task = buildTaskList(t.ctx)[renewSubscriptionsTask.name]!;
-    await task({ _cron: { ts: `${plusYears(ra.day0, 1)}T04:17:00.000Z`, backfilled: false } }, {} as never);
+    // The job's helpers as graphile-worker passes them, as far as the task list reads them (the job's span).
+    const helpers = { job: { id: '1', attempts: 1, max_attempts: 1 } };
+    await task({ _cron: { ts: `${plusYears(ra.day0, 1)}T04:17:00.000Z`, backfilled: false } }, helpers as never);
     expect(await orderRow(ra.orderId)).toEqual({
       subscription_status: 'active',
       current_period_end: plusYears(ra.day0, 2),

@@ -113,7 +113,7 @@ export const OPERATIONS = {
   createTopUp: op('Balance', POST),
   listTopUps: op('Balance', PARAMS, 'not_found'),
   getTopUp: op('Balance', PARAMS, 'not_found'),
-  getBalanceStatement: op('Balance', PARAMS),
+  getBalanceStatement: op('Balance', PARAMS, 'not_found'),
 
   getComplianceCalendar: op('Compliance', PARAMS, 'not_found', 'conflict'),
   listComplianceDeadlines: op('Compliance', PARAMS),
@@ -297,6 +297,8 @@ const OPERATION_EXAMPLES: Partial<Record<OperationId, Partial<Record<ErrorCode, 
   listTopUps: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getTopUp: noSuch('top-up', 'topup_01j8zq4v9r6w3t2y1x0a5b7c8n'),
   getBalanceStatement: {
+    // A month that is no single path segment (empty, or one the URL's dots and slashes resolve away) names no route.
+    not_found: 'No route for GET /v1/balance/statements/',
     validation_error: "Invalid request: month: must not be after the current month (2026-03, UTC), got '2026-04'",
   },
   getDocument: noSuch('document', 'doc_01j8zq4v9r6w3t2y1x0a5b7c8k'),

@@ -7,6 +7,7 @@ import { AUTO_RECHARGE_PORTAL_PATH } from '../funding/auto-recharge.routes.js';
 import { getAutoRecharge, startMethodSetup, updateAutoRecharge } from '../funding/auto-recharge.service.js';
 import { autoRechargeSettingsView } from '../funding/auto-recharge.views.js';
 import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireRole, requireTenant } from './portal.web.js';
+import { askedForStepUp } from './step-up.js';
 
 /** The page's address in the portal. */
 const PAGE = `${PORTAL_PREFIX}${AUTO_RECHARGE_PORTAL_PATH}`;
@@ -35,6 +36,7 @@ export async function portalAutoRechargeRoutes(app: FastifyInstance, { ctx }: { 
 
   app.post(PAGE.slice(PORTAL_PREFIX.length), { schema: { hide: true } }, async (request, reply) => {
     const tenant = ownerTenant(request);
+    if (askedForStepUp(request, reply, PAGE)) return reply;
     const typed = (name: string) => field(request.body, name);
     try {
       const errors = new FieldErrors();
@@ -71,6 +73,7 @@ export async function portalAutoRechargeRoutes(app: FastifyInstance, { ctx }: { 
 
   app.post(`${PAGE.slice(PORTAL_PREFIX.length)}/setup`, { schema: { hide: true } }, async (request, reply) => {
     const tenant = ownerTenant(request);
+    if (askedForStepUp(request, reply, PAGE)) return reply;
     const page = await startMethodSetup(ctx, tenant, `${ctx.config.portalBaseUrl}${AUTO_RECHARGE_PORTAL_PATH}`);
     return reply.redirect(page.url, 303);
   });
@@ -83,7 +86,7 @@ export async function portalAutoRechargeRoutes(app: FastifyInstance, { ctx }: { 
 function ownerTenant(request: FastifyRequest): Tenant {
   const org = requireRole(request, 'billing.write');
   if (org.role !== 'owner')
-    throw new AppError('forbidden', `Only owners change auto-recharge; your role is ${org.role}.`);
+    throw new AppError('forbidden', `Your role (${org.role}) may not change auto-recharge: only owners do.`);
   const tenant = requireTenant(request, 'billing.write');
   if (tenant.environment !== 'live')
     throw new AppError('forbidden', 'Auto-recharge refills the live balance: switch to Live to change it.');
