@@ -7,14 +7,15 @@ import {
   deliverStripeEvent,
   dispute,
   fundingSuite,
+  type IntentOutcome,
   openLiveTopUp,
+  paymentIntentRoute,
   payByCard,
   refundedCharge,
 } from './funding-helpers.js';
 import { createUser } from './factories.js';
 import type { TestApp, TestTenant } from './harness.js';
 import { formationBody, stateFee, wholesale } from './orders-fixtures.js';
-import type { StandInCall } from './stripe-stand-in.js';
 
 /*
  * The operators' view of funding (FUND-27, FUND-40, FUND-41): the console's Top-ups page and `balance top-ups` list
@@ -28,39 +29,11 @@ const { stripe } = suite;
 /** The suite's app (set by fundingSuite's beforeAll). */
 const app = (): TestApp => suite.t;
 
-/** What the stand-in answers to the next POSTs to /v1/payment_intents (auto-recharge attempts), then `succeeded`. */
-const intentOutcomes: Array<'succeeded' | 'declined'> = [];
+/** What the stand-in answers to the next auto-recharge attempts (POST /v1/payment_intents), then `succeeded`. */
+const intentOutcomes: IntentOutcome[] = [];
 
 beforeAll(() => {
-  stripe.routes.push((call: StandInCall, nextId) => {
-    if (call.method !== 'POST' || call.path !== '/v1/payment_intents') return undefined;
-    const outcome = intentOutcomes.shift() ?? 'succeeded';
-    const intent = {
-      id: `pi_opsrecharge${nextId()}`,
-      object: 'payment_intent',
-      amount: Number(call.form.amount),
-      amount_received: outcome === 'succeeded' ? Number(call.form.amount) : 0,
-      currency: call.form.currency,
-      customer: call.form.customer,
-      payment_method: call.form.payment_method,
-      metadata: { auto_recharge_id: call.form['metadata[auto_recharge_id]'] },
-      status: outcome === 'succeeded' ? 'succeeded' : 'requires_payment_method',
-      livemode: false,
-    };
-    if (outcome === 'succeeded') return { status: 200, json: intent };
-    return {
-      status: 402,
-      json: {
-        error: {
-          type: 'card_error',
-          code: 'card_declined',
-          decline_code: 'generic_decline',
-          message: 'Your card was declined.',
-          payment_intent: intent,
-        },
-      },
-    };
-  });
+  stripe.routes.push(paymentIntentRoute(intentOutcomes));
 });
 
 /** What one Delaware LLC formation with a supplied agent debits (cents), from the data files the service seeds from. */
@@ -212,7 +185,7 @@ describe('operators see every automatic recharge', () => {
     expect(page.statusCode, page.body).toBe(200);
     expect(page.body).toContain('<h2>Automatic recharges</h2>');
     expect(rechargeRows(page.body)).toEqual([failed!.id, succeeded!.id]);
-    expect(page.body).toContain('Your card was declined.');
+    expect(page.body).toContain('Your card has insufficient funds.');
     expect(page.body).toContain(credited!.top_up_id!);
     expect(page.body).toContain(`data-top-up="${credited!.top_up_id}"`);
     expect(page.body).toContain('dp_ops_rc');
@@ -252,7 +225,7 @@ describe('operators see every automatic recharge', () => {
         balanceAtTrigger: (2 * FORMATION) / 100,
         status: 'failed',
         attempts: 3,
-        failureMessage: 'Your card was declined.',
+        failureMessage: 'Your card has insufficient funds.',
         topUpId: null,
         settledAt: expect.any(String),
       }),
@@ -271,7 +244,7 @@ describe('operators see every automatic recharge', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('Automatic recharges (1):');
     expect(text.stdout).toContain(`${failed!.id}  ${tenant.organizationId} live`);
-    expect(text.stdout).toContain('failed  3 failed attempts  (Your card was declined.)');
+    expect(text.stdout).toContain('failed  3 failed attempts  (Your card has insufficient funds.)');
     const queuedCli = await runCli(t, [
       'balance',
       'top-ups',
