@@ -1173,15 +1173,22 @@ CREATE OR REPLACE FUNCTION public.alert_low_balance()
 AS $function$
 DECLARE
   v_threshold bigint;
+  v_event_id text;
 BEGIN
   SELECT o.low_balance_threshold_cents INTO v_threshold FROM organizations o WHERE o.id = NEW.organization_id;
   IF v_threshold IS NOT NULL AND OLD.balance_cents >= v_threshold AND NEW.balance_cents < v_threshold THEN
+    v_event_id := new_id('evt');
     PERFORM emit_events(NEW.organization_id, NEW.environment, jsonb_build_array(jsonb_build_object(
-      'id', new_id('evt'),
+      'id', v_event_id,
       'type', 'balance.low',
       'data', jsonb_build_object('balance', round(NEW.balance_cents / 100.0, 2),
                                  'threshold', round(v_threshold / 100.0, 2),
                                  'balanceTransactionId', NEW.last_entry_id))));
+    -- FUND-28: the billing contacts hear of a crossing of the live balance only; the test balance alerts by event.
+    IF NEW.environment = 'live' THEN
+      PERFORM graphile_worker.add_job('send_low_balance_email', json_build_object('eventId', v_event_id),
+                                      max_attempts => 12, job_key => 'balance-low:' || v_event_id);
+    END IF;
   END IF;
   RETURN NULL;
 END

@@ -17,6 +17,7 @@ import { complianceRemindersCron, complianceRemindersTask } from './modules/comp
 import { sendPortalPasswordResetTask } from './modules/portal/password-reset-email.task.js';
 import { recoverWebhookDeliveriesTask } from './modules/webhooks/recover-deliveries.task.js';
 import { sendTopUpReversalEmailTask } from './modules/funding/reversal-email.task.js';
+import { sendLowBalanceEmailTask } from './modules/funding/low-balance-email.task.js';
 
 /**
  * Every background task run by graphile-worker, by name. Each `*.task.ts` file declares its task (name, payload
@@ -40,6 +41,7 @@ export const taskDefinitions: { readonly [K in TaskName]: TaskDefinition<K> } = 
   send_portal_password_reset: sendPortalPasswordResetTask,
   recover_webhook_deliveries: recoverWebhookDeliveriesTask,
   send_top_up_reversal_email: sendTopUpReversalEmailTask,
+  send_low_balance_email: sendLowBalanceEmailTask,
 };
 
 /**

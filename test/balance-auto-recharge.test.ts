@@ -8,7 +8,16 @@ import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
 import { outboxDir } from '../src/modules/notifications/mailer.js';
 import { taskDefinitions } from '../src/tasks.js';
 import { createUser } from './factories.js';
-import { balanceOf, deliverStripeEvent, dispute, eventsOf, fundingSuite, ledgerOf } from './funding-helpers.js';
+import {
+  balanceOf,
+  deliverStripeEvent,
+  dispute,
+  eventsOf,
+  fundingSuite,
+  type IntentOutcome,
+  ledgerOf,
+  paymentIntentRoute,
+} from './funding-helpers.js';
 import type { TestApp, TestTenant } from './harness.js';
 import { formationBody, stateFee, wholesale } from './orders-fixtures.js';
 import { memberSession, setProofAge, switchTo } from './portal-helpers.js';
@@ -25,7 +34,7 @@ const { stripe } = suite;
 let t: TestApp;
 
 /** What the stand-in answers to POST /v1/payment_intents, one outcome per call (then `succeeded`). */
-const intentOutcomes: Array<'succeeded' | 'processing' | 'declined' | 'unreachable'> = [];
+const intentOutcomes: IntentOutcome[] = [];
 
 beforeAll(() => {
   t = suite.t;
@@ -59,39 +68,9 @@ beforeAll(() => {
           usage: 'off_session',
         },
       };
-    if (call.method === 'POST' && call.path === '/v1/payment_intents') {
-      const outcome = intentOutcomes.shift() ?? 'succeeded';
-      if (outcome === 'unreachable')
-        return { status: 500, json: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
-      const id = `pi_standin${nextId()}`;
-      const intent = {
-        id,
-        object: 'payment_intent',
-        amount: Number(call.form.amount),
-        amount_received: outcome === 'succeeded' ? Number(call.form.amount) : 0,
-        currency: call.form.currency,
-        customer: call.form.customer,
-        payment_method: call.form.payment_method,
-        metadata: { auto_recharge_id: call.form['metadata[auto_recharge_id]'] },
-        status: outcome === 'declined' ? 'requires_payment_method' : outcome,
-        livemode: false,
-      };
-      if (outcome !== 'declined') return { status: 200, json: intent };
-      return {
-        status: 402,
-        json: {
-          error: {
-            type: 'card_error',
-            code: 'card_declined',
-            decline_code: 'insufficient_funds',
-            message: 'Your card has insufficient funds.',
-            payment_intent: intent,
-          },
-        },
-      };
-    }
     return undefined;
   });
+  stripe.routes.push(paymentIntentRoute(intentOutcomes));
 });
 
 /** What one Delaware LLC formation with a supplied agent debits (cents), from the data files the service seeds from. */

@@ -1,6 +1,12 @@
+import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { formatCents } from '../src/lib/money.js';
+import { creditBalance } from '../src/modules/billing/ledger.js';
+import { sendLowBalanceEmailTask } from '../src/modules/funding/low-balance-email.task.js';
 import { verifyLedger } from '../src/modules/ledger-audit/ledger-verify.js';
-import { createUser } from './factories.js';
+import { outboxDir } from '../src/modules/notifications/mailer.js';
+import { taskDefinitions } from '../src/tasks.js';
+import { createUser, tenantOf } from './factories.js';
 import {
   balanceOf,
   deliverStripeEvent,
@@ -12,10 +18,12 @@ import {
 } from './funding-helpers.js';
 import type { TestApp, TestTenant } from './harness.js';
 import { formationBody, stateFee, wholesale } from './orders-fixtures.js';
+import { memberSession } from './portal-helpers.js';
 
 /*
- * The low-balance alert (FUND-15..FUND-19): PATCH /organization sets lowBalanceThreshold; a debit that takes a balance
- * from at or above it to below it emits balance.low once per crossing, in the debit's own transaction.
+ * The low-balance alert (FUND-15..FUND-19, FUND-28, FUND-29): PATCH /organization sets lowBalanceThreshold; a debit
+ * that takes a balance from at or above it to below it emits balance.low once per crossing, in the debit's own
+ * transaction, and for the live balance queues one email to the technical contact and the owners.
  */
 
 const suite = fundingSuite();
@@ -129,5 +137,113 @@ describe('balance.low', () => {
     await payByCard(t, other, 'pi_quiet');
     await deliverStripeEvent(t, 'charge.dispute.created', dispute('dp_quiet', 'pi_quiet', 10000));
     expect(await eventsOf(t, quiet, 'live', 'balance.low')).toEqual([]);
+  });
+});
+
+describe('the low-balance email', () => {
+  /** The send_low_balance_email jobs queued for the tenant's balance.low events, oldest first (their event ids). */
+  const emailJobs = async (tenant: TestTenant) =>
+    (
+      await t.ctx.pool.query(
+        `SELECT j.payload FROM graphile_worker._private_jobs j
+           JOIN graphile_worker._private_tasks k ON k.id = j.task_id
+           JOIN events e ON e.id = j.payload->>'eventId'
+          WHERE k.identifier = 'send_low_balance_email' AND e.organization_id = $1 ORDER BY j.id`,
+        [tenant.organizationId],
+      )
+    ).rows.map((r) => r.payload as { eventId: string });
+
+  /** Runs the email job of `eventId` as the worker would; returns the messages it wrote to the outbox. */
+  const sendEmail = async (eventId: string) => {
+    const dir = outboxDir(t.ctx.config);
+    const before = new Set(fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+    const helpers = { logger: { info: () => undefined } } as never;
+    await sendLowBalanceEmailTask.handler(t.ctx)({ eventId }, helpers);
+    return (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+      .filter((f) => !before.has(f))
+      .map((f) => fs.readFileSync(`${dir}/${f}`, 'utf8'))
+      .map((m) =>
+        // Quoted-printable: soft line breaks joined, =XX decoded.
+        m
+          .replace(/=\r?\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      );
+  };
+
+  it('goes once per crossing of the live balance to the technical contact and the owners, not per order', async () => {
+    const tenant = await t.newTenant('Low Balance Mail Co');
+    const threshold = 10 * FORMATION;
+    const settings = await tenant.api(
+      'PATCH',
+      '/organization',
+      { lowBalanceThreshold: dollars(threshold), contactEmail: 'billing@low-mail.example' },
+      { env: 'live' },
+    );
+    expect(settings.statusCode, settings.body).toBe(200);
+    const owner = await memberSession(t, tenant.organizationId, 'owner');
+    const live = tenantOf(tenant, 'live');
+    const seed = threshold + Math.round(1.5 * FORMATION);
+    await creditBalance(t.ctx.pool, live, seed, 'Wire received', null);
+    const user = await createUser(tenant, 'live');
+    const order = async () => {
+      const res = await tenant.api('POST', '/orders', formationBody(user.id, 'DE'), { env: 'live' });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+
+    await order(); // threshold + 0.5 F: still above
+    expect(await emailJobs(tenant)).toEqual([]);
+    await order(); // threshold - 0.5 F: crossed, one email
+    const [alert] = await eventsOf(t, tenant, 'live', 'balance.low');
+    const [first] = await emailJobs(tenant);
+    expect(first).toEqual({ eventId: expect.stringMatching(/^evt_/) });
+    await order(); // further below: no second email
+    expect(await emailJobs(tenant)).toHaveLength(1);
+
+    expect(taskDefinitions.send_low_balance_email).toBe(sendLowBalanceEmailTask);
+    const mails = await sendEmail(first!.eventId);
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    expect(mail).toMatch(/^To: .*billing@low-mail\.example/m);
+    expect(mail).toContain(owner.email);
+    expect(mail).toContain('Subject: Low balance:');
+    expect(mail).toContain(formatCents(seed - 2 * FORMATION));
+    expect(mail).toContain(formatCents(threshold));
+    expect(mail).toContain(alert.balanceTransactionId);
+    expect(mail).toContain('/balance/top-up');
+
+    // Back at or above the threshold, then below again: one more email.
+    await creditBalance(t.ctx.pool, live, 3 * FORMATION, 'Wire received', null); // seed again
+    await order(); // threshold + 0.5 F
+    expect(await emailJobs(tenant)).toHaveLength(1);
+    await order(); // threshold - 0.5 F: the second crossing
+    const jobs = await emailJobs(tenant);
+    expect(jobs).toHaveLength(2);
+    const alerts = await t.ctx.pool.query(
+      `SELECT id FROM events WHERE organization_id = $1 AND environment = 'live' AND type = 'balance.low' ORDER BY id`,
+      [tenant.organizationId],
+    );
+    expect(jobs.map((j) => j.eventId)).toEqual(alerts.rows.map((r) => r.id));
+  });
+
+  it('is not sent for the test balance, whose crossing is told by the event alone', async () => {
+    const tenant = await t.newTenant('Low Balance Test Mode Co');
+    expect((await setThreshold(tenant, dollars(10 * FORMATION))).statusCode).toBe(200);
+    await memberSession(t, tenant.organizationId, 'owner');
+    const user = await createUser(tenant);
+    expect(
+      (await tenant.api('POST', '/balance/top-ups', { amount: dollars(10 * FORMATION + Math.round(FORMATION / 2)) }))
+        .statusCode,
+    ).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await tenant.api('POST', '/orders', formationBody(user.id, 'DE'))).statusCode).toBe(201);
+    const [alert] = await eventsOf(t, tenant, 'test', 'balance.low');
+    expect(alert).toMatchObject({ balance: dollars(9 * FORMATION + Math.round(FORMATION / 2)) });
+    expect(await emailJobs(tenant)).toEqual([]);
+    // Even a job for a test crossing (queued by hand) sends nothing.
+    const { rows } = await t.ctx.pool.query(
+      `SELECT id FROM events WHERE organization_id = $1 AND type = 'balance.low'`,
+      [tenant.organizationId],
+    );
+    expect(await sendEmail(rows[0].id)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
-import { postSignedEvent, StripeStandIn } from './stripe-stand-in.js';
+import { postSignedEvent, type StandInCall, StripeStandIn } from './stripe-stand-in.js';
 
 /*
  * Balance top-ups through Stripe (FUND-*), offline: the Stripe API is the local stand-in (test/stripe-stand-in.ts)
@@ -235,4 +235,47 @@ export async function eventsOf(t: TestApp, tenant: TestTenant, env: 'live' | 'te
       [tenant.organizationId, env, type],
     )
   ).rows.map((r) => r.data);
+}
+
+/** What the stand-in answers to one auto-recharge attempt (POST /v1/payment_intents). */
+export type IntentOutcome = 'succeeded' | 'processing' | 'declined' | 'unreachable';
+
+/**
+ * A stand-in route for POST /v1/payment_intents, the off-session payment of an auto-recharge: each call takes the next
+ * of `outcomes` (then `succeeded`). `declined` answers Stripe's 402 card_error with the PaymentIntent; `unreachable`
+ * a 500 api_error. Other calls pass on.
+ */
+export function paymentIntentRoute(outcomes: IntentOutcome[]) {
+  return (call: StandInCall, nextId: () => number) => {
+    if (call.method !== 'POST' || call.path !== '/v1/payment_intents') return undefined;
+    const outcome = outcomes.shift() ?? 'succeeded';
+    if (outcome === 'unreachable')
+      return { status: 500, json: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
+    const id = `pi_standin${nextId()}`;
+    const intent = {
+      id,
+      object: 'payment_intent',
+      amount: Number(call.form.amount),
+      amount_received: outcome === 'succeeded' ? Number(call.form.amount) : 0,
+      currency: call.form.currency,
+      customer: call.form.customer,
+      payment_method: call.form.payment_method,
+      metadata: { auto_recharge_id: call.form['metadata[auto_recharge_id]'] },
+      status: outcome === 'declined' ? 'requires_payment_method' : outcome,
+      livemode: false,
+    };
+    if (outcome !== 'declined') return { status: 200, json: intent };
+    return {
+      status: 402,
+      json: {
+        error: {
+          type: 'card_error',
+          code: 'card_declined',
+          decline_code: 'insufficient_funds',
+          message: 'Your card has insufficient funds.',
+          payment_intent: intent,
+        },
+      },
+    };
+  };
 }

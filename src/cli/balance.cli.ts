@@ -5,7 +5,7 @@ import { fundingFilterOf, fundingOverview } from '../modules/funding/funding-adm
 import { centsToDollars, formatCents, formatDollars } from '../lib/money.js';
 import { dollarsOption, envOption, io, withContext } from './cli-context.js';
 
-/** The `balance` group: `balance credit` (BILL-14) and `balance top-ups` (FUND-27). */
+/** The `balance` group: `balance credit` (BILL-14) and `balance top-ups` (FUND-27, FUND-40, FUND-41). */
 export function registerBalanceCommands(program: Command): void {
   const balance = program.command('balance').description('Prepaid balances');
   balance
@@ -35,19 +35,19 @@ export function registerBalanceCommands(program: Command): void {
       }),
     );
 
-  // FUND-27: what the console's Top-ups page shows, with the same filters.
+  // FUND-27, FUND-40, FUND-41: what the console's Top-ups page shows, with the same filters.
   balance
     .command('top-ups')
     .option('--org <organizationId>', 'one organization (org_…)')
     .option('--environment <env>', 'live or test', envOption)
-    .option('--status <status>', 'pending, processing, succeeded, failed or expired')
-    .option('--taken-back', 'only top-ups a dispute or refund took money from')
-    .option('--show <what>', 'all (default), top-ups or reversals (disputes, refunds, won disputes)')
+    .option('--status <status>', 'pending, queued, processing, succeeded, failed or expired (top-ups and recharges)')
+    .option('--taken-back', 'only top-ups (and recharges) a dispute or refund took money from')
+    .option('--show <what>', 'all (default), top-ups, recharges or reversals (disputes, refunds, won disputes)')
     .option('--from <day>', 'created on or after this UTC day (YYYY-MM-DD)')
     .option('--to <day>', 'created on or before this UTC day (YYYY-MM-DD)')
     .option('--limit <n>', 'rows per list (1-500, default 50)', (v) => Number(v))
     .option('--json', 'print JSON')
-    .description('List top-ups, their failures, and the disputes and refunds that took money back')
+    .description('List top-ups, automatic recharges, their failures, and the disputes and refunds that took money back')
     .action((opts) =>
       withContext(async ({ ctx }) => {
         const { filter, problems } = fundingFilterOf({
@@ -62,7 +62,7 @@ export function registerBalanceCommands(program: Command): void {
         const [problem] = Object.entries(problems);
         if (problem) throw new Error(`--${problem[0]}: ${problem[1]}`);
         const limit = Number.isInteger(opts.limit) && opts.limit >= 1 && opts.limit <= 500 ? opts.limit : 50;
-        const { topUps, reversals } = await fundingOverview(ctx.pool, filter, limit);
+        const { topUps, recharges, reversals } = await fundingOverview(ctx.pool, filter, limit);
         const json = {
           topUps: topUps.map((t) => ({
             id: t.id,
@@ -76,6 +76,24 @@ export function registerBalanceCommands(program: Command): void {
             paymentIntent: t.payment_intent,
             failureMessage: t.failure_message,
             createdAt: t.created_at.toISOString(),
+          })),
+          recharges: recharges.map((r) => ({
+            id: r.id,
+            organizationId: r.organization_id,
+            organizationName: r.organization_name,
+            environment: r.environment,
+            amount: centsToDollars(r.amount_cents),
+            threshold: centsToDollars(r.threshold_cents),
+            balanceAtTrigger: r.balance_cents === null ? null : centsToDollars(r.balance_cents),
+            status: r.status,
+            attempts: r.attempts,
+            failureMessage: r.failure_message,
+            nextAttemptAt: r.status === 'queued' ? (r.next_attempt_at?.toISOString() ?? null) : null,
+            topUpId: r.top_up_id,
+            takenBack: centsToDollars(r.taken_back_cents),
+            paymentIntent: r.payment_intent,
+            createdAt: r.created_at.toISOString(),
+            settledAt: r.settled_at?.toISOString() ?? null,
           })),
           reversals: reversals.map((r) => ({
             id: r.id,
@@ -91,7 +109,7 @@ export function registerBalanceCommands(program: Command): void {
         };
         io(opts).print(json, () => {
           const lines: string[] = [];
-          if (filter.show !== 'reversals') {
+          if (filter.show === 'all' || filter.show === 'top-ups') {
             lines.push(`Top-ups (${topUps.length}${topUps.length === limit ? ', more may follow' : ''}):`);
             for (const t of topUps) {
               const back = [
@@ -103,7 +121,25 @@ export function registerBalanceCommands(program: Command): void {
               );
             }
           }
-          if (filter.show !== 'top-ups') {
+          if (filter.show === 'all' || filter.show === 'recharges') {
+            lines.push(
+              `Automatic recharges (${recharges.length}${recharges.length === limit ? ', more may follow' : ''}):`,
+            );
+            for (const r of recharges) {
+              const more = [
+                r.attempts ? `${r.attempts} failed attempt${r.attempts === 1 ? '' : 's'}` : '',
+                r.top_up_id ? `top-up ${r.top_up_id}` : '',
+                Number(r.taken_back_cents) ? `taken back ${formatCents(Number(r.taken_back_cents))}` : '',
+                r.status === 'queued' && r.next_attempt_at
+                  ? `next attempt ${r.next_attempt_at.toISOString().slice(0, 16)}`
+                  : '',
+              ].filter(Boolean);
+              lines.push(
+                `  ${r.created_at.toISOString().slice(0, 16)}  ${r.id}  ${r.organization_id} ${r.environment}  ${formatCents(Number(r.amount_cents))} below ${formatCents(Number(r.threshold_cents))}  ${r.status}${more.length ? `  ${more.join(', ')}` : ''}${r.failure_message ? `  (${r.failure_message})` : ''}`,
+              );
+            }
+          }
+          if (filter.show === 'all' || filter.show === 'reversals') {
             lines.push(`Disputes, refunds and won disputes (${reversals.length}):`);
             for (const r of reversals)
               lines.push(

@@ -189,7 +189,7 @@ export async function recordFailure(
   ))!;
 }
 
-/** The e-mail addresses of the organization's owners (members not disabled), oldest membership first (FUND-36). */
+/** The e-mail addresses of the organization's owners (members not disabled), oldest membership first (FUND-28, FUND-36). */
 export async function ownerEmails(db: Db, organizationId: string): Promise<string[]> {
   const rows = await many<{ email: string }>(
     db,
