@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDemoOrganization } from '../src/demo-organization.js';
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from './harness.js';
@@ -34,8 +35,31 @@ describe('the demo organization', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('owner@demo.example');
 
+    // The README's quick start shows these lines word for word ("…" for what differs per start).
+    for (const line of readmeFirstStartLines()) expect(printed).toMatch(lineAsPattern(line));
+
     // Every later start prints nothing and creates nothing.
     expect(await ensureDemoOrganization(embedded)).toBeNull();
     expect(await organizations()).toEqual(['Demo Organization']);
   });
 });
+
+/**
+ * The lines of the README's first-start block (the ```text block after "The first `npm start` prints"), without the
+ * operator token's line: this test sets OPERATOR_TOKEN, so its start prints the other form of that line.
+ */
+function readmeFirstStartLines(): string[] {
+  const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const block = /The first `npm start` prints[^\n]*\n+```text\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md has no first-start block');
+  return block
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('Operator token:'));
+}
+
+/** A README line as a pattern: "…" stands for any text, the README's localhost:3000 for the test's own address. */
+function lineAsPattern(line: string): RegExp {
+  const escaped = line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(escaped.replaceAll('…', '.+?').replaceAll('http://localhost:3000', 'https?://[^/\\s]+'));
+}
