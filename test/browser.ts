@@ -62,3 +62,14 @@ export async function expectAccessible(page: Page, what: string, opts: { strict?
   expect(checked).toContain('color-contrast');
   expect(checked).toContain('label');
 }
+
+/**
+ * Saves a full-page screenshot of `page` as `test-results/<name>.png` when `BROWSER_SCREENSHOTS=1`, for a person to
+ * look at the pages a browser test went through (no test asserts on them). Off by default: encoding a full-page PNG
+ * costs Chromium about as much CPU as loading the page, and the browser tests take about forty of them.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.BROWSER_SCREENSHOTS !== '1') return;
+  fs.mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: path.resolve('test-results', `${name}.png`), fullPage: true });
+}

@@ -28,8 +28,7 @@ export async function runCli(t: TestApp, args: string[], env: Record<string, str
   };
   try {
     // The compiled sources rather than `node --import tsx src/cli.ts`: tsx's loader costs about two seconds of CPU per
-    // run, times every CLI run of the suite. `npm run cli` itself, through tsx, is run by admin-organizations.test.ts
-    // and start-output.test.ts.
+    // run, times every CLI run of the suite. `npm run cli` itself, through tsx, is run by admin-organizations.test.ts.
     const { stdout, stderr } = await run(process.execPath, [compiledEntry('src/cli.ts'), ...args], {
       env: full,
       timeout: 60_000,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, Page } from 'playwright-core';
-import { expectAccessible, launchChromium } from './browser.js';
+import { expectAccessible, launchChromium, screenshot } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
@@ -14,7 +14,6 @@ import { startReceiver, verifyWithStripe, waitFor, type Receiver } from './webho
 
 // CONS-2 to CONS-4: an operator walks one LIVE formation through the console, from submitted to filed with an
 // exception on the way and a document upload; the integrator's receiver must get every event.
-const SHOTS = path.resolve('test-results');
 
 let t: TestApp;
 let worker: BackgroundWorker;
@@ -23,7 +22,6 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
   t = await createTestApp();
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const address = t.app.server.address();
@@ -41,7 +39,7 @@ afterAll(async () => {
 });
 
 async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true });
+  await screenshot(page, `console-${name}`);
 }
 
 /** Fills an order-page action form (scoped by its hidden action), goes to the confirmation page and confirms. */

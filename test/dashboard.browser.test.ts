@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expectAccessible, launchChromium } from './browser.js';
+import { expectAccessible, launchChromium, screenshot } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createOrderRow } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
@@ -20,7 +18,6 @@ import { setVerifiedDomain } from './domain-helpers.js';
 // A *.localhost name: browsers treat it as a secure context, so the Secure session cookie of a white-label host is
 // kept over the test server's plain http as it is over https in production.
 const WHITE_LABEL_HOST = 'portal.example.localhost';
-const SHOTS = path.resolve('test-results');
 const PHONE = { width: 390, height: 844 };
 
 let t: TestApp;
@@ -28,7 +25,6 @@ let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
   t = await createTestApp();
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   // localhost: the host name of the default dashboard address, the only host its magic links open on.
@@ -62,7 +58,7 @@ async function expectFitsPhone(page: Page, what: string) {
 }
 
 async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+  await screenshot(page, `dashboard-${name}`);
 }
 
 async function seedCompany(tenant: TestTenant, legalName: string) {

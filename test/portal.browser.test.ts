@@ -1,10 +1,8 @@
-import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BackgroundWorker, startWorker } from '../src/worker.js';
-import { expectAccessible, launchChromium } from './browser.js';
+import { expectAccessible, launchChromium, screenshot } from './browser.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 import {
@@ -28,7 +26,6 @@ import { type Receiver, startReceiver, waitFor } from './webhook-receiver.js';
  * another organization may do. The portal answers only on the host of PORTAL_BASE_URL, so the app listens on a port
  * picked first and PORTAL_BASE_URL names it. Screenshots go to test-results/.
  */
-const SHOTS = path.resolve('test-results');
 
 let t: TestApp;
 let worker: BackgroundWorker;
@@ -46,7 +43,6 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
   origin = `http://localhost:${port}`;
   t = await createTestApp({ PORTAL_BASE_URL: `${origin}/portal`, WEBHOOK_RETRY_SCHEDULE: '0.1' });
@@ -63,7 +59,7 @@ afterAll(async () => {
 });
 
 async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(SHOTS, `portal-${name}.png`), fullPage: true });
+  await screenshot(page, `portal-${name}`);
 }
 
 /** A desktop browser context; bypassCSP: the portal's CSP forbids inline scripts, and axe is injected as one. */
@@ -338,7 +334,7 @@ describe('partner portal in a browser', () => {
     await expectAccessible(page, 'step-up refused', { strict: true });
     await shot(page, 'axe-step-up-refused');
     await context.close();
-  });
+  }, 180_000); // about twenty pages, each checked by axe on every rule: a minute and more on a loaded machine
 
   it('passes every axe rule, at every impact, on the signed-out pages and the second factor', async () => {
     const tenant = await t.newTenant('Signed Out Partners');
