@@ -77,3 +77,11 @@ export async function signIn(client: ConsoleClient, email: string, password: str
   await client.get('/console/login');
   return client.post('/console/login', { _csrf: client.csrf(), email, password, next: '/console/queue' });
 }
+
+/** A new operator signed in on a new console client, the setup most console tests share. */
+export async function signedInOperator(app: FastifyInstance, pool: pg.Pool, name?: string) {
+  const operator = await newOperator(pool, name);
+  const client = consoleClient(app);
+  await signIn(client, operator.email, operator.password);
+  return { operator, client };
+}

@@ -22,6 +22,7 @@ import { consoleOrderRoutes } from './console.orders-routes.js';
 import { consoleTaxIdRoutes } from './console.tax-id-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
 import { consoleComplianceRoutes } from './console.deadlines-routes.js';
+import { consoleCompanyRoutes } from './console.company-routes.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, cookieOptions, render } from './console.web.js';
 import { findSession, sessionIdOf } from './sessions.js';
@@ -92,6 +93,7 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       await web.register(consoleBusinessRoutes, { ctx });
       await web.register(consolePricingRoutes, { ctx });
       await web.register(consoleComplianceRoutes, { ctx });
+      await web.register(consoleCompanyRoutes, { ctx });
       await web.register(consoleAuditRoutes, { ctx });
       await web.register(consoleFundingRoutes, { ctx });
     },
