@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleClient, signedInOperator } from './console-helpers.js';
-import { createCompany } from './factories.js';
+import { corpFields, createCompany } from './factories.js';
 import { createTestApp, type TestApp, type TestTenant } from './harness.js';
 
 /*
@@ -115,7 +115,7 @@ describe('CAL-36: anchor date overrides in the console', () => {
     expect(noEvent.body).toContain('Event: is required with anchorDate');
   });
 
-  it('refuses a form without the CSRF token, and answers 404 for an unknown company', async () => {
+  it('refuses a form without the CSRF token, answers 404 for an unknown company, and says why a company has no calendar', async () => {
     const { company } = await createCompany(tenant, 'test', { formationState: 'IL', formationDate: '2025-03-15' });
     const forged = await c.post(`/console/companies/${company.id}/calendar-overrides`, {
       state: 'IL',
@@ -124,5 +124,10 @@ describe('CAL-36: anchor date overrides in the console', () => {
     expect(forged.statusCode).toBe(403);
     expect(await changes(company.id)).toEqual([]);
     expect((await c.get('/console/companies/cmp_doesnotexist')).statusCode).toBe(404);
+    // CAL-19: a company without a formation date has no calendar, and its page says why.
+    const undated = await createCompany(tenant, 'test', { ...corpFields(), formationState: 'NY' });
+    const page = await c.get(`/console/companies/${undated.company.id}`);
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.body).toContain('No calendar: the company has no formation date');
   });
 });
