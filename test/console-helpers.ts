@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { createOperator } from '../src/modules/console/operators.service.js';
 
@@ -8,6 +9,8 @@ export interface ConsoleClient {
   get(url: string, headers?: Record<string, string>): Promise<InjectResult>;
   /** POSTs a url-encoded form; `_csrf` is not added unless given. */
   post(url: string, form: Record<string, string>, headers?: Record<string, string>): Promise<InjectResult>;
+  /** POSTs a body as it is, e.g. a multipart form as a stream the service reads as it goes. */
+  postBody(url: string, payload: Buffer | Readable, contentType: string): Promise<InjectResult>;
   /** The CSRF token of the last page that had a form. */
   csrf(): string;
 }
@@ -58,6 +61,8 @@ export function consoleClient(
         payload: new URLSearchParams(form).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       }),
+    postBody: (url, payload, contentType) =>
+      send({ method: 'POST', url, payload, headers: { 'content-type': contentType } }),
     csrf: () => lastCsrf,
   };
 }
