@@ -78,8 +78,9 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
    * - March anniversary, 2026: Feb 1 = Thursday + 31 days = Sunday; Feb 28 = Sunday + 27 days = Saturday (excluded);
    *   Mar 1 Sunday (excluded); Mar 2 the first Monday of March, Pulaski Day (excluded); Tuesday 2026-03-03.
    * - June anniversary, 2027: May 1 is a Saturday, so May 31 = Saturday + 30 days = Monday, the last Monday of May,
-   *   Memorial Day (excluded); Tuesday 2027-06-01. Its window opens 60 days before May 31: April 1.
-   * The window (60 days before the statutory date) does not move: Feb 28 2027 - 60 days = Dec 30 2026.
+   *   Memorial Day (excluded); Tuesday 2027-06-01. Its window, the 60 days before June 1, opens April 2.
+   * The window (the 60 days immediately preceding the first day of the anniversary month, 805 ILCS 180/50-1(b)) does
+   * not move: Mar 1 2027 - 60 days = Dec 31 2026 (Jan 31 + Feb 28 = 59 days back to Jan 1, one more); 2026 alike.
    */
   it('Illinois: Sunday 2027-02-28 and Pulaski Day Monday 2027-03-01 are excluded; due Tuesday 2027-03-02', () => {
     for (const type of ['LLC', 'CORP'] as const) {
@@ -88,7 +89,7 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
           kind: 'annual_report',
           statutoryDueDate: '2027-02-28',
           dueDate: '2027-03-02',
-          windowOpensOn: '2026-12-30',
+          windowOpensOn: '2026-12-31',
           moved: true,
         },
       ]);
@@ -107,7 +108,7 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
         kind: 'annual_report',
         statutoryDueDate: '2026-02-28',
         dueDate: '2026-03-03',
-        windowOpensOn: '2025-12-30',
+        windowOpensOn: '2025-12-31',
         moved: true,
       },
     ]);
@@ -121,7 +122,7 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
         kind: 'annual_report',
         statutoryDueDate: '2027-05-31',
         dueDate: '2027-06-01',
-        windowOpensOn: '2027-04-01',
+        windowOpensOn: '2027-04-02',
         moved: true,
       },
     ]);
