@@ -11,7 +11,7 @@ import { obligationStatus, type CalendarQuery } from '../src/modules/compliance/
  *
  * 2027 calendar facts used: 2027-05-15 is a Saturday, 2027-05-17 a Monday; 2027-05-01 a Saturday; 2027-02-28 a Sunday,
  * 2027-03-01 a Monday (Casimir Pulaski Day, an Illinois public holiday: the first Monday of March), 2027-03-02 a
- * Tuesday; 2027-07-04 a Sunday, so the federal holiday is observed Monday 2027-07-05.
+ * Tuesday (Illinois is worked out below); 2027-07-04 a Sunday, so the federal holiday is observed Monday 2027-07-05.
  */
 
 const { states } = loadDueDateRulesFile();
@@ -53,7 +53,7 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
     });
   });
 
-  it('Florida: May 1 2027 is a Saturday and stays the due date (no rule moving it was found)', () => {
+  it('Florida: May 1 2027 is a Saturday and stays the due date (Fla. Stat. 605.0212, 607.1622 move nothing)', () => {
     expect(dates(states.FL, q('FL', 'LLC'))).toEqual([
       {
         kind: 'annual_report',
@@ -63,39 +63,66 @@ describe('CAL-24: a due date on a weekend or holiday', () => {
         moved: false,
       },
     ]);
-    expect(states.FL!.weekendRule).toMatchObject({ rule: 'not_adjusted', checkedOn: '2026-11-28' });
+    expect(dates(states.FL, q('FL', 'CORP'))[0]).toMatchObject({ dueDate: '2027-05-01', moved: false });
+    expect(states.FL!.weekendRule).toMatchObject({ rule: 'not_adjusted', basis: 'secondary', checkedOn: '2026-11-28' });
+    expect(states.FL!.weekendRule!.sources.map((s) => s.url).join(' ')).toContain('0605.0212');
   });
 
-  it('Illinois: 2027-02-28 is a Sunday; unverified, so it stands, with the 60-day window from 2026-12-30', () => {
-    // Anniversary month March: due the last day of February; Feb 28 - 60 days = Dec 30 of the year before.
-    expect(dates(states.IL, q('IL', 'LLC', { from: '2027-01-01', to: '2027-03-31' }))).toEqual([
+  /*
+   * Illinois, 5 ILCS 70/1.11: the last day of the time for an act provided by law is excluded when it is a Saturday,
+   * a Sunday or a holiday fixed by an Illinois statute, and so is each following day that is one too. The annual
+   * report is due by the last day of the month before the anniversary month (805 ILCS 180/50-1(b)).
+   * By hand, from 2026-01-01 (a Thursday) and 2027-01-01 (a Friday: 2026 has 365 days = 52 weeks + 1 day):
+   * - March anniversary, 2027: Feb 1 = Friday + 31 days = Monday; Feb 28 = Monday + 27 days = Sunday (excluded);
+   *   Mar 1 is the first Monday of March, Casimir Pulaski Day (excluded); Tuesday 2027-03-02 is the due date.
+   * - March anniversary, 2026: Feb 1 = Thursday + 31 days = Sunday; Feb 28 = Sunday + 27 days = Saturday (excluded);
+   *   Mar 1 Sunday (excluded); Mar 2 the first Monday of March, Pulaski Day (excluded); Tuesday 2026-03-03.
+   * - June anniversary, 2027: May 1 is a Saturday, so May 31 = Saturday + 30 days = Monday, the last Monday of May,
+   *   Memorial Day (excluded); Tuesday 2027-06-01. Its window, the 60 days before June 1, opens April 2.
+   * The window (the 60 days immediately preceding the first day of the anniversary month, 805 ILCS 180/50-1(b)) does
+   * not move: Mar 1 2027 - 60 days = Dec 31 2026 (Jan 31 + Feb 28 = 59 days back to Jan 1, one more); 2026 alike.
+   */
+  it('Illinois: Sunday 2027-02-28 and Pulaski Day Monday 2027-03-01 are excluded; due Tuesday 2027-03-02', () => {
+    for (const type of ['LLC', 'CORP'] as const) {
+      expect(dates(states.IL, q('IL', type, { from: '2027-01-01', to: '2027-03-31' })), type).toEqual([
+        {
+          kind: 'annual_report',
+          statutoryDueDate: '2027-02-28',
+          dueDate: '2027-03-02',
+          windowOpensOn: '2026-12-31',
+          moved: true,
+        },
+      ]);
+    }
+    expect(states.IL!.weekendRule).toMatchObject({
+      rule: 'next_business_day',
+      holidays: 'state',
+      basis: 'statute',
+      checkedOn: '2026-11-28',
+    });
+  });
+
+  it('Illinois: Saturday 2026-02-28, Sunday, then Pulaski Day Monday 2026-03-02: due Tuesday 2026-03-03', () => {
+    expect(dates(states.IL, q('IL', 'LLC', { from: '2026-01-01', to: '2026-03-31' }))).toEqual([
       {
         kind: 'annual_report',
-        statutoryDueDate: '2027-02-28',
-        dueDate: '2027-02-28',
-        windowOpensOn: '2026-12-30',
-        moved: false,
+        statutoryDueDate: '2026-02-28',
+        dueDate: '2026-03-03',
+        windowOpensOn: '2025-12-31',
+        moved: true,
       },
     ]);
   });
 
-  it('with next_business_day and the state holidays, Sunday 2027-02-28 in Illinois skips Pulaski Day to 2027-03-02', () => {
-    const entry: StateRule = {
-      ...states.IL!,
-      weekendRule: {
-        rule: 'next_business_day',
-        holidays: 'state',
-        basis: 'statute',
-        sources: [],
-        checkedOn: '2026-11-28',
-      },
-    };
-    expect(dates(entry, q('IL', 'CORP', { from: '2027-01-01', to: '2027-03-31' }))).toEqual([
+  it("Illinois: Memorial Day 2027-05-31 moves a June company's report to Tuesday 2027-06-01", () => {
+    expect(
+      dates(states.IL, q('IL', 'CORP', { anchorDate: '2025-06-10', from: '2027-01-01', to: '2027-12-31' })),
+    ).toEqual([
       {
         kind: 'annual_report',
-        statutoryDueDate: '2027-02-28',
-        dueDate: '2027-03-02',
-        windowOpensOn: '2026-12-30',
+        statutoryDueDate: '2027-05-31',
+        dueDate: '2027-06-01',
+        windowOpensOn: '2027-04-02',
         moved: true,
       },
     ]);

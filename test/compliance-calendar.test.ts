@@ -76,10 +76,10 @@ const ROWS: Row[] = [
   {
     state: 'IL',
     type: 'LLC',
-    expect: ['A 2025-06-30 2025-05-01', 'A 2026-06-30 2026-05-01'],
-    why: 'last day of the month before the anniversary month; window 60 days before (June 30 - 60 days = May 1)',
+    expect: ['A 2025-06-30 2025-05-02', 'A 2026-06-30 2026-05-02'],
+    why: 'last day of the month before the anniversary month; window: the 60 days before July 1 (July 1 - 60 days = May 2)',
   },
-  { state: 'IL', type: 'CORP', expect: ['A 2025-06-30 2025-05-01', 'A 2026-06-30 2026-05-01'] },
+  { state: 'IL', type: 'CORP', expect: ['A 2025-06-30 2025-05-02', 'A 2026-06-30 2026-05-02'] },
   {
     state: 'IN',
     type: 'LLC',
@@ -295,8 +295,8 @@ const SPECIAL: Row[] = [
     anchor: '2024-01-20',
     from: '2024-01-01',
     to: '2025-12-31',
-    expect: ['A 2024-12-31 2024-11-01', 'A 2025-12-31 2025-11-01'],
-    why: 'due before the first anniversary month, in the formation year; window 60 days before (Dec 31 - 60 = Nov 1)',
+    expect: ['A 2024-12-31 2024-11-02', 'A 2025-12-31 2025-11-02'],
+    why: 'due before the first anniversary month, in the formation year; window: the 60 days before Jan 1 (= Nov 2)',
   },
   { state: 'KS', type: 'CORP', anchor: '2025-05-05', from: '2025-01-01', to: '2028-12-31', expect: ['A 2027-04-15 -'] },
   {

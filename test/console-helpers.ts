@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Readable } from 'node:stream';
 import type pg from 'pg';
 import { createOperator } from '../src/modules/console/operators.service.js';
 
@@ -8,6 +9,8 @@ export interface ConsoleClient {
   get(url: string, headers?: Record<string, string>): Promise<InjectResult>;
   /** POSTs a url-encoded form; `_csrf` is not added unless given. */
   post(url: string, form: Record<string, string>, headers?: Record<string, string>): Promise<InjectResult>;
+  /** POSTs a body as it is, e.g. a multipart form as a stream the service reads as it goes. */
+  postBody(url: string, payload: Buffer | Readable, contentType: string): Promise<InjectResult>;
   /** The CSRF token of the last page that had a form. */
   csrf(): string;
 }
@@ -58,6 +61,8 @@ export function consoleClient(
         payload: new URLSearchParams(form).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       }),
+    postBody: (url, payload, contentType) =>
+      send({ method: 'POST', url, payload, headers: { 'content-type': contentType } }),
     csrf: () => lastCsrf,
   };
 }
@@ -76,4 +81,12 @@ export async function newOperator(pool: pg.Pool, name = 'Olivia Operator') {
 export async function signIn(client: ConsoleClient, email: string, password: string): Promise<InjectResult> {
   await client.get('/console/login');
   return client.post('/console/login', { _csrf: client.csrf(), email, password, next: '/console/queue' });
+}
+
+/** A new operator signed in on a new console client, the setup most console tests share. */
+export async function signedInOperator(app: FastifyInstance, pool: pg.Pool, name?: string) {
+  const operator = await newOperator(pool, name);
+  const client = consoleClient(app);
+  await signIn(client, operator.email, operator.password);
+  return { operator, client };
 }

@@ -7,6 +7,7 @@ import { expectAccessible, launchChromium, screenshot } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BackgroundWorker, startWorker } from '../src/worker.js';
 import { newOperator } from './console-helpers.js';
+import { createCompany } from './factories.js';
 import { harborLightFormation, ok } from './e2e-fixtures.js';
 import { createTestApp, type TestApp } from './harness.js';
 import { einObject } from './orders-fixtures.js';
@@ -318,6 +319,48 @@ describe('console in a real browser', () => {
       /Tomas Taxid[\s\S]*SS-4 for the IRS online assistant[\s\S]*127\.0\.0\.1/,
     );
     expect(await page.textContent('main')).not.toContain('247-81-3590');
+    await context.close();
+  }, 180_000);
+
+  // CAL-36: the company page with its calendar and the anchor override forms passes axe, empty, with a refused form
+  // (its error names the field) and with an override listed.
+  it("sets and clears an anchor date override on a company's page; every state of the page passes axe", async () => {
+    const operator = await newOperator(t.ctx.pool, 'Cora Calendar');
+    const tenant = await t.newTenant('Calendar Platform');
+    const { company } = await createCompany(tenant, 'test', { formationState: 'IL', formationDate: '2025-03-15' });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, bypassCSP: true });
+    const page = await context.newPage();
+    const url = `${base}/console/companies/${company.id}?from=2027-01-01&to=2027-12-31`;
+    await page.goto(url);
+    await page.fill('input[name="email"]', operator.email);
+    await page.fill('input[name="password"]', operator.password);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(/\/console\/companies\//);
+    expect(await page.textContent('table.calendar')).toContain('2027-03-02');
+    await expectAccessible(page, 'company page');
+
+    await page.getByLabel('State', { exact: true }).selectOption('IL');
+    await page.getByLabel('Anchor date', { exact: true }).fill('2026-07-01');
+    await page.getByLabel('Event', { exact: true }).selectOption('conversion');
+    await page.getByLabel('Reason (kept in the change log)').fill(' ');
+    // The browser would refuse an empty required field itself; a blank reason reaches the server.
+    await page.getByRole('button', { name: 'Set anchor date' }).click();
+    await page.waitForLoadState('load');
+    expect(await page.textContent('[role="alert"]')).toContain('Reason: is required');
+    await expectAccessible(page, 'company page with a refused override');
+
+    await page.getByLabel('Reason (kept in the change log)').fill('Converted from a corporation on 2026-07-01');
+    await page.getByRole('button', { name: 'Set anchor date' }).click();
+    await page.waitForURL(new RegExp(`/console/companies/${company.id}\\?from=2027-01-01&to=2027-12-31$`));
+    expect(await page.textContent('table.overrides')).toContain('2026-07-01');
+    expect(await page.textContent('table.calendar')).toContain('2027-06-30');
+    await expectAccessible(page, 'company page with an override');
+    await shot(page, '18-company-override');
+
+    await page.getByLabel('Reason for clearing IL').fill('Entered for the wrong company');
+    await page.getByRole('button', { name: 'Clear IL override' }).click();
+    await page.waitForURL(new RegExp(`/console/companies/${company.id}\\?from=2027-01-01&to=2027-12-31$`));
+    expect(await page.locator('table.overrides').count()).toBe(0);
     await context.close();
   }, 180_000);
 });

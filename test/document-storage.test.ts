@@ -8,6 +8,14 @@ import { storeDocument } from '../src/modules/documents/documents.service.js';
 import { runCli } from './cli-runner.js';
 import { createOrderRow, tenantOf } from './factories.js';
 import { createTestApp, type TestApp } from './harness.js';
+import {
+  END,
+  fieldPart as part,
+  fileHead as filePart,
+  generatedFile,
+  MULTIPART_TYPE,
+  multipartStream,
+} from './multipart-body.js';
 import { startTestS3, type TestS3 } from './s3-server.js';
 
 // Documents in S3-compatible object storage (DOC-7, DOC-8, DOC-9, OPS-25), against s3rver started by this file.
@@ -29,15 +37,6 @@ const pdfBytes = async (pages = 1) => {
   return Buffer.from(await pdf.save());
 };
 
-const BOUNDARY = '----fcs-s3-boundary';
-const part = (name: string, value: string) =>
-  Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
-const filePart = (head: string) =>
-  Buffer.from(
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${head}"\r\nContent-Type: application/pdf\r\n\r\n`,
-  );
-const END = Buffer.from(`--${BOUNDARY}--\r\n`);
-
 /** The admin upload with the file part FIRST and documentType after it, as a form may order them. */
 function upload(app: TestApp, orderId: string, body: Buffer | Readable) {
   return app.app.inject({
@@ -45,7 +44,7 @@ function upload(app: TestApp, orderId: string, body: Buffer | Readable) {
     url: `/admin/v1/orders/${orderId}/documents`,
     payload: body,
     headers: {
-      'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      'content-type': MULTIPART_TYPE,
       authorization: `Bearer ${app.ctx.secrets.operatorToken}`,
     },
   });
@@ -87,14 +86,8 @@ describe('documents in an S3-compatible bucket', () => {
     const before = await s3.keys();
 
     // Above 25 MB, sent as a stream: refused with 413 once the limit is passed.
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    async function* big() {
-      yield filePart('big.pdf');
-      yield Buffer.from('%PDF-1.7\n');
-      for (let i = 0; i < 26; i++) yield chunk;
-      yield Buffer.concat([Buffer.from('\r\n'), part('documentType', 'company'), END]);
-    }
-    const tooLarge = await upload(t, orderId, Readable.from(big()));
+    const big = generatedFile(26 * 1024 * 1024).chunks();
+    const tooLarge = await upload(t, orderId, multipartStream([], 'big.pdf', big, [['documentType', 'company']]));
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.json().code).toBe('payload_too_large');
 

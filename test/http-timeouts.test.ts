@@ -5,7 +5,8 @@ import { buildApp } from '../src/app.js';
 import { newId } from '../src/lib/ids.js';
 import { insertOperator } from '../src/modules/console/operators.repo.js';
 import { DUMMY_HASH } from '../src/modules/console/password.js';
-import { createSession, sessionCookieValue } from '../src/modules/console/sessions.js';
+import { createSession, findSession, sessionCookieValue } from '../src/modules/console/sessions.js';
+import { createOrderRow, tenantOf } from './factories.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 // HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_IDLE_TIMEOUT_MS and HTTP_KEEP_ALIVE_TIMEOUT_MS bound what
@@ -112,13 +113,16 @@ describe('HTTP timeouts on the listening socket', () => {
     });
     const { sessionId } = await createSession(t.ctx.pool, operator!.id);
     const cookie = `fcs_console=${sessionCookieValue(t.ctx.secrets.fileUrlSecret, sessionId)}`;
-    const part = '------stall\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4\n';
+    const csrf = (await findSession(t.ctx.pool, sessionId))!.csrfToken;
+    const tenant = await t.newTenant();
+    // A real order and the token first: the file is being stored when the body stops (DOC-10).
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
+    const part = `------stall\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n------stall\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4\n`;
     const upload = await exchange(
-      `POST /console/orders/order_x/documents HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nContent-Type: multipart/form-data; boundary=----stall\r\nContent-Length: ${part.length + 5000}\r\n\r\n${part}`,
+      `POST /console/orders/${orderId}/documents HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nContent-Type: multipart/form-data; boundary=----stall\r\nContent-Length: ${part.length + 5000}\r\n\r\n${part}`,
     );
     expect(upload.answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(upload.closedAfterMs).toBeLessThan(REQUEST_MS - 1000);
-    const tenant = await t.newTenant();
     const chunked = await exchange(
       `POST /test/v1/users HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${tenant.keys.test}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"ful\r\n`,
     );

@@ -31,15 +31,10 @@ export function decodeFlash(raw: string | undefined): Flash | null {
   }
 }
 
-/**
- * The CSRF token of a POST body: `_csrf` of a url-encoded form, or the `_csrf` field of a multipart form
- * (with attachFieldsToBody its value sits in `{value}`).
- */
+/** The CSRF token of a POST body: `_csrf` of a url-encoded form, or of the fields of a multipart form read so far. */
 function bodyCsrf(body: unknown): string {
   const raw = (body as Record<string, unknown> | undefined)?._csrf;
-  if (typeof raw === 'string') return raw;
-  if (raw && typeof raw === 'object' && 'value' in raw) return String((raw as { value: unknown }).value);
-  return '';
+  return typeof raw === 'string' ? raw : '';
 }
 
 /** Whether a POST body carries `expected` as its `_csrf` (constant time; false when either is missing). */

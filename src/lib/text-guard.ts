@@ -17,24 +17,13 @@ export async function rejectUnstorableText(request: FastifyRequest): Promise<voi
 }
 
 /**
- * The same refusal for a multipart form as @fastify/multipart attaches it to the body (`{name: part}`, a part being
- * `{type: 'field', value}` or `{type: 'file', filename, …}`, or a list of them): it reads the form in a hook of its own,
- * after {@link rejectUnstorableText} has run. Each field is judged by its name and value, each file by its field's
- * name and its file name (the file's bytes are not text).
+ * The same refusal for the text of a multipart form, read part by part after {@link rejectUnstorableText} has run:
+ * each field by its name and value, a file by its field's name and its file name (the file's bytes are not text).
+ * @param parts field name to value or file name.
  * @throws ValidationError (400) naming each such field.
  */
-export function rejectUnstorableFormParts(body: unknown): void {
-  if (!body || typeof body !== 'object') return;
-  // Parts point back at the whole form (`fields`): only their text is walked.
-  const text = (part: unknown) => {
-    const p = part as { type?: unknown; value?: unknown; filename?: unknown } | null;
-    return p?.type === 'file' ? p.filename : p?.value;
-  };
-  throwIfUnstorable([
-    Object.fromEntries(
-      Object.entries(body).map(([name, part]) => [name, Array.isArray(part) ? part.map(text) : text(part)]),
-    ),
-  ]);
+export function rejectUnstorableFormText(parts: Record<string, string>): void {
+  throwIfUnstorable([parts]);
 }
 
 function throwIfUnstorable(values: unknown[]): void {

@@ -47,6 +47,11 @@ export function listAllCalendarCompanies(
   );
 }
 
+/** One company of any tenant as the calendar reads it (the console's company page: CAL-36), or null when unknown. */
+export function findCalendarCompany(db: Db, companyId: string): Promise<CalendarCompanyRow | null> {
+  return one<CalendarCompanyRow>(db, `SELECT ${COMPANY_COLUMNS} FROM companies WHERE id = $1`, [companyId]);
+}
+
 /** A state a company is qualified in: the filed foreign qualification and its registration date. */
 export interface QualificationRow {
   company_id: string;

@@ -46,6 +46,20 @@ export async function getCompanyCalendar(
   return { companyId: company.id, ...range, items: companyDeadlines(row!, data, range, today).map(toCalendarItem) };
 }
 
+/**
+ * The console's company page (CAL-36): the company of any tenant, its calendar items in the range (none without a
+ * formation date: CAL-19) and its operator overrides by state (CAL-29).
+ * @throws AppError not_found (404) for an unknown company; ValidationError naming `from` or `to` for a bad range.
+ */
+export async function teamCompanyCalendar(db: Db, companyId: string, q: RangeQuery, today = todayUtc()) {
+  const company = await repo.findCalendarCompany(db, companyId);
+  if (!company) throw new AppError('not_found', `No company '${companyId}'`);
+  const range = resolveRange(q, today);
+  const data = await loadCalendarData(db, [company.id]);
+  const overrides = [...data.overrides.values()].sort((a, b) => a.state.localeCompare(b.state));
+  return { company, ...range, items: companyDeadlines(company, data, range, today), overrides };
+}
+
 /** Query of GET /compliance-deadlines and of the console and CLI lists. */
 export interface DeadlinesQuery extends RangeQuery {
   jurisdiction?: string;

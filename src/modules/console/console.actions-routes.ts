@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError, ValidationError } from '../../lib/errors.js';
+import { AppError, type ErrorCode, ValidationError } from '../../lib/errors.js';
+import type { Flash } from '../../lib/browser-forms.js';
+import { rejectUnstorableFormText } from '../../lib/text-guard.js';
 import { centsToDecimalString } from '../../lib/money.js';
-import { bodyField } from '../../lib/validation.js';
-import { storeDocument } from '../documents/documents.service.js';
+import { readDocumentForm } from '../documents/document-form.js';
+import { discardStagedFile, recordDocument } from '../documents/documents.service.js';
 import { transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import { orderStateOf, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
-import { actorOf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
+import { actorOf, checkSessionCsrf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
 import type { OrderDetailRow } from '../filings/filings.repo.js';
 import {
   loadActionOrder,
@@ -102,54 +104,47 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
     },
   );
 
+  // DOC-10: the file is streamed into the store as the form arrives (readDocumentForm), after the CSRF token and the
+  // text of the fields before it were checked; the scope's CSRF hook leaves this multipart form to that check.
   app.post<{ Params: { orderId: string } }>(
     '/orders/:orderId/documents',
-    { schema: { hide: true } },
+    { schema: { hide: true }, config: { checksCsrfWhileReading: true } },
     async (request, reply) => {
       const { orderId } = request.params;
-      const body: unknown = request.body;
-      const file = bodyField(body, 'file') as
-        | { filename?: string; mimetype?: string; toBuffer?: () => Promise<Buffer>; type?: string }
-        | undefined;
-      if (field(body, 'confirm') !== 'yes') {
-        return redirectWith(ctx, request, reply, orderUrl(orderId), {
-          kind: 'error',
-          text: 'Tick the confirmation box to upload the document.',
-        });
-      }
-      if (file?.type !== 'file' || !file.toBuffer) {
-        return redirectWith(ctx, request, reply, orderUrl(orderId), {
-          kind: 'error',
-          text: 'Choose a file to upload.',
-        });
-      }
+      const back = (flash: Flash) => redirectWith(ctx, request, reply, orderUrl(orderId), flash);
+      // A form refused as a form (token, text) gets an error page; a refused document, a message on the order page.
+      let formError: unknown = null;
+      const checkForm = (fields: Record<string, string>, fileName: string | null) => {
+        try {
+          checkSessionCsrf(request, fields);
+          rejectUnstorableFormText(fileName === null ? fields : { ...fields, file: fileName });
+        } catch (err) {
+          formError = err;
+          throw err;
+        }
+      };
       try {
-        const bytes = await file.toBuffer();
-        const { document, event } = await storeDocument(
-          ctx,
-          null,
-          {
-            orderId,
-            documentType: field(body, 'documentType'),
-            fileName: file.filename ?? 'document',
-            fileType: file.mimetype,
-            content: bytes,
-          },
-          actorOf(request),
-        );
-        return redirectWith(ctx, request, reply, orderUrl(orderId), {
+        const { staged, fields } = await readDocumentForm(ctx, request, { orderId }, checkForm);
+        if (fields.confirm?.trim() !== 'yes') {
+          await discardStagedFile(ctx, staged);
+          return back({ kind: 'error', text: 'Tick the confirmation box to upload the document.' });
+        }
+        const { document, event } = await recordDocument(ctx, staged, fields.documentType!.trim(), actorOf(request));
+        return back({
           kind: 'ok',
           text: `Uploaded ${document.fileName} as ${document.documentType} (event ${event.id}).`,
         });
       } catch (err) {
-        if (err instanceof AppError && err.status < 500 && err.code !== 'not_found') {
-          return redirectWith(ctx, request, reply, orderUrl(orderId), { kind: 'error', text: err.message });
-        }
+        if (err !== formError && err instanceof AppError && DOCUMENT_REFUSALS.has(err.code))
+          return back({ kind: 'error', text: err.message });
         throw err;
       }
     },
   );
 }
+
+/** What refuses a document rather than its form (DOC-3): shown on the order page, where the form is. */
+const DOCUMENT_REFUSALS = new Set<ErrorCode>(['validation_error', 'unsupported_media_type', 'payload_too_large']);
 
 function orderUrl(orderId: string): string {
   return `${CONSOLE_PREFIX}/orders/${encodeURIComponent(orderId)}`;

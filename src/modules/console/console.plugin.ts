@@ -9,10 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from '../../context.js';
 import { sendNotFound, toErrorResponse } from '../../lib/error-handler.js';
-import { unreadableFormError } from '../../lib/multipart-forms.js';
-import { rejectUnstorableFormParts } from '../../lib/text-guard.js';
 import { onlyOnSite } from '../../lib/site-hosts.js';
-import { MAX_DOCUMENT_BYTES } from '../documents/documents.service.js';
 import { consoleAuditRoutes } from './console.audit-routes.js';
 import { consoleFundingRoutes } from './console.funding-routes.js';
 import { consoleAuthRoutes } from './console.auth-routes.js';
@@ -22,6 +19,7 @@ import { consoleOrderRoutes } from './console.orders-routes.js';
 import { consoleTaxIdRoutes } from './console.tax-id-routes.js';
 import { consolePricingRoutes } from './console.pricing-routes.js';
 import { consoleComplianceRoutes } from './console.deadlines-routes.js';
+import { consoleCompanyRoutes } from './console.company-routes.js';
 import { authFailureThrottle } from '../rate-limits/rate-limits.js';
 import { CONSOLE_PREFIX, COOKIES, checkSessionCsrf, cookieOptions, render } from './console.web.js';
 import { findSession, sessionIdOf } from './sessions.js';
@@ -50,21 +48,9 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       });
       await web.register(fastifyCookie);
       await web.register(fastifyFormbody, { bodyLimit: 256 * 1024 });
-      // The multipart parser reads a form in a preValidation hook of its own, between these two: what fails there is a
-      // form it could not read (renderError). A form it read is then held to the text rules (NUL, unpaired
-      // surrogates), which the app's own check ran too early to see.
-      web.decorateRequest('consoleFormReading', false);
-      web.addHook('preValidation', async (request) => {
-        request.consoleFormReading = true;
-      });
-      await web.register(fastifyMultipart, {
-        attachFieldsToBody: true,
-        limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 20 },
-      });
-      web.addHook('preValidation', async (request) => {
-        request.consoleFormReading = false;
-        if (request.isMultipart()) rejectUnstorableFormParts(request.body);
-      });
+      // Multipart forms are read by their route as they arrive (readDocumentForm: a file is streamed, never held whole
+      // in memory, DOC-8, DOC-10), which checks their text and CSRF token before the file is stored.
+      await web.register(fastifyMultipart);
       await web.register(fastifyView, {
         engine: { eta: new Eta({ views: path.join(HERE, 'views'), cache: true }) },
         templates: path.join(HERE, 'views'),
@@ -73,8 +59,9 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       web.decorateRequest('consoleSession', null);
       web.addHook('onRequest', authenticate(ctx));
       web.addHook('preHandler', async (request) => {
-        if (request.method === 'POST' && request.url.split('?')[0] !== `${CONSOLE_PREFIX}/login`)
-          checkSessionCsrf(request);
+        if (request.method !== 'POST' || request.url.split('?')[0] === `${CONSOLE_PREFIX}/login`) return;
+        if (request.isMultipart() && request.routeOptions.config.checksCsrfWhileReading) return;
+        checkSessionCsrf(request);
       });
       web.setErrorHandler((err, request, reply) => renderError(ctx, err, request, reply));
       web.setNotFoundHandler((request, reply) =>
@@ -92,6 +79,7 @@ export async function consoleWebRoutes(app: FastifyInstance, { ctx }: { ctx: App
       await web.register(consoleBusinessRoutes, { ctx });
       await web.register(consolePricingRoutes, { ctx });
       await web.register(consoleComplianceRoutes, { ctx });
+      await web.register(consoleCompanyRoutes, { ctx });
       await web.register(consoleAuditRoutes, { ctx });
       await web.register(consoleFundingRoutes, { ctx });
     },
@@ -123,7 +111,7 @@ function authenticate(ctx: AppContext) {
 }
 
 function renderError(ctx: AppContext, err: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const { status, body } = toErrorResponse(request.consoleFormReading ? unreadableFormError(err) : err, request);
+  const { status, body } = toErrorResponse(err, request);
   if (status >= 500) request.log.error({ err }, 'console request failed');
   const title =
     status === 404

@@ -17,8 +17,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in operator of a /console request; null only on the public pages (login, assets). */
     consoleSession: ConsoleSession | null;
-    /** True while the multipart parser reads the form of a /console request: what fails then is an unreadable form. */
-    consoleFormReading: boolean;
+  }
+  interface FastifyContextConfig {
+    /**
+     * A /console route that reads its multipart form itself and checks the CSRF token as it does, before the form's
+     * file is stored (DOC-10); the scope's hook checks every other POST, and any multipart POST elsewhere fails it.
+     */
+    checksCsrfWhileReading?: boolean;
   }
 }
 
@@ -92,12 +97,12 @@ export function render(
 }
 
 /**
- * Synchronizer-token check for every POST of a signed-in operator: the body's `_csrf` must equal the
- * token stored with the session in PostgreSQL.
+ * Synchronizer-token check for every POST of a signed-in operator: the body's `_csrf` (or that of `body`, the fields
+ * of a multipart form read so far) must equal the token stored with the session in PostgreSQL.
  * @throws AppError forbidden (rendered as the "form expired" page).
  */
-export function checkSessionCsrf(request: FastifyRequest): void {
-  if (!carriesToken(request.body, request.consoleSession?.csrfToken)) {
+export function checkSessionCsrf(request: FastifyRequest, body: unknown = request.body): void {
+  if (!carriesToken(body, request.consoleSession?.csrfToken)) {
     throw new AppError(
       'forbidden',
       'This form has expired or did not come from the console. Go back, reload the page and try again.',
@@ -130,10 +135,9 @@ function loginToken(ctx: AppContext, nonce: string): string {
   return nonceToken(ctx.secrets.fileUrlSecret, 'console-login-csrf', nonce);
 }
 
-/** A form field as a trimmed string ('' when absent); multipart fields arrive as `{value}`. */
+/** A form field as a trimmed string ('' when absent; the first of a repeated one). */
 export function field(body: unknown, name: string): string {
-  const raw = (body as Record<string, unknown> | undefined)?.[name];
-  const v = raw && typeof raw === 'object' && 'value' in raw ? (raw as { value: unknown }).value : raw;
+  const v = (body as Record<string, unknown> | undefined)?.[name];
   return typeof v === 'string' ? v.trim() : Array.isArray(v) ? String(v[0] ?? '').trim() : '';
 }
 

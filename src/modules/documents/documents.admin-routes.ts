@@ -1,18 +1,10 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { FieldErrors } from '../../lib/errors.js';
-import { unreadableFormError } from '../../lib/multipart-forms.js';
 import { errorResponses } from '../../lib/schemas.js';
+import { readDocumentForm } from './document-form.js';
 import * as schemas from './documents.schemas.js';
-import {
-  discardStagedFile,
-  MAX_DOCUMENT_BYTES,
-  recordDocument,
-  stageDocumentFile,
-  type StagedDocumentFile,
-} from './documents.service.js';
+import { recordDocument } from './documents.service.js';
 
 /**
  * `POST /admin/v1/orders/{orderId}/documents` (DOC-4): the filing team uploads a document
@@ -20,10 +12,8 @@ import {
  * registered in this plugin only; the rest of the API stays JSON-only.
  */
 export const documentsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  // One byte past the limit reaches the service, which answers 413 (DOC-3) and keeps nothing (DOC-8).
-  await app.register(fastifyMultipart, {
-    limits: { fileSize: MAX_DOCUMENT_BYTES + 1, files: 1, fields: 5, parts: 6 },
-  });
+  // The form's limits are readDocumentForm's (DOCUMENT_FORM_LIMITS), the console's too.
+  await app.register(fastifyMultipart);
 
   app.post(
     '/orders/:orderId/documents',
@@ -38,58 +28,9 @@ export const documentsAdminRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       },
     },
     async (request, reply) => {
-      const { staged, documentType } = await readForm(ctx, request, request.params.orderId);
-      const { document } = await recordDocument(ctx, staged, documentType, 'operator');
+      const { staged, fields } = await readDocumentForm(ctx, request, { orderId: request.params.orderId });
+      const { document } = await recordDocument(ctx, staged, fields.documentType!, 'operator');
       return reply.status(201).send(document);
     },
   );
 };
-
-/**
- * Reads the form, streaming the `file` part into the document store as it arrives (DOC-8: never whole in memory),
- * and the text fields, which may come before or after it. Names every missing field; a file stored before a
- * failure is removed again.
- */
-async function readForm(
-  ctx: AppContext,
-  request: FastifyRequest,
-  orderId: string,
-): Promise<{ staged: StagedDocumentFile; documentType: string }> {
-  const errors = new FieldErrors();
-  if (!request.isMultipart())
-    errors.add('', 'send multipart/form-data with the fields file and documentType').throwIfAny();
-  let staged: StagedDocumentFile | null = null;
-  const fields: Record<string, string> = {};
-  try {
-    try {
-      for await (const part of request.parts()) {
-        if (part.type === 'file') {
-          if (part.fieldname === 'file' && !staged)
-            staged = await stageDocumentFile(
-              ctx,
-              null,
-              { orderId },
-              {
-                content: part.file,
-                fileName: part.filename,
-                fileType: part.mimetype,
-              },
-            );
-          else part.file.resume();
-        } else if (typeof part.value === 'string') {
-          fields[part.fieldname] = part.value;
-        }
-      }
-    } catch (err) {
-      // OPS-7: a form the parser cannot read is the client's 400, never a 500.
-      throw unreadableFormError(err);
-    }
-    if (!staged) errors.add('file', 'is required (a file part named file)');
-    if (!fields.documentType) errors.add('documentType', 'is required');
-    errors.throwIfAny();
-  } catch (err) {
-    if (staged) await discardStagedFile(ctx, staged);
-    throw err;
-  }
-  return { staged: staged!, documentType: fields.documentType! };
-}

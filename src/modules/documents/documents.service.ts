@@ -210,13 +210,14 @@ async function writeToStore(
   }
 }
 
-/** A pass-through that counts bytes and fails with payload_too_large (413) past `limit`. */
+/** A pass-through that counts bytes and fails with payload_too_large (413), naming the field `file`, past `limit`. */
 function byteCounter(limit: number): { stream: Transform; bytes: () => number } {
   let bytes = 0;
+  const message = `file: must be at most ${limit / 1024 / 1024} MB, the largest document accepted`;
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (bytes > limit) done(new AppError('payload_too_large', `Documents are limited to ${limit / 1024 / 1024} MB`));
+      if (bytes > limit) done(new AppError('payload_too_large', message));
       else done(null, chunk);
     },
   });
