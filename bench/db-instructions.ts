@@ -1,6 +1,6 @@
 /**
  * `npm run bench:db-instructions`: the CPU instructions PostgreSQL spends on the placement statement
- * (`place_order_groups_v2`, ORD-13/ORD-17), counted by valgrind's callgrind. Unlike seconds, an instruction count does
+ * (`place_order_groups_of_tenants`, ORD-13/ORD-17/ORD-40), counted by valgrind's callgrind. Unlike seconds, an instruction count does
  * not move with the machine's load or speed: the same code, schema and payloads give the same count within about
  * 1 %, so a change to the statement, the schema or the payload can be judged from one run on a noisy machine, where
  * two timed runs of the same code differ by more than most changes do.
@@ -10,10 +10,12 @@
  *    service on it (migrations, reference data), create a tenant with a balance and a user.
  * 2. Place BENCH_INSTRUCTION_ORDERS formations (+ ein + registeredAgent, the bench's `formationBody`) through the
  *    HTTP app in this process, one at a time, and keep each placement statement's parameter.
+ *    Also as many from each of four more tenants, the five tenants taking turns.
  * 3. Put the cluster back as it was before step 2, start it under callgrind and replay those payloads on a fresh
- *    connection each: one alone (B=1) per statement, then batches of five (B=5) as a busy tenant's statements are.
- *    Each connection's backend is counted from its start to its end; a connection that only warms up is
- *    subtracted, so the figure is the statements alone.
+ *    connection each: one alone (B=1) per statement, then batches of five (B=5) as a busy tenant's statements are,
+ *    then statements of one placement from each of the five tenants (`place_order_groups_of_tenants`, ORD-40), as
+ *    many tenants' statements are. Each connection's backend is counted from its start to its end; a connection that
+ *    only warms up is subtracted, so the figure is the statements alone.
  *
  * Needs `valgrind` and PostgreSQL's server binaries (`initdb`, `postgres`); as root it runs them as the `postgres`
  * user. Takes under a minute (everything under callgrind runs about 50 times slower). Prints instructions per
@@ -30,13 +32,15 @@ import { buildApp } from '../src/app.js';
 import { boot } from '../src/boot.js';
 import { loadConfig } from '../src/config.js';
 import { benchServiceSettings } from './lib/service-settings.js';
-import { createBenchTenant } from './lib/tenant.js';
+import { type BenchTenant, createBenchTenant } from './lib/tenant.js';
 import { formationBody } from './orders.js';
 
 const PORT = Number(process.env.BENCH_INSTRUCTION_PORT ?? 54339);
 /** Statements counted per batch size; warm-up statements come on top. */
 const MEASURED = 12;
 const WARM_UP = 4;
+/** Tenants of the statements of several tenants: one placement of each per statement. */
+const TENANTS = 5;
 
 /** The OS user PostgreSQL's programs run as: the `postgres` user's ids when this process is root, else this user. */
 interface Runner {
@@ -60,16 +64,22 @@ try {
   else fs.rmSync(root, { recursive: true, force: true });
 }
 
-/** Steps 1 and 2: the placement statements' parameters (JSON text, one placement each), the cluster restored after. */
-async function capturePlacements(bin: string): Promise<string[]> {
+/**
+ * Steps 1 and 2: the placement statements' parameters (JSON text, one placement each), the cluster restored after:
+ * the first tenant's alone, then those of the TENANTS tenants taking turns.
+ */
+async function capturePlacements(bin: string): Promise<Captured> {
   const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
-  const tenant = await withService(bin, url, async (base, pool) => {
+  const tenants = await withService(bin, url, async (base, pool) => {
     if (process.env.BENCH_INSTRUCTION_SQL) await pool.query(process.env.BENCH_INSTRUCTION_SQL);
-    return createBenchTenant(pool, base, 'Instruction Org', 1_000_000_000);
+    const created = [];
+    for (let t = 1; t <= TENANTS; t++)
+      created.push(await createBenchTenant(pool, base, `Instruction Org ${t}`, 1_000_000_000));
+    return created;
   });
   // The state every replay starts from: copied now, put back after the capture.
   execFileSync('cp', ['-a', data, `${data}.before`]); // -a: the server's user keeps owning the copy
-  const payloads = await withService(bin, url, (base) => placeAndKeep(base, tenant.headers, tenant.userId));
+  const payloads = await withService(bin, url, (base) => placeAndKeep(base, tenants));
   fs.rmSync(data, { recursive: true, force: true });
   fs.renameSync(`${data}.before`, data);
   return payloads;
@@ -95,19 +105,30 @@ async function withService<T>(bin: string, url: string, work: (base: string, poo
   }
 }
 
+/** The captured placements: one tenant's, and one statement's worth of the several tenants' per element. */
+interface Captured {
+  oneTenant: string[];
+  tenantsInTurn: string[][];
+}
+
 /** Places the orders through the app and keeps the parameter of each placement statement the service sends. */
-async function placeAndKeep(base: string, headers: Record<string, string>, userId: string): Promise<string[]> {
+async function placeAndKeep(base: string, tenants: BenchTenant[]): Promise<Captured> {
   const kept: string[] = [];
+  // Per batch size B: two warm-up connections and the measured statements, B placements a statement; then, for the
+  // statements of several tenants, as many statements of one placement of each tenant.
+  const needed = (2 * WARM_UP + MEASURED) * (1 + 5);
+  const inTurn = (2 * WARM_UP + MEASURED) * TENANTS;
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as { name?: string; values?: string[] } | string;
-    if (typeof q === 'object' && q?.name === 'place_order_groups_v2') kept.push(q.values![0]!);
+    // One tenant's statement: an array of one tenant's part, kept as that part.
+    if (typeof q === 'object' && q?.name === 'place_order_groups_of_tenants')
+      kept.push(JSON.stringify((JSON.parse(q.values![0]!) as unknown[])[0]));
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   try {
-    // Per batch size B: two warm-up connections and the measured statements, B placements a statement.
-    const needed = (2 * WARM_UP + MEASURED) * (1 + 5);
-    for (let i = 0; i < needed; i++) {
+    for (let i = 0; i < needed + inTurn; i++) {
+      const { headers, userId } = tenants[i < needed ? 0 : (i - needed) % TENANTS]!;
       const res = await fetch(`${base}/test/v1/orders`, {
         method: 'POST',
         headers,
@@ -118,23 +139,34 @@ async function placeAndKeep(base: string, headers: Record<string, string>, userI
   } finally {
     pg.Client.prototype.query = original;
   }
-  return kept;
+  const several = kept.splice(needed);
+  return {
+    oneTenant: kept,
+    tenantsInTurn: Array.from({ length: several.length / TENANTS }, (_, i) =>
+      several.slice(i * TENANTS, (i + 1) * TENANTS),
+    ),
+  };
 }
 
-/** Instructions of one placement statement (mean over MEASURED statements): of one placement, and of five. */
+/**
+ * Instructions of one placement statement (mean over MEASURED statements): of one placement, of five of one tenant,
+ * and of one placement of each of TENANTS tenants.
+ */
 interface Counted {
   single: number;
   batchOfFive: number;
+  ofTenants: number;
 }
 
-/** Step 3: instructions of one statement at B=1 and at B=5, each the mean of MEASURED statements. */
-async function countUnderCallgrind(bin: string, payloads: string[]): Promise<Counted> {
+/** Step 3: instructions of one statement at B=1, at B=5 and of TENANTS tenants, each the mean of MEASURED statements. */
+async function countUnderCallgrind(bin: string, captured: Captured): Promise<Counted> {
+  const payloads = captured.oneTenant;
   const server = startServer(bin, ['valgrind', '--tool=callgrind', `--callgrind-out-file=${root}/callgrind.%p.out`]);
   const url = `postgres://postgres@127.0.0.1:${PORT}/postgres`;
   try {
     await waitForServer(url, 180_000);
     const take = (n: number) => payloads.splice(0, n);
-    const batches = (b: number, n: number) => Array.from({ length: n }, () => merge(take(b)));
+    const batches = (b: number, n: number) => Array.from({ length: n }, () => `[${merge(take(b))}]`);
     // The warm-up connection of each size: connecting, catalog caches, the function's plans; subtracted below.
     const single =
       (await backendInstructions(url, [...batches(1, WARM_UP), ...batches(1, MEASURED)])) -
@@ -142,13 +174,18 @@ async function countUnderCallgrind(bin: string, payloads: string[]): Promise<Cou
     const five =
       (await backendInstructions(url, [...batches(5, WARM_UP), ...batches(5, MEASURED)])) -
       (await backendInstructions(url, batches(5, WARM_UP)));
-    return { single: single / MEASURED, batchOfFive: five / MEASURED };
+    const ofTenants = (n: number) =>
+      captured.tenantsInTurn.splice(0, n).map((placements) => `[${placements.join(',')}]`);
+    const tenants =
+      (await backendInstructions(url, [...ofTenants(WARM_UP), ...ofTenants(MEASURED)])) -
+      (await backendInstructions(url, ofTenants(WARM_UP)));
+    return { single: single / MEASURED, batchOfFive: five / MEASURED, ofTenants: tenants / MEASURED };
   } finally {
     await stopServer(server);
   }
 }
 
-/** Several placements as one statement's parameter: every row renumbered by its placement (`n`, read by name). */
+/** Several placements of one tenant as one tenant's part of a statement: every row renumbered by its placement (`n`). */
 function merge(placements: string[]): string {
   const parsed = placements.map((p) => JSON.parse(p) as Record<string, Array<Record<string, unknown>>>);
   const out: Record<string, unknown> = { ...parsed[0] };
@@ -158,18 +195,18 @@ function merge(placements: string[]): string {
   return JSON.stringify(out);
 }
 
-/** Runs `statements` on a new connection, closes it, and reads the instructions callgrind counted for its backend. */
+/** Runs `statements` (their parameters) on a new connection, closes it, and reads the instructions callgrind counted for its backend. */
 async function backendInstructions(url: string, statements: string[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   for (const p of statements) {
-    const res = await client.query<{ r: { outcomes: string[] } }>({
-      name: 'place_order_groups_v2',
-      text: 'SELECT place_order_groups_v2($1::jsonb) AS r',
+    const res = await client.query<{ r: Array<{ outcomes: string[] }> }>({
+      name: 'place_order_groups_of_tenants',
+      text: 'SELECT place_order_groups_of_tenants($1::jsonb) AS r',
       values: [p],
     });
-    const refused = res.rows[0]!.r.outcomes.filter((o) => o !== 'placed');
+    const refused = res.rows[0]!.r.flatMap((a) => a.outcomes).filter((o) => o !== 'placed');
     if (refused.length) throw new Error(`replayed placement not placed: ${refused.join(', ')}`);
   }
   await client.end();
@@ -191,10 +228,12 @@ function report(c: Counted): void {
   const marginal = (c.batchOfFive - c.single) / 4;
   process.stdout.write(
     [
-      'place_order_groups_v2, PostgreSQL instructions (callgrind; formation + ein + registeredAgent per placement):',
+      'place_order_groups_of_tenants, PostgreSQL instructions (callgrind; formation + ein + registeredAgent per placement):',
       `  one placement per statement (B=1):   ${m(c.single)} per statement`,
       `  five placements per statement (B=5): ${m(c.batchOfFive)} per statement, ${m(c.batchOfFive / 5)} per order`,
       `  each further placement in a statement: ${m(marginal)}; the statement itself: ${m(c.single - marginal)}`,
+      `  one placement of each of ${TENANTS} tenants per statement: ` +
+        `${m(c.ofTenants)} per statement, ${m(c.ofTenants / TENANTS)} per order`,
       '',
     ].join('\n'),
   );

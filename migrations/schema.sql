@@ -1325,26 +1325,42 @@ CREATE OR REPLACE FUNCTION public.emit_events(p_org text, p_env text, p_events j
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
+BEGIN
+  RETURN QUERY SELECT e.id, e.created_at
+    FROM emit_events_of_tenants(jsonb_build_array(
+           jsonb_build_object('organization_id', p_org, 'environment', p_env, 'events', p_events))) AS e;
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.emit_events(p_org text, p_env text, p_events jsonb) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.emit_events(p_org text, p_env text, p_events jsonb) TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.emit_events_of_tenants(p_tenants jsonb)
+ RETURNS TABLE(id text, created_at timestamp with time zone)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET jit TO 'off'
+AS $function$
 #variable_conflict use_column
 BEGIN
   RETURN QUERY
     WITH ev AS (
       INSERT INTO events (id, organization_id, environment, type, data, traceparent)
-      SELECT e.id, p_org, p_env, e.type, e.data, e.traceparent
-        FROM jsonb_to_recordset(p_events) AS e(id text, type text, data jsonb, traceparent text)
-      RETURNING events.id, events.type, events.created_at
+      SELECT e.id, t.organization_id, t.environment, e.type, e.data, e.traceparent
+        FROM jsonb_to_recordset(p_tenants) AS t(organization_id text, environment text, events jsonb)
+       CROSS JOIN LATERAL jsonb_to_recordset(t.events) AS e(id text, type text, data jsonb, traceparent text)
+      RETURNING events.id, events.organization_id, events.environment, events.type, events.created_at
     ), deliveries AS (
       INSERT INTO webhook_deliveries (id, organization_id, environment, endpoint_id, event_id, next_attempt_at)
-      SELECT new_id('wd'), p_org, p_env, w.id, ev.id, now()
+      SELECT new_id('wd'), ev.organization_id, ev.environment, w.id, ev.id, now()
         FROM ev JOIN webhook_endpoints w
-          ON w.organization_id = p_org AND w.environment = p_env AND w.deleted_at IS NULL AND NOT w.disabled
-             AND ev.type = ANY(w.event_types)
+          ON w.organization_id = ev.organization_id AND w.environment = ev.environment AND w.deleted_at IS NULL
+             AND NOT w.disabled AND ev.type = ANY(w.event_types)
     )
     SELECT ev.id, ev.created_at FROM ev;
 END
 $function$;
-GRANT EXECUTE ON FUNCTION public.emit_events(p_org text, p_env text, p_events jsonb) TO PUBLIC;
-GRANT EXECUTE ON FUNCTION public.emit_events(p_org text, p_env text, p_events jsonb) TO fcs_service;
+GRANT EXECUTE ON FUNCTION public.emit_events_of_tenants(p_tenants jsonb) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.emit_events_of_tenants(p_tenants jsonb) TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.ids_after(prefix text, after text, n integer)
  RETURNS text[]
@@ -1514,62 +1530,62 @@ CREATE OR REPLACE FUNCTION public.place_order_groups_of_tenants(p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET jit TO 'off'
 AS $function$
 DECLARE
-  v_answers jsonb[] := array_fill(NULL::jsonb, ARRAY[jsonb_array_length(p)]);
-  t record;
-BEGIN
-  FOR t IN SELECT x.payload, x.i
-             FROM jsonb_array_elements(p) WITH ORDINALITY AS x(payload, i)
-            ORDER BY x.payload ->> 'organization_id', x.payload ->> 'environment', x.i
-  LOOP
-    v_answers[t.i] := place_order_groups_v2(t.payload);
-  END LOOP;
-  RETURN to_jsonb(v_answers);
-END
-$function$;
-GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO PUBLIC;
-GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO fcs_service;
-
-CREATE OR REPLACE FUNCTION public.place_order_groups_v2(p jsonb)
- RETURNS jsonb
- LANGUAGE plpgsql
- SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
-DECLARE
-  v_org text := p ->> 'organization_id';
-  v_env text := p ->> 'environment';
-  v_outcomes jsonb;
-  v_placed int[];
-  v_min bigint;
+  v_answers jsonb;
   v_events jsonb;
-  v_debits jsonb;
+  v_postings jsonb;
   v_before bigint;
-  v_deliveries boolean;
-  v_streams boolean;
 BEGIN
-  IF EXISTS (SELECT 1 FROM jsonb_to_recordset(p -> 'groups') AS g(idempotency_key text)
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p) AS t(payload)
+                     CROSS JOIN LATERAL jsonb_to_recordset(t.payload -> 'groups') AS g(idempotency_key text)
               WHERE g.idempotency_key IS NOT NULL) THEN
     UPDATE order_groups g SET idempotency_key = NULL
-     WHERE g.organization_id = v_org AND g.environment = v_env
-       AND g.idempotency_key IN (SELECT x.idempotency_key
-                                   FROM jsonb_to_recordset(p -> 'groups') AS x(idempotency_key text))
-       AND g.created_at < now() - make_interval(hours => (p ->> 'idempotency_key_ttl_hours')::int);
+      FROM (SELECT t.payload ->> 'organization_id' AS organization_id, t.payload ->> 'environment' AS environment,
+                   (t.payload ->> 'idempotency_key_ttl_hours')::int AS ttl_hours, x.idempotency_key
+              FROM jsonb_array_elements(p) AS t(payload)
+             CROSS JOIN LATERAL jsonb_to_recordset(t.payload -> 'groups') AS x(idempotency_key text)
+             WHERE x.idempotency_key IS NOT NULL) k
+     WHERE g.organization_id = k.organization_id AND g.environment = k.environment
+       AND g.idempotency_key = k.idempotency_key
+       AND g.created_at < now() - make_interval(hours => k.ttl_hours);
   END IF;
-  WITH grp AS MATERIALIZED (
-    SELECT g.* FROM jsonb_to_recordset(p -> 'groups')
-                      AS g(n int, id text, user_id text, company_id text, forms boolean, filing_state text,
-                           source text, billing text, request jsonb, total_cents bigint, idempotency_key text,
-                           min_balance_cents bigint, actor text)
+  WITH tenant AS MATERIALIZED (
+    SELECT t.i, t.payload, t.payload ->> 'organization_id' AS organization_id, t.payload ->> 'environment' AS environment
+      FROM jsonb_array_elements(p) WITH ORDINALITY AS t(payload, i)
+  ), grp AS MATERIALIZED (
+    SELECT t.i, t.organization_id, t.environment, g.*
+      FROM tenant t
+     CROSS JOIN LATERAL jsonb_to_recordset(t.payload -> 'groups')
+                          AS g(n int, id text, user_id text, company_id text, forms boolean, filing_state text,
+                               source text, billing text, request jsonb, total_cents bigint, idempotency_key text,
+                               min_balance_cents bigint, actor text)
+  ), company AS MATERIALIZED (
+    -- Each list is read once, into rows of its own: joined to the checked groups as the inner side of a nested loop, a
+    -- function of the tenant's parameter would be read again for every group.
+    SELECT t.i, c.*
+      FROM tenant t
+     CROSS JOIN LATERAL jsonb_to_recordset(t.payload -> 'companies')
+             AS c(n int, id text, slug text, legal_name text, trade_name text, ein text, entity_type text,
+                  structure_type text, tax_election text, fiscal_end_month text, formation_date date,
+                  formation_state text, principal_address jsonb, mailing_address jsonb, officers jsonb)
+  ), ord_row AS MATERIALIZED (
+    SELECT t.i, o.*
+      FROM tenant t
+     CROSS JOIN LATERAL jsonb_to_recordset(t.payload -> 'orders')
+             AS o(n int, id text, history_id text, order_type text, filing_type text, subscription_status text,
+                  details jsonb, amount_cents bigint, retail_cents bigint, margin_cents bigint, tax_id_sealed text)
   ), checked AS (
     SELECT g.*,
            CASE
              WHEN NOT EXISTS (SELECT 1 FROM users u
-                               WHERE u.id = g.user_id AND u.organization_id = v_org AND u.environment = v_env)
+                               WHERE u.id = g.user_id AND u.organization_id = g.organization_id
+                                 AND u.environment = g.environment)
                THEN 'unknown_user'
              WHEN g.idempotency_key IS NOT NULL
                   AND EXISTS (SELECT 1 FROM order_groups o
-                               WHERE o.organization_id = v_org AND o.environment = v_env
+                               WHERE o.organization_id = g.organization_id AND o.environment = g.environment
                                  AND o.idempotency_key = g.idempotency_key)
                THEN 'earlier'
            END AS refused
@@ -1578,15 +1594,12 @@ BEGIN
     INSERT INTO companies (id, organization_id, environment, slug, legal_name, trade_name, ein, entity_type,
                            structure_type, tax_election, fiscal_end_month, formation_date, formation_state,
                            principal_address, mailing_address, officers)
-    SELECT c.id, v_org, v_env, c.slug, c.legal_name, c.trade_name, c.ein, c.entity_type, c.structure_type,
-           c.tax_election, c.fiscal_end_month, c.formation_date, c.formation_state, c.principal_address,
-           c.mailing_address, c.officers
-      FROM jsonb_to_recordset(p -> 'companies')
-             AS c(n int, id text, slug text, legal_name text, trade_name text, ein text, entity_type text,
-                  structure_type text, tax_election text, fiscal_end_month text, formation_date date,
-                  formation_state text, principal_address jsonb, mailing_address jsonb, officers jsonb)
-      JOIN checked k ON k.n = c.n AND k.refused IS NULL
-     ORDER BY k.n
+    SELECT c.id, k.organization_id, k.environment, c.slug, c.legal_name, c.trade_name, c.ein, c.entity_type,
+           c.structure_type, c.tax_election, c.fiscal_end_month, c.formation_date, c.formation_state,
+           c.principal_address, c.mailing_address, c.officers
+      FROM company c
+      JOIN checked k ON k.i = c.i AND k.n = c.n AND k.refused IS NULL
+     ORDER BY k.organization_id, k.environment, k.n
     ON CONFLICT ON CONSTRAINT companies_slug_unique DO NOTHING
     RETURNING companies.id
   ), outcome AS MATERIALIZED (
@@ -1598,27 +1611,27 @@ BEGIN
   ), placed AS MATERIALIZED (
     SELECT o.* FROM outcome o WHERE o.outcome = 'placed'
   ), ord AS MATERIALIZED (
-    SELECT o.*, g.id AS group_id, g.company_id, g.user_id, g.filing_state, g.billing, g.actor
-      FROM jsonb_to_recordset(p -> 'orders')
-             AS o(n int, id text, history_id text, order_type text, filing_type text, subscription_status text,
-                  details jsonb, amount_cents bigint, retail_cents bigint, margin_cents bigint, tax_id_sealed text)
-      JOIN placed g ON g.n = o.n
+    SELECT o.*, g.organization_id, g.environment, g.id AS group_id, g.company_id, g.user_id, g.filing_state, g.billing,
+           g.actor
+      FROM ord_row o
+      JOIN placed g ON g.i = o.i AND g.n = o.n
   ), admins_written AS (
     INSERT INTO company_admins (company_id, user_id, organization_id, environment)
-    SELECT g.company_id, g.user_id, v_org, v_env FROM placed g WHERE g.forms
+    SELECT g.company_id, g.user_id, g.organization_id, g.environment FROM placed g WHERE g.forms
     ON CONFLICT (company_id, user_id) DO NOTHING
   ), groups_written AS (
     INSERT INTO order_groups (id, organization_id, environment, user_id, company_id, filing_state, source, billing,
                               request, total_cents, idempotency_key)
-    SELECT g.id, v_org, v_env, g.user_id, g.company_id, g.filing_state, g.source, g.billing, g.request, g.total_cents,
-           g.idempotency_key
+    SELECT g.id, g.organization_id, g.environment, g.user_id, g.company_id, g.filing_state, g.source, g.billing,
+           g.request, g.total_cents, g.idempotency_key
       FROM placed g
   ), orders_written AS (
     INSERT INTO orders (id, organization_id, environment, group_id, company_id, user_id, order_type, filing_state,
                         filing_status, filing_type, subscription_status, details, billing, amount_cents, retail_cents,
                         margin_cents, current_period_end)
-    SELECT o.id, v_org, v_env, o.group_id, o.company_id, o.user_id, o.order_type, o.filing_state, 'submitted',
-           o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents, o.margin_cents,
+    SELECT o.id, o.organization_id, o.environment, o.group_id, o.company_id, o.user_id, o.order_type, o.filing_state,
+           'submitted', o.filing_type, o.subscription_status, o.details, o.billing, o.amount_cents, o.retail_cents,
+           o.margin_cents,
            -- CAL-35: an annual report paid for several years renews after the last of them.
            CASE WHEN o.subscription_status IS NOT NULL
                 THEN ((now() AT TIME ZONE 'UTC')::date
@@ -1626,54 +1639,82 @@ BEGIN
       FROM ord o
   ), history_written AS (
     INSERT INTO order_status_history (id, order_id, organization_id, environment, from_status, to_status, actor)
-    SELECT o.history_id, o.id, v_org, v_env, NULL, 'submitted', o.actor
+    SELECT o.history_id, o.id, o.organization_id, o.environment, NULL, 'submitted', o.actor
       FROM ord o
   ), tax_ids_written AS (
     INSERT INTO ein_tax_ids (order_id, organization_id, environment, sealed)
-    SELECT o.id, v_org, v_env, o.tax_id_sealed
+    SELECT o.id, o.organization_id, o.environment, o.tax_id_sealed
       FROM ord o WHERE o.tax_id_sealed IS NOT NULL
+  ), answer AS MATERIALIZED (
+    SELECT o.i, o.organization_id, o.environment,
+           jsonb_agg(o.outcome ORDER BY o.n) AS outcomes,
+           count(*) FILTER (WHERE o.outcome = 'placed') AS placed,
+           count(*) AS placements,
+           sum(o.min_balance_cents) FILTER (WHERE o.outcome = 'placed') AS min_balance_cents
+      FROM outcome o
+     GROUP BY o.i, o.organization_id, o.environment
+  ), debits AS (
+    -- A tenant's debits: as given when all of its placements are placed, else those of its placed ones.
+    SELECT a.organization_id, a.environment, a.min_balance_cents,
+           CASE WHEN a.placed = a.placements THEN t.payload -> 'debits'
+                ELSE (SELECT coalesce(jsonb_agg(d.r ORDER BY d.k), '[]'::jsonb)
+                        FROM jsonb_array_elements(t.payload -> 'debits') WITH ORDINALITY AS d(r, k)
+                        JOIN placed g ON g.i = a.i AND g.n = (d.r ->> 'n')::int) END AS entries
+      FROM answer a JOIN tenant t ON t.i = a.i
+     WHERE a.placed > 0
   )
-  SELECT jsonb_agg(o.outcome ORDER BY o.n), coalesce(array_agg(o.n) FILTER (WHERE o.outcome = 'placed'), '{}'),
-         sum(o.min_balance_cents) FILTER (WHERE o.outcome = 'placed'),
-         -- emit_events' test for a delivery, asked once for the event types of the whole batch (a placement not placed
-         -- writes none, and its events are of the types of the others'): at worst a wake-up nobody needed.
-         EXISTS (SELECT 1 FROM webhook_endpoints w
-                  WHERE w.organization_id = v_org AND w.environment = v_env AND w.deleted_at IS NULL AND NOT w.disabled
-                    AND w.event_types && ARRAY(SELECT e.type FROM jsonb_to_recordset(p -> 'events') AS e(type text))),
-         EXISTS (SELECT 1 FROM event_stream_tenants s
-                  WHERE s.organization_id = v_org AND s.environment = v_env AND s.expires_at > now())
-    INTO v_outcomes, v_placed, v_min, v_deliveries, v_streams
-    FROM outcome o;
+  SELECT (SELECT jsonb_agg(jsonb_build_object(
+                   'outcomes', a.outcomes, 'created_at', now(),
+                   -- emit_events_of_tenants' test for a delivery, asked once per tenant for the event types of its
+                   -- placements (one not placed writes none, and its events are of the types of the others'): at
+                   -- worst a wake-up nobody needed.
+                   'deliveries', a.placed > 0
+                                 AND EXISTS (SELECT 1 FROM webhook_endpoints w
+                                              WHERE w.organization_id = a.organization_id
+                                                AND w.environment = a.environment
+                                                AND w.deleted_at IS NULL AND NOT w.disabled
+                                                AND w.event_types && ARRAY(SELECT e.type
+                                                                             FROM jsonb_to_recordset(t.payload -> 'events')
+                                                                                    AS e(type text))),
+                   'streams', a.placed > 0
+                              AND EXISTS (SELECT 1 FROM event_stream_tenants s
+                                           WHERE s.organization_id = a.organization_id
+                                             AND s.environment = a.environment AND s.expires_at > now()))
+                 ORDER BY a.i)
+            FROM answer a JOIN tenant t ON t.i = a.i),
+         -- p itself is emit_events_of_tenants' parameter ({organization_id, environment, events} per tenant, other
+         -- keys ignored) when every placement is placed: the events' JSON is not built again. Else the placed ones'
+         -- events, in order.
+         CASE WHEN (SELECT bool_and(a.placed = a.placements) FROM answer a) THEN p
+              ELSE (SELECT jsonb_agg(jsonb_build_object(
+                                       'organization_id', a.organization_id, 'environment', a.environment,
+                                       'events', (SELECT coalesce(jsonb_agg(e.r ORDER BY e.k), '[]'::jsonb)
+                                                    FROM jsonb_array_elements(t.payload -> 'events')
+                                                           WITH ORDINALITY AS e(r, k)
+                                                    JOIN placed g ON g.i = a.i AND g.n = (e.r ->> 'n')::int)))
+                      FROM answer a JOIN tenant t ON t.i = a.i
+                     WHERE a.placed > 0) END,
+         (SELECT jsonb_agg(to_jsonb(d) ORDER BY d.organization_id, d.environment)
+            FROM debits d WHERE jsonb_array_length(d.entries) > 0)
+    INTO v_answers, v_events, v_postings;
 
-  IF cardinality(v_placed) > 0 THEN
-    IF cardinality(v_placed) = jsonb_array_length(p -> 'groups') THEN
-      v_events := p -> 'events';
-      v_debits := p -> 'debits';
-    ELSE
-      SELECT coalesce(jsonb_agg(e.r ORDER BY e.i), '[]'::jsonb) INTO v_events
-        FROM jsonb_array_elements(p -> 'events') WITH ORDINALITY AS e(r, i)
-       WHERE (e.r ->> 'n')::int = ANY (v_placed);
-      SELECT coalesce(jsonb_agg(d.r ORDER BY d.i), '[]'::jsonb) INTO v_debits
-        FROM jsonb_array_elements(p -> 'debits') WITH ORDINALITY AS d(r, i)
-       WHERE (d.r ->> 'n')::int = ANY (v_placed);
-    END IF;
-    PERFORM emit_events(v_org, v_env, v_events);
-    IF jsonb_array_length(v_debits) > 0 THEN
-      SELECT e.balance_before INTO v_before
-        FROM post_ledger_entries(v_org, v_env, v_debits, v_min) e
-       WHERE e.id IS NULL;
-      IF FOUND THEN
-        RAISE EXCEPTION 'insufficient balance' USING ERRCODE = 'FC402', DETAIL = v_before::text;
-      END IF;
+  IF v_events IS NOT NULL THEN
+    PERFORM emit_events_of_tenants(v_events);
+  END IF;
+  IF v_postings IS NOT NULL THEN
+    SELECT e.balance_before INTO v_before
+      FROM post_ledger_entries_of_tenants(v_postings) e
+     WHERE e.id IS NULL
+     LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'insufficient balance' USING ERRCODE = 'FC402', DETAIL = v_before::text;
     END IF;
   END IF;
-  RETURN jsonb_build_object('outcomes', v_outcomes, 'created_at', now(),
-                            'deliveries', cardinality(v_placed) > 0 AND v_deliveries,
-                            'streams', cardinality(v_placed) > 0 AND v_streams);
+  RETURN v_answers;
 END
 $function$;
-GRANT EXECUTE ON FUNCTION public.place_order_groups_v2(p jsonb) TO PUBLIC;
-GRANT EXECUTE ON FUNCTION public.place_order_groups_v2(p jsonb) TO fcs_service;
+GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.place_order_groups_of_tenants(p jsonb) TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.post_ledger_entries(p_org text, p_env text, p_entries jsonb, p_min_balance bigint)
  RETURNS TABLE(id text, organization_id text, environment text, type text, amount_cents bigint, balance_after_cents bigint, line_type text, description text, order_id text, reverses_entry_id text, created_by text, created_at timestamp with time zone, balance_before bigint)
@@ -1682,50 +1723,95 @@ CREATE OR REPLACE FUNCTION public.post_ledger_entries(p_org text, p_env text, p_
  SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'public', 'pg_temp'
 AS $function$
+BEGIN
+  RETURN QUERY SELECT *
+    FROM post_ledger_entries_of_tenants(jsonb_build_array(
+           jsonb_build_object('organization_id', p_org, 'environment', p_env, 'min_balance_cents', p_min_balance,
+                              'entries', p_entries)));
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.post_ledger_entries(p_org text, p_env text, p_entries jsonb, p_min_balance bigint) TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.post_ledger_entries_of_tenants(p_postings jsonb)
+ RETURNS TABLE(id text, organization_id text, environment text, type text, amount_cents bigint, balance_after_cents bigint, line_type text, description text, order_id text, reverses_entry_id text, created_by text, created_at timestamp with time zone, balance_before bigint)
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET jit TO 'off'
+ SET search_path TO 'public', 'pg_temp'
+AS $function$
 #variable_conflict use_column
 DECLARE
-  v_before bigint;
-  v_last text;
-  v_n int := jsonb_array_length(p_entries);
-  v_ids text[];
+  v_locked bigint;
+  v_short bigint;
 BEGIN
-  SELECT b.balance_cents, b.last_entry_id INTO v_before, v_last
-    FROM balances b WHERE b.organization_id = p_org AND b.environment = p_env FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO balances (organization_id, environment) VALUES (p_org, p_env) ON CONFLICT DO NOTHING;
-    SELECT b.balance_cents, b.last_entry_id INTO v_before, v_last
-      FROM balances b WHERE b.organization_id = p_org AND b.environment = p_env FOR UPDATE;
+  SELECT count(*), count(*) FILTER (WHERE l.balance_cents < l.min_balance_cents) INTO v_locked, v_short FROM (
+    SELECT b.balance_cents, t.min_balance_cents FROM balances b
+      JOIN jsonb_to_recordset(p_postings) AS t(organization_id text, environment text, min_balance_cents bigint)
+        ON b.organization_id = t.organization_id AND b.environment = t.environment
+     ORDER BY b.organization_id, b.environment
+       FOR UPDATE OF b) l;
+  IF v_locked < jsonb_array_length(p_postings) THEN
+    INSERT INTO balances (organization_id, environment)
+    SELECT t.organization_id, t.environment FROM jsonb_to_recordset(p_postings) AS t(organization_id text, environment text)
+     ORDER BY t.organization_id, t.environment
+    ON CONFLICT DO NOTHING;
+    SELECT count(*) FILTER (WHERE l.balance_cents < l.min_balance_cents) INTO v_short FROM (
+      SELECT b.balance_cents, t.min_balance_cents FROM balances b
+        JOIN jsonb_to_recordset(p_postings) AS t(organization_id text, environment text, min_balance_cents bigint)
+          ON b.organization_id = t.organization_id AND b.environment = t.environment
+       ORDER BY b.organization_id, b.environment
+         FOR UPDATE OF b) l;
   END IF;
-  IF p_min_balance IS NOT NULL AND v_before < p_min_balance THEN
-    RETURN QUERY SELECT NULL::text, p_org, p_env, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text,
-                        NULL::text, NULL::text, NULL::text, NULL::timestamptz, v_before;
+  IF v_short > 0 THEN
+    RETURN QUERY
+      SELECT NULL::text, t.organization_id, t.environment, NULL::text, NULL::bigint, NULL::bigint, NULL::text,
+             NULL::text, NULL::text, NULL::text, NULL::text, NULL::timestamptz, b.balance_cents
+        FROM jsonb_to_recordset(p_postings) AS t(organization_id text, environment text, min_balance_cents bigint)
+        JOIN balances b ON b.organization_id = t.organization_id AND b.environment = t.environment
+       WHERE b.balance_cents < t.min_balance_cents
+       ORDER BY t.organization_id, t.environment;
     RETURN;
   END IF;
-  v_ids := ids_after('txn', v_last, v_n);
   RETURN QUERY
-    WITH l AS MATERIALIZED (
-      SELECT l.*, v_before + sum(l.amount_cents) OVER (ORDER BY l.i) AS balance_after_cents
-        FROM ROWS FROM (jsonb_to_recordset(p_entries)
-                          AS (type text, amount_cents bigint, line_type text, description text, order_id text,
-                              reverses_entry_id text, created_by text, reference text))
+    WITH posting AS MATERIALIZED (
+      SELECT t.organization_id, t.environment, t.entries, b.balance_cents AS balance_before,
+             ids_after('txn', b.last_entry_id, jsonb_array_length(t.entries)) AS ids
+        FROM jsonb_to_recordset(p_postings) AS t(organization_id text, environment text, entries jsonb)
+        JOIN balances b ON b.organization_id = t.organization_id AND b.environment = t.environment
+       WHERE jsonb_array_length(t.entries) > 0
+    ), l AS MATERIALIZED (
+      SELECT p.organization_id, p.environment, p.balance_before, p.ids[l.i] AS id, l.*,
+             p.balance_before + sum(l.amount_cents) OVER (PARTITION BY p.organization_id, p.environment ORDER BY l.i)
+               AS balance_after_cents
+        FROM posting p
+       CROSS JOIN LATERAL ROWS FROM (jsonb_to_recordset(p.entries)
+                            AS (type text, amount_cents bigint, line_type text, description text, order_id text,
+                                reverses_entry_id text, created_by text, reference text))
              WITH ORDINALITY
                AS l(type, amount_cents, line_type, description, order_id, reverses_entry_id, created_by, reference, i)
     ), moved AS (
       UPDATE balances b
-         SET balance_cents = b.balance_cents + (SELECT sum(l.amount_cents) FROM l),
-             last_entry_id = v_ids[v_n], updated_at = now()
-       WHERE b.organization_id = p_org AND b.environment = p_env
+         SET balance_cents = b.balance_cents + m.total, last_entry_id = m.last_entry_id, updated_at = now()
+        FROM (SELECT p.organization_id, p.environment, p.ids[cardinality(p.ids)] AS last_entry_id,
+                     (SELECT sum(l.amount_cents) FROM l
+                       WHERE l.organization_id = p.organization_id AND l.environment = p.environment) AS total
+                FROM posting p) m
+       WHERE b.organization_id = m.organization_id AND b.environment = m.environment
+    ), written AS (
+      INSERT INTO ledger_entries AS le (id, organization_id, environment, type, amount_cents, balance_after_cents,
+                                        line_type, description, order_id, reverses_entry_id, created_by, reference)
+      SELECT l.id, l.organization_id, l.environment, l.type, l.amount_cents, l.balance_after_cents, l.line_type,
+             l.description, l.order_id, l.reverses_entry_id, l.created_by, l.reference
+        FROM l
+       ORDER BY l.organization_id, l.environment, l.i
+      RETURNING le.id, le.organization_id, le.environment, le.type, le.amount_cents, le.balance_after_cents,
+                le.line_type, le.description, le.order_id, le.reverses_entry_id, le.created_by, le.created_at
     )
-    INSERT INTO ledger_entries AS le (id, organization_id, environment, type, amount_cents, balance_after_cents,
-                                      line_type, description, order_id, reverses_entry_id, created_by, reference)
-    SELECT v_ids[l.i], p_org, p_env, l.type, l.amount_cents, l.balance_after_cents, l.line_type, l.description,
-           l.order_id, l.reverses_entry_id, l.created_by, l.reference
-      FROM l
-    RETURNING le.id, le.organization_id, le.environment, le.type, le.amount_cents, le.balance_after_cents, le.line_type,
-              le.description, le.order_id, le.reverses_entry_id, le.created_by, le.created_at, v_before;
+    SELECT w.*, l.balance_before FROM written w JOIN l ON l.id = w.id ORDER BY l.organization_id, l.environment, l.i;
 END
 $function$;
-GRANT EXECUTE ON FUNCTION public.post_ledger_entries(p_org text, p_env text, p_entries jsonb, p_min_balance bigint) TO fcs_service;
+GRANT EXECUTE ON FUNCTION public.post_ledger_entries_of_tenants(p_postings jsonb) TO fcs_service;
 
 CREATE OR REPLACE FUNCTION public.queue_auto_recharge()
  RETURNS trigger

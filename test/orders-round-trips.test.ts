@@ -95,7 +95,7 @@ it('places formation + ein + registeredAgent in ONE statement once the key and p
   );
   // The order itself: one statement, its own transaction (no BEGIN/COMMIT round trips, no reads first). The tenant
   // has no webhook endpoint and no event stream open: no wake-up follows (OPS-6).
-  expect(queries).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
+  expect(queries).toEqual(['SELECT place_order_groups_of_tenants($1::jsonb) AS r']);
   const events = (await tenant.api('GET', '/events?limit=10')).json().data;
   expect(events.filter((e: { type: string }) => e.type === 'filing.status_changed')).toHaveLength(3);
 });
@@ -114,7 +114,7 @@ it('wakes the dispatchers after a placement that wrote webhook deliveries, on th
   }).finally(() => heard.stop());
   expect(result.statusCode, result.body).toBe(201);
   // OPS-5: the wake-up goes out on its own after the commit, never inside the order's transaction.
-  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_v2($1::jsonb) AS r']);
+  expect(queries.filter((q) => !/pg_notify/.test(q))).toEqual(['SELECT place_order_groups_of_tenants($1::jsonb) AS r']);
   expect(wakeUps(queries)).toHaveLength(1);
   // OPS-6: on the dispatchers' own channel; no stream of the tenant is open, so the event streams are not woken.
   expect(heard.messages).toEqual(['webhook_deliveries_due ']);
@@ -226,14 +226,15 @@ it('plans the placement functions once per connection, not at every call (migrat
   // A CREATE OR REPLACE of one of them without the setting would silently bring back planning at every call.
   const { rows } = await t.ctx.pool.query<{ proname: string; proconfig: string[] | null }>(
     `SELECT proname, proconfig FROM pg_proc
-      WHERE proname IN ('place_order_groups_v2', 'emit_events', 'post_ledger_entries')
+      WHERE proname IN ('place_order_groups_of_tenants', 'emit_events_of_tenants', 'post_ledger_entries_of_tenants')
       ORDER BY proname`,
   );
   expect(rows).toEqual(
-    ['emit_events', 'place_order_groups_v2', 'post_ledger_entries'].map((proname) => ({
+    ['emit_events_of_tenants', 'place_order_groups_of_tenants', 'post_ledger_entries_of_tenants'].map((proname) => ({
       proname,
-      // post_ledger_entries also pins its search_path, as a SECURITY DEFINER function must (SEC-3).
-      proconfig: expect.arrayContaining(['plan_cache_mode=force_generic_plan']),
+      // post_ledger_entries_of_tenants also pins its search_path, as a SECURITY DEFINER function must (SEC-3). Without
+      // jit=off, PostgreSQL builds with LLVM compile each statement's generic plan: about 600 M instructions a call.
+      proconfig: expect.arrayContaining(['plan_cache_mode=force_generic_plan', 'jit=off']),
     })),
   );
 });

@@ -21,8 +21,8 @@ function heldPool(
 ): { pool: pg.Pool; held: Array<(err?: Error) => void>; clients: EventEmitter[] } {
   const pool = new pg.Pool({ max: 1 });
   const held: Array<(err?: Error) => void> = [];
-  // The placement statements are the only queries the queue sends: one tenant's (place_order_groups_v2) or several
-  // tenants' (place_order_groups_of_tenants, an array of the former's parameters).
+  // The placement statements are the only queries the queue sends: place_order_groups_of_tenants, an array of one
+  // part per tenant (a single part is taken too).
   const query = (config: { values: [string] }) => {
     type Payload = { groups: unknown[]; organization_id: string };
     const parsed = JSON.parse(config.values[0]) as Payload | Payload[];

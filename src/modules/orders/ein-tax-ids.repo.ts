@@ -3,7 +3,7 @@ import { many, one, type Db } from '../../lib/db.js';
 
 // The sealed tax ids of EIN orders (`ein_tax_ids`, migration 105; ORD-EIN-6 to ORD-EIN-9) and the order rows a
 // correction of the responsible party changes (ORD-EIN-8). The placement writes the first row of an order in its
-// own statement (place_order_groups_v2).
+// own statement (place_order_groups_of_tenants).
 
 /** An ein_tax_ids row: `sealed` is sealed text (never the number in clear), null once destroyed. */
 export interface TaxIdRow {

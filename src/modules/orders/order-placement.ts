@@ -25,7 +25,7 @@ import type { OrderBodyInput } from './orders.schemas.js';
 /*
  * Placing orders (ORD-13; BILL-1 to BILL-9): everything that can be known before writing is worked out first —
  * request rules, prices and fees (from the process's price cache, BILL-19), ids, amounts, the rows, the events'
- * data and the ledger lines — and then ONE statement writes it all (the database function `place_order_groups_v2`):
+ * data and the ledger lines — and then ONE statement writes it all (the database function `place_order_groups_of_tenants`):
  * the company of a formation, the order group, the orders and their status history, the events with their
  * deliveries, and last the debit, which locks the balance, checks the whole total and appends every ledger line,
  * or raises so that nothing is written (402). A formation without an Idempotency-Key is that one statement and

@@ -14,9 +14,8 @@ import {
  * tenant queue on that lock and pay a statement, a commit and a wake-up each. So placements written on a pool go
  * through one queue per pool: a placement that finds the queue idle is written at once (no added latency), and those
  * that arrive while a statement is running are written by later ones, each statement carrying the waiting placements,
- * up to MAX_BATCH, in arrival order and of whichever tenants they are. One tenant's go in place_order_groups_v2; those of
- * several in place_order_groups_of_tenants, which writes each tenant's with place_order_groups_v2 in one transaction:
- * with many tenants, each with an order or two waiting, a statement of one tenant's carried about one placement and
+ * up to MAX_BATCH, in arrival order and of whichever tenants they are, all written by place_order_groups_of_tenants in one
+ * transaction (every tenant's rows by one INSERT per table, the balances posted last in one posting): with many tenants, each with an order or two waiting, a statement of one tenant's carried about one placement and
  * every order paid a statement and a commit's flush (docs/performance.md, "Many tenants").
  *
  * While the queue is not empty, its statements go out on ONE connection, taken from the pool for that time and

@@ -5,10 +5,9 @@ import { insufficientBalance } from '../billing/ledger.js';
 import type { CompanyColumns } from '../companies/companies.repo.js';
 import { KEY_TTL_HOURS } from '../idempotency/idempotency.repo.js';
 
-// Writing placements (ORD-13, ORD-17, ORD-40): the one statement `place_order_groups_v2`
-// (migrations/repeatable/place_order_groups_v2.sql), the statement of several tenants that runs it for each
-// (`place_order_groups_of_tenants`), and the rows they take. Reading orders and changing their status
-// are in orders.repo.ts.
+// Writing placements (ORD-13, ORD-17, ORD-40): the one statement `place_order_groups_of_tenants`
+// (migrations/repeatable/place_order_groups_of_tenants.sql), of one tenant's placements or several tenants', and the
+// rows it takes. Reading orders and changing their status are in orders.repo.ts.
 
 /** An order_groups row to insert (one per request). */
 interface NewOrderGroup {
@@ -71,7 +70,7 @@ export interface PlacementWrite {
 
 /**
  * What the placement statement did with one placement: placed (with the orders' created_at), or nothing because of
- * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups_v2`).
+ * the user, the slug, or an earlier order group with the same Idempotency-Key (see `place_order_groups_of_tenants`).
  */
 export type PlacementOutcome =
   | { outcome: 'placed'; createdAt: Date; wake: PlacementWake }
@@ -86,7 +85,7 @@ export interface PlacementWake {
   streams: boolean;
 }
 
-/** What `place_order_groups_v2` returns (migrations/repeatable/place_order_groups_v2.sql). */
+/** What `place_order_groups_of_tenants` answers for one tenant (migrations/repeatable/place_order_groups_of_tenants.sql). */
 interface PlacementResult {
   outcomes: Array<PlacementOutcome['outcome']>;
   created_at: string;
@@ -95,8 +94,8 @@ interface PlacementResult {
 }
 
 /**
- * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups_v2` (ORD-13,
- * ORD-17): for each, the company of a formation and its admin link, the order group, the orders, their `submitted`
+ * Writes placements of ONE tenant in ONE statement through the database function `place_order_groups_of_tenants`
+ * (ORD-13, ORD-17): for each, the company of a formation and its admin link, the order group, the orders, their `submitted`
  * history, the events with their deliveries; and last the debits of all of them in one posting (the balance row is
  * locked only for it and the commit). On a pool the statement is its own transaction; on a client it joins the
  * caller's.
@@ -108,13 +107,7 @@ interface PlacementResult {
  */
 export async function insertPlacements(db: Db, tenant: Tenant, writes: PlacementWrite[]): Promise<PlacementOutcome[]> {
   try {
-    const [row] = await manyPrepared<{ r: PlacementResult }>(
-      db,
-      'place_order_groups_v2',
-      'SELECT place_order_groups_v2($1::jsonb) AS r',
-      [JSON.stringify(placementsPayload(tenant, writes))],
-    );
-    return outcomesOf(row!.r);
+    return (await insertPlacementsOfTenants(db, [{ tenant, writes }]))[0]!;
   } catch (err) {
     const e = err as { code?: string; detail?: string };
     if (e.code === 'FC402') {
@@ -134,9 +127,9 @@ export interface TenantPlacements {
 /**
  * Writes the placements of several tenants in ONE statement, so one transaction and one commit, through the database
  * function `place_order_groups_of_tenants` (ORD-40): each tenant's as {@link insertPlacements} would write them alone,
- * the tenants in the order of (organization id, environment) whatever the order of `batches`, so concurrent statements
- * take the balance locks in one order. On a pool the statement is its own transaction; on a client it joins the
- * caller's.
+ * every tenant's rows by one INSERT per table, the balance locks taken last and in the order of (organization id,
+ * environment) whatever the order of `batches`, so concurrent statements never deadlock. On a pool the statement is
+ * its own transaction; on a client it joins the caller's.
  * @returns for each element of `batches`, one outcome per write, in order.
  * @throws the database's error when anything fails, SQLSTATE FC402 when one tenant's balance cannot cover its
  * placements: NOTHING was written for any tenant (the error does not say whose balance was short; the caller writes
@@ -152,7 +145,7 @@ export async function insertPlacementsOfTenants(db: Db, batches: TenantPlacement
   return row!.r.map(outcomesOf);
 }
 
-/** One outcome per placement from one tenant's answer of `place_order_groups_v2`. */
+/** One outcome per placement from one tenant's answer of `place_order_groups_of_tenants`. */
 function outcomesOf({ outcomes, created_at, deliveries, streams }: PlacementResult): PlacementOutcome[] {
   const createdAt = new Date(created_at);
   const wake = { deliveries, streams };
@@ -160,11 +153,11 @@ function outcomesOf({ outcomes, created_at, deliveries, streams }: PlacementResu
 }
 
 /**
- * The batch as `place_order_groups_v2` reads it: every row an object whose keys are the function's column names
- * (migrations/repeatable/place_order_groups_v2.sql), tagged with `n`, the 1-based position of its placement's group.
+ * One tenant's part of the statement as `place_order_groups_of_tenants` reads it: every row an object whose keys are
+ * the function's column names (migrations/repeatable/place_order_groups_of_tenants.sql), tagged with `n`, the 1-based position of its placement's group.
  * An order's group, company, user, filing state and billing are its group's (ORD-4), so they are not repeated; its
- * `submitted` history row's id rides on it. The events and debits are emit_events' and post_ledger_entries' rows with
- * their placement's `n` added (those functions read only the keys they name). A null value is left out (`?? undefined`:
+ * `submitted` history row's id rides on it. The events and debits are emit_events_of_tenants' and
+ * post_ledger_entries_of_tenants' rows with their placement's `n` added (those functions read only the keys they name). A null value is left out (`?? undefined`:
  * JSON.stringify drops the key), as the function reads a missing key as NULL: less JSON for the database to parse.
  */
 function placementsPayload(tenant: Tenant, writes: PlacementWrite[]) {
@@ -244,7 +237,7 @@ function sameAsGroup(o: PlacementOrder, group: NewOrderGroup): void {
   if (differs) throw new Error(`order ${o.id}: ${differs} differs from its group's (ORD-4)`);
 }
 
-/** A formed company's row for `place_order_groups_v2`, by the function's column names. */
+/** A formed company's row for `place_order_groups_of_tenants`, by the function's column names. */
 function companyRow(n: number, id: string, slug: string, c: CompanyColumns): object {
   return {
     n,
