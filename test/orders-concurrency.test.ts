@@ -1,7 +1,7 @@
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
 import { balanceCents, credit, formationBody, newUser, stateFee, wholesale } from './orders-fixtures.js';
+import { statementsDuring } from './statements.js';
 
 /*
  * BILL-3, ORD-11: many simultaneous POST /orders against a balance that covers only some of them. The balance
@@ -78,20 +78,10 @@ it("writes a burst of one tenant's formations in fewer statements than orders, e
   );
   bodies[3] = formationBody('user_00000000000000000000000000', 'DE'); // not a user of the tenant
   bodies[7] = bodies[6]!; // the same name twice: the second gets the next free slug
-  const statements: string[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text: string };
-    const text = typeof q === 'string' ? q : q?.text;
-    if (/place_order_groups/.test(text)) statements.push(text);
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  let results: Awaited<ReturnType<typeof tenant.api>>[];
-  try {
-    results = await Promise.all(bodies.map((b) => tenant.api('POST', '/orders', b)));
-  } finally {
-    pg.Client.prototype.query = original;
-  }
+  const { result: results, statements: sent } = await statementsDuring(() =>
+    Promise.all(bodies.map((b) => tenant.api('POST', '/orders', b))),
+  );
+  const statements = sent.filter((text) => /place_order_groups/.test(text));
   expect(results.map((r) => r.statusCode)).toEqual(bodies.map((_, i) => (i === 3 ? 404 : 201)));
   expect(results[3]!.json().errors).toEqual([{ field: 'userId', message: expect.stringContaining('no user') }]);
   expect(statements.length).toBeGreaterThan(0);
@@ -139,20 +129,9 @@ it('races formations of four tenants, one of which can pay for two of its six: e
     const company = { ...formationBody(userId).formation.company, legalName: `Many ${n} LLC` };
     return { i, body: formationBody(userId, 'DE', { formation: { company } }) };
   });
-  const statements: string[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const q = args[0] as string | { text: string };
-    const text = typeof q === 'string' ? q : q?.text;
-    if (/place_order_groups/.test(text)) statements.push(text);
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  let results: Awaited<ReturnType<(typeof tenants)[number]['api']>>[];
-  try {
-    results = await Promise.all(requests.map(({ i, body }) => tenants[i]!.api('POST', '/orders', body)));
-  } finally {
-    pg.Client.prototype.query = original;
-  }
+  const { result: results, statements } = await statementsDuring(() =>
+    Promise.all(requests.map(({ i, body }) => tenants[i]!.api('POST', '/orders', body))),
+  );
   expect(statements.some((s) => /place_order_groups_of_tenants/.test(s))).toBe(true);
   const statuses = (i: number) => results.filter((_, n) => requests[n]!.i === i).map((r) => r.statusCode);
   expect(statuses(0)).toEqual([201, 201, 201, 201, 201, 201]);
