@@ -1,7 +1,7 @@
 -- place_order_groups_of_tenants(p): THE placement writer (ORD-13, ORD-17, ORD-40): the placements of one tenant or of
 -- several, planned in full by the application (ids, amounts, rows, event data, ledger lines;
 -- src/modules/orders/placements.repo.ts `placementsPayload`), written by one statement, so one transaction and one
--- commit. place_order_groups_v2 is the same for one tenant.
+-- commit. One tenant's placements are an array of one element.
 --
 -- p: a JSON array with one element per tenant, {organization_id, environment, idempotency_key_ttl_hours, groups,
 -- companies, orders, events, debits}, each list a JSON array of objects read by name (jsonb_to_recordset with the
