@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { TestApp, TestTenant } from './harness.js';
 
 /**
@@ -69,4 +71,24 @@ export function holdDomainNotifications(t: TestApp): () => void {
   const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
   listener.pause();
   return () => listener.resume();
+}
+
+/**
+ * Resolves once the app's verified-domain listener (ORG-6) has heard every change notification committed before the
+ * call: PostgreSQL delivers them in commit order, so when a marker sent now arrives, no earlier change is still on
+ * its way to drop the list during what the test measures next.
+ */
+export async function settleDomainNotifications(t: TestApp): Promise<void> {
+  const client = (t.app.whiteLabelDomains as any).cache.client as pg.Client;
+  const marker = `settled-${randomUUID()}`;
+  const heard = new Promise<void>((resolve) => {
+    const onNotification = (n: pg.Notification) => {
+      if (n.payload !== marker) return;
+      client.off('notification', onNotification);
+      resolve();
+    };
+    client.on('notification', onNotification);
+  });
+  await t.ctx.pool.query("SELECT pg_notify('white_label_domains_changed', $1)", [marker]);
+  await heard;
 }
