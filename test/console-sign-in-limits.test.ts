@@ -139,8 +139,10 @@ describe('a storm of 200 concurrent wrong sign-ins from one address, over HTTP',
     expect(operator.ms).toBeLessThan(CLEAN_OPERATOR_MS);
     for (const a of storm) expect(a.ms).toBeLessThan(EVERY_ANSWER_MS);
     const busy = storm.filter((a) => a.status === 503);
-    // Tens of ms of argon2id each, at most 10 % of the time after a burst: most could not have their turn.
-    expect(busy.length).toBeGreaterThan(150);
+    // Checks of 10-40 ms each (argon2id, by the machine and its load) within about 1.5 s of checking time (half of
+    // the 20 s window's 10 % share, then 10 % of the 5 s an answer may wait): most could not have their turn. How many
+    // did depends on the machine's speed, so only "most" is asserted.
+    expect(busy.length).toBeGreaterThan(storm.length / 2);
     for (const a of busy) {
       expect(Number(a.retryAfter)).toBeGreaterThan(0);
       expect(a.body).toContain('Sign-in is busy');
