@@ -78,7 +78,7 @@ export function topUpSession(
     customer: null,
     customer_details: { email: 'billing@example.com', name: null },
     expires_at: Math.floor(Date.now() / 1000) + 3600,
-    success_url: 'https://portal.example.com/?topUp=' + topUpId,
+    success_url: `https://portal.example.com/?topUp=${topUpId}`,
     cancel_url: 'https://portal.example.com/?cancelled=1',
     url: null,
     livemode: false,
