@@ -140,7 +140,7 @@ describe('a storm of 200 concurrent wrong sign-ins from one address, over HTTP',
     for (const a of storm) expect(a.ms).toBeLessThan(EVERY_ANSWER_MS);
     const busy = storm.filter((a) => a.status === 503);
     // Checks of 10-40 ms each (argon2id, by the machine and its load) within about 1.5 s of checking time (half of
-    // the 20 s window's 10 % share, then 10 % of the 5 s an answer may wait): most could not have their turn. How many
+    // the 20 s window's 10 % share, then 10 % of the 4 s an answer may wait): most could not have their turn. How many
     // did depends on the machine's speed, so only "most" is asserted.
     expect(busy.length).toBeGreaterThan(storm.length / 2);
     for (const a of busy) {
