@@ -68,7 +68,7 @@ export async function setVerifiedDomain(t: TestApp, tenant: TestTenant, domain: 
  * process until the returned function releases it, so a test sees what the process knows without them.
  */
 export function holdDomainNotifications(t: TestApp): () => void {
-  const listener = (t.app.whiteLabelDomains as any).cache.client.connection.stream;
+  const listener = (domainListener(t).connection as any).stream;
   listener.pause();
   return () => listener.resume();
 }
@@ -79,7 +79,7 @@ export function holdDomainNotifications(t: TestApp): () => void {
  * its way to drop the list during what the test measures next.
  */
 export async function settleDomainNotifications(t: TestApp): Promise<void> {
-  const client = (t.app.whiteLabelDomains as any).cache.client as pg.Client;
+  const client = domainListener(t);
   const marker = `settled-${randomUUID()}`;
   const heard = new Promise<void>((resolve) => {
     const onNotification = (n: pg.Notification) => {
@@ -91,4 +91,9 @@ export async function settleDomainNotifications(t: TestApp): Promise<void> {
   });
   await t.ctx.pool.query("SELECT pg_notify('white_label_domains_changed', $1)", [marker]);
   await heard;
+}
+
+/** The listening connection of the app's verified-domain list (its NotifiedCache's client). */
+function domainListener(t: TestApp): pg.Client {
+  return (t.app.whiteLabelDomains as any).cache.client as pg.Client;
 }

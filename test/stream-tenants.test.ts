@@ -26,12 +26,13 @@ async function liveRows(organizationId: string): Promise<number> {
  * has none. Microseconds, not a Date: two refreshes a fraction of a millisecond apart would give equal Dates.
  */
 async function endOf(organizationId: string): Promise<number | null> {
-  const { rows } = await t.ctx.pool.query<{ end: string | null }>(
-    `SELECT (extract(epoch FROM max(expires_at)) * 1000000)::bigint::text AS end
+  // bigint comes back as a number (src/lib/db.ts); microseconds since 1970 stay far below 2^53.
+  const { rows } = await t.ctx.pool.query<{ end: number | null }>(
+    `SELECT (extract(epoch FROM max(expires_at)) * 1000000)::bigint AS end
        FROM event_stream_tenants WHERE organization_id = $1`,
     [organizationId],
   );
-  return rows[0]!.end === null ? null : Number(rows[0]!.end);
+  return rows[0]!.end;
 }
 
 it('keeps a streamed tenant recorded past its first lifetime while it is streamed, and not after (OPS-6)', async () => {
