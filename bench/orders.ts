@@ -118,7 +118,7 @@ export const benchOrders: BenchSection = async (db, settings, baselines) => {
         seconds,
         next: () => ({ method: 'POST', path: '/test/v1/orders', headers, body: fresh({}).body }),
       });
-    // The full-load windows above wrote about 15 KiB of WAL per order, enough to make a checkpoint due within the
+    // The full-load windows above wrote about 17 KiB of WAL per order, enough to make a checkpoint due within the
     // paced window, whose last fsync of the tables' files held every commit for about 0.2 s (p99 100-190 ms where it
     // fell in the window). What a checkpoint costs is the server's, not the placement path's: it is flushed first.
     await db.checkpoint();

@@ -416,10 +416,10 @@ CREATE TABLE public.events (
 ALTER TABLE public.events ADD CONSTRAINT events_environment_check CHECK ((environment = ANY (ARRAY['live'::text, 'test'::text])));
 ALTER TABLE public.events ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 CREATE INDEX events_stream ON public.events USING btree (organization_id, environment, xact_id, id) WITH (deduplicate_items=off);
-CREATE INDEX events_tenant ON public.events USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX events_tenant_company ON public.events USING btree (organization_id, environment, ((data ->> 'companyId'::text)), id DESC) WITH (deduplicate_items=off);
-CREATE INDEX events_tenant_order ON public.events USING btree (organization_id, environment, ((data ->> 'orderId'::text)), id DESC) WITH (deduplicate_items=off);
-CREATE INDEX events_tenant_type ON public.events USING btree (organization_id, environment, type, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX events_tenant ON public.events USING btree (organization_id, environment, id) WITH (deduplicate_items=off);
+CREATE INDEX events_tenant_company ON public.events USING btree (organization_id, environment, ((data ->> 'companyId'::text)), id) WITH (deduplicate_items=off);
+CREATE INDEX events_tenant_order ON public.events USING btree (organization_id, environment, ((data ->> 'orderId'::text)), id) WITH (deduplicate_items=off);
+CREATE INDEX events_tenant_type ON public.events USING btree (organization_id, environment, type, id) WITH (deduplicate_items=off);
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 GRANT SELECT, INSERT ON TABLE public.events TO fcs_service;
 
@@ -503,9 +503,9 @@ ALTER TABLE public.ledger_entries ADD CONSTRAINT ledger_entries_type_check CHECK
 CREATE UNIQUE INDEX ledger_entries_one_per_reference ON public.ledger_entries USING btree (type, reference) WHERE (reference IS NOT NULL);
 CREATE UNIQUE INDEX ledger_entries_one_reversal ON public.ledger_entries USING btree (reverses_entry_id) WHERE (reverses_entry_id IS NOT NULL);
 CREATE INDEX ledger_entries_order ON public.ledger_entries USING btree (order_id) WITH (deduplicate_items=off);
-CREATE INDEX ledger_entries_tenant ON public.ledger_entries USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX ledger_entries_tenant_recent ON public.ledger_entries USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX ledger_entries_tenant_type_recent ON public.ledger_entries USING btree (organization_id, environment, type, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX ledger_entries_tenant ON public.ledger_entries USING btree (organization_id, environment, id) WITH (deduplicate_items=off);
+CREATE INDEX ledger_entries_tenant_recent ON public.ledger_entries USING btree (organization_id, environment, created_at, id) WITH (deduplicate_items=off);
+CREATE INDEX ledger_entries_tenant_type_recent ON public.ledger_entries USING btree (organization_id, environment, type, created_at, id) WITH (deduplicate_items=off);
 CREATE TRIGGER ledger_entries_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON public.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION refuse_append_only_change();
 CREATE TRIGGER ledger_entries_references AFTER INSERT ON public.ledger_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_ledger_entry_references();
 GRANT SELECT, INSERT ON TABLE public.ledger_entries TO fcs_service;
@@ -673,11 +673,11 @@ CREATE UNIQUE INDEX orders_one_ein ON public.orders USING btree (company_id) WHE
 CREATE INDEX orders_queue ON public.orders USING btree (environment, filing_status, created_at) WHERE (filing_status = ANY (ARRAY['submitted'::text, 'pending'::text, 'exception'::text]));
 CREATE INDEX orders_queue_order ON public.orders USING btree (environment, created_at, id) WITH (deduplicate_items=off) WHERE (filing_status = ANY (ARRAY['submitted'::text, 'pending'::text, 'exception'::text]));
 CREATE INDEX orders_subscription_due ON public.orders USING btree (current_period_end) WHERE ((subscription_status = ANY (ARRAY['active'::text, 'past_due'::text])) AND (current_period_end IS NOT NULL));
-CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at DESC, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at DESC, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_recent ON public.orders USING btree (organization_id, environment, created_at, id) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_state_recent ON public.orders USING btree (organization_id, environment, filing_state, created_at, id) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_status_recent ON public.orders USING btree (organization_id, environment, filing_status, created_at, id) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_type_recent ON public.orders USING btree (organization_id, environment, order_type, created_at, id) WITH (deduplicate_items=off);
+CREATE INDEX orders_tenant_user_recent ON public.orders USING btree (organization_id, environment, user_id, created_at, id) WITH (deduplicate_items=off);
 CREATE TRIGGER orders_key_fixed BEFORE UPDATE OF id, group_id, company_id, filing_state ON public.orders FOR EACH ROW WHEN (((((old.id IS DISTINCT FROM new.id) OR (old.group_id IS DISTINCT FROM new.group_id)) OR (old.company_id IS DISTINCT FROM new.company_id)) OR (old.filing_state IS DISTINCT FROM new.filing_state))) EXECUTE FUNCTION refuse_reference_change();
 CREATE TRIGGER orders_never_removed BEFORE DELETE OR TRUNCATE ON public.orders FOR EACH STATEMENT EXECUTE FUNCTION refuse_reference_delete();
 CREATE TRIGGER orders_references AFTER INSERT ON public.orders REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION check_order_references();
@@ -1105,10 +1105,10 @@ ALTER TABLE public.webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_id
 ALTER TABLE public.webhook_deliveries ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
 ALTER TABLE public.webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text])));
 CREATE INDEX webhook_deliveries_due ON public.webhook_deliveries USING btree (endpoint_id, next_attempt_at) WHERE (status = 'pending'::text);
-CREATE INDEX webhook_deliveries_endpoint ON public.webhook_deliveries USING btree (endpoint_id, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX webhook_deliveries_endpoint ON public.webhook_deliveries USING btree (endpoint_id, id) WITH (deduplicate_items=off);
 CREATE INDEX webhook_deliveries_event ON public.webhook_deliveries USING btree (event_id);
-CREATE INDEX webhook_deliveries_tenant ON public.webhook_deliveries USING btree (organization_id, environment, id DESC) WITH (deduplicate_items=off);
-CREATE INDEX webhook_deliveries_tenant_status ON public.webhook_deliveries USING btree (organization_id, environment, status, id DESC) WITH (deduplicate_items=off);
+CREATE INDEX webhook_deliveries_tenant ON public.webhook_deliveries USING btree (organization_id, environment, id) WITH (deduplicate_items=off);
+CREATE INDEX webhook_deliveries_tenant_status ON public.webhook_deliveries USING btree (organization_id, environment, status, id) WITH (deduplicate_items=off);
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.webhook_deliveries TO fcs_service;
 
 CREATE TABLE public.webhook_endpoints (

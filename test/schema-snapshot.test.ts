@@ -58,3 +58,16 @@ it('puts back a function changed behind its file at the next start, and changes 
   expect(await schemaSnapshot(client)).toBe(fs.readFileSync('migrations/schema.sql', 'utf8'));
   expect(await applyRepeatables(client)).toEqual([]);
 });
+
+it('declares no index of the tables every placement writes descending (ORD-41)', async () => {
+  // A descending key puts each new row's entry first in its tenant's range, where full pages split in the middle.
+  const { rows } = await client.query<{ index: string }>(
+    `SELECT i.indexrelid::regclass::text AS index
+       FROM pg_index i
+      WHERE i.indrelid = ANY ('{companies,company_admins,order_groups,orders,order_status_history,ein_tax_ids,events,
+                                webhook_deliveries,ledger_entries}'::regclass[])
+        AND EXISTS (SELECT 1 FROM unnest(i.indoption::int2[]) AS o(flags) WHERE o.flags & 1 = 1)
+      ORDER BY 1`,
+  );
+  expect(rows.map((r) => r.index)).toEqual([]);
+});
