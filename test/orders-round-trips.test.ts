@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './harness.js';
@@ -15,9 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Marks the asynchronous work a count is taken of. */
+const counting = new AsyncLocalStorage<string[]>();
+
 /**
- * Runs `work` and counts the queries every pg client of this process sent meanwhile. With `holdFirst`, the first
- * query matching it is sent that many ms late (as if the database were slow to take it).
+ * Runs `work` and counts the queries the pg clients of this process sent for it: those sent from `work`'s own
+ * asynchronous context, so a timer of the app that fires meanwhile (a cache's reconnection, a counter sync) is not
+ * counted against the request. With `holdFirst`, the first query matching it is sent that many ms late (as if the
+ * database were slow to take it).
  */
 async function countQueries<T>(
   work: () => Promise<T>,
@@ -29,8 +35,7 @@ async function countQueries<T>(
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0] as string | { text: string };
     const text = typeof q === 'string' ? q : q?.text;
-    // The rate limiter's timer syncs its counters now and then, whatever the requests: not part of an order.
-    if (!/rate_limit_counters/.test(text)) queries.push(text);
+    if (counting.getStore() === queries) queries.push(text);
     const send = () => (original as (...a: unknown[]) => unknown).apply(this, args);
     if (holdFirst && !held && holdFirst.pattern.test(text)) {
       held = true;
@@ -41,7 +46,7 @@ async function countQueries<T>(
     return send();
   } as typeof original;
   try {
-    return { result: await work(), queries };
+    return { result: await counting.run(queries, work), queries };
   } finally {
     pg.Client.prototype.query = original;
   }
@@ -216,9 +221,11 @@ it('answers a single company, user, document or event in one round trip', async 
     `/documents/${document.documentId}`,
     `/events/${event.id}`,
   ]) {
+    // Once the key is cached (AUTH-12): a notification heard while the key was read keeps it from being cached.
+    expect((await tenant.api('GET', path)).statusCode, path).toBe(200);
     const { result, queries } = await countQueries(() => tenant.api('GET', path));
     expect(result.statusCode, path).toBe(200);
-    expect(queries, path).toHaveLength(1);
+    expect(queries, `${path}: ${queries.join(' | ')}`).toHaveLength(1);
   }
 });
 
