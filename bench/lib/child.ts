@@ -11,11 +11,20 @@ export interface ChildServer {
 }
 
 /**
+ * Node's CPU profiler for every child when BENCH_CPU_PROFILE_DIR is set: each writes a `.cpuprofile` there as it
+ * stops (Chrome DevTools or speedscope open it). Node refuses `--cpu-prof` in NODE_OPTIONS, hence this variable.
+ */
+function profilerArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+/**
  * Runs `script` (a TypeScript file under bench/, through tsx) with `env` and waits until it prints a line
  * `READY <url>` on stdout. Its stderr is passed through. @throws when the child exits first or takes over 180 s.
  */
 export function startChild(script: string, env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench', script)], {
+  const child = spawn(process.execPath, [...profilerArgs(), '--import', 'tsx', path.resolve('bench', script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
