@@ -41,7 +41,7 @@ const ID_PREFIX = {
 export type IdKind = keyof typeof ID_PREFIX;
 
 // ulid's own generator asks the operating system for one byte per character (16 calls per id), which cost about a
-// third of a millisecond per order placed; the pool gives the same randomness for one call per 4,096 characters.
+// third of a millisecond per order placed; the shared pool asks once per 4,096 bytes drawn by anyone.
 const ulid = monotonicFactory(() => randomByte() / 256);
 
 /** A new time-sortable id such as `user_01JD3Q...` (prefix + '_' + lower-case ULID). */
