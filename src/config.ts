@@ -26,7 +26,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const dataDir = path.resolve(e.DATA_DIR ?? '.data');
   const liveBaseUrl = trimSlash(e.LIVE_BASE_URL ?? `http://localhost:${port}/v1`);
   const testBaseUrl = trimSlash(e.TEST_BASE_URL ?? `http://localhost:${port}/test/v1`);
-  if (new URL(liveBaseUrl).pathname === new URL(testBaseUrl).pathname) {
+  const basePaths = { LIVE_BASE_URL: new URL(liveBaseUrl).pathname, TEST_BASE_URL: new URL(testBaseUrl).pathname };
+  // TEN-2: both base addresses end in the API version's path, so moving from test to live changes only the address.
+  const unversioned = Object.entries(basePaths).filter(([, pathname]) => !pathname.endsWith('/v1'));
+  if (unversioned.length) {
+    throw new ConfigError(
+      unversioned.map(([name, pathname]) => `${name}: its path must end in /v1 (it is ${pathname})`),
+    );
+  }
+  if (basePaths.LIVE_BASE_URL === basePaths.TEST_BASE_URL) {
     throw new ConfigError(['LIVE_BASE_URL and TEST_BASE_URL must have different paths (for example /v1 and /test/v1)']);
   }
   const httpRequestTimeoutMs = Number(e.HTTP_REQUEST_TIMEOUT_MS ?? 30000);

@@ -50,6 +50,16 @@ describe('configuration', () => {
     ).toMatchObject({ liveBaseUrl: 'https://api.example.com/v1', testBaseUrl: 'https://api.example.com/test/v1' });
   });
 
+  it('stops at boot when a base address does not end in /v1 or both have the same path, naming the variable', () => {
+    expect(() => loadConfig({ TEST_BASE_URL: 'https://sandbox.example.com/api' })).toThrow(
+      /TEST_BASE_URL: its path must end in \/v1 \(it is \/api\)/,
+    );
+    expect(() => loadConfig({ LIVE_BASE_URL: 'https://api.example.com/' })).toThrow(/LIVE_BASE_URL: its path must end/);
+    expect(() =>
+      loadConfig({ LIVE_BASE_URL: 'https://api.example.com/v1', TEST_BASE_URL: 'https://sandbox.example.com/v1' }),
+    ).toThrow(/must have different paths/);
+  });
+
   it('takes an OPERATOR_TOKEN of 32 characters or more, and stops on a shorter one without printing it', () => {
     const long = 'operator-secret-0123456789abcdefg';
     expect(loadConfig({ OPERATOR_TOKEN: long }).operatorToken).toBe(long);
