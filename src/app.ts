@@ -29,6 +29,7 @@ import { PriceCache } from './modules/billing/price-cache.js';
 import { installRateLimits, limitAdminPerAddress, limitPerApiKey } from './modules/rate-limits/rate-limits.js';
 import { SharedCounters } from './modules/rate-limits/shared-counters.js';
 import { adminRoutes, integratorRoutes, testHelperRoutes, webRoutes } from './routes.js';
+import { acceptEmptyJsonBodies } from './lib/empty-json-bodies.js';
 
 /** Options for building the HTTP app; `logger: false` silences request logs (tests may pass a stream). */
 export interface BuildOptions {
@@ -94,6 +95,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('onRoute', (route) => boundRequestSchemas(route.schema as Record<string, unknown> | undefined));
   // The API takes JSON only; browser plugins register form parsers in their own scope.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonBodies(app);
   app.addSchema(ErrorSchema);
   installErrorHandlers(app);
   // OPS-7: a body that stops arriving is answered as a request too slow to arrive, long before HTTP_REQUEST_TIMEOUT_MS.

@@ -192,6 +192,7 @@ describe('POST /companies: company rules', () => {
     ['ein has seven digits after the hyphen', () => llc({ ein: '12-345678' }), 'ein'],
     ['formationDate is a date', () => llc({ formationDate: '2024-13-01' }), 'formationDate'],
     ['formationDate is not a timestamp', () => llc({ formationDate: '2024-03-01T00:00:00Z' }), 'formationDate'],
+    ['formationDate has no year 0 (PostgreSQL has none)', () => llc({ formationDate: '0000-01-01' }), 'formationDate'],
     [
       'principalAddress is required',
       () => {
@@ -508,6 +509,20 @@ describe('PATCH /companies/{companyIdOrSlug}', () => {
     expect((await tenant.api('GET', `/companies/${company.id}`)).json()).toEqual(res.json());
   });
 
+  it('moves updatedAt only when a PATCH changes something', async () => {
+    const { company } = await createCompany(tenant, 'test', { ...llcFields(), legalName: 'Still LLC' });
+    for (const body of [{}, { legalName: 'Still LLC' }, { principalAddress: company.principalAddress }]) {
+      const res = await patch(company.id, body);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().updatedAt, JSON.stringify(body)).toBe(company.updatedAt);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+    const changed = await patch(company.id, { legalName: 'Moved LLC' });
+    expect(new Date(changed.json().updatedAt).getTime()).toBeGreaterThan(
+      new Date(company.updatedAt as string).getTime(),
+    );
+  });
+
   it('null clears tradeName, ein, formationDate and formationState', async () => {
     const { company } = await createCompany(tenant, 'test', { tradeName: 'T', ein: '12-3456789' });
     const res = await patch(company.id, { tradeName: null, ein: null, formationDate: null, formationState: null });
@@ -557,6 +572,14 @@ describe('PATCH /companies/{companyIdOrSlug}', () => {
       mailingAddress: usAddress({ state: 'Texas' }),
     });
     expect(new Set(fieldsOf(res))).toEqual(new Set(['structureType', 'ein', 'mailingAddress.state']));
+  });
+
+  it('refuses a formationDate in year 0 with a 400 naming the field, and leaves the company as it was', async () => {
+    const { company } = await createCompany(tenant, 'test', { ...llcFields(), legalName: 'Year Zero LLC' });
+    const res = await patch(company.id, { formationDate: '0000-12-31' });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors).toEqual([{ field: 'formationDate', message: 'must be a calendar date as YYYY-MM-DD' }]);
+    expect((await tenant.api('GET', `/companies/${company.id}`)).json().formationDate).toBe(company.formationDate);
   });
 
   it('404 for an unknown company', async () => {

@@ -70,7 +70,30 @@ describe('GET /events', () => {
     ]);
     const bad = await tenant.api('GET', '/events?type=order.created');
     expect(bad.statusCode).toBe(400);
+    // One error for the field, naming every type it may be.
+    expect(bad.json().errors).toHaveLength(1);
     expect(bad.json().errors[0].field).toContain('type');
+    expect(bad.json().errors[0].message).toMatch(
+      /^must be one of: filing\.status_changed, document\.uploaded, .*webhook\.test$/,
+    );
+  });
+
+  it('filters the endpoint test pings it lists, by their type webhook.test', async () => {
+    const tenant = await t.newTenant();
+    const { orderId } = await createOrderRow(t.ctx, tenantOf(tenant));
+    await advance(tenant, orderId, { filingStatus: 'pending' });
+    const endpoint = await tenant.api('POST', '/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      eventTypes: ['filing.status_changed'],
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    expect((await tenant.api('POST', `/webhook-endpoints/${endpoint.json().id}/test`)).statusCode).toBe(202);
+
+    const pings = await tenant.api('GET', '/events?type=webhook.test');
+    expect(pings.statusCode, pings.body).toBe(200);
+    expect(
+      pings.json().data.map((e: { type: string; data: { endpointId: string } }) => [e.type, e.data.endpointId]),
+    ).toEqual([['webhook.test', endpoint.json().id]]);
   });
 
   it('keeps tenants and environments apart', async () => {

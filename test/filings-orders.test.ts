@@ -85,6 +85,21 @@ describe('filings of orders placed through the API', () => {
     expect(again.statusCode).toBe(409);
   });
 
+  it('FIL-13: an EIN paid by its formation cannot be filed once that formation is cancelled, and can be cancelled', async () => {
+    const { tenant, companyId, items } = await placeBundle();
+    expect(items.ein.amount).toBe(0);
+    expect((await advance(tenant, items.formation.orderId, { filingStatus: 'cancelled' })).statusCode).toBe(200);
+    expect((await advance(tenant, items.ein.orderId, { filingStatus: 'pending' })).statusCode).toBe(200);
+
+    const filed = await advance(tenant, items.ein.orderId, { filingStatus: 'filed' });
+    expect(filed.statusCode, filed.body).toBe(409);
+    expect(filed.json().code).toBe('invalid_transition');
+    expect(filed.json().message).toContain(items.ein.orderId);
+    expect((await tenant.api('GET', `/companies/${companyId}`)).json().ein).toBeNull();
+
+    expect((await advance(tenant, items.ein.orderId, { filingStatus: 'cancelled' })).statusCode).toBe(200);
+  });
+
   it('emits one filing.status_changed per move, after the submitted one of POST /orders', async () => {
     const { tenant, items } = await placeBundle();
     const id = items.formation.orderId;

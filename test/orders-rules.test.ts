@@ -66,9 +66,17 @@ describe('cross-product rules', () => {
   });
 
   it('ORD-3: companyId is required unless formation is included, and refused with it', async () => {
-    await expect400({ userId, filingState: 'DE', ein: einObject() }, 'companyId', /cross-product rule 3/);
+    await expect400(
+      { userId, filingState: 'DE', ein: einObject() },
+      'companyId',
+      /is required unless formation is included/,
+    );
     const { companyId } = await existingCompany();
-    await expect400(formationBody(userId, 'DE', { extra: { companyId } }), 'companyId', /cross-product rule 3/);
+    await expect400(
+      formationBody(userId, 'DE', { extra: { companyId } }),
+      'companyId',
+      /formation creates the company/,
+    );
   });
 
   it('ORD-4: one filingState from the listed codes', async () => {

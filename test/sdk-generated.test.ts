@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSources } from '../sdk/scripts/generate.js';
-import { STREAMABLE_EVENT_TYPES } from '../src/modules/events/event-stream.service.js';
+import { LISTED_EVENT_TYPES } from '../src/modules/events/events.service.js';
 import { createTestApp, type TestApp } from './harness.js';
 
 /*
@@ -59,6 +59,6 @@ describe('sdk/src/generated', () => {
 
   it('lists every event type the service streams, which `filing-compliance listen --events` accepts', async () => {
     const { EVENT_TYPES } = await import('../sdk/src/generated/operations.js');
-    expect([...EVENT_TYPES]).toEqual([...STREAMABLE_EVENT_TYPES].sort());
+    expect([...EVENT_TYPES]).toEqual([...LISTED_EVENT_TYPES].sort());
   });
 });

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import validator from 'validator';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ValidationError, type FieldError } from './errors.js';
@@ -11,6 +12,15 @@ function buildAjv(coerceTypes: boolean): Ajv {
   // One definition of a valid email for the whole service: the `validator` package's isEmail (USR-1:
   // a well-kept library), so `format: 'email'` in any schema means exactly that.
   ajv.addFormat('email', { type: 'string', validate: isEmailAddress });
+  // API-6: the calendar has no year 0 (0001 follows 1 BC), and PostgreSQL refuses it: such a date is a 400 here,
+  // never an error when it is stored.
+  for (const name of ['date', 'date-time'] as const) {
+    const { validate, compare } = fullFormats[name] as {
+      validate: (s: string) => boolean;
+      compare: (a: string, b: string) => number | undefined;
+    };
+    ajv.addFormat(name, { type: 'string', validate: (s: string) => !s.startsWith('0000') && validate(s), compare });
+  }
   return ajv;
 }
 
@@ -43,10 +53,25 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
   // A nullable field (`X | null`) that fails as X also fails "must be null" and "must match a schema in anyOf";
   // those say nothing when the field has a specific error, so they are dropped then.
   const unionNoise = new Set<string>();
+  // A union of literals fails once per literal: those become one "must be one of" per field, where the first stood.
+  const literals = new Map<string, { error: FieldError; values: unknown[] }>();
   for (const e of errors) {
     if (e.keyword === 'if') continue;
     let field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
     let message = e.message ?? 'is invalid';
+    if (e.keyword === 'const') {
+      const value = (e.params as { allowedValue: unknown }).allowedValue;
+      const known = literals.get(field || part);
+      if (known) {
+        known.values.push(value);
+        known.error.message = `must be one of: ${known.values.map(String).join(', ')}`;
+        continue;
+      }
+      const error = { field: field || (part === 'body' ? '' : part), message: `must be ${JSON.stringify(value)}` };
+      literals.set(field || part, { error, values: [value] });
+      out.push(error);
+      continue;
+    }
     if (e.keyword === 'required') {
       field = join(field, (e.params as { missingProperty: string }).missingProperty);
       message = 'is required';
@@ -55,13 +80,13 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
       message = 'is not a known field';
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
+    } else if (e.keyword === 'format') {
+      message = FORMAT_MESSAGES[(e.params as { format: string }).format] ?? message;
     } else if (e.keyword === 'type') {
       // Ajv writes a nullable type as "must be string,null".
       message = `must be ${String((e.params as { type: string | string[] }).type)
         .split(',')
         .join(' or ')}`;
-    } else if (e.keyword === 'const') {
-      message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
     }
     if (!field) field = part === 'body' ? '' : part;
     const key = `${field}|${message}`;
@@ -77,6 +102,14 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
   );
   return useful.length ? useful : [{ field: part, message: 'is invalid' }];
 }
+
+/** What a value of each string format the schemas use looks like, in the words of an error message. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  date: 'must be a calendar date as YYYY-MM-DD',
+  'date-time': 'must be an ISO 8601 date-time such as 2025-01-31T17:04:05.123Z',
+  email: 'must be an email address',
+  uri: 'must be an absolute URL',
+};
 
 function join(a: string, b: string): string {
   return a ? `${a}.${b}` : b;

@@ -732,7 +732,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Returns the whsec_ signing secret once; later reads never show it. Unknown event types answer 400 naming the field.
+         * @description Returns the whsec_ signing secret once; later reads never show it. A retry with the same Idempotency-Key within 24 hours gets this same answer again, secret included (kept encrypted meanwhile), so a lost answer never strands an endpoint. Unknown event types answer 400 naming the field.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -780,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Returns the new secret once. For 24 hours the old secret keeps signing beside it: Service-Signature then carries two v1= entries, the new one first.
+         * @description Returns the new secret once. For 24 hours the old secret keeps signing beside it: Service-Signature then carries two v1= entries, the new one first. Rotating again within those hours retires the older of the two at once, so at most two secrets are ever valid.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -1729,13 +1729,13 @@ export interface components {
              * @description ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z
              */
             createdAt: string;
-            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. */
+            /** @description filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. webhook.test (sent by POST /webhook-endpoints/{endpointId}/test, listed but never subscribable): message, endpointId. */
             data: {
                 [key: string]: unknown;
             };
             /** @description prefix evt_; deduplicate on it */
             id: string;
-            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed */
+            /** @description filing.status_changed, document.uploaded, compliance.deadline_approaching, compliance.deadline_missed, balance.top_up_succeeded, balance.top_up_failed, balance.top_up_reversed, balance.top_up_reinstated, balance.low, balance.auto_recharge_failed, webhook.test */
             type: string;
         };
         /** EventList */
@@ -3978,7 +3978,7 @@ export interface operations {
                 /** @description Id of the last item of the previous page; items after it (older) are returned. */
                 startingAfter?: string;
                 /** @description Only events of this type. */
-                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed";
+                type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed" | "webhook.test";
             };
             header?: never;
             path?: never;

@@ -80,12 +80,15 @@ export async function slugsLike(db: Db, tenant: Tenant, base: string): Promise<s
   return rows.map((r) => r.slug);
 }
 
-/** Overwrites every column and bumps updated_at. */
+/** Overwrites every column; updated_at moves only when a value changed (a PATCH that changes nothing leaves it). */
 export function updateCompany(db: Db, tenant: Tenant, id: string, c: CompanyColumns): Promise<CompanyRow | null> {
   const sets = COLUMNS.map((k, i) => `${k} = $${i + 4}`).join(', ');
+  const given = COLUMNS.map((_, i) => `$${i + 4}`).join(', ');
   return one<CompanyRow>(
     db,
-    `UPDATE companies SET ${sets}, updated_at = now() WHERE id = $1 AND organization_id = $2 AND environment = $3 RETURNING *`,
+    `UPDATE companies SET ${sets},
+            updated_at = CASE WHEN (${COLUMNS.join(', ')}) IS DISTINCT FROM (${given}) THEN now() ELSE updated_at END
+      WHERE id = $1 AND organization_id = $2 AND environment = $3 RETURNING *`,
     [id, tenant.organizationId, tenant.environment, ...values(c)],
   );
 }

@@ -9,17 +9,17 @@ import {
   parseStreamTypes,
   POSITION_MESSAGE,
   positionCursor,
-  STREAMABLE_EVENT_TYPES,
   startPosition,
   streamsOf,
 } from './event-stream.service.js';
+import { LISTED_EVENT_TYPES } from './events.service.js';
 
 const StreamQuery = Type.Object(
   {
     types: Type.Optional(
       Type.String({
         minLength: 1,
-        description: `Only these event types, separated by commas (${STREAMABLE_EVENT_TYPES.join(', ')}). Default: every event.`,
+        description: `Only these event types, separated by commas (${LISTED_EVENT_TYPES.join(', ')}). Default: every event.`,
       }),
     ),
   },

@@ -6,7 +6,7 @@ import { registry } from '../../lib/metrics.js';
 import { EventStreamHub } from './event-stream-hub.js';
 import * as repo from './event-stream.repo.js';
 import { StreamKeys } from './stream-keys.js';
-import { EVENT_TYPES, TEST_EVENT_TYPE, type EventEnvelope } from './events.service.js';
+import { LISTED_EVENT_TYPES, type EventEnvelope } from './events.service.js';
 
 /*
  * GET /events/stream: each open stream follows its tenant's events in commit order (event-stream.repo.ts) from a
@@ -15,9 +15,6 @@ import { EVENT_TYPES, TEST_EVENT_TYPE, type EventEnvelope } from './events.servi
  * overtaken, so a client that reconnects with the id of the last event it got (Last-Event-ID) misses nothing; one
  * that got no event yet reconnects with the start position the stream sent first (positionCursor, EVT-8).
  */
-
-/** Event types a stream can be narrowed to (`types`): the subscribable ones and the endpoint test ping. */
-export const STREAMABLE_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
 
 /** Rows read per query while catching up. */
 const BATCH = 100;
@@ -44,12 +41,12 @@ export function parseStreamTypes(types: string | undefined): Set<string> | null 
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  const unknown = list.filter((t) => !STREAMABLE_EVENT_TYPES.includes(t));
+  const unknown = list.filter((t) => !LISTED_EVENT_TYPES.includes(t));
   if (!list.length || unknown.length) {
     throw new ValidationError([
       {
         field: 'types',
-        message: `must list event types separated by commas, from: ${STREAMABLE_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+        message: `must list event types separated by commas, from: ${LISTED_EVENT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
       },
     ]);
   }

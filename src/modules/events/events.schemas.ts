@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { ListOf, PageQuery } from '../../lib/schemas.js';
-import { EVENT_TYPES } from './events.service.js';
+import { LISTED_EVENT_TYPES } from './events.service.js';
 
 /** The envelope of every event, as webhooks deliver it (EVT-1). */
 export const EventSchema = Type.Object(
   {
     id: Type.String({ description: 'prefix evt_; deduplicate on it' }),
-    type: Type.String({ description: EVENT_TYPES.join(', ') }),
+    type: Type.String({ description: LISTED_EVENT_TYPES.join(', ') }),
     createdAt: Type.String({
       format: 'date-time',
       description: 'ISO 8601 with milliseconds, UTC, e.g. 2025-01-31T17:04:05.123Z',
@@ -16,7 +16,7 @@ export const EventSchema = Type.Object(
       {
         additionalProperties: true,
         description:
-          'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage.',
+          'filing.status_changed: orderId, companyId, orderType, filingStatus, filingDate, filingType, subscriptionStatus, and exceptionCode, exceptionReason, exceptionMessage when filingStatus is exception. document.uploaded: orderId, companyId, documentId, documentType, fileName, fileType, fileUrl (signed, valid 7 days from the event), createdAt. compliance.deadline_approaching and compliance.deadline_missed: companyId, jurisdiction, kind, dueDate, daysUntilDue, reportName, orderable. balance.top_up_succeeded: topUpId, amount, balance, balanceTransactionId. balance.top_up_failed: topUpId, amount, failureMessage. balance.top_up_reversed: topUpId, reason (dispute or refund), reference, amount, balance, balanceTransactionId. balance.top_up_reinstated: topUpId, reason (dispute_won), reference, amount, balance, balanceTransactionId. balance.low: balance, threshold, balanceTransactionId. balance.auto_recharge_failed: autoRechargeId, amount, attempts, failureMessage. webhook.test (sent by POST /webhook-endpoints/{endpointId}/test, listed but never subscribable): message, endpointId.',
       },
     ),
   },
@@ -33,7 +33,7 @@ export const ListEventsQuery = Type.Composite(
     Type.Object({
       type: Type.Optional(
         Type.Union(
-          EVENT_TYPES.map((t) => Type.Literal(t)),
+          LISTED_EVENT_TYPES.map((t) => Type.Literal(t)),
           { description: 'Only events of this type.' },
         ),
       ),

@@ -28,6 +28,9 @@ export const EVENT_TYPES = [
 /** Event type of the ping sent by POST /webhook-endpoints/{id}/test; it never counts toward endpoint health (WH-10). */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
+/** Every event type an integrator can find in GET /events and its stream: the subscribable ones and the test ping. */
+export const LISTED_EVENT_TYPES: readonly string[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
+
 /** One of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
 

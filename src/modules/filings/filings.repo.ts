@@ -32,6 +32,20 @@ export function lockOrder(tx: Db, tenant: Tenant | null, orderId: string): Promi
   );
 }
 
+/**
+ * The status of the formation placed in the same request as an order (its order group), or null when there is
+ * none. The formation's row is share-locked until the transaction ends, so a cancellation under way is waited for
+ * and seen (FIL-13).
+ */
+export async function formationStatusOfGroup(tx: Db, groupId: string): Promise<string | null> {
+  const row = await one<{ filing_status: string }>(
+    tx,
+    `SELECT filing_status FROM orders WHERE group_id = $1 AND order_type = 'formation' FOR SHARE`,
+    [groupId],
+  );
+  return row?.filing_status ?? null;
+}
+
 /** An order's status history, oldest first. */
 export function listStatusHistory(db: Db, orderId: string): Promise<StatusHistoryRow[]> {
   return many<StatusHistoryRow>(

@@ -1,6 +1,6 @@
 import type { AppContext, Tenant } from '../../context.js';
 import { withTransaction, type Db } from '../../lib/db.js';
-import { notFound } from '../../lib/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import { toPage } from '../../lib/pagination.js';
 import { reverseOrderDebits, type LedgerEntryRow } from '../billing/ledger.js';
 import { queueCardRefund } from '../payments/card-refunds.js';
@@ -55,6 +55,7 @@ export async function transitionOrder(
     const current = await repo.lockOrder(tx, tenant, orderId);
     if (!current) throw notFound('order', orderId);
     const plan = planTransition(orderStateOf(current), request, todayUtc());
+    await throwIfFormationCancelled(tx, current, plan);
     const orderTenant = tenantOf(current);
     // ORD-14: the orders module writes the row, the history row and the event.
     const changed = await changeOrderStatus(tx, orderTenant, {
@@ -72,6 +73,21 @@ export async function transitionOrder(
     const reversals = await applySideEffects(tx, orderTenant, changed.order, plan, actor);
     return { order: changed.order, plan, event: changed.event, reversals };
   });
+}
+
+/**
+ * FIL-13: an EIN ordered with a formation (its price included in the formation's tier 2, BILL-5) cannot be filed
+ * once that formation is cancelled: the IRS assigns an EIN only to an entity that exists, and a filed EIN would be
+ * one nobody paid for.
+ * @throws AppError invalid_transition (409) naming both orders.
+ */
+async function throwIfFormationCancelled(tx: Db, order: OrderSummaryRow, plan: PlannedTransition): Promise<void> {
+  if (order.order_type !== 'ein' || plan.to !== 'filed') return;
+  if ((await repo.formationStatusOfGroup(tx, order.group_id)) !== 'cancelled') return;
+  throw new AppError(
+    'invalid_transition',
+    `EIN order ${order.id} was ordered with a formation that is cancelled, so it cannot be filed (the IRS assigns an EIN only to an entity that exists): cancel it instead`,
+  );
 }
 
 /**

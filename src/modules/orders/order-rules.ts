@@ -100,13 +100,13 @@ function crossProductErrors(b: Obj): FieldError[] {
   if (isSet(b.formation) && isSet(b.companyId)) {
     errors.push({
       field: 'companyId',
-      message: 'must not be sent with formation: the formation creates the company (cross-product rule 3)',
+      message: 'must not be sent with formation: the formation creates the company',
     });
   }
   if (!isSet(b.formation) && !isSet(b.companyId) && products.length) {
     const message = isSet(b.foreignQualification)
       ? 'is required: foreign qualification is for an existing company (foreignQualification rule 2)'
-      : 'is required unless formation is included (cross-product rule 3)';
+      : 'is required unless formation is included';
     errors.push({ field: 'companyId', message });
   }
   return errors;

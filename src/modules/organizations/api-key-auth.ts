@@ -43,7 +43,11 @@ export function apiKeyAuth(ctx: AppContext, environment: Environment, keys: ApiK
     const key = Array.isArray(header) ? header[0] : header;
     if (!key) throw refused('unauthorized', 'Missing API key: send it in the x-api-key header');
     const shape = keyShapeOf(key);
-    if (!shape) throw refused('unauthorized', 'Invalid API key: keys start with sk_live_ or sk_test_');
+    if (!shape)
+      throw refused(
+        'unauthorized',
+        'Invalid API key: it is not a key as this service issues them (sk_live_ or sk_test_ and the rest, copied whole)',
+      );
     const keyHash = sha256(key);
     const row = shape.checksummed || (await keys.isUncheckedKey(keyHash)) ? await keys.find(keyHash) : null;
     // A cached entry may outlive the end a roll gave its key (PORTAL-12): nothing announces an end when it comes.

@@ -32,7 +32,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         summary: 'Create a webhook endpoint',
         body: CreateEndpointBody,
         description:
-          'Returns the whsec_ signing secret once; later reads never show it. Unknown event types answer 400 naming the field.',
+          'Returns the whsec_ signing secret once; later reads never show it. A retry with the same Idempotency-Key within 24 hours gets this same answer again, secret included (kept encrypted meanwhile), so a lost answer never strands an endpoint. Unknown event types answer 400 naming the field.',
         response: { 201: EndpointWithSecretSchema, ...operationErrors('createWebhookEndpoint') },
       },
     },
@@ -109,7 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         summary: 'Rotate the signing secret',
         params: EndpointIdParams,
         description:
-          'Returns the new secret once. For 24 hours the old secret keeps signing beside it: Service-Signature then carries two v1= entries, the new one first.',
+          'Returns the new secret once. For 24 hours the old secret keeps signing beside it: Service-Signature then carries two v1= entries, the new one first. Rotating again within those hours retires the older of the two at once, so at most two secrets are ever valid.',
         response: { 200: EndpointWithSecretSchema, ...operationErrors('rotateWebhookEndpointSecret') },
       },
     },
