@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * Retrieve a webhook delivery with its attempts
-         * @description One delivery with every attempt: when, the status code or the network error, the duration and the first 4 KB of the response.
+         * @description One delivery with every attempt: when, the status code or the network error, the duration and the first 4 KB of the response (from a public address only).
          */
         get: operations["getWebhookDelivery"];
         put?: never;

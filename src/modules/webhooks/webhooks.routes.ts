@@ -166,7 +166,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = async 
         summary: 'Retrieve a webhook delivery with its attempts',
         params: DeliveryIdParams,
         description:
-          'One delivery with every attempt: when, the status code or the network error, the duration and the first 4 KB of the response.',
+          'One delivery with every attempt: when, the status code or the network error, the duration and the first 4 KB of the response (from a public address only).',
         response: { 200: DeliveryWithAttemptsSchema, ...operationErrors('getWebhookDelivery') },
       },
     },

@@ -128,7 +128,12 @@ const WebhookAttemptSchema = Type.Object(
     url: Type.String({ description: 'The URL called on this try.' }),
     statusCode: Nullable(Type.Integer({ description: 'null when no response arrived' })),
     durationMs: Type.Integer({ description: 'milliseconds' }),
-    responseBody: Nullable(Type.String({ description: 'First 4 KB of the response body.' })),
+    responseBody: Nullable(
+      Type.String({
+        description:
+          'First 4 KB of the response body; null when none was kept: an answer from a private or loopback address (allowed only where the operator enabled them) is never stored, so an endpoint cannot read an internal service back.',
+      }),
+    ),
     error: Nullable(
       Type.String({ description: 'Timeout, connection error or refused address; null when a response arrived.' }),
     ),
