@@ -340,3 +340,84 @@ describe('what the customer was shown is what is ordered and charged', () => {
     }
   });
 });
+
+describe('forms not sent as they were rendered (DASH-5, DASH-8, DASH-11)', () => {
+  const ordersOf = async (companyId: string) =>
+    (await t.ctx.pool.query('SELECT count(*)::int AS n FROM orders WHERE company_id = $1', [companyId])).rows[0].n;
+
+  it('refuses a field sent twice with a page, and places nothing', async () => {
+    const tenant = await customerTenant('Twice Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
+    const page = await s.get(path);
+    const form = new URLSearchParams({
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      filingState: 'DE',
+      ...card('4242424242424242'),
+    });
+    form.append('card.number', '4000000000000002');
+    const res = await s.post(path, form);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('sent the field &quot;card.number&quot; more than once');
+    expect(await ordersOf(company.id)).toBe(0);
+  });
+
+  it('never swaps a posted option it does not offer for another one', async () => {
+    const tenant = await t.newTenant('Options Co');
+    expect((await tenant.api('POST', '/test_helpers/balance-credits', { amount: 5000 })).statusCode).toBe(201);
+    const { user, company } = await createCompany(tenant, 'test', { formationState: 'DE' });
+    const s = await signIn(t, tenant, { userId: user.id });
+
+    const report = `/companies/${company.id}/checkout/annual-report`;
+    const csrf = csrfOf((await s.get(report)).body);
+    for (const filingYear of ['2030', 'x']) {
+      const res = await s.post(report, { _csrf: csrf, filingState: 'DE', filingYear });
+      expect(res.statusCode, filingYear).toBe(400);
+      expect(res.body).toContain(`year we do not offer (${filingYear})`);
+    }
+    const badState = await s.post(report, { _csrf: csrf, filingState: 'ZZ' });
+    expect(badState.statusCode).toBe(400);
+    expect(badState.body).toContain('state we do not offer (ZZ)');
+
+    // The formation state itself: refused with the reason (DASH-5), not replaced by the first other state.
+    const qualification = await s.post(`/companies/${company.id}/checkout/foreign-qualification`, {
+      _csrf: csrf,
+      filingState: 'DE',
+      agent: 'order',
+    });
+    expect(qualification.statusCode).toBe(409);
+    expect(qualification.body).toContain('The company was formed in DE; choose another state to qualify in.');
+    expect(await ordersOf(company.id)).toBe(0);
+  });
+
+  it('treats a shown total it cannot read as an expired form', async () => {
+    const tenant = await customerTenant('Total Co');
+    const { user, company } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const path = `/companies/${company.id}/checkout/certificate-of-good-standing`;
+    const page = await s.get(path);
+    const res = await s.post(path, {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      _total: 'free',
+      filingState: 'DE',
+      ...card('4242424242424242'),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('This order form has expired');
+    expect(await ordersOf(company.id)).toBe(0);
+  });
+
+  it('answers an unknown dashboard page with a page', async () => {
+    const tenant = await t.newTenant('Lost Co');
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const res = await s.get('/no-such-page');
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('Page not found');
+  });
+});

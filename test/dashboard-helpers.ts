@@ -52,7 +52,7 @@ export async function signIn(
     base,
     location: String(res.headers.location),
     get: (path: string) => t.app.inject({ method: 'GET', url: base + path, headers: { ...headers, cookie: pair } }),
-    post: (path: string, form: Record<string, string>) =>
+    post: (path: string, form: Record<string, string> | URLSearchParams) =>
       t.app.inject({
         method: 'POST',
         url: base + path,

@@ -35,7 +35,7 @@ describe('validated', () => {
     const dup: FieldRule = () => [{ field: 'age', message: 'must be at least 18' }];
     expect(errorsOf(() => validated(Body, { name: '', age: 3, extra: 1 }, [adultRule, dup]))).toEqual([
       { field: 'extra', message: 'is not a known field' },
-      { field: 'name', message: 'must NOT have fewer than 1 characters' },
+      { field: 'name', message: 'must not be empty' },
       { field: 'age', message: 'must be at least 18' },
     ]);
   });
@@ -57,6 +57,41 @@ describe('validated', () => {
         },
       }),
     ).toThrow(Custom);
+  });
+});
+
+describe('error messages (API-7)', () => {
+  it('say in words what a limit, a pattern, a format or a choice of values asks for', () => {
+    const Form = Type.Object({
+      code: Type.String({ minLength: 3, maxLength: 5 }),
+      count: Type.Integer({ minimum: 1, maximum: 9 }),
+      tags: Type.Array(Type.String(), { maxItems: 2 }),
+      zip: Type.String({ pattern: '^\\d{5}(-\\d{4})?$' }),
+      odd: Type.String({ pattern: '^x+$' }),
+      on: Type.String({ format: 'date' }),
+      kind: Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Literal('c')]),
+    });
+    expect(
+      errorsOf(() =>
+        validated(Form, {
+          code: 'ab',
+          count: 10,
+          tags: ['1', '2', '3'],
+          zip: '1234',
+          odd: 'y',
+          on: '0000-01-01',
+          kind: 'd',
+        }),
+      ),
+    ).toEqual([
+      { field: 'code', message: 'must be at least 3 characters long' },
+      { field: 'count', message: 'must be at most 9' },
+      { field: 'tags', message: 'must have at most 2 items' },
+      { field: 'zip', message: 'must be a ZIP code: five digits, or ZIP+4 as 12345-6789' },
+      { field: 'odd', message: 'must match pattern "^x+$"' },
+      { field: 'on', message: 'must be a calendar date as YYYY-MM-DD' },
+      { field: 'kind', message: 'must be one of: a, b, c' },
+    ]);
   });
 });
 

@@ -46,7 +46,7 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
   return ajv.compile(schema) as any;
 };
 
-/** Turns Ajv errors into `[{field, message}]` with dotted field paths (`officers.0.title`). */
+/** Turns Ajv errors into `[{field, message}]` with dotted field paths (`officers.0.title`), in words (API-7). */
 export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
@@ -57,38 +57,21 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
   const literals = new Map<string, { error: FieldError; values: unknown[] }>();
   for (const e of errors) {
     if (e.keyword === 'if') continue;
-    let field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    let message = e.message ?? 'is invalid';
+    const field = fieldOf(e) || (part === 'body' ? '' : part);
     if (e.keyword === 'const') {
       const value = (e.params as { allowedValue: unknown }).allowedValue;
-      const known = literals.get(field || part);
+      const known = literals.get(field);
       if (known) {
         known.values.push(value);
         known.error.message = `must be one of: ${known.values.map(String).join(', ')}`;
-        continue;
+      } else {
+        const error = { field, message: `must be ${JSON.stringify(value)}` };
+        literals.set(field, { error, values: [value] });
+        out.push(error);
       }
-      const error = { field: field || (part === 'body' ? '' : part), message: `must be ${JSON.stringify(value)}` };
-      literals.set(field || part, { error, values: [value] });
-      out.push(error);
       continue;
     }
-    if (e.keyword === 'required') {
-      field = join(field, (e.params as { missingProperty: string }).missingProperty);
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties') {
-      field = join(field, (e.params as { additionalProperty: string }).additionalProperty);
-      message = 'is not a known field';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
-    } else if (e.keyword === 'format') {
-      message = FORMAT_MESSAGES[(e.params as { format: string }).format] ?? message;
-    } else if (e.keyword === 'type') {
-      // Ajv writes a nullable type as "must be string,null".
-      message = `must be ${String((e.params as { type: string | string[] }).type)
-        .split(',')
-        .join(' or ')}`;
-    }
-    if (!field) field = part === 'body' ? '' : part;
+    const message = messageOf(e);
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -103,12 +86,70 @@ export function toFieldErrors(errors: ErrorObject[], part = 'body'): FieldError[
   return useful.length ? useful : [{ field: part, message: 'is invalid' }];
 }
 
+/** The dotted path of the field an Ajv error is about: a missing or unknown property names itself. */
+function fieldOf(e: ErrorObject): string {
+  const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'required') return join(at, (e.params as { missingProperty: string }).missingProperty);
+  if (e.keyword === 'additionalProperties')
+    return join(at, (e.params as { additionalProperty: string }).additionalProperty);
+  return at;
+}
+
+/** An Ajv error in the words of an error message; Ajv's own wording where none is given here. */
+function messageOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
+    case 'format':
+      return FORMAT_MESSAGES[p.format as string] ?? e.message ?? 'is invalid';
+    case 'pattern':
+      return PATTERN_MESSAGES[p.pattern as string] ?? e.message ?? 'is invalid';
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters long`;
+    case 'maxLength':
+      return `must be at most ${p.limit} characters long`;
+    case 'minItems':
+      return `must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `must have at most ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'minimum':
+      return `must be at least ${p.limit}`;
+    case 'maximum':
+      return `must be at most ${p.limit}`;
+    case 'type':
+      // Ajv writes a nullable type as "must be string,null".
+      return `must be ${String(p.type).split(',').join(' or ')}`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
 /** What a value of each string format the schemas use looks like, in the words of an error message. */
 const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a calendar date as YYYY-MM-DD',
   'date-time': 'must be an ISO 8601 date-time such as 2025-01-31T17:04:05.123Z',
   email: 'must be an email address',
   uri: 'must be an absolute URL',
+};
+
+/** The same for the patterns the request schemas use (a pattern not listed keeps Ajv's "must match pattern"). */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^\\d{2}-\\d{7}$': 'must be an EIN as 12-3456789',
+  '^\\d{3}-?\\d{2}-?\\d{4}$': 'must be nine digits, as 123-45-6789',
+  '^\\d{5}(-\\d{4})?$': 'must be a ZIP code: five digits, or ZIP+4 as 12345-6789',
+  '^\\d{6}$': 'must be six digits',
+  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a calendar date as YYYY-MM-DD',
+  '^\\d{4}-(0[1-9]|1[0-2])$': 'must be a month as YYYY-MM',
+  '^[A-Z]{2}$': 'must be a two-letter state code in capitals',
+  '^#[0-9a-fA-F]{6}$': 'must be a colour as #rrggbb',
+  '^[0-9a-fA-F]{64}$': 'must be 64 hexadecimal digits',
+  '^user_': 'must be a user id (user_…)',
+  '^comp_': 'must be a company id (comp_…)',
 };
 
 function join(a: string, b: string): string {

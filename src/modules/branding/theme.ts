@@ -34,13 +34,18 @@ export function brandTheme(branding: { primaryColor?: string | null; accentColor
 }
 
 /** WCAG contrast ratio of two '#rrggbb' colours (1 to 21). */
-function contrastRatio(a: string, b: string): number {
+export function contrastRatio(a: string, b: string): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/**
+ * Text on `bg`: white or near-black, whichever contrasts more; pure black where near-black falls short of 4.5:1
+ * (mid greys such as #808080), since white or black always reaches it.
+ */
 function textOn(bg: string): string {
-  return contrastRatio(bg, '#ffffff') >= contrastRatio(bg, '#111827') ? '#ffffff' : '#111827';
+  const dark = contrastRatio(bg, '#111827') >= 4.5 ? '#111827' : '#000000';
+  return contrastRatio(bg, '#ffffff') >= contrastRatio(bg, dark) ? '#ffffff' : dark;
 }
 
 function darkenUntil(color: string, against: string, ratio: number): string {

@@ -163,6 +163,36 @@ export function readOptions(
   };
 }
 
+/**
+ * The options a checkout form was POSTED with (DASH-5, DASH-11): unlike {@link readOptions}, which fills a page with
+ * defaults, a submitted value is never swapped for another one. A foreign qualification keeps the state it was sent
+ * for, so that its formation state is refused (DASH-5), and a value the form never offers is a `problem`, shown on
+ * the page again with nothing placed.
+ */
+export function readPostedOptions(
+  src: Record<string, unknown>,
+  company: CompanyRow | null,
+  enabledTiers: Array<1 | 2 | 3>,
+  product: ProductKey,
+): { options: CheckoutOptions; problem: string | null } {
+  const options = readOptions(src, company, enabledTiers, product);
+  const thisYear = new Date().getUTCFullYear();
+  const sent = (k: string) => (typeof src[k] === 'string' && src[k] !== '' ? (src[k] as string) : null);
+  const state = sent('filingState')?.toUpperCase() ?? null;
+  const offered: Array<[string, string | null, readonly string[]]> = [
+    ['state', state, FORMATION_STATES],
+    ['year', product === 'annual-report' ? sent('filingYear') : null, [thisYear, thisYear + 1].map(String)],
+    ['company type', product === 'formation' ? sent('entityType') : null, ['LLC', 'CORP']],
+    ['registered agent choice', product === 'foreign-qualification' ? sent('agent') : null, ['order', 'supply']],
+  ];
+  const bad = offered.filter(([, value, allowed]) => value !== null && !allowed.includes(value));
+  if (state && !bad.some(([name]) => name === 'state')) options.filingState = state;
+  const problem = bad.length
+    ? `This form was sent with a ${bad.map(([name, value]) => `${name} we do not offer (${value!.slice(0, 40)})`).join(' and a ')}. Please choose again.`
+    : null;
+  return { options, problem };
+}
+
 /** Options as hidden fields / query parameters. */
 export function optionPairs(product: ProductKey, o: CheckoutOptions): Array<[string, string]> {
   const pairs: Array<[string, string]> = [['filingState', o.filingState]];

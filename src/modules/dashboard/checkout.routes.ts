@@ -16,6 +16,7 @@ import {
   PRODUCT_INFO,
   productSections,
   readOptions,
+  readPostedOptions,
   tierInfo,
   type ProductKey,
 } from './checkout.products.js';
@@ -256,7 +257,8 @@ async function submit(
   const earlier = formToken ? await placedByForm(ctx.pool, session.tenant, formToken) : null;
   if (earlier) return reply.redirect(placedHref(request, earlier), 303);
   const tiers = enabledTiers(await loadPrices(ctx.pool, session.tenant));
-  const options = readOptions(form, company, tiers, product);
+  const { options, problem } = readPostedOptions(form, company, tiers, product);
+  if (problem) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], problem, 400);
   // A package switched off after the page was shown is refused, never silently swapped for another one.
   const tierGone =
     product === 'formation' && form.tier !== undefined && !(tiers as number[]).includes(Number(form.tier))
@@ -265,7 +267,11 @@ async function submit(
   const unavailable = tierGone ?? (await unavailableReason(ctx.pool, session.tenant, product, company, options));
   if (unavailable) return productPage(ctx, request, reply, product, form, redisplayValues(form), [], unavailable, 409);
   const activeAgent = await hasActiveAgent(ctx.pool, session.tenant, company, options.filingState);
-  const expectedTotalCents = /^\d{1,12}$/.test(form[TOTAL_FIELD] ?? '') ? Number(form[TOTAL_FIELD]) : null;
+  // DASH-8: the total the page showed; a form that sends one we cannot read is treated as an expired form.
+  const shownTotal = form[TOTAL_FIELD];
+  if (shownTotal !== undefined && !/^\d{1,12}$/.test(shownTotal))
+    return productPage(ctx, request, reply, product, form, redisplayValues(form), [], EXPIRED_FORM.message, 409);
+  const expectedTotalCents = shownTotal === undefined ? null : Number(shownTotal);
   const hosted = { siteUrl: siteUrl(ctx, request), customerEmail: request.signedIn.user.email };
   const outcome = await submitCheckout(ctx, {
     tenant: session.tenant,

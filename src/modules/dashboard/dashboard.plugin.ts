@@ -8,13 +8,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pathPrefix } from '../../config.js';
 import type { AppContext } from '../../context.js';
+import { sendNotFound } from '../../lib/error-handler.js';
 import { AppError } from '../../lib/errors.js';
 import { onlyOnSite } from '../../lib/site-hosts.js';
 import { findOrganization } from '../organizations/organizations.repo.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { dashboardPages } from './dashboard.routes.js';
 import { einCorrectionPages } from './ein-correction.routes.js';
-import { renderMessage } from './web.js';
+import { parseDashboardForm, renderMessage } from './web.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VIEWS_DIR = path.join(HERE, 'views');
@@ -60,7 +61,7 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
   // whether the host is a verified domain is asked per request.
   onlyOnSite(site, whiteLabel ? 'white-label' : 'dashboard');
   await site.register(fastifyCookie);
-  await site.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+  await site.register(fastifyFormbody, { bodyLimit: 64 * 1024, parser: parseDashboardForm });
   await site.register(fastifyView, {
     engine: { eta: new Eta({ views: VIEWS_DIR, cache: true }) },
     root: VIEWS_DIR,
@@ -85,6 +86,20 @@ const dashboardSite: FastifyPluginAsync<SiteOptions> = async (site, { ctx, white
       );
   });
   site.setErrorHandler((err, request, reply) => renderError(err, request, reply));
+  // DASH-11: an unknown page under the dashboard's own path is a page too. White-label hosts serve the dashboard at
+  // their root, whose not-found answer is the service's one.
+  if (!whiteLabel && basePath)
+    site.setNotFoundHandler((request, reply) => {
+      const { siteHosts } = request.server;
+      if (!siteHosts.serves(siteHosts.hostnameOf(request.raw), 'dashboard')) return sendNotFound(request, reply);
+      return renderMessage(
+        reply,
+        request,
+        404,
+        'Page not found',
+        'There is no such page. Open the link you were sent again.',
+      );
+    });
 
   site.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = ASSETS[request.params.file];

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import querystring from 'node:querystring';
+import { AppError } from '../../lib/errors.js';
 import type { AppContext } from '../../context.js';
 import { safeEqual, sha256 } from '../../lib/secrets.js';
 import { bodyField } from '../../lib/validation.js';
@@ -77,6 +79,23 @@ export function renderPage(
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
     .view(view, { page, ...data });
+}
+
+/**
+ * The dashboard's parser of url-encoded forms (DASH-11): every field of its forms is sent once, so a field sent twice
+ * (a hand-made post) is refused before any handler reads it, instead of reaching code that expects one value.
+ * @returns the fields by name. @throws AppError bad_request (400, rendered as a page) naming the repeated field.
+ */
+export function parseDashboardForm(body: string): Record<string, string> {
+  const fields = querystring.parse(body);
+  for (const [name, value] of Object.entries(fields)) {
+    if (Array.isArray(value))
+      throw new AppError(
+        'bad_request',
+        `This form sent the field "${name.slice(0, 60)}" more than once. Please reload the page and try again.`,
+      );
+  }
+  return fields as Record<string, string>;
 }
 
 /** A friendly full-page message (link spent, session ended, not found) with a 4xx status. */
