@@ -503,6 +503,21 @@ describe('windows, effective dates, overrides and prepaid years (CAL-24 .. CAL-3
       note: 'reinstated',
     });
     expect(bad.statusCode).toBe(400);
+    // A state that is none, and dates that can only be typing mistakes, are refused naming the field.
+    const refusals: Array<[string, string, string]> = [
+      ['ZZ', '2026-08-10', 'state'],
+      ['CO', '1700-02-01', 'anchorDate'],
+      ['CO', '9999-12-31', 'anchorDate'],
+    ];
+    for (const [state, anchorDate, field] of refusals) {
+      const refused = await t.admin('PUT', `/companies/${company.id}/calendar-overrides/${state}`, {
+        anchorDate,
+        anchorReason: 'reinstatement',
+        note: 'typed wrong',
+      });
+      expect(refused.statusCode, `${state} ${anchorDate}`).toBe(400);
+      expect(refused.json().errors.map((e: { field: string }) => e.field)).toEqual([field]);
+    }
     const res = await t.admin('PUT', `/companies/${company.id}/calendar-overrides/CO`, {
       anchorDate: '2026-08-10',
       anchorReason: 'reinstatement',

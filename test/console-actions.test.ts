@@ -115,6 +115,28 @@ describe('order page', () => {
     expect(page).toContain('6789');
     expect(page).not.toContain(TEST_SSN);
     expect(page).not.toContain(TEST_SSN.replace(/-/g, ''));
+    // The kind of number is no secret: the whole request shows it, only the number is masked.
+    expect(page).toMatch(/taxIdType&quot;: &quot;SSN&quot;/);
+  });
+
+  it('FIL-13: withholds filing an EIN whose bundled formation is cancelled, on the page and at review', async () => {
+    const placed = await placeFormation('live', 'DE', { ein: einObject() });
+    const formation = placed.items.find((i) => i.orderType === 'formation')!;
+    const ein = placed.items.find((i) => i.orderType === 'ein')!;
+    expect(
+      (await t.admin('POST', `/orders/${formation.orderId}/transitions`, { filingStatus: 'cancelled' })).statusCode,
+    ).toBe(200);
+    const page = (await c.get(`/console/orders/${ein.orderId}`)).body;
+    expect(page).not.toContain('<h3>Mark filed</h3>');
+    expect(page).toContain('was ordered with a formation that is cancelled');
+    const review = await c.post(`/console/orders/${ein.orderId}/review`, {
+      _csrf: c.csrf(),
+      action: 'filed',
+      filingDate: new Date().toISOString().slice(0, 10),
+      ein: '12-7654321',
+    });
+    expect(flashOf(review)).toMatchObject({ kind: 'error', text: expect.stringContaining('cannot be filed') });
+    expect(await statusOf(ein.orderId)).toBe('submitted');
   });
 
   it('ORD-RA-6: flags the details a supplied agent lacks, for the filing team to ask for', async () => {
@@ -455,6 +477,12 @@ describe('business pages', () => {
       expect(rows[0]).toMatchObject({ llc_formation_cents: 10400, updated_by: `operator:${operator.id}` });
       expect(rows[0].source.sources.length).toBeGreaterThan(0);
       expect((await c.get('/console/fees/WY')).body).toContain('Fee change notice 2025-07');
+      // A fee the form sends emptied is refused by its label, and nothing is saved.
+      const emptied = await c.post('/console/fees/WY', { _csrf: c.csrf(), llcFormation: '', note: 'oops' });
+      expect(flashOf(emptied)).toMatchObject({ kind: 'error', text: expect.stringContaining('LLC formation') });
+      expect((await t.ctx.pool.query(`SELECT llc_formation_cents FROM state_fees WHERE state = 'WY'`)).rows[0]).toEqual(
+        { llc_formation_cents: 10400 },
+      );
     } finally {
       const restored = await t.admin('PUT', '/state-fees/WY', {
         llcFormation: seeded.llcFormation,

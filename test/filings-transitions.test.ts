@@ -157,6 +157,13 @@ describe('fields that go with a transition', () => {
     expect(() => planTransition(live, { filingStatus: 'filed' }, TODAY)).toThrow(/ein: is required/);
     expect(planTransition(live, { filingStatus: 'filed', ein: '12-3456789' }, TODAY).ein).toBe('12-3456789');
     expect(() => planTransition(live, { filingStatus: 'filed', ein: '123456789' }, TODAY)).toThrow(/ein/);
+    // Prefix 00 is the test EINs' own, assigned to no IRS campus: refused in live, accepted in test.
+    expect(() => planTransition(live, { filingStatus: 'filed', ein: '00-1234567' }, TODAY)).toThrow(
+      /cannot start with 00/,
+    );
+    expect(
+      planTransition(order('pending', { orderType: 'ein' }), { filingStatus: 'filed', ein: '00-1234567' }, TODAY).ein,
+    ).toBe('00-1234567');
     const test = planTransition(order('pending', { orderType: 'ein' }), { filingStatus: 'filed' }, TODAY);
     expect(test.ein).toMatch(/^00-\d{7}$/);
     expect(() => planTransition(order('pending'), { filingStatus: 'filed', ein: '12-3456789' }, TODAY)).toThrow(

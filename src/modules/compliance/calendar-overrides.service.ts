@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import { withTransaction } from '../../lib/db.js';
 import { AppError, ValidationError } from '../../lib/errors.js';
+import { FORMATION_STATES } from '../companies/company-rules.js';
 import { isIsoDate } from './calendar-dates.js';
+import { todayUtc } from './calendar-range.js';
 import * as repo from './compliance.repo.js';
 
 /*
@@ -9,6 +11,11 @@ import * as repo from './compliance.repo.js';
  * counts from, and the estimated tax flag. Each change is one transaction that saves the override and appends who made
  * it and why to company_calendar_override_changes.
  */
+
+/** The earliest anchor date accepted (CAL-29): older dates are typing mistakes, not companies' histories. */
+const EARLIEST_ANCHOR = '1800-01-01';
+/** How far ahead an anchor date may be, in days (CAL-29): a first day of business can be planned, not decades out. */
+const ANCHOR_DAYS_AHEAD = 366;
 
 /** Why an anchor date is changed (CAL-29). */
 export const ANCHOR_REASONS = ['reinstatement', 'conversion', 'first_day_of_business', 'correction'] as const;
@@ -53,11 +60,14 @@ export async function setCalendarOverride(
 ) {
   const state = rawState.toUpperCase();
   const errors: Array<{ field: string; message: string }> = [];
-  if (!/^[A-Z]{2}$/.test(state)) errors.push({ field: 'state', message: 'must be a two-letter state code' });
+  if (!(FORMATION_STATES as readonly string[]).includes(state))
+    errors.push({ field: 'state', message: 'must be the two-letter code of a US state or DC' });
   if (typeof update.note !== 'string' || !update.note.trim() || update.note.length > 500)
     errors.push({ field: 'note', message: 'is required: why the calendar changes (at most 500 characters)' });
   if (update.anchorDate !== undefined && update.anchorDate !== null && !isIsoDate(update.anchorDate))
     errors.push({ field: 'anchorDate', message: 'must be a real date YYYY-MM-DD, or null' });
+  else if (typeof update.anchorDate === 'string' && !anchorDateInRange(update.anchorDate))
+    errors.push({ field: 'anchorDate', message: `must be from ${EARLIEST_ANCHOR} to a year from today` });
   if (typeof update.anchorDate === 'string' && !ANCHOR_REASONS.includes(update.anchorReason as never))
     errors.push({ field: 'anchorReason', message: `is required with anchorDate: one of ${ANCHOR_REASONS.join(', ')}` });
   if (update.anchorDate === undefined && update.estimatedTax === undefined)
@@ -97,4 +107,10 @@ export async function setCalendarOverride(
     );
     return overrideView(row);
   });
+}
+
+/** CAL-29: an anchor date from EARLIEST_ANCHOR to ANCHOR_DAYS_AHEAD days after today (UTC). */
+function anchorDateInRange(date: string, now = new Date()): boolean {
+  const latest = todayUtc(new Date(now.getTime() + ANCHOR_DAYS_AHEAD * 86_400_000));
+  return date >= EARLIEST_ANCHOR && date <= latest;
 }

@@ -6,7 +6,7 @@ import { rejectUnstorableFormText } from '../../lib/text-guard.js';
 import { centsToDecimalString } from '../../lib/money.js';
 import { readDocumentForm } from '../documents/document-form.js';
 import { discardStagedFile, recordDocument } from '../documents/documents.service.js';
-import { transitionOrder } from '../filings/filings.service.js';
+import { throwIfFormationCancelled, transitionOrder } from '../filings/filings.service.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import { orderStateOf, planTransition, todayUtc, type TransitionRequest } from '../filings/transitions.js';
 import { actorOf, checkSessionCsrf, CONSOLE_PREFIX, field, redirectWith, render } from './console.web.js';
@@ -45,6 +45,7 @@ export async function consoleOrderActionRoutes(app: FastifyInstance, { ctx }: { 
       try {
         throwIfActionDoesNotFit(order, action);
         const plan = planTransition(orderStateOf(order), transition, todayUtc());
+        await throwIfFormationCancelled(ctx.pool, order, plan.to);
         return renderConfirm(ctx, request, reply, order, action, transition, plan, null);
       } catch (err) {
         if (err instanceof AppError)

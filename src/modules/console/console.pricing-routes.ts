@@ -130,10 +130,12 @@ export async function consolePricingRoutes(app: FastifyInstance, { ctx }: { ctx:
     return formAction(ctx, request, reply, back, async () => {
       const update: StateFeeUpdate = { note: field(request.body, 'note') || undefined };
       for (const f of FEE_FIELDS) {
+        if ((request.body as Record<string, unknown> | undefined)?.[f] === undefined) continue;
         const raw = field(request.body, f);
         if (f === 'expeditedFormation' && (raw === '' || raw.toLowerCase() === 'none'))
           update[f] = field(request.body, 'expeditedWas') ? null : undefined;
-        else if (raw !== '') update[f] = parseDollars(raw, f);
+        // Every other fee the form sends is required: an emptied field is refused, never read as "leave it as it was".
+        else update[f] = parseDollars(raw, FEE_LABELS[f] ?? f);
       }
       const row = await updateStateFee(ctx.pool, state, update, actorOf(request));
       return `${row.name} fee schedule saved.`;

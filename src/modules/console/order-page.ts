@@ -3,7 +3,8 @@ import { DOCUMENT_TYPES } from '../documents/document-types.js';
 import { signedFileUrl } from '../documents/file-urls.js';
 import { EXCEPTION_REASONS } from '../orders/exception-codes.js';
 import type { OrderRecord } from '../filings/order-record.js';
-import { canTransition, isFilingStatus, todayUtc } from '../filings/transitions.js';
+import { canTransition, isFilingStatus, MAX_EXCEPTION_MESSAGE, todayUtc } from '../filings/transitions.js';
+import { formationCancelledMessage } from '../filings/filings.service.js';
 import { buildCompanyView, buildRequestView, maskDeep } from './order-view.js';
 import { withFields } from '../../lib/objects.js';
 
@@ -28,6 +29,9 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
   } = record;
   const status = order.filing_status;
   const can = (to: string) => isFilingStatus(status) && isFilingStatus(to) && canTransition(status, to);
+  // FIL-13: an EIN whose bundled formation is cancelled is not offered for filing.
+  const formationCancelled =
+    order.order_type === 'ein' && siblings.some((s) => s.order_type === 'formation' && s.filing_status === 'cancelled');
   return {
     title: `Order ${order.id}`,
     section: 'queue',
@@ -51,10 +55,12 @@ export function orderPageView(ctx: AppContext, record: OrderRecord) {
     taxIdReveals: taxIdReveals.map((r) => withFields(r, { actorLabel: actorLabel(r.actor, names) })),
     documentTypes: DOCUMENT_TYPES,
     exceptionCodes: EXCEPTION_REASONS,
+    maxExceptionMessage: MAX_EXCEPTION_MESSAGE,
     today: todayUtc(),
+    filedWithheld: can('filed') && formationCancelled ? formationCancelledMessage(order.id) : null,
     actions: {
       pending: status !== 'exception' && can('pending'),
-      filed: can('filed'),
+      filed: can('filed') && !formationCancelled,
       exception: can('exception'),
       resolve: status === 'exception',
       cancel: can('cancelled'),

@@ -34,7 +34,8 @@ export interface RequestView {
   masked: unknown;
 }
 
-const SECRET_KEY = /ssn|itin|social|tax_?id|tin$/i;
+// The kind of number (`taxIdType`: SSN or ITIN) is not secret and the filing team needs it; the number is.
+const SECRET_KEY = /^(?!.*type$).*(ssn|itin|social|tax_?id|tin$)/i;
 const SSN_SHAPE = /^\d{3}-?\d{2}-?\d{4}$/;
 
 /** Last four digits only: '•••-••-6789'. */

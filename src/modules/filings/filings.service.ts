@@ -55,7 +55,7 @@ export async function transitionOrder(
     const current = await repo.lockOrder(tx, tenant, orderId);
     if (!current) throw notFound('order', orderId);
     const plan = planTransition(orderStateOf(current), request, todayUtc());
-    await throwIfFormationCancelled(tx, current, plan);
+    await throwIfFormationCancelled(tx, current, plan.to);
     const orderTenant = tenantOf(current);
     // ORD-14: the orders module writes the row, the history row and the event.
     const changed = await changeOrderStatus(tx, orderTenant, {
@@ -78,16 +78,23 @@ export async function transitionOrder(
 /**
  * FIL-13: an EIN ordered with a formation (its price included in the formation's tier 2, BILL-5) cannot be filed
  * once that formation is cancelled: the IRS assigns an EIN only to an entity that exists, and a filed EIN would be
- * one nobody paid for.
- * @throws AppError invalid_transition (409) naming both orders.
+ * one nobody paid for. In a transaction the formation's row is share-locked (a cancellation under way is waited
+ * for); the console's confirmation page asks the same on the pool.
+ * @throws AppError invalid_transition (409) naming the EIN order.
  */
-async function throwIfFormationCancelled(tx: Db, order: OrderSummaryRow, plan: PlannedTransition): Promise<void> {
-  if (order.order_type !== 'ein' || plan.to !== 'filed') return;
-  if ((await repo.formationStatusOfGroup(tx, order.group_id)) !== 'cancelled') return;
-  throw new AppError(
-    'invalid_transition',
-    `EIN order ${order.id} was ordered with a formation that is cancelled, so it cannot be filed (the IRS assigns an EIN only to an entity that exists): cancel it instead`,
-  );
+export async function throwIfFormationCancelled(
+  db: Db,
+  order: Pick<OrderRow, 'id' | 'order_type' | 'group_id'>,
+  to: string,
+): Promise<void> {
+  if (order.order_type !== 'ein' || to !== 'filed') return;
+  if ((await repo.formationStatusOfGroup(db, order.group_id)) !== 'cancelled') return;
+  throw new AppError('invalid_transition', formationCancelledMessage(order.id));
+}
+
+/** FIL-13's refusal, also shown on the console's order page where the action is withheld. */
+export function formationCancelledMessage(orderId: string): string {
+  return `EIN order ${orderId} was ordered with a formation that is cancelled, so it cannot be filed (the IRS assigns an EIN only to an entity that exists): cancel it instead`;
 }
 
 /**

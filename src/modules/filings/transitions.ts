@@ -258,6 +258,11 @@ function einFor(order: OrderState, request: TransitionRequest, to: FilingStatus)
     ]);
   }
   if (to !== 'filed' || order.orderType !== 'ein') return null;
+  // FIL-7: the IRS assigns no EIN with prefix 00, which test EINs use, so a live company never gets a test-looking one.
+  if (request.ein?.startsWith('00-') && order.environment === 'live')
+    throw new ValidationError([
+      { field: 'ein', message: 'cannot start with 00 in live: the IRS assigns no such prefix (test EINs use it)' },
+    ]);
   if (request.ein) return request.ein;
   if (order.environment === 'test') return testEinFor(order.id);
   throw new ValidationError([
