@@ -411,6 +411,28 @@ describe('forms not sent as they were rendered (DASH-5, DASH-8, DASH-11)', () =>
     expect(await ordersOf(company.id)).toBe(0);
   });
 
+  it('names a bad principal address once, not again for the mailing and officer addresses copied from it', async () => {
+    const tenant = await customerTenant('Zip Co');
+    const { user } = await createCompany(tenant);
+    const s = await signIn(t, tenant, { userId: user.id });
+    const page = await s.get('/checkout/formation?tier=2&entityType=LLC&filingState=WY');
+    const res = await s.post('/checkout/formation', {
+      _csrf: csrfOf(page.body),
+      _checkout: checkoutTokenOf(page.body),
+      tier: '2',
+      entityType: 'LLC',
+      filingState: 'WY',
+      ...wyomingCompanyForm('Zip Code LLC'),
+      'formation.company.principalAddress.postalCode': 'x',
+      ...einForm,
+      ...card('4242424242424242'),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).not.toContain('officers.0.address');
+    // Once beside the field and once in the summary at the top.
+    expect(res.body.match(/five digits/g)).toHaveLength(2);
+  });
+
   it('answers an unknown dashboard page with a page', async () => {
     const tenant = await t.newTenant('Lost Co');
     const { user } = await createCompany(tenant);

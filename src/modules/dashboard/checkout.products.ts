@@ -308,7 +308,8 @@ export function productSections(product: ProductKey, o: CheckoutOptions, activeA
 /**
  * Turns the submitted form into a POST /orders body plus the dashboard-only pricing options.
  * Fixed values the customer is not asked for are filled in here (US addresses, the officer's address,
- * the agent's state = filingState, tier 2-3 ordering registered agent service).
+ * the agent's state = filingState, tier 2-3 ordering registered agent service). `copies` lists the body paths filled
+ * with a copy of the principal address: their errors are the principal address's own, shown there once.
  */
 export function buildOrderBody(
   product: Exclude<ProductKey, 'certificate-of-good-standing'>,
@@ -320,6 +321,7 @@ export function buildOrderBody(
   activeAgentInState: boolean,
 ) {
   const body: Record<string, unknown> = { userId, filingState: o.filingState, ...bodyFromForm(sections, form) };
+  const copies: string[] = [];
   if (companyId) body.companyId = companyId;
   const dbaName = typeof body.dbaName === 'string' ? body.dbaName : undefined;
   delete body.dbaName;
@@ -327,12 +329,14 @@ export function buildOrderBody(
     const c = 'formation.company';
     setPath(body, `${c}.entityType`, o.entityType);
     setPath(body, `${c}.principalAddress.country`, 'US');
-    if (!getPath(body, `${c}.mailingAddress.line1`))
+    if (!getPath(body, `${c}.mailingAddress.line1`)) {
       setPath(body, `${c}.mailingAddress`, getPath(body, `${c}.principalAddress`));
-    else setPath(body, `${c}.mailingAddress.country`, 'US');
+      copies.push(`${c}.mailingAddress`);
+    } else setPath(body, `${c}.mailingAddress.country`, 'US');
     setPath(body, `${c}.officers.0.type`, 'PERSON');
     setPath(body, `${c}.officers.0.isPrimary`, true);
     setPath(body, `${c}.officers.0.address`, getPath(body, `${c}.principalAddress`));
+    copies.push(`${c}.officers.0.address`);
     if (o.tier === 1) agentFixed(body, 'formation.registeredAgent', o.filingState);
     else body.registeredAgent = { isChangeOfAgent: false };
   }
@@ -344,7 +348,7 @@ export function buildOrderBody(
       agentFixed(body, 'foreignQualification.registeredAgent', o.filingState);
     else body.foreignQualification = true;
   }
-  return { body, pricing: { formationTier: product === 'formation' ? o.tier : undefined, dbaName } };
+  return { body, pricing: { formationTier: product === 'formation' ? o.tier : undefined, dbaName }, copies };
 }
 
 function agentFixed(body: Record<string, unknown>, prefix: string, state: string): void {

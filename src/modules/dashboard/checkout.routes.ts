@@ -196,6 +196,11 @@ async function productPage(
   const provider = billing === 'checkout' ? paymentProviderFor(ctx.config, session.tenant.environment) : null;
   const hosted = provider?.kind === 'hosted';
   const totalCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
+  const shownUnavailable =
+    unavailable ??
+    (billing === 'checkout' && !provider
+      ? `Card payment is not available yet. Please contact ${organization.name} to order.`
+      : null);
   const action = company ? `${base}/companies/${company.id}/checkout/${product}` : `${base}/checkout/formation`;
   const info =
     product === 'formation'
@@ -223,12 +228,9 @@ async function productPage(
       lines: presentLines(lines, billing),
       total: formatCents(totalCents),
       paid: billing === 'checkout',
-      unavailable:
-        unavailable ??
-        (billing === 'checkout' && !provider
-          ? `Card payment is not available yet. Please contact ${organization.name} to order.`
-          : null),
-      message,
+      unavailable: shownUnavailable,
+      // The page already says why nothing can be bought: the same refusal is not said twice in other words.
+      message: shownUnavailable ? null : message,
       errorList: errorSummary(errors, [...sections, CARD_SECTION]),
       activeAgent,
       options,

@@ -193,7 +193,8 @@ export async function submitCheckout(ctx: AppContext, s: CheckoutSubmit): Promis
     } catch (err) {
       // Shown on the form with the card and trade-name errors below, not thrown.
       if (!(err instanceof ValidationError)) throw err;
-      errors.push(...err.errors);
+      const copied = (field: string) => built.copies.some((p) => field === p || field.startsWith(`${p}.`));
+      errors.push(...err.errors.filter((e) => !copied(e.field)));
     }
     if (s.options.tier === 3 && s.product === 'formation' && !pricing.dbaName)
       errors.push({ field: 'dbaName', message: 'Enter the trade name to register' });
