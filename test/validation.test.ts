@@ -35,7 +35,7 @@ describe('validated', () => {
     const dup: FieldRule = () => [{ field: 'age', message: 'must be at least 18' }];
     expect(errorsOf(() => validated(Body, { name: '', age: 3, extra: 1 }, [adultRule, dup]))).toEqual([
       { field: 'extra', message: 'is not a known field' },
-      { field: 'name', message: 'must not be empty' },
+      { field: 'name', message: 'must be at least 1 character long' },
       { field: 'age', message: 'must be at least 18' },
     ]);
   });

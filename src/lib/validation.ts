@@ -110,7 +110,7 @@ function messageOf(e: ErrorObject): string {
     case 'pattern':
       return PATTERN_MESSAGES[p.pattern as string] ?? e.message ?? 'is invalid';
     case 'minLength':
-      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters long`;
+      return `must be at least ${p.limit} character${p.limit === 1 ? '' : 's'} long`;
     case 'maxLength':
       return `must be at most ${p.limit} characters long`;
     case 'minItems':
