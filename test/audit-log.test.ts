@@ -468,6 +468,11 @@ describe('who sees the audit log', () => {
     const filtered = await admin.client.get(`/portal/audit-log?action=price.updated&actor=${admin.email}`);
     expect(filtered.body).toContain(`data-audit="${myPrice!.id}"`);
     expect(filtered.body).not.toContain(`data-audit="${myKey!.id}"`);
+    // By the member's name, in any case, as well as by e-mail address (AUDIT-6).
+    const name = `admin ${admin.memberId.slice(-4)}`.toUpperCase();
+    const byName = await admin.client.get(`/portal/audit-log?action=price.updated&actor=${encodeURIComponent(name)}`);
+    expect(byName.body).toContain(`data-audit="${myPrice!.id}"`);
+    expect(byName.body).not.toContain(`data-audit="${myKey!.id}"`);
 
     const csv = await admin.client.get(`/portal/audit-log.csv?action=price.updated`);
     expect(csv.statusCode).toBe(200);

@@ -130,5 +130,9 @@ describe('portal statements', () => {
     expect(lines(csv.body)).toHaveLength(5);
     expect(lines(csv.body).at(-1)).toMatch(/,closing_balance,.*,345\.25,USD$/);
     expect((await client.get('/portal/balance/statements/2025-13')).statusCode).toBe(400);
+    // A format there is not is refused, as the API refuses it, instead of answered with the page.
+    const xml = await client.get(`/portal/balance/statements/${month}?format=xml`);
+    expect(xml.statusCode).toBe(400);
+    expect(xml.body).toContain('format');
   });
 });

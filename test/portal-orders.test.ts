@@ -200,10 +200,21 @@ describe('portal companies and users', () => {
 
     const page = await client.get(`/portal/companies/${company.id}`);
     expect(page.statusCode).toBe(200);
+    // As GET /companies/{id} shows it: the addresses too.
+    const api = (await tenant.api('GET', `/companies/${company.id}`)).json();
+    expect(page.body).toContain(`${api.principalAddress.line1}, ${api.principalAddress.city}`);
+    expect(page.body).toMatch(/<dt>Mailing address<\/dt><dd>[^<—]+<\/dd>/);
     const calendar = await tenant.api('GET', `/companies/${company.id}/compliance-calendar`);
     const ids = (calendar.json().items as Array<{ id: string }>).map((i) => i.id);
     expect(ids.length).toBeGreaterThan(0);
     expect([...page.body.matchAll(/data-deadline="([^"]+)"/g)].map((m) => m[1])).toEqual(ids);
+    // A name of spaces alone (the API takes it) still gives the link, the heading and the row header a text.
+    const blank = await createCompany(tenant, 'test', { legalName: '   ' });
+    const blankPage = await client.get(`/portal/companies/${blank.company.id}`);
+    expect(blankPage.body).toContain('<h1>(no name)</h1>');
+    expect((await client.get('/portal/companies')).body).toContain(
+      `<a href="/portal/companies/${blank.company.id}">(no name)</a>`,
+    );
     const undated = await client.get(`/portal/companies/${bare.company.id}`);
     expect(undated.statusCode).toBe(200);
     expect(undated.body).toContain('has no formationDate');

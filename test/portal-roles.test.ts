@@ -86,6 +86,17 @@ describe('roles on the server', () => {
     });
     expect(asAdmin.statusCode).toBe(201);
     expect(asAdmin.body).toMatch(/\/portal\/invitation\?token=/);
+    // A bad address is named beside its field, with what was typed kept, and nothing is created.
+    const bad = await admin.client.post('/portal/members/invite', {
+      _csrf: admin.client.csrf(),
+      email: 'not-an-address',
+      role: 'viewer',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('id="err-email"');
+    expect(bad.body).toContain('value="not-an-address"');
+    expect(bad.body).toMatch(/<option value="viewer" selected>/);
+    expect(bad.body).not.toMatch(/\/portal\/invitation\?token=/);
     expect(
       (await admin.client.post(`/portal/members/${owner.memberId}/remove`, { _csrf: admin.client.csrf() })).statusCode,
     ).toBe(403);

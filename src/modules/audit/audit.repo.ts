@@ -76,7 +76,7 @@ export interface AuditFilter {
  * One keyset page of the audit log, newest first (by time, then id), with one row more than `limit` when a next page
  * exists (AUDIT-6, AUDIT-7). A cursor of another organization yields an empty page.
  */
-export function listAuditPage(db: Db, f: AuditFilter): Promise<AuditRow[]> {
+export async function listAuditPage(db: Db, f: AuditFilter): Promise<AuditRow[]> {
   const params: unknown[] = [];
   const where: string[] = [];
   const add = (sql: string, value: unknown) => {
@@ -88,7 +88,14 @@ export function listAuditPage(db: Db, f: AuditFilter): Promise<AuditRow[]> {
   if (f.actor) {
     if (!f.actor.includes('@') && (isId('member', f.actor) || isId('operator', f.actor)))
       add('a.actor_id = ?', f.actor);
-    else add('lower(a.actor_label) = lower(?)', f.actor);
+    else {
+      // Entries are labelled with the actor's e-mail address: a name stands for the addresses of the members and
+      // operators of that name. One label (the usual case) reads the (organization, lower(label)) index in order.
+      const named = f.actor.includes('@') ? [] : await emailsOfName(db, f.actor);
+      const labels = named.length ? named : [f.actor.toLowerCase()];
+      if (labels.length === 1) add('lower(a.actor_label) = ?', labels[0]);
+      else add('lower(a.actor_label) = ANY(?::text[])', labels);
+    }
   }
   if (f.from) add(`a.created_at >= (?::date)::timestamp AT TIME ZONE 'UTC'`, f.from);
   if (f.to) add(`a.created_at < (?::date + 1)::timestamp AT TIME ZONE 'UTC'`, f.to);
@@ -104,4 +111,15 @@ export function listAuditPage(db: Db, f: AuditFilter): Promise<AuditRow[]> {
       ORDER BY a.created_at DESC, a.id DESC LIMIT $${params.length}`,
     params,
   );
+}
+
+/** The e-mail addresses (lower case) of the portal members and operators whose name is `name`, case-insensitive. */
+async function emailsOfName(db: Db, name: string): Promise<string[]> {
+  const rows = await many<{ email: string }>(
+    db,
+    `SELECT lower(email) AS email FROM members WHERE lower(name) = lower($1)
+      UNION SELECT lower(email) FROM operators WHERE lower(name) = lower($1)`,
+    [name],
+  );
+  return rows.map((r) => r.email);
 }

@@ -40,6 +40,31 @@ export const viewHelpers = {
   hoursSince(value: Date | string): number {
     return (Date.now() - new Date(value).getTime()) / 3_600_000;
   },
+  /**
+   * A name to show, link or head a row with: the name, or "(no name)" when it is blank (the API takes any name of at
+   * least one character, spaces alone included), so that no link, heading or header cell is left without text.
+   */
+  name(value: string | null | undefined): string {
+    return value?.trim() ? value : '(no name)';
+  },
+  /** An address as the API gives it, on one line: '251 Little Falls Drive, Wilmington, DE 19808, US'; none: '—'. */
+  address(
+    a:
+      | {
+          line1?: string;
+          line2?: string | null;
+          city?: string;
+          state?: string | null;
+          postalCode?: string | null;
+          country?: string;
+        }
+      | null
+      | undefined,
+  ): string {
+    if (!a) return '—';
+    const region = [a.state, a.postalCode].filter(Boolean).join(' ');
+    return [a.line1, a.line2, a.city, region, a.country].filter(Boolean).join(', ') || '—';
+  },
   /** 'registered_agent' -> 'Registered agent'. */
   label(value: string | null | undefined): string {
     if (!value) return '—';

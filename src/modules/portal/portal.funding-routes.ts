@@ -77,8 +77,12 @@ export async function portalFundingRoutes(app: FastifyInstance, { ctx }: { ctx: 
     { schema: { hide: true } },
     async (request, reply) => {
       const tenant = requireTenant(request, 'billing.read');
+      const { format } = request.query;
+      // As the API: a format other than the two there are is refused, not answered with the page.
+      if (format !== undefined && format !== 'csv')
+        throw new ValidationError([{ field: 'format', message: 'must be csv, or left out for the printable page' }]);
       const statement = await balanceStatement(ctx.pool, tenant, request.params.month);
-      if (request.query.format === 'csv')
+      if (format === 'csv')
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${statementFileName(statement)}"`)

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, ValidationError } from '../../lib/errors.js';
+import type { FieldProblems } from '../../lib/list-filters.js';
 import { field } from '../console/console.web.js';
 import { inviteMember, listMembers, removeMember, type Actor } from './members.service.js';
 import { auditActorOf, PORTAL_PREFIX, redirectWith, render, requireRole } from './portal.web.js';
@@ -43,7 +44,16 @@ export async function portalHomeRoutes(app: FastifyInstance, { ctx }: { ctx: App
     return { memberId: request.portalSession!.member.id, organizationId: org.id, role: org.role };
   };
 
-  app.get('/members', { schema: { hide: true } }, async (request, reply) => {
+  /** The members page, with the invitation just made (its link shown once) or the invite form's refusal. */
+  const membersPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: {
+      invitation?: Awaited<ReturnType<typeof inviteMember>>;
+      typed?: Record<string, string>;
+      problems?: FieldProblems;
+    },
+  ) => {
     const actor = actorOf(request);
     return render(ctx, request, reply, 'members', {
       title: 'Members',
@@ -51,30 +61,26 @@ export async function portalHomeRoutes(app: FastifyInstance, { ctx }: { ctx: App
       members: await listMembers(ctx, actor),
       invitableRoles: ROLES.filter((r) => canManageMember(actor.role, r)),
       canRemove: (role: (typeof ROLES)[number]) => canManageMember(actor.role, role),
-      invitation: null,
+      invitation: shown.invitation ?? null,
+      typed: shown.typed ?? {},
+      problems: shown.problems ?? {},
     });
-  });
+  };
+
+  app.get('/members', { schema: { hide: true } }, async (request, reply) => membersPage(request, reply, {}));
 
   app.post('/members/invite', { schema: { hide: true } }, async (request, reply) => {
-    const actor = actorOf(request);
-    const invitation = await inviteMember(
-      ctx,
-      actor,
-      {
-        email: field(request.body, 'email'),
-        role: field(request.body, 'role'),
-      },
-      auditActorOf(request),
-    );
-    // The link is shown once here for the inviter to pass on; only its hash is kept.
-    return render(ctx, request, reply.status(201), 'members', {
-      title: 'Members',
-      section: 'members',
-      members: await listMembers(ctx, actor),
-      invitableRoles: ROLES.filter((r) => canManageMember(actor.role, r)),
-      canRemove: (role: (typeof ROLES)[number]) => canManageMember(actor.role, role),
-      invitation,
-    });
+    const typed = { email: field(request.body, 'email'), role: field(request.body, 'role') };
+    try {
+      const invitation = await inviteMember(ctx, actorOf(request), typed, auditActorOf(request));
+      // The link is shown once here for the inviter to pass on; only its hash is kept.
+      return await membersPage(request, reply.status(201), { invitation });
+    } catch (err) {
+      // A refused address or role is named beside its field, with what was typed kept.
+      if (!(err instanceof ValidationError)) throw err;
+      const problems = Object.fromEntries(err.errors.map((e) => [e.field, e.message]));
+      return membersPage(request, reply.status(400), { typed, problems });
+    }
   });
 
   app.post<{ Params: { memberId: string } }>(

@@ -9,6 +9,7 @@ import {
   usersPageView,
 } from './business.service.js';
 import { render, requireTenant } from './portal.web.js';
+import { viewHelpers } from '../console/view-helpers.js';
 
 /**
  * The tenant's records, read only (PORTAL-30 to PORTAL-32, PORTAL-38): orders with their filters and the order page, companies
@@ -40,7 +41,11 @@ export async function portalRecordsRoutes(app: FastifyInstance, { ctx }: { ctx: 
     async (request, reply) => {
       const tenant = requireTenant(request, 'companies.read');
       const view = await companyPageView(ctx, tenant, request.params.companyId);
-      return render(ctx, request, reply, 'company', { title: view.company.legalName, section: 'companies', ...view });
+      return render(ctx, request, reply, 'company', {
+        title: viewHelpers.name(view.company.legalName),
+        section: 'companies',
+        ...view,
+      });
     },
   );
 
