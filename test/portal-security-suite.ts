@@ -199,6 +199,13 @@ const PORTAL_ROUTES: Record<string, PortalRouteRule> = {
     resource: 'endpoint',
     stepUp: true,
   },
+  'POST /portal/webhooks/:id/delete': {
+    access: 'member',
+    action: 'webhooks.write',
+    resource: 'endpoint',
+    body: () => ({ confirm: 'yes' }),
+    stepUp: true,
+  },
   'POST /portal/webhooks/:id/roll-secret': {
     access: 'member',
     action: 'webhooks.write',

@@ -131,6 +131,26 @@ describe('webhook endpoints page', () => {
     expect(deliveries.rows[0].n).toBe(1);
   });
 
+  it('deletes an endpoint once the box is ticked, as DELETE /webhook-endpoints/{id} does, and audits it', async () => {
+    const tenant = await t.newTenant('Delete Co');
+    const { client: c } = await memberSession(t, tenant.organizationId, 'developer');
+    const { id } = await create(c, URL_A, ['filing.status_changed']);
+    const unticked = await act(c, id, 'delete');
+    expect(unticked.statusCode).toBe(303);
+    expect(unticked.headers.location).toBe(`/portal/webhooks/${id}`);
+    expect((await viaApi(tenant, id)).statusCode).toBe(200);
+
+    const deleted = await act(c, id, 'delete', [['confirm', 'yes']]);
+    expect(deleted.statusCode).toBe(303);
+    expect(deleted.headers.location).toBe('/portal/webhooks');
+    expect((await viaApi(tenant, id)).statusCode).toBe(404);
+    const audit = await t.ctx.pool.query(
+      "SELECT count(*)::int AS n FROM audit_log WHERE organization_id = $1 AND action = 'webhook_endpoint.deleted'",
+      [tenant.organizationId],
+    );
+    expect(audit.rows[0].n).toBe(1);
+  });
+
   it('shows every role the list and the endpoint without secrets, and refuses a viewer every write with 403', async () => {
     const tenant = await t.newTenant('Viewer Hooks Co');
     const { client: owner } = await memberSession(t, tenant.organizationId, 'owner');

@@ -64,6 +64,20 @@ export class LogQuery {
     return at;
   }
 
+  /**
+   * The moments `from` and `to` of a range; a `to` before its `from` is refused at `to`, as the other pages' date
+   * ranges are (list-filters.ts `dateRange`).
+   */
+  momentRange(): { from?: Date; to?: Date } {
+    const from = this.moment('from');
+    const to = this.moment('to');
+    if (from && to && to < from) {
+      this.errors.to = 'must not be before the start';
+      return { from };
+    }
+    return { from, to };
+  }
+
   /** Whether any field was refused. */
   get failed(): boolean {
     return Object.keys(this.errors).length > 0;

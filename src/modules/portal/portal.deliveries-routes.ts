@@ -31,8 +31,7 @@ export async function portalDeliveriesRoutes(app: FastifyInstance, { ctx }: { ct
       endpointId: q.id('endpoint', 'we'),
       status: q.oneOf('status', STATUSES),
       eventType: q.oneOf('type', DELIVERY_EVENT_TYPES),
-      from: q.moment('from'),
-      to: q.moment('to'),
+      ...q.momentRange(),
       before: q.id('before', 'wd'),
     };
     const page = q.failed

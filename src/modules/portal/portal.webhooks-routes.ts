@@ -9,6 +9,7 @@ import { tenantActionLimit } from '../rate-limits/rate-limits.js';
 import { CreateEndpointBody, UpdateEndpointBody } from '../webhooks/webhooks.schemas.js';
 import {
   createEndpoint,
+  deleteEndpoint,
   type EndpointView,
   getEndpoint,
   listEndpoints,
@@ -196,6 +197,23 @@ export async function portalWebhooksRoutes(app: FastifyInstance, { ctx }: { ctx:
       },
     );
   }
+
+  // As DELETE /webhook-endpoints/{id}: the endpoint goes, its waiting deliveries end as failed. Asks for a ticked box.
+  app.post<{ Params: { id: string } }>('/webhooks/:id/delete', { schema: { hide: true } }, async (request, reply) => {
+    const tenant = tenantOf(request, 'webhooks.write');
+    const { id } = request.params;
+    if (askedForStepUp(request, reply, pageOf(id))) return reply;
+    if (field(request.body, 'confirm') !== 'yes')
+      return redirectWith(ctx, request, reply, pageOf(id), {
+        kind: 'error',
+        text: 'Tick the box to confirm that the endpoint is to be deleted.',
+      });
+    await deleteEndpoint(ctx, tenant, id, auditActorOf(request));
+    return redirectWith(ctx, request, reply, `${PORTAL_PREFIX}/webhooks`, {
+      kind: 'ok',
+      text: 'The endpoint is deleted; deliveries still waiting for it end as failed.',
+    });
+  });
 
   app.post<{ Params: { id: string } }>(
     '/webhooks/:id/roll-secret',

@@ -82,7 +82,7 @@ export async function createEndpoint(
     if (existing >= max) {
       throw new AppError(
         'webhook_endpoint_limit_reached',
-        `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}) before creating another`,
+        `This environment already has ${existing} webhook endpoints, the most allowed is ${max}; delete one (DELETE /webhook-endpoints/{id}, or Delete endpoint on its page in the partner portal) before creating another`,
       );
     }
     const created = await repo.insertEndpoint(tx, tenant, {
