@@ -101,6 +101,15 @@ describe('balance credits', () => {
     ).toBe(404);
     expect((await operatorCredit(tenant, { environment: 'staging', amount: 1 })).statusCode).toBe(400);
     expect((await operatorCredit(tenant, { environment: 'live', amount: 0.001 })).statusCode).toBe(400);
+    // Within a millionth of a cent of 103.75 is still not 103.75: the amount as written has ten decimals (API-5).
+    const nearly = await operatorCredit(tenant, { environment: 'live', amount: 103.7500000001 });
+    expect(nearly.statusCode).toBe(400);
+    expect(nearly.json().errors[0]).toMatchObject({
+      field: 'amount',
+      message: expect.stringContaining('two decimals'),
+    });
+    // Amounts whose binary form is inexact are still exact in cents.
+    expect((await operatorCredit(tenant, { environment: 'test', amount: 0.29 })).statusCode).toBe(201);
   });
 
   it('bounds every operator amount, through the admin API and the CLI alike (LIM-3), changing nothing when refused', async () => {

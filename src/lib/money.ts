@@ -4,10 +4,14 @@
  */
 export type Cents = number;
 
-/** 12.5 -> 1250. Throws RangeError for amounts with more than two decimals or outside the safe range. */
+/**
+ * 12.5 -> 1250. Throws RangeError for amounts with more than two decimals or outside the safe range. The decimals are
+ * counted on the number as JSON wrote it (its shortest decimal form: 0.29, not 0.28999999999999998), so 103.7500000001
+ * is refused although it lies within a millionth of a cent of 103.75.
+ */
 export function dollarsToCents(dollars: number): Cents {
   const cents = Math.round(dollars * 100);
-  if (!Number.isSafeInteger(cents) || Math.abs(cents - dollars * 100) > 1e-6) {
+  if (!Number.isSafeInteger(cents) || !/^-?\d+(\.\d{1,2})?$/.test(String(dollars))) {
     throw new RangeError(`${dollars} is not a dollar amount with at most two decimals`);
   }
   return cents;
