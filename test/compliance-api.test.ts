@@ -211,6 +211,9 @@ describe('GET /compliance-deadlines', () => {
     expect(badCursor.json().errors[0].field).toBe('startingAfter');
     expect((await tenant.api('GET', `/compliance-deadlines?${q}&jurisdiction=ZZ`)).statusCode).toBe(400);
     expect((await (await t.newTenant()).api('GET', `/compliance-deadlines?${q}`)).json().data).toEqual([]);
+    // A late start alone: the default end stops at the last date there is, instead of refusing a `to` nobody sent.
+    const late = await tenant.api('GET', '/compliance-deadlines?from=9998-08-01');
+    expect(late.statusCode, late.body).toBe(200);
   });
 });
 
@@ -503,6 +506,21 @@ describe('windows, effective dates, overrides and prepaid years (CAL-24 .. CAL-3
       note: 'reinstated',
     });
     expect(bad.statusCode).toBe(400);
+    // The latest anchor accepted is the same day a year from today; the next day is refused.
+    const now = new Date();
+    const yearAhead = (days: number) =>
+      new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate() + days))
+        .toISOString()
+        .slice(0, 10);
+    const planned = await createCompany(tenant, 'test', { formationState: 'CO', formationDate: '2024-03-15' });
+    const ahead = (anchorDate: string) =>
+      t.admin('PUT', `/companies/${planned.company.id}/calendar-overrides/CO`, {
+        anchorDate,
+        anchorReason: 'first_day_of_business',
+        note: 'planned',
+      });
+    expect((await ahead(yearAhead(1))).statusCode).toBe(400);
+    expect((await ahead(yearAhead(0))).statusCode).toBe(200);
     // A state that is none, and dates that can only be typing mistakes, are refused naming the field.
     const refusals: Array<[string, string, string]> = [
       ['ZZ', '2026-08-10', 'state'],
@@ -574,6 +592,20 @@ describe('windows, effective dates, overrides and prepaid years (CAL-24 .. CAL-3
       note: 'x',
     });
     expect(refused.statusCode).toBe(400);
+    // Delaware's instalments are for its own corporations: a California corporation qualified there has none.
+    const foreign = await createCompany(tenant, 'test', {
+      ...corpFields(),
+      formationState: 'CA',
+      formationDate: '2025-03-15',
+    });
+    const abroad = await t.admin('PUT', `/companies/${foreign.company.id}/calendar-overrides/DE`, {
+      estimatedTax: true,
+      note: 'x',
+    });
+    expect(abroad.statusCode).toBe(400);
+    expect(abroad.json().errors).toEqual([
+      { field: 'estimatedTax', message: 'DE has no estimated tax instalments for a foreign CORP' },
+    ]);
   });
 
   it('CAL-35: a filed Georgia order covering 2026-2028 marks those three years filed, not 2029', async () => {

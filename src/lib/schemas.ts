@@ -56,7 +56,8 @@ export const PageQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: 'Id of the last item of the previous page; items after it (older) are returned.',
+        description:
+          "Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines).",
       }),
     ),
   },

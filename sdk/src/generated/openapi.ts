@@ -1437,7 +1437,7 @@ export interface components {
             dueDate: string;
             /** @description Two-letter code of the state the report is owed to. */
             jurisdiction: string;
-            /** @description annual_report or initial_report */
+            /** @description annual_report, initial_report or estimated_tax */
             kind: string;
             /** @description True when our annual report product covers it (POST /orders with annualReport). */
             orderable: boolean;
@@ -2554,7 +2554,7 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
             };
             header?: never;
@@ -3012,7 +3012,7 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
             };
             header?: never;
@@ -3276,7 +3276,7 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
                 /** @description Only companies this user is an admin of. */
                 userId?: string;
@@ -3735,7 +3735,7 @@ export interface operations {
                 jurisdiction?: "AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY";
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
                 /** @description Only items with this status. */
                 status?: "upcoming" | "open" | "overdue" | "filed";
@@ -3827,7 +3827,7 @@ export interface operations {
                 limit?: number;
                 /** @description Only documents of this order. */
                 orderId?: string;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
             };
             header?: never;
@@ -3975,7 +3975,7 @@ export interface operations {
                 limit?: number;
                 /** @description Only events about this order. */
                 orderId?: string;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
                 /** @description Only events of this type. */
                 type?: "filing.status_changed" | "document.uploaded" | "compliance.deadline_approaching" | "compliance.deadline_missed" | "balance.top_up_succeeded" | "balance.top_up_failed" | "balance.top_up_reversed" | "balance.top_up_reinstated" | "balance.low" | "balance.auto_recharge_failed" | "webhook.test";
@@ -5592,7 +5592,7 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
             };
             header?: never;
@@ -5849,7 +5849,7 @@ export interface operations {
                 eventId?: string;
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
                 status?: "pending" | "succeeded" | "failed";
             };
@@ -6113,7 +6113,7 @@ export interface operations {
             query?: {
                 /** @description Page size, 1-100. */
                 limit?: number;
-                /** @description Id of the last item of the previous page; items after it (older) are returned. */
+                /** @description Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines). */
                 startingAfter?: string;
             };
             header?: never;

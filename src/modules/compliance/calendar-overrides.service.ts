@@ -4,6 +4,7 @@ import { AppError, ValidationError } from '../../lib/errors.js';
 import { FORMATION_STATES } from '../companies/company-rules.js';
 import { isIsoDate } from './calendar-dates.js';
 import { todayUtc } from './calendar-range.js';
+import { estimatedTaxApplies } from './due-date-rules.js';
 import * as repo from './compliance.repo.js';
 
 /*
@@ -14,8 +15,6 @@ import * as repo from './compliance.repo.js';
 
 /** The earliest anchor date accepted (CAL-29): older dates are typing mistakes, not companies' histories. */
 const EARLIEST_ANCHOR = '1800-01-01';
-/** How far ahead an anchor date may be, in days (CAL-29): a first day of business can be planned, not decades out. */
-const ANCHOR_DAYS_AHEAD = 366;
 
 /** Why an anchor date is changed (CAL-29). */
 export const ANCHOR_REASONS = ['reinstatement', 'conversion', 'first_day_of_business', 'correction'] as const;
@@ -79,9 +78,13 @@ export async function setCalendarOverride(
     if (update.estimatedTax === true) {
       const rule = await repo.findRule(tx, state);
       const entityRule = rule && (company.entity_type === 'LLC' ? rule.rule.llc : rule.rule.corporation);
-      if (!entityRule?.estimatedTax)
+      const presence = company.formation_state === state ? 'domestic' : 'foreign';
+      if (!entityRule?.estimatedTax || !estimatedTaxApplies(entityRule.estimatedTax, presence))
         throw new ValidationError([
-          { field: 'estimatedTax', message: `${state} has no estimated tax instalments for a ${company.entity_type}` },
+          {
+            field: 'estimatedTax',
+            message: `${state} has no estimated tax instalments for a ${presence} ${company.entity_type}`,
+          },
         ]);
     }
     const before = await repo.findCalendarOverride(tx, companyId, state, true);
@@ -109,8 +112,11 @@ export async function setCalendarOverride(
   });
 }
 
-/** CAL-29: an anchor date from EARLIEST_ANCHOR to ANCHOR_DAYS_AHEAD days after today (UTC). */
+/**
+ * CAL-29: an anchor date from EARLIEST_ANCHOR to the same day a year from today (UTC): a first day of business can be
+ * planned, not decades out. From February 29 a year on is March 1.
+ */
 function anchorDateInRange(date: string, now = new Date()): boolean {
-  const latest = todayUtc(new Date(now.getTime() + ANCHOR_DAYS_AHEAD * 86_400_000));
+  const latest = todayUtc(new Date(Date.UTC(now.getUTCFullYear() + 1, now.getUTCMonth(), now.getUTCDate())));
   return date >= EARLIEST_ANCHOR && date <= latest;
 }

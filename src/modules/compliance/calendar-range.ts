@@ -3,6 +3,8 @@ import { addMonthsIso, daysBetween, isIsoDate } from './calendar-dates.js';
 
 /** The default calendar: today to 18 months ahead (CAL-17). */
 const DEFAULT_RANGE_MONTHS = 18;
+/** The last date a calendar reaches: its default end stops here rather than run past the dates there are. */
+const LAST_DATE = '9999-12-31';
 /** The longest range one request may ask for, in days (bounds the work of a request: CAL-17). */
 const MAX_RANGE_DAYS = 5 * 366;
 
@@ -27,11 +29,18 @@ export function resolveRange(q: RangeQuery, today: string): { from: string; to: 
   }
   if (errors.length) throw new ValidationError(errors);
   const from = q.from ?? today;
-  const to = q.to ?? addMonthsIso(from, DEFAULT_RANGE_MONTHS);
+  const to = q.to ?? minDate(addMonthsIso(from, DEFAULT_RANGE_MONTHS), LAST_DATE);
   if (to < from) throw new ValidationError([{ field: 'to', message: `must not be before from (${from})` }]);
   if (daysBetween(from, to) > MAX_RANGE_DAYS)
     throw new ValidationError([
       { field: 'to', message: `must be at most ${MAX_RANGE_DAYS} days after from (${from})` },
     ]);
   return { from, to };
+}
+
+/** The earlier of two dates 'YYYY-MM-DD'; a date past year 9999 (five digits) counts as later than any. */
+function minDate(a: string, b: string): string {
+  const later = (d: string) => d.length > 10 || d > LAST_DATE;
+  if (later(a)) return b;
+  return a < b ? a : b;
 }

@@ -1,6 +1,6 @@
 import { effectiveDueDate } from './business-days.js';
 import { clampDay, compareYmd, formatYmd, parseYmd, type Ymd } from './calendar-dates.js';
-import type { StateRule } from './due-date-rules.js';
+import { estimatedTaxApplies, type StateRule } from './due-date-rules.js';
 import { bestSourceUrl, effectiveRule, notesFor } from './effective-rule.js';
 import { initialReportDue } from './initial-reports.js';
 import type { CalendarQuery, Obligation, ObligationKind } from './obligation.js';
@@ -93,7 +93,7 @@ export function computeObligations(entry: StateRule | undefined, q: CalendarQuer
 
   // CAL-32: estimated tax instalments (Delaware corporations owing $5,000 or more), only when flagged.
   const et = rule.estimatedTax;
-  if (q.estimatedTax && et && (et.appliesTo ?? 'domestic') !== (q.presence === 'domestic' ? 'foreign' : 'domestic')) {
+  if (q.estimatedTax && et && estimatedTaxApplies(et, q.presence)) {
     for (let year = from.y; year <= to.y; year++) {
       for (const i of et.installments) {
         const due = clampDay(year, i.month, i.day);

@@ -126,7 +126,7 @@ interface RuleCheck {
 }
 
 /** CAL-32: instalments of an estimated tax an entity may be flagged as paying (Delaware corporations). */
-interface EstimatedTax {
+export interface EstimatedTax {
   name: string;
   threshold?: string;
   installments: Array<{ month: number; day: number; percent?: number }>;
@@ -316,4 +316,13 @@ function checkRule(r: Record<string, unknown>, at: string, add: (f: string, m: s
     else if (c.basis === 'fixed_parity' && !['even', 'odd'].includes(c.parity as string))
       add(`${at}.biennialCycle.parity`, 'must be even or odd');
   }
+}
+
+/**
+ * CAL-32: whether a state's estimated tax instalments apply to a company `presence` there (formed there: domestic,
+ * qualified there: foreign). A rule that says nothing applies to domestic companies only.
+ */
+export function estimatedTaxApplies(et: EstimatedTax, presence: 'domestic' | 'foreign'): boolean {
+  const appliesTo = et.appliesTo ?? 'domestic';
+  return appliesTo === 'domestic_and_foreign' || appliesTo === presence;
 }

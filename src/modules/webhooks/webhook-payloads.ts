@@ -60,7 +60,7 @@ const ComplianceDeadlineDataSchema = Type.Object(
       maxLength: 2,
       description: 'Two-letter code of the state the report is owed to.',
     }),
-    kind: Type.String({ maxLength: 20, description: 'annual_report or initial_report' }),
+    kind: Type.String({ maxLength: 20, description: 'annual_report, initial_report or estimated_tax' }),
     dueDate: Type.String({ format: 'date', maxLength: 10, description: 'YYYY-MM-DD' }),
     daysUntilDue: Type.Integer({
       description:
