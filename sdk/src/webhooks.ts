@@ -32,7 +32,8 @@ export class SignatureVerificationError extends Error {
  * @throws SignatureVerificationError when the header is missing or malformed, no entry matches, or it is too old.
  */
 export function constructEvent(
-  rawBody: string | Buffer,
+  // Uint8Array, which a Node.js Buffer is: a project without @types/node can call it too.
+  rawBody: string | Uint8Array,
   header: string | string[] | undefined | null,
   secret: string,
   toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
@@ -48,7 +49,7 @@ export function constructEvent(
       `Malformed ${SIGNATURE_HEADER} header: expected t={unix seconds},v1={hex signature}`,
     );
   }
-  const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest();
   if (!signatures.some((s) => s.length === expected.length && timingSafeEqual(s, expected))) {
     throw new SignatureVerificationError(
