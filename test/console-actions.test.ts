@@ -97,6 +97,15 @@ describe('work queue', () => {
     expect((await c.get('/console/queue?q=%25')).body).not.toContain(other);
   });
 
+  it('says which filters of the address it could not apply, instead of silently listing more', async () => {
+    const res = await c.get('/console/queue?status=filed&organizationId=garbage');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(
+      'Not applied (not a value the queue filters by): status &quot;filed&quot;, organization',
+    );
+    expect((await c.get('/console/queue?status=pending')).body).not.toContain('Not applied');
+  });
+
   it('answers any page number without an error page', async () => {
     for (const page of ['2', '99999999999999999999999', '9'.repeat(400), '-3', 'x']) {
       const res = await c.get(`/console/queue?page=${page}`);

@@ -167,6 +167,8 @@ describe('portal orders', () => {
     expect((await client.get(`/portal/companies/${liveOrder.companyId}`)).statusCode).toBe(404);
     // Another tenant's order as a cursor pages nothing of theirs.
     expect(listed((await client.get(`/portal/orders?after=${otherOrder.formation}`)).body)).toEqual([]);
+    // A cursor that is no order id at all is not one of the tenant's orders either (PORTAL-30).
+    expect(listed((await client.get('/portal/orders?after=garbage')).body)).toEqual([]);
 
     await switchTo(client, 'live');
     expect(listed((await client.get('/portal/orders')).body)).toEqual([liveOrder.formation]);

@@ -12,6 +12,7 @@ const QUEUE_PAGE_SIZE = 50;
  */
 export async function queuePageView(ctx: AppContext, query: Record<string, string | undefined>) {
   const filter = parseQueueFilter(query);
+  const ignored = ignoredFilters(query, filter);
   // Keyset pages (API-8): `after` is the last order id of the previous page; `page` only numbers the rows shown.
   const after = query.after && isId('order', query.after) ? query.after : undefined;
   const page = after && /^\d{1,9}$/.test(query.page ?? '') ? Math.max(1, Number(query.page)) : 1;
@@ -27,6 +28,7 @@ export async function queuePageView(ctx: AppContext, query: Record<string, strin
     title: 'Work queue',
     section: 'queue',
     filter,
+    ignored,
     counts,
     countLabels: {
       all: countLabel(counts.submitted + counts.pending + counts.exception, Object.values(counts)),
@@ -61,6 +63,22 @@ function parseQueueFilter(query: Record<string, string | undefined>): q.QueueFil
     organizationId: clean(query.organizationId, /^org_[a-z0-9]{10,40}$/),
     q: (query.q ?? '').trim().slice(0, 100),
   };
+}
+
+/**
+ * The filters given in the query string that the queue could not use (CONS-2): each as `name "value"`, so the page
+ * says what it left out instead of silently listing more than was asked for.
+ */
+function ignoredFilters(query: Record<string, string | undefined>, filter: q.QueueFilter): string[] {
+  const given: Array<[string, string | undefined, string]> = [
+    ['status', query.status, filter.status],
+    ['state', query.state, filter.state],
+    ['product', query.orderType, filter.orderType],
+    ['organization', query.organizationId, filter.organizationId],
+  ];
+  return given
+    .filter(([, sent, used]) => typeof sent === 'string' && sent.trim() !== '' && !used)
+    .map(([name, sent]) => `${name} "${sent!.slice(0, 60)}"`);
 }
 
 /** A tab's count as shown: "1,000+" once any of the counts it sums went past the cap (they stop counting there). */

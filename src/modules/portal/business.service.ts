@@ -70,7 +70,8 @@ export async function ordersPageView(ctx: AppContext, tenant: Tenant, query: Que
           userId,
           from: filter.from,
           to: filter.to,
-          afterId: cursor(query, 'order'),
+          // PORTAL-30: any cursor that is not one of the tenant's orders, malformed ones included, gives an empty page.
+          afterId: param(query, 'after') || undefined,
           limit: PAGE_SIZE,
         });
   return {
@@ -78,7 +79,7 @@ export async function ordersPageView(ctx: AppContext, tenant: Tenant, query: Que
     problems,
     rows: rows.slice(0, PAGE_SIZE),
     next: rows.length > PAGE_SIZE ? rows[PAGE_SIZE - 1]!.id : null,
-    paged: cursor(query, 'order') !== undefined,
+    paged: param(query, 'after') !== '',
     statuses: FILING_STATUSES,
     types: LISTED_ORDER_TYPES,
     states,
