@@ -180,6 +180,14 @@ describe('console CLI', () => {
       }),
     ]);
     expect(shown.stdout).not.toContain(TEST_SSN);
+    expect(out.taxIdReveals).toEqual([]);
+    // As text: the history in words and the request, masked, as operations.md promises.
+    const text = await cli('orders', 'show', orderId);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/\(placed\) -> submitted {2}by api/);
+    expect(text.stdout).toContain('Request (SSNs masked):');
+    expect(text.stdout).toContain('"filingState": "DE"');
+    expect(text.stdout).not.toContain(TEST_SSN);
   }, 120_000);
 
   it('orders advance moves every matching live order, reports them as JSON, and leaves test-mode orders alone', async () => {

@@ -191,13 +191,34 @@ export function registerOrdersCommands(program: Command): void {
             data: e.data,
             deliveries: e.deliveries.map((d) => ({ id: d.id, url: d.url, status: d.status, attempts: d.attempts })),
           })),
+          // ORD-EIN-7: who saw the tax id, when and why (never the number).
+          taxIdReveals: record.taxIdReveals.map((r) => ({
+            id: r.id,
+            actor: r.actor,
+            reason: r.reason,
+            clientAddress: r.client_address,
+            createdAt: r.created_at.toISOString(),
+          })),
         };
         io(opts).print(out, () =>
           [
             `${row.id}  ${row.environment}  ${row.order_type} in ${row.filing_state}  ${row.filing_status}${row.exception_code ? ` ${row.exception_code}` : ''}`,
             `  ${row.organization_name} (${row.organization_id}) · ${String(row.company.legal_name)}`,
             'History:',
-            ...detail.history.map((h) => `  ${JSON.stringify(h)}`),
+            ...detail.history.map(
+              (h) =>
+                `  ${h.createdAt}  ${h.fromStatus ?? '(placed)'} -> ${h.toStatus}${h.exceptionCode ? ` ${h.exceptionCode}` : ''}${h.filingDate ? ` filed ${h.filingDate}` : ''}  by ${h.actor}${h.exceptionMessage ? `: ${h.exceptionMessage}` : ''}`,
+            ),
+            'Request (SSNs masked):',
+            ...JSON.stringify(out.request, null, 2)
+              .split('\n')
+              .map((line) => `  ${line}`),
+            ...(out.taxIdReveals.length
+              ? [
+                  'Tax id reveals:',
+                  ...out.taxIdReveals.map((r) => `  ${r.createdAt}  ${r.actor} from ${r.clientAddress}: ${r.reason}`),
+                ]
+              : []),
             'Events:',
             ...out.events.map(
               (e) =>
