@@ -753,6 +753,7 @@ CREATE TRIGGER organizations_truncated AFTER TRUNCATE ON public.organizations FO
 CREATE TRIGGER organizations_white_label_domain_changed AFTER UPDATE OF white_label_domain, white_label_domain_verified_at ON public.organizations FOR EACH ROW WHEN ((((old.white_label_domain_verified_at IS NOT NULL) OR (new.white_label_domain_verified_at IS NOT NULL)) AND ((old.white_label_domain IS DISTINCT FROM new.white_label_domain) OR (old.white_label_domain_verified_at IS DISTINCT FROM new.white_label_domain_verified_at)))) EXECUTE FUNCTION notify_white_label_domains_changed();
 CREATE TRIGGER organizations_white_label_domain_deleted AFTER DELETE ON public.organizations FOR EACH ROW WHEN ((old.white_label_domain_verified_at IS NOT NULL)) EXECUTE FUNCTION notify_white_label_domains_changed();
 CREATE TRIGGER organizations_white_label_domain_inserted AFTER INSERT ON public.organizations FOR EACH ROW WHEN ((new.white_label_domain_verified_at IS NOT NULL)) EXECUTE FUNCTION notify_white_label_domains_changed();
+CREATE TRIGGER organizations_white_label_domain_retired AFTER UPDATE OF white_label_domain ON public.organizations FOR EACH ROW WHEN (((old.white_label_domain IS NOT NULL) AND (old.white_label_domain IS DISTINCT FROM new.white_label_domain))) EXECUTE FUNCTION revoke_sessions_of_retired_domain();
 GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE public.organizations TO fcs_service;
 
 CREATE TABLE public.payment_provider_events (
@@ -1894,3 +1895,18 @@ END
 $function$;
 GRANT EXECUTE ON FUNCTION public.refuse_reference_delete() TO PUBLIC;
 GRANT EXECUTE ON FUNCTION public.refuse_reference_delete() TO fcs_service;
+
+CREATE OR REPLACE FUNCTION public.revoke_sessions_of_retired_domain()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  UPDATE dashboard_sessions s SET revoked_at = now()
+    FROM magic_links l
+   WHERE s.organization_id = OLD.id AND s.revoked_at IS NULL AND l.id = s.magic_link_id
+     AND l.host = OLD.white_label_domain;
+  RETURN NULL;
+END
+$function$;
+GRANT EXECUTE ON FUNCTION public.revoke_sessions_of_retired_domain() TO PUBLIC;
+GRANT EXECUTE ON FUNCTION public.revoke_sessions_of_retired_domain() TO fcs_service;

@@ -80,8 +80,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
             code: 'bad_request',
             requestId: request.id,
           };
+      // API-9: these answers skip the hooks that set it on every other answer.
       return reply
         .status(tooLong ? 404 : 400)
+        .header('x-request-id', request.id)
         .type('application/json')
         .send(body);
     },

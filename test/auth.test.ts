@@ -59,6 +59,17 @@ describe('API-key authentication', () => {
     expect(all).not.toContain(tenant.keys.live);
   });
 
+  it('answers an id slot holding a pasted key or webhook secret without echoing it (AUTH-11)', async () => {
+    const tenant = await t.newTenant();
+    const secret = `whsec_${'s'.repeat(43)}`;
+    for (const pasted of [tenant.keys.live, secret]) {
+      const res = await tenant.api('GET', `/users/${pasted}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toContain(pasted);
+      expect(res.json().message).toContain('[redacted]');
+    }
+  });
+
   it("scrubs secrets from a logged error's stack as well as its message", async () => {
     const tenant = await t.newTenant();
     const lines: string[] = [];

@@ -49,13 +49,37 @@ describe('Idempotency-Key', () => {
     expect(await counts(t, tenant.organizationId)).toEqual(afterFirst.counts);
   });
 
-  it('replays errors too (a 4xx the handler produced)', async () => {
-    const body = formationBody(userId, 'CA', { formation: { expedited: true } });
+  it("replays refusals the handler decided on (a 404 for a company that is not the tenant's)", async () => {
+    const body = { userId, filingState: 'DE', ein: einObject(), companyId: 'comp_01hzzzzzzzzzzzzzzzzzzzzzzz' };
     const first = await tenant.api('POST', '/orders', body, withKey('bad-1'));
-    expect(first.statusCode).toBe(400);
+    expect(first.statusCode, first.body).toBe(404);
     const second = await tenant.api('POST', '/orders', body, withKey('bad-1'));
-    expect(second.statusCode).toBe(400);
+    expect(second.statusCode).toBe(404);
+    expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.json()).toEqual(first.json());
+  });
+
+  it('remembers no validation refusal: the corrected request runs under the same key (IDEM-3)', async () => {
+    const refused = await tenant.api(
+      'POST',
+      '/orders',
+      formationBody(userId, 'CA', { formation: { expedited: true } }),
+      withKey('fix-1'),
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().code).toBe('validation_error');
+    const fixed = await tenant.api('POST', '/orders', formationBody(userId, 'CA'), withKey('fix-1'));
+    expect(fixed.statusCode, fixed.body).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+    const user = await tenant.api('POST', '/users', { fullName: '', email: 'bad' }, withKey('fix-2'));
+    expect(user.statusCode).toBe(400);
+    const created = await tenant.api(
+      'POST',
+      '/users',
+      { fullName: 'Fixed Name', email: 'fixed.name@example.com' },
+      withKey('fix-2'),
+    );
+    expect(created.statusCode, created.body).toBe(201);
   });
 
   it('422 idempotency_key_reused for the same key with another body or endpoint', async () => {

@@ -134,7 +134,6 @@ describe('PATCH /organization', () => {
       '@platform.example',
       'two@at@platform.example',
       'dev alerts@platform.example',
-      '',
       42,
     ]) {
       const bad = await tenant.api('PATCH', '/organization', { contactEmail }, { env: 'live' });
@@ -151,7 +150,7 @@ describe('PATCH /organization', () => {
     // One specific error for the nullable field, not the union's "must be null" / "anyOf" noise.
     expect(
       (await tenant.api('PATCH', '/organization', { contactEmail: 'nope' }, { env: 'live' })).json().errors,
-    ).toEqual([{ field: 'contactEmail', message: 'must be an email address' }]);
+    ).toEqual([{ field: 'contactEmail', message: 'must be an email address, e.g. dev-alerts@example.com' }]);
     expect((await tenant.api('GET', '/organization')).json()).toMatchObject({
       name: 'Test Org',
       contactEmail: 'dev-alerts@platform.example',
@@ -159,6 +158,23 @@ describe('PATCH /organization', () => {
 
     const cleared = await tenant.api('PATCH', '/organization', { contactEmail: null }, { env: 'live' });
     expect(cleared.json().contactEmail).toBeNull();
+    // ORG-3: trimmed, and an empty string removes it as null does.
+    const spaced = await tenant.api('PATCH', '/organization', { contactEmail: '  Ops@Example.com ' }, { env: 'live' });
+    expect(spaced.statusCode, spaced.body).toBe(200);
+    expect(spaced.json().contactEmail).toBe('Ops@Example.com');
+    const emptied = await tenant.api('PATCH', '/organization', { contactEmail: '' }, { env: 'live' });
+    expect(emptied.statusCode, emptied.body).toBe(200);
+    expect(emptied.json().contactEmail).toBeNull();
+  });
+
+  it('changes nothing, updatedAt included, for a body that sets nothing, from a test key as from a live one', async () => {
+    const tenant = await t.newTenant();
+    const before = (await tenant.api('GET', '/organization', undefined, { env: 'live' })).json();
+    for (const env of ['test', 'live'] as const) {
+      const res = await tenant.api('PATCH', '/organization', {}, { env });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().updatedAt).toBe(before.updatedAt);
+    }
   });
 });
 

@@ -76,8 +76,11 @@ describe('errors the router raises before any route runs', () => {
       code: 'bad_request',
       requestId: expect.stringMatching(/^req_[0-9a-f]{32}$/),
     });
+    // API-9: the header names the same request as the body.
+    expect(bad.headers['x-request-id']).toBe(bad.json().requestId);
     const long = await t.app.inject({ method: 'GET', url: `/test/v1/companies/co_${'x'.repeat(500)}`, headers });
     expect(long.statusCode).toBe(404);
+    expect(long.headers['x-request-id']).toBe(long.json().requestId);
     expect(long.json()).toEqual({
       message: 'No such resource: a path parameter is longer than any id',
       code: 'not_found',

@@ -29,7 +29,11 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
 export function toErrorResponse(err: unknown, request: FastifyRequest): { status: number; body: ErrorBody } {
   const requestId = request.id;
   if (err instanceof AppError) {
-    return { status: err.status, body: { message: err.message, code: err.code, requestId, ...err.extra } };
+    // AUTH-11: a message may quote what the caller sent (an id that is an API key or a whsec_ secret pasted into the
+    // wrong place); it is answered, and then logged by proxies and clients, without the credential.
+    const body: ErrorBody = { message: scrubSecrets(err.message), code: err.code, requestId, ...err.extra };
+    if (body.errors) body.errors = body.errors.map((e) => ({ field: e.field, message: scrubSecrets(e.message) }));
+    return { status: err.status, body };
   }
   const fe = err as FastifyError & { validation?: ErrorObject[]; validationContext?: string; type?: string };
   if (fe.validation) {

@@ -94,7 +94,7 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
     if (!key) return payload;
     request.idempotencyKey = undefined;
     const body = parseJson(payload);
-    if (!remembered(reply.statusCode) || body === undefined) await repo.releaseKey(ctx.pool, request.tenant, key);
+    if (!remembered(reply.statusCode, body)) await repo.releaseKey(ctx.pool, request.tenant, key);
     // Sealed: a stored response may carry a credential shown only once (magic link, whsec_ secret).
     else
       await repo.completeKey(
@@ -109,12 +109,15 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
 };
 
 /**
- * Whether an answer with `status` is stored for replay (IDEM-3): every answer below 500 except 402. A 402
- * insufficient_balance wrote nothing and tells the caller to add funds and retry; replaying it for 24 hours would
- * refuse that retry with a balance that is no longer true.
+ * Whether an answer with `status` and JSON `body` is stored for replay (IDEM-3): every answer below 500 except 402 and
+ * a validation refusal. A 402 insufficient_balance wrote nothing and tells the caller to add funds and retry; replaying
+ * it for 24 hours would refuse that retry with a balance that is no longer true. A 400 validation_error (the schema's
+ * or the field rules' refusal, whichever ran it) wrote nothing either: the corrected request runs under the same key,
+ * as Stripe does with a request that failed validation.
  */
-function remembered(status: number): boolean {
-  return status < 500 && status !== 402;
+function remembered(status: number, body: unknown): boolean {
+  if (body === undefined || status >= 500 || status === 402) return false;
+  return !(status === 400 && (body as { code?: unknown } | null)?.code === 'validation_error');
 }
 
 /**

@@ -60,6 +60,12 @@ export async function updateOrganizationSettings(
   audit?: AuditActor,
 ): Promise<repo.OrganizationRow> {
   assertMayChangeSettings(ctx, actor, patch);
+  // ORG-3: a body that sets nothing (a test key's `{}` among them) changes nothing, updatedAt included.
+  if (Object.values(patch).every((v) => v === undefined)) {
+    const current = await repo.findOrganization(ctx.pool, organizationId);
+    if (!current) throw notFound('organization', organizationId);
+    return current;
+  }
   const errors = new FieldErrors();
   const domain =
     patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null

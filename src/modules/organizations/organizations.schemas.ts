@@ -149,8 +149,11 @@ export const UpdateOrganizationBody = Type.Object(
           'Who pays for dashboard orders: organization (your prepaid balance at wholesale, like API orders) or customer (in-app card checkout at your retail prices plus state fees).',
       }),
     ),
+    // Checked by the service after trimming (normalizeContactEmail), so " Ops@Example.com " is taken and "" removes it.
     contactEmail: Type.Optional(
-      Type.Union([ContactEmail, Type.Null()], { description: `${CONTACT_EMAIL_DESCRIPTION} null removes it.` }),
+      Type.Union([Type.String({ maxLength: 300 }), Type.Null()], {
+        description: `${CONTACT_EMAIL_DESCRIPTION} Surrounding spaces are dropped; null or an empty string removes it.`,
+      }),
     ),
     lowBalanceThreshold: Type.Optional(
       Type.Union(
