@@ -39,6 +39,15 @@ describe('GET /events', () => {
     expect([...first.data, ...second.data].map((e: { id: string }) => e.id)).toEqual(
       events.map((e: { id: string }) => e.id),
     );
+    // A spelling whose value cannot be a cursor is named as sent.
+    for (const [param, value] of [
+      ['cursor', 'x'.repeat(300)],
+      ['starting_after', ''],
+    ]) {
+      const bad = await tenant.api('GET', `/events?${param}=${value}`);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual([param]);
+    }
     // Stripe's spelling and a plain `cursor` page the same way.
     for (const param of ['starting_after', 'cursor']) {
       const page = await tenant.api('GET', `/events?limit=3&${param}=${first.data[1].id}`);

@@ -54,6 +54,7 @@ describe('POST /auth/magic-link', () => {
       const res = await tenant.api('POST', '/auth/magic-link', { userId });
       expect(res.statusCode, res.body).toBe(404);
       expect(res.json().message).toContain(userId);
+      expect(res.json().errors.map((e: { field: string }) => e.field)).toEqual(['userId']);
     }
     const missing = await tenant.api('POST', '/auth/magic-link', {});
     expect(missing.statusCode).toBe(400);
@@ -74,9 +75,11 @@ describe('POST /auth/magic-link', () => {
 
     const other = await t.newTenant();
     const { company: foreignCompany } = await createCompany(other);
-    expect(
-      (await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: foreignCompany.id })).statusCode,
-    ).toBe(404);
+    const foreign = await tenant.api('POST', '/auth/magic-link', { userId: user.id, companyId: foreignCompany.id });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().errors).toEqual([
+      { field: 'companyId', message: expect.stringContaining(foreignCompany.id) },
+    ]);
   });
 
   it('is single-use even when many browsers open it at the same moment: exactly one session', async () => {

@@ -1,3 +1,5 @@
+import { ValidationError } from './errors.js';
+
 /** A Stripe-style page: newest first, `hasMore` when another page follows. */
 export interface Page<T> {
   object: 'list';
@@ -19,12 +21,17 @@ export function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T): Page
   return { object: 'list', data: rows.slice(0, limit).map(map), hasMore: rows.length > limit };
 }
 
+/** Longest cursor accepted, in characters: PageQuery's bound on `startingAfter`. */
+const MAX_CURSOR_LENGTH = 100;
+
 /** Spellings of the cursor parameter other clients use (Stripe's `starting_after`, a generic `cursor`). */
 const CURSOR_ALIASES = ['starting_after', 'cursor'] as const;
 
 /**
  * A `preValidation` hook for list routes: turns `?starting_after=` or `?cursor=` into `startingAfter` before
  * the (strict) query schema sees it, so integrators used to either spelling page without a 400.
+ * @throws ValidationError naming the spelling sent when its value cannot be a cursor (API-7: the error names the
+ * parameter the client sent, not the one it was turned into).
  */
 export async function acceptCursorAliases(request: { query: unknown }): Promise<void> {
   const query = request.query;
@@ -32,6 +39,13 @@ export async function acceptCursorAliases(request: { query: unknown }): Promise<
   for (const alias of CURSOR_ALIASES) {
     const value: unknown = Reflect.get(query, alias);
     if (value === undefined) continue;
+    if (typeof value !== 'string' || value.length < 1 || value.length > MAX_CURSOR_LENGTH)
+      throw new ValidationError([
+        {
+          field: alias,
+          message: `must be the id of the last item of the previous page, once (1 to ${MAX_CURSOR_LENGTH} characters)`,
+        },
+      ]);
     if (Reflect.get(query, 'startingAfter') === undefined) Reflect.set(query, 'startingAfter', value);
     Reflect.deleteProperty(query, alias);
   }

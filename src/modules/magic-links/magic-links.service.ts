@@ -1,5 +1,5 @@
 import type { AppContext, Tenant } from '../../context.js';
-import { AppError, notFound } from '../../lib/errors.js';
+import { AppError, referencedNotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import { effectiveDomain } from '../organizations/domain-verification.js';
@@ -32,7 +32,9 @@ export async function mintMagicLink(
   input: { userId: string; companyId?: string },
 ): Promise<MintedMagicLink> {
   const { userId, companyId = null } = input;
-  if (!(await repo.userExists(ctx.pool, tenant, userId))) throw notFound('user', userId);
+  // TEN-3: an id of the body that names nothing of the tenant is a 404 naming its field, as POST /companies answers.
+  if (!(await repo.userExists(ctx.pool, tenant, userId)))
+    throw referencedNotFound([{ field: 'userId', message: `no user '${userId}' exists in this environment` }]);
   if (companyId) await throwIfNotCompanyAdmin(ctx, tenant, companyId, userId);
   const token = randomToken(TOKEN_BYTES);
   const organization = await getOrganizationOrThrow(ctx.pool, tenant.organizationId);
@@ -70,7 +72,8 @@ async function throwIfNotCompanyAdmin(
   userId: string,
 ): Promise<void> {
   const company = await repo.findCompanyAdminship(ctx.pool, tenant, companyId, userId);
-  if (!company) throw notFound('company', companyId);
+  if (!company)
+    throw referencedNotFound([{ field: 'companyId', message: `no company '${companyId}' exists in this environment` }]);
   if (!company.is_admin) {
     throw new AppError(
       'forbidden',
