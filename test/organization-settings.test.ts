@@ -167,6 +167,20 @@ describe('PATCH /organization', () => {
     expect(emptied.json().contactEmail).toBeNull();
   });
 
+  it("names every bad field in one 400, the schema's and the rules' alike (API-7)", async () => {
+    const tenant = await t.newTenant();
+    const res = await tenant.api(
+      'PATCH',
+      '/organization',
+      { name: '   ', branding: { logoUrl: 'http://cdn.example/logo.png', primaryColor: 'red', extra: 1 } },
+      { env: 'live' },
+    );
+    expect(res.statusCode).toBe(400);
+    expect(new Set(fields(res))).toEqual(
+      new Set(['branding.extra', 'branding.primaryColor', 'branding.logoUrl', 'name']),
+    );
+  });
+
   it('changes nothing, updatedAt included, for a body that sets nothing, from a test key as from a live one', async () => {
     const tenant = await t.newTenant();
     const before = (await tenant.api('GET', '/organization', undefined, { env: 'live' })).json();

@@ -3,6 +3,7 @@ import validator from 'validator';
 import type { AppContext, Environment } from '../../context.js';
 import { AppError, FieldErrors, notFound, ValidationError } from '../../lib/errors.js';
 import { MAX_OPERATOR_CREDIT_DOLLARS, requestDollarsToCents } from '../../lib/amounts.js';
+import type { FieldRule } from '../../lib/validation.js';
 import { domainTakenError, newDomainToken } from './domain-verification.js';
 import * as repo from './organizations.repo.js';
 import { forgetWhiteLabelDomainsInProcess } from './white-label-domains.js';
@@ -67,23 +68,14 @@ export async function updateOrganizationSettings(
     return current;
   }
   const errors = new FieldErrors();
+  for (const e of settingsRuleErrors(ctx)(patch)) errors.add(e.field, e.message);
+  errors.throwIfAny();
   const domain =
     patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null
       ? patch.whiteLabelDomain
       : patch.whiteLabelDomain.trim().toLowerCase();
-  // A blank or whitespace-only domain is a bad host name, not a removal (null removes it).
-  if (typeof domain === 'string') checkDomain(ctx, domain, errors);
-  const logoUrl = patch.branding?.logoUrl;
-  if (
-    logoUrl &&
-    !validator.isURL(logoUrl, { protocols: ['https'], require_protocol: true, require_valid_protocol: true })
-  ) {
-    errors.add('branding.logoUrl', 'must be an https URL, e.g. https://example.com/logo.png');
-  }
-  if (patch.name !== undefined && !patch.name.trim()) errors.add('name', 'must not be blank');
-  const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail, errors);
+  const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail);
   const lowBalanceThresholdCents = thresholdCents(patch.lowBalanceThreshold, errors);
-  errors.throwIfAny();
   if (domain && (await repo.findVerifiedDomainHolder(ctx.pool, domain, organizationId))) throw domainTakenError(domain);
   const branding = patch.branding
     ? Object.fromEntries(
@@ -119,6 +111,34 @@ export async function updateOrganizationSettings(
     if (isUniqueViolation(err) && domain) throw domainTakenError(domain);
     throw err;
   }
+}
+
+/**
+ * ORG-3: the rules of a settings patch its schema cannot say, on the body as sent (it may have failed the schema, so
+ * each field is read only when it has the right type): a whiteLabelDomain that is no public host name or is one of the
+ * service's own (a blank one is a bad host name, not a removal: null removes it), a branding.logoUrl that is not
+ * https, a blank name, a contactEmail that is no address once trimmed, a lowBalanceThreshold not in dollars and cents.
+ * The route runs it beside the schema so one 400 names every bad field; the service runs it for every other way in.
+ */
+export function settingsRuleErrors(ctx: AppContext): FieldRule {
+  return (input) => {
+    if (typeof input !== 'object' || input === null) return [];
+    const patch = input as Record<string, unknown>;
+    const errors = new FieldErrors();
+    if (typeof patch.whiteLabelDomain === 'string')
+      checkDomain(ctx, patch.whiteLabelDomain.trim().toLowerCase(), errors);
+    const logoUrl = (patch.branding as Record<string, unknown> | null | undefined)?.logoUrl;
+    if (
+      typeof logoUrl === 'string' &&
+      logoUrl &&
+      !validator.isURL(logoUrl, { protocols: ['https'], require_protocol: true, require_valid_protocol: true })
+    )
+      errors.add('branding.logoUrl', 'must be an https URL, e.g. https://example.com/logo.png');
+    if (typeof patch.name === 'string' && !patch.name.trim()) errors.add('name', 'must not be blank');
+    if (typeof patch.contactEmail === 'string') normalizeContactEmail(patch.contactEmail, errors);
+    if (typeof patch.lowBalanceThreshold === 'number') thresholdCents(patch.lowBalanceThreshold, errors);
+    return errors.list;
+  };
 }
 
 /** FUND-15: lowBalanceThreshold (dollars, at most two decimals) as cents; null removes it, undefined keeps it. */

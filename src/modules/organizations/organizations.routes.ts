@@ -3,9 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { ApiPluginOptions } from '../../context.js';
 import { operation, operationErrors } from '../../lib/api-operations.js';
 import { Nullable, DateTime } from '../../lib/schemas.js';
+import { attachedNonBodyErrors, validated } from '../../lib/validation.js';
 import { loadTenantOrganization } from './organizations.service.js';
 import { organizationView } from './organizations.views.js';
-import { assertMayChangeSettings, updateOrganizationSettings } from './organization-settings.js';
+import { assertMayChangeSettings, settingsRuleErrors, updateOrganizationSettings } from './organization-settings.js';
 import { verifyWhiteLabelDomain } from './domain-verification.js';
 import { UpdateOrganizationBody } from './organizations.schemas.js';
 
@@ -97,6 +98,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
   app.patch(
     '/organization',
     {
+      attachValidation: true,
       schema: {
         ...operation('updateOrganization'),
         summary: 'Update your organization',
@@ -111,7 +113,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<ApiPluginOptions> = a
       },
     },
     async (request) => {
-      await updateOrganizationSettings(ctx, request.tenant.organizationId, request.body, {
+      // API-7: the schema's errors and the field rules' in one 400.
+      const patch = validated(UpdateOrganizationBody, request.body, [settingsRuleErrors(ctx)], {
+        prior: attachedNonBodyErrors(request),
+      });
+      await updateOrganizationSettings(ctx, request.tenant.organizationId, patch, {
         environment: request.tenant.environment,
       });
       return organizationView(await loadTenantOrganization(ctx.pool, request.tenant));
