@@ -2227,7 +2227,7 @@ export interface components {
                 /** @description Brand colour of the dashboard header and buttons as #rrggbb; null resets to the default. */
                 primaryColor?: string | null;
             };
-            /** @description Technical contact: emailed when a webhook endpoint of the organization is disabled after failing (HTTP 410, or every delivery failing for WEBHOOK_DISABLE_AFTER_HOURS). null: nobody is emailed. null removes it. */
+            /** @description Technical contact: emailed when a webhook endpoint of the organization is disabled after failing (HTTP 410, or every delivery failing for WEBHOOK_DISABLE_AFTER_HOURS). null: nobody is emailed. Surrounding spaces are dropped; null or an empty string removes it. */
             contactEmail?: string | null;
             /** @description Who pays for dashboard orders: organization (your prepaid balance at wholesale, like API orders) or customer (in-app card checkout at your retail prices plus state fees). */
             dashboardBilling?: "organization" | "customer";
