@@ -178,8 +178,8 @@ export type FieldRule = (input: unknown) => FieldError[];
 /**
  * Checks a request value against its TypeBox schema (the strict body validator routes use) and `rules`, and returns
  * it typed by the schema, so what a service receives has passed both. Every error is collected first: the schema's
- * (as `toFieldErrors` names them), then each rule's in order, exact duplicates dropped, so one 400 names every bad
- * field.
+ * (as `toFieldErrors` names them), then each rule's in order for the fields the schema did not refuse, exact
+ * duplicates dropped, so one 400 names every bad field, each with the first reason it fails.
  * @param options.prior errors found before (e.g. a request's params or headers) put first in the same 400.
  * @param options.raise throws the combined errors in a caller's own way; ValidationError when unset or when it returns.
  * @throws ValidationError (400 validation_error, `errors` listing every bad field) when anything failed.
@@ -194,8 +194,11 @@ export function validated<T extends TSchema>(
   const validate = strictAjv.compile<Static<T>>(schema);
   const errors = [...(options.prior ?? [])];
   const valid = validate(value);
-  if (!valid) errors.push(...toFieldErrors(validate.errors ?? []));
-  for (const rule of rules) errors.push(...rule(value));
+  const schemaErrors = valid ? [] : toFieldErrors(validate.errors ?? []);
+  errors.push(...schemaErrors);
+  // A field its schema refused is named once, by that refusal: a rule reading the same bad value adds nothing to it.
+  const refused = new Set(schemaErrors.map((e) => e.field));
+  for (const rule of rules) errors.push(...rule(value).filter((e) => !refused.has(e.field)));
   if (valid && !errors.length) return value;
   const combined = dedupe(errors);
   options.raise?.(combined);
