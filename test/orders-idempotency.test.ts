@@ -57,6 +57,9 @@ describe('Idempotency-Key', () => {
     expect(second.statusCode).toBe(404);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.json()).toEqual(first.json());
+    // The body names the first request; the headers name both.
+    expect(second.headers['original-request']).toBe(first.json().requestId);
+    expect(second.headers['x-request-id']).not.toBe(first.json().requestId);
   });
 
   it('remembers no validation refusal: the corrected request runs under the same key (IDEM-3)', async () => {

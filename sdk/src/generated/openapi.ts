@@ -2427,7 +2427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2697,7 +2697,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2814,7 +2814,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3090,7 +3090,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3347,7 +3347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4202,7 +4202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4338,7 +4338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4458,7 +4458,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4820,7 +4820,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5018,7 +5018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5131,7 +5131,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5239,7 +5239,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5353,7 +5353,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5472,7 +5472,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5661,7 +5661,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5996,7 +5996,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6182,7 +6182,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -6543,7 +6543,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6659,7 +6659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment. */
+                /** @description Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment. */
                 "idempotency-key"?: string;
             };
             path: {

@@ -32,7 +32,7 @@ const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
   description:
-    'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, and 402 insufficient_balance (nothing was written), are not remembered: a retry with the same key runs again, so after adding funds you can retry the same request with the same key. Keys are scoped to your organization and environment.',
+    'Optional. A unique value (e.g. a UUID v4) per operation. Retrying with the same key and the same body within 24 hours replays the first response (header Idempotent-Replayed: true, and Original-Request naming the first request when its body carries a requestId) instead of running the request again; the same key with another body answers 422 idempotency_key_reused; a retry while the first request is still running answers 409 idempotency_key_in_use. Responses with status 5xx, 402 insufficient_balance and 400 validation_error (nothing was written) are not remembered: a retry with the same key runs again, so after adding funds, or correcting the request, you can retry with the same key. Keys are scoped to your organization and environment.',
 });
 
 declare module 'fastify' {
@@ -77,6 +77,10 @@ const idempotency: FastifyPluginAsync<ApiPluginOptions> = async (app, { ctx }) =
           `The first response to Idempotency-Key '${key}' can no longer be read; use a new key for a new request`,
         );
       }
+      // API-9, IDEM-2: the body is the first answer, with its requestId; Original-Request names that request beside
+      // this one's x-request-id, as Stripe's replays do.
+      const original = (stored.body as { requestId?: unknown } | null)?.requestId;
+      if (typeof original === 'string') reply.header('original-request', original);
       return reply
         .status(row.response_status ?? 200)
         .header('idempotent-replayed', 'true')
