@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.js';
+import { MAX_CURSOR_LENGTH } from './schemas.js';
 
 /** A Stripe-style page: newest first, `hasMore` when another page follows. */
 export interface Page<T> {
@@ -20,9 +21,6 @@ export interface PageParams {
 export function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
   return { object: 'list', data: rows.slice(0, limit).map(map), hasMore: rows.length > limit };
 }
-
-/** Longest cursor accepted, in characters: PageQuery's bound on `startingAfter`. */
-const MAX_CURSOR_LENGTH = 100;
 
 /** Spellings of the cursor parameter other clients use (Stripe's `starting_after`, a generic `cursor`). */
 const CURSOR_ALIASES = ['starting_after', 'cursor'] as const;

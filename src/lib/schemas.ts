@@ -48,6 +48,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries([...all].sort().map((s) => [s, Type.Ref('Error', { description: ERROR_DESCRIPTIONS[s] })]));
 }
 
+/** Longest `startingAfter` (and its spellings `starting_after`, `cursor`) accepted, in characters. */
+export const MAX_CURSOR_LENGTH = 100;
+
 /** Cursor pagination query (Stripe style): `limit` 1-100 (default 20) and `startingAfter` an id from the previous page. */
 export const PageQuery = Type.Object(
   {
@@ -55,7 +58,7 @@ export const PageQuery = Type.Object(
     startingAfter: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 100,
+        maxLength: MAX_CURSOR_LENGTH,
         description:
           "Id of the last item of the previous page; the page goes on right after it, in the list's order (newest first, or by due date for compliance deadlines).",
       }),

@@ -29,7 +29,7 @@ export function resolveRange(q: RangeQuery, today: string): { from: string; to: 
   }
   if (errors.length) throw new ValidationError(errors);
   const from = q.from ?? today;
-  const to = q.to ?? minDate(addMonthsIso(from, DEFAULT_RANGE_MONTHS), LAST_DATE);
+  const to = q.to ?? defaultEnd(from);
   if (to < from) throw new ValidationError([{ field: 'to', message: `must not be before from (${from})` }]);
   if (daysBetween(from, to) > MAX_RANGE_DAYS)
     throw new ValidationError([
@@ -38,9 +38,8 @@ export function resolveRange(q: RangeQuery, today: string): { from: string; to: 
   return { from, to };
 }
 
-/** The earlier of two dates 'YYYY-MM-DD'; a date past year 9999 (five digits) counts as later than any. */
-function minDate(a: string, b: string): string {
-  const later = (d: string) => d.length > 10 || d > LAST_DATE;
-  if (later(a)) return b;
-  return a < b ? a : b;
+/** CAL-17: `from` + 18 months, or LAST_DATE when that runs past it (a year of five digits sorts wrong as text). */
+function defaultEnd(from: string): string {
+  const end = addMonthsIso(from, DEFAULT_RANGE_MONTHS);
+  return end.length > 10 || end > LAST_DATE ? LAST_DATE : end;
 }

@@ -67,15 +67,14 @@ export async function updateOrganizationSettings(
     if (!current) throw notFound('organization', organizationId);
     return current;
   }
-  const errors = new FieldErrors();
-  for (const e of settingsRuleErrors(ctx)(patch)) errors.add(e.field, e.message);
-  errors.throwIfAny();
+  const ruleErrors = settingsRuleErrors(ctx)(patch);
+  if (ruleErrors.length) throw new ValidationError(ruleErrors);
   const domain =
     patch.whiteLabelDomain === undefined || patch.whiteLabelDomain === null
       ? patch.whiteLabelDomain
       : patch.whiteLabelDomain.trim().toLowerCase();
   const contactEmail = patch.contactEmail === undefined ? undefined : normalizeContactEmail(patch.contactEmail);
-  const lowBalanceThresholdCents = thresholdCents(patch.lowBalanceThreshold, errors);
+  const lowBalanceThresholdCents = thresholdCents(patch.lowBalanceThreshold);
   if (domain && (await repo.findVerifiedDomainHolder(ctx.pool, domain, organizationId))) throw domainTakenError(domain);
   const branding = patch.branding
     ? Object.fromEntries(
@@ -141,9 +140,14 @@ export function settingsRuleErrors(ctx: AppContext): FieldRule {
   };
 }
 
-/** FUND-15: lowBalanceThreshold (dollars, at most two decimals) as cents; null removes it, undefined keeps it. */
-function thresholdCents(dollars: number | null | undefined, errors: FieldErrors): number | null | undefined {
+/**
+ * FUND-15: lowBalanceThreshold (dollars, at most two decimals) as cents; null removes it, undefined keeps it. A bad
+ * amount goes to `errors` when given (undefined returned), else is thrown, as normalizeContactEmail does.
+ * @throws ValidationError on lowBalanceThreshold without `errors`.
+ */
+function thresholdCents(dollars: number | null | undefined, errors?: FieldErrors): number | null | undefined {
   if (dollars === undefined || dollars === null) return dollars;
+  if (!errors) return requestDollarsToCents('lowBalanceThreshold', dollars, { max: MAX_OPERATOR_CREDIT_DOLLARS });
   try {
     return requestDollarsToCents('lowBalanceThreshold', dollars, { max: MAX_OPERATOR_CREDIT_DOLLARS });
   } catch (err) {
